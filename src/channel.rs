@@ -1,0 +1,255 @@
+//! What is measured: one small adapter per channel crate behind the [`Channel`] trait,
+//! and [`CHANNELS`], the table of every channel the benchmark knows.
+//!
+//! Adding a crate is one `impl Channel` plus one line in [`CHANNELS`].
+
+use std::future::Future;
+
+use bytes::Bytes;
+use futures::{FutureExt, SinkExt, Stream, StreamExt};
+
+use crate::scenario::{self, Prepared, Workload};
+
+/// One forwarded packet: who sent it, its place in that sender's sequence, and the
+/// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Index of the sending task, `0..tasks`.
+    pub sender: u32,
+    /// Position of this message in its sender's sequence, starting at 0.
+    pub seq: u32,
+    /// The packet body.
+    pub payload: Bytes,
+}
+
+/// The receiver has gone away; the message was not delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed;
+
+/// A bounded async channel, seen through the few operations the scenarios need.
+///
+/// Every method maps to the crate's own async API; no crate is wrapped in an adapter
+/// that the others do not pay for.
+pub trait Channel: 'static {
+    /// Name used on the command line, in the console and in the CSV.
+    const NAME: &'static str;
+    /// The crates.io crate that provides it (its version goes into the run's JSON).
+    const CRATE: &'static str;
+    /// Slots the crate grants each live sender on top of the buffer it is given.
+    /// The adapter subtracts them, so a channel with `s` senders needs `capacity >= s * SLOTS_PER_SENDER`.
+    const SLOTS_PER_SENDER: usize = 0;
+
+    /// Sending half; cloned once per sending task in cloned-send.
+    type Sender: Clone + Send + 'static;
+    /// Receiving half.
+    type Receiver: Send + 'static;
+
+    /// A channel that holds exactly `capacity` messages in flight when `senders` senders exist.
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver);
+
+    /// Sends one message, waiting while the channel is full.
+    fn send(sender: &mut Self::Sender, message: Message) -> impl Future<Output = Result<(), Closed>> + Send;
+
+    /// Receives one message; `None` once every sender is gone and the channel is empty.
+    fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
+
+    /// The crate's own `Stream` over the receiver, for merging in merged-recv.
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_;
+}
+
+/// `tokio::sync::mpsc::channel`.
+pub struct TokioMpsc;
+
+impl Channel for TokioMpsc {
+    const NAME: &'static str = "tokio-mpsc";
+    const CRATE: &'static str = "tokio";
+    type Sender = tokio::sync::mpsc::Sender<Message>;
+    type Receiver = tokio::sync::mpsc::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        tokio::sync::mpsc::channel(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
+        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
+    }
+}
+
+/// `flume::bounded`, with `send_async` / `recv_async` / `stream`.
+pub struct Flume;
+
+impl Channel for Flume {
+    const NAME: &'static str = "flume";
+    const CRATE: &'static str = "flume";
+    type Sender = flume::Sender<Message>;
+    type Receiver = flume::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        flume::bounded(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send_async(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv_async().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver.stream()
+    }
+}
+
+/// `async_channel::bounded`; its `Receiver` is a `Stream` itself.
+pub struct AsyncChannel;
+
+impl Channel for AsyncChannel {
+    const NAME: &'static str = "async-channel";
+    const CRATE: &'static str = "async-channel";
+    type Sender = async_channel::Sender<Message>;
+    type Receiver = async_channel::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        async_channel::bounded(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
+        // the same receiver (async-channel receivers are multi-consumer handles).
+        receiver.clone()
+    }
+}
+
+/// `futures::channel::mpsc::channel` (the futures-channel crate), sent through its `Sink` with `feed`.
+pub struct FuturesChannel;
+
+impl Channel for FuturesChannel {
+    const NAME: &'static str = "futures-channel";
+    const CRATE: &'static str = "futures-channel";
+    // futures-channel guarantees every sender one slot of its own on top of the buffer.
+    const SLOTS_PER_SENDER: usize = 1;
+    type Sender = futures::channel::mpsc::Sender<Message>;
+    type Receiver = futures::channel::mpsc::Receiver<Message>;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        futures::channel::mpsc::channel(capacity - senders * Self::SLOTS_PER_SENDER)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        // `feed` returns once the message is queued, as the other crates' sends do;
+        // `SinkExt::send` would also flush, waiting until the receiver has drained the buffer.
+        sender.feed(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.next().await
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
+
+/// `kanal::bounded_async`.
+pub struct Kanal;
+
+impl Channel for Kanal {
+    const NAME: &'static str = "kanal";
+    const CRATE: &'static str = "kanal";
+    type Sender = kanal::AsyncSender<Message>;
+    type Receiver = kanal::AsyncReceiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        kanal::bounded_async(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver.stream()
+    }
+}
+
+/// A channel in the table: its names and the scenario code instantiated for it.
+#[derive(Debug)]
+pub struct ChannelEntry {
+    /// [`Channel::NAME`].
+    pub name: &'static str,
+    /// [`Channel::CRATE`].
+    pub crate_name: &'static str,
+    /// [`Channel::SLOTS_PER_SENDER`].
+    pub slots_per_sender: usize,
+    /// Spawns one run of a workload on the current tokio runtime; see [`scenario::prepare`].
+    pub prepare: fn(&Workload) -> Prepared,
+    /// How many messages the channel accepts with no receiver taking any; see [`probe_capacity`].
+    pub probe_capacity: fn(capacity: usize, senders: usize) -> usize,
+}
+
+impl ChannelEntry {
+    /// The table line for channel `C`.
+    pub const fn of<C: Channel>() -> Self {
+        Self {
+            name: C::NAME,
+            crate_name: C::CRATE,
+            slots_per_sender: C::SLOTS_PER_SENDER,
+            prepare: scenario::prepare::<C>,
+            probe_capacity: probe_capacity::<C>,
+        }
+    }
+
+    /// Whether this channel can hold exactly `capacity` messages with `senders` senders.
+    pub fn supports(&self, capacity: usize, senders: usize) -> bool {
+        capacity >= 1 && capacity >= senders * self.slots_per_sender
+    }
+}
+
+/// Every channel, in the order the sweep runs them.
+pub const CHANNELS: &[ChannelEntry] = &[
+    ChannelEntry::of::<TokioMpsc>(),
+    ChannelEntry::of::<Flume>(),
+    ChannelEntry::of::<AsyncChannel>(),
+    ChannelEntry::of::<FuturesChannel>(),
+    ChannelEntry::of::<Kanal>(),
+];
+
+/// Looks a channel up by its [`Channel::NAME`].
+pub fn find(name: &str) -> Option<&'static ChannelEntry> {
+    CHANNELS.iter().find(|entry| entry.name == name)
+}
+
+/// Counts how many messages a channel made for `capacity` slots and `senders` senders
+/// accepts while nobody receives: every sender sends, round-robin, until each one's send
+/// would wait. This is the channel's effective capacity, which must equal `capacity`.
+pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
+    let (sender, receiver) = C::bounded(capacity, senders);
+    let mut senders = scenario::clone_senders(sender, senders);
+    let payload = Bytes::from_static(b"probe");
+    // Stop well past the expected count so a channel that never fills still ends the probe.
+    let limit = 2 * capacity + senders.len() + 16;
+    let mut accepted = 0;
+    while accepted < limit {
+        let mut progressed = false;
+        for sender in &mut senders {
+            let message = Message { sender: 0, seq: 0, payload: payload.clone() };
+            // A send that would wait is dropped unfinished, which cancels it.
+            if let Some(Ok(())) = C::send(sender, message).now_or_never() {
+                accepted += 1;
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    drop(receiver);
+    accepted
+}

@@ -1,0 +1,265 @@
+//! The command line, and the validation of the whole sweep before anything runs.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::PathBuf;
+
+use clap::Parser;
+use clap::builder::{PossibleValuesParser, RangedU64ValueParser};
+
+use crate::channel::{self, CHANNELS, ChannelEntry};
+use crate::measure::RuntimeKind;
+use crate::scenario::{Mode, Workload};
+
+/// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
+pub const DEFAULT_MESSAGES: u64 = 1 << 20;
+/// Messages per run under `--quick`.
+pub const QUICK_MESSAGES: u64 = 1 << 16;
+/// Slots in flight unless `--capacity` says otherwise.
+pub const DEFAULT_CAPACITY: usize = 1 << 16;
+/// Task counts swept unless `--tasks` says otherwise.
+pub const DEFAULT_TASKS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+/// Task counts swept under `--quick`.
+pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
+/// Recorded samples per cell unless `--samples` or `--quick` says otherwise.
+pub const DEFAULT_SAMPLES: usize = 5;
+/// Recorded samples per cell under `--quick`.
+pub const QUICK_SAMPLES: usize = 3;
+
+/// An input the user must change; reported as one line, exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError(message.into()).into()
+}
+
+fn positive() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..)
+}
+
+/// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
+/// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
+/// verifies every delivery, prints medians and writes one CSV row per sample.
+#[derive(Debug, Parser)]
+#[command(name = "channel-bench", version, about)]
+pub struct Cli {
+    /// Messages moved per run, split evenly across the tasks [default: 1048576; --quick: 65536]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+    pub messages: Option<u64>,
+
+    /// Slots in flight: the one channel's in cloned-send, split across the tasks' channels in merged-recv
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY, value_parser = positive(), allow_negative_numbers = true)]
+    pub capacity: usize,
+
+    /// Comma-separated sending-task counts [default: 1,2,4,8,16,32,64,128,256,512; --quick: 1,8,64,512]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub tasks: Option<Vec<usize>>,
+
+    /// Comma-separated channels to measure [default: all; see --list-channels]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = PossibleValuesParser::new(CHANNELS.iter().map(|c| c.name)))]
+    pub channels: Option<Vec<String>>,
+
+    /// Comma-separated modes [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub modes: Option<Vec<Mode>>,
+
+    /// Comma-separated runtimes [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub runtimes: Option<Vec<RuntimeKind>>,
+
+    /// Worker threads of the multi-thread runtime [default: available parallelism]
+    #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
+    pub workers: Option<usize>,
+
+    /// Payload bytes per message (an RTP packet is about 1200)
+    #[arg(long, value_name = "BYTES", default_value_t = 1200, allow_negative_numbers = true)]
+    pub payload: usize,
+
+    /// Unrecorded runs per cell before the samples
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    pub warmup: usize,
+
+    /// Recorded runs per cell [default: 5; --quick: 3]
+    #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
+    pub samples: Option<usize>,
+
+    /// CSV file to write [default: results/channel-bench-<UTC timestamp>.csv]
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Overwrite --out if it exists
+    #[arg(long)]
+    pub force: bool,
+
+    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples (explicit flags win)
+    #[arg(long)]
+    pub quick: bool,
+
+    /// List the channels and their crate versions, then exit
+    #[arg(long)]
+    pub list_channels: bool,
+}
+
+/// A validated sweep: everything the run needs, every combination known to be possible.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Messages moved per run.
+    pub messages: u64,
+    /// Slots in flight per run.
+    pub capacity: usize,
+    /// Task counts, in sweep order.
+    pub tasks: Vec<usize>,
+    /// Channels, in sweep order.
+    pub channels: Vec<&'static ChannelEntry>,
+    /// Modes, in sweep order.
+    pub modes: Vec<Mode>,
+    /// Runtimes, in sweep order.
+    pub runtimes: Vec<RuntimeKind>,
+    /// Worker threads of the multi-thread runtime.
+    pub workers: usize,
+    /// Payload bytes per message.
+    pub payload_bytes: usize,
+    /// Unrecorded runs per cell.
+    pub warmup: usize,
+    /// Recorded runs per cell.
+    pub samples: usize,
+    /// Explicit CSV path, or `None` for the timestamped default.
+    pub out: Option<PathBuf>,
+    /// Overwrite an existing `out`.
+    pub force: bool,
+}
+
+impl Plan {
+    /// The workload of one (mode, tasks) combination.
+    pub fn workload(&self, mode: Mode, tasks: usize) -> Workload {
+        Workload { mode, tasks, messages: self.messages, capacity: self.capacity, payload_bytes: self.payload_bytes }
+    }
+
+    /// Runs per cell, warm-up included.
+    pub fn runs_per_cell(&self) -> usize {
+        self.warmup + self.samples
+    }
+
+    /// Number of cells (channel × mode × runtime × tasks).
+    pub fn cells(&self) -> usize {
+        self.channels.len() * self.modes.len() * self.runtimes.len() * self.tasks.len()
+    }
+}
+
+impl TryFrom<Cli> for Plan {
+    type Error = anyhow::Error;
+
+    fn try_from(cli: Cli) -> anyhow::Result<Plan> {
+        let quick = cli.quick;
+        let channels = match cli.channels {
+            None => CHANNELS.iter().collect(),
+            Some(names) => {
+                no_duplicates("--channels", &names)?;
+                names.iter().map(|name| channel::find(name).expect("clap checked the name")).collect()
+            }
+        };
+        let plan = Plan {
+            messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
+            capacity: cli.capacity,
+            tasks: cli.tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
+            channels,
+            modes: cli.modes.unwrap_or_else(|| Mode::ALL.to_vec()),
+            runtimes: cli.runtimes.unwrap_or_else(|| RuntimeKind::ALL.to_vec()),
+            workers: cli.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            payload_bytes: cli.payload,
+            warmup: cli.warmup,
+            samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
+            out: cli.out,
+            force: cli.force,
+        };
+        plan.validate()?;
+        Ok(plan)
+    }
+}
+
+impl Plan {
+    fn validate(&self) -> anyhow::Result<()> {
+        no_duplicates("--tasks", &self.tasks)?;
+        no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
+        no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
+        for (flag, empty) in [
+            ("--tasks", self.tasks.is_empty()),
+            ("--channels", self.channels.is_empty()),
+            ("--modes", self.modes.is_empty()),
+            ("--runtimes", self.runtimes.is_empty()),
+        ] {
+            if empty {
+                return Err(usage(format!("{flag} is empty: give at least one value")));
+            }
+        }
+        for &tasks in &self.tasks {
+            if tasks as u64 > self.messages {
+                return Err(usage(format!(
+                    "--tasks {tasks} is more than --messages {}: every task must send at least one message",
+                    self.messages
+                )));
+            }
+            if tasks >= u32::MAX as usize || self.messages.div_ceil(tasks as u64) > u64::from(u32::MAX) {
+                return Err(usage(format!(
+                    "--messages {} over --tasks {tasks} gives a task more than {} messages: lower --messages or raise --tasks",
+                    self.messages,
+                    u32::MAX
+                )));
+            }
+            for &mode in &self.modes {
+                self.check_capacity(self.workload(mode, tasks))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_capacity(&self, workload: Workload) -> anyhow::Result<()> {
+        let per_channel = workload.capacity_per_channel();
+        if per_channel == 0 {
+            return Err(usage(format!(
+                "merged-recv with --tasks {} splits --capacity {} into less than one slot per channel: \
+                 raise --capacity to at least {} or leave merged-recv out of --modes",
+                workload.tasks, self.capacity, workload.tasks
+            )));
+        }
+        let senders = workload.senders_per_channel();
+        for channel in &self.channels {
+            if !channel.supports(per_channel, senders) {
+                // Both modes give each task's sender `capacity / tasks` slots or more.
+                let needed = workload.tasks * channel.slots_per_sender;
+                return Err(usage(format!(
+                    "{} reserves {} slot(s) per sender, so {} with --tasks {} needs --capacity {needed} or more \
+                     (it is {}): raise --capacity or leave {} out of --channels",
+                    channel.name,
+                    channel.slots_per_sender,
+                    workload.mode.name(),
+                    workload.tasks,
+                    self.capacity,
+                    channel.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
+    let mut seen = HashSet::new();
+    for value in values {
+        let value = value.to_string();
+        if seen.contains(&value) {
+            return Err(usage(format!("{flag} lists {value} twice: give each value once")));
+        }
+        seen.insert(value);
+    }
+    Ok(())
+}

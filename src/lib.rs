@@ -1,0 +1,17 @@
+//! channel-bench: async channel fan-in, measured under equal conditions with verified delivery.
+//!
+//! - [`channel`]: what is measured (one adapter per crate, and the table of them)
+//! - [`scenario`]: how it is driven (cloned-send and merged-recv, generic over the adapter)
+//! - [`measure`]: how it is timed
+//! - [`verify`], [`stats`]: what it means
+//! - [`report`]: who is told; [`sweep`] ties them together; [`cli`] validates the input
+
+pub mod channel;
+pub mod cli;
+pub mod machine;
+pub mod measure;
+pub mod report;
+pub mod scenario;
+pub mod stats;
+pub mod sweep;
+pub mod verify;

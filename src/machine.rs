@@ -1,0 +1,61 @@
+//! What machine and build a run happened on, for the JSON beside the CSV.
+
+use std::collections::BTreeMap;
+
+use crate::channel::ChannelEntry;
+use crate::report::Metadata;
+
+/// Describes this machine and build for a sweep over `channels`.
+pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {
+    let crates = channels
+        .iter()
+        .map(|channel| (channel.crate_name.to_owned(), locked_version(channel.crate_name)))
+        .collect::<BTreeMap<_, _>>();
+    Metadata {
+        cpu_model: cpu_model(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        os: operating_system(),
+        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        rustc: env!("CHANNEL_BENCH_RUSTC").to_owned(),
+        crates,
+        git_commit: Some(env!("CHANNEL_BENCH_GIT").to_owned()).filter(|commit| !commit.is_empty()),
+        command_line,
+        started_utc,
+    }
+}
+
+/// The version of `crate_name` locked when the binary was built ("unknown" if not in Cargo.lock;
+/// all versions, comma-separated, if several are locked).
+pub fn locked_version(crate_name: &str) -> String {
+    let versions: Vec<&str> = env!("CHANNEL_BENCH_LOCKED")
+        .split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| *name == crate_name)
+        .map(|(_, version)| version)
+        .collect();
+    if versions.is_empty() { "unknown".to_owned() } else { versions.join(", ") }
+}
+
+fn cpu_model() -> Option<String> {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name")?.split_once(':').map(|(_, model)| model.trim().to_owned()))
+}
+
+fn operating_system() -> String {
+    let pretty_name = std::fs::read_to_string("/etc/os-release").ok().and_then(|release| {
+        release.lines().find_map(|line| line.strip_prefix("PRETTY_NAME=").map(|name| name.trim_matches('"').to_owned()))
+    });
+    let kernel = read_trimmed("/proc/sys/kernel/osrelease");
+    match (pretty_name, kernel) {
+        (Some(name), Some(kernel)) => format!("{name}, {} {kernel}", std::env::consts::OS),
+        (Some(name), None) => name,
+        (None, Some(kernel)) => format!("{} {kernel}", std::env::consts::OS),
+        (None, None) => std::env::consts::OS.to_owned(),
+    }
+}
+
+fn read_trimmed(path: &str) -> Option<String> {
+    Some(std::fs::read_to_string(path).ok()?.trim().to_owned())
+}

@@ -1,0 +1,292 @@
+//! Who is told: the console table, the progress bar, the CSV rows and the run's JSON.
+//! Formatting only; nothing here measures or computes statistics.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use crate::channel::ChannelEntry;
+use crate::measure::{RuntimeKind, Sample};
+use crate::scenario::Workload;
+use crate::stats::Summary;
+
+/// One cell of the sweep: a channel under one workload on one runtime.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// The channel measured.
+    pub channel: &'static ChannelEntry,
+    /// The runtime it ran on.
+    pub runtime: RuntimeKind,
+    /// Threads that run tasks: `--workers` for multi-thread, 1 for current-thread.
+    pub workers: usize,
+    /// What each run does.
+    pub workload: Workload,
+}
+
+impl Cell {
+    /// `runtime tasks=T mode channel`, for progress and failure lists.
+    pub fn label(&self) -> String {
+        format!(
+            "{} tasks={} {} {}",
+            self.runtime.name(),
+            self.workload.tasks,
+            self.workload.mode.name(),
+            self.channel.name
+        )
+    }
+}
+
+/// One CSV row: one recorded sample. The field order is the column order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    /// Channel name, as in `--list-channels`.
+    pub channel: String,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: String,
+    /// `multi-thread` or `current-thread`.
+    pub runtime: String,
+    /// Threads running tasks: the multi-thread runtime's worker threads, 1 for current-thread.
+    pub workers: usize,
+    /// Sending tasks.
+    pub tasks: usize,
+    /// Messages moved in the sample, across all tasks.
+    pub messages: u64,
+    /// Slots in flight in total (`--capacity`).
+    pub capacity: usize,
+    /// Slots of each channel: `capacity` in cloned-send, `capacity / tasks` in merged-recv.
+    pub capacity_per_channel: usize,
+    /// Payload bytes per message.
+    pub payload_bytes: usize,
+    /// Sample number within the cell, from 1; warm-up runs are not written.
+    pub sample: usize,
+    /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
+    pub elapsed_ns: u64,
+    /// `elapsed_ns / messages`, nanoseconds, three decimals.
+    pub ns_per_message: f64,
+    /// Process CPU time (user + system, all threads) over the same interval, nanoseconds (microsecond resolution).
+    pub cpu_ns: u64,
+    /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`.
+    pub status: String,
+}
+
+impl Record {
+    /// The row for sample number `sample` of `cell`.
+    pub fn new(cell: &Cell, sample: usize, measured: &Sample) -> Self {
+        let workload = &cell.workload;
+        Self {
+            channel: cell.channel.name.to_owned(),
+            mode: workload.mode.name().to_owned(),
+            runtime: cell.runtime.name().to_owned(),
+            workers: cell.workers,
+            tasks: workload.tasks,
+            messages: workload.messages,
+            capacity: workload.capacity,
+            capacity_per_channel: workload.capacity_per_channel(),
+            payload_bytes: workload.payload_bytes,
+            sample,
+            elapsed_ns: saturating_nanos(measured.elapsed),
+            ns_per_message: (measured.ns_per_message(workload.messages) * 1000.0).round() / 1000.0,
+            cpu_ns: saturating_nanos(measured.cpu),
+            status: measured.status.to_string(),
+        }
+    }
+}
+
+fn saturating_nanos(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The CSV file, one row appended and flushed per sample.
+pub struct CsvSink {
+    path: PathBuf,
+    writer: csv::Writer<File>,
+}
+
+impl CsvSink {
+    /// Creates `path` (and its parent folders) and writes the header.
+    /// Refuses to replace an existing file unless `overwrite`.
+    pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
+        if path.is_dir() {
+            anyhow::bail!("--out {} is a folder: give a file path such as {}/run.csv", path.display(), path.display());
+        }
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create the folder of --out {}", path.display()))?;
+        }
+        let mut options = OpenOptions::new();
+        options.write(true);
+        if overwrite {
+            options.create(true).truncate(true);
+        } else {
+            options.create_new(true);
+        }
+        let file = options.open(path).map_err(|error| match error.kind() {
+            io::ErrorKind::AlreadyExists => anyhow::anyhow!(
+                "--out {} already exists: choose another path, or pass --force to overwrite it",
+                path.display()
+            ),
+            _ => anyhow::Error::new(error).context(format!("cannot create --out {}", path.display())),
+        })?;
+        let writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        let mut sink = Self { path: path.to_owned(), writer };
+        // The header goes out now, so even a sweep stopped before its first sample leaves a valid file.
+        sink.write_flushed(|writer| writer.write_record(csv_header()))?;
+        Ok(sink)
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one row and flushes it to the file.
+    pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
+        self.write_flushed(|writer| writer.serialize(record))
+    }
+
+    fn write_flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
+        write(&mut self.writer)
+            .and_then(|()| Ok(self.writer.flush()?))
+            .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}
+
+/// The CSV columns, in order.
+pub fn csv_header() -> [&'static str; 14] {
+    [
+        "channel",
+        "mode",
+        "runtime",
+        "workers",
+        "tasks",
+        "messages",
+        "capacity",
+        "capacity_per_channel",
+        "payload_bytes",
+        "sample",
+        "elapsed_ns",
+        "ns_per_message",
+        "cpu_ns",
+        "status",
+    ]
+}
+
+/// The machine and build a run happened on, written as JSON beside the CSV.
+#[derive(Debug, Clone, Serialize)]
+pub struct Metadata {
+    /// CPU model name from /proc/cpuinfo.
+    pub cpu_model: Option<String>,
+    /// Available parallelism (cores the process may use).
+    pub cores: usize,
+    /// Operating system and kernel.
+    pub os: String,
+    /// Host name.
+    pub hostname: Option<String>,
+    /// `rustc --version` of the compiler that built the binary.
+    pub rustc: String,
+    /// Version of every channel crate, from Cargo.lock at build time.
+    pub crates: std::collections::BTreeMap<String, String>,
+    /// Git commit the binary was built from (`-dirty` if it had uncommitted changes).
+    pub git_commit: Option<String>,
+    /// The command line, program name first.
+    pub command_line: Vec<String>,
+    /// When the sweep started, RFC 3339 UTC.
+    pub started_utc: String,
+}
+
+impl Metadata {
+    /// Writes the JSON to `path`.
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let json = serde_json::to_string_pretty(self).expect("plain data serializes");
+        fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+/// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
+pub struct Console {
+    bar: ProgressBar,
+}
+
+impl Console {
+    /// A console for a sweep of `runs` runs in all, warm-ups included.
+    pub fn new(runs: u64) -> Self {
+        let bar = ProgressBar::new(runs);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed, eta {eta}  {msg}")
+                .expect("the template is valid"),
+        );
+        Self { bar }
+    }
+
+    fn print(&self, line: String) {
+        self.bar.suspend(|| println!("{line}"));
+    }
+
+    /// The first line of the sweep.
+    pub fn header(&self, messages: u64, capacity: usize, payload_bytes: usize) {
+        self.print(format!(
+            "running WebRTC SFU benchmark with {messages} messages and capacity {capacity} ({payload_bytes}-byte payload)"
+        ));
+    }
+
+    /// The heading of a (runtime, tasks) section.
+    pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
+        let threads = match runtime {
+            RuntimeKind::MultiThread => format!(" ({workers} workers)"),
+            RuntimeKind::CurrentThread => String::new(),
+        };
+        let fewest = workload.messages_for(workload.tasks - 1);
+        let most = workload.messages_for(0);
+        let per_task = if fewest == most { most.to_string() } else { format!("{fewest}-{most}") };
+        self.print(format!(
+            "\n# {}{threads}, tasks: {}, messages per task: {per_task}, capacity per task: {}",
+            runtime.name(),
+            workload.tasks,
+            workload.capacity / workload.tasks,
+        ));
+    }
+
+    /// Shows which cell is running.
+    pub fn running(&self, cell: &Cell) {
+        self.bar.set_message(cell.label());
+    }
+
+    /// Counts one finished run on the progress bar.
+    pub fn run_done(&self) {
+        self.bar.inc(1);
+    }
+
+    /// The result line of a finished cell: median ms, median and min–max ns/message of its
+    /// ok samples, and the failures if any.
+    pub fn cell(&self, cell: &Cell, ns_per_message: Option<Summary>, failures: &[&Sample]) {
+        let messages = cell.workload.messages as f64;
+        let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.channel.name);
+        let timing = match ns_per_message {
+            Some(s) => {
+                format!("{:>9.2} ms {:>9.1} ns/msg  ({:.1}-{:.1})", s.median * messages / 1e6, s.median, s.min, s.max)
+            }
+            None => "no successful sample".to_owned(),
+        };
+        let failed = match failures.first() {
+            Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
+            None => String::new(),
+        };
+        self.print(format!("{label} {timing}{failed}"));
+    }
+
+    /// The closing lines: where the CSV is and what failed.
+    pub fn finish(&self, csv: &Path, failed_cells: &[String]) {
+        self.bar.finish_and_clear();
+        println!("\nresults: {}", csv.display());
+        if !failed_cells.is_empty() {
+            println!("{} cell(s) had failed samples:", failed_cells.len());
+            for cell in failed_cells {
+                println!("  {cell}");
+            }
+        }
+    }
+}

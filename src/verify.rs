@@ -1,0 +1,192 @@
+//! Delivery verification: every sender's messages arrive as 0, 1, 2, … with no gap,
+//! repeat or stranger, and exactly as many as were sent.
+
+use std::fmt;
+
+/// The outcome of one sample, as written in the CSV `status` column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Every message arrived, each sender's in order.
+    Ok,
+    /// Fewer messages arrived than were sent.
+    Lost(String),
+    /// As many arrived as were sent, but some sender's sequence was out of order.
+    Reordered(String),
+    /// More messages arrived than were sent.
+    Duplicated(String),
+    /// A message named a sender that does not exist.
+    Corrupted(String),
+    /// A sending or receiving task panicked.
+    Panicked(String),
+}
+
+impl Status {
+    /// Whether the sample counts.
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Status::Ok)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, detail) = match self {
+            Status::Ok => return f.write_str("ok"),
+            Status::Lost(detail) => ("lost", detail),
+            Status::Reordered(detail) => ("reordered", detail),
+            Status::Duplicated(detail) => ("duplicated", detail),
+            Status::Corrupted(detail) => ("corrupted", detail),
+            Status::Panicked(detail) => ("panicked", detail),
+        };
+        write!(f, "{kind}: {detail}")
+    }
+}
+
+/// The first message that did not carry the sequence number its sender was at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Anomaly {
+    sender: u32,
+    expected: u32,
+    got: u32,
+}
+
+/// Checks messages as the receiver takes them; cheap enough for the hot path
+/// (one compare and two increments per message).
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    expected: Vec<u32>,
+    next: Vec<u32>,
+    received: u64,
+    first_anomaly: Option<Anomaly>,
+    stranger: Option<u32>,
+}
+
+impl Verifier {
+    /// A verifier for senders `0..per_sender.len()`, sender `i` sending `per_sender[i]` messages.
+    pub fn new(per_sender: Vec<u32>) -> Self {
+        let next = vec![0; per_sender.len()];
+        Self { expected: per_sender, next, received: 0, first_anomaly: None, stranger: None }
+    }
+
+    /// Records one received message.
+    #[inline]
+    pub fn observe(&mut self, sender: u32, seq: u32) {
+        self.received += 1;
+        match self.next.get_mut(sender as usize) {
+            Some(next) if *next == seq => *next += 1,
+            _ => self.out_of_line(sender, seq),
+        }
+    }
+
+    #[cold]
+    fn out_of_line(&mut self, sender: u32, seq: u32) {
+        let Some(next) = self.next.get_mut(sender as usize) else {
+            self.stranger.get_or_insert(sender);
+            return;
+        };
+        self.first_anomaly.get_or_insert(Anomaly { sender, expected: *next, got: seq });
+        *next = (*next).max(seq.saturating_add(1));
+    }
+
+    /// The verdict once the channel is closed and drained.
+    pub fn finish(self) -> Status {
+        let sent: u64 = self.expected.iter().map(|&count| u64::from(count)).sum();
+        if let Some(sender) = self.stranger {
+            return Status::Corrupted(format!("message from sender {sender}, but only {} exist", self.expected.len()));
+        }
+        // A sender whose sequence stopped short: it lost its tail (or, after a gap, more).
+        let short = (self.next.iter().zip(&self.expected))
+            .position(|(next, expected)| next < expected)
+            .map(|sender| (sender, self.next[sender], self.expected[sender]));
+        let missing = sent.saturating_sub(self.received);
+        match (self.received.cmp(&sent), self.first_anomaly) {
+            (std::cmp::Ordering::Less, Some(Anomaly { sender, expected, got })) if got > expected => {
+                Status::Lost(format!(
+                    "{missing} of {sent} messages missing; first: sender {sender} seq {expected} (seq {got} came next)"
+                ))
+            }
+            (std::cmp::Ordering::Less, _) | (std::cmp::Ordering::Equal, None) if short.is_some() => {
+                let (sender, next, expected) = short.expect("checked");
+                Status::Lost(format!(
+                    "{missing} of {sent} messages missing; first: sender {sender} seq {next} (it sent {expected})"
+                ))
+            }
+            (std::cmp::Ordering::Less, _) => Status::Lost(format!("{missing} of {sent} messages missing")),
+            (std::cmp::Ordering::Greater, anomaly) => {
+                let extra = self.received - sent;
+                let first = anomaly
+                    .map(|a| format!("; first: sender {} seq {} again after seq {}", a.sender, a.got, a.expected - 1))
+                    .unwrap_or_default();
+                Status::Duplicated(format!("{extra} more than the {sent} sent{first}"))
+            }
+            (std::cmp::Ordering::Equal, Some(Anomaly { sender, expected, got })) => {
+                Status::Reordered(format!("sender {sender}: seq {got} arrived when seq {expected} was due"))
+            }
+            (std::cmp::Ordering::Equal, None) => Status::Ok,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(per_sender: &[u32], arrivals: &[(u32, u32)]) -> Status {
+        let mut verifier = Verifier::new(per_sender.to_vec());
+        for &(sender, seq) in arrivals {
+            verifier.observe(sender, seq);
+        }
+        verifier.finish()
+    }
+
+    #[test]
+    fn in_order_interleaved_senders_are_ok() {
+        let arrivals = [(0, 0), (1, 0), (0, 1), (1, 1), (1, 2), (0, 2)];
+        assert_eq!(run(&[3, 3], &arrivals), Status::Ok);
+    }
+
+    #[test]
+    fn a_gap_is_lost_and_names_sender_and_seq() {
+        let status = run(&[3, 2], &[(0, 0), (1, 0), (0, 2), (1, 1)]);
+        assert_eq!(status, Status::Lost("1 of 5 messages missing; first: sender 0 seq 1 (seq 2 came next)".into()));
+    }
+
+    #[test]
+    fn a_missing_tail_is_lost() {
+        let status = run(&[2, 2], &[(0, 0), (1, 0), (0, 1)]);
+        assert_eq!(status, Status::Lost("1 of 4 messages missing; first: sender 1 seq 1 (it sent 2)".into()));
+    }
+
+    #[test]
+    fn a_swap_is_reordered() {
+        let status = run(&[3], &[(0, 0), (0, 2), (0, 1)]);
+        assert_eq!(status, Status::Reordered("sender 0: seq 2 arrived when seq 1 was due".into()));
+    }
+
+    #[test]
+    fn a_repeat_is_duplicated() {
+        let status = run(&[2], &[(0, 0), (0, 1), (0, 1)]);
+        assert_eq!(
+            status,
+            Status::Duplicated("1 more than the 2 sent; first: sender 0 seq 1 again after seq 1".into())
+        );
+    }
+
+    #[test]
+    fn an_unknown_sender_is_corrupted() {
+        let status = run(&[1], &[(0, 0), (7, 0)]);
+        assert!(matches!(status, Status::Corrupted(_)), "{status}");
+    }
+
+    #[test]
+    fn a_loss_hidden_by_an_extra_is_still_caught() {
+        // Sender 0 lost seq 1, sender 1 sent one past its count: totals match, sequences don't.
+        let status = run(&[2, 1], &[(0, 0), (1, 0), (1, 1)]);
+        assert!(!status.is_ok(), "{status}");
+    }
+
+    #[test]
+    fn status_text_is_the_csv_form() {
+        assert_eq!(Status::Ok.to_string(), "ok");
+        assert_eq!(Status::Lost("x".into()).to_string(), "lost: x");
+    }
+}

@@ -1,0 +1,67 @@
+//! Every channel in the table, driven through the real scenarios on small inputs.
+
+use channel_bench::channel::CHANNELS;
+use channel_bench::measure::{self, RuntimeKind};
+use channel_bench::scenario::{Mode, Workload};
+use channel_bench::verify::Status;
+
+#[test]
+fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
+    for runtime_kind in RuntimeKind::ALL {
+        let runtime = runtime_kind.build(2).expect("runtime starts");
+        for channel in CHANNELS {
+            for mode in Mode::ALL {
+                for tasks in [1, 3, 64] {
+                    // 3001 does not divide by 64 or 3: some tasks send one message more.
+                    let workload = Workload { mode, tasks, messages: 3001, capacity: 128, payload_bytes: 16 };
+                    let sample = measure::sample(&runtime, channel, &workload);
+                    assert_eq!(
+                        sample.status,
+                        Status::Ok,
+                        "{} {} {} tasks={tasks}",
+                        runtime_kind.name(),
+                        mode.name(),
+                        channel.name
+                    );
+                    assert!(sample.elapsed > std::time::Duration::ZERO);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_channel_holds_exactly_its_capacity() {
+    // (capacity, senders): one sender as in merged-recv, many as in cloned-send,
+    // and as many senders as slots (the least futures-channel can do).
+    let shapes = [(1, 1), (5, 1), (128, 1), (16, 4), (100, 7), (64, 64), (1024, 512)];
+    for channel in CHANNELS {
+        for (capacity, senders) in shapes {
+            let accepted = (channel.probe_capacity)(capacity, senders);
+            assert_eq!(accepted, capacity, "{} with capacity {capacity} and {senders} senders", channel.name);
+        }
+    }
+}
+
+#[test]
+fn the_split_moves_exactly_the_requested_messages() {
+    for (messages, tasks) in [(3001, 64), (10, 3), (7, 7), (1 << 20, 512)] {
+        let workload = Workload { mode: Mode::ClonedSend, tasks, messages, capacity: 64, payload_bytes: 0 };
+        let per_task: Vec<u64> = (0..tasks).map(|task| u64::from(workload.messages_for(task))).collect();
+        assert_eq!(per_task.iter().sum::<u64>(), messages);
+        let (most, fewest) = (per_task.iter().max().unwrap(), per_task.iter().min().unwrap());
+        assert!(most - fewest <= 1, "{messages} over {tasks}: {most} vs {fewest}");
+        // The first `messages % tasks` tasks carry the extra one.
+        assert!(per_task.windows(2).all(|pair| pair[0] >= pair[1]));
+    }
+}
+
+#[test]
+fn merged_recv_splits_the_capacity_across_channels() {
+    let workload = Workload { mode: Mode::MergedRecv, tasks: 64, messages: 1000, capacity: 65536, payload_bytes: 0 };
+    assert_eq!(workload.capacity_per_channel(), 1024);
+    assert_eq!(workload.senders_per_channel(), 1);
+    let cloned = Workload { mode: Mode::ClonedSend, ..workload };
+    assert_eq!(cloned.capacity_per_channel(), 65536);
+    assert_eq!(cloned.senders_per_channel(), 64);
+}

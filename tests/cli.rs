@@ -1,0 +1,143 @@
+//! The binary driven from outside: bad input, and a tiny sweep's CSV and JSON.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn bench() -> Command {
+    Command::cargo_bin("channel-bench").expect("the binary is built")
+}
+
+/// A sweep small enough to finish in a fraction of a second.
+const TINY: &[&str] = &["--messages", "600", "--capacity", "64", "--tasks", "1,3", "--warmup", "0", "--samples", "2"];
+
+#[test]
+fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().to_str().unwrap();
+    let existing = dir.path().join("existing.csv");
+    std::fs::write(&existing, "keep me\n").unwrap();
+    let existing = existing.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--messages", "0"], "--messages"),
+        (&["--messages", "-5"], "--messages"),
+        (&["--messages", "many"], "--messages"),
+        (&["--messages", "18446744073709551616"], "--messages"),
+        (&["--capacity", "0"], "--capacity"),
+        (&["--tasks", "0"], "--tasks"),
+        (&["--tasks", "1,,2"], "--tasks"),
+        (&["--tasks", "4,4"], "--tasks"),
+        (&["--tasks", "100", "--messages", "10"], "--tasks"),
+        (&["--tasks", "512", "--capacity", "100", "--modes", "merged-recv"], "--capacity"),
+        (&["--tasks", "8", "--capacity", "4", "--modes", "cloned-send", "--channels", "futures-channel"], "--capacity"),
+        (&["--channels", "crossbeam"], "--channels"),
+        (&["--channels", "flume,flume"], "--channels"),
+        (&["--modes", "broadcast"], "--modes"),
+        (&["--runtimes", "multi-thread,multi-thread"], "--runtimes"),
+        (&["--runtimes", "async-std"], "--runtimes"),
+        (&["--workers", "0"], "--workers"),
+        (&["--samples", "0"], "--samples"),
+        (&["--warmup", "-1"], "--warmup"),
+        (&["--payload", "1.5"], "--payload"),
+        (&["--no-such-flag"], "--no-such-flag"),
+        (&["--out", folder], "--out"),
+        (&["--out", existing], "--out"),
+        (&["--out", "/proc/no/such/dir/run.csv"], "--out"),
+    ];
+    for (args, flag) in cases {
+        let output = bench().args(*args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?} gave more than one line: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(flag), "{args:?} does not name {flag}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?} ran something: {}", String::from_utf8_lossy(&output.stdout));
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("existing.csv")).unwrap(), "keep me\n");
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().iter().map(str::to_owned).collect();
+    let rows = reader.records().map(|row| row.unwrap().iter().map(str::to_owned).collect()).collect();
+    (header, rows)
+}
+
+#[test]
+fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("nested/run.csv");
+    let output = bench().args(TINY).arg("--out").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+
+    let (header, rows) = read_csv(&out);
+    assert_eq!(
+        header.join(","),
+        "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,ns_per_message,cpu_ns,status"
+    );
+    let channels = channel_bench::channel::CHANNELS.len();
+    // channels × 2 modes × 2 runtimes × 2 task counts × 2 samples
+    assert_eq!(rows.len(), channels * 2 * 2 * 2 * 2);
+    for row in &rows {
+        assert_eq!(row[13], "ok", "{row:?}");
+        assert_eq!(row[5], "600");
+        let elapsed: u64 = row[10].parse().unwrap();
+        let ns_per_message: f64 = row[11].parse().unwrap();
+        assert!(elapsed > 0);
+        assert!((ns_per_message - elapsed as f64 / 600.0).abs() < 0.001, "{row:?}");
+        let capacity_per_channel: usize = row[7].parse().unwrap();
+        let tasks: usize = row[4].parse().unwrap();
+        let expected = if row[1] == "merged-recv" { 64 / tasks } else { 64 };
+        assert_eq!(capacity_per_channel, expected, "{row:?}");
+    }
+    assert!(rows.iter().any(|row| row[2] == "current-thread" && row[3] == "1"));
+
+    assert!(stdout.starts_with("running WebRTC SFU benchmark with 600 messages and capacity 64"), "{stdout}");
+    assert!(stdout.contains("# current-thread, tasks: 3, messages per task: 200, capacity per task: 21"), "{stdout}");
+    assert!(stdout.contains(&format!("results: {}", out.display())), "{stdout}");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.with_extension("json")).unwrap()).unwrap();
+    for key in ["cpu_model", "cores", "os", "rustc", "crates", "git_commit", "command_line", "started_utc"] {
+        assert!(json.get(key).is_some(), "{key} missing from {json}");
+    }
+    assert!(json["crates"]["tokio"].as_str().unwrap().starts_with("1."), "{json}");
+    assert!(json["rustc"].as_str().unwrap().starts_with("rustc "), "{json}");
+}
+
+#[test]
+fn quick_is_overridden_by_explicit_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("quick.csv");
+    let args = ["--quick", "--messages", "512", "--tasks", "2", "--channels", "flume", "--runtimes", "current-thread"];
+    bench().args(args).arg("--out").arg(&out).assert().success();
+    let (_, rows) = read_csv(&out);
+    // --quick's 3 samples, the explicit messages and tasks, both modes.
+    assert_eq!(rows.len(), 3 * 2);
+    assert!(rows.iter().all(|row| row[5] == "512" && row[4] == "2"));
+}
+
+#[test]
+fn force_overwrites_an_existing_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("again.csv");
+    std::fs::write(&out, "old\n").unwrap();
+    let args = ["--messages", "64", "--tasks", "1", "--channels", "kanal", "--samples", "1", "--force"];
+    bench().args(args).arg("--out").arg(&out).assert().success();
+    let (header, rows) = read_csv(&out);
+    assert_eq!(header[0], "channel");
+    assert_eq!(rows.len(), 2 * 2);
+}
+
+#[test]
+fn list_channels_names_every_channel_with_its_version() {
+    let output = bench().arg("--list-channels").output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    for channel in channel_bench::channel::CHANNELS {
+        let line = stdout.lines().find(|line| line.starts_with(channel.name)).unwrap_or_else(|| panic!("{stdout}"));
+        assert!(!line.contains("unknown"), "{line}");
+    }
+}
