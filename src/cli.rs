@@ -50,7 +50,7 @@ fn positive() -> RangedU64ValueParser<usize> {
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
 /// verifies every delivery, prints medians and writes one CSV row per sample.
 #[derive(Debug, Parser)]
-#[command(name = "channel-bench", version, about)]
+#[command(name = "channel-bench", version)]
 pub struct Cli {
     /// Messages moved per run, split evenly across the tasks [default: 1048576; --quick: 65536]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
@@ -84,7 +84,7 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", default_value_t = 1200, allow_negative_numbers = true)]
     pub payload: usize,
 
-    /// Unrecorded runs per cell before the samples
+    /// Unrecorded warm-up runs per cell before the samples, each of at most 65536 messages
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub warmup: usize,
 

@@ -53,7 +53,18 @@ pub struct Workload {
     pub payload_bytes: usize,
 }
 
+/// The most messages a warm-up run moves. A warm-up only has to start the runtime's threads
+/// and warm the allocator; without any, the first of 1,048,576-message samples already
+/// matched the rest (README, "Warm-up"), so a full-size one would only cost time.
+pub const WARMUP_MESSAGES: u64 = 1 << 16;
+
 impl Workload {
+    /// The same workload cut to [`WARMUP_MESSAGES`] (but at least one message per task).
+    pub fn warm_up(&self) -> Workload {
+        let messages = self.messages.min(WARMUP_MESSAGES.max(self.tasks as u64));
+        Workload { messages, ..self.clone() }
+    }
+
     /// Messages that task `task` sends: an even split, the first `messages % tasks` tasks one more.
     pub fn messages_for(&self, task: usize) -> u32 {
         let tasks = self.tasks as u64;

@@ -52,8 +52,9 @@ fn run_cell(cell: &Cell, plan: &Plan, console: &Console, csv: &mut CsvSink) -> a
         .runtime
         .build(plan.workers)
         .with_context(|| format!("cannot start a {} tokio runtime", cell.runtime.name()))?;
+    let warm_up = cell.workload.warm_up();
     for _ in 0..plan.warmup {
-        measure::sample(&runtime, cell.channel, &cell.workload);
+        measure::sample(&runtime, cell.channel, &warm_up);
         console.run_done();
     }
     let mut samples = Vec::with_capacity(plan.samples);

@@ -65,3 +65,17 @@ fn merged_recv_splits_the_capacity_across_channels() {
     assert_eq!(cloned.capacity_per_channel(), 65536);
     assert_eq!(cloned.senders_per_channel(), 64);
 }
+
+#[test]
+fn a_warm_up_is_the_same_workload_cut_short() {
+    let workload =
+        Workload { mode: Mode::MergedRecv, tasks: 512, messages: 1 << 20, capacity: 1 << 16, payload_bytes: 1200 };
+    let warm_up = workload.warm_up();
+    assert_eq!(warm_up.messages, channel_bench::scenario::WARMUP_MESSAGES);
+    assert_eq!(Workload { messages: workload.messages, ..warm_up.clone() }, workload);
+    // Never fewer messages than tasks, never more than the samples move.
+    let many_tasks = Workload { tasks: 100_000, messages: 200_000, ..workload.clone() };
+    assert_eq!(many_tasks.warm_up().messages, 100_000);
+    let small = Workload { messages: 600, ..workload };
+    assert_eq!(small.warm_up().messages, 600);
+}
