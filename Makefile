@@ -7,7 +7,7 @@ CARGO  ?= cargo
 PYTHON ?= python3
 VENV   := .venv
 ARGS   ?=
-OUT    ?= results/channel-bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
+OUT    := results/channel-bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
 
 .PHONY: bench test rust-test python-test lint
 

@@ -595,6 +595,33 @@ def output_path(requested: str | None, first_csv: Path, inputs: list[Path], supp
 # Command line
 
 
+def cell_table(runs: list[Run], metric_name: str) -> list[str]:
+    """One line per cell: the metric's median, min, max over the ok samples, and how many
+    samples were ok. Sorted by mode, runtime, tasks, then median, so each group's fastest
+    channel comes first."""
+    labels = file_labels(runs) if len(runs) > 1 else [None]
+    lines = []
+    for run, label in zip(runs, labels):
+        stats = aggregate(run.rows, metric_function(run, metric_name))
+        totals: dict[CellKey, int] = {}
+        for row in run.rows:
+            key = (row["channel"], row["mode"], row["runtime"], row["tasks"])
+            totals[key] = totals.get(key, 0) + 1
+        for (channel, mode, runtime, tasks), cell in stats.items():
+            order = (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode,
+                     RUNTIME_ORDER.index(runtime) if runtime in RUNTIME_ORDER else len(RUNTIME_ORDER),
+                     runtime, tasks, cell.median if cell else math.inf, channel)
+            figures = (f"{cell.median:10.1f} {cell.low:10.1f} {cell.high:10.1f} {cell.count:>3}"
+                       if cell else f"{'-':>10} {'-':>10} {'-':>10} {0:>3}")
+            file = f"{label}  " if label else ""
+            key = (channel, mode, runtime, tasks)
+            lines.append((label or "", order,
+                          f"{file}{mode:<12} {runtime:<15} {tasks:>5} {channel:<16} {figures}/{totals[key]}"))
+    lines.sort(key=lambda line: (line[1], line[0]))
+    header = f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'median':>10} {'min':>10} {'max':>10} ok"
+    return [f"# {metric_name}", ("file  " if len(runs) > 1 else "") + header] + [line for _, _, line in lines]
+
+
 def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
@@ -615,6 +642,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help=f"what the y axis shows: {', '.join(METRICS)} (default: %(default)s)",
     )
     parser.add_argument("--log-y", action="store_true", help="logarithmic y axis")
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="print each cell's median, min and max (fastest first per mode, runtime and tasks) "
+        "instead of drawing",
+    )
     return parser.parse_args(argv)
 
 
@@ -630,6 +663,9 @@ def main(argv: list[str]) -> int:
             )
         paths = args.csv or [newest_csv(Path("results"))]
         runs = [load_run(path) for path in paths]
+        if args.table:
+            print("\n".join(cell_table(runs, args.metric)))
+            return 0
         fig = build_figure(runs, args.metric, args.log_y)
         try:
             out = output_path(args.output, paths[0], paths, fig.canvas.get_supported_filetypes())

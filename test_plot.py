@@ -460,3 +460,21 @@ def test_unwritable_output(tmp_path, capsys):
     csv_path = write_csv(tmp_path / "r.csv", sweep(channels=["flume"]))
     err = run_fatal([csv_path, "-o", tmp_path / "no-such-dir" / "x.png"], capsys)
     assert "x.png" in err
+
+
+def test_table_lists_each_cell_fastest_first(tmp_path, capsys):
+    rows = [
+        row("flume", tasks=1, sample=0, ns=30.0), row("flume", tasks=1, sample=1, ns=50.0),
+        row("kanal", tasks=1, sample=0, ns=20.0), row("kanal", tasks=1, sample=1, ns=900.0, status="lost: x"),
+        row("flume", tasks=2, sample=0, ns=5.0),
+    ]
+    path = write_csv(tmp_path / "t.csv", rows)
+    assert plot.main([str(path), "--table"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "# ns_per_message"
+    cells = [line.split() for line in out[2:]]
+    # tasks 1: kanal (20, its failed sample left out) before flume (median 40); then tasks 2.
+    assert [(c[2], c[3]) for c in cells] == [("1", "kanal"), ("1", "flume"), ("2", "flume")]
+    assert cells[0][4:] == ["20.0", "20.0", "20.0", "1/2"]
+    assert cells[1][4:] == ["40.0", "30.0", "50.0", "2/2"]
+    assert not (tmp_path / "t.png").exists()
