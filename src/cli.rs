@@ -4,12 +4,15 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
 
-use clap::Parser;
+use std::time::Duration;
+
 use clap::builder::{PossibleValuesParser, RangedU64ValueParser};
+use clap::{Args, Parser, Subcommand};
 
 use crate::channel::{self, CHANNELS, ChannelEntry};
 use crate::measure::RuntimeKind;
 use crate::scenario::{Mode, Workload};
+use crate::stats::StopRule;
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
@@ -25,6 +28,12 @@ pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
 pub const DEFAULT_SAMPLES: usize = 5;
 /// Recorded samples per cell under `--quick`.
 pub const QUICK_SAMPLES: usize = 3;
+/// The relative precision of a cell's median at which sampling stops, in percent.
+pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
+/// The most time a cell spends sampling once it has its minimum, in seconds.
+pub const DEFAULT_MAX_TIME_SECS: f64 = 1.0;
+/// The same under `--quick`.
+pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
 
 /// An input the user must change; reported as one line, exit code 2.
 #[derive(Debug)]
@@ -50,8 +59,38 @@ fn positive() -> RangedU64ValueParser<usize> {
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
 /// verifies every delivery, prints medians and writes one CSV row per sample.
 #[derive(Debug, Parser)]
-#[command(name = "channel-bench", version)]
+#[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// Something other than a sweep.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The sweep's options.
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare two channel-bench CSVs cell by cell: medians, ratio, and whether the change is beyond the noise
+    Compare(CompareArgs),
+}
+
+/// `channel-bench compare OLD NEW`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The earlier CSV
+    pub old: PathBuf,
+    /// The later CSV
+    pub new: PathBuf,
+    /// Changes smaller than this, in percent, are "no change" even when the intervals do not overlap
+    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = parse_percent)]
+    pub threshold: f64,
+}
+
+/// The options of a sweep.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
     /// Messages moved per run, split evenly across the tasks [default: 1048576; --quick: 65536]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub messages: Option<u64>,
@@ -88,9 +127,18 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub warmup: usize,
 
-    /// Recorded runs per cell [default: 5; --quick: 3]
+    /// Recorded runs per cell at least [default: 5; --quick: 3]
     #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
     pub samples: Option<usize>,
+
+    /// Keep sampling a cell until its median is known to ± this many percent (90% confidence), or --max-time runs out
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
+    pub precision: f64,
+
+    /// Seconds a cell may spend sampling before it stops, precise or not (it always takes --samples)
+    /// [default: 1; --quick: 0.1]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub max_time: Option<f64>,
 
     /// CSV file to write [default: results/channel-bench-<UTC timestamp>.csv]
     #[arg(long, value_name = "PATH")]
@@ -100,7 +148,7 @@ pub struct Cli {
     #[arg(long)]
     pub force: bool,
 
-    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples (explicit flags win)
+    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples, --max-time 0.1 (explicit flags win)
     #[arg(long)]
     pub quick: bool,
 
@@ -130,8 +178,12 @@ pub struct Plan {
     pub payload_bytes: usize,
     /// Unrecorded runs per cell.
     pub warmup: usize,
-    /// Recorded runs per cell.
+    /// Recorded runs per cell, at least.
     pub samples: usize,
+    /// Relative precision of the median at which a cell stops sampling (0.02 = ±2%).
+    pub precision: f64,
+    /// Time a cell may spend sampling before it stops, precise or not.
+    pub max_time: Duration,
     /// Explicit CSV path, or `None` for the timestamped default.
     pub out: Option<PathBuf>,
     /// Overwrite an existing `out`.
@@ -144,9 +196,9 @@ impl Plan {
         Workload { mode, tasks, messages: self.messages, capacity: self.capacity, payload_bytes: self.payload_bytes }
     }
 
-    /// Runs per cell, warm-up included.
-    pub fn runs_per_cell(&self) -> usize {
-        self.warmup + self.samples
+    /// When a cell has been sampled enough.
+    pub fn stop_rule(&self) -> StopRule {
+        StopRule { min_samples: self.samples, precision: self.precision, max_time: self.max_time }
     }
 
     /// Number of cells (channel × mode × runtime × tasks).
@@ -155,10 +207,10 @@ impl Plan {
     }
 }
 
-impl TryFrom<Cli> for Plan {
+impl TryFrom<SweepArgs> for Plan {
     type Error = anyhow::Error;
 
-    fn try_from(cli: Cli) -> anyhow::Result<Plan> {
+    fn try_from(cli: SweepArgs) -> anyhow::Result<Plan> {
         let quick = cli.quick;
         let channels = match cli.channels {
             None => CHANNELS.iter().collect(),
@@ -178,6 +230,12 @@ impl TryFrom<Cli> for Plan {
             payload_bytes: cli.payload,
             warmup: cli.warmup,
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
+            precision: cli.precision / 100.0,
+            max_time: Duration::from_secs_f64(cli.max_time.unwrap_or(if quick {
+                QUICK_MAX_TIME_SECS
+            } else {
+                DEFAULT_MAX_TIME_SECS
+            })),
             out: cli.out,
             force: cli.force,
         };
@@ -249,6 +307,23 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(percent) if percent > 0.0 && percent < 100.0 => Ok(percent),
+        Ok(_) => Err("must be a percentage above 0 and below 100".to_owned()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        // Up to a day: anything longer is a typo, and Duration::from_secs_f64 must not overflow.
+        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        Ok(_) => Err("must be seconds from 0 to 86400".to_owned()),
+        Err(error) => Err(error.to_string()),
     }
 }
 

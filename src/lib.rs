@@ -5,9 +5,11 @@
 //! - [`measure`]: how it is timed
 //! - [`verify`], [`stats`]: what it means
 //! - [`report`]: who is told; [`sweep`] ties them together; [`cli`] validates the input
+//! - [`compare`]: two CSVs, cell by cell
 
 pub mod channel;
 pub mod cli;
+pub mod compare;
 pub mod machine;
 pub mod measure;
 pub mod report;

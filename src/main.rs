@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
@@ -6,9 +6,9 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use channel_bench::channel::CHANNELS;
-use channel_bench::cli::{Cli, Plan, UsageError};
-use channel_bench::report::{Console, CsvSink};
-use channel_bench::{machine, sweep};
+use channel_bench::cli::{Cli, Command, CompareArgs, Plan, UsageError};
+use channel_bench::report::{Console, CsvSink, print_line};
+use channel_bench::{compare, machine, sweep};
 
 fn main() -> ExitCode {
     match run() {
@@ -29,12 +29,17 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),
     };
-    if cli.list_channels {
-        list_channels();
-        return Ok(ExitCode::SUCCESS);
+    match cli.command {
+        Some(Command::Compare(args)) => compare(&args),
+        None if cli.sweep.list_channels => {
+            list_channels();
+            Ok(ExitCode::SUCCESS)
+        }
+        None => sweep(Plan::try_from(cli.sweep)?),
     }
-    let plan = Plan::try_from(cli)?;
+}
 
+fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let started = SystemTime::now();
     let out = plan.out.clone().unwrap_or_else(|| default_out(started));
     let mut csv = CsvSink::create(&out, plan.force).map_err(|error| UsageError(format!("{error:#}")))?;
@@ -42,12 +47,25 @@ fn run() -> anyhow::Result<ExitCode> {
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     machine::describe(&plan.channels, command_line, started_utc).write(&out.with_extension("json"))?;
 
-    let runs = plan.cells() * plan.runs_per_cell();
-    let console = Console::new(runs as u64);
+    let console = Console::new(plan.cells() as u64);
     console.header(plan.messages, plan.capacity, plan.payload_bytes);
-    let failed_cells = sweep::run(&plan, &console, &mut csv)?;
-    console.finish(csv.path(), &failed_cells);
-    Ok(if failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let outcome = sweep::run(&plan, &console, &mut csv)?;
+    console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
+    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let load = |path: &Path| -> anyhow::Result<compare::Samples> {
+        let samples = compare::load(path).map_err(|error| UsageError(format!("{error:#}")))?;
+        if samples.skipped_partial_line {
+            eprintln!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display());
+        }
+        Ok(samples)
+    };
+    let (old, new) = (load(&args.old)?, load(&args.new)?);
+    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
+    print_line(compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0).trim_end());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
@@ -64,13 +82,13 @@ fn first_paragraph(rendered: &str) -> String {
 }
 
 fn list_channels() {
-    println!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version");
+    print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
     for channel in CHANNELS {
         let capacity = match channel.slots_per_sender {
             0 => "exact".to_owned(),
             slots => format!("exact (buffer = capacity - {slots} per sender)"),
         };
         let version = machine::locked_version(channel.crate_name);
-        println!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version);
+        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
     }
 }

@@ -2,7 +2,7 @@
 //! Formatting only; nothing here measures or computes statistics.
 
 use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -212,18 +212,18 @@ pub struct Console {
 }
 
 impl Console {
-    /// A console for a sweep of `runs` runs in all, warm-ups included.
-    pub fn new(runs: u64) -> Self {
-        let bar = ProgressBar::new(runs);
+    /// A console for a sweep of `cells` cells.
+    pub fn new(cells: u64) -> Self {
+        let bar = ProgressBar::new(cells);
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} runs, {elapsed} elapsed, eta {eta}  {msg}")
+            ProgressStyle::with_template("{bar:30} {pos}/{len} cells, {elapsed} elapsed, eta {eta}  {msg}")
                 .expect("the template is valid"),
         );
         Self { bar }
     }
 
     fn print(&self, line: String) {
-        self.bar.suspend(|| println!("{line}"));
+        self.bar.suspend(|| print_line(&line));
     }
 
     /// The first line of the sweep.
@@ -250,24 +250,37 @@ impl Console {
         ));
     }
 
-    /// Shows which cell is running.
-    pub fn running(&self, cell: &Cell) {
-        self.bar.set_message(cell.label());
+    /// Shows which cell and sample is running.
+    pub fn running(&self, cell: &Cell, sample: usize) {
+        self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Counts one finished run on the progress bar.
-    pub fn run_done(&self) {
+    /// Counts one finished cell on the progress bar.
+    pub fn cell_done(&self) {
         self.bar.inc(1);
     }
 
-    /// The result line of a finished cell: median ms, median and min–max ns/message of its
-    /// ok samples, and the failures if any.
-    pub fn cell(&self, cell: &Cell, ns_per_message: Option<Summary>, failures: &[&Sample]) {
+    /// The result line of a finished cell: median ms and ns/message, the precision of the
+    /// median (`±` half-width of its confidence interval; `noisy` when wider than
+    /// `precision`), the min–max ns/message and the sample count, and the failures if any.
+    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, precision: f64, failures: &[&Sample]) {
         let messages = cell.workload.messages as f64;
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.channel.name);
-        let timing = match ns_per_message {
+        let timing = match summary {
             Some(s) => {
-                format!("{:>9.2} ms {:>9.1} ns/msg  ({:.1}-{:.1})", s.median * messages / 1e6, s.median, s.min, s.max)
+                let spread = match s.median_precision() {
+                    Some(p) if p > precision => format!("±{:>4.1}% noisy", p * 100.0),
+                    Some(p) => format!("±{:>4.1}%      ", p * 100.0),
+                    None => " ".repeat(13),
+                };
+                format!(
+                    "{:>9.2} ms {:>8.1} ns/msg {spread}  ({:.1}-{:.1}, n={})",
+                    s.median * messages / 1e6,
+                    s.median,
+                    s.min,
+                    s.max,
+                    s.count
+                )
             }
             None => "no successful sample".to_owned(),
         };
@@ -278,15 +291,23 @@ impl Console {
         self.print(format!("{label} {timing}{failed}"));
     }
 
-    /// The closing lines: where the CSV is and what failed.
-    pub fn finish(&self, csv: &Path, failed_cells: &[String]) {
+    /// The closing lines: where the CSV is, which cells stayed noisy, and what failed.
+    pub fn finish(&self, csv: &Path, noisy_cells: &[String], failed_cells: &[String]) {
         self.bar.finish_and_clear();
-        println!("\nresults: {}", csv.display());
-        if !failed_cells.is_empty() {
-            println!("{} cell(s) had failed samples:", failed_cells.len());
-            for cell in failed_cells {
-                println!("  {cell}");
+        print_line(&format!("\nresults: {}", csv.display()));
+        for (cells, what) in [(noisy_cells, "stayed noisy"), (failed_cells, "had failed samples")] {
+            if !cells.is_empty() {
+                print_line(&format!("{} cell(s) {what}:", cells.len()));
+                for cell in cells {
+                    print_line(&format!("  {cell}"));
+                }
             }
         }
     }
+}
+
+/// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and
+/// its CSV stays complete.
+pub fn print_line(line: &str) {
+    let _ = writeln!(io::stdout().lock(), "{line}");
 }

@@ -9,7 +9,9 @@ fn bench() -> Command {
 }
 
 /// A sweep small enough to finish in a fraction of a second.
-const TINY: &[&str] = &["--messages", "600", "--capacity", "64", "--tasks", "1,3", "--warmup", "0", "--samples", "2"];
+/// `--max-time 0`: exactly `--samples` samples per cell.
+const TINY: &[&str] =
+    &["--messages", "600", "--capacity", "64", "--tasks", "1,3", "--warmup", "0", "--samples", "2", "--max-time", "0"];
 
 #[test]
 fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
@@ -40,6 +42,11 @@ fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
         (&["--warmup", "-1"], "--warmup"),
         (&["--payload", "1.5"], "--payload"),
         (&["--no-such-flag"], "--no-such-flag"),
+        (&["--precision", "0"], "--precision"),
+        (&["--precision", "100"], "--precision"),
+        (&["--max-time", "-1"], "--max-time"),
+        (&["--max-time", "soon"], "--max-time"),
+        (&["compare", "only-one.csv"], "<NEW>"),
         (&["--out", folder], "--out"),
         (&["--out", existing], "--out"),
         (&["--out", "/proc/no/such/dir/run.csv"], "--out"),
@@ -111,7 +118,19 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
 fn quick_is_overridden_by_explicit_flags() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("quick.csv");
-    let args = ["--quick", "--messages", "512", "--tasks", "2", "--channels", "flume", "--runtimes", "current-thread"];
+    let args = [
+        "--quick",
+        "--messages",
+        "512",
+        "--tasks",
+        "2",
+        "--channels",
+        "flume",
+        "--runtimes",
+        "current-thread",
+        "--max-time",
+        "0",
+    ];
     bench().args(args).arg("--out").arg(&out).assert().success();
     let (_, rows) = read_csv(&out);
     // --quick's 3 samples, the explicit messages and tasks, both modes.
@@ -124,7 +143,8 @@ fn force_overwrites_an_existing_out() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("again.csv");
     std::fs::write(&out, "old\n").unwrap();
-    let args = ["--messages", "64", "--tasks", "1", "--channels", "kanal", "--samples", "1", "--force"];
+    let args =
+        ["--messages", "64", "--tasks", "1", "--channels", "kanal", "--samples", "1", "--max-time", "0", "--force"];
     bench().args(args).arg("--out").arg(&out).assert().success();
     let (header, rows) = read_csv(&out);
     assert_eq!(header[0], "channel");
@@ -140,4 +160,34 @@ fn list_channels_names_every_channel_with_its_version() {
         let line = stdout.lines().find(|line| line.starts_with(channel.name)).unwrap_or_else(|| panic!("{stdout}"));
         assert!(!line.contains("unknown"), "{line}");
     }
+}
+
+fn rows_of(args: &[&str]) -> usize {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("adaptive.csv");
+    let base = [
+        "--messages",
+        "200",
+        "--tasks",
+        "1",
+        "--channels",
+        "kanal",
+        "--runtimes",
+        "current-thread",
+        "--modes",
+        "cloned-send",
+    ];
+    bench().args(base).args(args).arg("--out").arg(&out).assert().success();
+    read_csv(&out).1.len()
+}
+
+#[test]
+fn sampling_stops_at_the_minimum_when_precise_and_goes_on_while_time_allows() {
+    // Any median is "precise" to ±99%: exactly the minimum.
+    assert_eq!(rows_of(&["--samples", "5", "--precision", "99"]), 5);
+    // No time to spare: exactly the minimum.
+    assert_eq!(rows_of(&["--samples", "3", "--precision", "0.0001", "--max-time", "0"]), 3);
+    // ±0.0001% is out of reach; runs of 200 messages take well under a millisecond, so
+    // half a second buys many more samples than the minimum.
+    assert!(rows_of(&["--samples", "3", "--precision", "0.0001", "--max-time", "0.5"]) > 10);
 }

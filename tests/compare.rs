@@ -1,0 +1,171 @@
+//! `channel-bench compare` on small hand-made CSVs whose verdicts are known.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const HEADER: &str = "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,ns_per_message,cpu_ns,status";
+
+/// CSV rows for one cell: one per value, `ok` unless the value is negative (then a failed sample).
+fn cell(channel: &str, runtime: &str, tasks: u32, values: &[f64]) -> String {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, &value)| {
+            let status = if value < 0.0 { "lost: 1 of 1000 messages missing" } else { "ok" };
+            let ns = value.abs();
+            format!(
+                "{channel},cloned-send,{runtime},2,{tasks},1000,64,64,1200,{},{},{ns},{},{status}\n",
+                index + 1,
+                (ns * 1000.0) as u64,
+                (ns * 2000.0) as u64
+            )
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn compare(old: &Path, new: &Path) -> (Option<i32>, String, String) {
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(old).arg(new).output().unwrap();
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (output.status.code(), text(output.stdout), text(output.stderr))
+}
+
+fn line_of<'a>(stdout: &'a str, channel: &str) -> &'a str {
+    stdout.lines().find(|line| line.split_whitespace().nth(3) == Some(channel)).unwrap_or_else(|| panic!("{stdout}"))
+}
+
+#[test]
+fn verdicts_follow_the_noise_of_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let old = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 1, &steady),
+        cell("flume", "multi-thread", 1, &steady),
+        cell("tokio-mpsc", "multi-thread", 1, &[100.0, 150.0, 80.0, 130.0, 95.0]),
+        cell("async-channel", "multi-thread", 1, &steady),
+        cell("futures-channel", "multi-thread", 1, &steady),
+        cell("kanal", "current-thread", 8, &steady),
+    ]
+    .concat();
+    let new = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 1, &[70.0, 70.5, 69.8, 70.1, 70.3]),
+        cell("flume", "multi-thread", 1, &[130.0, 131.0, 129.0, 130.5, 129.5]),
+        cell("tokio-mpsc", "multi-thread", 1, &[120.0, 160.0, 90.0, 140.0, 110.0]),
+        cell("async-channel", "multi-thread", 1, &[101.0, 101.2, 100.9, 101.1, 101.0]),
+        cell("futures-channel", "multi-thread", 1, &[-100.0, -100.0]),
+        cell("kanal", "multi-thread", 64, &steady),
+    ]
+    .concat();
+    let (old, new) = (write(dir.path(), "old.csv", &old), write(dir.path(), "new.csv", &new));
+    let (code, stdout, stderr) = compare(&old, &new);
+    assert_eq!(code, Some(0), "{stderr}");
+
+    let kanal = line_of(&stdout, "kanal");
+    assert!(kanal.ends_with("faster") && kanal.contains("0.70"), "{kanal}");
+    assert!(line_of(&stdout, "flume").ends_with("slower"), "{stdout}");
+    // 20% higher median, but the old samples spread from 80 to 150.
+    assert!(line_of(&stdout, "tokio-mpsc").ends_with('~'), "{stdout}");
+    // Separated, but only 1% apart: under the 2% threshold.
+    assert!(line_of(&stdout, "async-channel").ends_with('~'), "{stdout}");
+    assert!(line_of(&stdout, "futures-channel").ends_with("no ok samples to compare"), "{stdout}");
+
+    assert!(
+        stdout.contains(&format!("only in {} (1 cells):\n  current-thread cloned-send tasks=8 kanal", old.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("only in {} (1 cells):\n  multi-thread cloned-send tasks=64 kanal", new.display())),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("worst 1.427 (multi-thread cloned-send tasks=1 kanal)"), "{stdout}");
+
+    // A smaller threshold turns the 1% change into a verdict.
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["compare", "--threshold", "0.5"])
+        .arg(&old)
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert!(line_of(&String::from_utf8(output.stdout).unwrap(), "async-channel").ends_with("slower"));
+}
+
+#[test]
+fn a_partial_last_line_is_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = cell("kanal", "multi-thread", 1, &[100.0, 100.5, 99.5, 100.2, 99.8]);
+    let old = write(dir.path(), "old.csv", &format!("{HEADER}\n{rows}"));
+    // Killed mid-row: the last line has no newline and a cut-off number.
+    let new = write(
+        dir.path(),
+        "new.csv",
+        &format!("{HEADER}\n{rows}kanal,cloned-send,multi-thread,2,1,1000,64,64,1200,6,99000,9"),
+    );
+    let (code, stdout, stderr) = compare(&old, &new);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.starts_with("warning: ") && stderr.contains("partial last line"), "{stderr}");
+    // The cut-off 9 ns sample was not counted: the two files are identical.
+    assert!(line_of(&stdout, "kanal").contains(" 1.000  ~"), "{stdout}");
+}
+
+#[test]
+fn bad_files_give_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = write(dir.path(), "good.csv", &format!("{HEADER}\n{}", cell("kanal", "multi-thread", 1, &[1.0])));
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (dir.path().join("missing.csv"), "cannot read"),
+        (write(dir.path(), "empty.csv", ""), "empty"),
+        (write(dir.path(), "header.csv", &format!("{HEADER}\n")), "no samples"),
+        (write(dir.path(), "other.csv", "name,mean,stddev\nfoo,1.0,0.1\n"), "no column channel"),
+        (write(dir.path(), "prose.csv", "this is not a table at all\n"), "not a channel-bench CSV"),
+        (
+            write(
+                dir.path(),
+                "words.csv",
+                &format!("{HEADER}\nkanal,cloned-send,multi-thread,2,1,1000,64,64,1200,1,5,fast,9,ok\n"),
+            ),
+            "ns_per_message \"fast\"",
+        ),
+        (
+            write(
+                dir.path(),
+                "short.csv",
+                &format!("{HEADER}\nkanal,cloned-send,multi-thread\n{}", cell("kanal", "multi-thread", 1, &[1.0])),
+            ),
+            "line 2: 3 fields",
+        ),
+        (
+            write(
+                dir.path(),
+                "tasks.csv",
+                &format!("{HEADER}\nkanal,cloned-send,multi-thread,2,-1,1000,64,64,1200,1,5,5.0,9,ok\n"),
+            ),
+            "tasks \"-1\"",
+        ),
+        (dir.path().to_owned(), "cannot read"),
+    ];
+    std::fs::write(dir.path().join("binary.csv"), [0u8, 159, 146, 150, 255, 10]).unwrap();
+    let binary = (dir.path().join("binary.csv"), "cannot read");
+    for (bad, expected) in cases.iter().chain([&binary]) {
+        for (old, new) in [(bad, &good), (&good, bad)] {
+            let (code, stdout, stderr) = compare(old, new);
+            assert_eq!(code, Some(2), "{}: {stderr}", bad.display());
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.starts_with("error: ") && stderr.contains(expected), "{}: {stderr}", bad.display());
+            assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+            assert!(stdout.is_empty());
+        }
+    }
+}
