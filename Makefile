@@ -19,8 +19,10 @@ bench: $(VENV)/installed
 
 test: rust-test python-test
 
+# Twice: the normal build, then with the channels that hang and lose messages on purpose.
 rust-test:
 	$(CARGO) test --locked
+	$(CARGO) test --locked --features faults
 
 python-test: $(VENV)/installed
 	$(VENV)/bin/python -m pytest -q test_plot.py
@@ -28,6 +30,7 @@ python-test: $(VENV)/installed
 lint:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets --locked -- -D warnings
+	$(CARGO) clippy --all-targets --locked --features faults -- -D warnings
 
 # The plotting and test dependencies, in a virtual environment made once.
 $(VENV)/installed: requirements.txt

@@ -175,6 +175,11 @@ def parse_csv(text: str, name: str) -> tuple[list[str], list[Row], bool]:
         raise FatalError(f"{name}: the file is empty")
     if "\x00" in text:
         raise FatalError(f"{name}: not a channel-bench CSV (binary data)")
+    # The binary writes each row whole, newline last: a file that stops mid-line was cut
+    # off by a killed run, and its last line is partial however well it parses.
+    cut_tail = not text.endswith("\n") and "\n" in text
+    if cut_tail:
+        text = text[: text.rindex("\n") + 1]
     lines = iter(text.splitlines(keepends=True))
     reader = csv.reader(lines, strict=True)
     records = []
@@ -202,6 +207,9 @@ def parse_csv(text: str, name: str) -> tuple[list[str], list[Row], bool]:
     skipped = False
     if cut_quote:
         warn(f"{name} line {cut_quote[0]}: {cut_quote[1]}; skipped partial last line")
+        skipped = True
+    if cut_tail:
+        warn(f"{name}: no newline at the end; skipped partial last line")
         skipped = True
     for index, (line, fields) in enumerate(body):
         try:

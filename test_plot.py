@@ -478,3 +478,15 @@ def test_table_lists_each_cell_fastest_first(tmp_path, capsys):
     assert cells[0][4:] == ["20.0", "20.0", "20.0", "1/2"]
     assert cells[1][4:] == ["40.0", "30.0", "50.0", "2/2"]
     assert not (tmp_path / "t.png").exists()
+
+
+def test_a_last_line_cut_inside_a_value_is_skipped_even_if_it_parses(tmp_path, capsys):
+    # Killed while writing "ok": the row reads as a failed sample unless the missing
+    # newline gives it away.
+    rows = sweep(channels=["kanal"], modes=("cloned-send",), runtimes=("multi-thread",), tasks=(1,), samples=3)
+    path = write_csv(tmp_path / "cut.csv", rows)
+    text = path.read_text()
+    path.write_text(text + text.splitlines()[-1][:-1])
+    runs = [plot.load_run(path)]
+    assert len(runs[0].rows) == 3 and not runs[0].failed_rows
+    assert "skipped partial last line" in capsys.readouterr().err

@@ -221,9 +221,22 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<Kanal>(),
 ];
 
+/// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
+#[cfg(feature = "faults")]
+pub const FAULTY: &[ChannelEntry] =
+    &[ChannelEntry::of::<crate::faults::Hang>(), ChannelEntry::of::<crate::faults::Lossy>()];
+/// Channels that misbehave on purpose: none in a normal build.
+#[cfg(not(feature = "faults"))]
+pub const FAULTY: &[ChannelEntry] = &[];
+
+/// Every channel `--channels` accepts: [`CHANNELS`], then [`FAULTY`].
+pub fn known() -> impl Iterator<Item = &'static ChannelEntry> {
+    CHANNELS.iter().chain(FAULTY)
+}
+
 /// Looks a channel up by its [`Channel::NAME`].
 pub fn find(name: &str) -> Option<&'static ChannelEntry> {
-    CHANNELS.iter().find(|entry| entry.name == name)
+    known().find(|entry| entry.name == name)
 }
 
 /// Counts how many messages a channel made for `capacity` slots and `senders` senders

@@ -34,6 +34,10 @@ pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
 pub const DEFAULT_MAX_TIME_SECS: f64 = 1.0;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
+/// Seconds a sample may run before the watchdog abandons it.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+/// The most worker threads `--workers` accepts.
+pub const MAX_WORKERS: usize = 1024;
 
 /// An input the user must change; reported as one line, exit code 2.
 #[derive(Debug)]
@@ -104,7 +108,7 @@ pub struct SweepArgs {
     pub tasks: Option<Vec<usize>>,
 
     /// Comma-separated channels to measure [default: all; see --list-channels]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = PossibleValuesParser::new(CHANNELS.iter().map(|c| c.name)))]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = PossibleValuesParser::new(channel::known().map(|c| c.name)))]
     pub channels: Option<Vec<String>>,
 
     /// Comma-separated modes [default: all]
@@ -139,6 +143,10 @@ pub struct SweepArgs {
     /// [default: 1; --quick: 0.1]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
+
+    /// Seconds a sample (with its warm-ups) may run before it is recorded as a timeout and abandoned
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS, value_parser = parse_timeout, allow_negative_numbers = true)]
+    pub timeout: f64,
 
     /// CSV file to write [default: results/channel-bench-<UTC timestamp>.csv]
     #[arg(long, value_name = "PATH")]
@@ -184,6 +192,8 @@ pub struct Plan {
     pub precision: f64,
     /// Time a cell may spend sampling before it stops, precise or not.
     pub max_time: Duration,
+    /// Time a sample may run before the watchdog abandons it.
+    pub timeout: Duration,
     /// Explicit CSV path, or `None` for the timestamped default.
     pub out: Option<PathBuf>,
     /// Overwrite an existing `out`.
@@ -236,6 +246,7 @@ impl TryFrom<SweepArgs> for Plan {
             } else {
                 DEFAULT_MAX_TIME_SECS
             })),
+            timeout: Duration::from_secs_f64(cli.timeout),
             out: cli.out,
             force: cli.force,
         };
@@ -259,6 +270,13 @@ impl Plan {
                 return Err(usage(format!("{flag} is empty: give at least one value")));
             }
         }
+        if self.workers > MAX_WORKERS {
+            return Err(usage(format!(
+                "--workers {} is more than {MAX_WORKERS} threads: lower --workers",
+                self.workers
+            )));
+        }
+        self.check_memory(available_memory())?;
         for &tasks in &self.tasks {
             if tasks as u64 > self.messages {
                 return Err(usage(format!(
@@ -278,6 +296,29 @@ impl Plan {
             }
         }
         Ok(())
+    }
+
+    /// Bytes the largest cell needs at most: every slot full, every task's payload and state.
+    pub fn memory_needed(&self) -> u128 {
+        let slots = self.capacity as u128 * (2 * std::mem::size_of::<crate::channel::Message>()) as u128;
+        let tasks = self.tasks.iter().copied().max().unwrap_or(0) as u128;
+        slots + tasks * (self.payload_bytes as u128 + TASK_BYTES)
+    }
+
+    fn check_memory(&self, available: Option<u64>) -> anyhow::Result<()> {
+        let needed = self.memory_needed();
+        match available {
+            Some(available) if needed > u128::from(available) => Err(usage(format!(
+                "the largest cell needs about {} (--capacity {} slots, --tasks {} × --payload {} bytes), \
+                 more than the {} this machine has available: lower --capacity, --tasks or --payload",
+                bytes_text(needed),
+                self.capacity,
+                self.tasks.iter().max().unwrap_or(&0),
+                self.payload_bytes,
+                bytes_text(u128::from(available))
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn check_capacity(&self, workload: Workload) -> anyhow::Result<()> {
@@ -310,12 +351,34 @@ impl Plan {
     }
 }
 
+/// What a sending task and its channel cost beyond the payload, generously: the task, its
+/// future, and in merged-recv its own channel.
+const TASK_BYTES: u128 = 4096;
+
+/// `MemAvailable` from /proc/meminfo, in bytes; `None` where it cannot be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+fn bytes_text(bytes: u128) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    format!("{:.1} GiB", bytes as f64 / GIB)
+}
+
 fn parse_percent(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(percent) if percent > 0.0 && percent < 100.0 => Ok(percent),
         Ok(_) => Err("must be a percentage above 0 and below 100".to_owned()),
         Err(error) => Err(error.to_string()),
     }
+}
+
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    let seconds = parse_seconds(text)?;
+    if seconds > 0.0 { Ok(seconds) } else { Err("must be more than 0 seconds".to_owned()) }
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {

@@ -10,6 +10,8 @@
 pub mod channel;
 pub mod cli;
 pub mod compare;
+#[cfg(feature = "faults")]
+pub mod faults;
 pub mod machine;
 pub mod measure;
 pub mod report;

@@ -1,14 +1,19 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
+use anyhow::Context;
 use clap::Parser;
 use clap::error::ErrorKind;
 
-use channel_bench::channel::CHANNELS;
+use channel_bench::channel;
 use channel_bench::cli::{Cli, Command, CompareArgs, Plan, UsageError};
+use channel_bench::measure::Watchdog;
 use channel_bench::report::{Console, CsvSink, print_line};
 use channel_bench::{compare, machine, sweep};
+use signal_hook::consts::SIGINT;
 
 fn main() -> ExitCode {
     match run() {
@@ -46,12 +51,34 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let command_line = std::env::args().collect();
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     machine::describe(&plan.channels, command_line, started_utc).write(&out.with_extension("json"))?;
+    let watchdog = Watchdog { timeout: plan.timeout, interrupted: interrupt_flag()? };
 
     let console = Console::new(plan.cells() as u64);
     console.header(plan.messages, plan.capacity, plan.payload_bytes);
-    let outcome = sweep::run(&plan, &console, &mut csv)?;
+    let outcome = sweep::run(&plan, &watchdog, &console, &mut csv)?;
     console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
+    if outcome.interrupted {
+        eprintln!(
+            "interrupted: {} of {} cells finished, {} samples written to {}",
+            outcome.cells_done,
+            plan.cells(),
+            outcome.samples,
+            csv.path().display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// A flag that the first SIGINT sets, so the sweep stops after writing what it has;
+/// a second SIGINT ends the process at once.
+fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    // The shutdown must be registered first: it only acts once the flag is already set.
+    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone())
+        .and_then(|_| signal_hook::flag::register(SIGINT, flag.clone()))
+        .context("cannot install the Ctrl-C handler")?;
+    Ok(flag)
 }
 
 fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
@@ -83,7 +110,7 @@ fn first_paragraph(rendered: &str) -> String {
 
 fn list_channels() {
     print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
-    for channel in CHANNELS {
+    for channel in channel::known() {
         let capacity = match channel.slots_per_sender {
             0 => "exact".to_owned(),
             slots => format!("exact (buffer = capacity - {slots} per sender)"),

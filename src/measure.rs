@@ -3,8 +3,13 @@
 //! Silent: returns data, prints nothing.
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
+use futures::future::Either;
 use tokio::runtime::{Builder, Runtime};
 
 use crate::channel::ChannelEntry;
@@ -69,17 +74,103 @@ impl Sample {
 
 /// Runs `workload` over `channel` once on `runtime` and times it.
 pub fn sample(runtime: &Runtime, channel: &ChannelEntry, workload: &Workload) -> Sample {
-    runtime.block_on(async {
-        let prepared = (channel.prepare)(workload);
-        prepared.all_ready().await;
-        let cpu_start = process_cpu_time();
-        let start = Instant::now();
-        prepared.release();
-        let status = prepared.finish().await;
-        let elapsed = start.elapsed();
-        let cpu = process_cpu_time().saturating_sub(cpu_start);
-        Sample { elapsed, cpu, status }
-    })
+    runtime.block_on(timed_run(channel, workload))
+}
+
+async fn timed_run(channel: &ChannelEntry, workload: &Workload) -> Sample {
+    let prepared = (channel.prepare)(workload);
+    prepared.all_ready().await;
+    let cpu_start = process_cpu_time();
+    let start = Instant::now();
+    prepared.release();
+    let status = prepared.finish().await;
+    let elapsed = start.elapsed();
+    let cpu = process_cpu_time().saturating_sub(cpu_start);
+    Sample { elapsed, cpu, status }
+}
+
+/// What became of a [`guarded_sample`].
+#[derive(Debug)]
+pub enum Guarded {
+    /// It finished (successfully or not); here is its sample.
+    Finished(Sample),
+    /// It ran past its time limit and was abandoned; the sample says so.
+    TimedOut(Sample),
+    /// The user interrupted it; nothing was measured.
+    Interrupted,
+}
+
+/// How long a [`guarded_sample`] may take, and the flag that interrupts it.
+#[derive(Debug, Clone)]
+pub struct Watchdog {
+    /// The most a sample (with its warm-ups) may take.
+    pub timeout: Duration,
+    /// Set by the SIGINT handler.
+    pub interrupted: Arc<AtomicBool>,
+}
+
+/// How often a waiting watchdog looks at the interrupt flag.
+const WATCH_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload`, on a fresh
+/// `kind` runtime on a thread of its own, and waits for it at most `watchdog.timeout`.
+/// A sample that overstays is abandoned: its runtime is told to stop, and shuts down in
+/// the background without being waited for, so a hung channel cannot hang the sweep.
+pub fn guarded_sample(
+    kind: RuntimeKind,
+    workers: usize,
+    channel: &'static ChannelEntry,
+    workload: &Workload,
+    (warm_up, warmups): (&Workload, usize),
+    watchdog: &Watchdog,
+) -> anyhow::Result<Guarded> {
+    let runtime = kind.build(workers).with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
+    let (finished, result) = std::sync::mpsc::channel();
+    let (abort, aborted) = futures::channel::oneshot::channel::<()>();
+    let (workload, warm_up) = (workload.clone(), warm_up.clone());
+    std::thread::Builder::new()
+        .name("channel-bench sample".to_owned())
+        .spawn(move || {
+            let outcome = runtime.block_on(async {
+                let runs = async {
+                    for _ in 0..warmups {
+                        timed_run(channel, &warm_up).await;
+                    }
+                    timed_run(channel, &workload).await
+                };
+                match futures::future::select(std::pin::pin!(runs), aborted).await {
+                    Either::Left((sample, _)) => Some(sample),
+                    Either::Right(_) => None,
+                }
+            });
+            // Tasks stuck in a hung channel are dropped, not waited for.
+            runtime.shutdown_background();
+            let _ = finished.send(outcome);
+        })
+        .context("cannot start a thread for the sample")?;
+
+    let cpu_start = process_cpu_time();
+    let start = Instant::now();
+    loop {
+        match result.recv_timeout(WATCH_INTERVAL) {
+            Ok(Some(sample)) => return Ok(Guarded::Finished(sample)),
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                let status = Status::Panicked("the sample's thread ended without a result".to_owned());
+                return Ok(Guarded::Finished(Sample { elapsed: start.elapsed(), cpu: Duration::ZERO, status }));
+            }
+            Err(RecvTimeoutError::Timeout) if watchdog.interrupted.load(Ordering::Relaxed) => {
+                drop(abort);
+                return Ok(Guarded::Interrupted);
+            }
+            Err(RecvTimeoutError::Timeout) if start.elapsed() >= watchdog.timeout => {
+                drop(abort);
+                let elapsed = start.elapsed();
+                let cpu = process_cpu_time().saturating_sub(cpu_start);
+                return Ok(Guarded::TimedOut(Sample { elapsed, cpu, status: Status::Timeout(watchdog.timeout) }));
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+    }
 }
 
 /// User + system CPU time of the whole process so far, from `getrusage(RUSAGE_SELF)`.

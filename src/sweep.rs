@@ -1,17 +1,17 @@
 //! Drives the whole sweep. Within each (runtime, tasks, mode) group the channels take
 //! their samples round-robin, so slow drift of the machine hits every channel alike; each
-//! sample runs on a fresh runtime (the first after the cell's warm-up); a cell keeps sampling until its median is known
-//! precisely enough or its time is up ([`StopRule`]). Every sample goes to the CSV as soon
-//! as it is measured, every finished cell to the console.
+//! sample runs on a fresh runtime (the first after the cell's warm-up) under a watchdog; a
+//! cell keeps sampling until its median is known precisely enough or its time is up
+//! ([`StopRule`]). Every sample goes to the CSV as soon as it is measured, every finished
+//! cell to the console.
 
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-
 use crate::cli::Plan;
-use crate::measure::{self, Sample};
+use crate::measure::{self, Guarded, Sample, Watchdog};
 use crate::report::{Cell, Console, CsvSink, Record};
 use crate::stats::{self, StopRule};
+use crate::verify::Status;
 
 /// A cell being sampled.
 struct Progress {
@@ -35,11 +35,17 @@ pub struct Outcome {
     pub failed_cells: Vec<String>,
     /// One line per cell whose median stayed less precise than `--precision`.
     pub noisy_cells: Vec<String>,
+    /// Cells finished.
+    pub cells_done: usize,
+    /// Samples written to the CSV.
+    pub samples: usize,
+    /// Whether SIGINT stopped the sweep before its end.
+    pub interrupted: bool,
 }
 
-/// Runs every cell of `plan`. Stops early only when the CSV cannot be written or a
-/// runtime cannot start.
-pub fn run(plan: &Plan, console: &Console, csv: &mut CsvSink) -> anyhow::Result<Outcome> {
+/// Runs every cell of `plan`, or until `watchdog.interrupted` is set. Stops early with an
+/// error only when the CSV cannot be written or a runtime cannot start.
+pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvSink) -> anyhow::Result<Outcome> {
     let rule = plan.stop_rule();
     let mut outcome = Outcome::default();
     for &runtime in &plan.runtimes {
@@ -52,24 +58,14 @@ pub fn run(plan: &Plan, console: &Console, csv: &mut CsvSink) -> anyhow::Result<
                     workers: runtime.threads(plan.workers),
                     workload: plan.workload(mode, tasks),
                 });
-                for progress in run_group(cells.collect(), plan, &rule, console, csv)? {
-                    let summary = stats::summarize(&progress.ok_ns_per_message());
-                    let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
-                    console.cell(&progress.cell, summary.as_ref(), rule.precision, &failures);
-                    let label = progress.cell.label();
-                    if let Some(first) = failures.first() {
-                        let (failed, all) = (failures.len(), progress.samples.len());
-                        outcome
-                            .failed_cells
-                            .push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
-                    }
-                    let precision = summary.and_then(|summary| summary.median_precision());
-                    if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
-                        let samples = progress.samples.len();
-                        outcome
-                            .noisy_cells
-                            .push(format!("{label}: ±{:.1}% after {samples} samples", precision * 100.0));
-                    }
+                let group = run_group(cells.collect(), plan, &rule, watchdog, console, csv)?;
+                outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
+                if watchdog.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                    outcome.interrupted = true;
+                    return Ok(outcome);
+                }
+                for progress in group {
+                    report_cell(&progress, &rule, console, &mut outcome);
                 }
             }
         }
@@ -77,12 +73,30 @@ pub fn run(plan: &Plan, console: &Console, csv: &mut CsvSink) -> anyhow::Result<
     Ok(outcome)
 }
 
+fn report_cell(progress: &Progress, rule: &StopRule, console: &Console, outcome: &mut Outcome) {
+    let summary = stats::summarize(&progress.ok_ns_per_message());
+    let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
+    console.cell(&progress.cell, summary.as_ref(), rule.precision, &failures);
+    outcome.cells_done += 1;
+    let label = progress.cell.label();
+    if let Some(first) = failures.first() {
+        let (failed, all) = (failures.len(), progress.samples.len());
+        outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
+    }
+    let precision = summary.and_then(|summary| summary.median_precision());
+    if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
+        let samples = progress.samples.len();
+        outcome.noisy_cells.push(format!("{label}: ±{:.1}% after {samples} samples", precision * 100.0));
+    }
+}
+
 /// Samples the cells of one group round-robin, each round starting one channel later,
-/// until every cell is done.
+/// until every cell is done or the sweep is interrupted.
 fn run_group(
     cells: Vec<Cell>,
     plan: &Plan,
     rule: &StopRule,
+    watchdog: &Watchdog,
     console: &Console,
     csv: &mut CsvSink,
 ) -> anyhow::Result<Vec<Progress>> {
@@ -102,11 +116,26 @@ fn run_group(
             }
             console.running(&progress.cell, progress.samples.len() + 1);
             let started = Instant::now();
-            let sample = run_sample(&progress.cell, plan, progress.samples.is_empty())?;
-            csv.append(&Record::new(&progress.cell, progress.samples.len() + 1, &sample))?;
+            let cell = &progress.cell;
+            let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
+            let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
+            let sample = match measure::guarded_sample(
+                cell.runtime,
+                plan.workers,
+                cell.channel,
+                workload,
+                (&warm_up, warmups),
+                watchdog,
+            )? {
+                Guarded::Finished(sample) | Guarded::TimedOut(sample) => sample,
+                Guarded::Interrupted => return Ok(group),
+            };
+            csv.append(&Record::new(cell, progress.samples.len() + 1, &sample))?;
+            // A channel that hung once would hang again: each retry would only cost the timeout.
+            let hung = matches!(sample.status, Status::Timeout(_));
             progress.samples.push(sample);
             let ok = progress.ok_ns_per_message();
-            progress.done = rule.is_done(progress.samples.len(), &ok, progress.spent + started.elapsed());
+            progress.done = hung || rule.is_done(progress.samples.len(), &ok, progress.spent + started.elapsed());
             // Everything spent on the cell counts against its time: the run, the row, the statistics.
             progress.spent += started.elapsed();
             if progress.done {
@@ -115,19 +144,4 @@ fn run_group(
         }
     }
     Ok(group)
-}
-
-/// One recorded sample on a fresh runtime; before a cell's first, its `--warmup` short runs.
-fn run_sample(cell: &Cell, plan: &Plan, first: bool) -> anyhow::Result<Sample> {
-    let runtime = cell
-        .runtime
-        .build(plan.workers)
-        .with_context(|| format!("cannot start a {} tokio runtime", cell.runtime.name()))?;
-    if first {
-        let warm_up = cell.workload.warm_up();
-        for _ in 0..plan.warmup {
-            measure::sample(&runtime, cell.channel, &warm_up);
-        }
-    }
-    Ok(measure::sample(&runtime, cell.channel, &cell.workload))
 }

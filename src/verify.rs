@@ -18,6 +18,8 @@ pub enum Status {
     Corrupted(String),
     /// A sending or receiving task panicked.
     Panicked(String),
+    /// The sample did not finish within the watchdog's time limit.
+    Timeout(std::time::Duration),
 }
 
 impl Status {
@@ -31,6 +33,9 @@ impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (kind, detail) = match self {
             Status::Ok => return f.write_str("ok"),
+            Status::Timeout(limit) => {
+                return write!(f, "timeout: still running after {} s, abandoned", limit.as_secs_f64());
+            }
             Status::Lost(detail) => ("lost", detail),
             Status::Reordered(detail) => ("reordered", detail),
             Status::Duplicated(detail) => ("duplicated", detail),

@@ -47,10 +47,25 @@ fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
         (&["--max-time", "-1"], "--max-time"),
         (&["--max-time", "soon"], "--max-time"),
         (&["compare", "only-one.csv"], "<NEW>"),
+        (&["compare", "a.csv", "b.csv", "c.csv"], "c.csv"),
+        (&["--timeout", "0"], "--timeout"),
+        (&["--timeout", "-3"], "--timeout"),
+        (&["--workers", "5000"], "--workers"),
+        (&["--payload", "1000000000000"], "--payload"),
+        (&["--capacity", "100000000000"], "--capacity"),
+        (&["--tasks", "4294967296"], "--tasks"),
+        (&["--out="], "--out"),
+        (&["--channels="], "--channels"),
+        (&["--modes="], "--modes"),
+        (&["--samples", "1.5"], "--samples"),
+        (&["--quick", "--messages", "0"], "--messages"),
+        (&["--out", "/sys/run.csv"], "--out"),
+        (&["--out", "/dev/null/run.csv"], "--out"),
         (&["--out", folder], "--out"),
         (&["--out", existing], "--out"),
         (&["--out", "/proc/no/such/dir/run.csv"], "--out"),
     ];
+    assert!(cases.len() >= 30);
     for (args, flag) in cases {
         let output = bench().args(*args).output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -190,4 +205,13 @@ fn sampling_stops_at_the_minimum_when_precise_and_goes_on_while_time_allows() {
     // ±0.0001% is out of reach; runs of 200 messages take well under a millisecond, so
     // half a second buys many more samples than the minimum.
     assert!(rows_of(&["--samples", "3", "--precision", "0.0001", "--max-time", "0.5"]) > 10);
+}
+
+#[cfg(not(feature = "faults"))]
+#[test]
+fn a_normal_build_has_no_faulty_channels() {
+    let output = bench().arg("--list-channels").output().unwrap();
+    assert!(!String::from_utf8(output.stdout).unwrap().contains("fault-"));
+    let output = bench().args(["--channels", "fault-hang"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
 }

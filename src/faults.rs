@@ -1,0 +1,58 @@
+//! Channels that misbehave on purpose, so the tests can prove the harness catches it.
+//! Built only with the cargo feature `faults`; a normal build neither has nor lists them.
+
+use futures::Stream;
+
+use crate::channel::{Channel, Closed, Message, TokioMpsc};
+
+/// A tokio channel whose receiver never takes a message and is never woken: every sample hangs.
+pub struct Hang;
+
+impl Channel for Hang {
+    const NAME: &'static str = "fault-hang";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = <TokioMpsc as Channel>::Receiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        TokioMpsc::bounded(capacity, senders)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        TokioMpsc::send(sender, message).await
+    }
+    async fn recv(_receiver: &mut Self::Receiver) -> Option<Message> {
+        std::future::pending().await
+    }
+    fn stream(_receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::pending()
+    }
+}
+
+/// Every sender's messages number `LOSS_EVERY`, 2·`LOSS_EVERY`, … (seq 99, 199, … ) vanish.
+pub const LOSS_EVERY: u32 = 100;
+
+/// A tokio channel that silently drops one message in every [`LOSS_EVERY`] of each sender.
+pub struct Lossy;
+
+impl Channel for Lossy {
+    const NAME: &'static str = "fault-lossy";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = <TokioMpsc as Channel>::Receiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        TokioMpsc::bounded(capacity, senders)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        if (message.seq + 1) % LOSS_EVERY == 0 {
+            return Ok(());
+        }
+        TokioMpsc::send(sender, message).await
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        TokioMpsc::recv(receiver).await
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        TokioMpsc::stream(receiver)
+    }
+}

@@ -1,0 +1,74 @@
+//! The harness against channels that misbehave on purpose (cargo feature `faults`):
+//! a hang becomes a timeout row, a loss a lost row, and the sweep goes on.
+#![cfg(feature = "faults")]
+
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+
+fn rows(path: &std::path::Path) -> Vec<csv::StringRecord> {
+    csv::Reader::from_path(path).unwrap().records().map(Result::unwrap).collect()
+}
+
+#[test]
+fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hang.csv");
+    let started = Instant::now();
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["--channels", "fault-hang,kanal", "--tasks", "2", "--messages", "2000", "--capacity", "64"])
+        .args(["--timeout", "0.5", "--samples", "2", "--max-time", "0", "--out"])
+        .arg(&out)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    // Four hung cells (2 modes × 2 runtimes), each abandoned after 0.5 s, one sample each.
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let rows = rows(&out);
+    let hung: Vec<_> = rows.iter().filter(|row| &row[0] == "fault-hang").collect();
+    assert_eq!(hung.len(), 4);
+    for row in &hung {
+        assert!(row[13].starts_with("timeout"), "{row:?}");
+        let elapsed: u64 = row[10].parse().unwrap();
+        assert!((500_000_000..5_000_000_000).contains(&elapsed), "{row:?}");
+    }
+    // The sweep went on past every hang: kanal's cells all ran, on fresh runtimes.
+    let kanal: Vec<_> = rows.iter().filter(|row| &row[0] == "kanal").collect();
+    assert_eq!(kanal.len(), 4 * 2);
+    assert!(kanal.iter().all(|row| &row[13] == "ok"), "{kanal:?}");
+    assert_eq!(stdout.matches("fault-hang: 1 of 1 samples failed, first: timeout").count(), 4, "{stdout}");
+}
+
+#[test]
+fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lossy.csv");
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["--channels", "fault-lossy", "--tasks", "3", "--messages", "3000", "--samples", "1", "--max-time", "0"])
+        .arg("--out")
+        .arg(&out)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 4);
+    for row in rows {
+        // Each of the 3 senders loses seq 99, 199, …, 999: 30 messages; the first gap any
+        // sender shows is at its seq 99.
+        let status = &row[13];
+        assert!(status.starts_with("lost: 30 of 3000 messages missing; first: sender "), "{status}");
+        assert!(status.ends_with(" seq 99 (seq 100 came next)"), "{status}");
+    }
+}
+
+#[test]
+fn a_fault_build_lists_its_faulty_channels() {
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("--list-channels").output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("fault-hang") && stdout.contains("fault-lossy"), "{stdout}");
+}

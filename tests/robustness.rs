@@ -1,0 +1,108 @@
+//! No result lost: Ctrl-C, SIGKILL and a failing disk leave a CSV whose complete lines all parse.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const HEADER_FIELDS: usize = 14;
+
+fn binary() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("channel-bench")
+}
+
+/// A sweep long enough to be stopped half way: 36 cells of 200k messages.
+fn start_long_sweep(out: &Path) -> Child {
+    Command::new(binary())
+        .args(["--messages", "200000", "--tasks", "1,2,4", "--channels", "kanal,flume,async-channel"])
+        .args(["--max-time", "0"])
+        .arg("--out")
+        .arg(out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn wait_for_rows(out: &Path, rows: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(out).map_or(0, |text| text.lines().count()) < rows + 1 {
+        assert!(Instant::now() < deadline, "no {rows} rows in {} after 60 s", out.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every complete line parses as a row of the header's width; returns their count and
+/// whether a partial last line was left.
+fn complete_rows(out: &Path) -> (usize, bool) {
+    let text = std::fs::read_to_string(out).unwrap();
+    let partial = !text.ends_with('\n');
+    let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
+    let mut reader = csv::Reader::from_reader(complete.as_bytes());
+    assert_eq!(reader.headers().unwrap().len(), HEADER_FIELDS);
+    let mut rows = 0;
+    for record in reader.records() {
+        let record = record.unwrap();
+        assert_eq!(record.len(), HEADER_FIELDS, "{record:?}");
+        assert!(record[10].parse::<u64>().is_ok() && record[11].parse::<f64>().is_ok(), "{record:?}");
+        rows += 1;
+    }
+    (rows, partial)
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_with_every_finished_sample_and_exit_130() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("interrupted.csv");
+    let child = start_long_sweep(&out);
+    wait_for_rows(&out, 3);
+    // SAFETY: kill only sends a signal to the child we started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let signalled = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(signalled.elapsed() < Duration::from_secs(5), "took {:?} to stop", signalled.elapsed());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+
+    let (rows, partial) = complete_rows(&out);
+    assert!(!partial);
+    assert!((3..36 * 5).contains(&rows), "{rows}");
+    let line = stderr.lines().find(|line| line.starts_with("interrupted: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains(&format!(" of 36 cells finished, {rows} samples written to {}", out.display())), "{line}");
+    assert!(String::from_utf8(output.stdout).unwrap().contains(&format!("results: {}", out.display())));
+}
+
+#[test]
+fn sigkill_leaves_only_complete_lines_and_compare_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("killed.csv");
+    let mut child = start_long_sweep(&out);
+    wait_for_rows(&out, 3);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let (rows, _) = complete_rows(&out);
+    assert!(rows >= 3);
+    let compared = Command::new(binary()).arg("compare").arg(&out).arg(&out).output().unwrap();
+    assert_eq!(compared.status.code(), Some(0), "{}", String::from_utf8_lossy(&compared.stderr));
+}
+
+#[test]
+fn a_write_failure_stops_the_sweep_with_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("full.csv");
+    // A 2 KiB file-size limit: the header and a dozen rows fit, then writes fail with EFBIG
+    // (SIGXFSZ ignored, as a full disk would fail them with ENOSPC).
+    let output = Command::new("bash")
+        .args(["-c", r#"trap "" XFSZ; ulimit -f 2; exec "$0" "$@""#])
+        .arg(binary())
+        .args(["--messages", "600", "--tasks", "1,3", "--samples", "5", "--max-time", "0", "--warmup", "0", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with(&format!("error: cannot write to {}: ", out.display())), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    let (rows, _) = complete_rows(&out);
+    assert!(rows >= 5, "{rows}");
+}
