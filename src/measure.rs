@@ -114,8 +114,10 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 
 /// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload`, on a fresh
 /// `kind` runtime on a thread of its own, and waits for it at most `watchdog.timeout`.
-/// A sample that overstays is abandoned: its runtime is told to stop, and shuts down in
-/// the background without being waited for, so a hung channel cannot hang the sweep.
+/// A sample that finishes is torn down completely (runtime, worker threads, its thread)
+/// before this returns. One that overstays is abandoned: its runtime is told to stop and
+/// shuts down in the background without being waited for, so a hung channel cannot hang
+/// the sweep.
 pub fn guarded_sample(
     kind: RuntimeKind,
     workers: usize,
@@ -128,7 +130,7 @@ pub fn guarded_sample(
     let (finished, result) = std::sync::mpsc::channel();
     let (abort, aborted) = futures::channel::oneshot::channel::<()>();
     let (workload, warm_up) = (workload.clone(), warm_up.clone());
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("channel-bench sample".to_owned())
         .spawn(move || {
             let outcome = runtime.block_on(async {
@@ -143,8 +145,12 @@ pub fn guarded_sample(
                     Either::Right(_) => None,
                 }
             });
-            // Tasks stuck in a hung channel are dropped, not waited for.
-            runtime.shutdown_background();
+            match outcome {
+                // Dropping waits for the worker threads to exit, so no teardown overlaps the next sample.
+                Some(_) => drop(runtime),
+                // Tasks stuck in a hung channel are dropped, not waited for.
+                None => runtime.shutdown_background(),
+            }
             let _ = finished.send(outcome);
         })
         .context("cannot start a thread for the sample")?;
@@ -153,7 +159,11 @@ pub fn guarded_sample(
     let start = Instant::now();
     loop {
         match result.recv_timeout(WATCH_INTERVAL) {
-            Ok(Some(sample)) => return Ok(Guarded::Finished(sample)),
+            Ok(Some(sample)) => {
+                // The thread ends right after sending; joining makes sure it has.
+                let _ = thread.join();
+                return Ok(Guarded::Finished(sample));
+            }
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 let status = Status::Panicked("the sample's thread ended without a result".to_owned());
                 return Ok(Guarded::Finished(Sample { elapsed: start.elapsed(), cpu: Duration::ZERO, status }));

@@ -110,6 +110,9 @@ fn run_group(
         }
         for offset in 0..group.len() {
             let index = (round + offset) % group.len();
+            if watchdog.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(group);
+            }
             let progress = &mut group[index];
             if progress.done {
                 continue;
