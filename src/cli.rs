@@ -31,7 +31,7 @@ pub const QUICK_SAMPLES: usize = 3;
 /// The relative precision of a cell's median at which sampling stops, in percent.
 pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
 /// The most time a cell spends sampling once it has its minimum, in seconds.
-pub const DEFAULT_MAX_TIME_SECS: f64 = 1.0;
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.75;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
 /// Seconds a sample may run before the watchdog abandons it.
@@ -140,7 +140,7 @@ pub struct SweepArgs {
     pub precision: f64,
 
     /// Seconds a cell may spend sampling before it stops, precise or not (it always takes --samples)
-    /// [default: 1; --quick: 0.1]
+    /// [default: 0.75; --quick: 0.1]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 

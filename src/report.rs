@@ -291,20 +291,34 @@ impl Console {
         self.print(format!("{label} {timing}{failed}"));
     }
 
-    /// The closing lines: where the CSV is, which cells stayed noisy, and what failed.
-    pub fn finish(&self, csv: &Path, noisy_cells: &[String], failed_cells: &[String]) {
+    /// The closing lines: where the CSV is, the noisiest cells (`noisy_cells` as
+    /// (precision, line)), and every failed cell.
+    pub fn finish(&self, csv: &Path, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
         self.bar.finish_and_clear();
         print_line(&format!("\nresults: {}", csv.display()));
-        for (cells, what) in [(noisy_cells, "stayed noisy"), (failed_cells, "had failed samples")] {
-            if !cells.is_empty() {
-                print_line(&format!("{} cell(s) {what}:", cells.len()));
-                for cell in cells {
-                    print_line(&format!("  {cell}"));
-                }
+        if !noisy_cells.is_empty() {
+            let mut noisiest: Vec<&(f64, String)> = noisy_cells.iter().collect();
+            noisiest.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let shown = noisiest.len().min(NOISIEST_SHOWN);
+            print_line(&format!(
+                "{} cell(s) stayed noisier than --precision (marked `noisy` above); the {shown} noisiest:",
+                noisy_cells.len()
+            ));
+            for (_, cell) in &noisiest[..shown] {
+                print_line(&format!("  {cell}"));
+            }
+        }
+        if !failed_cells.is_empty() {
+            print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
+            for cell in failed_cells {
+                print_line(&format!("  {cell}"));
             }
         }
     }
 }
+
+/// How many of the noisy cells the closing lines name.
+const NOISIEST_SHOWN: usize = 10;
 
 /// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and
 /// its CSV stays complete.

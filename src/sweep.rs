@@ -33,8 +33,8 @@ impl Progress {
 pub struct Outcome {
     /// One line per cell that had failed samples.
     pub failed_cells: Vec<String>,
-    /// One line per cell whose median stayed less precise than `--precision`.
-    pub noisy_cells: Vec<String>,
+    /// Each cell whose median stayed less precise than `--precision`: that precision, and a line.
+    pub noisy_cells: Vec<(f64, String)>,
     /// Cells finished.
     pub cells_done: usize,
     /// Samples written to the CSV.
@@ -86,7 +86,8 @@ fn report_cell(progress: &Progress, rule: &StopRule, console: &Console, outcome:
     let precision = summary.and_then(|summary| summary.median_precision());
     if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
         let samples = progress.samples.len();
-        outcome.noisy_cells.push(format!("{label}: ±{:.1}% after {samples} samples", precision * 100.0));
+        let line = format!("{label}: ±{:.1}% after {samples} samples", precision * 100.0);
+        outcome.noisy_cells.push((precision, line));
     }
 }
 
