@@ -89,17 +89,6 @@ async fn timed_run(channel: &ChannelEntry, workload: &Workload) -> Sample {
     Sample { elapsed, cpu, status }
 }
 
-/// What became of a [`guarded_sample`].
-#[derive(Debug)]
-pub enum Guarded {
-    /// It finished (successfully or not); here is its sample.
-    Finished(Sample),
-    /// It ran past its time limit and was abandoned; the sample says so.
-    TimedOut(Sample),
-    /// The user interrupted it; nothing was measured.
-    Interrupted,
-}
-
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
 #[derive(Debug, Clone)]
 pub struct Watchdog {
@@ -107,6 +96,13 @@ pub struct Watchdog {
     pub timeout: Duration,
     /// Set by the SIGINT handler.
     pub interrupted: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    /// Whether the user asked the sweep to stop.
+    pub fn is_interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::Relaxed)
+    }
 }
 
 /// How often a waiting watchdog looks at the interrupt flag.
@@ -117,7 +113,8 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 /// A sample that finishes is torn down completely (runtime, worker threads, its thread)
 /// before this returns. One that overstays is abandoned: its runtime is told to stop and
 /// shuts down in the background without being waited for, so a hung channel cannot hang
-/// the sweep.
+/// the sweep; its sample has status [`Status::Timeout`]. `None` when the user interrupted
+/// it: nothing was measured.
 pub fn guarded_sample(
     kind: RuntimeKind,
     workers: usize,
@@ -125,7 +122,7 @@ pub fn guarded_sample(
     workload: &Workload,
     (warm_up, warmups): (&Workload, usize),
     watchdog: &Watchdog,
-) -> anyhow::Result<Guarded> {
+) -> anyhow::Result<Option<Sample>> {
     let runtime = kind.build(workers).with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
     let (finished, result) = std::sync::mpsc::channel();
     let (abort, aborted) = futures::channel::oneshot::channel::<()>();
@@ -162,21 +159,21 @@ pub fn guarded_sample(
             Ok(Some(sample)) => {
                 // The thread ends right after sending; joining makes sure it has.
                 let _ = thread.join();
-                return Ok(Guarded::Finished(sample));
+                return Ok(Some(sample));
             }
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 let status = Status::Panicked("the sample's thread ended without a result".to_owned());
-                return Ok(Guarded::Finished(Sample { elapsed: start.elapsed(), cpu: Duration::ZERO, status }));
+                return Ok(Some(Sample { elapsed: start.elapsed(), cpu: Duration::ZERO, status }));
             }
-            Err(RecvTimeoutError::Timeout) if watchdog.interrupted.load(Ordering::Relaxed) => {
+            Err(RecvTimeoutError::Timeout) if watchdog.is_interrupted() => {
                 drop(abort);
-                return Ok(Guarded::Interrupted);
+                return Ok(None);
             }
             Err(RecvTimeoutError::Timeout) if start.elapsed() >= watchdog.timeout => {
                 drop(abort);
                 let elapsed = start.elapsed();
                 let cpu = process_cpu_time().saturating_sub(cpu_start);
-                return Ok(Guarded::TimedOut(Sample { elapsed, cpu, status: Status::Timeout(watchdog.timeout) }));
+                return Ok(Some(Sample { elapsed, cpu, status: Status::Timeout(watchdog.timeout) }));
             }
             Err(RecvTimeoutError::Timeout) => {}
         }

@@ -16,10 +16,6 @@ pub struct Summary {
     pub min: f64,
     /// The largest value.
     pub max: f64,
-    /// First quartile (linear interpolation between order statistics).
-    pub q1: f64,
-    /// Third quartile.
-    pub q3: f64,
     /// A distribution-free confidence interval for the median, of at least [`CONFIDENCE`]:
     /// two order statistics chosen by the binomial distribution. `None` below 5 values,
     /// where no pair of order statistics reaches that confidence.
@@ -33,11 +29,6 @@ impl Summary {
         let (low, high) = self.median_interval?;
         Some((self.median - low).max(high - self.median) / self.median)
     }
-
-    /// The interquartile range relative to the median.
-    pub fn relative_iqr(&self) -> f64 {
-        (self.q3 - self.q1) / self.median
-    }
 }
 
 /// Summarizes `values`; `None` when there are none. NaN values are ignored.
@@ -47,22 +38,16 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     let (&min, &max) = (sorted.first()?, sorted.last()?);
     Some(Summary {
         count: sorted.len(),
-        median: quantile_of_sorted(&sorted, 0.5),
+        median: median_of_sorted(&sorted),
         min,
         max,
-        q1: quantile_of_sorted(&sorted, 0.25),
-        q3: quantile_of_sorted(&sorted, 0.75),
         median_interval: median_interval_ranks(sorted.len(), CONFIDENCE).map(|(low, high)| (sorted[low], sorted[high])),
     })
 }
 
-/// The `q` quantile of sorted values, interpolating linearly between neighbours
-/// (the usual "type 7" definition; q = 0.5 gives the median).
-fn quantile_of_sorted(sorted: &[f64], q: f64) -> f64 {
-    let position = q * (sorted.len() - 1) as f64;
-    let below = position.floor() as usize;
-    let above = position.ceil() as usize;
-    sorted[below] + (sorted[above] - sorted[below]) * (position - below as f64)
+fn median_of_sorted(sorted: &[f64]) -> f64 {
+    let middle = sorted.len() / 2;
+    if sorted.len() % 2 == 1 { sorted[middle] } else { (sorted[middle - 1] + sorted[middle]) / 2.0 }
 }
 
 /// Zero-based ranks `(k, n - 1 - k)` of the narrowest pair of order statistics that covers
@@ -138,7 +123,7 @@ mod tests {
     #[test]
     fn one_value_is_its_own_summary() {
         let summary = summarize(&[7.5]).unwrap();
-        assert_eq!((summary.median, summary.min, summary.max, summary.q1, summary.q3), (7.5, 7.5, 7.5, 7.5, 7.5));
+        assert_eq!((summary.median, summary.min, summary.max), (7.5, 7.5, 7.5));
         assert_eq!(summary.median_interval, None);
     }
 
@@ -153,17 +138,6 @@ mod tests {
     fn nan_is_ignored() {
         let summary = summarize(&[2.0, f64::NAN, 4.0]).unwrap();
         assert_eq!(summary.median, 3.0);
-    }
-
-    #[test]
-    fn quartiles_interpolate() {
-        // Sorted 1..=5: q1 at position 1 (value 2), q3 at position 3 (value 4).
-        let summary = summarize(&[5.0, 4.0, 3.0, 2.0, 1.0]).unwrap();
-        assert_eq!((summary.q1, summary.q3), (2.0, 4.0));
-        assert!((summary.relative_iqr() - 2.0 / 3.0).abs() < 1e-12);
-        // 1, 2, 3, 4: q1 at position 0.75 → 1.75.
-        let summary = summarize(&[1.0, 2.0, 3.0, 4.0]).unwrap();
-        assert!((summary.q1 - 1.75).abs() < 1e-12 && (summary.q3 - 3.25).abs() < 1e-12);
     }
 
     /// The ranks by brute force: P(B ≤ k) from binomial coefficients, every k tried.

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use crate::cli::Plan;
-use crate::measure::{self, Guarded, Sample, Watchdog};
+use crate::measure::{self, Sample, Watchdog};
 use crate::report::{Cell, Console, CsvSink, Record};
 use crate::stats::{self, StopRule};
 use crate::verify::Status;
@@ -60,7 +60,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvSin
                 });
                 let group = run_group(cells.collect(), plan, &rule, watchdog, console, csv)?;
                 outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
-                if watchdog.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+                if watchdog.is_interrupted() {
                     outcome.interrupted = true;
                     return Ok(outcome);
                 }
@@ -111,7 +111,7 @@ fn run_group(
         }
         for offset in 0..group.len() {
             let index = (round + offset) % group.len();
-            if watchdog.interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            if watchdog.is_interrupted() {
                 return Ok(group);
             }
             let progress = &mut group[index];
@@ -123,16 +123,16 @@ fn run_group(
             let cell = &progress.cell;
             let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
             let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
-            let sample = match measure::guarded_sample(
+            let Some(sample) = measure::guarded_sample(
                 cell.runtime,
                 plan.workers,
                 cell.channel,
                 workload,
                 (&warm_up, warmups),
                 watchdog,
-            )? {
-                Guarded::Finished(sample) | Guarded::TimedOut(sample) => sample,
-                Guarded::Interrupted => return Ok(group),
+            )?
+            else {
+                return Ok(group);
             };
             csv.append(&Record::new(cell, progress.samples.len() + 1, &sample))?;
             // A channel that hung once would hang again: each retry would only cost the timeout.
