@@ -18,6 +18,8 @@ pub struct Message {
     pub sender: u32,
     /// Position of this message in its sender's sequence, starting at 0.
     pub seq: u32,
+    /// When it was handed to `send`, in nanoseconds of the run's clock; 0 without `--latency`.
+    pub sent_at: u64,
     /// The packet body.
     pub payload: Bytes,
 }
@@ -252,7 +254,7 @@ pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
     while accepted < limit {
         let mut progressed = false;
         for sender in &mut senders {
-            let message = Message { sender: 0, seq: 0, payload: payload.clone() };
+            let message = Message { sender: 0, seq: 0, sent_at: 0, payload: payload.clone() };
             // A send that would wait is dropped unfinished, which cancels it.
             if let Some(Ok(())) = C::send(sender, message).now_or_never() {
                 accepted += 1;

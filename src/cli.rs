@@ -11,7 +11,9 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::channel::{self, CHANNELS, ChannelEntry};
 use crate::measure::RuntimeKind;
-use crate::scenario::{Mode, Workload};
+use crate::payload::PayloadSize;
+use crate::scenario::{Merge, Mode, Pace, Workload};
+use crate::sink::Sink;
 use crate::stats::StopRule;
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
@@ -36,6 +38,8 @@ pub const DEFAULT_MAX_TIME_SECS: f64 = 0.75;
 pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
 /// Seconds a sample may run before the watchdog abandons it.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+/// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
+pub const DEFAULT_BURST: u32 = 8;
 /// The most worker threads `--workers` accepts.
 pub const MAX_WORKERS: usize = 1024;
 
@@ -123,9 +127,45 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
     pub workers: Option<usize>,
 
-    /// Payload bytes per message (an RTP packet is about 1200)
-    #[arg(long, value_name = "BYTES", default_value_t = 1200, allow_negative_numbers = true)]
-    pub payload: usize,
+    /// Payload bytes per message (an RTP packet is about 1200), or MIN..MAX: a size drawn
+    /// uniformly per message (both ends included) from a generator seeded with --seed
+    #[arg(long, value_name = "BYTES|MIN..MAX", default_value = "1200", allow_negative_numbers = true)]
+    pub payload: PayloadSize,
+
+    /// Seed of the payload sizes under --payload MIN..MAX: the same seed moves the same sizes
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Comma-separated ways merged-recv merges its receivers: futures-buffered, select-all, stream-map
+    /// [default: futures-buffered]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub merge: Option<Vec<Merge>>,
+
+    /// Each task sends a burst of --burst messages every INTERVAL (such as 20ms), instead of as
+    /// fast as the channel takes them; at least 1ms (tokio's timer ticks in milliseconds)
+    #[arg(long, value_name = "INTERVAL", value_parser = parse_interval)]
+    pub pace: Option<Duration>,
+
+    /// Messages per burst under --pace [default: 8, a video frame's packets]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    pub burst: Option<u32>,
+
+    /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
+    #[arg(long)]
+    pub latency: bool,
+
+    /// What the receiver does with each payload besides verifying it: none, or file:PATH
+    /// (written through a 64 KiB buffered writer, checked for size, removed after each sample)
+    #[arg(long, value_name = "none|file:PATH", default_value = "none")]
+    pub sink: Sink,
+
+    /// Leave the --sink file in place after each sample (it then holds the last sample's payloads)
+    #[arg(long)]
+    pub keep_sink: bool,
+
+    /// Count allocations and bytes allocated per message inside the clock
+    #[arg(long)]
+    pub count_allocs: bool,
 
     /// Unrecorded warm-up runs per cell before the samples, each of at most 65536 messages
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
@@ -182,8 +222,22 @@ pub struct Plan {
     pub runtimes: Vec<RuntimeKind>,
     /// Worker threads of the multi-thread runtime.
     pub workers: usize,
-    /// Payload bytes per message.
-    pub payload_bytes: usize,
+    /// Payload size per message.
+    pub payload: PayloadSize,
+    /// Seed of varying payload sizes.
+    pub seed: u64,
+    /// Merge strategies of merged-recv, in sweep order.
+    pub merges: Vec<Merge>,
+    /// Bursts at an interval, or `None` for saturating senders.
+    pub pace: Option<Pace>,
+    /// Whether latency is recorded.
+    pub latency: bool,
+    /// What the receiver does with each payload.
+    pub sink: Sink,
+    /// Whether the sink's file stays after each sample.
+    pub keep_sink: bool,
+    /// Whether allocations are counted.
+    pub count_allocs: bool,
     /// Unrecorded runs per cell.
     pub warmup: usize,
     /// Recorded runs per cell, at least.
@@ -201,9 +255,27 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The workload of one (mode, tasks) combination.
-    pub fn workload(&self, mode: Mode, tasks: usize) -> Workload {
-        Workload { mode, tasks, messages: self.messages, capacity: self.capacity, payload_bytes: self.payload_bytes }
+    /// The workload of one (mode, tasks, merge) combination; `merge` matters only in merged-recv.
+    pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
+        Workload {
+            payload: self.payload,
+            seed: self.seed,
+            merge,
+            pace: self.pace,
+            latency: self.latency,
+            sink: self.sink.clone(),
+            keep_sink: self.keep_sink,
+            count_allocs: self.count_allocs,
+            ..Workload::new(mode, tasks, self.messages, self.capacity)
+        }
+    }
+
+    /// The merge strategies `mode` runs with: every `--merge` in merged-recv, one (unused) otherwise.
+    pub fn merges_for(&self, mode: Mode) -> &[Merge] {
+        match mode {
+            Mode::MergedRecv => &self.merges,
+            Mode::ClonedSend => &self.merges[..1],
+        }
     }
 
     /// When a cell has been sampled enough.
@@ -211,9 +283,10 @@ impl Plan {
         StopRule { min_samples: self.samples, precision: self.precision, max_time: self.max_time }
     }
 
-    /// Number of cells (channel × mode × runtime × tasks).
+    /// Number of cells (channel × mode and merge × runtime × tasks).
     pub fn cells(&self) -> usize {
-        self.channels.len() * self.modes.len() * self.runtimes.len() * self.tasks.len()
+        let modes: usize = self.modes.iter().map(|&mode| self.merges_for(mode).len()).sum();
+        self.channels.len() * modes * self.runtimes.len() * self.tasks.len()
     }
 }
 
@@ -237,7 +310,14 @@ impl TryFrom<SweepArgs> for Plan {
             modes: cli.modes.unwrap_or_else(|| Mode::ALL.to_vec()),
             runtimes: cli.runtimes.unwrap_or_else(|| RuntimeKind::ALL.to_vec()),
             workers: cli.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-            payload_bytes: cli.payload,
+            payload: cli.payload,
+            seed: cli.seed,
+            merges: cli.merge.clone().unwrap_or_else(|| vec![Merge::default()]),
+            pace: cli.pace.map(|interval| Pace { interval, burst: cli.burst.unwrap_or(DEFAULT_BURST) }),
+            latency: cli.latency,
+            sink: cli.sink.clone(),
+            keep_sink: cli.keep_sink,
+            count_allocs: cli.count_allocs,
             warmup: cli.warmup,
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
             precision: cli.precision / 100.0,
@@ -250,6 +330,17 @@ impl TryFrom<SweepArgs> for Plan {
             out: cli.out,
             force: cli.force,
         };
+        if cli.burst.is_some() && cli.pace.is_none() {
+            return Err(usage("--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out"));
+        }
+        if cli.merge.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
+            return Err(usage(
+                "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
+            ));
+        }
+        if cli.keep_sink && plan.sink.path().is_none() {
+            return Err(usage("--keep-sink keeps the file of --sink file:PATH: give --sink file:PATH too"));
+        }
         plan.validate()?;
         Ok(plan)
     }
@@ -260,11 +351,13 @@ impl Plan {
         no_duplicates("--tasks", &self.tasks)?;
         no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
         no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
+        no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
         for (flag, empty) in [
             ("--tasks", self.tasks.is_empty()),
             ("--channels", self.channels.is_empty()),
             ("--modes", self.modes.is_empty()),
             ("--runtimes", self.runtimes.is_empty()),
+            ("--merge", self.merges.is_empty()),
         ] {
             if empty {
                 return Err(usage(format!("{flag} is empty: give at least one value")));
@@ -276,7 +369,11 @@ impl Plan {
                 self.workers
             )));
         }
+        if self.payload.max() > u32::MAX as usize {
+            return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
+        }
         self.check_memory(available_memory())?;
+        self.check_sink()?;
         for &tasks in &self.tasks {
             if tasks as u64 > self.messages {
                 return Err(usage(format!(
@@ -292,17 +389,62 @@ impl Plan {
                 )));
             }
             for &mode in &self.modes {
-                self.check_capacity(self.workload(mode, tasks))?;
+                self.check_capacity(self.workload(mode, tasks, self.merges[0]))?;
             }
+            self.check_pace(tasks)?;
         }
         Ok(())
     }
 
-    /// Bytes the largest cell needs at most: every slot full, every task's payload and state.
+    /// Bytes the largest cell needs at most: every slot full, every task's payload and state,
+    /// and the drawn sizes when they vary.
     pub fn memory_needed(&self) -> u128 {
         let slots = self.capacity as u128 * (2 * std::mem::size_of::<crate::channel::Message>()) as u128;
         let tasks = self.tasks.iter().copied().max().unwrap_or(0) as u128;
-        slots + tasks * (self.payload_bytes as u128 + TASK_BYTES)
+        let sizes = if self.payload.varies() { self.messages as u128 * 4 } else { 0 };
+        slots + tasks * (self.payload.max() as u128 + TASK_BYTES) + sizes
+    }
+
+    /// A paced sample cannot be faster than its schedule; refuse one the watchdog would abandon.
+    fn check_pace(&self, tasks: usize) -> anyhow::Result<()> {
+        let workload = self.workload(Mode::ClonedSend, tasks, self.merges[0]);
+        let (Some(pace), least) = (self.pace, workload.paced_duration()) else { return Ok(()) };
+        if least >= self.timeout {
+            return Err(usage(format!(
+                "--pace {} with --burst {} makes a task of --tasks {tasks} send {} bursts, at least {:.1} s, \
+                 which --timeout {} s would cut short: lower --messages, raise --tasks or --burst, or raise --timeout",
+                humantime::format_duration(pace.interval),
+                pace.burst,
+                workload.messages_for(0).div_ceil(pace.burst),
+                least.as_secs_f64(),
+                self.timeout.as_secs_f64()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The sink's file must be creatable and must not be someone's file.
+    fn check_sink(&self) -> anyhow::Result<()> {
+        let Some(path) = self.sink.path() else { return Ok(()) };
+        let shown = path.display();
+        if path.is_dir() {
+            return Err(usage(format!(
+                "--sink file:{shown} is a folder: give a file path such as file:{shown}/sink.bin"
+            )));
+        }
+        if path.exists() && !self.force {
+            return Err(usage(format!(
+                "--sink file:{shown} already exists and would be overwritten: choose another path, or pass --force"
+            )));
+        }
+        let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !folder.is_dir() {
+            return Err(usage(format!(
+                "--sink file:{shown}: folder {} does not exist: create it first",
+                folder.display()
+            )));
+        }
+        Ok(())
     }
 
     fn check_memory(&self, available: Option<u64>) -> anyhow::Result<()> {
@@ -314,7 +456,7 @@ impl Plan {
                 bytes_text(needed),
                 self.capacity,
                 self.tasks.iter().max().unwrap_or(&0),
-                self.payload_bytes,
+                self.payload,
                 bytes_text(u128::from(available))
             ))),
             _ => Ok(()),
@@ -374,6 +516,17 @@ fn parse_percent(text: &str) -> Result<f64, String> {
         Ok(_) => Err("must be a percentage above 0 and below 100".to_owned()),
         Err(error) => Err(error.to_string()),
     }
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20ms or 1s"))?;
+    if interval < Duration::from_millis(1) {
+        return Err("must be at least 1ms: tokio's timer ticks in milliseconds".to_owned());
+    }
+    if interval > Duration::from_secs(3600) {
+        return Err("must be at most 1h".to_owned());
+    }
+    Ok(interval)
 }
 
 fn parse_timeout(text: &str) -> Result<f64, String> {

@@ -44,7 +44,7 @@ impl Channel for Lossy {
         TokioMpsc::bounded(capacity, senders)
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        if (message.seq + 1) % LOSS_EVERY == 0 {
+        if (message.seq + 1).is_multiple_of(LOSS_EVERY) {
             return Ok(());
         }
         TokioMpsc::send(sender, message).await

@@ -15,6 +15,11 @@ use channel_bench::report::{Console, CsvSink, print_line};
 use channel_bench::{compare, machine, sweep};
 use signal_hook::consts::SIGINT;
 
+/// Counts nothing until `--count-allocs` opens its window around a sample's clock;
+/// until then each allocation costs one relaxed load more (README, "Allocations").
+#[global_allocator]
+static ALLOCATOR: channel_bench::allocs::CountingAllocator = channel_bench::allocs::CountingAllocator;
+
 fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
@@ -54,7 +59,7 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let watchdog = Watchdog { timeout: plan.timeout, interrupted: interrupt_flag()? };
 
     let console = Console::new(plan.cells() as u64);
-    console.header(plan.messages, plan.capacity, plan.payload_bytes);
+    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweep::run(&plan, &watchdog, &console, &mut csv)?;
     console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
     if outcome.interrupted {

@@ -12,7 +12,9 @@ use anyhow::Context;
 use futures::future::Either;
 use tokio::runtime::{Builder, Runtime};
 
+use crate::allocs::{self, AllocCount};
 use crate::channel::ChannelEntry;
+use crate::latency::Latency;
 use crate::scenario::Workload;
 use crate::verify::Status;
 
@@ -45,12 +47,22 @@ impl RuntimeKind {
         }
     }
 
-    /// A fresh runtime of this kind.
-    pub fn build(self, workers: usize) -> io::Result<Runtime> {
-        match self {
-            RuntimeKind::MultiThread => Builder::new_multi_thread().worker_threads(workers).build(),
-            RuntimeKind::CurrentThread => Builder::new_current_thread().build(),
+    /// A fresh runtime of this kind; with `timer`, its time driver too (paced runs need it;
+    /// the others go without, as before pacing existed). Worker threads add their allocation
+    /// counts to the totals as they stop ([`allocs::flush_thread`]).
+    pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
+        let mut builder = match self {
+            RuntimeKind::MultiThread => {
+                let mut builder = Builder::new_multi_thread();
+                builder.worker_threads(workers);
+                builder
+            }
+            RuntimeKind::CurrentThread => Builder::new_current_thread(),
+        };
+        if timer {
+            builder.enable_time();
         }
+        builder.on_thread_stop(allocs::flush_thread).build()
     }
 }
 
@@ -63,30 +75,64 @@ pub struct Sample {
     pub cpu: Duration,
     /// What the receiver found.
     pub status: Status,
+    /// Payload bytes received.
+    pub bytes: u64,
+    /// Send→receive latency percentiles, with `--latency`.
+    pub latency: Option<Latency>,
+    /// The mean interval between a task's bursts, with `--pace`.
+    pub pace_actual: Option<Duration>,
+    /// Allocations inside the clock, with `--count-allocs` (filled in by [`guarded_sample`]
+    /// once every thread of the sample has stopped).
+    pub allocs: Option<AllocCount>,
 }
 
 impl Sample {
+    /// A sample that produced nothing but a wall time and a failure.
+    pub fn failed(elapsed: Duration, cpu: Duration, status: Status) -> Self {
+        Self { elapsed, cpu, status, bytes: 0, latency: None, pace_actual: None, allocs: None }
+    }
+
     /// Wall nanoseconds per message moved.
     pub fn ns_per_message(&self, messages: u64) -> f64 {
         self.elapsed.as_nanos() as f64 / messages as f64
     }
+
+    /// Payload megabytes (10^6 bytes) received per second of wall time.
+    pub fn mb_per_s(&self) -> f64 {
+        self.bytes as f64 / self.elapsed.as_secs_f64().max(f64::MIN_POSITIVE) / 1e6
+    }
 }
 
-/// Runs `workload` over `channel` once on `runtime` and times it.
+/// Runs `workload` over `channel` once on `runtime` and times it. The runtime needs its
+/// timer if the workload is paced.
 pub fn sample(runtime: &Runtime, channel: &ChannelEntry, workload: &Workload) -> Sample {
-    runtime.block_on(timed_run(channel, workload))
+    runtime.block_on(timed_run(channel, workload, false))
 }
 
-async fn timed_run(channel: &ChannelEntry, workload: &Workload) -> Sample {
+async fn timed_run(channel: &ChannelEntry, workload: &Workload, count_allocs: bool) -> Sample {
     let prepared = (channel.prepare)(workload);
     prepared.all_ready().await;
+    allocs::set_window(count_allocs);
     let cpu_start = process_cpu_time();
     let start = Instant::now();
     prepared.release();
-    let status = prepared.finish().await;
+    let delivery = prepared.finish().await;
     let elapsed = start.elapsed();
     let cpu = process_cpu_time().saturating_sub(cpu_start);
-    Sample { elapsed, cpu, status }
+    allocs::set_window(false);
+    let mut status = delivery.status;
+    if let (true, Err(error)) = (status.is_ok(), workload.sink.check(delivery.bytes, workload.keep_sink)) {
+        status = Status::Sink(error);
+    }
+    Sample {
+        elapsed,
+        cpu,
+        status,
+        bytes: delivery.bytes,
+        latency: delivery.latency,
+        pace_actual: delivery.pace_actual,
+        allocs: None,
+    }
 }
 
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
@@ -123,7 +169,13 @@ pub fn guarded_sample(
     (warm_up, warmups): (&Workload, usize),
     watchdog: &Watchdog,
 ) -> anyhow::Result<Option<Sample>> {
-    let runtime = kind.build(workers).with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
+    let runtime = kind
+        .build(workers, workload.pace.is_some())
+        .with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
+    let count_allocs = workload.count_allocs;
+    if count_allocs {
+        allocs::reset();
+    }
     let (finished, result) = std::sync::mpsc::channel();
     let (abort, aborted) = futures::channel::oneshot::channel::<()>();
     let (workload, warm_up) = (workload.clone(), warm_up.clone());
@@ -133,9 +185,9 @@ pub fn guarded_sample(
             let outcome = runtime.block_on(async {
                 let runs = async {
                     for _ in 0..warmups {
-                        timed_run(channel, &warm_up).await;
+                        timed_run(channel, &warm_up, false).await;
                     }
-                    timed_run(channel, &workload).await
+                    timed_run(channel, &workload, count_allocs).await
                 };
                 match futures::future::select(std::pin::pin!(runs), aborted).await {
                     Either::Left((sample, _)) => Some(sample),
@@ -148,6 +200,7 @@ pub fn guarded_sample(
                 // Tasks stuck in a hung channel are dropped, not waited for.
                 None => runtime.shutdown_background(),
             }
+            allocs::flush_thread();
             let _ = finished.send(outcome);
         })
         .context("cannot start a thread for the sample")?;
@@ -156,14 +209,15 @@ pub fn guarded_sample(
     let start = Instant::now();
     loop {
         match result.recv_timeout(WATCH_INTERVAL) {
-            Ok(Some(sample)) => {
+            Ok(Some(mut sample)) => {
                 // The thread ends right after sending; joining makes sure it has.
                 let _ = thread.join();
+                sample.allocs = count_allocs.then(allocs::totals);
                 return Ok(Some(sample));
             }
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 let status = Status::Panicked("the sample's thread ended without a result".to_owned());
-                return Ok(Some(Sample { elapsed: start.elapsed(), cpu: Duration::ZERO, status }));
+                return Ok(Some(Sample::failed(start.elapsed(), Duration::ZERO, status)));
             }
             Err(RecvTimeoutError::Timeout) if watchdog.is_interrupted() => {
                 drop(abort);
@@ -173,7 +227,7 @@ pub fn guarded_sample(
                 drop(abort);
                 let elapsed = start.elapsed();
                 let cpu = process_cpu_time().saturating_sub(cpu_start);
-                return Ok(Some(Sample { elapsed, cpu, status: Status::Timeout(watchdog.timeout) }));
+                return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
             }
             Err(RecvTimeoutError::Timeout) => {}
         }

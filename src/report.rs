@@ -10,9 +10,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::channel::ChannelEntry;
+use crate::latency::Latency;
 use crate::measure::{RuntimeKind, Sample};
-use crate::scenario::Workload;
-use crate::stats::Summary;
+use crate::payload::PayloadSize;
+use crate::scenario::{Merge, Mode, Workload};
+use crate::stats::{self, Summary};
 
 /// One cell of the sweep: a channel under one workload on one runtime.
 #[derive(Debug, Clone)]
@@ -30,13 +32,20 @@ pub struct Cell {
 impl Cell {
     /// `runtime tasks=T mode channel`, for progress and failure lists.
     pub fn label(&self) -> String {
-        format!(
-            "{} tasks={} {} {}",
-            self.runtime.name(),
-            self.workload.tasks,
-            self.workload.mode.name(),
-            self.channel.name
-        )
+        format!("{} tasks={} {} {}", self.runtime.name(), self.workload.tasks, self.workload.mode.name(), self.name())
+    }
+
+    /// The channel's name, with the merge strategy when merged-recv uses another than the default.
+    pub fn name(&self) -> String {
+        match self.merge() {
+            Some(merge) if merge != Merge::default() => format!("{} via {}", self.channel.name, merge.name()),
+            _ => self.channel.name.to_owned(),
+        }
+    }
+
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub fn merge(&self) -> Option<Merge> {
+        (self.workload.mode == Mode::MergedRecv).then_some(self.workload.merge)
     }
 }
 
@@ -59,8 +68,9 @@ pub struct Record {
     pub capacity: usize,
     /// Slots of each channel: `capacity` in cloned-send, `capacity / tasks` in merged-recv.
     pub capacity_per_channel: usize,
-    /// Payload bytes per message.
-    pub payload_bytes: usize,
+    /// Payload bytes per message: the fixed size, or the mean size moved when sizes are drawn
+    /// (`bytes / messages`, rounded).
+    pub payload_bytes: u64,
     /// Sample number within the cell, from 1; warm-up runs are not written.
     pub sample: usize,
     /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
@@ -69,14 +79,49 @@ pub struct Record {
     pub ns_per_message: f64,
     /// Process CPU time (user + system, all threads) over the same interval, nanoseconds (microsecond resolution).
     pub cpu_ns: u64,
-    /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`.
+    /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`,
+    /// `sink: …`, `timeout: …`.
     pub status: String,
+    /// How merged-recv merged the receivers: `futures-buffered`, `select-all` or `stream-map`;
+    /// empty in cloned-send.
+    pub merge: String,
+    /// `--payload`: `1200`, or `300..2000` when each message's size was drawn from that range.
+    pub payload: String,
+    /// `--seed` of the drawn sizes; empty when the size is fixed.
+    pub seed: Option<u64>,
+    /// Payload bytes the receiver took in the sample.
+    pub bytes: u64,
+    /// `bytes` per second of wall time, in MB (10^6 bytes), three decimals.
+    pub mb_per_s: f64,
+    /// `--pace` interval between a task's bursts, nanoseconds; empty when the senders were not paced.
+    pub pace_ns: Option<u64>,
+    /// `--burst`: messages per burst; empty when not paced.
+    pub burst: Option<u32>,
+    /// The measured mean interval between a task's bursts, nanoseconds; empty when not paced.
+    pub pace_actual_ns: Option<u64>,
+    /// `none`, or `file` when the receiver wrote every payload to the `--sink` file.
+    pub sink: String,
+    /// Median send→receive latency, nanoseconds; empty without `--latency`.
+    pub lat_p50_ns: Option<u64>,
+    /// 99th percentile latency, nanoseconds; empty without `--latency`.
+    pub lat_p99_ns: Option<u64>,
+    /// 99.9th percentile latency, nanoseconds; empty without `--latency`.
+    pub lat_p999_ns: Option<u64>,
+    /// Largest latency, nanoseconds; empty without `--latency`.
+    pub lat_max_ns: Option<u64>,
+    /// Allocations (alloc, alloc_zeroed, realloc) inside the clock per message; empty without `--count-allocs`.
+    pub allocs_per_message: Option<f64>,
+    /// Bytes those allocations asked for, per message; empty without `--count-allocs`.
+    pub alloc_bytes_per_message: Option<f64>,
 }
 
 impl Record {
     /// The row for sample number `sample` of `cell`.
     pub fn new(cell: &Cell, sample: usize, measured: &Sample) -> Self {
         let workload = &cell.workload;
+        let messages = workload.messages as f64;
+        let per_message = |count: u64| (count as f64 / messages * 1000.0).round() / 1000.0;
+        let pace = workload.pace;
         Self {
             channel: cell.channel.name.to_owned(),
             mode: workload.mode.name().to_owned(),
@@ -86,12 +131,30 @@ impl Record {
             messages: workload.messages,
             capacity: workload.capacity,
             capacity_per_channel: workload.capacity_per_channel(),
-            payload_bytes: workload.payload_bytes,
+            payload_bytes: match workload.payload {
+                PayloadSize::Fixed(size) => size as u64,
+                PayloadSize::Uniform { .. } => (measured.bytes as f64 / messages).round() as u64,
+            },
             sample,
             elapsed_ns: saturating_nanos(measured.elapsed),
             ns_per_message: (measured.ns_per_message(workload.messages) * 1000.0).round() / 1000.0,
             cpu_ns: saturating_nanos(measured.cpu),
             status: measured.status.to_string(),
+            merge: cell.merge().map_or("", Merge::name).to_owned(),
+            payload: workload.payload.to_string(),
+            seed: workload.payload.varies().then_some(workload.seed),
+            bytes: measured.bytes,
+            mb_per_s: (measured.mb_per_s() * 1000.0).round() / 1000.0,
+            pace_ns: pace.map(|pace| saturating_nanos(pace.interval)),
+            burst: pace.map(|pace| pace.burst),
+            pace_actual_ns: measured.pace_actual.map(saturating_nanos),
+            sink: workload.sink.kind().to_owned(),
+            lat_p50_ns: measured.latency.map(|latency| latency.p50),
+            lat_p99_ns: measured.latency.map(|latency| latency.p99),
+            lat_p999_ns: measured.latency.map(|latency| latency.p999),
+            lat_max_ns: measured.latency.map(|latency| latency.max),
+            allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
+            alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
         }
     }
 }
@@ -155,8 +218,8 @@ impl CsvSink {
     }
 }
 
-/// The CSV columns, in order.
-pub fn csv_header() -> [&'static str; 14] {
+/// The CSV columns, in order: the fields of [`Record`].
+pub const fn csv_header() -> [&'static str; 29] {
     [
         "channel",
         "mode",
@@ -172,6 +235,21 @@ pub fn csv_header() -> [&'static str; 14] {
         "ns_per_message",
         "cpu_ns",
         "status",
+        "merge",
+        "payload",
+        "seed",
+        "bytes",
+        "mb_per_s",
+        "pace_ns",
+        "burst",
+        "pace_actual_ns",
+        "sink",
+        "lat_p50_ns",
+        "lat_p99_ns",
+        "lat_p999_ns",
+        "lat_max_ns",
+        "allocs_per_message",
+        "alloc_bytes_per_message",
     ]
 }
 
@@ -226,11 +304,33 @@ impl Console {
         self.bar.suspend(|| print_line(&line));
     }
 
-    /// The first line of the sweep.
-    pub fn header(&self, messages: u64, capacity: usize, payload_bytes: usize) {
-        self.print(format!(
-            "running WebRTC SFU benchmark with {messages} messages and capacity {capacity} ({payload_bytes}-byte payload)"
-        ));
+    /// The first line of the sweep, from one of its workloads.
+    pub fn header(&self, workload: &Workload) {
+        let mut line = format!(
+            "running WebRTC SFU benchmark with {} messages and capacity {} ({}-byte payload",
+            workload.messages, workload.capacity, workload.payload
+        );
+        if workload.payload.varies() {
+            line += &format!(", sizes drawn with seed {}", workload.seed);
+        }
+        line.push(')');
+        if let Some(pace) = workload.pace {
+            line += &format!(
+                ", each task sending {} messages every {}",
+                pace.burst,
+                humantime::format_duration(pace.interval)
+            );
+        }
+        if workload.latency {
+            line += ", recording latency";
+        }
+        if let Some(path) = workload.sink.path() {
+            line += &format!(", writing every payload to {}", path.display());
+        }
+        if workload.count_allocs {
+            line += ", counting allocations";
+        }
+        self.print(line);
     }
 
     /// The heading of a (runtime, tasks) section.
@@ -263,9 +363,13 @@ impl Console {
     /// The result line of a finished cell: median ms and ns/message, the precision of the
     /// median (`±` half-width of its confidence interval; `noisy` when wider than
     /// `precision`), the min–max ns/message and the sample count, and the failures if any.
-    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, precision: f64, failures: &[&Sample]) {
+    /// Then, as the run recorded them, the medians of latency, MB/s, CPU per message, the real
+    /// burst interval and allocations.
+    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, precision: f64, samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
-        let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.channel.name);
+        let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
+        let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();
+        let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
         let timing = match summary {
             Some(s) => {
                 let spread = match s.median_precision() {
@@ -288,7 +392,7 @@ impl Console {
             Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
             None => String::new(),
         };
-        self.print(format!("{label} {timing}{failed}"));
+        self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
     }
 
     /// The closing lines: where the CSV is, the noisiest cells (`noisy_cells` as
@@ -315,6 +419,47 @@ impl Console {
             }
         }
     }
+}
+
+/// The medians of what the run recorded beyond wall time, each introduced by its name.
+fn extras(workload: &Workload, ok: &[&Sample]) -> String {
+    let median = |value: &dyn Fn(&Sample) -> Option<f64>| {
+        let values: Vec<f64> = ok.iter().filter_map(|sample| value(sample)).collect();
+        stats::summarize(&values).map(|summary| summary.median)
+    };
+    let messages = workload.messages as f64;
+    let mut out = String::new();
+    if workload.latency {
+        let percentiles: Option<Vec<f64>> =
+            [|l: Latency| l.p50, |l: Latency| l.p99, |l: Latency| l.p999, |l: Latency| l.max]
+                .iter()
+                .map(|pick| median(&|sample: &Sample| sample.latency.map(|latency| pick(latency) as f64 / 1000.0)))
+                .collect();
+        if let Some(us) = percentiles {
+            out += &format!("  latency p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
+        }
+    }
+    if (workload.payload.varies() || workload.sink.path().is_some())
+        && let Some(rate) = median(&|sample: &Sample| Some(sample.mb_per_s()))
+    {
+        out += &format!("  {rate:.1} MB/s");
+    }
+    if let Some(pace) = workload.pace {
+        let cpu = median(&|sample: &Sample| Some(sample.cpu.as_nanos() as f64 / messages));
+        let interval = median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0));
+        if let (Some(cpu), Some(interval)) = (cpu, interval) {
+            let asked = pace.interval.as_secs_f64() * 1000.0;
+            out += &format!("  cpu {cpu:.1} ns/msg, bursts every {interval:.2} ms (asked {asked:.2})");
+        }
+    }
+    if workload.count_allocs {
+        let allocations = median(&|sample: &Sample| sample.allocs.map(|a| a.allocations as f64 / messages));
+        let bytes = median(&|sample: &Sample| sample.allocs.map(|a| a.bytes as f64 / messages));
+        if let (Some(allocations), Some(bytes)) = (allocations, bytes) {
+            out += &format!("  {allocations:.3} allocs/msg {bytes:.1} B/msg");
+        }
+    }
+    out
 }
 
 /// How many of the noisy cells the closing lines name.

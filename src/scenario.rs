@@ -5,14 +5,18 @@
 //! its clock, opens the gate and awaits [`Prepared::finish`].
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use futures_buffered::MergeBounded;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
+use tokio_stream::StreamMap;
 
 use crate::channel::{Channel, Message};
+use crate::latency::{Latency, LatencyRecorder, RunClock};
+use crate::payload::{PayloadSize, TaskPayloads};
+use crate::sink::{Sink, SinkWriter};
 use crate::verify::{Status, Verifier};
 
 /// How the sending tasks reach the one receiver.
@@ -21,7 +25,7 @@ pub enum Mode {
     /// One bounded channel of `capacity` slots; its sender is cloned into every task.
     ClonedSend,
     /// One bounded channel of `capacity / tasks` slots per task; the receivers are merged
-    /// into one stream with `futures_buffered::MergeBounded`.
+    /// into one stream ([`Merge`]).
     MergedRecv,
 }
 
@@ -38,7 +42,40 @@ impl Mode {
     }
 }
 
-/// One run's shape: what is sent, by how many tasks, through how much buffer.
+/// How the receiver of merged-recv merges the tasks' receivers into one stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum Merge {
+    /// `futures_buffered::MergeBounded` (formerly `Merge`): wakes only the stream that is ready.
+    #[default]
+    FuturesBuffered,
+    /// `futures::stream::select_all`, a `FuturesUnordered` of the streams.
+    SelectAll,
+    /// `tokio_stream::StreamMap`, which polls the streams in turn from a random start.
+    StreamMap,
+}
+
+impl Merge {
+    /// The name used on the command line and in the CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Merge::FuturesBuffered => "futures-buffered",
+            Merge::SelectAll => "select-all",
+            Merge::StreamMap => "stream-map",
+        }
+    }
+}
+
+/// `--pace`: each task sends bursts of `burst` messages, one burst every `interval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Pace {
+    /// Time from one burst's start to the next's.
+    pub interval: Duration,
+    /// Messages per burst (the last burst of a task may be shorter).
+    pub burst: u32,
+}
+
+/// One run's shape: what is sent, by how many tasks, through how much buffer, and what the
+/// receiver does and records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workload {
     /// How the tasks reach the receiver.
@@ -49,8 +86,22 @@ pub struct Workload {
     pub messages: u64,
     /// Slots in flight in total: the one channel's in cloned-send, split evenly in merged-recv.
     pub capacity: usize,
-    /// Bytes in each message's payload.
-    pub payload_bytes: usize,
+    /// Payload size of each message.
+    pub payload: PayloadSize,
+    /// Seed of the payload sizes when they vary.
+    pub seed: u64,
+    /// How merged-recv merges its receivers (unused in cloned-send).
+    pub merge: Merge,
+    /// Bursts at a fixed interval, or `None` to send as fast as the channel takes them.
+    pub pace: Option<Pace>,
+    /// Whether every message is stamped and its latency recorded.
+    pub latency: bool,
+    /// What the receiver does with each payload.
+    pub sink: Sink,
+    /// Whether the sink's file stays after the sample (it is checked either way).
+    pub keep_sink: bool,
+    /// Whether allocations inside the clock are counted (see [`crate::allocs`]).
+    pub count_allocs: bool,
 }
 
 /// The most messages a warm-up run moves. A warm-up only has to start the runtime's threads
@@ -59,10 +110,29 @@ pub struct Workload {
 pub const WARMUP_MESSAGES: u64 = 1 << 16;
 
 impl Workload {
-    /// The same workload cut to [`WARMUP_MESSAGES`] (but at least one message per task).
+    /// A saturating run with the defaults: 1200-byte payloads, no latency, no sink, futures-buffered.
+    pub fn new(mode: Mode, tasks: usize, messages: u64, capacity: usize) -> Self {
+        Workload {
+            mode,
+            tasks,
+            messages,
+            capacity,
+            payload: PayloadSize::Fixed(1200),
+            seed: 0,
+            merge: Merge::default(),
+            pace: None,
+            latency: false,
+            sink: Sink::None,
+            keep_sink: false,
+            count_allocs: false,
+        }
+    }
+
+    /// The same workload cut to [`WARMUP_MESSAGES`] (but at least one message per task), and
+    /// unpaced: a warm-up starts threads and warms caches, it does not need the schedule.
     pub fn warm_up(&self) -> Workload {
         let messages = self.messages.min(WARMUP_MESSAGES.max(self.tasks as u64));
-        Workload { messages, ..self.clone() }
+        Workload { messages, pace: None, count_allocs: false, ..self.clone() }
     }
 
     /// Messages that task `task` sends: an even split, the first `messages % tasks` tasks one more.
@@ -87,6 +157,27 @@ impl Workload {
             Mode::MergedRecv => 1,
         }
     }
+
+    /// The least time a paced run can take: the busiest task's last burst starts
+    /// `bursts - 1` intervals after its first. Zero when unpaced.
+    pub fn paced_duration(&self) -> Duration {
+        let Some(pace) = self.pace else { return Duration::ZERO };
+        let bursts = self.messages_for(0).div_ceil(pace.burst);
+        pace.interval * bursts.saturating_sub(1)
+    }
+}
+
+/// What a run delivered, as the receiver and the senders saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// Whether everything arrived, in order, with its bytes (and reached the sink).
+    pub status: Status,
+    /// Payload bytes the receiver took.
+    pub bytes: u64,
+    /// Send→receive latency percentiles, with `--latency`.
+    pub latency: Option<Latency>,
+    /// The mean time between a task's bursts, with `--pace`.
+    pub pace_actual: Option<Duration>,
 }
 
 /// One spawned run, every task parked behind the start gate.
@@ -95,8 +186,8 @@ pub struct Prepared {
     ready: Arc<Semaphore>,
     participants: u32,
     go: watch::Sender<bool>,
-    senders: Vec<JoinHandle<()>>,
-    receiver: JoinHandle<Status>,
+    senders: Vec<JoinHandle<Bursts>>,
+    receiver: JoinHandle<Delivery>,
 }
 
 impl Prepared {
@@ -113,17 +204,48 @@ impl Prepared {
 
     /// Waits for the receiver to take its last message and every sender to finish;
     /// returns what the receiver found.
-    pub async fn finish(self) -> Status {
-        let delivered = match self.receiver.await {
-            Ok(status) => status,
-            Err(error) => Status::Panicked(format!("receiver: {error}")),
+    pub async fn finish(self) -> Delivery {
+        let mut delivery = match self.receiver.await {
+            Ok(delivery) => delivery,
+            Err(error) => Delivery {
+                status: Status::Panicked(format!("receiver: {error}")),
+                bytes: 0,
+                latency: None,
+                pace_actual: None,
+            },
         };
+        let mut bursts = Bursts::default();
         for sender in self.senders {
-            if let Err(error) = sender.await {
-                return Status::Panicked(format!("sender: {error}"));
+            match sender.await {
+                Ok(sent) => bursts.add(sent),
+                Err(error) => {
+                    delivery.status = Status::Panicked(format!("sender: {error}"));
+                    return delivery;
+                }
             }
         }
-        delivered
+        delivery.pace_actual = bursts.mean_interval();
+        delivery
+    }
+}
+
+/// When a paced task's bursts began: enough to tell the real interval of the timer.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bursts {
+    /// Intervals between consecutive bursts, summed over tasks.
+    intervals: u32,
+    /// Time from first to last burst, summed over tasks.
+    span: Duration,
+}
+
+impl Bursts {
+    fn add(&mut self, other: Bursts) {
+        self.intervals += other.intervals;
+        self.span += other.span;
+    }
+
+    fn mean_interval(self) -> Option<Duration> {
+        (self.intervals > 0).then(|| self.span / self.intervals)
     }
 }
 
@@ -152,26 +274,39 @@ pub fn clone_senders<S: Clone>(sender: S, count: usize) -> Vec<S> {
 
 /// Spawns one run of `workload` over channel `C` on the current tokio runtime.
 ///
-/// Channels, payloads and tasks are all made here, before any clock starts.
+/// Channels, payloads, the histogram, the sink's file and tasks are all made here, before
+/// any clock starts.
 pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
     let ready = Arc::new(Semaphore::new(0));
     let (go, go_receiver) = watch::channel(false);
     let gate = StartGate { ready: ready.clone(), go: go_receiver };
     let per_task: Vec<u32> = (0..workload.tasks).map(|task| workload.messages_for(task)).collect();
-    let verifier = Verifier::new(per_task.clone());
+    let payloads: Vec<TaskPayloads> = (0..per_task.len() as u32)
+        .zip(&per_task)
+        .map(|(task, &count)| TaskPayloads::new(workload.payload, workload.seed, task, count))
+        .collect();
+    let expected_bytes = payloads.iter().zip(&per_task).map(|(payloads, &count)| payloads.total(count)).sum();
+    let clock = workload.latency.then(RunClock::start);
+    let receiving = Receiving {
+        verifier: Verifier::new(per_task.clone()),
+        expected_bytes,
+        bytes: 0,
+        latency: clock.map(LatencyRecorder::new),
+        sink: workload.sink.open(),
+    };
     let capacity = workload.capacity_per_channel();
     let senders_per_channel = workload.senders_per_channel();
 
     let (sending_halves, receiver) = match workload.mode {
         Mode::ClonedSend => {
             let (sender, receiver) = C::bounded(capacity, senders_per_channel);
-            let receiver = tokio::spawn(receive_one::<C>(receiver, gate.clone(), verifier));
+            let receiver = tokio::spawn(receive_one::<C>(receiver, gate.clone(), receiving));
             (clone_senders(sender, workload.tasks), receiver)
         }
         Mode::MergedRecv => {
             let (senders, receivers): (Vec<_>, Vec<_>) =
                 (0..workload.tasks).map(|_| C::bounded(capacity, senders_per_channel)).unzip();
-            let receiver = tokio::spawn(receive_merged::<C>(receivers, gate.clone(), verifier));
+            let receiver = tokio::spawn(receive_merged::<C>(receivers, workload.merge, gate.clone(), receiving));
             (senders, receiver)
         }
     };
@@ -179,14 +314,12 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
     let senders = sending_halves
         .into_iter()
         .zip(per_task)
+        .zip(payloads)
         .enumerate()
-        .map(|(task, (sender, count))| {
-            let payload = Bytes::from(vec![0xA5; workload.payload_bytes]);
-            // The first clone of a Vec-backed Bytes allocates its shared header; do it now,
-            // so every clone inside the clock is a plain reference-count bump.
-            drop(payload.clone());
+        .map(|(task, ((sender, count), payloads))| {
             let task = u32::try_from(task).expect("validated: tasks fit u32");
-            tokio::spawn(send_all::<C>(sender, task, count, payload, gate.clone()))
+            let sending = Sending { task, count, payloads, clock, pace: workload.pace };
+            tokio::spawn(send_all::<C>(sender, sending, gate.clone()))
         })
         .collect();
 
@@ -194,34 +327,141 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
     Prepared { ready, participants, go, senders, receiver }
 }
 
-async fn send_all<C: Channel>(mut sender: C::Sender, task: u32, count: u32, payload: Bytes, mut gate: StartGate) {
+/// What one sending task sends, and how.
+struct Sending {
+    task: u32,
+    count: u32,
+    payloads: TaskPayloads,
+    /// Stamps each message's send time, with `--latency`.
+    clock: Option<RunClock>,
+    pace: Option<Pace>,
+}
+
+impl Sending {
+    #[inline]
+    fn message(&self, seq: u32) -> Message {
+        let sent_at = self.clock.map_or(0, |clock| clock.now());
+        Message { sender: self.task, seq, sent_at, payload: self.payloads.get(seq) }
+    }
+}
+
+async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Bursts {
     gate.wait().await;
-    for seq in 0..count {
-        let message = Message { sender: task, seq, payload: payload.clone() };
-        if C::send(&mut sender, message).await.is_err() {
-            // The receiver is gone; it reports what it did not get.
-            return;
+    let Some(pace) = sending.pace else {
+        for seq in 0..sending.count {
+            if C::send(&mut sender, sending.message(seq)).await.is_err() {
+                // The receiver is gone; it reports what it did not get.
+                break;
+            }
+        }
+        return Bursts::default();
+    };
+    // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
+    // a task that falls behind catches up, so the offered load stays what was asked for.
+    let mut ticker = tokio::time::interval(pace.interval);
+    let (mut first, mut last) = (None, None);
+    let mut bursts = 0;
+    for start in (0..sending.count).step_by(pace.burst as usize) {
+        ticker.tick().await;
+        let now = Instant::now();
+        first.get_or_insert(now);
+        last = Some(now);
+        bursts += 1;
+        for seq in start..sending.count.min(start.saturating_add(pace.burst)) {
+            if C::send(&mut sender, sending.message(seq)).await.is_err() {
+                return Bursts::default();
+            }
+        }
+    }
+    match (first, last) {
+        (Some(first), Some(last)) => Bursts { intervals: bursts - 1, span: last - first },
+        _ => Bursts::default(),
+    }
+}
+
+/// The receiving task's state: what it checks, records and writes for every message.
+struct Receiving {
+    verifier: Verifier,
+    expected_bytes: u64,
+    bytes: u64,
+    latency: Option<LatencyRecorder>,
+    sink: Result<Option<SinkWriter>, String>,
+}
+
+impl Receiving {
+    #[inline]
+    fn take(&mut self, message: Message) {
+        self.verifier.observe(message.sender, message.seq);
+        self.bytes += message.payload.len() as u64;
+        if let Some(latency) = &mut self.latency {
+            latency.record(message.sent_at);
+        }
+        if let Ok(Some(sink)) = &mut self.sink {
+            sink.write(&message.payload);
+        }
+    }
+
+    fn finish(self) -> Delivery {
+        let mut status = self.verifier.finish();
+        if status.is_ok() && self.bytes != self.expected_bytes {
+            status =
+                Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
+        }
+        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
+        if let (true, Err(error)) = (status.is_ok(), sunk) {
+            status = Status::Sink(error);
+        }
+        Delivery {
+            status,
+            bytes: self.bytes,
+            latency: self.latency.and_then(|latency| latency.finish()),
+            pace_actual: None,
         }
     }
 }
 
-async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut gate: StartGate, mut verifier: Verifier) -> Status {
+async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut gate: StartGate, mut receiving: Receiving) -> Delivery {
     gate.wait().await;
     while let Some(message) = C::recv(&mut receiver).await {
-        verifier.observe(message.sender, message.seq);
+        receiving.take(message);
     }
-    verifier.finish()
+    receiving.finish()
 }
 
 async fn receive_merged<C: Channel>(
     mut receivers: Vec<C::Receiver>,
+    merge: Merge,
+    gate: StartGate,
+    receiving: Receiving,
+) -> Delivery {
+    match merge {
+        Merge::FuturesBuffered => {
+            let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
+            drain(merged, gate, receiving).await
+        }
+        Merge::SelectAll => {
+            let merged =
+                futures::stream::select_all(receivers.iter_mut().map(|receiver| Box::pin(C::stream(receiver))));
+            drain(merged, gate, receiving).await
+        }
+        Merge::StreamMap => {
+            let mut merged = StreamMap::with_capacity(receivers.len());
+            for (index, receiver) in receivers.iter_mut().enumerate() {
+                merged.insert(index, Box::pin(C::stream(receiver)));
+            }
+            drain(merged.map(|(_, message)| message), gate, receiving).await
+        }
+    }
+}
+
+async fn drain(
+    mut merged: impl Stream<Item = Message> + Unpin,
     mut gate: StartGate,
-    mut verifier: Verifier,
-) -> Status {
-    let mut merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
+    mut receiving: Receiving,
+) -> Delivery {
     gate.wait().await;
     while let Some(message) = merged.next().await {
-        verifier.observe(message.sender, message.seq);
+        receiving.take(message);
     }
-    verifier.finish()
+    receiving.finish()
 }

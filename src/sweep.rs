@@ -50,13 +50,15 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvSin
     let mut outcome = Outcome::default();
     for &runtime in &plan.runtimes {
         for &tasks in &plan.tasks {
-            console.section(runtime, plan.workers, &plan.workload(plan.modes[0], tasks));
+            console.section(runtime, plan.workers, &plan.workload(plan.modes[0], tasks, plan.merges[0]));
             for &mode in &plan.modes {
-                let cells = plan.channels.iter().map(|&channel| Cell {
-                    channel,
-                    runtime,
-                    workers: runtime.threads(plan.workers),
-                    workload: plan.workload(mode, tasks),
+                let cells = plan.merges_for(mode).iter().flat_map(|&merge| {
+                    plan.channels.iter().map(move |&channel| Cell {
+                        channel,
+                        runtime,
+                        workers: runtime.threads(plan.workers),
+                        workload: plan.workload(mode, tasks, merge),
+                    })
                 });
                 let group = run_group(cells.collect(), plan, &rule, watchdog, console, csv)?;
                 outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
@@ -76,7 +78,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvSin
 fn report_cell(progress: &Progress, rule: &StopRule, console: &Console, outcome: &mut Outcome) {
     let summary = stats::summarize(&progress.ok_ns_per_message());
     let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
-    console.cell(&progress.cell, summary.as_ref(), rule.precision, &failures);
+    console.cell(&progress.cell, summary.as_ref(), rule.precision, &progress.samples);
     outcome.cells_done += 1;
     let label = progress.cell.label();
     if let Some(first) = failures.first() {

@@ -18,6 +18,8 @@ pub enum Status {
     Corrupted(String),
     /// A sending or receiving task panicked.
     Panicked(String),
+    /// The `--sink` file could not be written, or does not hold the bytes received.
+    Sink(String),
     /// The sample did not finish within the watchdog's time limit.
     Timeout(std::time::Duration),
 }
@@ -41,6 +43,7 @@ impl fmt::Display for Status {
             Status::Duplicated(detail) => ("duplicated", detail),
             Status::Corrupted(detail) => ("corrupted", detail),
             Status::Panicked(detail) => ("panicked", detail),
+            Status::Sink(detail) => ("sink", detail),
         };
         write!(f, "{kind}: {detail}")
     }

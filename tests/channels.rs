@@ -2,18 +2,20 @@
 
 use channel_bench::channel::CHANNELS;
 use channel_bench::measure::{self, RuntimeKind};
+use channel_bench::payload::PayloadSize;
 use channel_bench::scenario::{Mode, Workload};
 use channel_bench::verify::Status;
 
 #[test]
 fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
     for runtime_kind in RuntimeKind::ALL {
-        let runtime = runtime_kind.build(2).expect("runtime starts");
+        let runtime = runtime_kind.build(2, false).expect("runtime starts");
         for channel in CHANNELS {
             for mode in Mode::ALL {
                 for tasks in [1, 3, 64] {
                     // 3001 does not divide by 64 or 3: some tasks send one message more.
-                    let workload = Workload { mode, tasks, messages: 3001, capacity: 128, payload_bytes: 16 };
+                    let workload =
+                        Workload { payload: PayloadSize::Fixed(16), ..Workload::new(mode, tasks, 3001, 128) };
                     let sample = measure::sample(&runtime, channel, &workload);
                     assert_eq!(
                         sample.status,
@@ -46,7 +48,8 @@ fn every_channel_holds_exactly_its_capacity() {
 #[test]
 fn the_split_moves_exactly_the_requested_messages() {
     for (messages, tasks) in [(3001, 64), (10, 3), (7, 7), (1 << 20, 512)] {
-        let workload = Workload { mode: Mode::ClonedSend, tasks, messages, capacity: 64, payload_bytes: 0 };
+        let workload =
+            Workload { payload: PayloadSize::Fixed(0), ..Workload::new(Mode::ClonedSend, tasks, messages, 64) };
         let per_task: Vec<u64> = (0..tasks).map(|task| u64::from(workload.messages_for(task))).collect();
         assert_eq!(per_task.iter().sum::<u64>(), messages);
         let (most, fewest) = (per_task.iter().max().unwrap(), per_task.iter().min().unwrap());
@@ -58,7 +61,7 @@ fn the_split_moves_exactly_the_requested_messages() {
 
 #[test]
 fn merged_recv_splits_the_capacity_across_channels() {
-    let workload = Workload { mode: Mode::MergedRecv, tasks: 64, messages: 1000, capacity: 65536, payload_bytes: 0 };
+    let workload = Workload { payload: PayloadSize::Fixed(0), ..Workload::new(Mode::MergedRecv, 64, 1000, 65536) };
     assert_eq!(workload.capacity_per_channel(), 1024);
     assert_eq!(workload.senders_per_channel(), 1);
     let cloned = Workload { mode: Mode::ClonedSend, ..workload };
@@ -69,7 +72,7 @@ fn merged_recv_splits_the_capacity_across_channels() {
 #[test]
 fn a_warm_up_is_the_same_workload_cut_short() {
     let workload =
-        Workload { mode: Mode::MergedRecv, tasks: 512, messages: 1 << 20, capacity: 1 << 16, payload_bytes: 1200 };
+        Workload { payload: PayloadSize::Fixed(1200), ..Workload::new(Mode::MergedRecv, 512, 1 << 20, 1 << 16) };
     let warm_up = workload.warm_up();
     assert_eq!(warm_up.messages, channel_bench::scenario::WARMUP_MESSAGES);
     assert_eq!(Workload { messages: workload.messages, ..warm_up.clone() }, workload);

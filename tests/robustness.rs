@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const HEADER_FIELDS: usize = 14;
+const HEADER_FIELDS: usize = channel_bench::report::csv_header().len();
 
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("channel-bench")

@@ -1,0 +1,115 @@
+//! `--latency`: every message carries the time it was handed to `send`; the receiver
+//! records send→receive latency into an HdrHistogram.
+//!
+//! The clock is `std::time::Instant` (`clock_gettime(CLOCK_MONOTONIC)` through the vDSO),
+//! read as nanoseconds since one origin shared by every task of a run. What it adds per
+//! message is in the README ("Latency").
+
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+
+/// The largest latency the histogram tells apart (100 s); longer ones count as this.
+const HIGHEST_NANOS: u64 = 100_000_000_000;
+/// Significant decimal digits kept: values are exact to 0.1%.
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// A run's clock: nanoseconds since a shared origin.
+#[derive(Debug, Clone, Copy)]
+pub struct RunClock {
+    origin: Instant,
+}
+
+impl RunClock {
+    /// A clock whose zero is now.
+    pub fn start() -> Self {
+        Self { origin: Instant::now() }
+    }
+
+    /// Nanoseconds since the origin.
+    #[inline]
+    pub fn now(&self) -> u64 {
+        self.origin.elapsed().as_nanos() as u64
+    }
+}
+
+/// The receiver's half: one histogram, written only by the receiving task.
+#[derive(Debug)]
+pub struct LatencyRecorder {
+    clock: RunClock,
+    histogram: Histogram<u64>,
+}
+
+impl LatencyRecorder {
+    /// An empty recorder reading `clock`; the histogram is allocated here, before the clock starts.
+    pub fn new(clock: RunClock) -> Self {
+        let histogram =
+            Histogram::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).expect("constant bounds are valid");
+        Self { clock, histogram }
+    }
+
+    /// Records the latency of a message stamped `sent_at` by the same clock.
+    #[inline]
+    pub fn record(&mut self, sent_at: u64) {
+        self.histogram.saturating_record(self.clock.now().saturating_sub(sent_at));
+    }
+
+    /// The percentiles, or `None` if nothing was recorded.
+    pub fn finish(&self) -> Option<Latency> {
+        Latency::of(&self.histogram)
+    }
+}
+
+/// Send→receive latency percentiles of one sample, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Latency {
+    /// Median.
+    pub p50: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p999: u64,
+    /// The largest latency recorded.
+    pub max: u64,
+}
+
+impl Latency {
+    /// The percentiles of `histogram`, or `None` when it is empty.
+    pub fn of(histogram: &Histogram<u64>) -> Option<Self> {
+        if histogram.is_empty() {
+            return None;
+        }
+        Some(Self {
+            p50: histogram.value_at_quantile(0.50),
+            p99: histogram.value_at_quantile(0.99),
+            p999: histogram.value_at_quantile(0.999),
+            max: histogram.max(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_are_ordered_and_near_the_recorded_values() {
+        let mut histogram = Histogram::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).unwrap();
+        for value in 1..=10_000u64 {
+            histogram.record(value * 100).unwrap();
+        }
+        let latency = Latency::of(&histogram).unwrap();
+        let near = |got: u64, want: u64| (got as f64 / want as f64 - 1.0).abs() < 0.002;
+        assert!(near(latency.p50, 500_000), "{latency:?}");
+        assert!(near(latency.p99, 990_000), "{latency:?}");
+        assert!(near(latency.p999, 999_000), "{latency:?}");
+        assert!(near(latency.max, 1_000_000), "{latency:?}");
+        assert!(latency.p50 <= latency.p99 && latency.p99 <= latency.p999 && latency.p999 <= latency.max);
+    }
+
+    #[test]
+    fn an_empty_histogram_has_no_percentiles() {
+        let recorder = LatencyRecorder::new(RunClock::start());
+        assert_eq!(recorder.finish(), None);
+    }
+}
