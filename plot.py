@@ -5,12 +5,19 @@ in rows, multi-thread / current-thread in columns. In each panel the x axis
 is the number of sending tasks (log2), the y axis the median over the `ok`
 samples of the chosen metric (default: wall-clock ns per message), one line
 per channel, with the min-max of those samples as a shaded band. Failed
-samples (status other than `ok`) are left out and counted in the caption.
+samples (status other than `ok`) are left out and counted in the caption, and so
+are samples that have no value for the metric (latency without --latency,
+allocations without --count-allocs). Latency metrics default to a log y axis.
 The machine description in X.json beside X.csv, when present, goes into the
 caption.
 
+Lines are split by configuration as well as channel: merge strategy
+(merged-recv), payload, pacing and sink. Only what differs in the plotted data
+shows in the labels, e.g. `kanal (select-all)`; a plain run keeps `kanal`. A
+channel keeps its colour; line style and marker tell configurations apart.
+
 Several CSVs (two machines, before/after) are overlaid: colour is always the
-channel, line style is the file.
+channel, line style is the file (and configuration).
 
 With no CSV named, plots the newest CSV in results/. Writes X.png beside the
 first CSV unless -o is given, and prints the path written.
@@ -69,11 +76,34 @@ TYPES: dict[str, Callable[[str], object]] = {
 }
 # A log2 x axis cannot show 0 tasks, and cpu_ns / messages needs messages > 0.
 POSITIVE_COLUMNS = ("tasks", "messages")
+# Columns appended after `status` (issue 6). A file written before them lacks them,
+# and a file may hold any of them empty; load_run() fills the defaults (see
+# complete_row). Empty numbers read as None; strings are stripped.
+OPTIONAL_COLUMNS: dict[str, Callable[[str], object]] = {
+    "merge": str,  # merged-recv: futures-buffered / select-all / stream-map; cloned-send: ""
+    "payload": str,  # "1200" (fixed) or "300..2000" (uniform per message)
+    "seed": int,  # of the size generator; None for a fixed payload
+    "bytes": int,  # payload bytes moved in the sample
+    "mb_per_s": float,  # payload 10^6 bytes per second of wall time
+    "pace_ns": int,  # interval between a task's bursts; None: unpaced
+    "burst": int,  # messages per burst; None: unpaced
+    "pace_actual_ns": float,  # measured mean interval between bursts; None: unpaced
+    "sink": str,  # "none" or "file"
+    "lat_p50_ns": int,  # send -> receive latency; None without --latency
+    "lat_p99_ns": int,
+    "lat_p999_ns": int,
+    "lat_max_ns": int,
+    "allocs_per_message": float,  # None without --count-allocs
+    "alloc_bytes_per_message": float,
+}
+# Optional numbers that must be at least 1 rather than 0.
+POSITIVE_OPTIONAL = ("pace_ns", "burst")
+DEFAULT_MERGE = "futures-buffered"  # what merged-recv used before the merge column
 
 MODE_ORDER = ("cloned-send", "merged-recv")
 RUNTIME_ORDER = ("multi-thread", "current-thread")
 
-Row = dict  # column name -> value; required columns typed, extras raw str
+Row = dict  # column name -> value; required and optional columns typed, others raw str
 
 
 class FatalError(Exception):
@@ -92,13 +122,24 @@ class InvalidValue(Exception):
 class Metric:
     label: str  # y-axis label
     columns: tuple[str, ...]  # CSV columns it reads; each must be in the file
-    value: Callable[[Row], float]
+    value: Callable[[Row], float | None]  # None: this row has no value (left out)
+    hint: str = ""  # how to get a file that has values, for the error when none does
+    log_y: bool = False  # default y axis; --log-y / --linear-y override
+    table_format: str = "10.1f"
 
 
-def column_metric(name: str, label: str) -> Metric:
-    """A metric that is a plain numeric CSV column."""
-    return Metric(label, (name,), lambda row: float(row[name]))
+def column_metric(name: str, label: str, hint: str = "", **options) -> Metric:
+    """A metric that is a plain numeric CSV column; an empty cell is no value."""
 
+    def value(row: Row) -> float | None:
+        text = row.get(name)
+        return None if text is None or text == "" else float(text)
+
+    return Metric(label, (name,), value, hint, **options)
+
+
+LATENCY_HINT = "run channel-bench with --latency"
+ALLOCS_HINT = "run channel-bench with --count-allocs"
 
 METRICS: dict[str, Metric] = {
     "ns_per_message": column_metric("ns_per_message", "ns per message (wall clock)"),
@@ -107,8 +148,21 @@ METRICS: dict[str, Metric] = {
         ("cpu_ns", "messages"),
         lambda row: row["cpu_ns"] / row["messages"],
     ),
-    # A new plain column is one line, e.g.:
-    # "lat_p99_ns": column_metric("lat_p99_ns", "p99 latency, ns"),
+    # Derived from bytes and elapsed_ns where the file has no mb_per_s column.
+    "mb_per_s": Metric(
+        "payload MB/s (10^6 bytes per second)", (), lambda row: row["mb_per_s"]
+    ),
+    # Latencies span orders of magnitude: log y by default.
+    "lat_p50_ns": column_metric("lat_p50_ns", "p50 latency (ns)", LATENCY_HINT, log_y=True),
+    "lat_p99_ns": column_metric("lat_p99_ns", "p99 latency (ns)", LATENCY_HINT, log_y=True),
+    "lat_p999_ns": column_metric("lat_p999_ns", "p99.9 latency (ns)", LATENCY_HINT, log_y=True),
+    "lat_max_ns": column_metric("lat_max_ns", "max latency (ns)", LATENCY_HINT, log_y=True),
+    "allocs_per_message": column_metric(
+        "allocs_per_message", "allocations per message", ALLOCS_HINT, table_format="10.4g"
+    ),
+    "alloc_bytes_per_message": column_metric(
+        "alloc_bytes_per_message", "bytes allocated per message", ALLOCS_HINT
+    ),
 }
 
 # ---------------------------------------------------------------------------
@@ -160,8 +214,49 @@ def parse_row(header: list[str], fields: list[str]) -> Row:
         if convert is int and value < (1 if name in POSITIVE_COLUMNS else 0):
             raise InvalidValue(f"column {name}: {text!r} is out of range")
         row[name] = value
+    for name, convert in OPTIONAL_COLUMNS.items():
+        if name in row:
+            row[name] = convert_optional(name, convert, row[name])
     if not row["channel"].strip():
         raise InvalidValue("column channel is empty")
+    return complete_row(row)
+
+
+def convert_optional(name: str, convert: Callable[[str], object], text: str) -> object:
+    """An optional column's value: stripped text, or a number (None when empty)."""
+    text = text.strip()
+    if convert is str:
+        return text
+    if not text:
+        return None
+    try:
+        value = convert(text)
+    except ValueError:
+        kind = {int: "an integer", float: "a number"}[convert]
+        raise ValueError(f"column {name}: {text!r} is not {kind}") from None
+    if not math.isfinite(value):
+        raise InvalidValue(f"column {name}: {text!r} is not a finite number")
+    if value < (1 if name in POSITIVE_OPTIONAL else 0):
+        raise InvalidValue(f"column {name}: {text!r} is out of range")
+    return value
+
+
+def complete_row(row: Row) -> Row:
+    """Fill the optional columns a file lacks (or holds empty, where the value can be
+    worked out) with what the run that wrote it did."""
+    if "merge" not in row:  # before the merge column every merged-recv used one strategy
+        row["merge"] = DEFAULT_MERGE if row["mode"] == "merged-recv" else ""
+    if not row.get("payload"):
+        row["payload"] = str(row["payload_bytes"])
+    if not row.get("sink"):
+        row["sink"] = "none"
+    if row.get("bytes") is None:
+        row["bytes"] = row["messages"] * row["payload_bytes"]
+    if row.get("mb_per_s") is None:
+        # bytes / 10^6 per (elapsed_ns / 10^9) seconds
+        row["mb_per_s"] = row["bytes"] * 1000 / row["elapsed_ns"] if row["elapsed_ns"] else None
+    for name in OPTIONAL_COLUMNS:
+        row.setdefault(name, None)
     return row
 
 
@@ -315,31 +410,48 @@ def summarize(values: list[float]) -> CellStats:
     return CellStats(statistics.median(values), min(values), max(values), len(values))
 
 
-def aggregate(rows: list[Row], value: Callable[[Row], float]) -> dict[CellKey, CellStats | None]:
+def cell_key(row: Row) -> CellKey:
+    return (row["channel"], row["mode"], row["runtime"], row["tasks"])
+
+
+def considered(rows: list[Row], value: Callable[[Row], float | None]) -> list[Row]:
+    """The rows a metric uses: failed ones (they mark a cell that failed) and ok ones
+    that have a value; an ok row with an empty cell for the metric is left out."""
+    return [row for row in rows if not is_ok(row) or value(row) is not None]
+
+
+def aggregate(
+    rows: list[Row], value: Callable[[Row], float | None]
+) -> dict[CellKey, CellStats | None]:
     """Per cell (channel, mode, runtime, tasks): stats of value() over the ok rows.
 
-    A cell whose samples all failed maps to None, so the plot can leave a gap.
+    A cell whose samples all failed maps to None, so the plot can leave a gap. An ok
+    row whose value() is None (an empty cell) is left out, as if it were not there.
     """
     values: dict[CellKey, list[float]] = {}
     for row in rows:
-        key = (row["channel"], row["mode"], row["runtime"], row["tasks"])
-        cell = values.setdefault(key, [])
-        if is_ok(row):
-            cell.append(value(row))
+        if not is_ok(row):
+            values.setdefault(cell_key(row), [])
+            continue
+        result = value(row)
+        if result is not None:
+            values.setdefault(cell_key(row), []).append(result)
     return {key: summarize(cell) if cell else None for key, cell in values.items()}
 
 
-def metric_function(run: Run, metric_name: str) -> Callable[[Row], float]:
-    """value(row) for the metric, raising FatalError that names the file."""
+def metric_function(run: Run, metric_name: str) -> Callable[[Row], float | None]:
+    """value(row) for the metric (None where the row has none), raising FatalError
+    that names the file, also when no ok row of the file has a value."""
     metric = METRICS[metric_name]
+    how = f": {metric.hint}" if metric.hint else ""
     absent = [column for column in metric.columns if column not in run.columns]
     if absent:
         raise FatalError(
             f"{run.path}: metric {metric_name} needs column {', '.join(absent)}, "
-            "which this file does not have"
+            f"which this file does not have{how}"
         )
 
-    def value(row: Row) -> float:
+    def value(row: Row) -> float | None:
         try:
             result = metric.value(row)
         except (ValueError, TypeError, ZeroDivisionError):
@@ -348,11 +460,134 @@ def metric_function(run: Run, metric_name: str) -> Callable[[Row], float]:
                 f"{row['channel']} {row['mode']} {row['runtime']} "
                 f"tasks={row['tasks']} has no numeric value"
             ) from None
+        if result is None:
+            return None
         if not math.isfinite(result):
             raise FatalError(f"{run.path}: metric {metric_name}: non-finite value {result}")
         return result
 
+    if all(value(row) is None for row in run.ok_rows):
+        raise FatalError(f"{run.path}: no ok row has {metric_name}{how}")
     return value
+
+
+# ---------------------------------------------------------------------------
+# Configurations: what besides the channel tells two lines of a panel apart
+
+Config = tuple  # (merge, payload, pace, sink); pace is (pace_ns, burst), (None, None) unpaced
+
+MERGE_ORDER = (DEFAULT_MERGE, "select-all", "stream-map")
+SINK_ORDER = ("none", "file")
+
+
+def config_of(row: Row) -> Config:
+    return (row["merge"], row["payload"], (row["pace_ns"], row["burst"]), row["sink"])
+
+
+def duration(ns: int) -> str:
+    """100 µs, 2 ms, 1500 ns: the largest unit that divides the value."""
+    for unit, size in (("s", 10**9), ("ms", 10**6), ("µs", 10**3)):
+        if ns % size == 0:
+            return f"{ns // size} {unit}"
+    return f"{ns} ns"
+
+
+def pace_text(pace: tuple, compact: bool = False) -> str:
+    pace_ns, burst = pace
+    if pace_ns is None:
+        return "unpaced"
+    every = duration(pace_ns).replace(" ", "") if compact else duration(pace_ns)
+    if burst is None:
+        return f"every{every}" if compact else f"every {every}"
+    return f"{burst}/{every}" if compact else f"{burst} msg / {every}"
+
+
+def payload_rank(text: str) -> tuple:
+    """Fixed sizes by size, then ranges by their bounds, then anything else."""
+    bounds = text.split("..")
+    try:
+        numbers = tuple(int(b) for b in bounds)
+    except ValueError:
+        return (2, (), text)
+    return (len(numbers) > 1, numbers, text)
+
+
+def merge_rank(merge: str) -> tuple:
+    """Known strategies in order, the default first; cloned-send's empty merge ranks (and
+    so is styled) with the default strategy."""
+    merge = merge or DEFAULT_MERGE
+    return (MERGE_ORDER.index(merge) if merge in MERGE_ORDER else len(MERGE_ORDER), merge)
+
+
+@dataclass(frozen=True)
+class Dimension:
+    name: str  # for the legend title and the table
+    rank: Callable[[object], tuple]  # sort order; the default value first
+    label: Callable[[object], str]  # in a legend label; "" leaves it out
+    table: Callable[[object], str]  # in --table: no spaces
+
+
+DIMENSIONS = (
+    Dimension(
+        "merge",
+        merge_rank,
+        lambda v: v,
+        lambda v: f"merge={v}" if v else "",
+    ),
+    Dimension(
+        "payload",
+        payload_rank,
+        lambda v: f"{v} B",
+        lambda v: f"payload={v}",
+    ),
+    Dimension(
+        "pace",
+        lambda v: (v[0] is not None, v[0] or 0, v[1] or 0),
+        pace_text,
+        lambda v: f"pace={pace_text(v, compact=True)}",
+    ),
+    Dimension(
+        "sink",
+        lambda v: (SINK_ORDER.index(v) if v in SINK_ORDER else len(SINK_ORDER), v),
+        lambda v: f"sink {v}",
+        lambda v: f"sink={v}",
+    ),
+)
+
+
+def varying_dimensions(rows: list[Row]) -> tuple[int, ...]:
+    """Indices of the DIMENSIONS that take more than one value in these rows, so that
+    a plain run keeps plain channel labels. Cloned-send has no merge strategy: its empty
+    merge does not count."""
+    shown = []
+    for i in range(len(DIMENSIONS)):
+        present = {config_of(row)[i] for row in rows}
+        if i == 0:
+            present.discard("")
+        if len(present) > 1:
+            shown.append(i)
+    return tuple(shown)
+
+
+def config_rank(config: Config, dims: tuple[int, ...]) -> tuple:
+    return tuple(DIMENSIONS[i].rank(config[i]) for i in dims)
+
+
+def config_label(config: Config, dims: tuple[int, ...]) -> str:
+    """'select-all, 300..2000 B' — the shown dimensions' values; '' when none."""
+    return ", ".join(text for i in dims if (text := DIMENSIONS[i].label(config[i])))
+
+
+def config_table(config: Config, dims: tuple[int, ...]) -> str:
+    """'merge=select-all,payload=300..2000' for --table; '-' when none."""
+    return ",".join(text for i in dims if (text := DIMENSIONS[i].table(config[i]))) or "-"
+
+
+def split_by_config(rows: list[Row]) -> dict[Config, list[Row]]:
+    groups: dict[Config, list[Row]] = {}
+    for row in rows:
+        groups.setdefault(config_of(row), []).append(row)
+    return groups
 
 
 def ordered(values, preferred: tuple[str, ...]) -> list[str]:
@@ -431,9 +666,17 @@ def caption_lines(run: Run, label: str | None) -> list[str]:
     measured = (
         f"{describe(r['messages'] for r in rows)} messages per sample, "
         f"capacity {describe(r['capacity'] for r in rows)}, "
-        f"payload {describe(r['payload_bytes'] for r in rows)} bytes, "
+        f"payload {payload_caption(rows)} bytes, "
         f"workers {describe(r['workers'] for r in rows)}"
     )
+    paces = {(r["pace_ns"], r["burst"]) for r in rows}
+    if paces != {(None, None)}:
+        measured += ", paced " + "/".join(
+            pace_text(pace) for pace in sorted(paces, key=DIMENSIONS[2].rank)
+        )
+    sinks = {r["sink"] for r in rows}
+    if sinks != {"none"}:
+        measured += f", sink {'/'.join(sorted(sinks, key=DIMENSIONS[3].rank))}"
     machine = run.machine
     if "cpu_model" in machine:
         cores = f", {machine['cores']} cores" if "cores" in machine else ""
@@ -476,16 +719,47 @@ def caption_lines(run: Run, label: str | None) -> list[str]:
     return lines
 
 
-def build_figure(runs: list[Run], metric_name: str = "ns_per_message", log_y: bool = False) -> Figure:
-    """The figure for these runs: one panel per (mode, runtime) present."""
+def payload_caption(rows: list[Row]) -> str:
+    """'1200' as before for fixed payloads; with drawn sizes the ranges and their seeds."""
+    if all(r["payload"] == str(r["payload_bytes"]) for r in rows):
+        return describe(r["payload_bytes"] for r in rows)
+    text = "/".join(sorted({r["payload"] for r in rows}, key=payload_rank))
+    seeds = {r["seed"] for r in rows if r["seed"] is not None}
+    if seeds:
+        text += f" (seed {describe(seeds)})"
+    return text
+
+
+def build_figure(
+    runs: list[Run], metric_name: str = "ns_per_message", log_y: bool | None = None
+) -> Figure:
+    """The figure for these runs: one panel per (mode, runtime) present, one line per
+    channel and configuration (and file). log_y None: the metric's default."""
     metric = METRICS[metric_name]
-    cells = [aggregate(run.rows, metric_function(run, metric_name)) for run in runs]
+    if log_y is None:
+        log_y = metric.log_y
+    value_fns = [metric_function(run, metric_name) for run in runs]
+    used = [considered(run.rows, value) for run, value in zip(runs, value_fns)]
+    # per file, per configuration: the cells
+    cells = [
+        {config: aggregate(rows, value) for config, rows in split_by_config(run_rows).items()}
+        for run_rows, value in zip(used, value_fns)
+    ]
     all_rows = [row for run in runs for row in run.rows]
+    plotted = [row for rows in used for row in rows]
     modes = ordered((r["mode"] for r in all_rows), MODE_ORDER)
     runtimes = ordered((r["runtime"] for r in all_rows), RUNTIME_ORDER)
     tasks = sorted({r["tasks"] for r in all_rows})
     several = len(runs) > 1
     labels = file_labels(runs)
+    dims = varying_dimensions(plotted)
+    # One line style and marker per (file, shown configuration); configurations that
+    # look alike in the legend (cloned-send's "" and the default merge) share one.
+    styles = sorted({config_rank(config_of(row), dims) for row in plotted})
+    style_count = len(styles)
+
+    def style_index(k: int, config: Config) -> int:
+        return k * style_count + styles.index(config_rank(config, dims))
 
     fig, axes = plt.subplots(
         len(modes),
@@ -496,7 +770,7 @@ def build_figure(runs: list[Run], metric_name: str = "ns_per_message", log_y: bo
         squeeze=False,
         layout="constrained",
     )
-    legend: dict[tuple, tuple] = {}  # (channel rank, channel, file) -> (label, line)
+    legend: dict[tuple, tuple] = {}  # (channel rank, channel, config rank, file) -> (label, line)
     for i, mode in enumerate(modes):
         for j, runtime in enumerate(runtimes):
             ax = axes[i][j]
@@ -507,15 +781,19 @@ def build_figure(runs: list[Run], metric_name: str = "ns_per_message", log_y: bo
             else:
                 ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes)
             ax.set_title(title)
-            for k, (run, run_cells) in enumerate(zip(runs, cells)):
-                channels = ordered(
-                    (c for (c, m, rt, _t) in run_cells if m == mode and rt == runtime),
-                    CHANNEL_ORDER,
+            for k, run_cells in enumerate(cells):
+                lines = sorted(
+                    {
+                        (channel_rank(c), c, config_rank(config, dims), config)
+                        for config, config_cells in run_cells.items()
+                        for (c, m, rt, _t) in config_cells
+                        if m == mode and rt == runtime
+                    }
                 )
-                for channel in channels:
+                for _rank, channel, crank, config in lines:
                     points = sorted(
                         (t, stats)
-                        for (c, m, rt, t), stats in run_cells.items()
+                        for (c, m, rt, t), stats in run_cells[config].items()
                         if (c, m, rt) == (channel, mode, runtime)
                     )
                     xs = [t for t, _ in points]
@@ -524,20 +802,24 @@ def build_figure(runs: list[Run], metric_name: str = "ns_per_message", log_y: bo
                     lows = [s.low if s else math.nan for _, s in points]
                     highs = [s.high if s else math.nan for _, s in points]
                     colour = channel_colour(channel)
-                    label = f"{channel} · {labels[k]}" if several else channel
+                    described = config_label(config, dims)
+                    label = f"{channel} ({described})" if described else channel
+                    if several:
+                        label += f" · {labels[k]}"
+                    style = style_index(k, config)
                     (line,) = ax.plot(
                         xs,
                         ys,
                         color=colour,
-                        linestyle=LINE_STYLES[k % len(LINE_STYLES)],
-                        marker=MARKERS[k % len(MARKERS)],
+                        linestyle=LINE_STYLES[style % len(LINE_STYLES)],
+                        marker=MARKERS[style % len(MARKERS)],
                         markersize=4,
                         linewidth=1.5,
                         label=label,
                     )
                     ax.fill_between(xs, lows, highs, color=colour, alpha=0.12, linewidth=0)
-                    legend.setdefault((channel_rank(channel), channel, k), (label, line))
-
+                    legend.setdefault((channel_rank(channel), channel, crank, described, k),
+                                      (label, line))
             ax.set_xscale("log", base=2)
             ax.set_xticks(tasks, labels=[str(t) for t in tasks])
             ax.xaxis.set_minor_locator(NullLocator())
@@ -558,16 +840,19 @@ def build_figure(runs: list[Run], metric_name: str = "ns_per_message", log_y: bo
     else:
         axes[0][0].set_ylim(bottom=0)
 
-    entries = [legend[key] for key in sorted(legend)]  # by channel, then file
+    entries = [legend[key] for key in sorted(legend)]  # by channel, configuration, file
+    legend_title = "channel"
+    if dims:
+        legend_title += f" ({', '.join(DIMENSIONS[i].name for i in dims)})"
     fig.legend(
         [line for _, line in entries],
         [label for label, _ in entries],
         loc="outside right upper",
-        title="channel · file" if several else "channel",
+        title=legend_title + (" · file" if several else ""),
         fontsize=9,
     )
     title = f"Async channel fan-in: median {metric.label} by number of tasks"
-    if several:
+    if several and style_count == 1:  # else the styles are the legend's to tell
         styles = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dash-dot"}
         title += "\n" + ", ".join(
             f"{label} {styles.get(LINE_STYLES[k % len(LINE_STYLES)], 'style ' + str(k + 1))}"
@@ -606,27 +891,40 @@ def output_path(requested: str | None, first_csv: Path, inputs: list[Path], supp
 def cell_table(runs: list[Run], metric_name: str) -> list[str]:
     """One line per cell: the metric's median, min, max over the ok samples, and how many
     samples were ok. Sorted by mode, runtime, tasks, then median, so each group's fastest
-    channel comes first."""
+    channel comes first. A config column (merge=...,payload=...,pace=...,sink=...) when
+    the configurations differ; ok rows without a value for the metric are left out."""
+    metric = METRICS[metric_name]
     labels = file_labels(runs) if len(runs) > 1 else [None]
+    value_fns = [metric_function(run, metric_name) for run in runs]
+    used = [considered(run.rows, value) for run, value in zip(runs, value_fns)]
+    dims = varying_dimensions([row for rows in used for row in rows])
+    configs = [(config_table(config_of(row), dims)) for rows in used for row in rows]
+    width = max(len("config"), *map(len, configs)) if dims else 0
     lines = []
-    for run, label in zip(runs, labels):
-        stats = aggregate(run.rows, metric_function(run, metric_name))
-        totals: dict[CellKey, int] = {}
-        for row in run.rows:
-            key = (row["channel"], row["mode"], row["runtime"], row["tasks"])
-            totals[key] = totals.get(key, 0) + 1
-        for (channel, mode, runtime, tasks), cell in stats.items():
-            order = (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode,
-                     RUNTIME_ORDER.index(runtime) if runtime in RUNTIME_ORDER else len(RUNTIME_ORDER),
-                     runtime, tasks, cell.median if cell else math.inf, channel)
-            figures = (f"{cell.median:10.1f} {cell.low:10.1f} {cell.high:10.1f} {cell.count:>3}"
-                       if cell else f"{'-':>10} {'-':>10} {'-':>10} {0:>3}")
-            file = f"{label}  " if label else ""
-            key = (channel, mode, runtime, tasks)
-            lines.append((label or "", order,
-                          f"{file}{mode:<12} {runtime:<15} {tasks:>5} {channel:<16} {figures}/{totals[key]}"))
+    for run_rows, value, label in zip(used, value_fns, labels):
+        for config, rows in split_by_config(run_rows).items():
+            stats = aggregate(rows, value)
+            totals: dict[CellKey, int] = {}
+            for row in rows:
+                totals[cell_key(row)] = totals.get(cell_key(row), 0) + 1
+            shown = f"{config_table(config, dims):<{width}} " if dims else ""
+            for key, cell in stats.items():
+                channel, mode, runtime, tasks = key
+                order = (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode,
+                         RUNTIME_ORDER.index(runtime) if runtime in RUNTIME_ORDER else len(RUNTIME_ORDER),
+                         runtime, tasks, cell.median if cell else math.inf, channel,
+                         config_rank(config, dims))
+                f = metric.table_format
+                figures = (f"{cell.median:{f}} {cell.low:{f}} {cell.high:{f}} {cell.count:>3}"
+                           if cell else f"{'-':>10} {'-':>10} {'-':>10} {0:>3}")
+                file = f"{label}  " if label else ""
+                lines.append((label or "", order,
+                              f"{file}{mode:<12} {runtime:<15} {tasks:>5} {channel:<16} {shown}"
+                              f"{figures}/{totals[key]}"))
     lines.sort(key=lambda line: (line[1], line[0]))
-    header = f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'median':>10} {'min':>10} {'max':>10} ok"
+    config_header = f"{'config':<{width}} " if dims else ""
+    header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {config_header}"
+              f"{'median':>10} {'min':>10} {'max':>10} ok")
     return [f"# {metric_name}", ("file  " if len(runs) > 1 else "") + header] + [line for _, _, line in lines]
 
 
@@ -649,7 +947,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="ns_per_message",
         help=f"what the y axis shows: {', '.join(METRICS)} (default: %(default)s)",
     )
-    parser.add_argument("--log-y", action="store_true", help="logarithmic y axis")
+    scale = parser.add_mutually_exclusive_group()
+    scale.add_argument(
+        "--log-y",
+        dest="log_y",
+        action="store_const",
+        const=True,
+        help="logarithmic y axis (the default for the latency metrics)",
+    )
+    scale.add_argument(
+        "--linear-y", dest="log_y", action="store_const", const=False, help="linear y axis"
+    )
     parser.add_argument(
         "--table",
         action="store_true",

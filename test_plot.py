@@ -16,6 +16,13 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CHANNELS = ["tokio-mpsc", "flume", "async-channel", "futures-channel", "kanal"]
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    """build_figure() leaves its figure open for the test to inspect; close them after."""
+    yield
+    plot.plt.close("all")
+
+
 def row(channel="flume", mode="cloned-send", runtime="multi-thread", tasks=1, sample=0,
         ns=10.0, cpu_ns=None, messages=1000, status="ok", workers=4, **extra):
     """One CSV row as a dict; elapsed_ns follows from ns per message."""
@@ -490,3 +497,261 @@ def test_a_last_line_cut_inside_a_value_is_skipped_even_if_it_parses(tmp_path, c
     runs = [plot.load_run(path)]
     assert len(runs[0].rows) == 3 and not runs[0].failed_rows
     assert "skipped partial last line" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# Issue 6: configuration columns, latency, allocations, throughput
+
+NEW_HEADER = HEADER + list(plot.OPTIONAL_COLUMNS)
+
+
+def new_row(channel="kanal", mode="merged-recv", tasks=1, sample=0, ns=10.0, merge=None,
+            payload="8", seed="", pace_ns="", burst="", sink="none", lat=None, allocs="",
+            alloc_bytes="", status="ok", runtime="multi-thread"):
+    """A row as the binary writes it after issue 6; lat=None leaves the latency cells empty."""
+    r = row(channel, mode, runtime, tasks, sample, ns, status=status)
+    if merge is None:
+        merge = "futures-buffered" if mode == "merged-recv" else ""
+    lats = ("", "", "", "") if lat is None else (lat, lat * 10, lat * 100, lat * 1000)
+    r.update(merge=merge, payload=payload, seed=seed, bytes=r["messages"] * 8,
+             mb_per_s=round(r["messages"] * 8 * 1000 / r["elapsed_ns"], 3),
+             pace_ns=pace_ns, burst=burst, pace_actual_ns=pace_ns, sink=sink,
+             lat_p50_ns=lats[0], lat_p99_ns=lats[1], lat_p999_ns=lats[2], lat_max_ns=lats[3],
+             allocs_per_message=allocs, alloc_bytes_per_message=alloc_bytes)
+    return r
+
+
+def write_new(path, rows):
+    return write_csv(path, rows, header=NEW_HEADER)
+
+
+def labels_of(ax):
+    return sorted(line.get_label() for line in ax.get_lines())
+
+
+def test_old_csv_loads_with_defaults(tmp_path):
+    rows = [row(mode="cloned-send", ns=20.0), row(mode="merged-recv", ns=40.0)]
+    run = plot.load_run(write_csv(tmp_path / "old.csv", rows))
+    cloned, merged = run.rows
+    assert cloned["merge"] == "" and merged["merge"] == "futures-buffered"
+    for r in run.rows:
+        assert r["payload"] == "8" and r["sink"] == "none"
+        assert r["bytes"] == 1000 * 8
+        assert r["seed"] is r["pace_ns"] is r["burst"] is r["pace_actual_ns"] is None
+        assert all(r[name] is None for name in ("lat_p50_ns", "lat_p99_ns", "lat_p999_ns",
+                                                 "lat_max_ns", "allocs_per_message",
+                                                 "alloc_bytes_per_message"))
+    # 8000 bytes in 20000 ns = 400 MB/s; in 40000 ns = 200 MB/s
+    assert cloned["mb_per_s"] == 400.0 and merged["mb_per_s"] == 200.0
+    assert plot.varying_dimensions(run.rows) == ()
+    fig = plot.build_figure([run])
+    assert [labels_of(ax) for ax in fig.axes] == [["flume"], ["flume"]]
+
+
+def test_new_csv_plots_latency_on_a_log_axis(tmp_path, capsys):
+    rows = [new_row(tasks=t, sample=s, lat=1000 * t + s) for t in (1, 4) for s in range(3)]
+    rows += [new_row(tasks=2, sample=s, lat=5, status="timeout") for s in range(2)]
+    path = write_new(tmp_path / "lat.csv", rows)
+    run = plot.load_run(path)
+    assert run.rows[0]["lat_p99_ns"] == 10000 and run.rows[0]["merge"] == "futures-buffered"
+    fig = plot.build_figure([run], "lat_p99_ns")
+    ax = fig.axes[0]
+    points = line_data(ax, "kanal")
+    assert points[1] == 10010.0 and points[4] == 40010.0 and math.isnan(points[2])
+    assert ax.get_yscale() == "log"
+    assert "p99 latency (ns)" in ax.get_ylabel()
+    assert plot.build_figure([run], "lat_p99_ns", log_y=False).axes[0].get_yscale() == "linear"
+    assert line_data(plot.build_figure([run], "lat_max_ns").axes[0], "kanal")[1] == 1001000.0
+
+    for extra in ([], ["--linear-y"], ["--log-y"]):
+        assert plot.main([str(path), "--metric", "lat_p99_ns", *extra]) == 0
+        assert capsys.readouterr().out.strip() == str(tmp_path / "lat.png")
+        assert (tmp_path / "lat.png").read_bytes().startswith(PNG_MAGIC)
+    assert plot.main([str(path), "--log-y", "--linear-y"]) == 2  # usage error
+
+
+@pytest.mark.parametrize("metric, hint", [
+    ("lat_p99_ns", "run channel-bench with --latency"),
+    ("lat_p50_ns", "run channel-bench with --latency"),
+    ("allocs_per_message", "run channel-bench with --count-allocs"),
+    ("alloc_bytes_per_message", "run channel-bench with --count-allocs"),
+])
+def test_metric_without_values_is_one_line_fatal(tmp_path, capsys, metric, hint):
+    # a new file with the columns empty (only a failed sample has a value), and an old one
+    rows = [new_row(sample=s) for s in range(3)]
+    rows.append(new_row(sample=3, lat=7, allocs=1.5, alloc_bytes=9.0, status="timeout"))
+    new = write_new(tmp_path / "new.csv", rows)
+    old = write_csv(tmp_path / "old.csv", sweep(channels=["flume"]))
+    for path in (new, old):
+        for extra in ([], ["--table"]):
+            err = run_fatal([path, "--metric", metric, *extra], capsys)
+            assert err.count("\n") == 1, err
+            assert str(path) in err and metric in err and hint in err
+    assert f"{new}: no ok row has {metric}: {hint}" in run_fatal([new, "--metric", metric], capsys)
+
+
+def test_two_merge_strategies_are_two_lines(tmp_path):
+    rows = []
+    for s in range(3):
+        rows.append(new_row(mode="cloned-send", sample=s, ns=10.0))
+        rows.append(new_row(merge="futures-buffered", sample=s, ns=20.0))
+        rows.append(new_row(merge="select-all", sample=s, ns=30.0))
+        rows.append(new_row("flume", merge="select-all", sample=s, ns=50.0))
+    fig = plot.build_figure([plot.load_run(write_new(tmp_path / "m.csv", rows))])
+    cloned, merged = fig.axes
+    assert labels_of(cloned) == ["kanal"]  # cloned-send has no merge strategy
+    assert labels_of(merged) == ["flume (select-all)", "kanal (futures-buffered)",
+                                 "kanal (select-all)"]
+    assert line_data(merged, "kanal (futures-buffered)") == {1: 20.0}
+    assert line_data(merged, "kanal (select-all)") == {1: 30.0}
+    lines = {line.get_label(): line for line in merged.get_lines()}
+    fb, sa = lines["kanal (futures-buffered)"], lines["kanal (select-all)"]
+    assert fb.get_color() == sa.get_color() == plot.CHANNEL_COLOURS["kanal"]
+    assert (fb.get_linestyle(), fb.get_marker()) != (sa.get_linestyle(), sa.get_marker())
+    # a strategy has one style whatever the channel; the default keeps the solid line
+    assert lines["flume (select-all)"].get_linestyle() == sa.get_linestyle()
+    assert fb.get_linestyle() == "-"
+    legend = fig.legends[0]
+    assert legend.get_title().get_text() == "channel (merge)"
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "flume (select-all)", "kanal", "kanal (futures-buffered)", "kanal (select-all)"]
+    assert lines["kanal (futures-buffered)"].get_linestyle() == cloned.get_lines()[0].get_linestyle()
+
+
+def test_one_merge_strategy_keeps_plain_labels(tmp_path):
+    rows = [new_row(mode=m, sample=s, lat=100) for m in ("cloned-send", "merged-recv")
+            for s in range(2)]
+    fig = plot.build_figure([plot.load_run(write_new(tmp_path / "p.csv", rows))])
+    assert [labels_of(ax) for ax in fig.axes] == [["kanal"], ["kanal"]]
+    assert fig.legends[0].get_title().get_text() == "channel"
+
+
+def test_payload_pace_and_sink_split_lines_only_where_they_vary(tmp_path):
+    rows = []
+    for s in range(2):
+        rows.append(new_row(sample=s, ns=10.0, payload="1200"))
+        rows.append(new_row(sample=s, ns=11.0, payload="300..2000", seed=42))
+        rows.append(new_row(sample=s, ns=12.0, payload="1200", pace_ns=100000, burst=16))
+        rows.append(new_row(sample=s, ns=13.0, payload="1200", sink="file"))
+    fig = plot.build_figure([plot.load_run(write_new(tmp_path / "c.csv", rows))])
+    ax = fig.axes[0]
+    assert labels_of(ax) == sorted([
+        "kanal (1200 B, unpaced, sink none)",
+        "kanal (300..2000 B, unpaced, sink none)",
+        "kanal (1200 B, 16 msg / 100 µs, sink none)",
+        "kanal (1200 B, unpaced, sink file)",
+    ])
+    assert line_data(ax, "kanal (1200 B, 16 msg / 100 µs, sink none)") == {1: 12.0}
+    styles = {(line.get_linestyle(), line.get_marker()) for line in ax.get_lines()}
+    assert len(styles) == 4
+    assert "payload 1200/300..2000 (seed 42) bytes" in caption(fig)
+
+
+def test_several_csvs_differing_in_payload(tmp_path):
+    a = write_new(tmp_path / "a.csv", [new_row(sample=s, payload="1200") for s in range(2)])
+    b = write_new(tmp_path / "b.csv", [new_row(sample=s, payload="300..2000", seed=1)
+                                       for s in range(2)])
+    ax = plot.build_figure([plot.load_run(a), plot.load_run(b)]).axes[0]
+    assert labels_of(ax) == ["kanal (1200 B) · a", "kanal (300..2000 B) · b"]
+    # an old CSV with the same payload as a new one: no payload in the labels
+    old = write_csv(tmp_path / "old.csv", [row("kanal", "merged-recv", sample=s) for s in range(2)])
+    ax = plot.build_figure([plot.load_run(old), plot.load_run(write_new(
+        tmp_path / "new.csv", [new_row(sample=s, payload="8") for s in range(2)]))]).axes[0]
+    assert labels_of(ax) == ["kanal · new", "kanal · old"]
+
+
+def test_empty_latency_cells_are_left_out(tmp_path, capsys):
+    rows = [new_row(tasks=1, sample=0, lat=100), new_row(tasks=1, sample=1),
+            new_row(tasks=1, sample=2, lat=300),
+            new_row(tasks=2, sample=0), new_row(tasks=2, sample=1),  # no latency at 2 tasks
+            new_row(tasks=4, sample=0, lat=50)]
+    path = write_new(tmp_path / "e.csv", rows)
+    run = plot.load_run(path)
+    value = plot.metric_function(run, "lat_p50_ns")
+    cells = plot.aggregate(run.rows, value)
+    assert cells[("kanal", "merged-recv", "multi-thread", 1)] == plot.CellStats(200.0, 100.0, 300.0, 2)
+    assert ("kanal", "merged-recv", "multi-thread", 2) not in cells
+    assert line_data(plot.build_figure([run], "lat_p50_ns").axes[0], "kanal") == {1: 200.0, 4: 50.0}
+    # ns_per_message still uses every row
+    assert plot.aggregate(run.rows, plot.metric_function(run, "ns_per_message"))[
+        ("kanal", "merged-recv", "multi-thread", 1)].count == 3
+    assert plot.main([str(path), "--table", "--metric", "lat_p50_ns"]) == 0
+    cells = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [(c[2], c[4], c[-1]) for c in cells] == [("1", "200.0", "2/2"), ("4", "50.0", "1/1")]
+
+
+def test_table_shows_the_configuration(tmp_path, capsys):
+    rows = [new_row(mode="cloned-send", sample=0, ns=15.0),
+            new_row(merge="futures-buffered", sample=0, ns=20.0),
+            new_row(merge="select-all", sample=0, ns=30.0),
+            new_row(merge="stream-map", sample=0, ns=25.0, sink="file")]
+    path = write_new(tmp_path / "t.csv", rows)
+    assert plot.main([str(path), "--table"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["mode", "runtime", "tasks", "channel", "config", "median", "min",
+                              "max", "ok"]
+    cells = [line.split() for line in out[2:]]
+    assert [(c[0], c[4], c[5]) for c in cells] == [
+        ("cloned-send", "sink=none", "15.0"),
+        ("merged-recv", "merge=futures-buffered,sink=none", "20.0"),
+        ("merged-recv", "merge=stream-map,sink=file", "25.0"),
+        ("merged-recv", "merge=select-all,sink=none", "30.0"),
+    ]
+    # a plain run: no config column, as before
+    plain = write_new(tmp_path / "plain.csv", [new_row(sample=0)])
+    assert plot.main([str(plain), "--table"]) == 0
+    assert "config" not in capsys.readouterr().out
+
+
+def test_table_with_pace_and_several_files(tmp_path, capsys):
+    a = write_new(tmp_path / "a.csv", [new_row(sample=0, ns=20.0)])
+    b = write_new(tmp_path / "b.csv", [new_row(sample=0, ns=10.0, pace_ns=2000000, burst=4)])
+    assert plot.main([str(a), str(b), "--table"]) == 0
+    cells = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert [(c[0], c[5], c[6]) for c in cells] == [
+        ("b", "pace=4/2ms", "10.0"), ("a", "pace=unpaced", "20.0")]
+
+
+def test_alloc_and_throughput_metrics(tmp_path, capsys):
+    rows = [new_row(tasks=t, sample=s, ns=10.0 * t, allocs=a, alloc_bytes=b)
+            for t, a, b in ((1, 0.0012, 24.0), (2, 2.0, 48.0)) for s in range(3)]
+    path = write_new(tmp_path / "a.csv", rows)
+    run = plot.load_run(path)
+    fig = plot.build_figure([run], "allocs_per_message")
+    assert line_data(fig.axes[0], "kanal") == {1: 0.0012, 2: 2.0}
+    assert "allocations per message" in fig.axes[0].get_ylabel()
+    assert fig.axes[0].get_yscale() == "linear"
+    assert line_data(plot.build_figure([run], "alloc_bytes_per_message").axes[0], "kanal") == {
+        1: 24.0, 2: 48.0}
+    # 8000 bytes in 10000 ns = 800 MB/s, the column as written
+    assert line_data(plot.build_figure([run], "mb_per_s").axes[0], "kanal") == {1: 800.0, 2: 400.0}
+    assert plot.main([str(path), "--table", "--metric", "allocs_per_message"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "# allocs_per_message"
+    assert out[2].split()[4:] == ["0.0012", "0.0012", "0.0012", "3/3"]
+    for metric in ("allocs_per_message", "alloc_bytes_per_message", "mb_per_s"):
+        assert plot.main([str(path), "--metric", metric, "-o", str(tmp_path / f"{metric}.png")]) == 0
+        assert (tmp_path / f"{metric}.png").read_bytes().startswith(PNG_MAGIC)
+    capsys.readouterr()
+    # an old CSV: MB/s worked out from messages x payload_bytes and elapsed_ns
+    old = write_csv(tmp_path / "old.csv", [row(ns=16.0, sample=s) for s in range(2)])
+    assert plot.main([str(old), "--table", "--metric", "mb_per_s"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split()[4] == "500.0"
+
+
+def test_bad_value_in_a_new_column(tmp_path, capsys):
+    rows = [new_row(sample=s, lat=100) for s in range(3)]
+    rows[1]["lat_p99_ns"] = "fast"
+    err = run_fatal([write_new(tmp_path / "bad.csv", rows)], capsys)
+    assert "line 3: column lat_p99_ns: 'fast' is not an integer" in err
+    rows[1]["lat_p99_ns"] = -5
+    assert "column lat_p99_ns: '-5' is out of range" in run_fatal(
+        [write_new(tmp_path / "neg.csv", rows)], capsys)
+    rows[1]["lat_p99_ns"] = 1000
+    rows[2]["allocs_per_message"] = "inf"
+    assert "not a finite number" in run_fatal([write_new(tmp_path / "inf.csv", rows)], capsys)
+    # cut short on the last line: skipped like any partial last line
+    rows[2]["allocs_per_message"] = "0."
+    rows[2]["lat_p99_ns"] = "12.5"
+    run = plot.load_run(write_new(tmp_path / "cut.csv", rows))
+    assert len(run.rows) == 2 and "skipped partial last line" in capsys.readouterr().err
