@@ -12,7 +12,10 @@ use crate::scenario::{self, Prepared, Workload};
 
 /// One forwarded packet: who sent it, its place in that sender's sequence, and the
 /// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
-#[derive(Debug, Clone)]
+///
+/// `Default` (sender 0, seq 0, an empty static payload, no allocation) is what thingbuf
+/// fills its empty slots with.
+#[derive(Debug, Clone, Default)]
 pub struct Message {
     /// Index of the sending task, `0..tasks`.
     pub sender: u32,
@@ -179,6 +182,81 @@ impl Channel for Kanal {
     }
 }
 
+/// `thingbuf::mpsc::channel` (the async one), with its default recycling policy.
+pub struct Thingbuf;
+
+impl Channel for Thingbuf {
+    const NAME: &'static str = "thingbuf";
+    const CRATE: &'static str = "thingbuf";
+    type Sender = thingbuf::mpsc::Sender<Message>;
+    type Receiver = thingbuf::mpsc::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        thingbuf::mpsc::channel(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
+        // poll-level receive (the one its recv future runs), so this is what a Stream would call.
+        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
+    }
+}
+
+/// `tachyonix::channel`; its `Receiver` is a `Stream` itself.
+pub struct Tachyonix;
+
+impl Channel for Tachyonix {
+    const NAME: &'static str = "tachyonix";
+    const CRATE: &'static str = "tachyonix";
+    type Sender = tachyonix::Sender<Message>;
+    type Receiver = tachyonix::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        tachyonix::channel(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
+
+/// `crossfire::mpsc::bounded_async`: the async sender and the async receiver of crossfire's
+/// multi-producer, single-consumer array channel.
+pub struct Crossfire;
+
+impl Channel for Crossfire {
+    const NAME: &'static str = "crossfire";
+    const CRATE: &'static str = "crossfire";
+    type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
+    // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
+    // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.
+    type Receiver = crossfire::stream::AsyncStream<crossfire::mpsc::Array<Message>>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);
+        (sender, receiver.into_stream())
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
+
 /// A channel in the table: its names and the scenario code instantiated for it.
 #[derive(Debug)]
 pub struct ChannelEntry {
@@ -219,6 +297,9 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<AsyncChannel>(),
     ChannelEntry::of::<FuturesChannel>(),
     ChannelEntry::of::<Kanal>(),
+    ChannelEntry::of::<Thingbuf>(),
+    ChannelEntry::of::<Tachyonix>(),
+    ChannelEntry::of::<Crossfire>(),
 ];
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
