@@ -3,7 +3,9 @@
 //!
 //! Adding a crate is one `impl Channel` plus one line in [`CHANNELS`].
 
+use std::collections::VecDeque;
 use std::future::Future;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use futures::{FutureExt, SinkExt, Stream, StreamExt};
@@ -12,7 +14,10 @@ use crate::scenario::{self, Prepared, Workload};
 
 /// One forwarded packet: who sent it, its place in that sender's sequence, and the
 /// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
-#[derive(Debug, Clone)]
+///
+/// `Default` (sender 0, seq 0, an empty static payload, no allocation) is what thingbuf
+/// fills its empty slots with.
+#[derive(Debug, Clone, Default)]
 pub struct Message {
     /// Index of the sending task, `0..tasks`.
     pub sender: u32,
@@ -181,6 +186,148 @@ impl Channel for Kanal {
     }
 }
 
+/// `thingbuf::mpsc::channel` (the async one), with its default recycling policy.
+pub struct Thingbuf;
+
+impl Channel for Thingbuf {
+    const NAME: &'static str = "thingbuf";
+    const CRATE: &'static str = "thingbuf";
+    type Sender = thingbuf::mpsc::Sender<Message>;
+    type Receiver = thingbuf::mpsc::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        thingbuf::mpsc::channel(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
+        // poll-level receive (the one its recv future runs), so this is what a Stream would call.
+        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
+    }
+}
+
+/// `tachyonix::channel`; its `Receiver` is a `Stream` itself.
+pub struct Tachyonix;
+
+impl Channel for Tachyonix {
+    const NAME: &'static str = "tachyonix";
+    const CRATE: &'static str = "tachyonix";
+    type Sender = tachyonix::Sender<Message>;
+    type Receiver = tachyonix::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        tachyonix::channel(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
+
+/// `crossfire::mpsc::bounded_async`: the async sender and the async receiver of crossfire's
+/// multi-producer, single-consumer array channel.
+pub struct Crossfire;
+
+impl Channel for Crossfire {
+    const NAME: &'static str = "crossfire";
+    const CRATE: &'static str = "crossfire";
+    type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
+    // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
+    // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.
+    type Receiver = crossfire::stream::AsyncStream<crossfire::mpsc::Array<Message>>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);
+        (sender, receiver.into_stream())
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
+
+/// tokio's mpsc channel again, its receiver taking whatever is queued, up to
+/// [`RECV_MANY_LIMIT`] messages, with one `Receiver::recv_many` call.
+pub struct TokioRecvMany;
+
+/// The most messages one `recv_many` call takes; never more than the channel's capacity,
+/// which is all it can hold. Messages taken into the batch no longer count against the
+/// channel's capacity, so while the receiver works through a batch up to `capacity + limit`
+/// messages are in flight: 256 keeps that excess small beside the default 65,536 slots, yet
+/// shares one call's fixed cost (the channel's atomics, tokio's coop budget, the waker) among
+/// up to 256 messages, and 256 messages of 40 bytes (payloads are shared, not copied) are
+/// 10 KiB, well inside a core's L1 data cache.
+pub const RECV_MANY_LIMIT: usize = 256;
+
+/// tokio's mpsc receiver, and the batch it took with `recv_many` that is not handed out yet.
+#[derive(Debug)]
+pub struct RecvManyReceiver {
+    receiver: tokio::sync::mpsc::Receiver<Message>,
+    /// Taken from the channel, in channel order; these no longer count against its capacity.
+    batch: VecDeque<Message>,
+    limit: usize,
+}
+
+impl RecvManyReceiver {
+    /// The next message, taking a new batch with `poll_recv_many` when the last one is used up.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+        if self.batch.is_empty() {
+            // recv_many appends to a Vec; an empty VecDeque turns into one and back without
+            // copying or allocating, so the batch keeps its buffer.
+            let mut buffer = Vec::from(std::mem::take(&mut self.batch));
+            let polled = self.receiver.poll_recv_many(cx, &mut buffer, self.limit);
+            self.batch = VecDeque::from(buffer);
+            if polled.is_pending() {
+                return Poll::Pending;
+            }
+        }
+        // Empty after a ready poll_recv_many: every sender is gone and the channel is drained.
+        Poll::Ready(self.batch.pop_front())
+    }
+}
+
+impl Channel for TokioRecvMany {
+    const NAME: &'static str = "tokio-recv-many";
+    const CRATE: &'static str = "tokio";
+    type Sender = tokio::sync::mpsc::Sender<Message>;
+    type Receiver = RecvManyReceiver;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        let (sender, receiver) = tokio::sync::mpsc::channel(capacity);
+        let limit = capacity.min(RECV_MANY_LIMIT);
+        (sender, RecvManyReceiver { receiver, batch: VecDeque::with_capacity(limit), limit })
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        if receiver.batch.is_empty() {
+            let mut buffer = Vec::from(std::mem::take(&mut receiver.batch));
+            receiver.receiver.recv_many(&mut buffer, receiver.limit).await;
+            receiver.batch = VecDeque::from(buffer);
+        }
+        receiver.batch.pop_front()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::poll_fn(|cx| receiver.poll_next(cx))
+    }
+}
+
 /// A channel in the table: its names and the scenario code instantiated for it.
 #[derive(Debug)]
 pub struct ChannelEntry {
@@ -221,6 +368,10 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<AsyncChannel>(),
     ChannelEntry::of::<FuturesChannel>(),
     ChannelEntry::of::<Kanal>(),
+    ChannelEntry::of::<Thingbuf>(),
+    ChannelEntry::of::<Tachyonix>(),
+    ChannelEntry::of::<Crossfire>(),
+    ChannelEntry::of::<TokioRecvMany>(),
 ];
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
