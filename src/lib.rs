@@ -6,6 +6,7 @@
 //! - [`verify`], [`stats`]: what it means
 //! - [`report`]: who is told; [`sweep`] ties them together; [`cli`] validates the input
 //! - [`compare`]: two CSVs, cell by cell
+//! - [`summary`]: which channel to use, from one CSV
 
 pub mod channel;
 pub mod cli;
@@ -17,5 +18,6 @@ pub mod measure;
 pub mod report;
 pub mod scenario;
 pub mod stats;
+pub mod summary;
 pub mod sweep;
 pub mod verify;
