@@ -11,6 +11,7 @@
 //!
 //! [`recommend`] computes, [`text`] and [`markdown`] only format.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::compare::{self, CellSamples, Samples};
@@ -162,65 +163,63 @@ pub fn recommend(samples: &Samples, threshold: f64) -> Vec<Band> {
     }
     let mut bands = Vec::new();
     for (runtime, mode) in groups {
-        let keys: Vec<_> = samples.order.iter().filter(|key| key.runtime == runtime && key.mode == mode).collect();
+        // The group's cells by (channel, tasks), channels in file order.
+        let mut cells = HashMap::new();
         let mut channels: Vec<&str> = Vec::new();
-        for key in &keys {
+        for key in samples.order.iter().filter(|key| key.runtime == runtime && key.mode == mode) {
+            cells.insert((key.channel.as_str(), key.tasks), &samples.cells[key]);
             if !channels.contains(&key.channel.as_str()) {
                 channels.push(&key.channel);
             }
         }
         for size in Size::ALL {
-            let mut tasks: Vec<u64> = keys.iter().map(|key| key.tasks).filter(|&t| Size::of(t) == size).collect();
+            let mut tasks: Vec<u64> = cells.keys().map(|&(_, tasks)| tasks).filter(|&t| Size::of(t) == size).collect();
             tasks.sort_unstable();
             tasks.dedup();
             if tasks.is_empty() {
                 continue;
             }
-            let cell = |channel: &str, tasks: u64| {
-                let key = compare::CellKey {
-                    runtime: runtime.to_owned(),
-                    mode: mode.to_owned(),
-                    tasks,
-                    channel: channel.to_owned(),
-                };
-                samples.cells.get(&key)
-            };
-            let mut candidates: Vec<(String, Vec<&CellSamples>)> = Vec::new();
-            let mut excluded = Vec::new();
-            for &channel in &channels {
-                let cells: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cell(channel, t)).collect();
-                let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
-                    tasks.iter().zip(&cells).filter(|(_, c)| wanted(**c)).map(|(&t, _)| t).collect()
-                };
-                let missing_at = at(|c| c.is_none());
-                let failed_at = at(|c| c.is_some_and(|c| c.failed > 0));
-                if missing_at.is_empty() && failed_at.is_empty() {
-                    candidates.push((channel.to_owned(), cells.into_iter().flatten().collect()));
-                } else {
-                    let failed_samples = cells.iter().flatten().map(|c| c.failed).sum();
-                    excluded.push(Excluded { channel: channel.to_owned(), failed_samples, failed_at, missing_at });
-                }
-            }
-            let metric = |values: fn(&CellSamples) -> &[f64]| {
-                let summaries = candidates.iter().filter_map(|(channel, cells)| {
-                    let per_task: Option<Vec<Summary>> = cells.iter().map(|c| stats::summarize(values(c))).collect();
-                    Some((channel.clone(), per_task?))
-                });
-                rank(summaries.collect(), threshold)
-            };
-            bands.push(Band {
-                runtime: runtime.to_owned(),
-                mode: mode.to_owned(),
-                size,
-                tasks,
-                speed: metric(|c| &c.ok),
-                cpu: metric(|c| &c.cpu_ns_per_message),
-                p99: metric(|c| &c.lat_p99_ns),
-                excluded,
-            });
+            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, threshold);
+            let (runtime, mode) = (runtime.to_owned(), mode.to_owned());
+            bands.push(Band { runtime, mode, size, tasks, speed, cpu, p99, excluded });
         }
     }
     bands
+}
+
+/// One band's three rankings and the channels left out of them: `cells` are one runtime and
+/// mode's cells by (channel, tasks), `tasks` the band's task counts.
+fn rank_band(
+    cells: &HashMap<(&str, u64), &CellSamples>,
+    channels: &[&str],
+    tasks: &[u64],
+    threshold: f64,
+) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
+    let mut candidates: Vec<(&str, Vec<&CellSamples>)> = Vec::new();
+    let mut excluded = Vec::new();
+    for &channel in channels {
+        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
+        let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
+            tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
+        };
+        let missing_at = at(|cell| cell.is_none());
+        let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0));
+        if missing_at.is_empty() && failed_at.is_empty() {
+            candidates.push((channel, found.into_iter().flatten().collect()));
+        } else {
+            let failed_samples = found.iter().flatten().map(|cell| cell.failed).sum();
+            excluded.push(Excluded { channel: channel.to_owned(), failed_samples, failed_at, missing_at });
+        }
+    }
+    // A channel enters a metric's ranking when each of its cells has values of that metric.
+    let by = |values: fn(&CellSamples) -> &[f64]| {
+        let summaries = candidates.iter().filter_map(|(channel, cells)| {
+            let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| stats::summarize(values(cell))).collect();
+            Some((channel.to_string(), per_task?))
+        });
+        rank(summaries.collect(), threshold)
+    };
+    (by(|cell| &cell.ok), by(|cell| &cell.cpu_ns_per_message), by(|cell| &cell.lat_p99_ns), excluded)
 }
 
 /// Ranks channels by the geometric mean of their per-cell medians (`summaries[i]`: one per
