@@ -61,10 +61,16 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.
-    match compare::load(csv.path()) {
-        Ok(samples) => print_summary(csv.path(), &samples, summary::DEFAULT_THRESHOLD)?,
-        Err(error) => eprintln!("no summary: {error:#}"),
-    }
+    let summarized = match compare::load(csv.path()) {
+        Ok(samples) => {
+            print_line("");
+            print_summary(csv.path(), &samples, summary::DEFAULT_THRESHOLD)
+        }
+        Err(error) => {
+            eprintln!("no summary: {error:#}");
+            Ok(())
+        }
+    };
     if outcome.interrupted {
         eprintln!(
             "interrupted: {} of {} cells finished, {} samples written to {}",
@@ -73,8 +79,13 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
             outcome.samples,
             csv.path().display()
         );
+        // Ctrl-C's exit code wins over a summary that could not be written.
+        if let Err(error) = summarized {
+            eprintln!("error: {error:#}");
+        }
         return Ok(ExitCode::from(130));
     }
+    summarized?;
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -122,7 +133,7 @@ fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown beside `csv`.
 fn print_summary(csv: &Path, samples: &compare::Samples, threshold: f64) -> anyhow::Result<()> {
     let bands = summary::recommend(samples, threshold);
-    print_line(&format!("\n{}", summary::text(&bands).trim_end()));
+    print_line(summary::text(&bands).trim_end());
     let name = csv.file_name().map_or_else(|| csv.display().to_string(), |name| name.to_string_lossy().into_owned());
     let markdown = markdown_path(csv);
     std::fs::write(&markdown, summary::markdown(&name, &bands, threshold))
