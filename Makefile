@@ -1,5 +1,5 @@
 # The two commands of the README:
-#   make bench   build, run the default sweep, write CSV + JSON + PNG to results/
+#   make bench   build, run the default sweep, write CSV + JSON + summary (.md) + PNG to results/
 #   make test    Rust and Python tests (what .ci/run runs)
 # Options: make bench ARGS="--quick"   make bench OUT=results/mine.csv
 

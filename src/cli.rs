@@ -82,6 +82,19 @@ pub struct Cli {
 pub enum Command {
     /// Compare two channel-bench CSVs cell by cell: medians, ratio, and whether the change is beyond the noise
     Compare(CompareArgs),
+    /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
+    /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
+    Summary(SummaryArgs),
+}
+
+/// `channel-bench summary FILE`.
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
+    pub csv: PathBuf,
+    /// Channels less than this far apart, in percent, are tied however little their samples spread
+    #[arg(long, value_name = "PCT", default_value_t = 2.0, value_parser = parse_percent)]
+    pub threshold: f64,
 }
 
 /// `channel-bench compare OLD NEW`.

@@ -29,6 +29,12 @@ pub struct CellSamples {
     pub ok: Vec<f64>,
     /// How many samples failed.
     pub failed: usize,
+    /// CPU nanoseconds per message (`cpu_ns / messages`) of the `ok` samples; empty when the
+    /// file has no `cpu_ns` or `messages` column.
+    pub cpu_ns_per_message: Vec<f64>,
+    /// `lat_p99_ns` of the `ok` samples that have one (the column is optional, its value empty
+    /// where latency was not measured).
+    pub lat_p99_ns: Vec<f64>,
 }
 
 /// One file's cells, in the order they first appear.
@@ -63,6 +69,9 @@ pub fn load(path: &Path) -> anyhow::Result<Samples> {
     }
     let [channel, mode, runtime, tasks, ns_per_message, status] =
         REQUIRED.map(|wanted| column(wanted).expect("checked"));
+    // Optional: older files and hand-made ones may lack them.
+    let cpu = column("cpu_ns").zip(column("messages"));
+    let lat_p99 = column("lat_p99_ns");
 
     let mut samples = Samples { skipped_partial_line, ..Samples::default() };
     for record in reader.records() {
@@ -95,6 +104,17 @@ pub fn load(path: &Path) -> anyhow::Result<Samples> {
         });
         if &record[status] == "ok" {
             cell.ok.push(value);
+            let number = |at: usize| {
+                let text = &record[at];
+                let value = text.parse::<f64>().ok().filter(|value| value.is_finite() && *value >= 0.0);
+                value.with_context(|| format!("{name} line {line}: {} {text:?} is not a number", &header[at]))
+            };
+            if let Some((cpu_ns, messages)) = cpu {
+                cell.cpu_ns_per_message.push(number(cpu_ns)? / number(messages)?.max(1.0));
+            }
+            if let Some(lat_p99) = lat_p99.filter(|&at| !record[at].is_empty()) {
+                cell.lat_p99_ns.push(number(lat_p99)?);
+            }
         } else {
             cell.failed += 1;
         }
@@ -129,7 +149,7 @@ impl Verdict {
 
 /// The interval a median is believed to lie in: its confidence interval, or the min–max
 /// of the samples when there are too few for one.
-fn noise_band(summary: &Summary) -> (f64, f64) {
+pub fn noise_band(summary: &Summary) -> (f64, f64) {
     summary.median_interval.unwrap_or((summary.min, summary.max))
 }
 

@@ -8,6 +8,7 @@
 //! - [`verify`], [`stats`]: what it means
 //! - [`report`]: who is told; [`sweep`] ties them together; [`cli`] validates the input
 //! - [`compare`]: two CSVs, cell by cell
+//! - [`summary`]: which channel to use, from one CSV
 
 pub mod allocs;
 pub mod channel;
@@ -23,5 +24,6 @@ pub mod report;
 pub mod scenario;
 pub mod sink;
 pub mod stats;
+pub mod summary;
 pub mod sweep;
 pub mod verify;

@@ -9,10 +9,10 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use channel_bench::channel;
-use channel_bench::cli::{Cli, Command, CompareArgs, Plan, UsageError};
+use channel_bench::cli::{Cli, Command, CompareArgs, Plan, SummaryArgs, UsageError};
 use channel_bench::measure::Watchdog;
 use channel_bench::report::{Console, CsvSink, print_line};
-use channel_bench::{compare, machine, sweep};
+use channel_bench::{compare, machine, summary, sweep};
 use signal_hook::consts::SIGINT;
 
 /// Counts nothing until `--count-allocs` opens its window around a sample's clock;
@@ -41,6 +41,7 @@ fn run() -> anyhow::Result<ExitCode> {
     };
     match cli.command {
         Some(Command::Compare(args)) => compare(&args),
+        Some(Command::Summary(args)) => summarize(&args),
         None if cli.sweep.list_channels => {
             list_channels();
             Ok(ExitCode::SUCCESS)
@@ -62,6 +63,19 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweep::run(&plan, &watchdog, &console, &mut csv)?;
     console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
+    // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
+    // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
+    // listed there as not measured. Only a CSV without a single sample has none.
+    let summarized = match compare::load(csv.path()) {
+        Ok(samples) => {
+            print_line("");
+            print_summary(csv.path(), &samples, summary::DEFAULT_THRESHOLD)
+        }
+        Err(error) => {
+            eprintln!("no summary: {error:#}");
+            Ok(())
+        }
+    };
     if outcome.interrupted {
         eprintln!(
             "interrupted: {} of {} cells finished, {} samples written to {}",
@@ -70,8 +84,13 @@ fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
             outcome.samples,
             csv.path().display()
         );
+        // Ctrl-C's exit code wins over a summary that could not be written.
+        if let Err(error) = summarized {
+            eprintln!("error: {error:#}");
+        }
         return Ok(ExitCode::from(130));
     }
+    summarized?;
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
@@ -86,18 +105,51 @@ fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Loads a CSV given on the command line: a bad file is a usage error (exit 2); a partial
+/// last line is skipped with a warning.
+fn load(path: &Path) -> anyhow::Result<compare::Samples> {
+    let samples = compare::load(path).map_err(|error| UsageError(format!("{error:#}")))?;
+    if samples.skipped_partial_line {
+        eprintln!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display());
+    }
+    Ok(samples)
+}
+
 fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let load = |path: &Path| -> anyhow::Result<compare::Samples> {
-        let samples = compare::load(path).map_err(|error| UsageError(format!("{error:#}")))?;
-        if samples.skipped_partial_line {
-            eprintln!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display());
-        }
-        Ok(samples)
-    };
     let (old, new) = (load(&args.old)?, load(&args.new)?);
     let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
     print_line(compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0).trim_end());
     Ok(ExitCode::SUCCESS)
+}
+
+fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
+    if markdown_path(&args.csv) == args.csv {
+        return Err(UsageError(format!(
+            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
+            args.csv.display()
+        ))
+        .into());
+    }
+    let samples = load(&args.csv)?;
+    print_summary(&args.csv, &samples, args.threshold / 100.0)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown beside `csv`.
+fn print_summary(csv: &Path, samples: &compare::Samples, threshold: f64) -> anyhow::Result<()> {
+    let bands = summary::recommend(samples, threshold);
+    print_line(summary::text(&bands).trim_end());
+    let name = csv.file_name().map_or_else(|| csv.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let markdown = markdown_path(csv);
+    std::fs::write(&markdown, summary::markdown(&name, &bands, threshold))
+        .with_context(|| format!("cannot write the summary {}", markdown.display()))?;
+    print_line(&format!("summary: {}", markdown.display()));
+    Ok(())
+}
+
+/// `x.csv` → `x.md`, beside it.
+fn markdown_path(csv: &Path) -> PathBuf {
+    csv.with_extension("md")
 }
 
 /// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.

@@ -68,7 +68,11 @@ fn ctrl_c_stops_cleanly_with_every_finished_sample_and_exit_130() {
     assert!((3..36 * 5).contains(&rows), "{rows}");
     let line = stderr.lines().find(|line| line.starts_with("interrupted: ")).unwrap_or_else(|| panic!("{stderr}"));
     assert!(line.contains(&format!(" of 36 cells finished, {rows} samples written to {}", out.display())), "{line}");
-    assert!(String::from_utf8(output.stdout).unwrap().contains(&format!("results: {}", out.display())));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains(&format!("results: {}", out.display())), "{stdout}");
+    // What was finished is summarized all the same.
+    assert!(stdout.contains(&format!("summary: {}", out.with_extension("md").display())), "{stdout}");
+    assert!(out.with_extension("md").exists());
 }
 
 #[test]

@@ -1,0 +1,697 @@
+//! Which channel should I use? `channel-bench summary FILE.csv`, and the end of every sweep.
+//!
+//! For each runtime and mode, and each band of task counts ([`Size`]), the channels are
+//! ranked by the geometric mean of their per-cell medians over the band's task counts: ns per
+//! message for speed, CPU ns per message, and the p99 latency when the file has it. The first
+//! of a ranking is named alone only when the second is beyond the noise of it
+//! ([`within_noise`]); otherwise the first and the channels after it that are within its noise
+//! are named as tied ([`rank`]). A channel
+//! with a failed sample, or without a cell at one of the band's task counts, is not ranked
+//! there and is listed with the reason.
+//!
+//! [`recommend`] computes, [`text`] and [`markdown`] only format.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::compare::{self, CellSamples, Samples};
+use crate::stats::{self, Summary};
+
+/// The threshold under which two channels are tied whatever their noise (0.02 = 2%): the
+/// same as `compare`'s default.
+pub const DEFAULT_THRESHOLD: f64 = 0.02;
+
+/// A band of task counts summarized together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Size {
+    /// 1–8 tasks (up to 11).
+    Small,
+    /// 16–64 tasks (12 to 90).
+    Medium,
+    /// 128–512 tasks (91 and more).
+    Large,
+}
+
+impl Size {
+    /// The bands, smallest first.
+    pub const ALL: [Size; 3] = [Size::Small, Size::Medium, Size::Large];
+
+    /// The band of a task count. The named ranges are 1–8, 16–64 and 128–512; a count
+    /// between them goes to the band it is nearest on a log2 scale (the sweep's and the plot's),
+    /// so the bounds are the geometric midpoints √(8·16) ≈ 11.3 and √(64·128) ≈ 90.5: small up
+    /// to 11, medium 12 to 90, large from 91, beyond 512 included.
+    pub fn of(tasks: u64) -> Size {
+        match tasks {
+            0..=11 => Size::Small,
+            12..=90 => Size::Medium,
+            _ => Size::Large,
+        }
+    }
+
+    /// `small`, `medium` or `large`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Size::Small => "small",
+            Size::Medium => "medium",
+            Size::Large => "large",
+        }
+    }
+}
+
+/// One channel's place in a [`Ranking`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Channel name.
+    pub channel: String,
+    /// The geometric mean, over the band's task counts, of the channel's per-cell medians
+    /// (the ranking's unit: ns/message, CPU ns/message or ns of latency).
+    pub value: f64,
+    /// Whether the channel is within the noise of the ranking's first ([`within_noise`]), and
+    /// so is every channel ranked between them ([`rank`]); false for the first itself.
+    pub tied_with_first: bool,
+}
+
+/// Channels ordered by one metric, lowest (best) first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranking {
+    /// Lowest value first.
+    pub entries: Vec<Entry>,
+}
+
+impl Ranking {
+    /// The channel with the lowest value.
+    pub fn first(&self) -> Option<&Entry> {
+        self.entries.first()
+    }
+
+    /// The first and every channel within the noise of it, in ranking order: one entry when
+    /// the first stands alone.
+    pub fn leaders(&self) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(at, entry)| *at == 0 || entry.tied_with_first)
+            .map(|(_, e)| e)
+            .collect()
+    }
+
+    /// Whether any channel is within the noise of the first.
+    pub fn is_tie(&self) -> bool {
+        self.entries.iter().any(|entry| entry.tied_with_first)
+    }
+
+    /// The best channel beyond the noise of the first (the runner-up when there is no tie),
+    /// and its value over the first's; `None` when every other channel is tied with the first
+    /// or there is none.
+    pub fn next(&self) -> Option<(&Entry, f64)> {
+        let first = self.first()?;
+        let next = self.entries.iter().skip(1).find(|entry| !entry.tied_with_first)?;
+        Some((next, next.value / first.value))
+    }
+
+    /// The last of [`Ranking::leaders`] over the first: how far apart the tied channels are.
+    pub fn tie_spread(&self) -> Option<f64> {
+        let leaders = self.leaders();
+        Some(leaders.last()?.value / leaders.first()?.value)
+    }
+}
+
+/// Why a channel is not ranked in a band.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Excluded {
+    /// Channel name.
+    pub channel: String,
+    /// Failed samples in the band.
+    pub failed_samples: usize,
+    /// Task counts with failed samples.
+    pub failed_at: Vec<u64>,
+    /// Task counts of the band the channel has no sample at.
+    pub missing_at: Vec<u64>,
+}
+
+/// The recommendation for one runtime, mode and band of task counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// `multi-thread` or `current-thread`.
+    pub runtime: String,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: String,
+    /// Which band.
+    pub size: Size,
+    /// The band's task counts found in the file, ascending.
+    pub tasks: Vec<u64>,
+    /// By median ns/message.
+    pub speed: Ranking,
+    /// By median CPU ns/message; empty when the file has no CPU time.
+    pub cpu: Ranking,
+    /// By median p99 latency in ns, among the channels measured for it at every task count of
+    /// the band; empty when none was.
+    pub p99: Ranking,
+    /// Channels not ranked, with the reason.
+    pub excluded: Vec<Excluded>,
+}
+
+/// The recommendation for every runtime × mode × band of `samples` that has data, in the
+/// order the runtimes and modes first appear in the file, bands smallest first. `threshold`
+/// (0.02 = 2%) is the smallest difference that can separate two channels ([`within_noise`]).
+pub fn recommend(samples: &Samples, threshold: f64) -> Vec<Band> {
+    let mut groups: Vec<(&str, &str)> = Vec::new();
+    for key in &samples.order {
+        if !groups.contains(&(&key.runtime, &key.mode)) {
+            groups.push((&key.runtime, &key.mode));
+        }
+    }
+    let mut bands = Vec::new();
+    for (runtime, mode) in groups {
+        // The group's cells by (channel, tasks), channels in file order.
+        let mut cells = HashMap::new();
+        let mut channels: Vec<&str> = Vec::new();
+        for key in samples.order.iter().filter(|key| key.runtime == runtime && key.mode == mode) {
+            cells.insert((key.channel.as_str(), key.tasks), &samples.cells[key]);
+            if !channels.contains(&key.channel.as_str()) {
+                channels.push(&key.channel);
+            }
+        }
+        for size in Size::ALL {
+            let mut tasks: Vec<u64> = cells.keys().map(|&(_, tasks)| tasks).filter(|&t| Size::of(t) == size).collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            if tasks.is_empty() {
+                continue;
+            }
+            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, threshold);
+            let (runtime, mode) = (runtime.to_owned(), mode.to_owned());
+            bands.push(Band { runtime, mode, size, tasks, speed, cpu, p99, excluded });
+        }
+    }
+    bands
+}
+
+/// One band's three rankings and the channels left out of them: `cells` are one runtime and
+/// mode's cells by (channel, tasks), `tasks` the band's task counts.
+fn rank_band(
+    cells: &HashMap<(&str, u64), &CellSamples>,
+    channels: &[&str],
+    tasks: &[u64],
+    threshold: f64,
+) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
+    let mut candidates: Vec<(&str, Vec<&CellSamples>)> = Vec::new();
+    let mut excluded = Vec::new();
+    for &channel in channels {
+        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
+        let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
+            tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
+        };
+        let missing_at = at(|cell| cell.is_none());
+        let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0));
+        if missing_at.is_empty() && failed_at.is_empty() {
+            candidates.push((channel, found.into_iter().flatten().collect()));
+        } else {
+            let failed_samples = found.iter().flatten().map(|cell| cell.failed).sum();
+            excluded.push(Excluded { channel: channel.to_owned(), failed_samples, failed_at, missing_at });
+        }
+    }
+    // A channel enters a metric's ranking when each of its cells has values of that metric.
+    let by = |values: fn(&CellSamples) -> &[f64]| {
+        let summaries = candidates.iter().filter_map(|(channel, cells)| {
+            let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| stats::summarize(values(cell))).collect();
+            Some((channel.to_string(), per_task?))
+        });
+        rank(summaries.collect(), threshold)
+    };
+    (by(|cell| &cell.ok), by(|cell| &cell.cpu_ns_per_message), by(|cell| &cell.lat_p99_ns), excluded)
+}
+
+/// Ranks channels by the geometric mean of their per-cell medians (`summaries[i]`: one per
+/// task count, the same task counts for every channel), lowest first, ties in value kept in
+/// the given order. Marks as tied with the first the channels from the second on that are
+/// [`within_noise`] of it, up to the first that is not: a channel clearly behind the first
+/// ends the tie, even if one ranked after it is noisy enough to be within the noise, since
+/// naming that one as co-fastest and not a channel with a lower figure would read backwards.
+pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
+    let mut scored: Vec<(f64, String, Vec<Summary>)> =
+        channels.into_iter().map(|(channel, cells)| (geometric_mean_of_medians(&cells), channel, cells)).collect();
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((_, _, best)) = scored.first() else { return Ranking::default() };
+    let best = best.clone();
+    let mut tie_goes_on = true;
+    let entries = scored
+        .into_iter()
+        .enumerate()
+        .map(|(at, (value, channel, cells))| {
+            tie_goes_on = tie_goes_on && (at == 0 || within_noise(&best, &cells, threshold));
+            Entry { channel, value, tied_with_first: at > 0 && tie_goes_on }
+        })
+        .collect();
+    Ranking { entries }
+}
+
+/// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s median is at
+/// least `threshold` (0.02 = 2%) higher, and each median lies outside the other's interval (the
+/// 90% confidence interval of the median, or the min–max below 5 samples, as `compare` uses).
+///
+/// Not `compare`'s stricter "the two intervals do not overlap": with 5 samples the interval is
+/// the min–max, and one outlier of either channel would then tie channels whose medians are 2×
+/// apart. The band's task counts are the replication that makes up for the looser test
+/// ([`within_noise`]).
+pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bool {
+    let ((_, best_high), (other_low, _)) = (compare::noise_band(best), compare::noise_band(other));
+    other.median >= best.median * (1.0 + threshold) && best.median < other_low && other.median > best_high
+}
+
+/// Whether `other` is within the noise of `best` over a band (one summary per task count,
+/// the same task counts in the same order). It is not — `best` is ahead beyond the noise —
+/// when `other`'s geometric mean is at least `threshold` higher (0.02 = 2%) and `best` is
+/// [`ahead_beyond_noise`] at more than half of the band's task counts: one task count where
+/// a channel happens to fall behind does not crown the other, nor does a band where the two
+/// take turns.
+pub fn within_noise(best: &[Summary], other: &[Summary], threshold: f64) -> bool {
+    assert_eq!(best.len(), other.len(), "the same task counts for both channels");
+    let ratio = geometric_mean_of_medians(other) / geometric_mean_of_medians(best);
+    let ahead = best.iter().zip(other).filter(|(b, o)| ahead_beyond_noise(b, o, threshold)).count();
+    !(ratio >= 1.0 + threshold && 2 * ahead > best.len())
+}
+
+/// The geometric mean of the medians: each task count weighs the same whatever its scale.
+/// 0 when any median is 0; NaN when there are none.
+pub fn geometric_mean_of_medians(cells: &[Summary]) -> f64 {
+    if cells.iter().any(|cell| cell.median <= 0.0) {
+        return 0.0;
+    }
+    (cells.iter().map(|cell| cell.median.ln()).sum::<f64>() / cells.len() as f64).exp()
+}
+
+/// `1-8`, or `64` for a single task count.
+fn tasks_text(tasks: &[u64]) -> String {
+    match (tasks.first(), tasks.last()) {
+        (Some(first), Some(last)) if first != last => format!("{first}-{last}"),
+        (Some(first), _) => first.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Three significant figures (no more decimals than that), for ns/message.
+fn number(value: f64) -> String {
+    match value.abs() {
+        v if v >= 100.0 => format!("{value:.0}"),
+        v if v >= 10.0 => format!("{value:.1}"),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// A latency in ns, in the unit that keeps it readable.
+fn duration(ns: f64) -> String {
+    match ns {
+        ns if ns >= 1e6 => format!("{} ms", number(ns / 1e6)),
+        ns if ns >= 1e3 => format!("{} µs", number(ns / 1e3)),
+        ns => format!("{} ns", number(ns)),
+    }
+}
+
+/// How a ranking's leaders read: `kanal 65.2, 2.41× faster than async-channel 157`, or
+/// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
+/// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
+/// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
+fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
+    let name = |entry: &Entry| if strong { format!("**{}**", entry.channel) } else { entry.channel.clone() };
+    let Some(first) = ranking.first() else { return String::new() };
+    let mut line = if ranking.is_tie() {
+        let leaders = ranking.leaders();
+        let tied: Vec<String> = leaders.iter().map(|e| format!("{} {}", name(e), show(e.value))).collect();
+        let spread = ranking.tie_spread().unwrap_or(1.0);
+        let up_to = if leaders.len() > 2 { "up to " } else { "" };
+        format!("tied within the noise: {} ({up_to}{spread:.2}×)", tied.join(", "))
+    } else {
+        format!("{} {}", name(first), show(first.value))
+    };
+    match ranking.next() {
+        Some((next, ratio)) if ranking.is_tie() => {
+            let _ = write!(line, "; next {} {}, {ratio:.2}×", next.channel, show(next.value));
+        }
+        Some((next, ratio)) => {
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", next.channel, show(next.value));
+        }
+        None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
+        None => {}
+    }
+    line
+}
+
+fn excluded_text(excluded: &Excluded) -> String {
+    let list = |tasks: &[u64]| tasks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let mut reasons = Vec::new();
+    if excluded.failed_samples > 0 {
+        reasons.push(format!("{} failed sample(s) at tasks {}", excluded.failed_samples, list(&excluded.failed_at)));
+    }
+    if !excluded.missing_at.is_empty() {
+        reasons.push(format!("not measured at tasks {}", list(&excluded.missing_at)));
+    }
+    format!("{} ({})", excluded.channel, reasons.join("; "))
+}
+
+/// The p99 ranking's text, saying how many channels it covers when latency was measured for
+/// only some of the ranked ones.
+fn p99_text(band: &Band) -> Option<String> {
+    band.p99.first()?;
+    let mut line = leaders_text(&band.p99, duration, "lower than", false);
+    if band.p99.entries.len() < band.speed.entries.len() {
+        let _ = write!(line, " (of the {} with latency measured)", band.p99.entries.len());
+    }
+    Some(line)
+}
+
+/// The summary for the console: per runtime and mode, one block per band.
+pub fn text(bands: &[Band]) -> String {
+    let mut out = String::from(
+        "which channel: per runtime, mode and band of task counts, the lowest median ns/message\n\
+         (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
+    );
+    let mut group = None;
+    for band in bands {
+        if group != Some((&band.runtime, &band.mode)) {
+            group = Some((&band.runtime, &band.mode));
+            let _ = write!(out, "\n{} {}\n", band.runtime, band.mode);
+        }
+        let label = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+        let fastest = match band.speed.first() {
+            Some(_) => leaders_text(&band.speed, number, "faster than", false),
+            None => "no channel without failures to rank".to_owned(),
+        };
+        let _ = writeln!(out, "  {label:<16} {fastest}");
+        let indent = " ".repeat(19);
+        if band.cpu.first().is_some() {
+            let cpu = leaders_text(&band.cpu, number, "lower than", false);
+            let _ = writeln!(out, "{indent}lowest CPU ns/msg: {cpu}");
+        }
+        if let Some(p99) = p99_text(band) {
+            let _ = writeln!(out, "{indent}lowest p99: {p99}");
+        }
+        if !band.excluded.is_empty() {
+            let excluded: Vec<String> = band.excluded.iter().map(excluded_text).collect();
+            let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
+        }
+    }
+    out
+}
+
+/// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
+/// names it): one table, a column for p99 only when some band has latency, one for the
+/// channels not ranked only when some band has them, then how to read it (`threshold` as
+/// given to [`recommend`]).
+pub fn markdown(csv_name: &str, bands: &[Band], threshold: f64) -> String {
+    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
+    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
+    let mut out = format!(
+        "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
+         band of task counts, the channel with the lowest median ns/message and how far ahead of the next \
+         it is, and the one with the lowest CPU time per message{}.\n\n",
+        if with_p99 { " and the lowest p99 latency" } else { "" }
+    );
+    let mut header = vec!["runtime", "mode", "tasks", "fastest (ns/message)", "lowest CPU (ns/message)"];
+    if with_p99 {
+        header.push("lowest p99 latency");
+    }
+    if with_excluded {
+        header.push("not ranked");
+    }
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for band in bands {
+        let mut row = vec![
+            band.runtime.clone(),
+            band.mode.clone(),
+            format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
+            match band.speed.first() {
+                Some(_) => leaders_text(&band.speed, number, "faster than", true),
+                None => "no channel without failures".to_owned(),
+            },
+            leaders_text(&band.cpu, number, "lower than", false),
+        ];
+        if with_p99 {
+            row.push(p99_text(band).unwrap_or_default());
+        }
+        if with_excluded {
+            row.push(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "));
+        }
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    let percent = threshold * 100.0;
+    let _ = writeln!(
+        out,
+        "\nEach figure is the geometric mean, over the band's task counts, of a channel's median per task \
+         count; a ratio is the next channel's figure over the first's. Bands: small is 1–8 tasks, medium \
+         16–64, large 128–512 (a count between them goes to the nearer on a log scale). Channels are *tied* \
+         when the first is not ahead beyond the noise: they are less than {percent}% apart, or the first is \
+         ahead at no more than half of the band's task counts, where ahead means the other's median is at least \
+         {percent}% higher and each median outside the other's 90% confidence interval (the min–max below 5 \
+         samples). A channel with a failed sample, or missing at one of the band's task counts, is not ranked \
+         in that band."
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::CellKey;
+
+    fn summary(values: &[f64]) -> Summary {
+        stats::summarize(values).unwrap()
+    }
+
+    /// Five samples spread ±`spread` around `median`.
+    fn around(median: f64, spread: f64) -> Summary {
+        summary(&[
+            median * (1.0 - spread),
+            median * (1.0 - spread / 2.0),
+            median,
+            median * (1.0 + spread / 2.0),
+            median * (1.0 + spread),
+        ])
+    }
+
+    #[test]
+    fn bands_follow_the_log_scale_midpoints() {
+        let sizes: Vec<Size> = [1, 8, 11, 12, 16, 64, 90, 91, 128, 512, 4096].map(Size::of).to_vec();
+        use Size::*;
+        assert_eq!(sizes, [Small, Small, Small, Medium, Medium, Medium, Medium, Large, Large, Large, Large]);
+    }
+
+    #[test]
+    fn geometric_mean_weighs_each_task_count_alike() {
+        let mean = geometric_mean_of_medians(&[summary(&[10.0]), summary(&[1000.0])]);
+        assert!((mean - 100.0).abs() < 1e-9, "{mean}");
+        assert_eq!(geometric_mean_of_medians(&[summary(&[0.0]), summary(&[5.0])]), 0.0);
+    }
+
+    #[test]
+    fn separated_everywhere_is_not_within_noise() {
+        let best = [around(100.0, 0.02), around(100.0, 0.02)];
+        let other = [around(150.0, 0.02), around(160.0, 0.02)];
+        assert!(!within_noise(&best, &other, 0.02));
+    }
+
+    #[test]
+    fn overlapping_intervals_are_within_noise() {
+        let best = [around(100.0, 0.3), around(100.0, 0.3)];
+        let other = [around(110.0, 0.3), around(115.0, 0.3)];
+        assert!(within_noise(&best, &other, 0.02));
+    }
+
+    #[test]
+    fn separated_but_under_the_threshold_is_within_noise() {
+        let best = [around(100.0, 0.001)];
+        let other = [around(101.0, 0.001)];
+        assert!(within_noise(&best, &other, 0.02));
+        assert!(!within_noise(&best, &other, 0.005));
+    }
+
+    #[test]
+    fn ahead_at_only_half_the_task_counts_is_within_noise() {
+        // Clearly ahead at two task counts, inside the noise at the other two.
+        let best = [around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.3), around(100.0, 0.3)];
+        let other = [around(130.0, 0.01), around(130.0, 0.01), around(105.0, 0.3), around(105.0, 0.3)];
+        assert!(within_noise(&best, &other, 0.02));
+        // Ahead at three of four: beyond the noise.
+        let other = [around(130.0, 0.01), around(130.0, 0.01), around(130.0, 0.01), around(105.0, 0.3)];
+        let best_three = [around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.3)];
+        assert!(!within_noise(&best_three, &other, 0.02));
+    }
+
+    #[test]
+    fn ranking_is_by_geometric_mean_and_names_every_channel_tied_with_the_first() {
+        let ranking = rank(
+            vec![
+                ("slow".to_owned(), vec![around(300.0, 0.01)]),
+                ("noisy".to_owned(), vec![around(110.0, 0.4)]),
+                ("fast".to_owned(), vec![around(100.0, 0.01)]),
+                ("second".to_owned(), vec![around(150.0, 0.01)]),
+            ],
+            0.02,
+        );
+        let order: Vec<&str> = ranking.entries.iter().map(|e| e.channel.as_str()).collect();
+        assert_eq!(order, ["fast", "noisy", "second", "slow"]);
+        assert!(ranking.is_tie());
+        let leaders: Vec<&str> = ranking.leaders().iter().map(|e| e.channel.as_str()).collect();
+        assert_eq!(leaders, ["fast", "noisy"]);
+        let (next, ratio) = ranking.next().unwrap();
+        assert_eq!(next.channel, "second");
+        assert!((ratio - 1.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_clear_winner_stands_alone() {
+        let ranking =
+            rank(vec![("a".to_owned(), vec![around(200.0, 0.01)]), ("b".to_owned(), vec![around(100.0, 0.01)])], 0.02);
+        assert!(!ranking.is_tie());
+        assert_eq!(ranking.leaders().len(), 1);
+        let (next, ratio) = ranking.next().unwrap();
+        assert_eq!((ranking.first().unwrap().channel.as_str(), next.channel.as_str()), ("b", "a"));
+        assert!((ratio - 2.0).abs() < 1e-9);
+        assert_eq!(rank(Vec::new(), 0.02), Ranking::default());
+    }
+
+    fn samples(cells: &[(&str, u64, &[f64], usize)]) -> Samples {
+        let mut samples = Samples::default();
+        for &(channel, tasks, ok, failed) in cells {
+            let key =
+                CellKey { runtime: "multi-thread".into(), mode: "cloned-send".into(), tasks, channel: channel.into() };
+            samples.order.push(key.clone());
+            let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
+            samples
+                .cells
+                .insert(key, CellSamples { ok: ok.to_vec(), failed, cpu_ns_per_message, lat_p99_ns: Vec::new() });
+        }
+        samples
+    }
+
+    #[test]
+    fn a_failed_or_missing_channel_is_not_ranked_even_when_fastest() {
+        let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+        let fast = [50.0, 50.5, 49.5, 50.2, 49.8];
+        let bands = recommend(
+            &samples(&[
+                ("kanal", 1, &fast, 1),
+                ("kanal", 4, &fast, 0),
+                ("flume", 1, &steady, 0),
+                ("flume", 4, &steady, 0),
+                ("tokio", 1, &fast, 0),
+                ("tokio", 64, &steady, 0),
+                ("flume", 64, &steady, 0),
+            ]),
+            0.02,
+        );
+        assert_eq!(bands.len(), 2, "{bands:?}");
+        let small = &bands[0];
+        assert_eq!((small.size, small.tasks.as_slice()), (Size::Small, &[1, 4][..]));
+        assert_eq!(small.speed.first().unwrap().channel, "flume");
+        assert_eq!(small.speed.entries.len(), 1);
+        assert_eq!(
+            small.excluded,
+            [
+                Excluded { channel: "kanal".into(), failed_samples: 1, failed_at: vec![1], missing_at: vec![] },
+                Excluded { channel: "tokio".into(), failed_samples: 0, failed_at: vec![], missing_at: vec![4] },
+            ]
+        );
+        // kanal has no cell in the medium band at all: not measured there.
+        let medium = &bands[1];
+        assert_eq!((medium.size, medium.speed.entries.len()), (Size::Medium, 2));
+        assert_eq!(medium.excluded[0].missing_at, [64]);
+        // CPU is ranked the same way; no latency column, no p99 ranking.
+        assert!((small.cpu.first().unwrap().value - 200.0).abs() < 1e-9);
+        assert!(small.p99.entries.is_empty());
+    }
+
+    #[test]
+    fn renders_say_tied_or_name_the_winner_with_its_ratio() {
+        let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+        let slow = [200.0, 201.0, 199.0, 200.4, 199.6];
+        let noisy = [90.0, 140.0, 110.0, 70.0, 130.0];
+        let bands = recommend(
+            &samples(&[
+                ("kanal", 1, &steady, 0),
+                ("flume", 1, &slow, 0),
+                ("kanal", 64, &steady, 0),
+                ("flume", 64, &noisy, 0),
+            ]),
+            0.02,
+        );
+        let text = text(&bands);
+        assert!(text.contains("\n  small (1)        kanal 100, 2.00× faster than flume 200\n"), "{text}");
+        assert!(text.contains("lowest CPU ns/msg: kanal 200, 2.00× lower than flume 400\n"), "{text}");
+        assert!(text.contains("\n  medium (64)      tied within the noise: kanal 100, flume 110 (1.10×)\n"), "{text}");
+        let markdown = markdown("x.csv", &bands, 0.02);
+        let row = "| multi-thread | cloned-send | small (1) | **kanal** 100, 2.00× faster than flume 200 | kanal 200, 2.00× \
+                   lower than flume 400 |";
+        assert!(markdown.contains(row), "{markdown}");
+        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal** 100, **flume** 110 (1.10×) |"));
+        assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
+        assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
+    }
+
+    #[test]
+    fn a_tie_ends_at_the_first_channel_clearly_behind() {
+        let ranking = rank(
+            vec![
+                ("a".to_owned(), vec![around(100.0, 0.01)]),
+                ("b".to_owned(), vec![around(101.0, 0.01)]),
+                ("c".to_owned(), vec![around(150.0, 0.01)]),
+                ("d".to_owned(), vec![around(160.0, 0.6)]),
+            ],
+            0.02,
+        );
+        // d's noise reaches down to a, but c, with a lower figure, is clearly behind a.
+        assert!(within_noise(&[around(100.0, 0.01)], &[around(160.0, 0.6)], 0.02));
+        let tied: Vec<bool> = ranking.entries.iter().map(|e| e.tied_with_first).collect();
+        assert_eq!(tied, [false, true, false, false]);
+        assert_eq!(ranking.next().unwrap().0.channel, "c");
+        let three = rank(
+            vec![
+                ("a".to_owned(), vec![around(100.0, 0.01)]),
+                ("b".to_owned(), vec![around(101.0, 0.01)]),
+                ("c".to_owned(), vec![around(101.6, 0.01)]),
+            ],
+            0.02,
+        );
+        assert_eq!(
+            leaders_text(&three, number, "faster than", false),
+            "tied within the noise: a 100, b 101, c 102 (up to 1.02×)"
+        );
+        assert_eq!(three.next(), None);
+    }
+
+    #[test]
+    fn latency_and_exclusions_get_their_own_lines_and_columns() {
+        let mut samples = samples(&[
+            ("kanal", 1, &[100.0, 101.0, 99.0, 100.5, 99.5], 0),
+            ("flume", 1, &[200.0, 201.0, 199.0, 200.5, 199.5], 0),
+            ("tokio", 1, &[50.0; 5], 2),
+        ]);
+        for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
+            let key = CellKey {
+                runtime: "multi-thread".into(),
+                mode: "cloned-send".into(),
+                tasks: 1,
+                channel: channel.into(),
+            };
+            samples.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
+        }
+        let bands = recommend(&samples, 0.02);
+        let text = text(&bands);
+        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal 40.0 µs\n"), "{text}");
+        assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
+        let markdown = markdown("x.csv", &bands, 0.02);
+        assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
+        assert!(
+            markdown
+                .contains("| flume 12.0 µs, 3.33× lower than kanal 40.0 µs | tokio (2 failed sample(s) at tasks 1) |")
+        );
+        assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
+    }
+
+    #[test]
+    fn numbers_keep_three_significant_figures() {
+        assert_eq!([number(1234.4), number(65.23), number(7.891)], ["1234", "65.2", "7.89"]);
+        assert_eq!([duration(850.0), duration(12_345.0), duration(4_560_000.0)], ["850 ns", "12.3 µs", "4.56 ms"]);
+    }
+}

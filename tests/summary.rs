@@ -1,0 +1,282 @@
+//! `channel-bench summary` on small hand-made CSVs whose answer is known, the summary at the
+//! end of a sweep, and the README's results section against the reference run.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const HEADER: &str = "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,ns_per_message,cpu_ns,status";
+
+/// CSV rows for one cloned-send cell: one per value, `ok` unless the value is negative (then
+/// a failed sample); CPU time is twice the wall time.
+fn cell(channel: &str, runtime: &str, tasks: u32, values: &[f64]) -> String {
+    values
+        .iter()
+        .enumerate()
+        .map(|(index, &value)| {
+            let status = if value < 0.0 { "lost: 1 of 1000 messages missing" } else { "ok" };
+            let ns = value.abs();
+            format!(
+                "{channel},cloned-send,{runtime},2,{tasks},1000,64,64,1200,{},{},{ns},{},{status}\n",
+                index + 1,
+                (ns * 1000.0) as u64,
+                (ns * 2000.0) as u64
+            )
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+fn summary(csv: &Path) -> (Option<i32>, String, String) {
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").arg(csv).output().unwrap();
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (output.status.code(), text(output.stdout), text(output.stderr))
+}
+
+/// The line of `stdout` for the band labelled `band` (`small (1-8)`), up to its end.
+fn band_line<'a>(stdout: &'a str, band: &str) -> &'a str {
+    stdout.lines().find(|line| line.trim_start().starts_with(band)).unwrap_or_else(|| panic!("no {band}: {stdout}"))
+}
+
+const STEADY: [f64; 5] = [100.0, 100.5, 99.5, 100.2, 99.8];
+
+fn scaled(factor: f64) -> Vec<f64> {
+    STEADY.iter().map(|value| value * factor).collect()
+}
+
+#[test]
+fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 1, &scaled(0.5)),
+        cell("kanal", "multi-thread", 4, &scaled(0.5)),
+        cell("flume", "multi-thread", 1, &scaled(1.25)),
+        cell("flume", "multi-thread", 4, &scaled(1.25)),
+        cell("tokio-mpsc", "multi-thread", 1, &scaled(2.0)),
+        cell("tokio-mpsc", "multi-thread", 4, &scaled(2.0)),
+    ]
+    .concat();
+    let csv = write(dir.path(), "run.csv", &body);
+    let (code, stdout, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert!(stdout.contains("\nmulti-thread cloned-send\n"), "{stdout}");
+    assert_eq!(band_line(&stdout, "small (1-4)"), "  small (1-4)      kanal 50.0, 2.50× faster than flume 125");
+    assert!(stdout.contains("lowest CPU ns/msg: kanal 100, 2.50× lower than flume 250\n"), "{stdout}");
+    assert!(!stdout.contains("medium") && !stdout.contains("large"), "bands without data are left out: {stdout}");
+
+    let markdown_path = dir.path().join("run.md");
+    assert!(stdout.ends_with(&format!("summary: {}\n", markdown_path.display())), "{stdout}");
+    let markdown = std::fs::read_to_string(&markdown_path).unwrap();
+    assert!(markdown.starts_with("Which channel, from `run.csv`"), "{markdown}");
+    assert!(
+        markdown.contains(
+            "| multi-thread | cloned-send | small (1-4) | **kanal** 50.0, 2.50× faster than flume 125 | kanal 100, \
+             2.50× lower than flume 250 |"
+        ),
+        "{markdown}"
+    );
+
+    // Run again: the Markdown is regenerated, not refused.
+    let (code, _, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn channels_within_the_noise_are_tied_not_crowned() {
+    let dir = tempfile::tempdir().unwrap();
+    let noisy = [80.0, 150.0, 105.0, 95.0, 130.0];
+    let body = [
+        format!("{HEADER}\n"),
+        // 5% apart but flume's samples spread from 80 to 150.
+        cell("kanal", "current-thread", 16, &STEADY),
+        cell("flume", "current-thread", 16, &noisy),
+        cell("tokio-mpsc", "current-thread", 16, &scaled(3.0)),
+        // 1% apart with tight samples: under the 2% threshold.
+        cell("kanal", "current-thread", 256, &STEADY),
+        cell("flume", "current-thread", 256, &scaled(1.01)),
+    ]
+    .concat();
+    let csv = write(dir.path(), "tie.csv", &body);
+    let (code, stdout, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        band_line(&stdout, "medium (16)"),
+        "  medium (16)      tied within the noise: kanal 100, flume 105 (1.05×); next tokio-mpsc 300, 3.00×"
+    );
+    assert_eq!(
+        band_line(&stdout, "large (256)"),
+        "  large (256)      tied within the noise: kanal 100, flume 101 (1.01×)"
+    );
+    let markdown = std::fs::read_to_string(dir.path().join("tie.md")).unwrap();
+    assert!(markdown.contains("| tied within the noise: **kanal** 100, **flume** 105 (1.05×); next"), "{markdown}");
+
+    // A lower threshold separates the tight pair, not the noisy one.
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["summary", "--threshold", "0.5"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(band_line(&stdout, "large (256)"), "  large (256)      kanal 100, 1.01× faster than flume 101");
+    assert!(band_line(&stdout, "medium (16)").contains("tied within the noise"), "{stdout}");
+}
+
+#[test]
+fn a_channel_with_failed_samples_does_not_win_even_when_its_ok_samples_are_fastest() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fastest_but_failing = scaled(0.3);
+    fastest_but_failing.push(-30.0);
+    let body = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 128, &fastest_but_failing),
+        cell("kanal", "multi-thread", 512, &scaled(0.3)),
+        cell("flume", "multi-thread", 128, &STEADY),
+        cell("flume", "multi-thread", 512, &STEADY),
+        cell("async-channel", "multi-thread", 128, &scaled(2.0)),
+        // async-channel never reached 512 tasks (a sweep stopped early): not ranked either.
+    ]
+    .concat();
+    let csv = write(dir.path(), "failed.csv", &body);
+    let (code, stdout, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(band_line(&stdout, "large (128-512)"), "  large (128-512)  flume 100 (the only one ranked)");
+    assert!(
+        stdout.contains(
+            "not ranked: kanal (1 failed sample(s) at tasks 128), async-channel (not measured at tasks 512)\n"
+        ),
+        "{stdout}"
+    );
+    let markdown = std::fs::read_to_string(dir.path().join("failed.md")).unwrap();
+    assert!(markdown.contains("| not ranked |"), "{markdown}");
+    assert!(
+        markdown.contains("| kanal (1 failed sample(s) at tasks 128), async-channel (not measured at tasks 512) |")
+    );
+}
+
+#[test]
+fn the_p99_latency_is_ranked_when_the_file_has_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = format!("{HEADER},lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns");
+    // kanal and flume measured latency; tokio-mpsc's rows leave the columns empty.
+    let with_latency = |rows: String, p99: &str| -> String {
+        rows.lines().map(|row| format!("{row},1000,{p99},9000,20000\n")).collect()
+    };
+    let body = [
+        format!("{header}\n"),
+        with_latency(cell("kanal", "multi-thread", 8, &STEADY), "45000"),
+        with_latency(cell("flume", "multi-thread", 8, &scaled(1.5)), "15000"),
+        cell("tokio-mpsc", "multi-thread", 8, &scaled(2.0)).lines().map(|row| format!("{row},,,,\n")).collect(),
+    ]
+    .concat();
+    let csv = write(dir.path(), "latency.csv", &body);
+    let (code, stdout, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("lowest p99: flume 15.0 µs, 3.00× lower than kanal 45.0 µs (of the 2 with latency measured)\n"),
+        "{stdout}"
+    );
+    let markdown = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
+    assert!(markdown.contains("| lowest p99 latency |"), "{markdown}");
+
+    // Without latency columns, no p99 line.
+    let csv =
+        write(dir.path(), "plain.csv", &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 8, &STEADY)].concat());
+    let (_, stdout, _) = summary(&csv);
+    assert!(!stdout.contains("p99"), "{stdout}");
+}
+
+#[test]
+fn bad_files_give_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = cell("kanal", "multi-thread", 1, &[1.0]);
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (dir.path().join("missing.csv"), "cannot read"),
+        (write(dir.path(), "empty.csv", ""), "empty"),
+        (write(dir.path(), "header.csv", &format!("{HEADER}\n")), "no samples"),
+        (write(dir.path(), "other.csv", "name,mean,stddev\nfoo,1.0,0.1\n"), "no column channel"),
+        (
+            write(
+                dir.path(),
+                "cpu.csv",
+                &format!("{HEADER}\nkanal,cloned-send,multi-thread,2,1,1000,64,64,1200,1,5,5.0,lots,ok\n"),
+            ),
+            "cpu_ns \"lots\" is not a number",
+        ),
+        (write(dir.path(), "summary.md", &format!("{HEADER}\n{good}")), "would overwrite it"),
+        (dir.path().to_owned(), "cannot read"),
+    ];
+    for (bad, expected) in &cases {
+        let (code, stdout, stderr) = summary(bad);
+        assert_eq!(code, Some(2), "{}: {stderr}", bad.display());
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.starts_with("error: ") && stderr.contains(expected), "{}: {stderr}", bad.display());
+        assert!(stderr.contains(&bad.display().to_string()), "{stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+    assert_eq!(std::fs::read_to_string(dir.path().join("summary.md")).unwrap(), format!("{HEADER}\n{good}"));
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr).unwrap().contains("<CSV>"));
+}
+
+#[test]
+fn a_markdown_that_cannot_be_written_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv =
+        write(dir.path(), "run.csv", &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 1, &STEADY)].concat());
+    std::fs::create_dir(dir.path().join("run.md")).unwrap();
+    let (code, _, stderr) = summary(&csv);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let markdown = dir.path().join("run.md");
+    assert!(stderr.starts_with(&format!("error: cannot write the summary {}: ", markdown.display())), "{stderr}");
+}
+
+#[test]
+fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.csv");
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["--channels", "kanal,flume", "--tasks", "1,16", "--messages", "600", "--capacity", "64"])
+        .args(["--warmup", "0", "--samples", "2", "--max-time", "0", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    for group in ["multi-thread cloned-send", "multi-thread merged-recv", "current-thread cloned-send"] {
+        assert!(stdout.contains(&format!("\n{group}\n  small (1)  ")), "{group}: {stdout}");
+    }
+    assert!(stdout.contains("\n  medium (16)  "), "{stdout}");
+    let markdown_path = out.with_extension("md");
+    assert!(stdout.ends_with(&format!("summary: {}\n", markdown_path.display())), "{stdout}");
+
+    // The same as `channel-bench summary` writes from the CSV.
+    let sweep_markdown = std::fs::read_to_string(&markdown_path).unwrap();
+    assert_eq!(summary(&out).0, Some(0));
+    assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), sweep_markdown);
+}
+
+#[test]
+fn the_readme_results_section_is_the_summary_of_the_reference_run() {
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/channel-bench-20261121T231609Z.csv");
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join(reference.file_name().unwrap());
+    std::fs::copy(&reference, &csv).unwrap();
+    let (code, _, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
+    let committed = std::fs::read_to_string(reference.with_extension("md")).unwrap();
+    assert_eq!(markdown, committed, "regenerate with: channel-bench summary {}", reference.display());
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    assert!(readme.contains(&markdown), "README.md's results section differs from {}", reference.display());
+}
