@@ -146,7 +146,7 @@ pub struct SweepArgs {
     pub payload: PayloadSize,
 
     /// Seed of the payload sizes under --payload MIN..MAX: the same seed moves the same sizes
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
     pub seed: u64,
 
     /// Comma-separated ways merged-recv merges its receivers: futures-buffered, select-all, stream-map

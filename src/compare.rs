@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 
 use crate::stats::{self, Summary};
 
-/// A cell: runtime, mode, task count and channel.
+/// A cell: runtime, mode, task count, channel, and the setting it ran under.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CellKey {
     /// `multi-thread` or `current-thread`.
@@ -18,8 +18,76 @@ pub struct CellKey {
     pub mode: String,
     /// Sending tasks.
     pub tasks: u64,
-    /// Channel name.
+    /// Channel name, with ` via MERGE` when merged-recv merged its receivers another way
+    /// than the default futures-buffered (as the sweep's console names it).
     pub channel: String,
+    /// What else set the cell apart from a default run, such as `payload 300..2000 seed 1,
+    /// paced 8 every 20ms, latency`; empty for a default run and for files older than those columns.
+    pub setting: String,
+}
+
+impl CellKey {
+    /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
+    pub fn label(&self) -> String {
+        let setting = if self.setting.is_empty() { String::new() } else { format!(" [{}]", self.setting) };
+        format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel)
+    }
+}
+
+/// The optional columns that set a cell apart, where a file has them.
+struct SettingColumns {
+    merge: Option<usize>,
+    payload: Option<usize>,
+    seed: Option<usize>,
+    pace_ns: Option<usize>,
+    burst: Option<usize>,
+    sink: Option<usize>,
+    latency: Option<usize>,
+    allocs: Option<usize>,
+}
+
+impl SettingColumns {
+    fn find(column: impl Fn(&str) -> Option<usize>) -> Self {
+        Self {
+            merge: column("merge"),
+            payload: column("payload"),
+            seed: column("seed"),
+            pace_ns: column("pace_ns"),
+            burst: column("burst"),
+            sink: column("sink"),
+            latency: column("lat_p50_ns"),
+            allocs: column("allocs_per_message"),
+        }
+    }
+
+    /// The channel's name with its merge strategy, and the setting, of one row.
+    fn read(&self, record: &csv::StringRecord, channel: &str) -> (String, String) {
+        let field = |at: Option<usize>| at.map_or("", |at| &record[at]);
+        let channel = match field(self.merge) {
+            "" | "futures-buffered" => channel.to_owned(),
+            merge => format!("{channel} via {merge}"),
+        };
+        let mut parts = Vec::new();
+        if !matches!(field(self.payload), "" | "1200") {
+            let seed = field(self.seed);
+            let seed = if seed.is_empty() { String::new() } else { format!(" seed {seed}") };
+            parts.push(format!("payload {}{seed}", field(self.payload)));
+        }
+        if let Ok(pace_ns) = field(self.pace_ns).parse::<u64>() {
+            let interval = humantime::format_duration(std::time::Duration::from_nanos(pace_ns));
+            parts.push(format!("paced {} every {interval}", field(self.burst)));
+        }
+        if !matches!(field(self.sink), "" | "none") {
+            parts.push(format!("sink {}", field(self.sink)));
+        }
+        if !field(self.latency).is_empty() {
+            parts.push("latency".to_owned());
+        }
+        if !field(self.allocs).is_empty() {
+            parts.push("allocs counted".to_owned());
+        }
+        (channel, parts.join(", "))
+    }
 }
 
 /// The samples of one cell in one file.
@@ -72,6 +140,7 @@ pub fn load(path: &Path) -> anyhow::Result<Samples> {
     // Optional: older files and hand-made ones may lack them.
     let cpu = column("cpu_ns").zip(column("messages"));
     let lat_p99 = column("lat_p99_ns");
+    let setting_columns = SettingColumns::find(column);
 
     let mut samples = Samples { skipped_partial_line, ..Samples::default() };
     for record in reader.records() {
@@ -92,12 +161,9 @@ pub fn load(path: &Path) -> anyhow::Result<Samples> {
             .with_context(|| {
                 format!("{name} line {line}: ns_per_message {:?} is not a number", &record[ns_per_message])
             })?;
-        let key = CellKey {
-            runtime: record[runtime].to_owned(),
-            mode: record[mode].to_owned(),
-            tasks,
-            channel: record[channel].to_owned(),
-        };
+        let (channel, setting) = setting_columns.read(&record, &record[channel]);
+        let key =
+            CellKey { runtime: record[runtime].to_owned(), mode: record[mode].to_owned(), tasks, channel, setting };
         let cell = samples.cells.entry(key.clone()).or_insert_with(|| {
             samples.order.push(key);
             CellSamples::default()
@@ -183,7 +249,9 @@ pub fn report(old_name: &str, old: &Samples, new_name: &str, new: &Samples, thre
     let mut worst: Option<(f64, &CellKey)> = None;
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let label = format!("{:<15} {:<12} {:>5} {:<16}", key.runtime, key.mode, key.tasks, key.channel);
+        let channel =
+            if key.setting.is_empty() { key.channel.clone() } else { format!("{} [{}]", key.channel, key.setting) };
+        let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
         let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
         else {
             let _ = writeln!(out, "{label} {:>17} {:>17} {:>8}  no ok samples to compare", "", "", "");
@@ -211,7 +279,7 @@ pub fn report(old_name: &str, old: &Samples, new_name: &str, new: &Samples, thre
         if !missing.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
             for key in missing {
-                let _ = writeln!(out, "  {} {} tasks={} {}", key.runtime, key.mode, key.tasks, key.channel);
+                let _ = writeln!(out, "  {}", key.label());
             }
         }
     }
@@ -228,11 +296,8 @@ pub fn report(old_name: &str, old: &Samples, new_name: &str, new: &Samples, thre
         let _ = write!(out, ", {} without ok samples", count("failed"));
     }
     if let (Some(summary), Some((largest, key))) = (stats::summarize(&spreads), worst) {
-        let _ = write!(
-            out,
-            "\nmedian ratio (larger/smaller) {:.3}, worst {largest:.3} ({} {} tasks={} {})",
-            summary.median, key.runtime, key.mode, key.tasks, key.channel
-        );
+        let _ =
+            write!(out, "\nmedian ratio (larger/smaller) {:.3}, worst {largest:.3} ({})", summary.median, key.label());
     }
     out.push('\n');
     out

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::compare::{self, CellSamples, Samples};
+use crate::compare::{self, CellKey, CellSamples, Samples};
 use crate::stats::{self, Summary};
 
 /// The threshold under which two channels are tied whatever their noise (0.02 = 2%): the
@@ -155,18 +155,19 @@ pub struct Band {
 /// order the runtimes and modes first appear in the file, bands smallest first. `threshold`
 /// (0.02 = 2%) is the smallest difference that can separate two channels ([`within_noise`]).
 pub fn recommend(samples: &Samples, threshold: f64) -> Vec<Band> {
-    let mut groups: Vec<(&str, &str)> = Vec::new();
+    let mut groups: Vec<(&str, &str, &str)> = Vec::new();
     for key in &samples.order {
-        if !groups.contains(&(&key.runtime, &key.mode)) {
-            groups.push((&key.runtime, &key.mode));
+        if !groups.contains(&(&key.runtime, &key.mode, &key.setting)) {
+            groups.push((&key.runtime, &key.mode, &key.setting));
         }
     }
     let mut bands = Vec::new();
-    for (runtime, mode) in groups {
+    for (runtime, mode, setting) in groups {
         // The group's cells by (channel, tasks), channels in file order.
         let mut cells = HashMap::new();
         let mut channels: Vec<&str> = Vec::new();
-        for key in samples.order.iter().filter(|key| key.runtime == runtime && key.mode == mode) {
+        let in_group = |key: &&CellKey| key.runtime == runtime && key.mode == mode && key.setting == setting;
+        for key in samples.order.iter().filter(in_group) {
             cells.insert((key.channel.as_str(), key.tasks), &samples.cells[key]);
             if !channels.contains(&key.channel.as_str()) {
                 channels.push(&key.channel);
@@ -180,7 +181,9 @@ pub fn recommend(samples: &Samples, threshold: f64) -> Vec<Band> {
                 continue;
             }
             let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, threshold);
-            let (runtime, mode) = (runtime.to_owned(), mode.to_owned());
+            let runtime = runtime.to_owned();
+            // A group run under a setting other than the default says so beside its mode.
+            let mode = if setting.is_empty() { mode.to_owned() } else { format!("{mode} [{setting}]") };
             bands.push(Band { runtime, mode, size, tasks, speed, cpu, p99, excluded });
         }
     }
@@ -453,7 +456,6 @@ pub fn markdown(csv_name: &str, bands: &[Band], threshold: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::CellKey;
 
     fn summary(values: &[f64]) -> Summary {
         stats::summarize(values).unwrap()
@@ -554,8 +556,13 @@ mod tests {
     fn samples(cells: &[(&str, u64, &[f64], usize)]) -> Samples {
         let mut samples = Samples::default();
         for &(channel, tasks, ok, failed) in cells {
-            let key =
-                CellKey { runtime: "multi-thread".into(), mode: "cloned-send".into(), tasks, channel: channel.into() };
+            let key = CellKey {
+                runtime: "multi-thread".into(),
+                mode: "cloned-send".into(),
+                tasks,
+                channel: channel.into(),
+                setting: String::new(),
+            };
             samples.order.push(key.clone());
             let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
             samples
@@ -673,6 +680,7 @@ mod tests {
                 mode: "cloned-send".into(),
                 tasks: 1,
                 channel: channel.into(),
+                setting: String::new(),
             };
             samples.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
         }

@@ -169,3 +169,31 @@ fn bad_files_give_one_line_and_exit_2() {
         }
     }
 }
+
+#[test]
+fn an_old_file_matches_default_rows_of_a_new_one_and_other_settings_are_cells_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let old =
+        write(dir.path(), "old.csv", &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 1, &steady)].concat());
+    // The same cell from a newer binary (default setting), plus the same channel with latency
+    // recorded and with another merge strategy.
+    let extra = ",merge,payload,seed,bytes,mb_per_s,pace_ns,burst,pace_actual_ns,sink,lat_p50_ns,lat_p99_ns";
+    let with = |suffix: &str| -> String {
+        cell("kanal", "multi-thread", 1, &steady).lines().map(|line| format!("{line}{suffix}\n")).collect()
+    };
+    let new = [
+        format!("{HEADER}{extra}\n"),
+        with(",,1200,,1200000,12.0,,,,none,,"),
+        with(",,1200,,1200000,12.0,,,,none,5000,9000"),
+        with(",,300..2000,3,1150000,11.5,20000000,8,20001000,file,,"),
+    ]
+    .concat();
+    let new = write(dir.path(), "new.csv", &new);
+    let (code, stdout, stderr) = compare(&old, &new);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("1 cells in both"), "{stdout}");
+    assert!(stdout.contains("only in"), "{stdout}");
+    assert!(stdout.contains("kanal [latency]"), "{stdout}");
+    assert!(stdout.contains("kanal [payload 300..2000 seed 3, paced 8 every 20ms, sink file]"), "{stdout}");
+}

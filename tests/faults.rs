@@ -75,3 +75,28 @@ fn a_fault_build_lists_its_faulty_channels() {
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("fault-hang") && stdout.contains("fault-lossy"), "{stdout}");
 }
+
+#[test]
+fn a_truncated_sink_file_fails_its_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sink.csv");
+    let sink = format!("truncating-file:{}", dir.path().join("sink.bin").display());
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["--channels", "kanal", "--tasks", "2", "--messages", "500", "--capacity", "64", "--sink", &sink])
+        .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "2", "--max-time", "0", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let rows = rows(&out);
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert!(
+            row[13].starts_with("sink: ") && row[13].contains("holds 599999 bytes, 600000 were received"),
+            "{row:?}"
+        );
+    }
+    assert!(stdout.contains("had failed samples"), "{stdout}");
+}
