@@ -96,7 +96,7 @@ impl TaskPayloads {
     }
 
     /// The payload of message `seq`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, seq: u32) -> Bytes {
         match self {
             TaskPayloads::Fixed(buffer) => buffer.clone(),

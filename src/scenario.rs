@@ -287,12 +287,17 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         .collect();
     let expected_bytes = payloads.iter().zip(&per_task).map(|(payloads, &count)| payloads.total(count)).sum();
     let clock = workload.latency.then(RunClock::start);
+    let (sink, sink_failed) = match workload.sink.open() {
+        Ok(sink) => (sink, None),
+        Err(error) => (None, Some(error)),
+    };
     let receiving = Receiving {
         verifier: Verifier::new(per_task.clone()),
         expected_bytes,
         bytes: 0,
         latency: clock.map(LatencyRecorder::new),
-        sink: workload.sink.open(),
+        sink,
+        sink_failed,
     };
     let capacity = workload.capacity_per_channel();
     let senders_per_channel = workload.senders_per_channel();
@@ -338,24 +343,36 @@ struct Sending {
 }
 
 impl Sending {
-    #[inline]
+    #[inline(always)]
     fn message(&self, seq: u32) -> Message {
         let sent_at = self.clock.map_or(0, |clock| clock.now());
         Message { sender: self.task, seq, sent_at, payload: self.payloads.get(seq) }
     }
 }
 
-async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Bursts {
+async fn send_all<C: Channel>(sender: C::Sender, sending: Sending, mut gate: StartGate) -> Bursts {
     gate.wait().await;
-    let Some(pace) = sending.pace else {
-        for seq in 0..sending.count {
-            if C::send(&mut sender, sending.message(seq)).await.is_err() {
-                // The receiver is gone; it reports what it did not get.
-                break;
-            }
+    // Two loops, not one with a branch inside: the saturating loop stays as small as it was
+    // before pacing existed, so the compiler inlines the channel's send into it as it did.
+    match sending.pace {
+        None => {
+            send_saturating::<C>(sender, &sending).await;
+            Bursts::default()
         }
-        return Bursts::default();
-    };
+        Some(pace) => send_paced::<C>(sender, &sending, pace).await,
+    }
+}
+
+async fn send_saturating<C: Channel>(mut sender: C::Sender, sending: &Sending) {
+    for seq in 0..sending.count {
+        if C::send(&mut sender, sending.message(seq)).await.is_err() {
+            // The receiver is gone; it reports what it did not get.
+            return;
+        }
+    }
+}
+
+async fn send_paced<C: Channel>(mut sender: C::Sender, sending: &Sending, pace: Pace) -> Bursts {
     // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
     // a task that falls behind catches up, so the offered load stays what was asked for.
     let mut ticker = tokio::time::interval(pace.interval);
@@ -385,18 +402,21 @@ struct Receiving {
     expected_bytes: u64,
     bytes: u64,
     latency: Option<LatencyRecorder>,
-    sink: Result<Option<SinkWriter>, String>,
+    sink: Option<SinkWriter>,
+    /// Why the sink's file could not be opened, if it could not.
+    sink_failed: Option<String>,
 }
 
 impl Receiving {
-    #[inline]
+    // Forced: the receive loops are the hot path, and left to itself the compiler calls this.
+    #[inline(always)]
     fn take(&mut self, message: Message) {
         self.verifier.observe(message.sender, message.seq);
         self.bytes += message.payload.len() as u64;
         if let Some(latency) = &mut self.latency {
             latency.record(message.sent_at);
         }
-        if let Ok(Some(sink)) = &mut self.sink {
+        if let Some(sink) = &mut self.sink {
             sink.write(&message.payload);
         }
     }
@@ -407,7 +427,10 @@ impl Receiving {
             status =
                 Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
         }
-        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
+        let sunk = match (self.sink_failed, self.sink) {
+            (Some(error), _) => Err(error),
+            (None, sink) => sink.map_or(Ok(()), SinkWriter::finish),
+        };
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
