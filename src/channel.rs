@@ -23,7 +23,8 @@ pub struct Message {
     pub sender: u32,
     /// Position of this message in its sender's sequence, starting at 0.
     pub seq: u32,
-    /// When it was handed to `send`, in nanoseconds of the run's clock; 0 without `--latency`.
+    /// When it was handed to `send`: a raw reading of the run's clock ([`crate::latency::RunClock`]);
+    /// 0 without `--latency`.
     pub sent_at: u64,
     /// The packet body.
     pub payload: Bytes,
@@ -163,7 +164,7 @@ impl Channel for FuturesChannel {
     }
 }
 
-/// `kanal::bounded_async`.
+/// `kanal::bounded_async`; merged-recv streams its `recv` future (see [`Kanal::stream`]).
 pub struct Kanal;
 
 impl Channel for Kanal {
@@ -182,7 +183,13 @@ impl Channel for Kanal {
         receiver.recv().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        receiver.stream()
+        // Not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is
+        // polled again while pending, as StreamMap and buffer_unordered do (abort here with
+        // `--merge stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch,
+        // not released). Its `recv` future, one per message, is sound.
+        futures::stream::unfold(receiver, |receiver| async move {
+            receiver.recv().await.ok().map(|message| (message, receiver))
+        })
     }
 }
 

@@ -295,7 +295,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         verifier: Verifier::new(per_task.clone()),
         expected_bytes,
         bytes: 0,
-        latency: clock.map(LatencyRecorder::new),
+        latency: clock.clone().map(LatencyRecorder::new),
         sink,
         sink_failed,
     };
@@ -323,7 +323,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         .enumerate()
         .map(|(task, ((sender, count), payloads))| {
             let task = u32::try_from(task).expect("validated: tasks fit u32");
-            let sending = Sending { task, count, payloads, clock, pace: workload.pace };
+            let sending = Sending { task, count, payloads, clock: clock.clone(), pace: workload.pace };
             tokio::spawn(send_all::<C>(sender, sending, gate.clone()))
         })
         .collect();
@@ -345,7 +345,7 @@ struct Sending {
 impl Sending {
     #[inline(always)]
     fn message(&self, seq: u32) -> Message {
-        let sent_at = self.clock.map_or(0, |clock| clock.now());
+        let sent_at = self.clock.as_ref().map_or(0, RunClock::now);
         Message { sender: self.task, seq, sent_at, payload: self.payloads.get(seq) }
     }
 }

@@ -153,9 +153,10 @@ fn each_merge_strategy_is_a_cell_of_its_own_and_delivers_everything() {
         &[SMALL, &args, &["--tasks", "1,64", "--channels", "tokio-mpsc,flume"]].concat(),
         &dir.path().join("m.csv"),
     );
-    // 3 merges × 2 channels × 2 task counts × 2 runtimes × 2 samples
-    assert_eq!(rows.len(), 48);
+    // 3 merges × 3 channels × 2 task counts × 2 runtimes × 2 samples (kanal's own stream
+    // corrupted the heap under stream-map: see `Kanal::stream`)
+    assert_eq!(rows.len(), 72);
     for merge in ["futures-buffered", "select-all", "stream-map"] {
-        assert_eq!(rows.iter().filter(|row| row["merge"] == merge).count(), 16, "{merge}");
+        assert_eq!(rows.iter().filter(|row| row["merge"] == merge).count(), 24, "{merge}");
     }
 }
