@@ -150,7 +150,7 @@ fn each_merge_strategy_is_a_cell_of_its_own_and_delivers_everything() {
     let dir = tempfile::tempdir().unwrap();
     let args = ["--merge", "futures-buffered,select-all,stream-map", "--modes", "merged-recv", "--messages", "3001"];
     let rows = sweep(
-        &[SMALL, &args, &["--tasks", "1,64", "--channels", "tokio-mpsc,flume"]].concat(),
+        &[SMALL, &args, &["--tasks", "1,64", "--channels", "tokio-mpsc,flume,kanal"]].concat(),
         &dir.path().join("m.csv"),
     );
     // 3 merges × 3 channels × 2 task counts × 2 runtimes × 2 samples (kanal's own stream
