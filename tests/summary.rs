@@ -266,7 +266,7 @@ fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
 
 #[test]
 fn the_readme_results_section_is_the_summary_of_the_reference_run() {
-    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/channel-bench-20261122T000449Z.csv");
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/channel-bench-20261122T003340Z.csv");
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join(reference.file_name().unwrap());
     std::fs::copy(&reference, &csv).unwrap();
