@@ -5,32 +5,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
-const HEADER: &str = "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,ns_per_message,cpu_ns,status";
-
-/// CSV rows for one cloned-send cell: one per value, `ok` unless the value is negative (then
-/// a failed sample); CPU time is twice the wall time.
-fn cell(channel: &str, runtime: &str, tasks: u32, values: &[f64]) -> String {
-    values
-        .iter()
-        .enumerate()
-        .map(|(index, &value)| {
-            let status = if value < 0.0 { "lost: 1 of 1000 messages missing" } else { "ok" };
-            let ns = value.abs();
-            format!(
-                "{channel},cloned-send,{runtime},2,{tasks},1000,64,64,1200,{},{},{ns},{},{status}\n",
-                index + 1,
-                (ns * 1000.0) as u64,
-                (ns * 2000.0) as u64
-            )
-        })
-        .collect()
-}
-
-fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, body).unwrap();
-    path
-}
+mod common;
+use common::{HEADER, cell, write};
 
 fn summary(csv: &Path) -> (Option<i32>, String, String) {
     let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").arg(csv).output().unwrap();
