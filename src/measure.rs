@@ -129,7 +129,7 @@ async fn timed_run(channel: &ChannelEntry, workload: &Workload, count_allocs: bo
         cpu,
         status,
         bytes: delivery.bytes,
-        latency: delivery.latency,
+        latency: delivery.latency.and_then(|latency| latency.finish()),
         pace_actual: delivery.pace_actual,
         allocs: None,
     }

@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 use tokio_stream::StreamMap;
 
 use crate::channel::{Channel, Message};
-use crate::latency::{Latency, LatencyRecorder, RunClock};
+use crate::latency::{LatencyRecorder, RunClock};
 use crate::payload::{PayloadSize, TaskPayloads};
 use crate::sink::{Sink, SinkWriter};
 use crate::verify::{Status, Verifier};
@@ -168,14 +168,15 @@ impl Workload {
 }
 
 /// What a run delivered, as the receiver and the senders saw it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Delivery {
     /// Whether everything arrived, in order, with its bytes (and reached the sink).
     pub status: Status,
     /// Payload bytes the receiver took.
     pub bytes: u64,
-    /// Send→receive latency percentiles, with `--latency`.
-    pub latency: Option<Latency>,
+    /// The receiver's latency histogram, with `--latency`; its percentiles are read after the
+    /// clock stops ([`LatencyRecorder::finish`]).
+    pub latency: Option<LatencyRecorder>,
     /// The mean time between a task's bursts, with `--pace`.
     pub pace_actual: Option<Duration>,
 }
@@ -441,12 +442,7 @@ impl Receiving {
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
-        Delivery {
-            status,
-            bytes: self.bytes,
-            latency: self.latency.and_then(|latency| latency.finish()),
-            pace_actual: None,
-        }
+        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None }
     }
 }
 

@@ -352,15 +352,10 @@ fn excluded_text(excluded: &Excluded) -> String {
     format!("{} ({})", excluded.channel, reasons.join("; "))
 }
 
-/// The p99 ranking's text, saying how many channels it covers when latency was measured for
-/// only some of the ranked ones.
+/// The p99 ranking's text, when the band has latency.
 fn p99_text(band: &Band) -> Option<String> {
     band.p99.first()?;
-    let mut line = leaders_text(&band.p99, duration, "lower than", false);
-    if band.p99.entries.len() < band.speed.entries.len() {
-        let _ = write!(line, " (of the {} with latency measured)", band.p99.entries.len());
-    }
-    Some(line)
+    Some(leaders_text(&band.p99, duration, "lower than", false))
 }
 
 /// The summary for the console: per runtime and mode, one block per band.
