@@ -5,7 +5,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use channel_bench::verify::{Status, Verifier};
+use channel_bench::run::verify::{Status, Verifier};
 
 const MESSAGES: u32 = 1 << 24;
 

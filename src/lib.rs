@@ -1,29 +1,25 @@
 //! channel-bench: async channel fan-in, measured under equal conditions with verified delivery.
 //!
-//! - [`channel`]: what is measured (one adapter per crate, and the table of them)
-//! - [`scenario`]: how it is driven (cloned-send and merged-recv, generic over the adapter),
-//!   with [`payload`] sizes, an optional [`sink`] and [`latency`] stamps
-//! - [`allocs`]: the counting allocator behind `--count-allocs`
-//! - [`measure`]: how it is timed
-//! - [`verify`], [`stats`]: what it means
-//! - [`report`]: who is told; [`sweep`] ties them together; [`cli`] validates the input
-//! - [`compare`]: two CSVs, cell by cell
-//! - [`summary`]: which channel to use, from one CSV
+//! Layers, each importing only the ones below it:
+//! - [`app`]: the commands (a sweep, `compare`, `summary`), called by the binary's `main`
+//! - [`sweep`]: runs a [`plan`]'s cells, hands every sample to [`output`]
+//! - [`output`]: the console, the CSV writer, the summary's text, the machine description
+//! - [`results`]: the results format ([`results::schema`]), its one reader, `compare`'s
+//!   verdicts and `summary`'s rankings
+//! - [`plan`]: the validated sweep, from the [`cli`]'s flags
+//! - [`registry`]: the table of channels, each instantiated with the [`run`] scenario
+//! - [`run`]: one run's workload, scenario, clock, checks
+//! - [`channel`]: the [`channel::Channel`] trait and one adapter per crate
+//! - [`stats`], [`error`]: pure statistics; the usage error
 
-pub mod allocs;
+pub mod app;
 pub mod channel;
 pub mod cli;
-pub mod compare;
-#[cfg(feature = "faults")]
-pub mod faults;
-pub mod latency;
-pub mod machine;
-pub mod measure;
-pub mod payload;
-pub mod report;
-pub mod scenario;
-pub mod sink;
+pub mod error;
+pub mod output;
+pub mod plan;
+pub mod registry;
+pub mod results;
+pub mod run;
 pub mod stats;
-pub mod summary;
 pub mod sweep;
-pub mod verify;

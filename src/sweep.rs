@@ -7,11 +7,12 @@
 
 use std::time::{Duration, Instant};
 
-use crate::cli::Plan;
-use crate::measure::{self, Sample, Watchdog};
-use crate::report::{Cell, Console, CsvSink, Record};
+use crate::output::console::Console;
+use crate::output::csv::{self, CsvWriter};
+use crate::plan::{Cell, Plan};
+use crate::run::measure::{self, Sample, Watchdog};
+use crate::run::verify::Status;
 use crate::stats::{self, StopRule};
-use crate::verify::Status;
 
 /// A cell being sampled.
 struct Progress {
@@ -45,31 +46,28 @@ pub struct Outcome {
 
 /// Runs every cell of `plan`, or until `watchdog.interrupted` is set. Stops early with an
 /// error only when the CSV cannot be written or a runtime cannot start.
-pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvSink) -> anyhow::Result<Outcome> {
+pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWriter) -> anyhow::Result<Outcome> {
     let rule = plan.stop_rule();
     let mut outcome = Outcome::default();
-    for &runtime in &plan.runtimes {
-        for &tasks in &plan.tasks {
-            console.section(runtime, plan.workers, &plan.workload(plan.modes[0], tasks, plan.merges[0]));
-            for &mode in &plan.modes {
-                let cells = plan.merges_for(mode).iter().flat_map(|&merge| {
-                    plan.channels.iter().map(move |&channel| Cell {
-                        channel,
-                        runtime,
-                        workers: runtime.threads(plan.workers),
-                        workload: plan.workload(mode, tasks, merge),
-                    })
-                });
-                let group = run_group(cells.collect(), plan, &rule, watchdog, console, csv)?;
-                outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
-                if watchdog.is_interrupted() {
-                    outcome.interrupted = true;
-                    return Ok(outcome);
-                }
-                for progress in group {
-                    report_cell(&progress, &rule, console, &mut outcome);
-                }
-            }
+    let cells = plan.cells();
+    let mut section = None;
+    // A group is one (runtime, tasks, mode): consecutive in the plan's order.
+    for group in cells.chunk_by(|a, b| {
+        (a.runtime, a.workload.tasks, a.workload.mode) == (b.runtime, b.workload.tasks, b.workload.mode)
+    }) {
+        let first = &group[0];
+        if section != Some((first.runtime, first.workload.tasks)) {
+            section = Some((first.runtime, first.workload.tasks));
+            console.section(first.runtime, first.workers, &first.workload);
+        }
+        let group = run_group(group.to_vec(), plan, &rule, watchdog, console, csv)?;
+        outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
+        if watchdog.is_interrupted() {
+            outcome.interrupted = true;
+            return Ok(outcome);
+        }
+        for progress in group {
+            report_cell(&progress, &rule, console, &mut outcome);
         }
     }
     Ok(outcome)
@@ -101,7 +99,7 @@ fn run_group(
     rule: &StopRule,
     watchdog: &Watchdog,
     console: &Console,
-    csv: &mut CsvSink,
+    csv: &mut CsvWriter,
 ) -> anyhow::Result<Vec<Progress>> {
     let mut group: Vec<Progress> = cells
         .into_iter()
@@ -128,7 +126,7 @@ fn run_group(
             let Some(sample) = measure::guarded_sample(
                 cell.runtime,
                 plan.workers,
-                cell.channel,
+                cell.channel.prepare,
                 workload,
                 (&warm_up, warmups),
                 watchdog,
@@ -136,7 +134,7 @@ fn run_group(
             else {
                 return Ok(group);
             };
-            csv.append(&Record::new(cell, progress.samples.len() + 1, &sample))?;
+            csv.append(&csv::record(cell, progress.samples.len() + 1, &sample))?;
             // A channel that hung once would hang again: each retry would only cost the timeout.
             let hung = matches!(sample.status, Status::Timeout(_));
             progress.samples.push(sample);

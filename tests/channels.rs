@@ -1,10 +1,10 @@
 //! Every channel in the table, driven through the real scenarios on small inputs.
 
-use channel_bench::channel::CHANNELS;
-use channel_bench::measure::{self, RuntimeKind};
-use channel_bench::payload::PayloadSize;
-use channel_bench::scenario::{Mode, Workload};
-use channel_bench::verify::Status;
+use channel_bench::registry::CHANNELS;
+use channel_bench::run::measure::{self, RuntimeKind};
+use channel_bench::run::payload::PayloadSize;
+use channel_bench::run::verify::Status;
+use channel_bench::run::workload::{Mode, Workload};
 
 #[test]
 fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
@@ -16,7 +16,7 @@ fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
                     // 3001 does not divide by 64 or 3: some tasks send one message more.
                     let workload =
                         Workload { payload: PayloadSize::Fixed(16), ..Workload::new(mode, tasks, 3001, 128) };
-                    let sample = measure::sample(&runtime, channel, &workload);
+                    let sample = measure::sample(&runtime, channel.prepare, &workload);
                     assert_eq!(
                         sample.status,
                         Status::Ok,
@@ -74,7 +74,7 @@ fn a_warm_up_is_the_same_workload_cut_short() {
     let workload =
         Workload { payload: PayloadSize::Fixed(1200), ..Workload::new(Mode::MergedRecv, 512, 1 << 20, 1 << 16) };
     let warm_up = workload.warm_up();
-    assert_eq!(warm_up.messages, channel_bench::scenario::WARMUP_MESSAGES);
+    assert_eq!(warm_up.messages, channel_bench::run::workload::WARMUP_MESSAGES);
     assert_eq!(Workload { messages: workload.messages, ..warm_up.clone() }, workload);
     // Never fewer messages than tasks, never more than the samples move.
     let many_tasks = Workload { tasks: 100_000, messages: 200_000, ..workload.clone() };

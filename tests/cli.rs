@@ -121,7 +121,7 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
-    let channels = channel_bench::channel::CHANNELS.len();
+    let channels = channel_bench::registry::CHANNELS.len();
     // channels × 2 modes × 2 runtimes × 2 task counts × 2 samples
     assert_eq!(rows.len(), channels * 2 * 2 * 2 * 2);
     for row in &rows {
@@ -203,7 +203,7 @@ fn list_channels_names_every_channel_with_its_version() {
     let output = bench().arg("--list-channels").output().unwrap();
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    for channel in channel_bench::channel::CHANNELS {
+    for channel in channel_bench::registry::CHANNELS {
         let line = stdout.lines().find(|line| line.starts_with(channel.name)).unwrap_or_else(|| panic!("{stdout}"));
         assert!(!line.contains("unknown"), "{line}");
     }

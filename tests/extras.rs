@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use assert_cmd::Command;
-use channel_bench::payload::{self, PayloadSize};
+use channel_bench::run::payload::{self, PayloadSize};
 
 /// Rows of a sweep's CSV, each as column name → value.
 fn sweep(args: &[&str], out: &Path) -> Vec<HashMap<String, String>> {

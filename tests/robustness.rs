@@ -4,8 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const HEADER_FIELDS: usize = channel_bench::report::csv_header().len();
-
 fn binary() -> PathBuf {
     assert_cmd::cargo::cargo_bin("channel-bench")
 }
@@ -38,11 +36,12 @@ fn complete_rows(out: &Path) -> (usize, bool) {
     let partial = !text.ends_with('\n');
     let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
     let mut reader = csv::Reader::from_reader(complete.as_bytes());
-    assert_eq!(reader.headers().unwrap().len(), HEADER_FIELDS);
+    let header_fields = channel_bench::results::schema::header().len();
+    assert_eq!(reader.headers().unwrap().len(), header_fields);
     let mut rows = 0;
     for record in reader.records() {
         let record = record.unwrap();
-        assert_eq!(record.len(), HEADER_FIELDS, "{record:?}");
+        assert_eq!(record.len(), header_fields, "{record:?}");
         assert!(record[10].parse::<u64>().is_ok() && record[11].parse::<f64>().is_ok(), "{record:?}");
         rows += 1;
     }

@@ -3,7 +3,8 @@
 
 use futures::Stream;
 
-use crate::channel::{Channel, Closed, Message, TokioMpsc};
+use super::adapters::TokioMpsc;
+use super::{Channel, Closed, Message};
 
 /// A tokio channel whose receiver never takes a message and is never woken: every sample hangs.
 pub struct Hang;

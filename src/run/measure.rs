@@ -12,11 +12,11 @@ use anyhow::Context;
 use futures::future::Either;
 use tokio::runtime::{Builder, Runtime};
 
-use crate::allocs::{self, AllocCount};
-use crate::channel::ChannelEntry;
-use crate::latency::Latency;
-use crate::scenario::Workload;
-use crate::verify::Status;
+use super::allocs::{self, AllocCount};
+use super::latency::Latency;
+use super::scenario::Prepare;
+use super::verify::Status;
+use super::workload::Workload;
 
 /// Which tokio scheduler runs the tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -105,12 +105,12 @@ impl Sample {
 
 /// Runs `workload` over `channel` once on `runtime` and times it. The runtime needs its
 /// timer if the workload is paced.
-pub fn sample(runtime: &Runtime, channel: &ChannelEntry, workload: &Workload) -> Sample {
-    runtime.block_on(timed_run(channel, workload, false))
+pub fn sample(runtime: &Runtime, prepare: Prepare, workload: &Workload) -> Sample {
+    runtime.block_on(timed_run(prepare, workload, false))
 }
 
-async fn timed_run(channel: &ChannelEntry, workload: &Workload, count_allocs: bool) -> Sample {
-    let prepared = (channel.prepare)(workload);
+async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) -> Sample {
+    let prepared = prepare(workload);
     prepared.all_ready().await;
     allocs::set_window(count_allocs);
     let cpu_start = process_cpu_time();
@@ -154,7 +154,8 @@ impl Watchdog {
 /// How often a waiting watchdog looks at the interrupt flag.
 const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 
-/// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload`, on a fresh
+/// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload` (spawned by
+/// `prepare`, a channel's scenario), on a fresh
 /// `kind` runtime on a thread of its own, and waits for it at most `watchdog.timeout`.
 /// A sample that finishes is torn down completely (runtime, worker threads, its thread)
 /// before this returns. One that overstays is abandoned: its runtime is told to stop and
@@ -164,7 +165,7 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(50);
 pub fn guarded_sample(
     kind: RuntimeKind,
     workers: usize,
-    channel: &'static ChannelEntry,
+    prepare: Prepare,
     workload: &Workload,
     (warm_up, warmups): (&Workload, usize),
     watchdog: &Watchdog,
@@ -185,9 +186,9 @@ pub fn guarded_sample(
             let outcome = runtime.block_on(async {
                 let runs = async {
                     for _ in 0..warmups {
-                        timed_run(channel, &warm_up, false).await;
+                        timed_run(prepare, &warm_up, false).await;
                     }
-                    timed_run(channel, &workload, count_allocs).await
+                    timed_run(prepare, &workload, count_allocs).await
                 };
                 match futures::future::select(std::pin::pin!(runs), aborted).await {
                     Either::Left((sample, _)) => Some(sample),

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::channel::ChannelEntry;
-use crate::report::Metadata;
+use crate::registry::ChannelEntry;
+use crate::results::metadata::Metadata;
 
 /// Describes this machine and build for a sweep over `channels`.
 pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {

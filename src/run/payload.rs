@@ -38,6 +38,9 @@ impl PayloadSize {
     }
 }
 
+/// Payload bytes per message unless `--payload` says otherwise: about an RTP packet.
+pub const DEFAULT_PAYLOAD_BYTES: usize = 1200;
+
 impl fmt::Display for PayloadSize {
     /// `1200` or `300..2000`, as `--payload` takes it and the CSV writes it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,69 +1,11 @@
-//! What is measured: one small adapter per channel crate behind the [`Channel`] trait,
-//! and [`CHANNELS`], the table of every channel the benchmark knows.
-//!
-//! Adding a crate is one `impl Channel` plus one line in [`CHANNELS`].
+//! One adapter per channel crate: how to make a bounded pair, send, receive, and stream.
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
-use futures::{FutureExt, SinkExt, Stream, StreamExt};
+use futures::{SinkExt, Stream, StreamExt};
 
-use crate::scenario::{self, Prepared, Workload};
-
-/// One forwarded packet: who sent it, its place in that sender's sequence, and the
-/// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
-///
-/// `Default` (sender 0, seq 0, an empty static payload, no allocation) is what thingbuf
-/// fills its empty slots with.
-#[derive(Debug, Clone, Default)]
-pub struct Message {
-    /// Index of the sending task, `0..tasks`.
-    pub sender: u32,
-    /// Position of this message in its sender's sequence, starting at 0.
-    pub seq: u32,
-    /// When it was handed to `send`: a raw reading of the run's clock ([`crate::latency::RunClock`]);
-    /// 0 without `--latency`.
-    pub sent_at: u64,
-    /// The packet body.
-    pub payload: Bytes,
-}
-
-/// The receiver has gone away; the message was not delivered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Closed;
-
-/// A bounded async channel, seen through the few operations the scenarios need.
-///
-/// Every method maps to the crate's own async API; no crate is wrapped in an adapter
-/// that the others do not pay for.
-pub trait Channel: 'static {
-    /// Name used on the command line, in the console and in the CSV.
-    const NAME: &'static str;
-    /// The crates.io crate that provides it (its version goes into the run's JSON).
-    const CRATE: &'static str;
-    /// Slots the crate grants each live sender on top of the buffer it is given.
-    /// The adapter subtracts them, so a channel with `s` senders needs `capacity >= s * SLOTS_PER_SENDER`.
-    const SLOTS_PER_SENDER: usize = 0;
-
-    /// Sending half; cloned once per sending task in cloned-send.
-    type Sender: Clone + Send + 'static;
-    /// Receiving half.
-    type Receiver: Send + 'static;
-
-    /// A channel that holds exactly `capacity` messages in flight when `senders` senders exist.
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver);
-
-    /// Sends one message, waiting while the channel is full.
-    fn send(sender: &mut Self::Sender, message: Message) -> impl Future<Output = Result<(), Closed>> + Send;
-
-    /// Receives one message; `None` once every sender is gone and the channel is empty.
-    fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
-
-    /// The crate's own `Stream` over the receiver, for merging in merged-recv.
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_;
-}
+use super::{Channel, Closed, Message};
 
 /// `tokio::sync::mpsc::channel`.
 pub struct TokioMpsc;
@@ -332,96 +274,4 @@ impl Channel for TokioRecvMany {
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         futures::stream::poll_fn(|cx| receiver.poll_next(cx))
     }
-}
-
-/// A channel in the table: its names and the scenario code instantiated for it.
-#[derive(Debug)]
-pub struct ChannelEntry {
-    /// [`Channel::NAME`].
-    pub name: &'static str,
-    /// [`Channel::CRATE`].
-    pub crate_name: &'static str,
-    /// [`Channel::SLOTS_PER_SENDER`].
-    pub slots_per_sender: usize,
-    /// Spawns one run of a workload on the current tokio runtime; see [`scenario::prepare`].
-    pub prepare: fn(&Workload) -> Prepared,
-    /// How many messages the channel accepts with no receiver taking any; see [`probe_capacity`].
-    pub probe_capacity: fn(capacity: usize, senders: usize) -> usize,
-}
-
-impl ChannelEntry {
-    /// The table line for channel `C`.
-    pub const fn of<C: Channel>() -> Self {
-        Self {
-            name: C::NAME,
-            crate_name: C::CRATE,
-            slots_per_sender: C::SLOTS_PER_SENDER,
-            prepare: scenario::prepare::<C>,
-            probe_capacity: probe_capacity::<C>,
-        }
-    }
-
-    /// Whether this channel can hold exactly `capacity` messages with `senders` senders.
-    pub fn supports(&self, capacity: usize, senders: usize) -> bool {
-        capacity >= 1 && capacity >= senders * self.slots_per_sender
-    }
-}
-
-/// Every channel, in the order the sweep runs them.
-pub const CHANNELS: &[ChannelEntry] = &[
-    ChannelEntry::of::<TokioMpsc>(),
-    ChannelEntry::of::<Flume>(),
-    ChannelEntry::of::<AsyncChannel>(),
-    ChannelEntry::of::<FuturesChannel>(),
-    ChannelEntry::of::<Kanal>(),
-    ChannelEntry::of::<Thingbuf>(),
-    ChannelEntry::of::<Tachyonix>(),
-    ChannelEntry::of::<Crossfire>(),
-    ChannelEntry::of::<TokioRecvMany>(),
-];
-
-/// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
-#[cfg(feature = "faults")]
-pub const FAULTY: &[ChannelEntry] =
-    &[ChannelEntry::of::<crate::faults::Hang>(), ChannelEntry::of::<crate::faults::Lossy>()];
-/// Channels that misbehave on purpose: none in a normal build.
-#[cfg(not(feature = "faults"))]
-pub const FAULTY: &[ChannelEntry] = &[];
-
-/// Every channel `--channels` accepts: [`CHANNELS`], then [`FAULTY`].
-pub fn known() -> impl Iterator<Item = &'static ChannelEntry> {
-    CHANNELS.iter().chain(FAULTY)
-}
-
-/// Looks a channel up by its [`Channel::NAME`].
-pub fn find(name: &str) -> Option<&'static ChannelEntry> {
-    known().find(|entry| entry.name == name)
-}
-
-/// Counts how many messages a channel made for `capacity` slots and `senders` senders
-/// accepts while nobody receives: every sender sends, round-robin, until each one's send
-/// would wait. This is the channel's effective capacity, which must equal `capacity`.
-pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
-    let (sender, receiver) = C::bounded(capacity, senders);
-    let mut senders = scenario::clone_senders(sender, senders);
-    let payload = Bytes::from_static(b"probe");
-    // Stop well past the expected count so a channel that never fills still ends the probe.
-    let limit = 2 * capacity + senders.len() + 16;
-    let mut accepted = 0;
-    while accepted < limit {
-        let mut progressed = false;
-        for sender in &mut senders {
-            let message = Message { sender: 0, seq: 0, sent_at: 0, payload: payload.clone() };
-            // A send that would wait is dropped unfinished, which cancels it.
-            if let Some(Ok(())) = C::send(sender, message).now_or_never() {
-                accepted += 1;
-                progressed = true;
-            }
-        }
-        if !progressed {
-            break;
-        }
-    }
-    drop(receiver);
-    accepted
 }

@@ -1,0 +1,103 @@
+//! What is measured: the [`Channel`] trait, the [`Message`] it carries, and the
+//! [`adapters`], one small impl per crate. The bottom layer: it imports nothing of the crate.
+//!
+//! Adding a crate is one `impl Channel` in [`adapters`] plus one line in
+//! [`crate::registry::CHANNELS`].
+
+use std::future::Future;
+
+use bytes::Bytes;
+use futures::{FutureExt, Stream};
+
+pub mod adapters;
+#[cfg(feature = "faults")]
+pub mod faults;
+
+/// One forwarded packet: who sent it, its place in that sender's sequence, and the
+/// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
+///
+/// `Default` (sender 0, seq 0, an empty static payload, no allocation) is what thingbuf
+/// fills its empty slots with.
+#[derive(Debug, Clone, Default)]
+pub struct Message {
+    /// Index of the sending task, `0..tasks`.
+    pub sender: u32,
+    /// Position of this message in its sender's sequence, starting at 0.
+    pub seq: u32,
+    /// When it was handed to `send`: a raw reading of the run's clock ([`crate::run::latency::RunClock`]);
+    /// 0 without `--latency`.
+    pub sent_at: u64,
+    /// The packet body.
+    pub payload: Bytes,
+}
+
+/// The receiver has gone away; the message was not delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed;
+
+/// A bounded async channel, seen through the few operations the scenarios need.
+///
+/// Every method maps to the crate's own async API; no crate is wrapped in an adapter
+/// that the others do not pay for.
+pub trait Channel: 'static {
+    /// Name used on the command line, in the console and in the CSV.
+    const NAME: &'static str;
+    /// The crates.io crate that provides it (its version goes into the run's JSON).
+    const CRATE: &'static str;
+    /// Slots the crate grants each live sender on top of the buffer it is given.
+    /// The adapter subtracts them, so a channel with `s` senders needs `capacity >= s * SLOTS_PER_SENDER`.
+    const SLOTS_PER_SENDER: usize = 0;
+
+    /// Sending half; cloned once per sending task in cloned-send.
+    type Sender: Clone + Send + 'static;
+    /// Receiving half.
+    type Receiver: Send + 'static;
+
+    /// A channel that holds exactly `capacity` messages in flight when `senders` senders exist.
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver);
+
+    /// Sends one message, waiting while the channel is full.
+    fn send(sender: &mut Self::Sender, message: Message) -> impl Future<Output = Result<(), Closed>> + Send;
+
+    /// Receives one message; `None` once every sender is gone and the channel is empty.
+    fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
+
+    /// The crate's own `Stream` over the receiver, for merging in merged-recv.
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_;
+}
+
+/// Makes `count` senders out of one: `count - 1` clones plus the original, so exactly
+/// `count` exist (futures-channel's capacity depends on that number).
+pub fn clone_senders<S: Clone>(sender: S, count: usize) -> Vec<S> {
+    let mut senders: Vec<S> = (1..count).map(|_| sender.clone()).collect();
+    senders.push(sender);
+    senders
+}
+
+/// Counts how many messages a channel made for `capacity` slots and `senders` senders
+/// accepts while nobody receives: every sender sends, round-robin, until each one's send
+/// would wait. This is the channel's effective capacity, which must equal `capacity`.
+pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
+    let (sender, receiver) = C::bounded(capacity, senders);
+    let mut senders = clone_senders(sender, senders);
+    let payload = Bytes::from_static(b"probe");
+    // Stop well past the expected count so a channel that never fills still ends the probe.
+    let limit = 2 * capacity + senders.len() + 16;
+    let mut accepted = 0;
+    while accepted < limit {
+        let mut progressed = false;
+        for sender in &mut senders {
+            let message = Message { sender: 0, seq: 0, sent_at: 0, payload: payload.clone() };
+            // A send that would wait is dropped unfinished, which cancels it.
+            if let Some(Ok(())) = C::send(sender, message).now_or_never() {
+                accepted += 1;
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    drop(receiver);
+    accepted
+}

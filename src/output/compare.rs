@@ -1,0 +1,83 @@
+//! The table `channel-bench compare` prints.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::results::compare::verdict;
+use crate::results::load::{CellKey, ResultsFile};
+use crate::stats::{self, Summary};
+
+/// The comparison table of two files, with the cells found in only one of them and a
+/// closing line of counts and the spread of the ratios.
+pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>8}  verdict",
+        "runtime", "mode", "tasks", "channel", "old ns/msg", "new ns/msg", "new/old"
+    );
+    let mut counts = HashMap::new();
+    let mut spreads = Vec::new();
+    let mut worst: Option<(f64, &CellKey)> = None;
+    for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
+        let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
+        let channel =
+            if key.setting.is_empty() { key.channel.clone() } else { format!("{} [{}]", key.channel, key.setting) };
+        let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
+        let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
+        else {
+            let _ = writeln!(out, "{label} {:>17} {:>17} {:>8}  no ok samples to compare", "", "", "");
+            *counts.entry("failed").or_insert(0) += 1;
+            continue;
+        };
+        let ratio = new_summary.median / old_summary.median;
+        let decision = verdict(&old_summary, &new_summary, threshold);
+        let _ = writeln!(
+            out,
+            "{label} {:>17} {:>17} {ratio:>8.3}  {}",
+            median_text(&old_summary),
+            median_text(&new_summary),
+            decision.word()
+        );
+        *counts.entry(decision.word()).or_insert(0) += 1;
+        let spread = ratio.max(1.0 / ratio);
+        spreads.push(spread);
+        if worst.is_none_or(|(largest, _)| spread > largest) {
+            worst = Some((spread, key));
+        }
+    }
+    for (name, only, other) in [(old_name, old, new), (new_name, new, old)] {
+        let missing: Vec<&CellKey> = only.order.iter().filter(|key| !other.cells.contains_key(*key)).collect();
+        if !missing.is_empty() {
+            let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
+            for key in missing {
+                let _ = writeln!(out, "  {}", key.label());
+            }
+        }
+    }
+    let count = |word: &str| counts.get(word).copied().unwrap_or(0);
+    let _ = write!(
+        out,
+        "\n{} cells in both: {} faster, {} slower, {} no change beyond the noise",
+        spreads.len() + count("failed"),
+        count("faster"),
+        count("slower"),
+        count("~")
+    );
+    if count("failed") > 0 {
+        let _ = write!(out, ", {} without ok samples", count("failed"));
+    }
+    if let (Some(summary), Some((largest, key))) = (stats::summarize(&spreads), worst) {
+        let _ =
+            write!(out, "\nmedian ratio (larger/smaller) {:.3}, worst {largest:.3} ({})", summary.median, key.label());
+    }
+    out.push('\n');
+    out
+}
+
+fn median_text(summary: &Summary) -> String {
+    match summary.median_precision() {
+        Some(precision) => format!("{:.1} ±{:.1}%", summary.median, precision * 100.0),
+        None => format!("{:.1} (n={})", summary.median, summary.count),
+    }
+}

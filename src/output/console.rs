@@ -1,0 +1,200 @@
+//! The console: the sweep's table on stdout, the progress bar on stderr.
+//! Formatting only; the figures it shows come from [`crate::stats`].
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::plan::Cell;
+use crate::run::latency::Latency;
+use crate::run::measure::{RuntimeKind, Sample};
+use crate::run::workload::Workload;
+use crate::stats::{self, Summary};
+
+/// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
+pub struct Console {
+    bar: ProgressBar,
+}
+
+impl Console {
+    /// A console for a sweep of `cells` cells.
+    pub fn new(cells: u64) -> Self {
+        let bar = ProgressBar::new(cells);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} cells, {elapsed} elapsed, eta {eta}  {msg}")
+                .expect("the template is valid"),
+        );
+        Self { bar }
+    }
+
+    fn print(&self, line: String) {
+        self.bar.suspend(|| print_line(&line));
+    }
+
+    /// The first line of the sweep, from one of its workloads.
+    pub fn header(&self, workload: &Workload) {
+        let mut line = format!(
+            "running WebRTC SFU benchmark with {} messages and capacity {} ({}-byte payload",
+            workload.messages, workload.capacity, workload.payload
+        );
+        if workload.payload.varies() {
+            line += &format!(", sizes drawn with seed {}", workload.seed);
+        }
+        line.push(')');
+        if let Some(pace) = workload.pace {
+            line += &format!(
+                ", each task sending {} messages every {}",
+                pace.burst,
+                humantime::format_duration(pace.interval)
+            );
+        }
+        if workload.latency {
+            line += ", recording latency";
+        }
+        if let Some(path) = workload.sink.path() {
+            line += &format!(", writing every payload to {}", path.display());
+        }
+        if workload.count_allocs {
+            line += ", counting allocations";
+        }
+        self.print(line);
+    }
+
+    /// The heading of a (runtime, tasks) section.
+    pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
+        let threads = match runtime {
+            RuntimeKind::MultiThread => format!(" ({workers} workers)"),
+            RuntimeKind::CurrentThread => String::new(),
+        };
+        let fewest = workload.messages_for(workload.tasks - 1);
+        let most = workload.messages_for(0);
+        let per_task = if fewest == most { most.to_string() } else { format!("{fewest}-{most}") };
+        self.print(format!(
+            "\n# {}{threads}, tasks: {}, messages per task: {per_task}, capacity per task: {}",
+            runtime.name(),
+            workload.tasks,
+            workload.capacity / workload.tasks,
+        ));
+    }
+
+    /// Shows which cell and sample is running.
+    pub fn running(&self, cell: &Cell, sample: usize) {
+        self.bar.set_message(format!("{} #{sample}", cell.label()));
+    }
+
+    /// Counts one finished cell on the progress bar.
+    pub fn cell_done(&self) {
+        self.bar.inc(1);
+    }
+
+    /// The result line of a finished cell: median ms and ns/message, the precision of the
+    /// median (`±` half-width of its confidence interval; `noisy` when wider than
+    /// `precision`), the min–max ns/message and the sample count, and the failures if any.
+    /// Then, as the run recorded them, the medians of latency, MB/s, CPU per message, the real
+    /// burst interval and allocations.
+    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, precision: f64, samples: &[Sample]) {
+        let messages = cell.workload.messages as f64;
+        let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
+        let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();
+        let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
+        let timing = match summary {
+            Some(s) => {
+                let spread = match s.median_precision() {
+                    Some(p) if p > precision => format!("±{:>4.1}% noisy", p * 100.0),
+                    Some(p) => format!("±{:>4.1}%      ", p * 100.0),
+                    None => " ".repeat(13),
+                };
+                format!(
+                    "{:>9.2} ms {:>8.1} ns/msg {spread}  ({:.1}-{:.1}, n={})",
+                    s.median * messages / 1e6,
+                    s.median,
+                    s.min,
+                    s.max,
+                    s.count
+                )
+            }
+            None => "no successful sample".to_owned(),
+        };
+        let failed = match failures.first() {
+            Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
+            None => String::new(),
+        };
+        self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
+    }
+
+    /// The closing lines: where the CSV is, the noisiest cells (`noisy_cells` as
+    /// (precision, line)), and every failed cell.
+    pub fn finish(&self, csv: &Path, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
+        self.bar.finish_and_clear();
+        print_line(&format!("\nresults: {}", csv.display()));
+        if !noisy_cells.is_empty() {
+            let mut noisiest: Vec<&(f64, String)> = noisy_cells.iter().collect();
+            noisiest.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let shown = noisiest.len().min(NOISIEST_SHOWN);
+            print_line(&format!(
+                "{} cell(s) stayed noisier than --precision (marked `noisy` above); the {shown} noisiest:",
+                noisy_cells.len()
+            ));
+            for (_, cell) in &noisiest[..shown] {
+                print_line(&format!("  {cell}"));
+            }
+        }
+        if !failed_cells.is_empty() {
+            print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
+            for cell in failed_cells {
+                print_line(&format!("  {cell}"));
+            }
+        }
+    }
+}
+
+/// The medians of what the run recorded beyond wall time, each introduced by its name.
+fn extras(workload: &Workload, ok: &[&Sample]) -> String {
+    let median = |value: &dyn Fn(&Sample) -> Option<f64>| {
+        let values: Vec<f64> = ok.iter().filter_map(|sample| value(sample)).collect();
+        stats::summarize(&values).map(|summary| summary.median)
+    };
+    let messages = workload.messages as f64;
+    let mut out = String::new();
+    if workload.latency {
+        let percentiles: Option<Vec<f64>> =
+            [|l: Latency| l.p50, |l: Latency| l.p99, |l: Latency| l.p999, |l: Latency| l.max]
+                .iter()
+                .map(|pick| median(&|sample: &Sample| sample.latency.map(|latency| pick(latency) as f64 / 1000.0)))
+                .collect();
+        if let Some(us) = percentiles {
+            out += &format!("  latency p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
+        }
+    }
+    if (workload.payload.varies() || workload.sink.path().is_some())
+        && let Some(rate) = median(&|sample: &Sample| Some(sample.mb_per_s()))
+    {
+        out += &format!("  {rate:.1} MB/s");
+    }
+    if let Some(pace) = workload.pace {
+        let cpu = median(&|sample: &Sample| Some(sample.cpu.as_nanos() as f64 / messages));
+        let interval = median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0));
+        if let (Some(cpu), Some(interval)) = (cpu, interval) {
+            let asked = pace.interval.as_secs_f64() * 1000.0;
+            out += &format!("  cpu {cpu:.1} ns/msg, bursts every {interval:.2} ms (asked {asked:.2})");
+        }
+    }
+    if workload.count_allocs {
+        let allocations = median(&|sample: &Sample| sample.allocs.map(|a| a.allocations as f64 / messages));
+        let bytes = median(&|sample: &Sample| sample.allocs.map(|a| a.bytes as f64 / messages));
+        if let (Some(allocations), Some(bytes)) = (allocations, bytes) {
+            out += &format!("  {allocations:.3} allocs/msg {bytes:.1} B/msg");
+        }
+    }
+    out
+}
+
+/// How many of the noisy cells the closing lines name.
+const NOISIEST_SHOWN: usize = 10;
+
+/// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and
+/// its CSV stays complete.
+pub fn print_line(line: &str) {
+    let _ = writeln!(io::stdout().lock(), "{line}");
+}

@@ -1,0 +1,114 @@
+//! The CSV writer: one [`Record`] per sample, appended and flushed as it is measured.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::plan::Cell;
+use crate::results::schema::{Record, header};
+use crate::run::measure::Sample;
+use crate::run::payload::PayloadSize;
+use crate::run::workload::Merge;
+
+/// The row for sample number `sample` of `cell`.
+pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
+    let workload = &cell.workload;
+    let messages = workload.messages as f64;
+    let per_message = |count: u64| (count as f64 / messages * 1000.0).round() / 1000.0;
+    let pace = workload.pace;
+    Record {
+        channel: cell.channel.name.to_owned(),
+        mode: workload.mode.name().to_owned(),
+        runtime: cell.runtime.name().to_owned(),
+        workers: cell.workers,
+        tasks: workload.tasks,
+        messages: workload.messages,
+        capacity: workload.capacity,
+        capacity_per_channel: workload.capacity_per_channel(),
+        payload_bytes: match workload.payload {
+            PayloadSize::Fixed(size) => size as u64,
+            PayloadSize::Uniform { .. } => (measured.bytes as f64 / messages).round() as u64,
+        },
+        sample,
+        elapsed_ns: saturating_nanos(measured.elapsed),
+        ns_per_message: (measured.ns_per_message(workload.messages) * 1000.0).round() / 1000.0,
+        cpu_ns: Some(saturating_nanos(measured.cpu)),
+        status: measured.status.to_string(),
+        merge: cell.merge().map_or("", Merge::name).to_owned(),
+        payload: workload.payload.to_string(),
+        seed: workload.payload.varies().then_some(workload.seed),
+        bytes: measured.bytes,
+        mb_per_s: (measured.mb_per_s() * 1000.0).round() / 1000.0,
+        pace_ns: pace.map(|pace| saturating_nanos(pace.interval)),
+        burst: pace.map(|pace| pace.burst),
+        pace_actual_ns: measured.pace_actual.map(saturating_nanos),
+        sink: workload.sink.kind().to_owned(),
+        lat_p50_ns: measured.latency.map(|latency| latency.p50),
+        lat_p99_ns: measured.latency.map(|latency| latency.p99),
+        lat_p999_ns: measured.latency.map(|latency| latency.p999),
+        lat_max_ns: measured.latency.map(|latency| latency.max),
+        allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
+        alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
+    }
+}
+
+fn saturating_nanos(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// The CSV file, one row appended and flushed per sample.
+pub struct CsvWriter {
+    path: PathBuf,
+    writer: csv::Writer<File>,
+}
+
+impl CsvWriter {
+    /// Creates `path` (and its parent folders) and writes the header.
+    /// Refuses to replace an existing file unless `overwrite`.
+    pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
+        if path.is_dir() {
+            anyhow::bail!("--out {} is a folder: give a file path such as {}/run.csv", path.display(), path.display());
+        }
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create the folder of --out {}", path.display()))?;
+        }
+        let mut options = OpenOptions::new();
+        options.write(true);
+        if overwrite {
+            options.create(true).truncate(true);
+        } else {
+            options.create_new(true);
+        }
+        let file = options.open(path).map_err(|error| match error.kind() {
+            io::ErrorKind::AlreadyExists => anyhow::anyhow!(
+                "--out {} already exists: choose another path, or pass --force to overwrite it",
+                path.display()
+            ),
+            _ => anyhow::Error::new(error).context(format!("cannot create --out {}", path.display())),
+        })?;
+        let writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        let mut sink = Self { path: path.to_owned(), writer };
+        // The header goes out now, so even a sweep stopped before its first sample leaves a valid file.
+        sink.write_flushed(|writer| writer.write_record(header()))?;
+        Ok(sink)
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one row and flushes it to the file.
+    pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
+        self.write_flushed(|writer| writer.serialize(record))
+    }
+
+    fn write_flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
+        write(&mut self.writer)
+            .and_then(|()| Ok(self.writer.flush()?))
+            .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}

@@ -1,0 +1,8 @@
+//! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
+//! [`summary`]'s and [`compare`]'s text. Formatting and writing only.
+
+pub mod compare;
+pub mod console;
+pub mod csv;
+pub mod machine;
+pub mod summary;

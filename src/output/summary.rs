@@ -1,0 +1,263 @@
+//! The summary as text for the console and as Markdown for `X.md`: formatting only.
+
+use std::fmt::Write as _;
+
+use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation};
+
+/// `1-8`, or `64` for a single task count.
+fn tasks_text(tasks: &[u64]) -> String {
+    match (tasks.first(), tasks.last()) {
+        (Some(first), Some(last)) if first != last => format!("{first}-{last}"),
+        (Some(first), _) => first.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Three significant figures (no more decimals than that), for ns/message.
+fn number(value: f64) -> String {
+    match value.abs() {
+        v if v >= 100.0 => format!("{value:.0}"),
+        v if v >= 10.0 => format!("{value:.1}"),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// A latency in ns, in the unit that keeps it readable.
+fn duration(ns: f64) -> String {
+    match ns {
+        ns if ns >= 1e6 => format!("{} ms", number(ns / 1e6)),
+        ns if ns >= 1e3 => format!("{} µs", number(ns / 1e3)),
+        ns => format!("{} ns", number(ns)),
+    }
+}
+
+/// How a ranking's leaders read: `kanal 65.2, 2.41× faster than async-channel 157`, or
+/// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
+/// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
+/// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
+fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
+    let name = |entry: &Entry| if strong { format!("**{}**", entry.channel) } else { entry.channel.clone() };
+    let Some(first) = ranking.first() else { return String::new() };
+    let mut line = if ranking.is_tie() {
+        let leaders = ranking.leaders();
+        let tied: Vec<String> = leaders.iter().map(|e| format!("{} {}", name(e), show(e.value))).collect();
+        let spread = ranking.tie_spread().unwrap_or(1.0);
+        let up_to = if leaders.len() > 2 { "up to " } else { "" };
+        format!("tied within the noise: {} ({up_to}{spread:.2}×)", tied.join(", "))
+    } else {
+        format!("{} {}", name(first), show(first.value))
+    };
+    match ranking.next() {
+        Some((next, ratio)) if ranking.is_tie() => {
+            let _ = write!(line, "; next {} {}, {ratio:.2}×", next.channel, show(next.value));
+        }
+        Some((next, ratio)) => {
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", next.channel, show(next.value));
+        }
+        None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
+        None => {}
+    }
+    line
+}
+
+fn excluded_text(excluded: &Excluded) -> String {
+    let list = |tasks: &[u64]| tasks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let mut reasons = Vec::new();
+    if excluded.failed_samples > 0 {
+        reasons.push(format!("{} failed sample(s) at tasks {}", excluded.failed_samples, list(&excluded.failed_at)));
+    }
+    if !excluded.missing_at.is_empty() {
+        reasons.push(format!("not measured at tasks {}", list(&excluded.missing_at)));
+    }
+    format!("{} ({})", excluded.channel, reasons.join("; "))
+}
+
+/// The p99 ranking's text, when the band has latency.
+fn p99_text(band: &Recommendation) -> Option<String> {
+    band.p99.first()?;
+    Some(leaders_text(&band.p99, duration, "lower than", false))
+}
+
+/// The summary for the console: per runtime and mode, one block per band.
+pub fn text(bands: &[Recommendation]) -> String {
+    let mut out = String::from(
+        "which channel: per runtime, mode and band of task counts, the lowest median ns/message\n\
+         (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
+    );
+    let mut group = None;
+    for band in bands {
+        if group != Some((&band.runtime, &band.mode)) {
+            group = Some((&band.runtime, &band.mode));
+            let _ = write!(out, "\n{} {}\n", band.runtime, band.mode);
+        }
+        let label = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+        let fastest = match band.speed.first() {
+            Some(_) => leaders_text(&band.speed, number, "faster than", false),
+            None => "no channel without failures to rank".to_owned(),
+        };
+        let _ = writeln!(out, "  {label:<16} {fastest}");
+        let indent = " ".repeat(19);
+        if band.cpu.first().is_some() {
+            let cpu = leaders_text(&band.cpu, number, "lower than", false);
+            let _ = writeln!(out, "{indent}lowest CPU ns/msg: {cpu}");
+        }
+        if let Some(p99) = p99_text(band) {
+            let _ = writeln!(out, "{indent}lowest p99: {p99}");
+        }
+        if !band.excluded.is_empty() {
+            let excluded: Vec<String> = band.excluded.iter().map(excluded_text).collect();
+            let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
+        }
+    }
+    out
+}
+
+/// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
+/// names it): one table, a column for p99 only when some band has latency, one for the
+/// channels not ranked only when some band has them, then how to read it (`threshold` as
+/// given to [`recommend`]).
+pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> String {
+    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
+    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
+    let mut out = format!(
+        "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
+         band of task counts, the channel with the lowest median ns/message and how far ahead of the next \
+         it is, and the one with the lowest CPU time per message{}.\n\n",
+        if with_p99 { " and the lowest p99 latency" } else { "" }
+    );
+    let mut header = vec!["runtime", "mode", "tasks", "fastest (ns/message)", "lowest CPU (ns/message)"];
+    if with_p99 {
+        header.push("lowest p99 latency");
+    }
+    if with_excluded {
+        header.push("not ranked");
+    }
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for band in bands {
+        let mut row = vec![
+            band.runtime.clone(),
+            band.mode.clone(),
+            format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
+            match band.speed.first() {
+                Some(_) => leaders_text(&band.speed, number, "faster than", true),
+                None => "no channel without failures".to_owned(),
+            },
+            leaders_text(&band.cpu, number, "lower than", false),
+        ];
+        if with_p99 {
+            row.push(p99_text(band).unwrap_or_default());
+        }
+        if with_excluded {
+            row.push(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "));
+        }
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    let percent = threshold * 100.0;
+    let _ = writeln!(
+        out,
+        "\nEach figure is the geometric mean, over the band's task counts, of a channel's median per task \
+         count; a ratio is the next channel's figure over the first's. Bands: small is 1–8 tasks, medium \
+         16–64, large 128–512 (a count between them goes to the nearer on a log scale). Channels are *tied* \
+         when the first is not ahead beyond the noise: they are less than {percent}% apart, or the first is \
+         ahead at no more than half of the band's task counts, where ahead means the other's median is at least \
+         {percent}% higher and each median outside the other's 90% confidence interval (the min–max below 5 \
+         samples). A channel with a failed sample, or missing at one of the band's task counts, is not ranked \
+         in that band."
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::{CellKey, WorkloadKey, hand_made};
+    use crate::results::recommend::{rank, recommend};
+    use crate::stats::{self, Summary};
+
+    /// Five samples spread ±`spread` around `median`.
+    fn around(median: f64, spread: f64) -> Summary {
+        let values: Vec<f64> = [-1.0, -0.5, 0.0, 0.5, 1.0].iter().map(|k| median * (1.0 + k * spread)).collect();
+        stats::summarize(&values).unwrap()
+    }
+
+    #[test]
+    fn renders_say_tied_or_name_the_winner_with_its_ratio() {
+        let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+        let slow = [200.0, 201.0, 199.0, 200.4, 199.6];
+        let noisy = [90.0, 140.0, 110.0, 70.0, 130.0];
+        let bands = recommend(
+            &hand_made(&[
+                ("kanal", 1, &steady, 0),
+                ("flume", 1, &slow, 0),
+                ("kanal", 64, &steady, 0),
+                ("flume", 64, &noisy, 0),
+            ]),
+            0.02,
+        );
+        let text = text(&bands);
+        assert!(text.contains("\n  small (1)        kanal 100, 2.00× faster than flume 200\n"), "{text}");
+        assert!(text.contains("lowest CPU ns/msg: kanal 200, 2.00× lower than flume 400\n"), "{text}");
+        assert!(text.contains("\n  medium (64)      tied within the noise: kanal 100, flume 110 (1.10×)\n"), "{text}");
+        let markdown = markdown("x.csv", &bands, 0.02);
+        let row = "| multi-thread | cloned-send | small (1) | **kanal** 100, 2.00× faster than flume 200 | kanal 200, 2.00× \
+                   lower than flume 400 |";
+        assert!(markdown.contains(row), "{markdown}");
+        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal** 100, **flume** 110 (1.10×) |"));
+        assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
+        assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
+    }
+
+    #[test]
+    fn three_tied_say_up_to() {
+        let three = rank(
+            vec![
+                ("a".to_owned(), vec![around(100.0, 0.01)]),
+                ("b".to_owned(), vec![around(101.0, 0.01)]),
+                ("c".to_owned(), vec![around(101.6, 0.01)]),
+            ],
+            0.02,
+        );
+        assert_eq!(
+            leaders_text(&three, number, "faster than", false),
+            "tied within the noise: a 100, b 101, c 102 (up to 1.02×)"
+        );
+    }
+
+    #[test]
+    fn latency_and_exclusions_get_their_own_lines_and_columns() {
+        let mut file = hand_made(&[
+            ("kanal", 1, &[100.0, 101.0, 99.0, 100.5, 99.5], 0),
+            ("flume", 1, &[200.0, 201.0, 199.0, 200.5, 199.5], 0),
+            ("tokio", 1, &[50.0; 5], 2),
+        ]);
+        for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
+            let key = CellKey {
+                runtime: "multi-thread".into(),
+                mode: "cloned-send".into(),
+                tasks: 1,
+                channel: channel.into(),
+                workload: WorkloadKey::default(),
+                setting: String::new(),
+            };
+            file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
+        }
+        let bands = recommend(&file, 0.02);
+        let text = text(&bands);
+        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal 40.0 µs\n"), "{text}");
+        assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
+        let markdown = markdown("x.csv", &bands, 0.02);
+        assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
+        assert!(
+            markdown
+                .contains("| flume 12.0 µs, 3.33× lower than kanal 40.0 µs | tokio (2 failed sample(s) at tasks 1) |")
+        );
+        assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
+    }
+
+    #[test]
+    fn numbers_keep_three_significant_figures() {
+        assert_eq!([number(1234.4), number(65.23), number(7.891)], ["1234", "65.2", "7.89"]);
+        assert_eq!([duration(850.0), duration(12_345.0), duration(4_560_000.0)], ["850 ns", "12.3 µs", "4.56 ms"]);
+    }
+}

@@ -1,0 +1,378 @@
+//! The validated sweep: every combination known to be possible before anything runs, and
+//! [`Plan::cells`], the cells in the order the sweep measures them.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::cli::*;
+use crate::error::usage;
+use crate::registry::{self, CHANNELS, ChannelEntry};
+use crate::run::measure::RuntimeKind;
+use crate::run::payload::PayloadSize;
+use crate::run::sink::Sink;
+use crate::run::workload::{Merge, Mode, Pace, Workload};
+use crate::stats::StopRule;
+
+/// One cell of the sweep: a channel under one workload on one runtime.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// The channel measured.
+    pub channel: &'static ChannelEntry,
+    /// The runtime it ran on.
+    pub runtime: RuntimeKind,
+    /// Threads that run tasks: `--workers` for multi-thread, 1 for current-thread.
+    pub workers: usize,
+    /// What each run does.
+    pub workload: Workload,
+}
+
+impl Cell {
+    /// `runtime tasks=T mode channel`, for progress and failure lists.
+    pub fn label(&self) -> String {
+        format!("{} tasks={} {} {}", self.runtime.name(), self.workload.tasks, self.workload.mode.name(), self.name())
+    }
+
+    /// The channel's name, with the merge strategy when merged-recv uses another than the default.
+    pub fn name(&self) -> String {
+        match self.merge() {
+            Some(merge) if merge != Merge::default() => format!("{} via {}", self.channel.name, merge.name()),
+            _ => self.channel.name.to_owned(),
+        }
+    }
+
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub fn merge(&self) -> Option<Merge> {
+        (self.workload.mode == Mode::MergedRecv).then_some(self.workload.merge)
+    }
+}
+
+/// A validated sweep: everything the run needs, every combination known to be possible.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Messages moved per run.
+    pub messages: u64,
+    /// Slots in flight per run.
+    pub capacity: usize,
+    /// Task counts, in sweep order.
+    pub tasks: Vec<usize>,
+    /// Channels, in sweep order.
+    pub channels: Vec<&'static ChannelEntry>,
+    /// Modes, in sweep order.
+    pub modes: Vec<Mode>,
+    /// Runtimes, in sweep order.
+    pub runtimes: Vec<RuntimeKind>,
+    /// Worker threads of the multi-thread runtime.
+    pub workers: usize,
+    /// Payload size per message.
+    pub payload: PayloadSize,
+    /// Seed of varying payload sizes.
+    pub seed: u64,
+    /// Merge strategies of merged-recv, in sweep order.
+    pub merges: Vec<Merge>,
+    /// Bursts at an interval, or `None` for saturating senders.
+    pub pace: Option<Pace>,
+    /// Whether latency is recorded.
+    pub latency: bool,
+    /// What the receiver does with each payload.
+    pub sink: Sink,
+    /// Whether the sink's file stays after each sample.
+    pub keep_sink: bool,
+    /// Whether allocations are counted.
+    pub count_allocs: bool,
+    /// Unrecorded runs per cell.
+    pub warmup: usize,
+    /// Recorded runs per cell, at least.
+    pub samples: usize,
+    /// Relative precision of the median at which a cell stops sampling (0.02 = ±2%).
+    pub precision: f64,
+    /// Time a cell may spend sampling before it stops, precise or not.
+    pub max_time: Duration,
+    /// Time a sample may run before the watchdog abandons it.
+    pub timeout: Duration,
+    /// Explicit CSV path, or `None` for the timestamped default.
+    pub out: Option<PathBuf>,
+    /// Overwrite an existing `out`.
+    pub force: bool,
+}
+
+impl Plan {
+    /// The workload of one (mode, tasks, merge) combination; `merge` matters only in merged-recv.
+    pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
+        Workload {
+            payload: self.payload,
+            seed: self.seed,
+            merge,
+            pace: self.pace,
+            latency: self.latency,
+            sink: self.sink.clone(),
+            keep_sink: self.keep_sink,
+            count_allocs: self.count_allocs,
+            ..Workload::new(mode, tasks, self.messages, self.capacity)
+        }
+    }
+
+    /// The merge strategies `mode` runs with: every `--merge` in merged-recv, one (unused) otherwise.
+    pub fn merges_for(&self, mode: Mode) -> &[Merge] {
+        match mode {
+            Mode::MergedRecv => &self.merges,
+            Mode::ClonedSend => &self.merges[..1],
+        }
+    }
+
+    /// When a cell has been sampled enough.
+    pub fn stop_rule(&self) -> StopRule {
+        StopRule { min_samples: self.samples, precision: self.precision, max_time: self.max_time }
+    }
+
+    /// Every cell (channel × mode and merge × runtime × tasks), in the order the sweep
+    /// measures them: by runtime, then task count, then mode, then merge, then channel.
+    pub fn cells(&self) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for &runtime in &self.runtimes {
+            for &tasks in &self.tasks {
+                for &mode in &self.modes {
+                    for &merge in self.merges_for(mode) {
+                        for &channel in &self.channels {
+                            let workers = runtime.threads(self.workers);
+                            cells.push(Cell { channel, runtime, workers, workload: self.workload(mode, tasks, merge) });
+                        }
+                    }
+                }
+            }
+        }
+        cells
+    }
+}
+
+impl TryFrom<SweepArgs> for Plan {
+    type Error = anyhow::Error;
+
+    fn try_from(cli: SweepArgs) -> anyhow::Result<Plan> {
+        let quick = cli.quick;
+        let channels = match cli.channels {
+            None => CHANNELS.iter().collect(),
+            Some(names) => {
+                no_duplicates("--channels", &names)?;
+                names.iter().map(|name| registry::find(name).expect("clap checked the name")).collect()
+            }
+        };
+        let plan = Plan {
+            messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
+            capacity: cli.capacity,
+            tasks: cli.tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
+            channels,
+            modes: cli.modes.unwrap_or_else(|| Mode::ALL.to_vec()),
+            runtimes: cli.runtimes.unwrap_or_else(|| RuntimeKind::ALL.to_vec()),
+            workers: cli.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            payload: cli.payload,
+            seed: cli.seed,
+            merges: cli.merge.clone().unwrap_or_else(|| vec![Merge::default()]),
+            pace: cli.pace.map(|interval| Pace { interval, burst: cli.burst.unwrap_or(DEFAULT_BURST) }),
+            latency: cli.latency,
+            sink: cli.sink.clone(),
+            keep_sink: cli.keep_sink,
+            count_allocs: cli.count_allocs,
+            warmup: cli.warmup,
+            samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
+            precision: cli.precision / 100.0,
+            max_time: Duration::from_secs_f64(cli.max_time.unwrap_or(if quick {
+                QUICK_MAX_TIME_SECS
+            } else {
+                DEFAULT_MAX_TIME_SECS
+            })),
+            timeout: Duration::from_secs_f64(cli.timeout),
+            out: cli.out,
+            force: cli.force,
+        };
+        if cli.burst.is_some() && cli.pace.is_none() {
+            return Err(usage("--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out"));
+        }
+        if cli.merge.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
+            return Err(usage(
+                "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
+            ));
+        }
+        if cli.keep_sink && plan.sink.path().is_none() {
+            return Err(usage("--keep-sink keeps the file of --sink file:PATH: give --sink file:PATH too"));
+        }
+        plan.validate()?;
+        Ok(plan)
+    }
+}
+
+impl Plan {
+    fn validate(&self) -> anyhow::Result<()> {
+        no_duplicates("--tasks", &self.tasks)?;
+        no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
+        no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
+        no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
+        for (flag, empty) in [
+            ("--tasks", self.tasks.is_empty()),
+            ("--channels", self.channels.is_empty()),
+            ("--modes", self.modes.is_empty()),
+            ("--runtimes", self.runtimes.is_empty()),
+            ("--merge", self.merges.is_empty()),
+        ] {
+            if empty {
+                return Err(usage(format!("{flag} is empty: give at least one value")));
+            }
+        }
+        if self.workers > MAX_WORKERS {
+            return Err(usage(format!(
+                "--workers {} is more than {MAX_WORKERS} threads: lower --workers",
+                self.workers
+            )));
+        }
+        if self.payload.max() > u32::MAX as usize {
+            return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
+        }
+        self.check_memory(available_memory())?;
+        self.check_sink()?;
+        for &tasks in &self.tasks {
+            if tasks as u64 > self.messages {
+                return Err(usage(format!(
+                    "--tasks {tasks} is more than --messages {}: every task must send at least one message",
+                    self.messages
+                )));
+            }
+            if tasks >= u32::MAX as usize || self.messages.div_ceil(tasks as u64) > u64::from(u32::MAX) {
+                return Err(usage(format!(
+                    "--messages {} over --tasks {tasks} gives a task more than {} messages: lower --messages or raise --tasks",
+                    self.messages,
+                    u32::MAX
+                )));
+            }
+            for &mode in &self.modes {
+                self.check_capacity(self.workload(mode, tasks, self.merges[0]))?;
+            }
+            self.check_pace(tasks)?;
+        }
+        Ok(())
+    }
+
+    /// Bytes the largest cell needs at most: every slot full, every task's payload and state,
+    /// and the drawn sizes when they vary.
+    pub fn memory_needed(&self) -> u128 {
+        let slots = self.capacity as u128 * (2 * std::mem::size_of::<crate::channel::Message>()) as u128;
+        let tasks = self.tasks.iter().copied().max().unwrap_or(0) as u128;
+        let sizes = if self.payload.varies() { self.messages as u128 * 4 } else { 0 };
+        slots + tasks * (self.payload.max() as u128 + TASK_BYTES) + sizes
+    }
+
+    /// A paced sample cannot be faster than its schedule; refuse one the watchdog would abandon.
+    fn check_pace(&self, tasks: usize) -> anyhow::Result<()> {
+        let workload = self.workload(Mode::ClonedSend, tasks, self.merges[0]);
+        let (Some(pace), least) = (self.pace, workload.paced_duration()) else { return Ok(()) };
+        if least >= self.timeout {
+            return Err(usage(format!(
+                "--pace {} with --burst {} makes a task of --tasks {tasks} send {} bursts, at least {:.1} s, \
+                 which --timeout {} s would cut short: lower --messages, raise --tasks or --burst, or raise --timeout",
+                humantime::format_duration(pace.interval),
+                pace.burst,
+                workload.messages_for(0).div_ceil(pace.burst),
+                least.as_secs_f64(),
+                self.timeout.as_secs_f64()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The sink's file must be creatable and must not be someone's file.
+    fn check_sink(&self) -> anyhow::Result<()> {
+        let Some(path) = self.sink.path() else { return Ok(()) };
+        let shown = path.display();
+        if path.is_dir() {
+            return Err(usage(format!(
+                "--sink file:{shown} is a folder: give a file path such as file:{shown}/sink.bin"
+            )));
+        }
+        if path.exists() && !self.force {
+            return Err(usage(format!(
+                "--sink file:{shown} already exists and would be overwritten: choose another path, or pass --force"
+            )));
+        }
+        let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        if !folder.is_dir() {
+            return Err(usage(format!(
+                "--sink file:{shown}: folder {} does not exist: create it first",
+                folder.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_memory(&self, available: Option<u64>) -> anyhow::Result<()> {
+        let needed = self.memory_needed();
+        match available {
+            Some(available) if needed > u128::from(available) => Err(usage(format!(
+                "the largest cell needs about {} (--capacity {} slots, --tasks {} × --payload {} bytes), \
+                 more than the {} this machine has available: lower --capacity, --tasks or --payload",
+                bytes_text(needed),
+                self.capacity,
+                self.tasks.iter().max().unwrap_or(&0),
+                self.payload,
+                bytes_text(u128::from(available))
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn check_capacity(&self, workload: Workload) -> anyhow::Result<()> {
+        let per_channel = workload.capacity_per_channel();
+        if per_channel == 0 {
+            return Err(usage(format!(
+                "merged-recv with --tasks {} splits --capacity {} into less than one slot per channel: \
+                 raise --capacity to at least {} or leave merged-recv out of --modes",
+                workload.tasks, self.capacity, workload.tasks
+            )));
+        }
+        let senders = workload.senders_per_channel();
+        for channel in &self.channels {
+            if !channel.supports(per_channel, senders) {
+                // Both modes give each task's sender `capacity / tasks` slots or more.
+                let needed = workload.tasks * channel.slots_per_sender;
+                return Err(usage(format!(
+                    "{} reserves {} slot(s) per sender, so {} with --tasks {} needs --capacity {needed} or more \
+                     (it is {}): raise --capacity or leave {} out of --channels",
+                    channel.name,
+                    channel.slots_per_sender,
+                    workload.mode.name(),
+                    workload.tasks,
+                    self.capacity,
+                    channel.name
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a sending task and its channel cost beyond the payload, generously: the task, its
+/// future, and in merged-recv its own channel.
+const TASK_BYTES: u128 = 4096;
+
+/// `MemAvailable` from /proc/meminfo, in bytes; `None` where it cannot be read.
+fn available_memory() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+fn bytes_text(bytes: u128) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    format!("{:.1} GiB", bytes as f64 / GIB)
+}
+
+fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
+    let mut seen = HashSet::new();
+    for value in values {
+        let value = value.to_string();
+        if seen.contains(&value) {
+            return Err(usage(format!("{flag} lists {value} twice: give each value once")));
+        }
+        seen.insert(value);
+    }
+    Ok(())
+}

@@ -1,0 +1,224 @@
+//! The one reader of channel-bench CSVs: rows into [`Record`]s, [`Record`]s into cells
+//! known by one [`CellKey`]. `compare`, `summary` and the per-cell exports all read through it.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+
+use super::schema::Record;
+use crate::run::measure::RuntimeKind;
+use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
+use crate::run::sink::Sink;
+use crate::run::workload::{Merge, Mode};
+
+/// A cell: everything that sets its samples apart from another cell's. Two rows with equal
+/// keys measured the same thing.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CellKey {
+    /// `multi-thread` or `current-thread`.
+    pub runtime: String,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: String,
+    /// Sending tasks.
+    pub tasks: u64,
+    /// Channel name, with ` via MERGE` when merged-recv merged its receivers another way
+    /// than the default (as the sweep's console names it).
+    pub channel: String,
+    /// The run's size: messages, capacity and worker threads.
+    pub workload: WorkloadKey,
+    /// What else set the cell apart from a default run, such as `payload 300..2000 seed 1,
+    /// paced 8 every 20ms, latency`; empty for a default run and for files older than those columns.
+    pub setting: String,
+}
+
+/// The size of a run, which a comparison of two files expects to be the same in both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkloadKey {
+    /// Messages per sample; 0 in files without the column.
+    pub messages: u64,
+    /// Slots in flight; 0 in files without the column.
+    pub capacity: u64,
+    /// Threads running tasks; 0 in files without the column.
+    pub workers: u64,
+}
+
+impl CellKey {
+    /// The key of one row.
+    pub fn of(record: &Record) -> Self {
+        let channel = match record.merge.as_str() {
+            "" => record.channel.clone(),
+            merge if merge == Merge::default().name() => record.channel.clone(),
+            merge => format!("{} via {merge}", record.channel),
+        };
+        CellKey {
+            runtime: record.runtime.clone(),
+            mode: record.mode.clone(),
+            tasks: record.tasks as u64,
+            channel,
+            workload: WorkloadKey {
+                messages: record.messages,
+                capacity: record.capacity as u64,
+                workers: record.workers as u64,
+            },
+            setting: setting(record),
+        }
+    }
+
+    /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
+    pub fn label(&self) -> String {
+        let setting = if self.setting.is_empty() { String::new() } else { format!(" [{}]", self.setting) };
+        format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel)
+    }
+}
+
+/// What set a row apart from a default run, in words; empty for a default run.
+fn setting(record: &Record) -> String {
+    let mut parts = Vec::new();
+    if record.payload != DEFAULT_PAYLOAD_BYTES.to_string() {
+        let seed = record.seed.map_or(String::new(), |seed| format!(" seed {seed}"));
+        parts.push(format!("payload {}{seed}", record.payload));
+    }
+    if let Some(pace_ns) = record.pace_ns {
+        let interval = humantime::format_duration(std::time::Duration::from_nanos(pace_ns));
+        let burst = record.burst.map_or(String::new(), |burst| burst.to_string());
+        parts.push(format!("paced {burst} every {interval}"));
+    }
+    if record.sink != Sink::None.kind() {
+        parts.push(format!("sink {}", record.sink));
+    }
+    if record.lat_p50_ns.is_some() {
+        parts.push("latency".to_owned());
+    }
+    if record.allocs_per_message.is_some() {
+        parts.push("allocs counted".to_owned());
+    }
+    parts.join(", ")
+}
+
+/// The samples of one cell in one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CellSamples {
+    /// ns/message of the `ok` samples, in file order.
+    pub ok: Vec<f64>,
+    /// How many samples failed.
+    pub failed: usize,
+    /// The status of the first failed sample.
+    pub first_failure: Option<String>,
+    /// CPU nanoseconds per message (`cpu_ns / messages`) of the `ok` samples; empty when the
+    /// file has no `cpu_ns` or `messages` column.
+    pub cpu_ns_per_message: Vec<f64>,
+    /// `lat_p99_ns` of the `ok` samples that have one (the column is optional, its value empty
+    /// where latency was not measured).
+    pub lat_p99_ns: Vec<f64>,
+}
+
+/// One file's cells, in the order they first appear.
+#[derive(Debug, Clone, Default)]
+pub struct ResultsFile {
+    /// Cells in file order.
+    pub order: Vec<CellKey>,
+    /// Each cell's samples.
+    pub cells: HashMap<CellKey, CellSamples>,
+    /// Set when the file ended in a partial line (a run killed mid-write), which was skipped.
+    pub skipped_partial_line: bool,
+}
+
+/// The columns every channel-bench CSV has had; the others are optional to readers.
+const REQUIRED: [&str; 6] = ["channel", "mode", "runtime", "tasks", "ns_per_message", "status"];
+
+/// Reads a channel-bench CSV. A last line without its newline is a row cut off mid-write:
+/// it is skipped and reported; any other malformed line, and a mode or runtime the binary does
+/// not know, is an error naming the file and line. Channel names are not checked: a user's
+/// own channel is welcome.
+pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let skipped_partial_line = !text.is_empty() && !text.ends_with('\n');
+    let complete = if skipped_partial_line { &text[..text.rfind('\n').map_or(0, |at| at + 1)] } else { &text[..] };
+    if complete.trim().is_empty() {
+        bail!("{name} is empty: not a channel-bench CSV");
+    }
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(complete.as_bytes());
+    let header = reader.headers().with_context(|| format!("{name} is not a CSV"))?.clone();
+    let missing: Vec<&str> = REQUIRED.into_iter().filter(|wanted| !header.iter().any(|name| name == *wanted)).collect();
+    if !missing.is_empty() {
+        bail!("{name} is not a channel-bench CSV: no column {}", missing.join(", "));
+    }
+    let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.name()).collect();
+    let runtimes: Vec<&str> = RuntimeKind::ALL.iter().map(|runtime| runtime.name()).collect();
+
+    let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
+    for row in reader.records() {
+        let row = row.with_context(|| format!("{name} is not a CSV"))?;
+        let line = row.position().map_or(0, |position| position.line());
+        if row.len() != header.len() {
+            bail!("{name} line {line}: {} fields where the header has {}", row.len(), header.len());
+        }
+        let record: Record = row.deserialize(Some(&header)).map_err(|error| {
+            let field = match error.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err.field().map(|at| at as usize),
+                _ => None,
+            };
+            match field {
+                Some(at) => anyhow::anyhow!("{name} line {line}: {} {:?} is not a number", &header[at], &row[at]),
+                None => anyhow::anyhow!("{name} line {line}: {error}"),
+            }
+        })?;
+        for (column, value, known) in [("mode", &record.mode, &modes), ("runtime", &record.runtime, &runtimes)] {
+            if !known.contains(&value.as_str()) {
+                bail!("{name} line {line}: {column} {value:?} is not one of {}", known.join(", "));
+            }
+        }
+        if record.tasks == 0 {
+            bail!("{name} line {line}: tasks \"0\" is not a positive integer");
+        }
+        if !(record.ns_per_message.is_finite() && record.ns_per_message >= 0.0) {
+            bail!("{name} line {line}: ns_per_message {:?} is not a number", record.ns_per_message);
+        }
+        let key = CellKey::of(&record);
+        let cell = file.cells.entry(key.clone()).or_insert_with(|| {
+            file.order.push(key);
+            CellSamples::default()
+        });
+        if record.status == "ok" {
+            cell.ok.push(record.ns_per_message);
+            if let (Some(cpu_ns), messages @ 1..) = (record.cpu_ns, record.messages) {
+                cell.cpu_ns_per_message.push(cpu_ns as f64 / messages as f64);
+            }
+            if let Some(p99) = record.lat_p99_ns {
+                cell.lat_p99_ns.push(p99 as f64);
+            }
+        } else {
+            cell.failed += 1;
+            cell.first_failure.get_or_insert(record.status);
+        }
+    }
+    if file.cells.is_empty() {
+        bail!("{name} has a header but no samples");
+    }
+    Ok(file)
+}
+
+/// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,
+/// failed samples); CPU time is twice the wall time. For unit tests.
+#[cfg(test)]
+pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
+    let mut samples = ResultsFile::default();
+    for &(channel, tasks, ok, failed) in cells {
+        let key = CellKey {
+            runtime: "multi-thread".into(),
+            mode: "cloned-send".into(),
+            tasks,
+            channel: channel.into(),
+            workload: WorkloadKey::default(),
+            setting: String::new(),
+        };
+        samples.order.push(key.clone());
+        let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
+        samples
+            .cells
+            .insert(key, CellSamples { ok: ok.to_vec(), failed, cpu_ns_per_message, ..CellSamples::default() });
+    }
+    samples
+}

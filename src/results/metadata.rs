@@ -1,0 +1,37 @@
+//! The JSON beside each CSV: the machine and build a run happened on.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+/// The machine and build a run happened on, written as JSON beside the CSV.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// CPU model name from /proc/cpuinfo.
+    pub cpu_model: Option<String>,
+    /// Available parallelism (cores the process may use).
+    pub cores: usize,
+    /// Operating system and kernel.
+    pub os: String,
+    /// Host name.
+    pub hostname: Option<String>,
+    /// `rustc --version` of the compiler that built the binary.
+    pub rustc: String,
+    /// Version of every channel crate, from Cargo.lock at build time.
+    pub crates: std::collections::BTreeMap<String, String>,
+    /// Git commit the binary was built from (`-dirty` if it had uncommitted changes).
+    pub git_commit: Option<String>,
+    /// The command line, program name first.
+    pub command_line: Vec<String>,
+    /// When the sweep started, RFC 3339 UTC.
+    pub started_utc: String,
+}
+
+impl Metadata {
+    /// Writes the JSON to `path`.
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let json = serde_json::to_string_pretty(self).expect("plain data serializes");
+        std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
+    }
+}

@@ -1,0 +1,9 @@
+//! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
+//! beside it) are its one owner; [`load`] is the one reader; [`compare`] and [`recommend`]
+//! turn loaded files into verdicts and picks.
+
+pub mod compare;
+pub mod load;
+pub mod metadata;
+pub mod recommend;
+pub mod schema;

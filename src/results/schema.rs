@@ -1,0 +1,134 @@
+//! The results format: [`Record`], one CSV row per sample. The column names and their order
+//! are the fields of [`Record`]; [`header`] derives them, and [`crate::results::load`] reads rows
+//! back into the same struct.
+
+use serde::{Deserialize, Serialize};
+
+use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
+use crate::run::sink::Sink;
+
+/// One CSV row: one recorded sample. The field order is the column order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Channel name, as in `--list-channels`.
+    pub channel: String,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: String,
+    /// `multi-thread` or `current-thread`.
+    pub runtime: String,
+    /// Threads running tasks: the multi-thread runtime's worker threads, 1 for current-thread.
+    #[serde(default)]
+    pub workers: usize,
+    /// Sending tasks.
+    pub tasks: usize,
+    /// Messages moved in the sample, across all tasks.
+    #[serde(default)]
+    pub messages: u64,
+    /// Slots in flight in total (`--capacity`).
+    #[serde(default)]
+    pub capacity: usize,
+    /// Slots of each channel: `capacity` in cloned-send, `capacity / tasks` in merged-recv.
+    #[serde(default)]
+    pub capacity_per_channel: usize,
+    /// Payload bytes per message: the fixed size, or the mean size moved when sizes are drawn
+    /// (`bytes / messages`, rounded).
+    #[serde(default)]
+    pub payload_bytes: u64,
+    /// Sample number within the cell, from 1; warm-up runs are not written.
+    #[serde(default)]
+    pub sample: usize,
+    /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
+    #[serde(default)]
+    pub elapsed_ns: u64,
+    /// `elapsed_ns / messages`, nanoseconds, three decimals.
+    pub ns_per_message: f64,
+    /// Process CPU time (user + system, all threads) over the same interval, nanoseconds (microsecond resolution).
+    #[serde(default)]
+    pub cpu_ns: Option<u64>,
+    /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`,
+    /// `sink: …`, `timeout: …`.
+    pub status: String,
+    /// How merged-recv merged the receivers: `futures-buffered`, `select-all` or `stream-map`;
+    /// empty in cloned-send.
+    #[serde(default)]
+    pub merge: String,
+    /// `--payload`: `1200`, or `300..2000` when each message's size was drawn from that range.
+    #[serde(default = "default_payload")]
+    pub payload: String,
+    /// `--seed` of the drawn sizes; empty when the size is fixed.
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Payload bytes the receiver took in the sample.
+    #[serde(default)]
+    pub bytes: u64,
+    /// `bytes` per second of wall time, in MB (10^6 bytes), three decimals.
+    #[serde(default)]
+    pub mb_per_s: f64,
+    /// `--pace` interval between a task's bursts, nanoseconds; empty when the senders were not paced.
+    #[serde(default)]
+    pub pace_ns: Option<u64>,
+    /// `--burst`: messages per burst; empty when not paced.
+    #[serde(default)]
+    pub burst: Option<u32>,
+    /// The measured mean interval between a task's bursts, nanoseconds; empty when not paced.
+    #[serde(default)]
+    pub pace_actual_ns: Option<u64>,
+    /// `none`, or `file` when the receiver wrote every payload to the `--sink` file.
+    #[serde(default = "default_sink")]
+    pub sink: String,
+    /// Median send→receive latency, nanoseconds; empty without `--latency`.
+    #[serde(default)]
+    pub lat_p50_ns: Option<u64>,
+    /// 99th percentile latency, nanoseconds; empty without `--latency`.
+    #[serde(default)]
+    pub lat_p99_ns: Option<u64>,
+    /// 99.9th percentile latency, nanoseconds; empty without `--latency`.
+    #[serde(default)]
+    pub lat_p999_ns: Option<u64>,
+    /// Largest latency, nanoseconds; empty without `--latency`.
+    #[serde(default)]
+    pub lat_max_ns: Option<u64>,
+    /// Allocations (alloc, alloc_zeroed, realloc) inside the clock per message; empty without `--count-allocs`.
+    #[serde(default)]
+    pub allocs_per_message: Option<f64>,
+    /// Bytes those allocations asked for, per message; empty without `--count-allocs`.
+    #[serde(default)]
+    pub alloc_bytes_per_message: Option<f64>,
+}
+
+/// What a file without a `payload` column moved: the default fixed size.
+fn default_payload() -> String {
+    DEFAULT_PAYLOAD_BYTES.to_string()
+}
+
+/// What a file without a `sink` column did with payloads: nothing.
+fn default_sink() -> String {
+    Sink::None.kind().to_owned()
+}
+
+/// The CSV columns, in order: the field names of [`Record`], as the csv crate writes them.
+pub fn header() -> Vec<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.serialize(Record::default()).expect("a record serializes");
+    let bytes = writer.into_inner().expect("writing to memory cannot fail");
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
+    reader.headers().expect("the header was just written").iter().map(str::to_owned).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_is_the_fields_in_order() {
+        let header = header();
+        assert_eq!(header.first().map(String::as_str), Some("channel"));
+        assert_eq!(header.last().map(String::as_str), Some("alloc_bytes_per_message"));
+        assert!(header.iter().any(|column| column == "lat_p99_ns"));
+        let record = Record { channel: "kanal".to_owned(), ..Record::default() };
+        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        writer.serialize(&record).unwrap();
+        let row = String::from_utf8(writer.into_inner().unwrap()).unwrap();
+        assert_eq!(row.trim_end().split(',').count(), header.len());
+    }
+}
