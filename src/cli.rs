@@ -1,5 +1,5 @@
 //! The command line: clap's structs, the defaults of their flags, and the parsers of their values.
-//! The validation of a whole sweep is [`crate::plan`].
+//! The validation of a whole sweep is the `plan` module.
 
 use std::path::PathBuf;
 use std::time::Duration;

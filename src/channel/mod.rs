@@ -2,7 +2,7 @@
 //! [`adapters`], one small impl per crate. The bottom layer: it imports nothing of the crate.
 //!
 //! Adding a crate is one `impl Channel` in [`adapters`] plus one line in
-//! [`crate::registry::CHANNELS`].
+//! `registry::CHANNELS`.
 
 use std::future::Future;
 
@@ -24,7 +24,7 @@ pub struct Message {
     pub sender: u32,
     /// Position of this message in its sender's sequence, starting at 0.
     pub seq: u32,
-    /// When it was handed to `send`: a raw reading of the run's clock ([`crate::run::latency::RunClock`]);
+    /// When it was handed to `send`: a raw reading of the run's clock (`run::latency::RunClock`);
     /// 0 without `--latency`.
     pub sent_at: u64,
     /// The packet body.

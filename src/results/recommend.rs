@@ -9,7 +9,7 @@
 //! with a failed sample, or without a cell at one of the band's task counts, is not ranked
 //! there and is listed with the reason.
 //!
-//! [`recommend`] computes; [`crate::output::summary`] formats.
+//! [`recommend`] computes; `output::summary` formats.
 
 use std::collections::HashMap;
 
