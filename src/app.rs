@@ -1,6 +1,7 @@
 //! The commands: a sweep, `compare`, `summary` and `--list-channels`, each from its parsed
 //! arguments to its exit code.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -45,26 +46,26 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let summarized = match load::load(csv.path()) {
         Ok(samples) => {
             print_line("");
-            print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD, Markdown::File(&set.markdown()))
+            print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD, Markdown::File(&set.markdown(), plan.force))
         }
         Err(error) => {
-            eprintln!("no summary: {error:#}");
+            print_error(&format!("no summary: {error:#}"));
             Ok(())
         }
     };
     if outcome.interrupted {
         let signal = stop.signal();
-        eprintln!(
+        print_error(&format!(
             "interrupted by {}: {} of {} cells finished, {} samples written to {}",
             signal_name(signal),
             outcome.cells_done,
             cells,
             outcome.samples,
             csv.path().display()
-        );
+        ));
         // The signal's exit code wins over a summary that could not be written.
         if let Err(error) = summarized {
-            eprintln!("error: {error:#}");
+            print_error(&format!("error: {error:#}"));
         }
         return Ok(ExitCode::from(128 + signal as u8));
     }
@@ -106,6 +107,12 @@ impl StopSignals {
     }
 }
 
+/// A line on stderr. A closed or failing stderr (a hung-up terminal) is ignored: the exit
+/// code still says what happened.
+fn print_error(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 fn signal_name(signal: i32) -> &'static str {
     match signal {
         SIGTERM => "SIGTERM",
@@ -119,7 +126,7 @@ fn signal_name(signal: i32) -> &'static str {
 fn read(path: &Path) -> anyhow::Result<ResultsFile> {
     let samples = load::load(path).map_err(|error| UsageError(format!("{error:#}")))?;
     if samples.skipped_partial_line {
-        eprintln!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display());
+        print_error(&format!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display()));
     }
     Ok(samples)
 }
@@ -155,7 +162,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         files::check_target(path, args.force, "the summary")?;
     }
     let samples = read(&args.csv)?;
-    let markdown = target.as_deref().map_or(Markdown::Stdout, Markdown::File);
+    let markdown = target.as_deref().map_or(Markdown::Stdout, |path| Markdown::File(path, args.force));
     print_summary(&args.csv, &samples, args.threshold / 100.0, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -163,8 +170,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
 /// Where the summary's Markdown goes.
 #[derive(Clone, Copy)]
 enum Markdown<'a> {
-    /// To this file, already checked.
-    File(&'a Path),
+    /// To this file, already checked; replaced only with `--force` (the bool).
+    File(&'a Path, bool),
     /// To stdout, instead of the text.
     Stdout,
 }
@@ -176,9 +183,9 @@ fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64, markdown: Ma
     let text = output::summary::markdown(&name, &bands, threshold);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
-        Markdown::File(path) => {
+        Markdown::File(path, force) => {
             print_line(output::summary::text(&bands).trim_end());
-            files::write(path, text.as_bytes(), "the summary")?;
+            files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
     }

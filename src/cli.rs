@@ -66,6 +66,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
+    /// (never replacing one without --force)
     Summary(SummaryArgs),
 }
 

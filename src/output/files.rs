@@ -143,10 +143,11 @@ pub fn open(path: &Path, existing: Existing, flag: &str) -> anyhow::Result<std::
     })
 }
 
-/// Writes `contents` to `path`, a member already checked: created, or a regular file emptied
-/// in place (it is never deleted first). `what` names it in errors (`the summary`).
-pub fn write(path: &Path, contents: &[u8], what: &str) -> anyhow::Result<()> {
-    let mut file = open(path, Existing::Truncate, what)?;
+/// Writes `contents` to `path`, a member already checked: a new file, or with `force` a
+/// regular file emptied in place (never deleted first). Without `force` a file that appeared
+/// since the check is left alone. `what` names it in errors (`the summary`).
+pub fn write(path: &Path, contents: &[u8], force: bool, what: &str) -> anyhow::Result<()> {
+    let mut file = open(path, if force { Existing::Truncate } else { Existing::Refuse }, what)?;
     file.write_all(contents).with_context(|| format!("cannot write {what} {}", path.display()))
 }
 
