@@ -1,17 +1,19 @@
 //! The commands: a sweep, `compare`, `summary` and `--list-channels`, each from its parsed
 //! arguments to its exit code.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use anyhow::Context;
-use signal_hook::consts::SIGINT;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use crate::cli::{CompareArgs, SummaryArgs};
-use crate::error::UsageError;
+use crate::error::{UsageError, usage};
+use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, machine};
 use crate::plan::Plan;
 use crate::registry;
@@ -20,15 +22,18 @@ use crate::results::{compare, recommend};
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
-/// Runs a sweep of `plan`; exit code 0, 1 when a cell failed, 130 when interrupted.
+/// Runs a sweep of `plan`; exit code 0, 1 when a cell failed, 128 + the signal (130 SIGINT,
+/// 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
 pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let started = SystemTime::now();
-    let out = plan.out.clone().unwrap_or_else(|| default_out(started));
-    let mut csv = CsvWriter::create(&out, plan.force).map_err(|error| UsageError(format!("{error:#}")))?;
+    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
+    set.check(plan.force)?;
+    let mut csv = CsvWriter::create(set.csv(), plan.force)?;
     let command_line = std::env::args().collect();
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
-    machine::describe(&plan.channels, command_line, started_utc).write(&out.with_extension("json"))?;
-    let watchdog = Watchdog { timeout: plan.timeout, interrupted: interrupt_flag()? };
+    machine::describe(&plan.channels, command_line, started_utc).write(&set.json())?;
+    let stop = StopSignals::install()?;
+    let watchdog = Watchdog { timeout: plan.timeout, interrupted: stop.flag.clone() };
 
     let cells = plan.cells().len();
     let console = Console::new(cells as u64);
@@ -41,40 +46,79 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let summarized = match load::load(csv.path()) {
         Ok(samples) => {
             print_line("");
-            print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD)
+            print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD, Markdown::File(&set.markdown(), plan.force))
         }
         Err(error) => {
-            eprintln!("no summary: {error:#}");
+            print_error(&format!("no summary: {error:#}"));
             Ok(())
         }
     };
     if outcome.interrupted {
-        eprintln!(
-            "interrupted: {} of {} cells finished, {} samples written to {}",
+        let signal = stop.signal();
+        print_error(&format!(
+            "interrupted by {}: {} of {} cells finished, {} samples written to {}",
+            signal_name(signal),
             outcome.cells_done,
             cells,
             outcome.samples,
             csv.path().display()
-        );
-        // Ctrl-C's exit code wins over a summary that could not be written.
+        ));
+        // The signal's exit code wins over a summary that could not be written.
         if let Err(error) = summarized {
-            eprintln!("error: {error:#}");
+            print_error(&format!("error: {error:#}"));
         }
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(128 + signal as u8));
     }
     summarized?;
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-/// A flag that the first SIGINT sets, so the sweep stops after writing what it has;
-/// a second SIGINT ends the process at once.
-fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
-    let flag = Arc::new(AtomicBool::new(false));
-    // The shutdown must be registered first: it only acts once the flag is already set.
-    signal_hook::flag::register_conditional_shutdown(SIGINT, 130, flag.clone())
-        .and_then(|_| signal_hook::flag::register(SIGINT, flag.clone()))
-        .context("cannot install the Ctrl-C handler")?;
-    Ok(flag)
+/// The signals that stop a sweep at the next sample boundary, keeping what it measured:
+/// Ctrl-C, and what `timeout`, CI runners, systemd and container runtimes send, and a closed
+/// terminal.
+const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// The first stop signal sets `flag`, so the sweep stops after writing what it has, and is
+/// remembered for the exit code; a second one ends the process at once (128 + its number).
+struct StopSignals {
+    flag: Arc<AtomicBool>,
+    first: Arc<AtomicUsize>,
+}
+
+impl StopSignals {
+    fn install() -> anyhow::Result<Self> {
+        let (flag, first) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        for signal in STOP_SIGNALS {
+            // The shutdown must be registered first: it only acts once the flag is already set.
+            signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, flag.clone())
+                .and_then(|_| signal_hook::flag::register_usize(signal, first.clone(), signal as usize))
+                .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
+                .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+        }
+        Ok(Self { flag, first })
+    }
+
+    /// The signal that stopped the sweep (SIGINT if none was recorded).
+    fn signal(&self) -> i32 {
+        match self.first.load(Ordering::SeqCst) {
+            0 => SIGINT,
+            signal => signal as i32,
+        }
+    }
+}
+
+/// A line on stderr. A closed or failing stderr (a hung-up terminal) is ignored: the exit
+/// code still says what happened.
+fn print_error(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "SIGINT",
+    }
 }
 
 /// Loads a CSV given on the command line: a bad file is a usage error (exit 2); a partial
@@ -82,7 +126,7 @@ fn interrupt_flag() -> anyhow::Result<Arc<AtomicBool>> {
 fn read(path: &Path) -> anyhow::Result<ResultsFile> {
     let samples = load::load(path).map_err(|error| UsageError(format!("{error:#}")))?;
     if samples.skipped_partial_line {
-        eprintln!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display());
+        print_error(&format!("warning: {}: skipped a partial last line (a run stopped mid-write)", path.display()));
     }
     Ok(samples)
 }
@@ -95,7 +139,8 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `channel-bench summary`.
+/// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
+/// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if markdown_path(&args.csv) == args.csv {
         return Err(UsageError(format!(
@@ -104,20 +149,46 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    // None: stdout.
+    let target = match &args.out {
+        Some(out) if out.as_os_str() == "-" => None,
+        Some(out) => Some(out.clone()),
+        None => Some(markdown_path(&args.csv)),
+    };
+    if let Some(path) = &target {
+        if *path == args.csv {
+            return Err(usage(format!("--out {} is the CSV itself: give another path", path.display())));
+        }
+        files::check_target(path, args.force, "the summary")?;
+    }
     let samples = read(&args.csv)?;
-    print_summary(&args.csv, &samples, args.threshold / 100.0)?;
+    let markdown = target.as_deref().map_or(Markdown::Stdout, |path| Markdown::File(path, args.force));
+    print_summary(&args.csv, &samples, args.threshold / 100.0, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown beside `csv`.
-fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64) -> anyhow::Result<()> {
+/// Where the summary's Markdown goes.
+#[derive(Clone, Copy)]
+enum Markdown<'a> {
+    /// To this file, already checked; replaced only with `--force` (the bool).
+    File(&'a Path, bool),
+    /// To stdout, instead of the text.
+    Stdout,
+}
+
+/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
+fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64, markdown: Markdown) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, threshold);
-    print_line(output::summary::text(&bands).trim_end());
     let name = csv.file_name().map_or_else(|| csv.display().to_string(), |name| name.to_string_lossy().into_owned());
-    let markdown = markdown_path(csv);
-    std::fs::write(&markdown, output::summary::markdown(&name, &bands, threshold))
-        .with_context(|| format!("cannot write the summary {}", markdown.display()))?;
-    print_line(&format!("summary: {}", markdown.display()));
+    let text = output::summary::markdown(&name, &bands, threshold);
+    match markdown {
+        Markdown::Stdout => print_line(text.trim_end()),
+        Markdown::File(path, force) => {
+            print_line(output::summary::text(&bands).trim_end());
+            files::write(path, text.as_bytes(), force, "the summary")?;
+            print_line(&format!("summary: {}", path.display()));
+        }
+    }
     Ok(())
 }
 

@@ -66,6 +66,7 @@ pub enum Command {
     Compare(CompareArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
+    /// (never replacing one without --force)
     Summary(SummaryArgs),
 }
 
@@ -77,6 +78,12 @@ pub struct SummaryArgs {
     /// Channels less than this far apart, in percent, are tied however little their samples spread
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
+    /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Replace the Markdown file if it exists (a regular file, emptied in place)
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `channel-bench compare OLD NEW`.
@@ -150,7 +157,8 @@ pub struct SweepArgs {
     pub latency: bool,
 
     /// What the receiver does with each payload besides verifying it: none, or file:PATH
-    /// (written through a 64 KiB buffered writer, checked for size, removed after each sample)
+    /// (written through a 64 KiB buffered writer, checked for size, removed after each sample
+    /// if the sweep created it; file:/dev/null is written and left alone)
     #[arg(long, value_name = "none|file:PATH", default_value = "none")]
     pub sink: Sink,
 
@@ -187,7 +195,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Overwrite --out if it exists
+    /// Overwrite the sweep's files if they exist (--out and the .json, .md, .cells.json, .html beside it,
+    /// each a regular file, emptied in place), and write an existing --sink file (emptied, then kept)
     #[arg(long)]
     pub force: bool,
 

@@ -10,13 +10,15 @@
 //! - [`registry`]: the table of channels, each instantiated with the [`run`] scenario
 //! - [`run`]: one run's workload, scenario, clock, checks
 //! - [`channel`]: the [`channel::Channel`] trait and one adapter per crate
-//! - [`stats`], [`error`]: pure statistics; the usage error
+//! - [`stats`], [`error`], [`paths`]: pure statistics; the usage error; what is at a path and
+//!   opening only regular files for writing
 
 pub mod app;
 pub mod channel;
 pub mod cli;
 pub mod error;
 pub mod output;
+pub mod paths;
 pub mod plan;
 pub mod registry;
 pub mod results;

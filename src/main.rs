@@ -1,6 +1,8 @@
 //! The binary: parses the command line, dispatches to [`channel_bench::app`], and owns the
-//! one error path (exit 2 for usage, 1 for everything else).
+//! one error path (exit 2 for usage, 1 for everything else; a sweep stopped by a signal exits
+//! with 128 + its number, from [`channel_bench::app::sweep`]).
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -20,7 +22,8 @@ fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // Not eprintln!: a failing stderr must not turn the exit code into a panic's.
+            let _ = writeln!(std::io::stderr().lock(), "error: {error:#}");
             ExitCode::from(if error.is::<UsageError>() { 2 } else { 1 })
         }
     }

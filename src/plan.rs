@@ -92,7 +92,7 @@ pub struct Plan {
     pub timeout: Duration,
     /// Explicit CSV path, or `None` for the timestamped default.
     pub out: Option<PathBuf>,
-    /// Overwrite an existing `out`.
+    /// Overwrite the existing files of the output set (truncated in place) and the sink's file.
     pub force: bool,
 }
 
@@ -157,7 +157,7 @@ impl TryFrom<SweepArgs> for Plan {
                 names.iter().map(|name| registry::find(name).expect("clap checked the name")).collect()
             }
         };
-        let plan = Plan {
+        let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
             capacity: cli.capacity,
             tasks: cli.tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
@@ -202,7 +202,7 @@ impl TryFrom<SweepArgs> for Plan {
 }
 
 impl Plan {
-    fn validate(&self) -> anyhow::Result<()> {
+    fn validate(&mut self) -> anyhow::Result<()> {
         no_duplicates("--tasks", &self.tasks)?;
         no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
         no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
@@ -278,27 +278,10 @@ impl Plan {
         Ok(())
     }
 
-    /// The sink's file must be creatable and must not be someone's file.
-    fn check_sink(&self) -> anyhow::Result<()> {
-        let Some(path) = self.sink.path() else { return Ok(()) };
-        let shown = path.display();
-        if path.is_dir() {
-            return Err(usage(format!(
-                "--sink file:{shown} is a folder: give a file path such as file:{shown}/sink.bin"
-            )));
-        }
-        if path.exists() && !self.force {
-            return Err(usage(format!(
-                "--sink file:{shown} already exists and would be overwritten: choose another path, or pass --force"
-            )));
-        }
-        let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-        if !folder.is_dir() {
-            return Err(usage(format!(
-                "--sink file:{shown}: folder {} does not exist: create it first",
-                folder.display()
-            )));
-        }
+    /// Examines the sink's file and decides whose it is ([`Sink::claim`]): only a new path, a
+    /// regular file under `--force`, or the null device is written.
+    fn check_sink(&mut self) -> anyhow::Result<()> {
+        self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
         Ok(())
     }
 

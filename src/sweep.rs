@@ -40,7 +40,7 @@ pub struct Outcome {
     pub cells_done: usize,
     /// Samples written to the CSV.
     pub samples: usize,
-    /// Whether SIGINT stopped the sweep before its end.
+    /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
 }
 

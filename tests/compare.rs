@@ -126,6 +126,30 @@ fn bad_files_give_one_line_and_exit_2() {
         (
             write(
                 dir.path(),
+                "long.csv",
+                &format!("{HEADER}\nkanal,cloned-send,multi-thread,2,1,1000,64,64,1200,1,5,5.0,9,ok,extra\n"),
+            ),
+            "line 2: 15 fields where the header has 14",
+        ),
+        (
+            write(
+                dir.path(),
+                "runtime.csv",
+                &format!("{HEADER}\nkanal,cloned-send,warp-drive,2,1,1000,64,64,1200,1,5,5.0,9,ok\n"),
+            ),
+            "line 2: runtime \"warp-drive\" is not one of multi-thread, current-thread",
+        ),
+        (
+            write(
+                dir.path(),
+                "mode.csv",
+                &format!("{HEADER}\nkanal,broadcast,multi-thread,2,1,1000,64,64,1200,1,5,5.0,9,ok\n"),
+            ),
+            "line 2: mode \"broadcast\" is not one of",
+        ),
+        (
+            write(
+                dir.path(),
                 "tasks.csv",
                 &format!("{HEADER}\nkanal,cloned-send,multi-thread,2,-1,1000,64,64,1200,1,5,5.0,9,ok\n"),
             ),
@@ -173,4 +197,14 @@ fn an_old_file_matches_default_rows_of_a_new_one_and_other_settings_are_cells_of
     assert!(stdout.contains("only in"), "{stdout}");
     assert!(stdout.contains("kanal [latency]"), "{stdout}");
     assert!(stdout.contains("kanal [payload 300..2000 seed 3, paced 8 every 20ms, sink file]"), "{stdout}");
+}
+
+#[test]
+fn a_channel_the_binary_does_not_know_is_welcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine =
+        write(dir.path(), "mine.csv", &[format!("{HEADER}\n"), cell("my-channel", "multi-thread", 1, &[1.0])].concat());
+    let (code, stdout, stderr) = compare(&mine, &mine);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("my-channel"), "{stdout}");
 }

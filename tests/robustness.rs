@@ -1,4 +1,5 @@
-//! No result lost: Ctrl-C, SIGKILL and a failing disk leave a CSV whose complete lines all parse.
+//! No result lost: Ctrl-C, SIGTERM, SIGHUP, SIGKILL and a failing disk leave a CSV whose complete
+//! lines all parse; each ends with its own exit code.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -48,30 +49,43 @@ fn complete_rows(out: &Path) -> (usize, bool) {
     (rows, partial)
 }
 
+/// SIGINT (Ctrl-C), SIGTERM (`timeout`, CI, systemd, containers) and SIGHUP (a closed
+/// terminal) all stop the sweep at the next sample boundary, keep every finished row, write
+/// the summary of what finished, and exit with 128 + the signal.
 #[test]
-fn ctrl_c_stops_cleanly_with_every_finished_sample_and_exit_130() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("interrupted.csv");
-    let child = start_long_sweep(&out);
-    wait_for_rows(&out, 3);
-    // SAFETY: kill only sends a signal to the child we started.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
-    let signalled = Instant::now();
-    let output = child.wait_with_output().unwrap();
-    assert!(signalled.elapsed() < Duration::from_secs(5), "took {:?} to stop", signalled.elapsed());
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
+fn a_stop_signal_stops_cleanly_with_every_finished_sample_the_summary_and_its_exit_code() {
+    for (signal, name, code) in
+        [(libc::SIGINT, "SIGINT", 130), (libc::SIGTERM, "SIGTERM", 143), (libc::SIGHUP, "SIGHUP", 129)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("interrupted.csv");
+        let child = start_long_sweep(&out);
+        wait_for_rows(&out, 3);
+        // SAFETY: kill only sends a signal to the child we started.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let signalled = Instant::now();
+        let output = child.wait_with_output().unwrap();
+        assert!(signalled.elapsed() < Duration::from_secs(5), "{name}: took {:?} to stop", signalled.elapsed());
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(code), "{name}: {stderr}");
 
-    let (rows, partial) = complete_rows(&out);
-    assert!(!partial);
-    assert!((3..36 * 5).contains(&rows), "{rows}");
-    let line = stderr.lines().find(|line| line.starts_with("interrupted: ")).unwrap_or_else(|| panic!("{stderr}"));
-    assert!(line.contains(&format!(" of 36 cells finished, {rows} samples written to {}", out.display())), "{line}");
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains(&format!("results: {}", out.display())), "{stdout}");
-    // What was finished is summarized all the same.
-    assert!(stdout.contains(&format!("summary: {}", out.with_extension("md").display())), "{stdout}");
-    assert!(out.with_extension("md").exists());
+        let (rows, partial) = complete_rows(&out);
+        assert!(!partial);
+        assert!((3..36 * 5).contains(&rows), "{rows}");
+        let line = stderr
+            .lines()
+            .find(|line| line.starts_with(&format!("interrupted by {name}: ")))
+            .unwrap_or_else(|| panic!("{stderr}"));
+        assert!(
+            line.contains(&format!(" of 36 cells finished, {rows} samples written to {}", out.display())),
+            "{line}"
+        );
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(stdout.contains(&format!("results: {}", out.display())), "{stdout}");
+        // What was finished is summarized all the same.
+        assert!(stdout.contains(&format!("summary: {}", out.with_extension("md").display())), "{stdout}");
+        assert!(out.with_extension("md").exists());
+    }
 }
 
 #[test]
@@ -108,4 +122,23 @@ fn a_write_failure_stops_the_sweep_with_an_error_naming_the_file() {
     assert!(!stderr.contains("panicked"));
     let (rows, _) = complete_rows(&out);
     assert!(rows >= 5, "{rows}");
+}
+
+#[test]
+fn a_disk_that_fails_while_out_is_created_is_exit_1_not_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("full.csv");
+    // No byte may be written: the header fails with EFBIG, as a full disk fails it with ENOSPC.
+    let output = Command::new("bash")
+        .args(["-c", r#"trap "" XFSZ; ulimit -f 0; exec "$0" "$@""#])
+        .arg(binary())
+        .args(["--messages", "600", "--tasks", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with(&format!("error: cannot write to {}: ", out.display())), "{stderr}");
+    assert!(output.stdout.is_empty());
 }

@@ -9,7 +9,11 @@ mod common;
 use common::{HEADER, cell, write};
 
 fn summary(csv: &Path) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").arg(csv).output().unwrap();
+    summary_with(csv, &[])
+}
+
+fn summary_with(csv: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").args(args).arg(csv).output().unwrap();
     let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
     (output.status.code(), text(output.stdout), text(output.stderr))
 }
@@ -59,9 +63,16 @@ fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv()
         "{markdown}"
     );
 
-    // Run again: the Markdown is regenerated, not refused.
-    let (code, _, stderr) = summary(&csv);
+    // Run again: the Markdown is not replaced without --force, and is with it.
+    std::fs::write(&markdown_path, "my notes").unwrap();
+    let (code, stdout, stderr) = summary(&csv);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("{} already exists", markdown_path.display())), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), "my notes");
+    let (code, _, stderr) = summary_with(&csv, &["--force"]);
     assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), markdown);
 }
 
 #[test]
@@ -96,13 +107,15 @@ fn channels_within_the_noise_are_tied_not_crowned() {
     // A lower threshold separates the tight pair, not the noisy one.
     let output = Command::cargo_bin("channel-bench")
         .unwrap()
-        .args(["summary", "--threshold", "0.5"])
+        .args(["summary", "--threshold", "0.5", "--out", "-"])
         .arg(&csv)
         .output()
         .unwrap();
+    // `--out -`: the Markdown on stdout, tie.md left as it was.
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(band_line(&stdout, "large (256)"), "  large (256)      kanal 100, 1.01× faster than flume 101");
-    assert!(band_line(&stdout, "medium (16)").contains("tied within the noise"), "{stdout}");
+    assert!(stdout.contains("| large (256) | **kanal** 100, 1.01× faster than flume 101 |"), "{stdout}");
+    assert!(stdout.contains("| medium (16) | tied within the noise"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("tie.md")).unwrap(), markdown);
 }
 
 #[test]
@@ -207,11 +220,11 @@ fn a_markdown_that_cannot_be_written_is_an_error_naming_it() {
     let csv =
         write(dir.path(), "run.csv", &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 1, &STEADY)].concat());
     std::fs::create_dir(dir.path().join("run.md")).unwrap();
-    let (code, _, stderr) = summary(&csv);
-    assert_eq!(code, Some(1), "{stderr}");
+    let (code, _, stderr) = summary_with(&csv, &["--force"]);
+    assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     let markdown = dir.path().join("run.md");
-    assert!(stderr.starts_with(&format!("error: cannot write the summary {}: ", markdown.display())), "{stderr}");
+    assert!(stderr.starts_with(&format!("error: the summary {} is a folder: ", markdown.display())), "{stderr}");
 }
 
 #[test]
@@ -236,7 +249,7 @@ fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
 
     // The same as `channel-bench summary` writes from the CSV.
     let sweep_markdown = std::fs::read_to_string(&markdown_path).unwrap();
-    assert_eq!(summary(&out).0, Some(0));
+    assert_eq!(summary_with(&out, &["--force"]).0, Some(0));
     assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), sweep_markdown);
 }
 

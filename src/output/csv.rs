@@ -1,11 +1,13 @@
 //! The CSV writer: one [`Record`] per sample, appended and flushed as it is measured.
 
-use std::fs::{self, File, OpenOptions};
-use std::io;
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::error::usage;
+use crate::output::files;
+use crate::paths::{self, Existing};
 use crate::plan::Cell;
 use crate::results::schema::{Record, header};
 use crate::run::measure::Sample;
@@ -65,30 +67,20 @@ pub struct CsvWriter {
 }
 
 impl CsvWriter {
-    /// Creates `path` (and its parent folders) and writes the header.
-    /// Refuses to replace an existing file unless `overwrite`.
+    /// Creates `path` (and its parent folders) and writes the header. Refuses to replace an
+    /// existing file unless `overwrite`, and then truncates it in place; refuses anything but a
+    /// regular file. A path the user must change is a usage error; a failing disk is not.
     pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
-        if path.is_dir() {
-            anyhow::bail!("--out {} is a folder: give a file path such as {}/run.csv", path.display(), path.display());
-        }
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create the folder of --out {}", path.display()))?;
+            fs::create_dir_all(parent).map_err(|error| {
+                let problem = paths::is_path_problem(&error);
+                let error =
+                    anyhow::Error::new(error).context(format!("cannot create the folder of --out {}", path.display()));
+                if problem { usage(format!("{error:#}")) } else { error }
+            })?;
         }
-        let mut options = OpenOptions::new();
-        options.write(true);
-        if overwrite {
-            options.create(true).truncate(true);
-        } else {
-            options.create_new(true);
-        }
-        let file = options.open(path).map_err(|error| match error.kind() {
-            io::ErrorKind::AlreadyExists => anyhow::anyhow!(
-                "--out {} already exists: choose another path, or pass --force to overwrite it",
-                path.display()
-            ),
-            _ => anyhow::Error::new(error).context(format!("cannot create --out {}", path.display())),
-        })?;
+        let existing = if overwrite { Existing::Truncate } else { Existing::Refuse };
+        let file = files::open(path, existing, "--out")?;
         let writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
         let mut sink = Self { path: path.to_owned(), writer };
         // The header goes out now, so even a sweep stopped before its first sample leaves a valid file.

@@ -1,9 +1,12 @@
 //! The JSON beside each CSV: the machine and build a run happened on.
 
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
+
+use crate::paths::{self, Existing, OpenError};
 
 /// The machine and build a run happened on, written as JSON beside the CSV.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -29,9 +32,15 @@ pub struct Metadata {
 }
 
 impl Metadata {
-    /// Writes the JSON to `path`.
+    /// Writes the JSON to `path`: a new file, or a regular file emptied in place (never
+    /// anything else, never deleted first).
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
         let json = serde_json::to_string_pretty(self).expect("plain data serializes");
-        std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
+        let mut file = match paths::open(path, Existing::Truncate) {
+            Ok(file) => file,
+            Err(OpenError::Io(error)) => return Err(error).with_context(|| format!("cannot write {}", path.display())),
+            Err(_) => anyhow::bail!("cannot write {}: not a regular file", path.display()),
+        };
+        file.write_all((json + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))
     }
 }

@@ -1,0 +1,185 @@
+//! What is at a path, and opening for writing only what channel-bench may write: a new file,
+//! or an existing regular file it truncates in place. Nothing here deletes anything.
+//!
+//! A path is examined before it is opened (opening a FIFO for writing waits for a reader, for
+//! ever), and the file opened is examined again (`fstat`), so that something put in its place
+//! meanwhile is closed untouched: opens use `O_NONBLOCK`, and never `O_TRUNC`.
+
+use std::fs::{File, Metadata, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::Path;
+
+/// What a path names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Nothing: a new file may be made there.
+    Nothing,
+    /// A regular file, or a symlink to one.
+    Regular,
+    /// The null device (character device 1:3, `/dev/null` or a copy of its node).
+    NullDevice,
+    /// Anything else, as a phrase: `a folder`, `a FIFO`, `a symlink to nothing`…
+    Other(&'static str),
+}
+
+impl Found {
+    /// Whether something is at the path.
+    pub fn exists(self) -> bool {
+        self != Found::Nothing
+    }
+}
+
+/// What `path` names, following a symlink to what it points at.
+pub fn examine(path: &Path) -> io::Result<Found> {
+    let entry = match std::fs::symlink_metadata(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Found::Nothing),
+        entry => entry?,
+    };
+    if !entry.file_type().is_symlink() {
+        return Ok(found(&entry));
+    }
+    match std::fs::metadata(path) {
+        Ok(target) => Ok(found(&target)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(Found::Other("a symlink to nothing")),
+        Err(error) if error.raw_os_error() == Some(libc::ELOOP) => Ok(Found::Other("a symlink loop")),
+        Err(error) => Err(error),
+    }
+}
+
+/// What `metadata` (of a path, or of an open file) describes.
+pub fn found(metadata: &Metadata) -> Found {
+    let kind = metadata.file_type();
+    if kind.is_file() {
+        Found::Regular
+    } else if kind.is_dir() {
+        Found::Other("a folder")
+    } else if kind.is_char_device() && metadata.rdev() == libc::makedev(1, 3) {
+        Found::NullDevice
+    } else if kind.is_char_device() {
+        Found::Other("a character device")
+    } else if kind.is_block_device() {
+        Found::Other("a block device")
+    } else if kind.is_fifo() {
+        Found::Other("a FIFO")
+    } else if kind.is_socket() {
+        Found::Other("a socket")
+    } else {
+        Found::Other("not a regular file")
+    }
+}
+
+/// Why [`open`] did not open a file.
+#[derive(Debug)]
+pub enum OpenError {
+    /// Something is there and the caller asked for a new file.
+    Exists,
+    /// What is there is not a regular file (the phrase of [`Found::Other`]).
+    NotRegular(&'static str),
+    /// The system refused.
+    Io(io::Error),
+}
+
+/// What to do with a regular file already at the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Leave it alone: [`OpenError::Exists`].
+    Refuse,
+    /// Truncate it in place and write it.
+    Truncate,
+}
+
+/// Opens `path` for writing: a new file (created `O_EXCL`, so not through a symlink), or under
+/// [`Existing::Truncate`] a regular file already there, emptied in place. Anything else there
+/// is left untouched and refused.
+pub fn open(path: &Path, existing: Existing) -> Result<File, OpenError> {
+    let created =
+        OpenOptions::new().write(true).create_new(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
+    match created {
+        Ok(file) => return Ok(file),
+        Err(error) if error.kind() != io::ErrorKind::AlreadyExists => return Err(OpenError::Io(error)),
+        Err(_) => {}
+    }
+    match examine(path).map_err(OpenError::Io)? {
+        Found::Other(what) => return Err(OpenError::NotRegular(what)),
+        Found::NullDevice => return Err(OpenError::NotRegular("a character device")),
+        Found::Nothing | Found::Regular if existing == Existing::Refuse => return Err(OpenError::Exists),
+        Found::Nothing | Found::Regular => {}
+    }
+    // No O_CREAT: what is not there any more is not made through a symlink.
+    let file = OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(OpenError::Io)?;
+    match found(&file.metadata().map_err(OpenError::Io)?) {
+        Found::Regular => {}
+        Found::Other(what) => return Err(OpenError::NotRegular(what)),
+        _ => return Err(OpenError::NotRegular("a character device")),
+    }
+    file.set_len(0).map_err(OpenError::Io)?;
+    Ok(file)
+}
+
+/// Whether `error` is about the path itself, so the user must give another one: it is missing,
+/// or a file stands where a folder should, or it may not be written there. Other errors (a full
+/// disk, a failing device) are failures of the run.
+pub fn is_path_problem(error: &io::Error) -> bool {
+    use io::ErrorKind::*;
+    matches!(
+        error.kind(),
+        NotFound
+            | PermissionDenied
+            | AlreadyExists
+            | NotADirectory
+            | IsADirectory
+            | ReadOnlyFilesystem
+            | InvalidFilename
+            | InvalidInput
+    ) || error.raw_os_error() == Some(libc::ELOOP)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_new_path_is_created_and_an_existing_file_truncated_in_place_only_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.csv");
+        assert_eq!(examine(&path).unwrap(), Found::Nothing);
+        open(&path, Existing::Refuse).unwrap().write_all(b"mine").unwrap();
+        assert_eq!(examine(&path).unwrap(), Found::Regular);
+        assert!(matches!(open(&path, Existing::Refuse), Err(OpenError::Exists)));
+        assert_eq!(std::fs::read(&path).unwrap(), b"mine");
+
+        let inode = std::fs::metadata(&path).unwrap().ino();
+        open(&path, Existing::Truncate).unwrap().write_all(b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::metadata(&path).unwrap().ino(), inode, "the same file, not a new one");
+    }
+
+    #[test]
+    fn folders_fifos_and_dangling_symlinks_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path and nothing else.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let dangling = dir.path().join("dangling");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        let to_fifo = dir.path().join("to-fifo");
+        std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+        for (path, what) in [
+            (dir.path(), "a folder"),
+            (fifo.as_path(), "a FIFO"),
+            (to_fifo.as_path(), "a FIFO"),
+            (dangling.as_path(), "a symlink to nothing"),
+        ] {
+            assert_eq!(examine(path).unwrap(), Found::Other(what), "{}", path.display());
+            match open(path, Existing::Truncate) {
+                Err(OpenError::NotRegular(found)) => assert_eq!(found, what),
+                other => panic!("{}: {other:?}", path.display()),
+            }
+        }
+        assert!(!dir.path().join("nowhere").exists(), "nothing made through the dangling symlink");
+        assert_eq!(examine(Path::new("/dev/null")).unwrap(), Found::NullDevice);
+    }
+}

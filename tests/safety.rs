@@ -1,0 +1,232 @@
+//! channel-bench writes regular files only, replaces one only with `--force` (emptying it in
+//! place), and deletes only the sink file it created. Device nodes are made with `mknod` in a
+//! temporary folder, which needs root (as CI runs); without it those cases are skipped.
+
+use std::ffi::CString;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+/// One sample per cell of a tiny sweep: 2 modes × 2 runtimes of one channel and one task count.
+const TINY: &[&str] = &[
+    "--messages",
+    "600",
+    "--capacity",
+    "64",
+    "--tasks",
+    "2",
+    "--channels",
+    "kanal",
+    "--warmup",
+    "0",
+    "--samples",
+    "1",
+    "--max-time",
+    "0",
+];
+
+fn bench() -> Command {
+    let mut command = Command::cargo_bin("channel-bench").unwrap();
+    // A FIFO opened for writing would wait for a reader: a hang fails the test, it does not stall it.
+    command.timeout(Duration::from_secs(60));
+    command
+}
+
+fn c_path(path: &Path) -> CString {
+    CString::new(path.as_os_str().as_encoded_bytes()).unwrap()
+}
+
+fn mkfifo(path: &Path) -> PathBuf {
+    // SAFETY: mkfifo reads the NUL-terminated path and nothing else.
+    assert_eq!(unsafe { libc::mkfifo(c_path(path).as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
+    path.to_owned()
+}
+
+/// A character device node `major:minor` at `path`, or `None` when this user may not make one.
+fn mknod(path: &Path, major: u32, minor: u32) -> Option<PathBuf> {
+    // SAFETY: mknod reads the NUL-terminated path and plain integers.
+    let made = unsafe { libc::mknod(c_path(path).as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(major, minor)) };
+    if made != 0 {
+        eprintln!("skipped {}: mknod needs root ({})", path.display(), std::io::Error::last_os_error());
+        return None;
+    }
+    Some(path.to_owned())
+}
+
+fn is_char_device(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_char_device())
+}
+
+/// Every kind of path that is not a regular file, made in `dir`, each with the phrase the
+/// refusal uses; the device only when this user can make one. Also returns the socket's
+/// listener, which must live as long as the socket is used.
+fn not_regular_files(dir: &Path) -> (Vec<(PathBuf, &'static str)>, std::os::unix::net::UnixListener) {
+    let fifo = mkfifo(&dir.join("fifo.csv"));
+    let folder = dir.join("folder.csv");
+    std::fs::create_dir(&folder).unwrap();
+    let socket = dir.join("socket.csv");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let link = dir.join("link.csv");
+    std::os::unix::fs::symlink(&fifo, &link).unwrap();
+    let mut cases = vec![(fifo, "a FIFO"), (folder, "a folder"), (socket, "a socket"), (link, "a FIFO")];
+    // A copy of /dev/full: writes to it fail, and removing it would be the bug this guards.
+    if let Some(device) = mknod(&dir.join("full.csv"), 1, 7) {
+        cases.push((device, "a character device"));
+    }
+    (cases, listener)
+}
+
+/// Runs `args`; asserts exit 2 with one `error:` line containing each of `expected`, nothing on stdout.
+fn refused(args: &[&str], expected: &[&str]) -> String {
+    let output = bench().args(args).output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    for part in expected {
+        assert!(stderr.contains(part), "{args:?}: {stderr} does not say {part:?}");
+    }
+    assert!(output.stdout.is_empty(), "{args:?} ran: {}", String::from_utf8_lossy(&output.stdout));
+    stderr
+}
+
+#[test]
+fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_to_a_fifo_are_refused_as_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cases, _listener) = not_regular_files(dir.path());
+    for (path, what) in &cases {
+        let shown = path.to_str().unwrap();
+        for force in [&[][..], &["--force"]] {
+            refused(&[TINY, &["--out", shown], force].concat(), &["--out", shown, &format!("is {what}")]);
+        }
+        // Nothing written beside it either.
+        assert!(!path.with_extension("json").exists() && !path.with_extension("md").exists(), "{shown}");
+    }
+    let device = cases.iter().find(|(_, what)| *what == "a character device");
+    if let Some((device, _)) = device {
+        assert!(is_char_device(device), "the device node is still there");
+    }
+}
+
+#[test]
+fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_to_a_fifo_are_refused_as_sink() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cases, _listener) = not_regular_files(dir.path());
+    let out = dir.path().join("run.csv");
+    for (path, what) in &cases {
+        let sink = format!("file:{}", path.display());
+        for force in [&[][..], &["--force"]] {
+            let args = [TINY, &["--sink", &sink, "--out", out.to_str().unwrap()], force].concat();
+            refused(&args, &["--sink", &sink, &format!("is {what}")]);
+        }
+        assert!(!out.exists(), "the sweep did not start");
+    }
+    if let Some((device, _)) = cases.iter().find(|(_, what)| *what == "a character device") {
+        assert!(is_char_device(device), "the device node is still there");
+    }
+}
+
+#[test]
+fn the_null_device_is_a_sink_written_and_left_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    // A node of its own, so that a bug removes a copy and not the machine's /dev/null.
+    let Some(null) = mknod(&dir.path().join("null"), 1, 3) else { return };
+    let out = dir.path().join("null.csv");
+    let sink = format!("file:{}", null.display());
+    let output = bench().args(TINY).args(["--sink", &sink, "--out"]).arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(is_char_device(&null), "the null device node is still there");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 1 + 4, "{text}");
+    assert!(text.lines().skip(1).all(|row| row.contains(",ok,") && row.contains(",file,")), "{text}");
+}
+
+#[test]
+fn an_existing_sink_file_is_refused_and_under_force_emptied_in_place_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = dir.path().join("mine.bin");
+    std::fs::write(&sink, "the user's own file").unwrap();
+    let inode = std::fs::metadata(&sink).unwrap().ino();
+    let out = dir.path().join("run.csv");
+    let flag = format!("file:{}", sink.display());
+    refused(&[TINY, &["--sink", &flag, "--out", out.to_str().unwrap()]].concat(), &["--sink", "--force"]);
+    assert_eq!(std::fs::read_to_string(&sink).unwrap(), "the user's own file");
+
+    let output = bench().args(TINY).args(["--sink", &flag, "--force", "--out"]).arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let kept = std::fs::metadata(&sink).expect("the user's file is kept");
+    assert_eq!(kept.ino(), inode, "emptied in place, not deleted and made again");
+    // It holds the last sample's payloads: 600 messages of 1200 bytes.
+    assert_eq!(kept.len(), 600 * 1200);
+}
+
+#[test]
+fn a_sink_file_the_sweep_created_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sink = dir.path().join("new.bin");
+    let out = dir.path().join("run.csv");
+    let flag = format!("file:{}", sink.display());
+    bench().args(TINY).args(["--sink", &flag, "--out"]).arg(&out).assert().success();
+    assert!(!sink.exists());
+}
+
+#[test]
+fn any_existing_file_of_the_output_set_refuses_the_sweep() {
+    for member in ["json", "md", "cells.json", "html"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.csv");
+        let existing = out.with_extension(member);
+        std::fs::write(&existing, "the user's notes").unwrap();
+        let shown = existing.display().to_string();
+        refused(&[TINY, &["--out", out.to_str().unwrap()]].concat(), &[&shown, "already exists", "--force"]);
+        assert!(!out.exists(), "no CSV started");
+        assert_eq!(std::fs::read_to_string(&existing).unwrap(), "the user's notes");
+    }
+    // With --force the set is written, each existing file emptied in place.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.csv");
+    std::fs::write(out.with_extension("md"), "the user's notes").unwrap();
+    let inode = std::fs::metadata(out.with_extension("md")).unwrap().ino();
+    bench().args(TINY).arg("--out").arg(&out).arg("--force").assert().success();
+    let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
+    assert!(markdown.starts_with("Which channel, from `run.csv`"), "{markdown}");
+    assert_eq!(std::fs::metadata(out.with_extension("md")).unwrap().ino(), inode);
+}
+
+#[test]
+fn an_out_named_like_another_member_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.md");
+    refused(&[TINY, &["--out", out.to_str().unwrap()]].concat(), &["--out", "ends in .md"]);
+    assert!(!out.exists());
+}
+
+#[test]
+fn summary_does_not_replace_an_existing_markdown_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("run.csv");
+    bench().args(TINY).arg("--out").arg(&csv).assert().success();
+    let markdown = csv.with_extension("md");
+    std::fs::write(&markdown, "the user's notes").unwrap();
+    let shown = markdown.display().to_string();
+    refused(&["summary", csv.to_str().unwrap()], &[&shown, "already exists", "--force", "--out -"]);
+    assert_eq!(std::fs::read_to_string(&markdown).unwrap(), "the user's notes");
+
+    let printed = bench().args(["summary", "--out", "-"]).arg(&csv).output().unwrap();
+    assert!(printed.status.success());
+    assert!(String::from_utf8(printed.stdout).unwrap().starts_with("Which channel, from `run.csv`"));
+    let elsewhere = dir.path().join("elsewhere.md");
+    bench().args(["summary", "--out"]).arg(&elsewhere).arg(&csv).assert().success();
+    assert!(std::fs::read_to_string(&elsewhere).unwrap().starts_with("Which channel"));
+    assert_eq!(std::fs::read_to_string(&markdown).unwrap(), "the user's notes");
+
+    bench().args(["summary", "--force"]).arg(&csv).assert().success();
+    assert!(std::fs::read_to_string(&markdown).unwrap().starts_with("Which channel"));
+
+    // A FIFO in its place is refused, with --force too, without waiting for a reader.
+    std::fs::remove_file(&markdown).unwrap();
+    mkfifo(&markdown);
+    refused(&["summary", "--force", csv.to_str().unwrap()], &[&shown, "is a FIFO"]);
+}
