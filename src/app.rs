@@ -10,18 +10,33 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::SIGINT;
 
-use crate::cli::{CompareArgs, SummaryArgs};
-use crate::error::UsageError;
-use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, machine};
+use crate::cli::{CellsArgs, CompareArgs, ExportArgs, SummaryArgs};
+use crate::error::{UsageError, usage};
+use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
 use crate::registry;
 use crate::results::load::{self, ResultsFile};
-use crate::results::{compare, recommend};
+use crate::results::metadata::Metadata;
+use crate::results::{cells, compare, recommend};
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
-/// Runs a sweep of `plan`; exit code 0, 1 when a cell failed, 130 when interrupted.
-pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
+/// Runs a sweep of `plan` and writes `exports` at its end; exit code 0, 1 when a cell
+/// failed, 130 when interrupted.
+pub fn sweep(plan: Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
+    // Refused before the sweep, not after its hours of work.
+    for (flag, path) in [
+        ("--export-json", &exports.export_json),
+        ("--export-bmf", &exports.export_bmf),
+        ("--export-github-action", &exports.export_github_action),
+    ] {
+        if let Some(path) = path.as_deref().filter(|path| path.exists() && !plan.force) {
+            return Err(usage(format!(
+                "{} already exists: give {flag} another path, or pass --force to replace it",
+                path.display()
+            )));
+        }
+    }
     let started = SystemTime::now();
     let out = plan.out.clone().unwrap_or_else(|| default_out(started));
     let mut csv = CsvWriter::create(&out, plan.force).map_err(|error| UsageError(format!("{error:#}")))?;
@@ -42,6 +57,7 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
         Ok(samples) => {
             print_line("");
             print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD)
+                .and_then(|()| write_cells(csv.path(), &samples, exports, plan.force))
         }
         Err(error) => {
             eprintln!("no summary: {error:#}");
@@ -87,12 +103,86 @@ fn read(path: &Path) -> anyhow::Result<ResultsFile> {
     Ok(samples)
 }
 
-/// `channel-bench compare`.
-pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let (old, new) = (read(&args.old)?, read(&args.new)?);
-    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
-    print_line(output::compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0).trim_end());
+/// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
+fn write_cells(csv: &Path, samples: &ResultsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+    let cells = cells::cells(&csv.display().to_string(), samples);
+    let path = cells_path(csv);
+    // Beside the CSV the sweep has just written, as the .md and .json are.
+    export::write_file(&path, &export::json(&cells), true, "--out")?;
+    export::write_all(exports, &cells, force)?;
+    print_line(&format!("cells: {}", path.display()));
+    Ok(())
+}
+
+/// `x.csv` → `x.cells.json`, beside it.
+fn cells_path(csv: &Path) -> PathBuf {
+    csv.with_extension("cells.json")
+}
+
+/// `channel-bench cells`.
+pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
+    let out = args.out.clone().unwrap_or_else(|| cells_path(&args.csv));
+    if out == args.csv {
+        return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
+    }
+    let samples = read(&args.csv)?;
+    let cells = cells::cells(&args.csv.display().to_string(), &samples);
+    export::write_file(&out, &export::json(&cells), args.force, "--out")?;
+    export::write_all(&args.export, &cells, args.force)?;
+    if out != Path::new("-") {
+        print_line(&format!("cells: {}", out.display()));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The machine description beside `csv` (`x.json`), when there is a readable one.
+fn metadata(csv: &Path) -> Option<Metadata> {
+    let path = csv.with_extension("json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    serde_json::from_str(&text)
+        .inspect_err(|error| {
+            eprintln!("warning: {}: ignored, not a channel-bench machine description: {error}", path.display())
+        })
+        .ok()
+}
+
+/// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
+pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (mut old, mut new) = (read(&args.old)?, read(&args.new)?);
+    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
+    let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
+    if let Some(line) = &different
+        && !args.allow_different
+    {
+        return Err(usage(format!("{line}: compare runs of the same workload, or pass --allow-different")));
+    }
+    let (old_workloads, new_workloads) = (old.workloads(), new.workloads());
+    if old_workloads != new_workloads {
+        // Equal where both files know them (or --allow-different): pair by the rest of the key.
+        let strip = |file: &ResultsFile, name: &str| {
+            file.without_workload().ok_or_else(|| {
+                usage(format!(
+                    "{name} holds cells that differ only by workload: compare it against a file of one workload"
+                ))
+            })
+        };
+        (old, new) = (strip(&old, &old_name)?, strip(&new, &new_name)?);
+    }
+    let mut notes = output::compare::machine_differences(
+        &old_name,
+        metadata(&args.old).as_ref(),
+        &new_name,
+        metadata(&args.new).as_ref(),
+    );
+    if let Some(line) = different {
+        notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
+    }
+    for note in notes {
+        print_line(&format!("note: {note}"));
+    }
+    let report = output::compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0);
+    print_line(report.text.trim_end());
+    Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// `channel-bench summary`.

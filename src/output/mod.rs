@@ -1,8 +1,9 @@
 //! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
-//! [`summary`]'s and [`compare`]'s text. Formatting and writing only.
+//! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s. Formatting and writing only.
 
 pub mod compare;
 pub mod console;
 pub mod csv;
+pub mod export;
 pub mod machine;
 pub mod summary;
