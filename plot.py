@@ -253,7 +253,8 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
         y.yaxis.set_minor_formatter(NullFormatter())
     else:
         axes[0][0].set_ylim(bottom=0)
-    names = sorted(legend)
+    known = tuple(CHANNEL_COLOURS)  # the legend's order: known channels first, as listed
+    names = sorted(legend, key=lambda name: (rank(name.split(" ")[0], known), name))
     fig.legend([legend[n] for n in names], names, loc="outside right upper", fontsize=9,
                title="channel" + (" · file" if len(runs) > 1 else ""))
     fig.suptitle(f"Async channel fan-in: {label_text} by number of tasks")
