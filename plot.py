@@ -291,6 +291,13 @@ def output_path(requested: str | None, first: Path, inputs: list[Path], supporte
     return path
 
 
+def savefig(fig: Figure, out: Path) -> None:
+    try:
+        fig.savefig(out, dpi=130, bbox_inches="tight")
+    except OSError as error:
+        raise FatalError(f"{out}: cannot write: {error.strerror or error}") from None
+
+
 def warn(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr)
 
@@ -330,9 +337,7 @@ def main(argv: list[str]) -> int:
         fig = build_figure(runs, args.metric, args.log_y)
         try:
             out = output_path(args.output, runs[0].path, paths, fig.canvas.get_supported_filetypes())
-            fig.savefig(out, dpi=130, bbox_inches="tight")
-        except OSError as error:
-            raise FatalError(f"{out}: cannot write: {error.strerror or error}") from None
+            savefig(fig, out)
         finally:
             plt.close(fig)
     except FatalError as error:

@@ -428,9 +428,12 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
     assert set(table) == set(expected)
     assert {key: m for key, m in table.items() if key in medians} == {key: f"{m:.1f}" for key, m in medians.items()}
 
-    # summary: every measured channel named, the failed one left out
+    # summary: the same channels, ranked or named as not ranked (its figures are checked
+    # against the cells in tests/agreement.rs)
     summary = channel_bench("summary", path).stdout
-    assert "kanal" in summary and "flume" in summary
+    named = {word.strip("(),:") for word in summary.split()}
+    assert {channel for _, _, channel in expected} <= named
+    assert "not ranked: flume" in summary and "not ranked: tokio-mpsc" in summary
 
     # plot.py draws exactly those medians
     fig = plot.build_figure([plot.load_run(path)])

@@ -25,18 +25,7 @@ use crate::sweep as sweeping;
 /// failed, 130 when interrupted.
 pub fn sweep(plan: Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     // Refused before the sweep, not after its hours of work.
-    for (flag, path) in [
-        ("--export-json", &exports.export_json),
-        ("--export-bmf", &exports.export_bmf),
-        ("--export-github-action", &exports.export_github_action),
-    ] {
-        if let Some(path) = path.as_deref().filter(|path| path.exists() && !plan.force) {
-            return Err(usage(format!(
-                "{} already exists: give {flag} another path, or pass --force to replace it",
-                path.display()
-            )));
-        }
-    }
+    export::check_free(exports, plan.force)?;
     let started = SystemTime::now();
     let out = plan.out.clone().unwrap_or_else(|| default_out(started));
     let mut csv = CsvWriter::create(&out, plan.force).map_err(|error| UsageError(format!("{error:#}")))?;

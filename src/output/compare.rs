@@ -46,8 +46,9 @@ pub fn machine_differences(
     let (old, new) = match (old, new) {
         (Some(old), Some(new)) => (old, new),
         (old, new) => {
-            let missing: Vec<&str> =
+            let mut missing: Vec<&str> =
                 [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
+            missing.dedup();
             return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
         }
     };

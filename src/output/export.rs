@@ -19,19 +19,38 @@ use crate::results::cells::{CellResult, CellsFile};
 /// The Bencher measure, and github-action-benchmark's unit, of every exported value.
 pub const MEASURE: &str = "ns_per_message";
 
+/// What writes one export's text.
+type Format = fn(&CellsFile) -> String;
+
+/// Each export `exports` asks for: its path, its flag, and what writes its text.
+fn asked(exports: &ExportArgs) -> impl Iterator<Item = (&Path, &'static str, Format)> {
+    let all: [(&Option<_>, &'static str, Format); 3] = [
+        (&exports.export_json, "--export-json", json),
+        (&exports.export_bmf, "--export-bmf", bmf),
+        (&exports.export_github_action, "--export-github-action", github_action),
+    ];
+    all.into_iter().filter_map(|(path, flag, text)| path.as_deref().map(|path: &Path| (path, flag, text)))
+}
+
+/// A usage error when an export would replace an existing file without `force`: checked
+/// before a sweep, so that its end does not fail.
+pub fn check_free(exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+    match asked(exports).find(|(path, _, _)| !force && *path != Path::new("-") && path.exists()) {
+        Some((path, flag, _)) => Err(exists(path, flag)),
+        None => Ok(()),
+    }
+}
+
 /// Writes every export `exports` asks for; an existing file is replaced only when `force` is set.
 pub fn write_all(exports: &ExportArgs, cells: &CellsFile, force: bool) -> anyhow::Result<()> {
-    let files = [
-        (&exports.export_json, "--export-json", json(cells)),
-        (&exports.export_bmf, "--export-bmf", bmf(cells)),
-        (&exports.export_github_action, "--export-github-action", github_action(cells)),
-    ];
-    for (path, flag, text) in files {
-        if let Some(path) = path {
-            write_file(path, &text, force, flag)?;
-        }
+    for (path, flag, text) in asked(exports) {
+        write_file(path, &text(cells), force, flag)?;
     }
     Ok(())
+}
+
+fn exists(path: &Path, flag: &str) -> anyhow::Error {
+    usage(format!("{} already exists: give {flag} another path, or pass --force to replace it", path.display()))
 }
 
 /// The per-cell results as pretty JSON, one newline at the end.
@@ -83,10 +102,7 @@ pub fn write_file(path: &Path, text: &str, force: bool, flag: &str) -> anyhow::R
         return Ok(());
     }
     if !force && path.exists() {
-        return Err(usage(format!(
-            "{} already exists: give {flag} another path, or pass --force to replace it",
-            path.display()
-        )));
+        return Err(exists(path, flag));
     }
     let mut file = OpenOptions::new()
         .write(true)
