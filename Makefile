@@ -24,7 +24,9 @@ rust-test:
 	$(CARGO) test --locked
 	$(CARGO) test --locked --features faults
 
+# test_plot.py runs the debug binary (`channel-bench cells`): built here if rust-test has not.
 python-test: $(VENV)/installed
+	$(CARGO) build --locked
 	$(VENV)/bin/python -m pytest -q test_plot.py
 
 lint:

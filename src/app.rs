@@ -11,20 +11,23 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use crate::cli::{CompareArgs, SummaryArgs};
+use crate::cli::{CellsArgs, CompareArgs, ExportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
-use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, machine};
+use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
 use crate::registry;
 use crate::results::load::{self, ResultsFile};
-use crate::results::{compare, recommend};
+use crate::results::metadata::Metadata;
+use crate::results::{cells, compare, recommend};
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
-/// Runs a sweep of `plan`; exit code 0, 1 when a cell failed, 128 + the signal (130 SIGINT,
-/// 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
-pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
+/// Runs a sweep of `plan` and writes `exports` at its end; exit code 0, 1 when a cell failed,
+/// 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
+pub fn sweep(plan: Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
+    // Refused before the sweep, not after its hours of work.
+    export::check_free(exports, plan.force)?;
     let started = SystemTime::now();
     let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
     set.check(plan.force)?;
@@ -47,6 +50,7 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
         Ok(samples) => {
             print_line("");
             print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD, Markdown::File(&set.markdown(), plan.force))
+                .and_then(|()| write_cells(&set, &samples, exports, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
@@ -131,12 +135,81 @@ fn read(path: &Path) -> anyhow::Result<ResultsFile> {
     Ok(samples)
 }
 
-/// `channel-bench compare`.
-pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let (old, new) = (read(&args.old)?, read(&args.new)?);
-    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
-    print_line(output::compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0).trim_end());
+/// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
+fn write_cells(set: &OutputSet, samples: &ResultsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+    let cells = cells::cells(&set.csv().display().to_string(), samples);
+    let path = set.cells_json();
+    // A member of the sweep's output set, checked before the sweep started.
+    files::write(&path, export::json(&cells).as_bytes(), force, "the per-cell results")?;
+    export::write_all(exports, &cells, force)?;
+    print_line(&format!("cells: {}", path.display()));
+    Ok(())
+}
+
+/// `channel-bench cells`.
+pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
+    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv).cells_json());
+    if out == args.csv {
+        return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
+    }
+    let samples = read(&args.csv)?;
+    let cells = cells::cells(&args.csv.display().to_string(), &samples);
+    export::write_file(&out, &export::json(&cells), args.force, "--out")?;
+    export::write_all(&args.export, &cells, args.force)?;
+    if out != Path::new("-") {
+        print_line(&format!("cells: {}", out.display()));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The machine description beside `csv` (`x.json`), when there is a readable one.
+fn metadata(csv: &Path) -> Option<Metadata> {
+    let path = csv.with_extension("json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    serde_json::from_str(&text)
+        .inspect_err(|error| {
+            eprintln!("warning: {}: ignored, not a channel-bench machine description: {error}", path.display())
+        })
+        .ok()
+}
+
+/// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
+pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (mut old, mut new) = (read(&args.old)?, read(&args.new)?);
+    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
+    let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
+    if let Some(line) = &different
+        && !args.allow_different
+    {
+        return Err(usage(format!("{line}: compare runs of the same workload, or pass --allow-different")));
+    }
+    let (old_workloads, new_workloads) = (old.workloads(), new.workloads());
+    if old_workloads != new_workloads {
+        // Equal where both files know them (or --allow-different): pair by the rest of the key.
+        let strip = |file: &ResultsFile, name: &str| {
+            file.without_workload().ok_or_else(|| {
+                usage(format!(
+                    "{name} holds cells that differ only by workload: compare it against a file of one workload"
+                ))
+            })
+        };
+        (old, new) = (strip(&old, &old_name)?, strip(&new, &new_name)?);
+    }
+    let mut notes = output::compare::machine_differences(
+        &old_name,
+        metadata(&args.old).as_ref(),
+        &new_name,
+        metadata(&args.new).as_ref(),
+    );
+    if let Some(line) = different {
+        notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
+    }
+    for note in notes {
+        print_line(&format!("note: {note}"));
+    }
+    let report = output::compare::report(&old_name, &old, &new_name, &new, args.threshold / 100.0);
+    print_line(report.text.trim_end());
+    Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never

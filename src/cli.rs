@@ -64,6 +64,9 @@ pub struct Cli {
 pub enum Command {
     /// Compare two channel-bench CSVs cell by cell: medians, ratio, and whether the change is beyond the noise
     Compare(CompareArgs),
+    /// Write the per-cell results of a channel-bench CSV (samples, median and its 90% interval, min, max,
+    /// failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
+    Cells(CellsArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
     /// (never replacing one without --force)
@@ -86,6 +89,36 @@ pub struct SummaryArgs {
     pub force: bool,
 }
 
+/// `channel-bench cells FILE`.
+#[derive(Debug, Args)]
+pub struct CellsArgs {
+    /// A channel-bench CSV
+    pub csv: PathBuf,
+    /// Where to write the JSON, `-` for stdout [default: FILE.cells.json beside FILE.csv]
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Replace the output and export files if they exist
+    #[arg(long)]
+    pub force: bool,
+    /// The exports, as on a sweep.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// Per-cell results for other tools, written at the end of a sweep or by `channel-bench cells`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExportArgs {
+    /// Also write the per-cell results (as in FILE.cells.json) to PATH, for scripts
+    #[arg(long, value_name = "PATH")]
+    pub export_json: Option<PathBuf>,
+    /// Also write each cell's median ns/message and its 90% interval in Bencher Metric Format to PATH
+    #[arg(long, value_name = "PATH")]
+    pub export_bmf: Option<PathBuf>,
+    /// Also write each cell's median ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
+    #[arg(long, value_name = "PATH")]
+    pub export_github_action: Option<PathBuf>,
+}
+
 /// `channel-bench compare OLD NEW`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -96,6 +129,12 @@ pub struct CompareArgs {
     /// Changes smaller than this, in percent, are "no change" even when the intervals do not overlap
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
+    /// Pair cells even when the files ran different workloads (messages, capacity, workers)
+    #[arg(long)]
+    pub allow_different: bool,
+    /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI
+    #[arg(long)]
+    pub fail_on_slower: bool,
 }
 
 /// The options of a sweep.
@@ -207,6 +246,10 @@ pub struct SweepArgs {
     /// List the channels and their crate versions, then exit
     #[arg(long)]
     pub list_channels: bool,
+
+    /// The per-cell exports written at the end of the sweep.
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {

@@ -41,11 +41,15 @@ fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Compare(args)) => app::compare(&args),
         Some(Command::Summary(args)) => app::summarize(&args),
+        Some(Command::Cells(args)) => app::cells(&args),
         None if cli.sweep.list_channels => {
             app::list_channels();
             Ok(ExitCode::SUCCESS)
         }
-        None => app::sweep(Plan::try_from(cli.sweep)?),
+        None => {
+            let exports = cli.sweep.export.clone();
+            app::sweep(Plan::try_from(cli.sweep)?, &exports)
+        }
     }
 }
 

@@ -208,3 +208,95 @@ fn a_channel_the_binary_does_not_know_is_welcome() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("my-channel"), "{stdout}");
 }
+
+/// One multi-thread kanal cell of `messages` messages per sample.
+fn run_of(messages: u64, values: &[f64]) -> String {
+    let rows = cell("kanal", "multi-thread", 1, values).replace(",1000,64,64,", &format!(",{messages},64,64,"));
+    format!("{HEADER}\n{rows}")
+}
+
+fn compare_with(args: &[&str], old: &Path, new: &Path) -> (Option<i32>, String, String) {
+    let output =
+        Command::cargo_bin("channel-bench").unwrap().arg("compare").args(args).arg(old).arg(new).output().unwrap();
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (output.status.code(), text(output.stdout), text(output.stderr))
+}
+
+#[test]
+fn a_quick_run_against_a_default_one_is_refused_unless_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let quick = write(dir.path(), "quick.csv", &run_of(65536, &steady));
+    let full = write(dir.path(), "full.csv", &run_of(1_048_576, &steady));
+    let (code, stdout, stderr) = compare(&quick, &full);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {} has --messages 65536, {} 1048576: compare runs of the same workload, or pass --allow-different\n",
+            quick.display(),
+            full.display()
+        )
+    );
+    assert!(stdout.is_empty());
+
+    let (code, stdout, stderr) = compare_with(&["--allow-different"], &quick, &full);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("note: workloads differ, cells paired without them"), "{stdout}");
+    assert!(line_of(&stdout, "kanal").ends_with(" 1.000  ~"), "{stdout}");
+    assert!(stdout.contains("1 cells in both"), "{stdout}");
+}
+
+#[test]
+fn fail_on_slower_exits_1_after_the_table_when_a_cell_is_slower() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = write(dir.path(), "old.csv", &run_of(1000, &[100.0, 100.5, 99.5, 100.2, 99.8]));
+    let slower = write(dir.path(), "slower.csv", &run_of(1000, &[130.0, 131.0, 129.0, 130.5, 129.5]));
+    let faster = write(dir.path(), "faster.csv", &run_of(1000, &[70.0, 70.5, 69.8, 70.1, 70.3]));
+    let (code, stdout, stderr) = compare_with(&["--fail-on-slower"], &old, &slower);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(line_of(&stdout, "kanal").ends_with("slower") && stdout.contains("1 slower"), "{stdout}");
+    assert_eq!(compare_with(&["--fail-on-slower"], &old, &faster).0, Some(0));
+    // Without the flag a slower cell is only reported.
+    assert_eq!(compare(&old, &slower).0, Some(0));
+}
+
+#[test]
+fn differences_of_machine_and_build_are_named_above_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let (old, new) =
+        (write(dir.path(), "old.csv", &run_of(1000, &steady)), write(dir.path(), "new.csv", &run_of(1000, &steady)));
+    let (_, stdout, _) = compare(&old, &new);
+    assert!(
+        stdout.starts_with(&format!(
+            "note: machine and build not compared: no JSON beside {} and {}\n",
+            old.display(),
+            new.display()
+        )),
+        "{stdout}"
+    );
+    let machine = |cpu: &str, cores: u32, kanal: &str| {
+        format!(
+            r#"{{"cpu_model": "{cpu}", "cores": {cores}, "os": "Linux", "hostname": "box", "rustc": "rustc 1.88.0",
+               "crates": {{"kanal": "{kanal}", "flume": "0.12.0"}}, "git_commit": null,
+               "command_line": ["channel-bench"], "started_utc": "2026-01-01T00:00:00Z"}}"#
+        )
+    };
+    write(dir.path(), "old.json", &machine("AMD EPYC 9654", 96, "0.1.0"));
+    write(dir.path(), "new.json", &machine("AMD EPYC 9654", 96, "0.1.0"));
+    let (code, stdout, _) = compare(&old, &new);
+    assert_eq!(code, Some(0));
+    assert!(stdout.starts_with("runtime "), "the same machine and build: no note\n{stdout}");
+    write(dir.path(), "new.json", &machine("Intel Xeon 8480", 112, "0.1.1"));
+    let (_, stdout, _) = compare(&old, &new);
+    let notes: Vec<&str> = stdout.lines().take_while(|line| line.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: different CPU: AMD EPYC 9654 (old), Intel Xeon 8480 (new)",
+            "note: different cores: 96 (old), 112 (new)",
+            "note: different kanal: 0.1.0 (old), 0.1.1 (new)",
+        ]
+    );
+}

@@ -245,7 +245,9 @@ fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
     }
     assert!(stdout.contains("\n  medium (16)  "), "{stdout}");
     let markdown_path = out.with_extension("md");
-    assert!(stdout.ends_with(&format!("summary: {}\n", markdown_path.display())), "{stdout}");
+    let cells_path = out.with_extension("cells.json");
+    let last_lines = format!("summary: {}\ncells: {}\n", markdown_path.display(), cells_path.display());
+    assert!(stdout.ends_with(&last_lines), "{stdout}");
 
     // The same as `channel-bench summary` writes from the CSV.
     let sweep_markdown = std::fs::read_to_string(&markdown_path).unwrap();

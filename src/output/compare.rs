@@ -1,15 +1,97 @@
-//! The table `channel-bench compare` prints.
+//! What `channel-bench compare` prints: how the two runs' workloads and machines differ, and
+//! the table of cells.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::results::compare::verdict;
-use crate::results::load::{CellKey, ResultsFile};
+use crate::results::compare::{Verdict, verdict};
+use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
+use crate::results::metadata::Metadata;
 use crate::stats::{self, Summary};
+
+/// The first workload setting (messages, capacity, workers) in which the files' cells
+/// differ, in words naming the flag and both files' values (`old.csv has --messages 65536,
+/// new.csv 1048576`); `None` when every setting is
+/// the same in both, or unknown in one of them (a file older than the column).
+pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, new: &[WorkloadKey]) -> Option<String> {
+    type Setting = fn(&WorkloadKey) -> u64;
+    let settings: [(&str, Setting); 3] = [
+        ("--messages", |workload| workload.messages),
+        ("--capacity", |workload| workload.capacity),
+        ("--workers", |workload| workload.workers),
+    ];
+    settings.into_iter().find_map(|(flag, value)| {
+        let values = |workloads: &[WorkloadKey]| {
+            let mut known: Vec<u64> = workloads.iter().map(value).filter(|&v| v > 0).collect();
+            known.sort_unstable();
+            known.dedup();
+            known
+        };
+        let (old_values, new_values) = (values(old), values(new));
+        let known_in_both = !old_values.is_empty() && !new_values.is_empty();
+        let text = |values: Vec<u64>| values.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
+        (known_in_both && old_values != new_values)
+            .then(|| format!("{old_name} has {flag} {}, {new_name} {}", text(old_values), text(new_values)))
+    })
+}
+
+/// One line per difference between the machines and builds of the two runs (host, CPU,
+/// cores, rustc, channel crate versions), or a line saying what is unknown.
+pub fn machine_differences(
+    old_name: &str,
+    old: Option<&Metadata>,
+    new_name: &str,
+    new: Option<&Metadata>,
+) -> Vec<String> {
+    let (old, new) = match (old, new) {
+        (Some(old), Some(new)) => (old, new),
+        (old, new) => {
+            let mut missing: Vec<&str> =
+                [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
+            missing.dedup();
+            return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
+        }
+    };
+    let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
+    let mut lines = Vec::new();
+    let fields = [
+        ("host", shown(&old.hostname), shown(&new.hostname)),
+        ("CPU", shown(&old.cpu_model), shown(&new.cpu_model)),
+        ("cores", old.cores.to_string(), new.cores.to_string()),
+        ("rustc", old.rustc.clone(), new.rustc.clone()),
+    ];
+    for (what, before, after) in fields {
+        if before != after {
+            lines.push(format!("different {what}: {before} (old), {after} (new)"));
+        }
+    }
+    let crates: BTreeMap<&String, (Option<&String>, Option<&String>)> = old
+        .crates
+        .keys()
+        .chain(new.crates.keys())
+        .map(|name| (name, (old.crates.get(name), new.crates.get(name))))
+        .collect();
+    for (name, (before, after)) in crates {
+        if before != after {
+            let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
+            lines.push(format!("different {name}: {} (old), {} (new)", version(before), version(after)));
+        }
+    }
+    lines
+}
+
+/// The comparison table and what it found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The table, the cells found in only one file, and a closing line of counts.
+    pub text: String,
+    /// Cells slower beyond the noise.
+    pub slower: usize,
+}
 
 /// The comparison table of two files, with the cells found in only one of them and a
 /// closing line of counts and the spread of the ratios.
-pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> String {
+pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> Report {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -61,7 +143,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         "\n{} cells in both: {} faster, {} slower, {} no change beyond the noise",
         spreads.len() + count("failed"),
         count("faster"),
-        count("slower"),
+        count(Verdict::Slower.word()),
         count("~")
     );
     if count("failed") > 0 {
@@ -72,7 +154,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             write!(out, "\nmedian ratio (larger/smaller) {:.3}, worst {largest:.3} ({})", summary.median, key.label());
     }
     out.push('\n');
-    out
+    Report { text: out, slower: count(Verdict::Slower.word()) }
 }
 
 fn median_text(summary: &Summary) -> String {

@@ -1,9 +1,11 @@
 //! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
-//! [`summary`]'s and [`compare`]'s text, the [`files`] a sweep writes. Formatting and writing only.
+//! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`files`] a sweep writes.
+//! Formatting and writing only.
 
 pub mod compare;
 pub mod console;
 pub mod csv;
+pub mod export;
 pub mod files;
 pub mod machine;
 pub mod summary;

@@ -111,6 +111,19 @@ pub struct CellSamples {
     /// `lat_p99_ns` of the `ok` samples that have one (the column is optional, its value empty
     /// where latency was not measured).
     pub lat_p99_ns: Vec<f64>,
+    /// `lat_p50_ns` of the `ok` samples that have one.
+    pub lat_p50_ns: Vec<f64>,
+    /// `lat_p999_ns` of the `ok` samples that have one.
+    pub lat_p999_ns: Vec<f64>,
+    /// `lat_max_ns` of the `ok` samples that have one.
+    pub lat_max_ns: Vec<f64>,
+    /// Payload MB (10^6 bytes) per second of the `ok` samples: the `mb_per_s` column, or, in
+    /// files without it, `messages × payload_bytes` over `elapsed_ns`.
+    pub mb_per_s: Vec<f64>,
+    /// `allocs_per_message` of the `ok` samples that have one.
+    pub allocs_per_message: Vec<f64>,
+    /// `alloc_bytes_per_message` of the `ok` samples that have one.
+    pub alloc_bytes_per_message: Vec<f64>,
 }
 
 /// One file's cells, in the order they first appear.
@@ -122,6 +135,30 @@ pub struct ResultsFile {
     pub cells: HashMap<CellKey, CellSamples>,
     /// Set when the file ended in a partial line (a run killed mid-write), which was skipped.
     pub skipped_partial_line: bool,
+}
+
+impl ResultsFile {
+    /// The distinct workloads of the file's cells, in order.
+    pub fn workloads(&self) -> Vec<WorkloadKey> {
+        let mut workloads: Vec<WorkloadKey> = self.order.iter().map(|key| key.workload).collect();
+        workloads.sort();
+        workloads.dedup();
+        workloads
+    }
+
+    /// The same cells keyed without their workload, so that cells of two files that ran
+    /// different workloads pair up; `None` when two cells of this file differ only by workload.
+    pub fn without_workload(&self) -> Option<ResultsFile> {
+        let mut file = ResultsFile { skipped_partial_line: self.skipped_partial_line, ..ResultsFile::default() };
+        for key in &self.order {
+            let stripped = CellKey { workload: WorkloadKey::default(), ..key.clone() };
+            if file.cells.insert(stripped.clone(), self.cells[key].clone()).is_some() {
+                return None;
+            }
+            file.order.push(stripped);
+        }
+        Some(file)
+    }
 }
 
 /// The columns every channel-bench CSV has had; the others are optional to readers.
@@ -186,9 +223,17 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             if let (Some(cpu_ns), messages @ 1..) = (record.cpu_ns, record.messages) {
                 cell.cpu_ns_per_message.push(cpu_ns as f64 / messages as f64);
             }
-            if let Some(p99) = record.lat_p99_ns {
-                cell.lat_p99_ns.push(p99 as f64);
+            for (values, value) in [
+                (&mut cell.lat_p50_ns, record.lat_p50_ns),
+                (&mut cell.lat_p99_ns, record.lat_p99_ns),
+                (&mut cell.lat_p999_ns, record.lat_p999_ns),
+                (&mut cell.lat_max_ns, record.lat_max_ns),
+            ] {
+                values.extend(value.map(|ns| ns as f64));
             }
+            cell.allocs_per_message.extend(record.allocs_per_message);
+            cell.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
+            cell.mb_per_s.extend(mb_per_s(&record));
         } else {
             cell.failed += 1;
             cell.first_failure.get_or_insert(record.status);
@@ -198,6 +243,17 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         bail!("{name} has a header but no samples");
     }
     Ok(file)
+}
+
+/// Payload MB/s of a row: its `mb_per_s`, or for a file without that column (no `bytes`
+/// either) the fixed payload moved over the wall time; `None` without a wall time.
+fn mb_per_s(record: &Record) -> Option<f64> {
+    if record.bytes > 0 {
+        return Some(record.mb_per_s);
+    }
+    // bytes / 10^6 per elapsed_ns / 10^9 seconds
+    let bytes = record.messages * record.payload_bytes;
+    (record.elapsed_ns > 0).then(|| bytes as f64 * 1000.0 / record.elapsed_ns as f64)
 }
 
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,

@@ -1,7 +1,8 @@
 //! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
-//! beside it) are its one owner; [`load`] is the one reader; [`compare`] and [`recommend`]
-//! turn loaded files into verdicts and picks.
+//! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
+//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks.
 
+pub mod cells;
 pub mod compare;
 pub mod load;
 pub mod metadata;

@@ -1,0 +1,211 @@
+//! Per-cell results, computed once from a loaded file: what `X.cells.json`, the exports and
+//! plot.py read, so that no script re-parses the CSV or re-computes a median.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::load::{CellKey, CellSamples, ResultsFile};
+use crate::stats::{self, CONFIDENCE};
+
+/// Every cell of one CSV, in the order the cells first appear in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellsFile {
+    /// The CSV the cells were read from, as named on the command line or by the sweep.
+    pub csv: String,
+    /// The confidence of every `median_interval` (0.9 = 90%).
+    pub confidence: f64,
+    /// Whether the CSV ended in a partial line (a run stopped mid-write), which was skipped.
+    pub skipped_partial_line: bool,
+    /// The cells, in file order.
+    pub cells: Vec<CellResult>,
+}
+
+/// One cell: its key, its samples and the figures computed from them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellResult {
+    /// A stable name, unique in the file: `runtime/mode/tasks=T/channel`, then `/setting`
+    /// when the cell has one, then `/messages=M,capacity=C,workers=W` when another cell of the
+    /// file has the same name but another workload. The benchmark name of the BMF and github-action exports.
+    pub name: String,
+    /// `multi-thread` or `current-thread`.
+    pub runtime: String,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: String,
+    /// Sending tasks.
+    pub tasks: u64,
+    /// Channel name, with ` via MERGE` when merged-recv merged its receivers another way than
+    /// the default.
+    pub channel: String,
+    /// Messages per sample; 0 for files without the column.
+    pub messages: u64,
+    /// Slots in flight (`--capacity`); 0 for files without the column.
+    pub capacity: u64,
+    /// Threads running tasks; 0 for files without the column.
+    pub workers: u64,
+    /// What else set the cell apart from a default run (payload, pacing, sink, latency,
+    /// allocations), in words; empty for a default run.
+    pub setting: String,
+    /// Samples whose status is `ok`: the ones every figure below is computed from.
+    pub ok: usize,
+    /// Samples that failed (any status other than `ok`).
+    pub failed: usize,
+    /// The status of the first failed sample; absent when none failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_failure: Option<String>,
+    /// Wall-clock nanoseconds per message; absent when no sample was ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_message: Option<Figures>,
+    /// CPU nanoseconds (user + system, all threads) per message; absent when the file has no
+    /// `cpu_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_message: Option<Figures>,
+    /// Payload MB (10^6 bytes) per second of wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mb_per_s: Option<Figures>,
+    /// Median send→receive latency of each sample, nanoseconds; absent without `--latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p50_ns: Option<Figures>,
+    /// 99th percentile latency of each sample, nanoseconds; absent without `--latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p99_ns: Option<Figures>,
+    /// 99.9th percentile latency of each sample, nanoseconds; absent without `--latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_p999_ns: Option<Figures>,
+    /// Largest latency of each sample, nanoseconds; absent without `--latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat_max_ns: Option<Figures>,
+    /// Allocations inside the clock per message; absent without `--count-allocs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocs_per_message: Option<Figures>,
+    /// Bytes allocated inside the clock per message; absent without `--count-allocs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alloc_bytes_per_message: Option<Figures>,
+}
+
+/// One metric of one cell: the values of its `ok` samples and what they say about the median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    /// The value of each `ok` sample that has one, in file order.
+    pub samples: Vec<f64>,
+    /// The median of `samples`.
+    pub median: f64,
+    /// `[low, high]`: a distribution-free confidence interval of the median at `confidence`;
+    /// absent below 5 samples, where none reaches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_interval: Option<[f64; 2]>,
+    /// The smallest sample.
+    pub min: f64,
+    /// The largest sample.
+    pub max: f64,
+}
+
+impl Figures {
+    /// The figures of `values`; `None` when there are none.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        let summary = stats::summarize(values)?;
+        Some(Figures {
+            samples: values.to_vec(),
+            median: summary.median,
+            median_interval: summary.median_interval.map(|(low, high)| [low, high]),
+            min: summary.min,
+            max: summary.max,
+        })
+    }
+
+    /// The interval a median is believed to lie in: its confidence interval, or the min–max
+    /// when there are too few samples for one.
+    pub fn band(&self) -> (f64, f64) {
+        self.median_interval.map_or((self.min, self.max), |[low, high]| (low, high))
+    }
+}
+
+/// The per-cell results of `file`, read from the CSV named `csv`.
+pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
+    let mut names: HashMap<String, usize> = HashMap::new();
+    for key in &file.order {
+        *names.entry(short_name(key)).or_default() += 1;
+    }
+    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], names[&short_name(key)] > 1)).collect();
+    CellsFile { csv: csv.to_owned(), confidence: CONFIDENCE, skipped_partial_line: file.skipped_partial_line, cells }
+}
+
+/// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
+fn short_name(key: &CellKey) -> String {
+    let name = format!("{}/{}/tasks={}/{}", key.runtime, key.mode, key.tasks, key.channel);
+    if key.setting.is_empty() { name } else { format!("{name}/{}", key.setting) }
+}
+
+fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult {
+    let workload = key.workload;
+    let mut name = short_name(key);
+    if name_workload {
+        name = format!(
+            "{name}/messages={},capacity={},workers={}",
+            workload.messages, workload.capacity, workload.workers
+        );
+    }
+    CellResult {
+        name,
+        runtime: key.runtime.clone(),
+        mode: key.mode.clone(),
+        tasks: key.tasks,
+        channel: key.channel.clone(),
+        messages: workload.messages,
+        capacity: workload.capacity,
+        workers: workload.workers,
+        setting: key.setting.clone(),
+        ok: samples.ok.len(),
+        failed: samples.failed,
+        first_failure: samples.first_failure.clone(),
+        ns_per_message: Figures::of(&samples.ok),
+        cpu_ns_per_message: Figures::of(&samples.cpu_ns_per_message),
+        mb_per_s: Figures::of(&samples.mb_per_s),
+        lat_p50_ns: Figures::of(&samples.lat_p50_ns),
+        lat_p99_ns: Figures::of(&samples.lat_p99_ns),
+        lat_p999_ns: Figures::of(&samples.lat_p999_ns),
+        lat_max_ns: Figures::of(&samples.lat_max_ns),
+        allocs_per_message: Figures::of(&samples.allocs_per_message),
+        alloc_bytes_per_message: Figures::of(&samples.alloc_bytes_per_message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::{WorkloadKey, hand_made};
+
+    #[test]
+    fn each_cell_has_its_samples_median_interval_and_failures() {
+        let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 8, &[10.0, 30.0], 2)]);
+        let cells = cells("x.csv", &file);
+        assert_eq!(cells.cells.len(), 2);
+        let kanal = &cells.cells[0];
+        assert_eq!(kanal.name, "multi-thread/cloned-send/tasks=1/kanal");
+        let figures = kanal.ns_per_message.as_ref().unwrap();
+        assert_eq!(figures.samples, [5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!((figures.median, figures.min, figures.max), (3.0, 1.0, 5.0));
+        assert_eq!(figures.median_interval, Some([1.0, 5.0]));
+        assert_eq!(kanal.cpu_ns_per_message.as_ref().unwrap().median, 6.0);
+        assert!(kanal.lat_p99_ns.is_none());
+        let flume = &cells.cells[1];
+        assert_eq!((flume.ok, flume.failed), (2, 2));
+        assert_eq!(flume.ns_per_message.as_ref().unwrap().median_interval, None);
+        assert_eq!(flume.ns_per_message.as_ref().unwrap().band(), (10.0, 30.0));
+    }
+
+    #[test]
+    fn a_cell_without_ok_samples_has_no_figures_and_names_are_unique() {
+        let mut file = hand_made(&[("kanal", 1, &[], 3)]);
+        let mut other = file.order[0].clone();
+        other.workload = WorkloadKey { messages: 2000, capacity: 64, workers: 2 };
+        file.order.push(other.clone());
+        file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
+        let cells = cells("x.csv", &file);
+        assert!(cells.cells[0].ns_per_message.is_none());
+        assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/messages=0,capacity=0,workers=0");
+        assert_eq!(cells.cells[1].name, "multi-thread/cloned-send/tasks=1/kanal/messages=2000,capacity=64,workers=2");
+        let json = serde_json::to_string(&cells.cells[0]).unwrap();
+        assert!(!json.contains("ns_per_message") && json.contains("\"failed\":3"), "{json}");
+    }
+}

@@ -1,0 +1,136 @@
+//! One CSV read by every reader of the binary: `cells` (and its exports), `compare` of the file
+//! against itself and `summary` see the same cells with the same medians. test_plot.py checks
+//! plot.py against the same `cells` output.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+use channel_bench::results::cells::CellsFile;
+use channel_bench::results::{load, recommend};
+
+mod common;
+use common::{HEADER, cell, write};
+
+fn run(args: &[&str], csv: &Path) -> String {
+    let output = Command::cargo_bin("channel-bench").unwrap().args(args).arg(csv).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// (runtime, tasks, channel) → median, as `channel-bench cells --out -` writes it.
+fn cells_medians(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
+    let cells: CellsFile = serde_json::from_str(&run(&["cells", "--out", "-"], csv)).unwrap();
+    cells
+        .cells
+        .into_iter()
+        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.median)))
+        .collect()
+}
+
+#[test]
+fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 1, &[100.0, 101.5, 99.25, 100.75, 98.0]),
+        cell("flume", "multi-thread", 1, &[130.0, 131.5, 129.0]),
+        cell("kanal", "current-thread", 8, &[55.5, 54.0]),
+        cell("flume", "current-thread", 8, &[70.0, 72.0, 71.0]),
+        cell("tokio-mpsc", "current-thread", 8, &[-1.0, -2.0]),
+    ]
+    .concat();
+    let csv = write(dir.path(), "agree.csv", &body);
+    let cells = cells_medians(&csv);
+    let expected: BTreeMap<_, _> = [
+        (("multi-thread", 1, "kanal"), Some(100.0)),
+        (("multi-thread", 1, "flume"), Some(130.0)),
+        (("current-thread", 8, "kanal"), Some(54.75)),
+        (("current-thread", 8, "flume"), Some(71.0)),
+        (("current-thread", 8, "tokio-mpsc"), None),
+    ]
+    .into_iter()
+    .map(|((runtime, tasks, channel), median)| ((runtime.to_owned(), tasks, channel.to_owned()), median))
+    .collect();
+    assert_eq!(cells, expected);
+
+    // compare, the file against itself: every cell, the same medians to its one decimal.
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(&csv).arg(&csv).output().unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let table: BTreeMap<_, _> = stdout
+        .lines()
+        .skip_while(|line| line.starts_with("note: "))
+        .skip(1)
+        .map(|line| line.split_whitespace().collect::<Vec<_>>())
+        .take_while(|fields| fields.len() > 4)
+        .map(|f| ((f[0].to_owned(), f[2].parse::<u64>().unwrap(), f[3].to_owned()), f[4].to_owned()))
+        .collect();
+    assert_eq!(table.keys().collect::<Vec<_>>(), cells.keys().collect::<Vec<_>>());
+    for (key, median) in &cells {
+        let shown = median.map_or("no".to_owned(), |median| format!("{median:.1}"));
+        assert_eq!(table[key], shown, "{key:?}");
+    }
+
+    // summary: with one task count per band, a channel's figure is its cell's median.
+    let file = load::load(&csv).unwrap();
+    let bands = recommend::recommend(&file, 0.02);
+    let mut ranked = BTreeMap::new();
+    for band in &bands {
+        assert_eq!(band.tasks.len(), 1);
+        for entry in &band.speed.entries {
+            ranked.insert((band.runtime.clone(), band.tasks[0], entry.channel.clone()), Some(entry.value));
+        }
+        for excluded in &band.excluded {
+            ranked.insert((band.runtime.clone(), band.tasks[0], excluded.channel.clone()), None);
+        }
+    }
+    assert_eq!(ranked.len(), cells.len());
+    for (key, value) in ranked {
+        match (value, cells[&key]) {
+            (Some(value), Some(median)) => assert!((value - median).abs() < 1e-9, "{key:?}"),
+            (None, None) => {}
+            other => panic!("{key:?}: {other:?}"),
+        }
+    }
+    let summary = run(&["summary"], &csv);
+    assert!(
+        summary.contains("kanal 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal 100,"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn the_exports_carry_the_same_medians() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(
+        dir.path(),
+        "x.csv",
+        &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 64, &[5.0, 1.0, 3.0, 2.0, 4.0])].concat(),
+    );
+    let (bmf, github) = (dir.path().join("bmf.json"), dir.path().join("gh.json"));
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .arg("cells")
+        .arg(&csv)
+        .arg("--export-bmf")
+        .arg(&bmf)
+        .arg("--export-github-action")
+        .arg(&github)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let read =
+        |path: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap() };
+    let name = "multi-thread/cloned-send/tasks=64/kanal";
+    let bmf = read(&bmf);
+    assert_eq!(bmf[name]["ns_per_message"]["value"], 3.0);
+    assert_eq!(
+        (bmf[name]["ns_per_message"]["lower_value"].as_f64(), bmf[name]["ns_per_message"]["upper_value"].as_f64()),
+        (Some(1.0), Some(5.0))
+    );
+    let github = read(&github);
+    assert_eq!((github[0]["name"].as_str(), github[0]["value"].as_f64()), (Some(name), Some(3.0)));
+    let cells = read(&dir.path().join("x.cells.json"));
+    assert_eq!(cells["cells"][0]["name"], name);
+    assert_eq!(cells["cells"][0]["ns_per_message"]["median"], 3.0);
+}
