@@ -4,7 +4,7 @@
 use futures::Stream;
 
 use super::adapters::TokioMpsc;
-use super::{Channel, Closed, Message};
+use super::{Channel, Closed, Message, TrySendError};
 
 /// A tokio channel whose receiver never takes a message and is never woken: every sample hangs.
 pub struct Hang;
@@ -20,6 +20,9 @@ impl Channel for Hang {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
     }
     async fn recv(_receiver: &mut Self::Receiver) -> Option<Message> {
         std::future::pending().await
@@ -49,6 +52,12 @@ impl Channel for Lossy {
             return Ok(());
         }
         TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        if (message.seq + 1).is_multiple_of(LOSS_EVERY) {
+            return Ok(());
+        }
+        TokioMpsc::try_send(sender, message)
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         TokioMpsc::recv(receiver).await
