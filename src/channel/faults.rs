@@ -66,3 +66,50 @@ impl Channel for Lossy {
         TokioMpsc::stream(receiver)
     }
 }
+
+/// A tokio channel whose receiver swaps every two consecutive messages: nothing is lost,
+/// but with one sender its sequence arrives 1, 0, 3, 2, …
+pub struct Reorder;
+
+/// [`Reorder`]'s receiver: tokio's, and the message it holds back.
+#[derive(Debug)]
+pub struct ReorderReceiver {
+    receiver: <TokioMpsc as Channel>::Receiver,
+    held: Option<Message>,
+}
+
+impl Channel for Reorder {
+    const NAME: &'static str = "fault-reorder";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = ReorderReceiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        let (sender, receiver) = TokioMpsc::bounded(capacity, senders);
+        (sender, ReorderReceiver { receiver, held: None })
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        if let Some(message) = receiver.held.take() {
+            return Some(message);
+        }
+        let first = receiver.receiver.recv().await?;
+        match receiver.receiver.recv().await {
+            Some(second) => {
+                receiver.held = Some(first);
+                Some(second)
+            }
+            None => Some(first),
+        }
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::unfold(receiver, |receiver| async move {
+            Self::recv(receiver).await.map(|message| (message, receiver))
+        })
+    }
+}

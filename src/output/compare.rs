@@ -21,13 +21,14 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         old.order.iter().chain(&new.order).map(|key| (key.runtime.as_str(), key.workload.workers)).collect();
     workers.sort_unstable();
     workers.dedup();
-    let several_workers = workers.windows(2).any(|pair| pair[0].0 == pair[1].0);
+    let several: Vec<&str> = workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
+    let several_workers = |key: &CellKey| several.contains(&key.runtime.as_str());
     let mut counts = HashMap::new();
     let mut spreads = Vec::new();
     let mut worst: Option<(f64, &CellKey)> = None;
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let channel = channel_text(key, several_workers);
+        let channel = channel_text(key, several_workers(key));
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
         let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
         else {
@@ -57,7 +58,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
             for key in missing {
                 let workers =
-                    if several_workers { format!(" [{} workers]", key.workload.workers) } else { String::new() };
+                    if several_workers(key) { format!(" [{} workers]", key.workload.workers) } else { String::new() };
                 let _ = writeln!(out, "  {}{workers}", key.label());
             }
         }
@@ -89,8 +90,8 @@ fn median_text(summary: &Summary) -> String {
     }
 }
 
-/// The channel column: the channel, then the worker count (when `several_workers`) and the
-/// setting in brackets.
+/// The channel column: the channel, then the worker count (when the files hold several for
+/// its runtime: `several_workers`) and the setting in brackets.
 fn channel_text(key: &CellKey, several_workers: bool) -> String {
     let workers = several_workers.then(|| format!("{} workers", key.workload.workers));
     let notes: Vec<&str> = workers
