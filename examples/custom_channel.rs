@@ -132,7 +132,7 @@ pub fn queue(capacity: usize) -> (QueueSender, QueueReceiver) {
 impl Channel for MutexQueue {
     const NAME: &'static str = "mutex-queue";
     // Not a crates.io crate: the run's JSON records its version as "unknown".
-    const CRATE: &'static str = "custom_channel example";
+    const CRATE: &'static str = "example";
     type Sender = QueueSender;
     type Receiver = QueueReceiver;
 

@@ -28,9 +28,15 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// `runtime tasks=T mode channel`, for progress and failure lists.
+    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), for progress and
+    /// failure lists.
     pub fn label(&self) -> String {
-        format!("{} tasks={} {} {}", self.runtime.name(), self.workload.tasks, self.workload.mode.name(), self.name())
+        let workers = match self.runtime {
+            RuntimeKind::MultiThread => format!(" workers={}", self.workers),
+            RuntimeKind::CurrentThread => String::new(),
+        };
+        let (tasks, mode) = (self.workload.tasks, self.workload.mode.name());
+        format!("{}{workers} tasks={tasks} {mode} {}", self.runtime.name(), self.name())
     }
 
     /// The channel's name, with the merge strategy when merged-recv uses another than the default.

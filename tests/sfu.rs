@@ -229,7 +229,7 @@ struct OneTooMany;
 #[cfg(feature = "faults")]
 impl channel_bench::channel::Channel for OneTooMany {
     const NAME: &'static str = "fault-one-too-many";
-    const CRATE: &'static str = "custom_channel example";
+    const CRATE: &'static str = "example";
     type Sender = custom_channel::QueueSender;
     type Receiver = custom_channel::QueueReceiver;
 
