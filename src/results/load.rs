@@ -231,3 +231,27 @@ pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     }
     samples
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
+        let default = Record {
+            payload: DEFAULT_PAYLOAD_BYTES.to_string(),
+            sink: Sink::None.kind().into(),
+            send: SendMode::Wait.name().into(),
+            ..Record::default()
+        };
+        assert_eq!(setting(&default), "");
+        let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
+        let aligned = Record { phase: "aligned".into(), ..paced.clone() };
+        let random = Record { phase: "random".into(), ..paced.clone() };
+        let dropping = Record { send: "try".into(), ..aligned.clone() };
+        assert_eq!(setting(&paced), "paced 8 every 20ms");
+        assert_eq!(setting(&aligned), setting(&paced));
+        assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
+        assert_eq!(setting(&dropping), "paced 8 every 20ms, send try");
+    }
+}
