@@ -1,5 +1,6 @@
 //! The commands: a sweep, `compare`, `summary` and `--list-channels`, each from its parsed
-//! arguments to its exit code.
+//! arguments to its exit code; and [`main_with`], the whole binary, for a program that
+//! measures channels of its own.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,30 +10,96 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use anyhow::Context;
+use clap::Parser;
+use clap::error::ErrorKind;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use crate::cli::{CellsArgs, CompareArgs, ExportArgs, SummaryArgs};
+use crate::cli::{CellsArgs, Cli, Command, CompareArgs, ExportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
-use crate::registry;
+use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
 use crate::results::metadata::Metadata;
 use crate::results::{cells, compare, recommend};
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
-/// Runs a sweep of `plan` and writes `exports` at its end; exit code 0, 1 when a cell failed,
-/// 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
-pub fn sweep(plan: Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
+/// The channel-bench binary with `extra` channels besides the built-in ones: the same command
+/// line (read from the process's arguments), CSV, summary and checks; `--channels` and
+/// `--list-channels` know the extra channels, and a sweep without `--channels` runs them
+/// after the built-in ones. Prints `error: …` and returns 2 for bad usage, 1 for any other
+/// error. The binary's own `main` is `main_with(&[])`; see `examples/custom_channel.rs`.
+pub fn main_with(extra: &'static [ChannelEntry]) -> ExitCode {
+    main_with_args(extra, std::env::args_os())
+}
+
+/// [`main_with`], with the command line given (`args` starts with the program's name).
+pub fn main_with_args(
+    extra: &'static [ChannelEntry],
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> ExitCode {
+    match run(extra, args.into_iter().map(Into::into).collect()) {
+        Ok(code) => code,
+        Err(error) => {
+            // Not eprintln!: a failing stderr must not turn the exit code into a panic's.
+            let _ = writeln!(std::io::stderr().lock(), "error: {error:#}");
+            ExitCode::from(if error.is::<UsageError>() { 2 } else { 1 })
+        }
+    }
+}
+
+fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow::Result<ExitCode> {
+    if let Some(taken) =
+        extra.iter().find(|entry| registry::known().chain(extra).filter(|e| e.name == entry.name).count() > 1)
+    {
+        return Err(UsageError(format!(
+            "two channels are named {:?}: give each channel a name of its own",
+            taken.name
+        ))
+        .into());
+    }
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(error) if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            error.print()?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),
+    };
+    match cli.command {
+        Some(Command::Compare(args)) => compare(&args),
+        Some(Command::Summary(args)) => summarize(&args),
+        Some(Command::Cells(args)) => cells(&args),
+        None if cli.sweep.list_channels => {
+            list_channels(extra);
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+            let exports = cli.sweep.export.clone();
+            sweep(Plan::with_extra(cli.sweep, extra)?, command_line, &exports)
+        }
+    }
+}
+
+/// clap's message up to its first blank line, on one line, without its `error: ` prefix.
+fn first_paragraph(rendered: &str) -> String {
+    let lines: Vec<&str> = rendered.lines().map(str::trim).take_while(|line| !line.is_empty()).collect();
+    lines.join(" ").trim_start_matches("error: ").to_owned()
+}
+
+/// Runs a sweep of `plan` (started by `command_line`, which goes into the JSON beside the
+/// CSV) and writes `exports` at its end; exit code 0, 1 when a cell failed, 128 + the signal
+/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
+pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     // Refused before the sweep, not after its hours of work.
     export::check_free(exports, plan.force)?;
     let started = SystemTime::now();
     let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
     set.check(plan.force)?;
     let mut csv = CsvWriter::create(set.csv(), plan.force)?;
-    let command_line = std::env::args().collect();
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     machine::describe(&plan.channels, command_line, started_utc).write(&set.json())?;
     let stop = StopSignals::install()?;
@@ -277,10 +344,10 @@ fn default_out(started: SystemTime) -> PathBuf {
     PathBuf::from("results").join(format!("channel-bench-{stamp}.csv"))
 }
 
-/// `channel-bench --list-channels`.
-pub fn list_channels() {
+/// `channel-bench --list-channels`: the built-in channels, then `extra`.
+pub fn list_channels(extra: &'static [ChannelEntry]) {
     print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
-    for channel in registry::known() {
+    for channel in registry::known().chain(extra) {
         let capacity = match channel.slots_per_sender {
             0 => "exact".to_owned(),
             slots => format!("exact (buffer = capacity - {slots} per sender)"),

@@ -4,15 +4,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::builder::{PossibleValuesParser, RangedU64ValueParser};
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use crate::registry;
 use crate::results::compare::DEFAULT_THRESHOLD;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Merge, Mode, Phase, SendMode};
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
@@ -38,8 +37,11 @@ pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
 pub const DEFAULT_BURST: u32 = 8;
-/// The most worker threads `--workers` accepts.
+/// The most worker threads `--workers` accepts: oversubscribing the cores is a fair
+/// experiment, but past this a sample measures the OS scheduler, not the channel.
 pub const MAX_WORKERS: usize = 1024;
+/// The largest end of a `--tasks A..B` range.
+pub const MAX_TASK_RANGE: usize = 1 << 20;
 
 fn positive() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::new().range(1..)
@@ -67,7 +69,7 @@ pub enum Command {
     /// Write the per-cell results of a channel-bench CSV (samples, median and its 90% interval, min, max,
     /// failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
     Cells(CellsArgs),
-    /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
+    /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512, 1024+): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
     /// (never replacing one without --force)
     Summary(SummaryArgs),
@@ -148,12 +150,13 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY, value_parser = positive(), allow_negative_numbers = true)]
     pub capacity: usize,
 
-    /// Comma-separated sending-task counts [default: 1,2,4,8,16,32,64,128,256,512; --quick: 1,8,64,512]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
-    pub tasks: Option<Vec<usize>>,
+    /// Comma-separated sending-task counts, each N or a range A..B of powers of two (1..8192 is
+    /// 1,2,4,…,8192) [default: 1,2,4,8,16,32,64,128,256,512; --quick: 1,8,64,512]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
+    pub tasks: Option<Vec<TaskCounts>>,
 
     /// Comma-separated channels to measure [default: all; see --list-channels]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = PossibleValuesParser::new(registry::known().map(|c| c.name)))]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub channels: Option<Vec<String>>,
 
     /// Comma-separated modes [default: all]
@@ -164,9 +167,10 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub runtimes: Option<Vec<RuntimeKind>>,
 
-    /// Worker threads of the multi-thread runtime [default: available parallelism]
-    #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
-    pub workers: Option<usize>,
+    /// Comma-separated worker-thread counts of the multi-thread runtime, each a cell of its own
+    /// (more than the cores is allowed) [default: available parallelism]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub workers: Option<Vec<usize>>,
 
     /// Payload bytes per message (an RTP packet is about 1200), or MIN..MAX: a size drawn
     /// uniformly per message (both ends included) from a generator seeded with --seed
@@ -190,6 +194,16 @@ pub struct SweepArgs {
     /// Messages per burst under --pace [default: 8, a video frame's packets]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub burst: Option<u32>,
+
+    /// When each paced task's first burst is due: random (an offset within one interval per
+    /// task, drawn from --seed) or aligned (all at once, the worst case) [default: random]
+    #[arg(long, value_name = "random|aligned", value_enum)]
+    pub phase: Option<Phase>,
+
+    /// How senders send: wait (for a free slot) or try (the non-blocking send: a message that
+    /// finds the channel full is dropped and counted; ns/message is then per delivered message)
+    #[arg(long, value_name = "wait|try", value_enum, default_value = "wait")]
+    pub send: SendMode,
 
     /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
     #[arg(long)]
@@ -282,5 +296,43 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
         Ok(_) => Err("must be seconds from 0 to 86400".to_owned()),
         Err(error) => Err(error.to_string()),
+    }
+}
+
+/// One item of `--tasks`: a count, or the powers of two of a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskCounts(pub Vec<usize>);
+
+/// `N`, or `A..B` with A ≤ B both powers of two: A, 2A, 4A, …, B.
+fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
+    let count = |text: &str| match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(format!("{text:?}: {error}")),
+    };
+    let Some((low, high)) = text.split_once("..") else { return Ok(TaskCounts(vec![count(text)?])) };
+    let (low, high) = (count(low)?, count(high)?);
+    if !low.is_power_of_two() || !high.is_power_of_two() || low > high {
+        return Err(format!("{text}: write a range as A..B, powers of two with A <= B, such as 1..8192"));
+    }
+    if high > MAX_TASK_RANGE {
+        return Err(format!("{text}: a range ends at {MAX_TASK_RANGE} at most"));
+    }
+    Ok(TaskCounts(std::iter::successors(Some(low), |&n| (n < high).then_some(n * 2)).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_range_is_its_powers_of_two() {
+        assert_eq!(parse_tasks("1..8192").unwrap().0.len(), 14);
+        assert_eq!(parse_tasks("4..32").unwrap(), TaskCounts(vec![4, 8, 16, 32]));
+        assert_eq!(parse_tasks("64..64").unwrap(), TaskCounts(vec![64]));
+        assert_eq!(parse_tasks("3").unwrap(), TaskCounts(vec![3]));
+        for bad in ["0", "3..8", "8..4", "1..", "..4", "1..3000000", "x"] {
+            assert!(parse_tasks(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! channel-bench: async channel fan-in, measured under equal conditions with verified delivery.
 //!
 //! Layers, each importing only the ones below it:
-//! - [`app`]: the commands (a sweep, `compare`, `summary`), called by the binary's `main`
+//! - [`app`]: the commands (a sweep, `compare`, `summary`), and [`app::main_with`], the whole
+//!   binary, which the binary's `main` calls and a program of your own can call with channels
+//!   of its own (`examples/custom_channel.rs`, `docs/custom-channel.md`)
 //! - [`sweep`]: runs a [`plan`]'s cells, hands every sample to [`output`]
 //! - [`output`]: the console, the CSV writer, the summary's text, the machine description
 //! - [`results`]: the results format ([`results::schema`]), its one reader, `compare`'s

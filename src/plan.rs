@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use crate::cli::*;
 use crate::error::usage;
-use crate::registry::{self, CHANNELS, ChannelEntry};
+use crate::registry::{self, ChannelEntry};
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::PayloadSize;
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode, Pace, Workload};
+use crate::run::workload::{Merge, Mode, Pace, SendMode, Workload};
 use crate::stats::StopRule;
 
 /// One cell of the sweep: a channel under one workload on one runtime.
@@ -21,16 +21,22 @@ pub struct Cell {
     pub channel: &'static ChannelEntry,
     /// The runtime it ran on.
     pub runtime: RuntimeKind,
-    /// Threads that run tasks: `--workers` for multi-thread, 1 for current-thread.
+    /// Threads that run tasks: one of `--workers` for multi-thread, 1 for current-thread.
     pub workers: usize,
     /// What each run does.
     pub workload: Workload,
 }
 
 impl Cell {
-    /// `runtime tasks=T mode channel`, for progress and failure lists.
+    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), for progress and
+    /// failure lists.
     pub fn label(&self) -> String {
-        format!("{} tasks={} {} {}", self.runtime.name(), self.workload.tasks, self.workload.mode.name(), self.name())
+        let workers = match self.runtime {
+            RuntimeKind::MultiThread => format!(" workers={}", self.workers),
+            RuntimeKind::CurrentThread => String::new(),
+        };
+        let (tasks, mode) = (self.workload.tasks, self.workload.mode.name());
+        format!("{}{workers} tasks={tasks} {mode} {}", self.runtime.name(), self.name())
     }
 
     /// The channel's name, with the merge strategy when merged-recv uses another than the default.
@@ -62,8 +68,8 @@ pub struct Plan {
     pub modes: Vec<Mode>,
     /// Runtimes, in sweep order.
     pub runtimes: Vec<RuntimeKind>,
-    /// Worker threads of the multi-thread runtime.
-    pub workers: usize,
+    /// Worker-thread counts of the multi-thread runtime, in sweep order.
+    pub workers: Vec<usize>,
     /// Payload size per message.
     pub payload: PayloadSize,
     /// Seed of varying payload sizes.
@@ -72,6 +78,8 @@ pub struct Plan {
     pub merges: Vec<Merge>,
     /// Bursts at an interval, or `None` for saturating senders.
     pub pace: Option<Pace>,
+    /// Whether senders wait for a slot or drop the message.
+    pub send: SendMode,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -108,6 +116,7 @@ impl Plan {
             sink: self.sink.clone(),
             keep_sink: self.keep_sink,
             count_allocs: self.count_allocs,
+            send: self.send,
             ..Workload::new(mode, tasks, self.messages, self.capacity)
         }
     }
@@ -125,17 +134,28 @@ impl Plan {
         StopRule { min_samples: self.samples, precision: self.precision, max_time: self.max_time }
     }
 
-    /// Every cell (channel × mode and merge × runtime × tasks), in the order the sweep
-    /// measures them: by runtime, then task count, then mode, then merge, then channel.
+    /// The worker counts `runtime` runs with: every `--workers` for multi-thread, 1 otherwise.
+    pub fn workers_for(&self, runtime: RuntimeKind) -> Vec<usize> {
+        match runtime {
+            RuntimeKind::MultiThread => self.workers.clone(),
+            RuntimeKind::CurrentThread => vec![1],
+        }
+    }
+
+    /// Every cell (channel × mode and merge × runtime and workers × tasks), in the order the
+    /// sweep measures them: by runtime, then worker count, then task count, then mode, then
+    /// merge, then channel.
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &runtime in &self.runtimes {
-            for &tasks in &self.tasks {
-                for &mode in &self.modes {
-                    for &merge in self.merges_for(mode) {
-                        for &channel in &self.channels {
-                            let workers = runtime.threads(self.workers);
-                            cells.push(Cell { channel, runtime, workers, workload: self.workload(mode, tasks, merge) });
+            for workers in self.workers_for(runtime) {
+                for &tasks in &self.tasks {
+                    for &mode in &self.modes {
+                        for &merge in self.merges_for(mode) {
+                            for &channel in &self.channels {
+                                let workload = self.workload(mode, tasks, merge);
+                                cells.push(Cell { channel, runtime, workers, workload });
+                            }
                         }
                     }
                 }
@@ -148,27 +168,50 @@ impl Plan {
 impl TryFrom<SweepArgs> for Plan {
     type Error = anyhow::Error;
 
+    /// The plan of the built-in channels.
     fn try_from(cli: SweepArgs) -> anyhow::Result<Plan> {
+        Plan::with_extra(cli, &[])
+    }
+}
+
+impl Plan {
+    /// The plan of a sweep over the built-in channels and `extra`, a caller's own
+    /// (`app::main_with`): `--channels` accepts their names too, and without it the sweep
+    /// runs them after the built-in ones.
+    pub fn with_extra(cli: SweepArgs, extra: &'static [ChannelEntry]) -> anyhow::Result<Plan> {
         let quick = cli.quick;
         let channels = match cli.channels {
-            None => CHANNELS.iter().collect(),
+            None => registry::CHANNELS.iter().chain(extra).collect(),
             Some(names) => {
                 no_duplicates("--channels", &names)?;
-                names.iter().map(|name| registry::find(name).expect("clap checked the name")).collect()
+                let known = || registry::known().chain(extra);
+                let find = |name: &String| {
+                    known().find(|entry| entry.name == name).ok_or_else(|| {
+                        let names: Vec<&str> = known().map(|entry| entry.name).collect();
+                        usage(format!("--channels: no channel named {name:?}; the channels are {}", names.join(", ")))
+                    })
+                };
+                names.iter().map(find).collect::<anyhow::Result<_>>()?
             }
         };
+        let tasks = cli.tasks.map(|items| items.into_iter().flat_map(|item| item.0).collect());
         let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
             capacity: cli.capacity,
-            tasks: cli.tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
+            tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
             channels,
             modes: cli.modes.unwrap_or_else(|| Mode::ALL.to_vec()),
             runtimes: cli.runtimes.unwrap_or_else(|| RuntimeKind::ALL.to_vec()),
-            workers: cli.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            workers: cli.workers.unwrap_or_else(|| vec![std::thread::available_parallelism().map_or(1, |n| n.get())]),
             payload: cli.payload,
             seed: cli.seed,
             merges: cli.merge.clone().unwrap_or_else(|| vec![Merge::default()]),
-            pace: cli.pace.map(|interval| Pace { interval, burst: cli.burst.unwrap_or(DEFAULT_BURST) }),
+            pace: cli.pace.map(|interval| Pace {
+                interval,
+                burst: cli.burst.unwrap_or(DEFAULT_BURST),
+                phase: cli.phase.unwrap_or_default(),
+            }),
+            send: cli.send,
             latency: cli.latency,
             sink: cli.sink.clone(),
             keep_sink: cli.keep_sink,
@@ -185,6 +228,11 @@ impl TryFrom<SweepArgs> for Plan {
             out: cli.out,
             force: cli.force,
         };
+        if cli.phase.is_some() && cli.pace.is_none() {
+            return Err(usage(
+                "--phase sets when the bursts of --pace start: give --pace INTERVAL too, or leave --phase out",
+            ));
+        }
         if cli.burst.is_some() && cli.pace.is_none() {
             return Err(usage("--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out"));
         }
@@ -204,6 +252,7 @@ impl TryFrom<SweepArgs> for Plan {
 impl Plan {
     fn validate(&mut self) -> anyhow::Result<()> {
         no_duplicates("--tasks", &self.tasks)?;
+        no_duplicates("--workers", &self.workers)?;
         no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
         no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
@@ -213,15 +262,16 @@ impl Plan {
             ("--modes", self.modes.is_empty()),
             ("--runtimes", self.runtimes.is_empty()),
             ("--merge", self.merges.is_empty()),
+            ("--workers", self.workers.is_empty()),
         ] {
             if empty {
                 return Err(usage(format!("{flag} is empty: give at least one value")));
             }
         }
-        if self.workers > MAX_WORKERS {
+        if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
-                "--workers {} is more than {MAX_WORKERS} threads: lower --workers",
-                self.workers
+                "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
+                 (more workers than cores is allowed, up to {MAX_WORKERS})"
             )));
         }
         if self.payload.max() > u32::MAX as usize {
@@ -305,9 +355,9 @@ impl Plan {
         let per_channel = workload.capacity_per_channel();
         if per_channel == 0 {
             return Err(usage(format!(
-                "merged-recv with --tasks {} splits --capacity {} into less than one slot per channel: \
-                 raise --capacity to at least {} or leave merged-recv out of --modes",
-                workload.tasks, self.capacity, workload.tasks
+                "merged-recv gives each of --tasks {} a channel of its own, so it needs --capacity {} or more \
+                 (it is {}): raise --capacity or leave merged-recv out of --modes",
+                workload.tasks, workload.tasks, self.capacity
             )));
         }
         let senders = workload.senders_per_channel();

@@ -4,7 +4,8 @@ use crate::channel::adapters::*;
 use crate::channel::{self, Channel};
 use crate::run::scenario::{self, Prepare};
 
-/// A channel in the table: its names and the scenario code instantiated for it.
+/// A channel in the table: its names and the scenario code instantiated for it. Make one of
+/// your own channel with [`ChannelEntry::of`] and hand it to `app::main_with`.
 #[derive(Debug)]
 pub struct ChannelEntry {
     /// [`Channel::NAME`].
@@ -52,8 +53,11 @@ pub const CHANNELS: &[ChannelEntry] = &[
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
 #[cfg(feature = "faults")]
-pub const FAULTY: &[ChannelEntry] =
-    &[ChannelEntry::of::<crate::channel::faults::Hang>(), ChannelEntry::of::<crate::channel::faults::Lossy>()];
+pub const FAULTY: &[ChannelEntry] = &[
+    ChannelEntry::of::<crate::channel::faults::Hang>(),
+    ChannelEntry::of::<crate::channel::faults::Lossy>(),
+    ChannelEntry::of::<crate::channel::faults::Reorder>(),
+];
 /// Channels that misbehave on purpose: none in a normal build.
 #[cfg(not(feature = "faults"))]
 pub const FAULTY: &[ChannelEntry] = &[];

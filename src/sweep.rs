@@ -51,13 +51,12 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
     let mut outcome = Outcome::default();
     let cells = plan.cells();
     let mut section = None;
-    // A group is one (runtime, tasks, mode): consecutive in the plan's order.
-    for group in cells.chunk_by(|a, b| {
-        (a.runtime, a.workload.tasks, a.workload.mode) == (b.runtime, b.workload.tasks, b.workload.mode)
-    }) {
+    // A group is one (runtime, workers, tasks, mode): consecutive in the plan's order.
+    let group_of = |cell: &Cell| (cell.runtime, cell.workers, cell.workload.tasks, cell.workload.mode);
+    for group in cells.chunk_by(|a, b| group_of(a) == group_of(b)) {
         let first = &group[0];
-        if section != Some((first.runtime, first.workload.tasks)) {
-            section = Some((first.runtime, first.workload.tasks));
+        if section != Some((first.runtime, first.workers, first.workload.tasks)) {
+            section = Some((first.runtime, first.workers, first.workload.tasks));
             console.section(first.runtime, first.workers, &first.workload);
         }
         let group = run_group(group.to_vec(), plan, &rule, watchdog, console, csv)?;
@@ -121,11 +120,23 @@ fn run_group(
             console.running(&progress.cell, progress.samples.len() + 1);
             let started = Instant::now();
             let cell = &progress.cell;
+            if progress.samples.is_empty()
+                && let Some(status) = capacity_mismatch(cell)
+            {
+                // A channel that does not hold what it was given would be measured on other
+                // terms than the rest: one failed row says so, and the cell is not sampled.
+                let sample = measure::Sample::failed(Duration::ZERO, Duration::ZERO, status);
+                csv.append(&csv::record(cell, 1, &sample))?;
+                progress.samples.push(sample);
+                progress.done = true;
+                console.cell_done();
+                continue;
+            }
             let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
             let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
             let Some(sample) = measure::guarded_sample(
                 cell.runtime,
-                plan.workers,
+                cell.workers,
                 cell.channel.prepare,
                 workload,
                 (&warm_up, warmups),
@@ -148,4 +159,17 @@ fn run_group(
         }
     }
     Ok(group)
+}
+
+/// [`Status::Capacity`] when the cell's channel, made as the cell makes it, does not hold
+/// exactly its capacity per channel with no receiver taking any (`channel::probe_capacity`).
+fn capacity_mismatch(cell: &Cell) -> Option<Status> {
+    let (capacity, senders) = (cell.workload.capacity_per_channel(), cell.workload.senders_per_channel());
+    let accepted = (cell.channel.probe_capacity)(capacity, senders);
+    (accepted != capacity).then(|| {
+        Status::Capacity(format!(
+            "made for {capacity} slots with {senders} sender(s), it accepted {accepted} messages \
+             with nobody receiving (see channel::probe_capacity)"
+        ))
+    })
 }

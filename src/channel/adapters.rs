@@ -5,7 +5,7 @@ use std::task::{Context, Poll};
 
 use futures::{SinkExt, Stream, StreamExt};
 
-use super::{Channel, Closed, Message};
+use super::{Channel, Closed, Message, TrySendError};
 
 /// `tokio::sync::mpsc::channel`.
 pub struct TokioMpsc;
@@ -21,6 +21,12 @@ impl Channel for TokioMpsc {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            tokio::sync::mpsc::error::TrySendError::Full(_) => TrySendError::Full,
+            tokio::sync::mpsc::error::TrySendError::Closed(_) => TrySendError::Closed,
+        })
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
@@ -46,6 +52,12 @@ impl Channel for Flume {
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send_async(message).await.map_err(|_| Closed)
     }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            flume::TrySendError::Full(_) => TrySendError::Full,
+            flume::TrySendError::Disconnected(_) => TrySendError::Closed,
+        })
+    }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv_async().await.ok()
     }
@@ -68,6 +80,12 @@ impl Channel for AsyncChannel {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            async_channel::TrySendError::Full(_) => TrySendError::Full,
+            async_channel::TrySendError::Closed(_) => TrySendError::Closed,
+        })
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -98,6 +116,16 @@ impl Channel for FuturesChannel {
         // `SinkExt::send` would also flush, waiting until the receiver has drained the buffer.
         sender.feed(message).await.map_err(|_| Closed)
     }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        // Not the others' semantics: futures-channel's `try_send` also succeeds when the
+        // buffer is full but this sender's own guaranteed slot is free, and after that the
+        // sender stays "parked" until the receiver takes one of its messages. With the buffer
+        // cut to `capacity - senders` the total held is still exactly `capacity`, but which
+        // sender's message is dropped differs: each sender always gets one through.
+        sender
+            .try_send(message)
+            .map_err(|error| if error.is_full() { TrySendError::Full } else { TrySendError::Closed })
+    }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.next().await
     }
@@ -120,6 +148,14 @@ impl Channel for Kanal {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        // kanal reports a full channel as `Ok(false)` (and drops the message), not as an error.
+        match sender.try_send(message) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(TrySendError::Full),
+            Err(_) => Err(TrySendError::Closed),
+        }
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -150,6 +186,12 @@ impl Channel for Thingbuf {
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            thingbuf::mpsc::errors::TrySendError::Full(_) => TrySendError::Full,
+            _ => TrySendError::Closed,
+        })
+    }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
     }
@@ -174,6 +216,12 @@ impl Channel for Tachyonix {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            tachyonix::TrySendError::Full(_) => TrySendError::Full,
+            tachyonix::TrySendError::Closed(_) => TrySendError::Closed,
+        })
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -201,6 +249,12 @@ impl Channel for Crossfire {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            crossfire::TrySendError::Full(_) => TrySendError::Full,
+            crossfire::TrySendError::Disconnected(_) => TrySendError::Closed,
+        })
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -263,6 +317,9 @@ impl Channel for TokioRecvMany {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         // The batch's next message without a poll; a refill polls what `recv_many` polls.

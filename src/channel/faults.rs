@@ -4,7 +4,7 @@
 use futures::Stream;
 
 use super::adapters::TokioMpsc;
-use super::{Channel, Closed, Message};
+use super::{Channel, Closed, Message, TrySendError};
 
 /// A tokio channel whose receiver never takes a message and is never woken: every sample hangs.
 pub struct Hang;
@@ -20,6 +20,9 @@ impl Channel for Hang {
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
         TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
     }
     async fn recv(_receiver: &mut Self::Receiver) -> Option<Message> {
         std::future::pending().await
@@ -50,10 +53,63 @@ impl Channel for Lossy {
         }
         TokioMpsc::send(sender, message).await
     }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        if (message.seq + 1).is_multiple_of(LOSS_EVERY) {
+            return Ok(());
+        }
+        TokioMpsc::try_send(sender, message)
+    }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         TokioMpsc::recv(receiver).await
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         TokioMpsc::stream(receiver)
+    }
+}
+
+/// A tokio channel whose receiver swaps every two consecutive messages: nothing is lost,
+/// but with one sender its sequence arrives 1, 0, 3, 2, …
+pub struct Reorder;
+
+/// [`Reorder`]'s receiver: tokio's, and the message it holds back.
+#[derive(Debug)]
+pub struct ReorderReceiver {
+    receiver: <TokioMpsc as Channel>::Receiver,
+    held: Option<Message>,
+}
+
+impl Channel for Reorder {
+    const NAME: &'static str = "fault-reorder";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = ReorderReceiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        let (sender, receiver) = TokioMpsc::bounded(capacity, senders);
+        (sender, ReorderReceiver { receiver, held: None })
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        if let Some(message) = receiver.held.take() {
+            return Some(message);
+        }
+        let first = receiver.receiver.recv().await?;
+        match receiver.receiver.recv().await {
+            Some(second) => {
+                receiver.held = Some(first);
+                Some(second)
+            }
+            None => Some(first),
+        }
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::unfold(receiver, |receiver| async move {
+            Self::recv(receiver).await.map(|message| (message, receiver))
+        })
     }
 }

@@ -2,7 +2,26 @@
 //! [`adapters`], one small impl per crate. The bottom layer: it imports nothing of the crate.
 //!
 //! Adding a crate is one `impl Channel` in [`adapters`] plus one line in
-//! `registry::CHANNELS`.
+//! `registry::CHANNELS`. Measuring a channel of your own needs no fork: implement
+//! [`Channel`] in your crate and hand `registry::ChannelEntry::of::<YourChannel>()` to
+//! `app::main_with` (`examples/custom_channel.rs`, `docs/custom-channel.md`).
+//!
+//! # What an adapter guarantees
+//!
+//! The harness checks each of these on every cell, and fails the cell when one does not hold:
+//! - **Exact capacity.** [`Channel::bounded`]`(capacity, senders)` holds exactly `capacity`
+//!   messages while nobody receives, with `senders` senders alive: [`probe_capacity`] must
+//!   return `capacity`. A crate that grants each sender slots of its own subtracts them
+//!   ([`Channel::SLOTS_PER_SENDER`]). Checked before a cell's first sample.
+//! - **In order per sender, nothing lost, nothing repeated.** Every message a send accepted
+//!   is received exactly once, and each sender's messages in the order they were sent
+//!   (messages of different senders may interleave freely). Checked on every sample.
+//! - **Close.** When every sender is dropped, [`Channel::recv`] returns the messages still
+//!   queued and then `None`, and [`Channel::stream`] ends the same way; when the receiver is
+//!   dropped, sends fail with [`Closed`] rather than wait forever.
+//! - **Waiting and not waiting.** [`Channel::send`] waits while the channel is full and
+//!   wakes when a slot frees; [`Channel::try_send`] never waits: it queues the message or
+//!   fails at once with [`TrySendError::Full`].
 
 use std::future::Future;
 
@@ -35,7 +54,18 @@ pub struct Message {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Closed;
 
-/// A bounded async channel, seen through the few operations the scenarios need.
+/// Why [`Channel::try_send`] did not queue its message; the message is dropped either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrySendError {
+    /// No slot was free: the message was dropped (`--send try` counts it).
+    Full,
+    /// The receiver has gone away.
+    Closed,
+}
+
+/// A bounded async channel, seen through the few operations the scenarios need; public API
+/// for measuring channels of your own (the module's documentation lists what an
+/// implementation must guarantee).
 ///
 /// Every method maps to the crate's own async API; no crate is wrapped in an adapter
 /// that the others do not pay for.
@@ -58,6 +88,10 @@ pub trait Channel: 'static {
 
     /// Sends one message, waiting while the channel is full.
     fn send(sender: &mut Self::Sender, message: Message) -> impl Future<Output = Result<(), Closed>> + Send;
+
+    /// Queues one message if a slot is free, without waiting; the crate's own non-blocking send
+    /// (`--send try`).
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError>;
 
     /// Receives one message; `None` once every sender is gone and the channel is empty.
     fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;

@@ -98,13 +98,19 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>8}  verdict",
         "runtime", "mode", "tasks", "channel", "old ns/msg", "new ns/msg", "new/old"
     );
+    // Worker counts are named only when the files hold several for one runtime.
+    let mut workers: Vec<(&str, u64)> =
+        old.order.iter().chain(&new.order).map(|key| (key.runtime.as_str(), key.workload.workers)).collect();
+    workers.sort_unstable();
+    workers.dedup();
+    let several: Vec<&str> = workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
+    let several_workers = |key: &CellKey| several.contains(&key.runtime.as_str());
     let mut counts = HashMap::new();
     let mut spreads = Vec::new();
     let mut worst: Option<(f64, &CellKey)> = None;
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let channel =
-            if key.setting.is_empty() { key.channel.clone() } else { format!("{} [{}]", key.channel, key.setting) };
+        let channel = channel_text(key, several_workers(key));
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
         let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
         else {
@@ -133,7 +139,9 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         if !missing.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
             for key in missing {
-                let _ = writeln!(out, "  {}", key.label());
+                let workers =
+                    if several_workers(key) { format!(" [{} workers]", key.workload.workers) } else { String::new() };
+                let _ = writeln!(out, "  {}{workers}", key.label());
             }
         }
     }
@@ -162,4 +170,16 @@ fn median_text(summary: &Summary) -> String {
         Some(precision) => format!("{:.1} ±{:.1}%", summary.median, precision * 100.0),
         None => format!("{:.1} (n={})", summary.median, summary.count),
     }
+}
+
+/// The channel column: the channel, then the worker count (when the files hold several for
+/// its runtime: `several_workers`) and the setting in brackets.
+fn channel_text(key: &CellKey, several_workers: bool) -> String {
+    let workers = several_workers.then(|| format!("{} workers", key.workload.workers));
+    let notes: Vec<&str> = workers
+        .as_deref()
+        .into_iter()
+        .chain(Some(key.setting.as_str()).filter(|setting| !setting.is_empty()))
+        .collect();
+    if notes.is_empty() { key.channel.clone() } else { format!("{} [{}]", key.channel, notes.join(", ")) }
 }

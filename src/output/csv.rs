@@ -53,6 +53,10 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         lat_max_ns: measured.latency.map(|latency| latency.max),
         allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
         alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
+        send: workload.send.name().to_owned(),
+        dropped: measured.dropped,
+        delivered_fraction: (measured.delivered(workload.messages) as f64 / messages * 10_000.0).round() / 10_000.0,
+        phase: pace.map_or("", |pace| pace.phase.name()).to_owned(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation};
+use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 
 /// `1-8`, or `64` for a single task count.
 fn tasks_text(tasks: &[u64]) -> String {
@@ -119,6 +119,7 @@ pub fn text(bands: &[Recommendation]) -> String {
 pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
+    let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
         "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
          band of task counts, the channel with the lowest median ns/message and how far ahead of the next \
@@ -158,7 +159,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> Str
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's median per task \
          count; a ratio is the next channel's figure over the first's. Bands: small is 1–8 tasks, medium \
-         16–64, large 128–512 (a count between them goes to the nearer on a log scale). Channels are *tied* \
+         16–64, large 128–512{x_large} (a count between them goes to the nearer on a log scale). Channels are *tied* \
          when the first is not ahead beyond the noise: they are less than {percent}% apart, or the first is \
          ahead at no more than half of the band's task counts, where ahead means the other's median is at least \
          {percent}% higher and each median outside the other's 90% confidence interval (the min–max below 5 \

@@ -10,7 +10,7 @@ use super::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Merge, Mode, Phase, SendMode};
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
 /// keys measured the same thing.
@@ -83,6 +83,14 @@ fn setting(record: &Record) -> String {
         let interval = humantime::format_duration(std::time::Duration::from_nanos(pace_ns));
         let burst = record.burst.map_or(String::new(), |burst| burst.to_string());
         parts.push(format!("paced {burst} every {interval}"));
+        // Files older than `--phase` paced every task from the gate, as `aligned` does: the
+        // two read the same, so an aligned run compares with them.
+        if record.phase == Phase::Random.name() {
+            parts.push("random phase".to_owned());
+        }
+    }
+    if record.send != SendMode::Wait.name() {
+        parts.push(format!("send {}", record.send));
     }
     if record.sink != Sink::None.kind() {
         parts.push(format!("sink {}", record.sink));
@@ -220,8 +228,9 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         });
         if record.status == "ok" {
             cell.ok.push(record.ns_per_message);
-            if let (Some(cpu_ns), messages @ 1..) = (record.cpu_ns, record.messages) {
-                cell.cpu_ns_per_message.push(cpu_ns as f64 / messages as f64);
+            // Per delivered message, as ns_per_message is under `--send try`.
+            if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
+                cell.cpu_ns_per_message.push(cpu_ns as f64 / delivered as f64);
             }
             for (values, value) in [
                 (&mut cell.lat_p50_ns, record.lat_p50_ns),
@@ -277,4 +286,28 @@ pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
             .insert(key, CellSamples { ok: ok.to_vec(), failed, cpu_ns_per_message, ..CellSamples::default() });
     }
     samples
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
+        let default = Record {
+            payload: DEFAULT_PAYLOAD_BYTES.to_string(),
+            sink: Sink::None.kind().into(),
+            send: SendMode::Wait.name().into(),
+            ..Record::default()
+        };
+        assert_eq!(setting(&default), "");
+        let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
+        let aligned = Record { phase: "aligned".into(), ..paced.clone() };
+        let random = Record { phase: "random".into(), ..paced.clone() };
+        let dropping = Record { send: "try".into(), ..aligned.clone() };
+        assert_eq!(setting(&paced), "paced 8 every 20ms");
+        assert_eq!(setting(&aligned), setting(&paced));
+        assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
+        assert_eq!(setting(&dropping), "paced 8 every 20ms, send try");
+    }
 }

@@ -24,32 +24,36 @@ pub enum TaskBand {
     Small,
     /// 16–64 tasks (12 to 90).
     Medium,
-    /// 128–512 tasks (91 and more).
+    /// 128–512 tasks (91 to 724).
     Large,
+    /// 1024 tasks and more (725 and more): a large room, a media server with thousands of tracks.
+    XLarge,
 }
 
 impl TaskBand {
     /// The bands, smallest first.
-    pub const ALL: [TaskBand; 3] = [TaskBand::Small, TaskBand::Medium, TaskBand::Large];
+    pub const ALL: [TaskBand; 4] = [TaskBand::Small, TaskBand::Medium, TaskBand::Large, TaskBand::XLarge];
 
-    /// The band of a task count. The named ranges are 1–8, 16–64 and 128–512; a count
-    /// between them goes to the band it is nearest on a log2 scale (the sweep's and the plot's),
-    /// so the bounds are the geometric midpoints √(8·16) ≈ 11.3 and √(64·128) ≈ 90.5: small up
-    /// to 11, medium 12 to 90, large from 91, beyond 512 included.
+    /// The band of a task count. The named ranges are 1–8, 16–64, 128–512 and 1024 on; a
+    /// count between them goes to the band it is nearest on a log2 scale (the sweep's and the
+    /// plot's), so the bounds are the geometric midpoints √(8·16) ≈ 11.3, √(64·128) ≈ 90.5 and
+    /// √(512·1024) ≈ 724.1: small up to 11, medium 12 to 90, large 91 to 724, x-large from 725.
     pub fn of(tasks: u64) -> TaskBand {
         match tasks {
             0..=11 => TaskBand::Small,
             12..=90 => TaskBand::Medium,
-            _ => TaskBand::Large,
+            91..=724 => TaskBand::Large,
+            _ => TaskBand::XLarge,
         }
     }
 
-    /// `small`, `medium` or `large`.
+    /// `small`, `medium`, `large` or `x-large`.
     pub fn name(self) -> &'static str {
         match self {
             TaskBand::Small => "small",
             TaskBand::Medium => "medium",
             TaskBand::Large => "large",
+            TaskBand::XLarge => "x-large",
         }
     }
 }
@@ -158,18 +162,24 @@ impl Recommendation {
 /// order the runtimes and modes first appear in the file, bands smallest first. `threshold`
 /// (0.02 = 2%) is the smallest difference that can separate two channels ([`within_noise`]).
 pub fn recommend(file: &ResultsFile, threshold: f64) -> Vec<Recommendation> {
-    let mut groups: Vec<(&str, &str, &str)> = Vec::new();
+    // A group is one runtime, worker count, mode and setting: worker counts are never mixed.
+    let mut groups: Vec<(&str, u64, &str, &str)> = Vec::new();
     for key in &file.order {
-        if !groups.contains(&(&key.runtime, &key.mode, &key.setting)) {
-            groups.push((&key.runtime, &key.mode, &key.setting));
+        let group = (key.runtime.as_str(), key.workload.workers, key.mode.as_str(), key.setting.as_str());
+        if !groups.contains(&group) {
+            groups.push(group);
         }
     }
     let mut bands = Vec::new();
-    for (runtime, mode, setting) in groups {
+    for &(runtime, workers, mode, setting) in &groups {
+        // The worker count is named only where the file has several for this runtime.
+        let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
         // The group's cells by (channel, tasks), channels in file order.
         let mut cells = HashMap::new();
         let mut channels: Vec<&str> = Vec::new();
-        let in_group = |key: &&CellKey| key.runtime == runtime && key.mode == mode && key.setting == setting;
+        let in_group = |key: &&CellKey| {
+            key.runtime == runtime && key.workload.workers == workers && key.mode == mode && key.setting == setting
+        };
         for key in file.order.iter().filter(in_group) {
             cells.insert((key.channel.as_str(), key.tasks), &file.cells[key]);
             if !channels.contains(&key.channel.as_str()) {
@@ -187,7 +197,10 @@ pub fn recommend(file: &ResultsFile, threshold: f64) -> Vec<Recommendation> {
             let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, threshold);
             let runtime = runtime.to_owned();
             // A group run under a setting other than the default says so beside its mode.
-            let mode = if setting.is_empty() { mode.to_owned() } else { format!("{mode} [{setting}]") };
+            let workers = several_workers.then(|| format!("{workers} workers"));
+            let notes: Vec<&str> =
+                workers.as_deref().into_iter().chain([setting].into_iter().filter(|s| !s.is_empty())).collect();
+            let mode = if notes.is_empty() { mode.to_owned() } else { format!("{mode} [{}]", notes.join(", ")) };
             bands.push(Recommendation { runtime, mode, size, tasks, speed, cpu, p99, excluded });
         }
     }
@@ -310,9 +323,12 @@ mod tests {
 
     #[test]
     fn bands_follow_the_log_scale_midpoints() {
-        let sizes: Vec<TaskBand> = [1, 8, 11, 12, 16, 64, 90, 91, 128, 512, 4096].map(TaskBand::of).to_vec();
+        let sizes: Vec<TaskBand> =
+            [1, 8, 11, 12, 16, 64, 90, 91, 128, 512, 724, 725, 1024, 8192].map(TaskBand::of).to_vec();
         use TaskBand::*;
-        assert_eq!(sizes, [Small, Small, Small, Medium, Medium, Medium, Medium, Large, Large, Large, Large]);
+        let expected =
+            [Small, Small, Small, Medium, Medium, Medium, Medium, Large, Large, Large, Large, XLarge, XLarge, XLarge];
+        assert_eq!(sizes, expected);
     }
 
     #[test]

@@ -94,11 +94,36 @@ pub struct Record {
     /// Bytes those allocations asked for, per message; empty without `--count-allocs`.
     #[serde(default)]
     pub alloc_bytes_per_message: Option<f64>,
+    /// `--send`: `wait` (senders wait for a slot) or `try` (they drop the message when the
+    /// channel is full). Under `try`, `ns_per_message` and CPU per message are per *delivered*
+    /// message. `wait` in files without the column.
+    #[serde(default = "default_send")]
+    pub send: String,
+    /// Messages the senders dropped because the channel was full; 0 under `wait`.
+    #[serde(default)]
+    pub dropped: u64,
+    /// Messages delivered over messages sent, from 0 to 1, four decimals; 1 under `wait`.
+    #[serde(default = "default_delivered_fraction")]
+    pub delivered_fraction: f64,
+    /// `--phase` of a paced run: `random` (each task's first burst at its own offset within
+    /// one interval, drawn from `--seed`) or `aligned` (all at the gate); empty when not paced.
+    #[serde(default)]
+    pub phase: String,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
 fn default_payload() -> String {
     DEFAULT_PAYLOAD_BYTES.to_string()
+}
+
+/// What a file without a `send` column did: wait for a slot.
+fn default_send() -> String {
+    crate::run::workload::SendMode::Wait.name().to_owned()
+}
+
+/// What a file without a `delivered_fraction` column delivered: everything.
+fn default_delivered_fraction() -> f64 {
+    1.0
 }
 
 /// What a file without a `sink` column did with payloads: nothing.
@@ -123,7 +148,7 @@ mod tests {
     fn the_header_is_the_fields_in_order() {
         let header = header();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("alloc_bytes_per_message"));
+        assert_eq!(header.last().map(String::as_str), Some("phase"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

@@ -84,17 +84,26 @@ pub struct Sample {
     /// Allocations inside the clock, with `--count-allocs` (filled in by [`guarded_sample`]
     /// once every thread of the sample has stopped).
     pub allocs: Option<AllocCount>,
+    /// Messages the senders dropped on a full channel (`--send try`); 0 otherwise.
+    pub dropped: u64,
 }
 
 impl Sample {
     /// A sample that produced nothing but a wall time and a failure.
     pub fn failed(elapsed: Duration, cpu: Duration, status: Status) -> Self {
-        Self { elapsed, cpu, status, bytes: 0, latency: None, pace_actual: None, allocs: None }
+        Self { elapsed, cpu, status, bytes: 0, latency: None, pace_actual: None, allocs: None, dropped: 0 }
     }
 
-    /// Wall nanoseconds per message moved.
+    /// Messages delivered of the `messages` sent: all of them, less those dropped under `--send try`.
+    pub fn delivered(&self, messages: u64) -> u64 {
+        messages.saturating_sub(self.dropped)
+    }
+
+    /// Wall nanoseconds per message delivered (of `messages` sent): under `--send try` the
+    /// dropped ones do not count, so a channel cannot look fast by dropping. A sample that
+    /// delivered nothing counts as one message.
     pub fn ns_per_message(&self, messages: u64) -> f64 {
-        self.elapsed.as_nanos() as f64 / messages as f64
+        self.elapsed.as_nanos() as f64 / self.delivered(messages).max(1) as f64
     }
 
     /// Payload megabytes (10^6 bytes) received per second of wall time.
@@ -132,6 +141,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         latency: delivery.latency.and_then(|latency| latency.finish()),
         pace_actual: delivery.pace_actual,
         allocs: None,
+        dropped: delivery.dropped,
     }
 }
 

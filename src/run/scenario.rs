@@ -17,8 +17,8 @@ use super::latency::{LatencyRecorder, RunClock};
 use super::payload::TaskPayloads;
 use super::sink::SinkWriter;
 use super::verify::{Status, Verifier};
-use super::workload::{Merge, Mode, Pace, Workload};
-use crate::channel::{Channel, Message, clone_senders};
+use super::workload::{Merge, Mode, Pace, SendMode, Workload};
+use crate::channel::{Channel, Message, TrySendError, clone_senders};
 
 /// What a run delivered, as the receiver and the senders saw it.
 #[derive(Debug)]
@@ -32,6 +32,8 @@ pub struct Delivery {
     pub latency: Option<LatencyRecorder>,
     /// The mean time between a task's bursts, with `--pace`.
     pub pace_actual: Option<Duration>,
+    /// Messages the senders dropped because the channel was full (`--send try`); 0 otherwise.
+    pub dropped: u64,
 }
 
 /// One spawned run, every task parked behind the start gate.
@@ -40,8 +42,8 @@ pub struct Prepared {
     ready: Arc<Semaphore>,
     participants: u32,
     go: watch::Sender<bool>,
-    senders: Vec<JoinHandle<Bursts>>,
-    receiver: JoinHandle<Delivery>,
+    senders: Vec<JoinHandle<Sent>>,
+    receiver: JoinHandle<Receiving>,
 }
 
 impl Prepared {
@@ -57,45 +59,43 @@ impl Prepared {
     }
 
     /// Waits for the receiver to take its last message and every sender to finish;
-    /// returns what the receiver found.
+    /// returns what the receiver found, checked against what the senders dropped.
     pub async fn finish(self) -> Delivery {
-        let mut delivery = match self.receiver.await {
-            Ok(delivery) => delivery,
-            Err(error) => Delivery {
-                status: Status::Panicked(format!("receiver: {error}")),
-                bytes: 0,
-                latency: None,
-                pace_actual: None,
-            },
+        let panicked = |status| Delivery { status, bytes: 0, latency: None, pace_actual: None, dropped: 0 };
+        let receiving = match self.receiver.await {
+            Ok(receiving) => receiving,
+            Err(error) => return panicked(Status::Panicked(format!("receiver: {error}"))),
         };
-        let mut bursts = Bursts::default();
+        let mut sent = Sent::default();
         for sender in self.senders {
             match sender.await {
-                Ok(sent) => bursts.add(sent),
-                Err(error) => {
-                    delivery.status = Status::Panicked(format!("sender: {error}"));
-                    return delivery;
-                }
+                Ok(one) => sent.add(one),
+                Err(error) => return panicked(Status::Panicked(format!("sender: {error}"))),
             }
         }
-        delivery.pace_actual = bursts.mean_interval();
+        let mut delivery = receiving.finish(sent.dropped);
+        delivery.pace_actual = sent.mean_interval();
         delivery
     }
 }
 
-/// When a paced task's bursts began: enough to tell the real interval of the timer.
+/// What a sending task reports: when its paced bursts began (enough to tell the real
+/// interval of the timer), and what it dropped.
 #[derive(Debug, Clone, Copy, Default)]
-struct Bursts {
+struct Sent {
     /// Intervals between consecutive bursts, summed over tasks.
     intervals: u32,
     /// Time from first to last burst, summed over tasks.
     span: Duration,
+    /// Messages dropped on a full channel, summed over tasks.
+    dropped: u64,
 }
 
-impl Bursts {
-    fn add(&mut self, other: Bursts) {
+impl Sent {
+    fn add(&mut self, other: Sent) {
         self.intervals += other.intervals;
         self.span += other.span;
+        self.dropped += other.dropped;
     }
 
     fn mean_interval(self) -> Option<Duration> {
@@ -140,8 +140,12 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         Ok(sink) => (sink, None),
         Err(error) => (None, Some(error)),
     };
+    let verifier = match workload.send {
+        SendMode::Wait => Verifier::new(per_task.clone()),
+        SendMode::Try => Verifier::allowing_drops(per_task.clone()),
+    };
     let receiving = Receiving {
-        verifier: Verifier::new(per_task.clone()),
+        verifier,
         expected_bytes,
         bytes: 0,
         latency: clock.clone().map(LatencyRecorder::new),
@@ -172,8 +176,12 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         .enumerate()
         .map(|(task, ((sender, count), payloads))| {
             let task = u32::try_from(task).expect("validated: tasks fit u32");
-            let sending = Sending { task, count, payloads, clock: clock.clone(), pace: workload.pace };
-            tokio::spawn(send_all::<C>(sender, sending, gate.clone()))
+            let offset = workload.phase_offset(task);
+            let sending = Sending { task, count, payloads, clock: clock.clone(), pace: workload.pace, offset };
+            match workload.send {
+                SendMode::Wait => tokio::spawn(send_all::<C>(sender, sending, gate.clone())),
+                SendMode::Try => tokio::spawn(try_send_all::<C>(sender, sending, gate.clone())),
+            }
         })
         .collect();
 
@@ -189,6 +197,8 @@ struct Sending {
     /// Stamps each message's send time, with `--latency`.
     clock: Option<RunClock>,
     pace: Option<Pace>,
+    /// When the first burst is due after the gate opens ([`Workload::phase_offset`]).
+    offset: Duration,
 }
 
 impl Sending {
@@ -199,9 +209,9 @@ impl Sending {
     }
 }
 
-async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Bursts {
+async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Sent {
     gate.wait().await;
-    let mut pacer = sending.pace.map(Pacer::new);
+    let mut pacer = sending.pace.map(|pace| Pacer::new(pace, sending.offset));
     // One loop and one call of the channel's send for both kinds of run: with a second call
     // site the compiler stopped inlining the send (callgrind: some 45 more instructions a
     // message for kanal); the price is one well-predicted branch a message.
@@ -214,7 +224,28 @@ async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate:
             break;
         }
     }
-    pacer.map_or_else(Bursts::default, Pacer::finish)
+    pacer.map_or_else(Sent::default, Pacer::finish)
+}
+
+/// `--send try`: as [`send_all`], with the crate's non-blocking send; a message that finds
+/// the channel full is dropped and counted. A function of its own, so `send_all`'s loop
+/// stays exactly what `--send wait` measured before.
+async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Sent {
+    gate.wait().await;
+    let mut pacer = sending.pace.map(|pace| Pacer::new(pace, sending.offset));
+    let mut dropped = 0;
+    for seq in 0..sending.count {
+        if let Some(pacer) = &mut pacer {
+            pacer.before(seq).await;
+        }
+        match C::try_send(&mut sender, sending.message(seq)) {
+            Ok(()) => {}
+            Err(TrySendError::Full) => dropped += 1,
+            // The receiver is gone; it reports what it did not get.
+            Err(TrySendError::Closed) => break,
+        }
+    }
+    Sent { dropped, ..pacer.map_or_else(Sent::default, Pacer::finish) }
 }
 
 /// Holds a paced task to its schedule: a burst every interval.
@@ -227,10 +258,12 @@ struct Pacer {
 }
 
 impl Pacer {
-    fn new(pace: Pace) -> Self {
+    /// A pacer whose first tick is due `offset` from now (zero under `--phase aligned`).
+    fn new(pace: Pace, offset: Duration) -> Self {
         // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
         // a task that falls behind catches up, so the offered load stays what was asked for.
-        Self { pace, ticker: tokio::time::interval(pace.interval), bursts: 0, first: None, last: None }
+        let ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace.interval);
+        Self { pace, ticker, bursts: 0, first: None, last: None }
     }
 
     /// Before message `seq`: at the start of a burst, waits for its tick and notes when it came.
@@ -244,15 +277,16 @@ impl Pacer {
         }
     }
 
-    fn finish(self) -> Bursts {
+    fn finish(self) -> Sent {
         match (self.first, self.last) {
-            (Some(first), Some(last)) => Bursts { intervals: self.bursts - 1, span: last - first },
-            _ => Bursts::default(),
+            (Some(first), Some(last)) => Sent { intervals: self.bursts - 1, span: last - first, dropped: 0 },
+            _ => Sent::default(),
         }
     }
 }
 
 /// The receiving task's state: what it checks, records and writes for every message.
+#[derive(Debug)]
 struct Receiving {
     verifier: Verifier,
     expected_bytes: u64,
@@ -277,9 +311,11 @@ impl Receiving {
         }
     }
 
-    fn finish(self) -> Delivery {
-        let mut status = self.verifier.finish();
-        if status.is_ok() && self.bytes != self.expected_bytes {
+    /// The verdict, once the senders have said how many messages they `dropped`.
+    fn finish(self, dropped: u64) -> Delivery {
+        let mut status = self.verifier.finish_with_drops(dropped);
+        // Dropped messages take their bytes with them; the sequence check above stands for both.
+        if status.is_ok() && dropped == 0 && self.bytes != self.expected_bytes {
             status =
                 Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
         }
@@ -290,16 +326,20 @@ impl Receiving {
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
-        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None }
+        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None, dropped }
     }
 }
 
-async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut gate: StartGate, mut receiving: Receiving) -> Delivery {
+async fn receive_one<C: Channel>(
+    mut receiver: C::Receiver,
+    mut gate: StartGate,
+    mut receiving: Receiving,
+) -> Receiving {
     gate.wait().await;
     while let Some(message) = C::recv(&mut receiver).await {
         receiving.take(message);
     }
-    receiving.finish()
+    receiving
 }
 
 async fn receive_merged<C: Channel>(
@@ -307,7 +347,7 @@ async fn receive_merged<C: Channel>(
     merge: Merge,
     gate: StartGate,
     receiving: Receiving,
-) -> Delivery {
+) -> Receiving {
     match merge {
         Merge::FuturesBuffered => {
             let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
@@ -332,10 +372,10 @@ async fn drain(
     mut merged: impl Stream<Item = Message> + Unpin,
     mut gate: StartGate,
     mut receiving: Receiving,
-) -> Delivery {
+) -> Receiving {
     gate.wait().await;
     while let Some(message) = merged.next().await {
         receiving.take(message);
     }
-    receiving.finish()
+    receiving
 }

@@ -1,5 +1,7 @@
 //! Delivery verification: every sender's messages arrive as 0, 1, 2, … with no gap,
-//! repeat or stranger, and exactly as many as were sent.
+//! repeat or stranger, and exactly as many as were sent. Under `--send try` a gap is a
+//! dropped message and allowed, but each sender's sequence must still only go up, and the
+//! messages received plus those the senders counted as dropped must be exactly those sent.
 
 use std::fmt;
 
@@ -16,6 +18,9 @@ pub enum Status {
     Duplicated(String),
     /// A message named a sender that does not exist.
     Corrupted(String),
+    /// The channel does not hold exactly the capacity it was made with
+    /// (`channel::probe_capacity`); the cell is not sampled.
+    Capacity(String),
     /// A sending or receiving task panicked.
     Panicked(String),
     /// The `--sink` file could not be written, or does not hold the bytes received.
@@ -42,6 +47,7 @@ impl fmt::Display for Status {
             Status::Reordered(detail) => ("reordered", detail),
             Status::Duplicated(detail) => ("duplicated", detail),
             Status::Corrupted(detail) => ("corrupted", detail),
+            Status::Capacity(detail) => ("capacity", detail),
             Status::Panicked(detail) => ("panicked", detail),
             Status::Sink(detail) => ("sink", detail),
         };
@@ -66,13 +72,21 @@ pub struct Verifier {
     received: u64,
     first_anomaly: Option<Anomaly>,
     stranger: Option<u32>,
+    /// `--send try`: a sequence may skip ahead (the skipped messages were dropped).
+    gaps_allowed: bool,
 }
 
 impl Verifier {
     /// A verifier for senders `0..per_sender.len()`, sender `i` sending `per_sender[i]` messages.
     pub fn new(per_sender: Vec<u32>) -> Self {
         let next = vec![0; per_sender.len()];
-        Self { expected: per_sender, next, received: 0, first_anomaly: None, stranger: None }
+        Self { expected: per_sender, next, received: 0, first_anomaly: None, stranger: None, gaps_allowed: false }
+    }
+
+    /// The same, for senders that drop messages when the channel is full (`--send try`):
+    /// see [`Verifier::finish_with_drops`].
+    pub fn allowing_drops(per_sender: Vec<u32>) -> Self {
+        Self { gaps_allowed: true, ..Self::new(per_sender) }
     }
 
     /// Records one received message.
@@ -91,8 +105,47 @@ impl Verifier {
             self.stranger.get_or_insert(sender);
             return;
         };
+        if self.gaps_allowed && seq > *next {
+            *next = seq + 1;
+            return;
+        }
         self.first_anomaly.get_or_insert(Anomaly { sender, expected: *next, got: seq });
         *next = (*next).max(seq.saturating_add(1));
+    }
+
+    /// The verdict of a verifier made with [`Verifier::allowing_drops`], once the channel is
+    /// closed and drained and the senders have said how many messages they dropped: a sequence
+    /// that went back is reordered (or duplicated, when it repeated the message just before);
+    /// received plus dropped must equal sent.
+    pub fn finish_with_drops(self, dropped: u64) -> Status {
+        if !self.gaps_allowed {
+            return self.finish();
+        }
+        let sent: u64 = self.expected.iter().map(|&count| u64::from(count)).sum();
+        if let Some(sender) = self.stranger {
+            return Status::Corrupted(format!("message from sender {sender}, but only {} exist", self.expected.len()));
+        }
+        if let Some(Anomaly { sender, expected, got }) = self.first_anomaly {
+            let last = expected - 1;
+            return if got == last {
+                Status::Duplicated(format!("sender {sender}: seq {got} arrived twice"))
+            } else {
+                Status::Reordered(format!("sender {sender}: seq {got} arrived after seq {last}"))
+            };
+        }
+        let accounted = self.received + dropped;
+        match accounted.cmp(&sent) {
+            std::cmp::Ordering::Equal => Status::Ok,
+            std::cmp::Ordering::Less => Status::Lost(format!(
+                "{} of {sent} messages neither arrived nor were counted as dropped ({} arrived, {dropped} dropped)",
+                sent - accounted,
+                self.received
+            )),
+            std::cmp::Ordering::Greater => Status::Duplicated(format!(
+                "{} arrived and {dropped} were dropped, but only {sent} were sent",
+                self.received
+            )),
+        }
     }
 
     /// The verdict once the channel is closed and drained.
@@ -190,6 +243,44 @@ mod tests {
         // Sender 0 lost seq 1, sender 1 sent one past its count: totals match, sequences don't.
         let status = run(&[2, 1], &[(0, 0), (1, 0), (1, 1)]);
         assert!(!status.is_ok(), "{status}");
+    }
+
+    fn run_try(per_sender: &[u32], arrivals: &[(u32, u32)], dropped: u64) -> Status {
+        let mut verifier = Verifier::allowing_drops(per_sender.to_vec());
+        for &(sender, seq) in arrivals {
+            verifier.observe(sender, seq);
+        }
+        verifier.finish_with_drops(dropped)
+    }
+
+    #[test]
+    fn under_try_gaps_that_the_senders_dropped_are_ok() {
+        let arrivals = [(0, 0), (1, 1), (0, 3), (1, 2), (0, 4)];
+        assert_eq!(run_try(&[5, 3], &arrivals, 3), Status::Ok);
+        // Everything dropped is still accounted for.
+        assert_eq!(run_try(&[2, 2], &[], 4), Status::Ok);
+    }
+
+    #[test]
+    fn under_try_a_gap_nobody_dropped_is_lost() {
+        let status = run_try(&[3], &[(0, 0), (0, 2)], 0);
+        assert_eq!(
+            status,
+            Status::Lost("1 of 3 messages neither arrived nor were counted as dropped (2 arrived, 0 dropped)".into())
+        );
+    }
+
+    #[test]
+    fn under_try_reordering_and_repeats_are_still_caught() {
+        let swap = run_try(&[4], &[(0, 0), (0, 2), (0, 1), (0, 3)], 0);
+        assert_eq!(swap, Status::Reordered("sender 0: seq 1 arrived after seq 2".into()));
+        let repeat = run_try(&[3], &[(0, 0), (0, 1), (0, 1)], 1);
+        assert_eq!(repeat, Status::Duplicated("sender 0: seq 1 arrived twice".into()));
+        let stranger = run_try(&[1], &[(0, 0), (5, 0)], 0);
+        assert!(matches!(stranger, Status::Corrupted(_)), "{stranger}");
+        // More accounted for than sent: a repeat hidden behind a gap.
+        let extra = run_try(&[2], &[(0, 0), (0, 1)], 1);
+        assert!(matches!(extra, Status::Duplicated(_)), "{extra}");
     }
 
     #[test]

@@ -1,6 +1,10 @@
-//! One run's shape ([`Workload`]) and the names it is built from: [`Mode`], [`Merge`], [`Pace`].
+//! One run's shape ([`Workload`]) and the names it is built from: [`Mode`], [`Merge`],
+//! [`Pace`], [`Phase`], [`SendMode`].
 
 use std::time::Duration;
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 use super::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use super::sink::Sink;
@@ -51,6 +55,49 @@ impl Merge {
     }
 }
 
+/// How a sending task hands a message to the channel (`--send`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum SendMode {
+    /// The crate's async send: wait while the channel is full (nothing is lost).
+    #[default]
+    Wait,
+    /// The crate's non-blocking send: drop the message when the channel is full and count it,
+    /// as an SFU drops a packet rather than stall every participant behind one slow path.
+    Try,
+}
+
+impl SendMode {
+    /// The name used on the command line and in the CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            SendMode::Wait => "wait",
+            SendMode::Try => "try",
+        }
+    }
+}
+
+/// When each paced task's first burst is due (`--phase`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum Phase {
+    /// Each task starts at its own offset, drawn from `--seed` within one interval: participants
+    /// whose frames do not all land at once, as in a real call.
+    #[default]
+    Random,
+    /// Every task's first burst is due the moment the gate opens: all bursts land at once,
+    /// the worst case.
+    Aligned,
+}
+
+impl Phase {
+    /// The name used on the command line and in the CSV.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Random => "random",
+            Phase::Aligned => "aligned",
+        }
+    }
+}
+
 /// `--pace`: each task sends bursts of `burst` messages, one burst every `interval`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Pace {
@@ -58,6 +105,8 @@ pub struct Pace {
     pub interval: Duration,
     /// Messages per burst (the last burst of a task may be shorter).
     pub burst: u32,
+    /// When each task's first burst is due.
+    pub phase: Phase,
 }
 
 /// One run's shape: what is sent, by how many tasks, through how much buffer, and what the
@@ -88,6 +137,8 @@ pub struct Workload {
     pub keep_sink: bool,
     /// Whether allocations inside the clock are counted (see [`super::allocs`]).
     pub count_allocs: bool,
+    /// Whether senders wait for a slot or drop the message when the channel is full.
+    pub send: SendMode,
 }
 
 /// The most messages a warm-up run moves. A warm-up only has to start the runtime's threads
@@ -111,6 +162,7 @@ impl Workload {
             sink: Sink::None,
             keep_sink: false,
             count_allocs: false,
+            send: SendMode::Wait,
         }
     }
 
@@ -144,11 +196,59 @@ impl Workload {
         }
     }
 
+    /// How long after the gate opens task `task`'s first burst is due: zero unpaced or under
+    /// [`Phase::Aligned`]; under [`Phase::Random`] an offset in `[0, interval)`, drawn from a
+    /// generator seeded with `seed` and the task number, the same for every channel.
+    pub fn phase_offset(&self, task: u32) -> Duration {
+        match self.pace {
+            Some(Pace { interval, phase: Phase::Random, .. }) => {
+                // Spread the task numbers over the seed space, as the payload sizes do, with a
+                // different constant so the offsets are not the sizes' stream.
+                let seed = self.seed ^ u64::from(task).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ 0x0050_4841_5345;
+                let nanos = u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX).max(1);
+                Duration::from_nanos(Pcg64Mcg::seed_from_u64(seed).random_range(0..nanos))
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
     /// The least time a paced run can take: the busiest task's last burst starts
     /// `bursts - 1` intervals after its first. Zero when unpaced.
     pub fn paced_duration(&self) -> Duration {
         let Some(pace) = self.pace else { return Duration::ZERO };
         let bursts = self.messages_for(0).div_ceil(pace.burst);
         pace.interval * bursts.saturating_sub(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paced(phase: Phase, seed: u64) -> Workload {
+        let pace = Pace { interval: Duration::from_millis(20), burst: 8, phase };
+        Workload { pace: Some(pace), seed, ..Workload::new(Mode::ClonedSend, 64, 6400, 64) }
+    }
+
+    #[test]
+    fn random_offsets_stay_within_one_interval_repeat_per_seed_and_differ_between_seeds() {
+        let offsets = |seed| (0..64).map(|task| paced(Phase::Random, seed).phase_offset(task)).collect::<Vec<_>>();
+        let (one, again, other) = (offsets(1), offsets(1), offsets(2));
+        assert!(one.iter().all(|offset| *offset < Duration::from_millis(20)), "{one:?}");
+        assert_eq!(one, again);
+        assert_ne!(one, other);
+        // Spread over the interval, not bunched: 64 draws cover both halves of it.
+        assert!(one.iter().any(|offset| *offset < Duration::from_millis(10)));
+        assert!(one.iter().any(|offset| *offset >= Duration::from_millis(10)));
+        let distinct: std::collections::HashSet<_> = one.iter().collect();
+        assert!(distinct.len() > 60, "{} distinct of 64", distinct.len());
+    }
+
+    #[test]
+    fn aligned_and_unpaced_tasks_start_at_the_gate() {
+        let aligned = paced(Phase::Aligned, 1);
+        assert!((0..64).all(|task| aligned.phase_offset(task) == Duration::ZERO));
+        let unpaced = Workload::new(Mode::ClonedSend, 64, 6400, 64);
+        assert!((0..64).all(|task| unpaced.phase_offset(task) == Duration::ZERO));
     }
 }
