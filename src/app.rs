@@ -1,5 +1,5 @@
-//! The commands: a sweep, `compare`, `summary` and `--list-channels`, each from its parsed
-//! arguments to its exit code.
+//! The commands: a sweep, `compare`, `summary`, `report` and `--list-channels`, each from its
+//! parsed arguments to its exit code.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,12 +10,13 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::SIGINT;
 
-use crate::cli::{CompareArgs, SummaryArgs};
+use crate::cli::{CompareArgs, ReportArgs, SummaryArgs};
 use crate::error::UsageError;
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, machine};
 use crate::plan::Plan;
 use crate::registry;
 use crate::results::load::{self, ResultsFile};
+use crate::results::metadata::Metadata;
 use crate::results::{compare, recommend};
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
@@ -24,6 +25,8 @@ use crate::sweep as sweeping;
 pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let started = SystemTime::now();
     let out = plan.out.clone().unwrap_or_else(|| default_out(started));
+    // Checked before the sweep, not after it: a report in the way must not cost its figures.
+    refuse_to_replace(&html_path(&out), plan.force, "the sweep's report")?;
     let mut csv = CsvWriter::create(&out, plan.force).map_err(|error| UsageError(format!("{error:#}")))?;
     let command_line = std::env::args().collect();
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
@@ -42,6 +45,7 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
         Ok(samples) => {
             print_line("");
             print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD)
+                .and_then(|()| write_report(csv.path(), &samples, compare::DEFAULT_THRESHOLD))
         }
         Err(error) => {
             eprintln!("no summary: {error:#}");
@@ -95,8 +99,14 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `channel-bench summary`.
+/// `channel-bench summary`; with `--short`, the README's short answer on stdout and nothing written.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
+    if args.short {
+        let samples = read(&args.csv)?;
+        let bands = recommend::recommend(&samples, args.threshold / 100.0);
+        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands));
+        return Ok(ExitCode::SUCCESS);
+    }
     if markdown_path(&args.csv) == args.csv {
         return Err(UsageError(format!(
             "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
@@ -109,11 +119,67 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `channel-bench report`.
+pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    if html_path(&args.csv) == args.csv {
+        return Err(UsageError(format!(
+            "{} ends in .html: the report would overwrite it; give the CSV a .csv name",
+            args.csv.display()
+        ))
+        .into());
+    }
+    refuse_to_replace(&html_path(&args.csv), args.force, "the report")?;
+    let samples = read(&args.csv)?;
+    write_report(&args.csv, &samples, args.threshold / 100.0)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A usage error when `path` exists and `force` is not given: a file is replaced only when asked.
+fn refuse_to_replace(path: &Path, force: bool, what: &str) -> anyhow::Result<()> {
+    if path.exists() && !force {
+        return Err(UsageError(format!(
+            "{} exists and would be replaced by {what}: move it away, or pass --force",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Writes the HTML report of `samples` (read from `csv`) beside `csv`, with the machine from
+/// the JSON beside it when there is one.
+fn write_report(csv: &Path, samples: &ResultsFile, threshold: f64) -> anyhow::Result<()> {
+    let json = csv.with_extension("json");
+    // The machine is the report's last section, not a reason to have none.
+    let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+        eprintln!("warning: {error:#}; the report leaves the machine out");
+        None
+    });
+    let bands = recommend::recommend(samples, threshold);
+    let name = file_name(csv);
+    let report = output::html::Report { csv_name: &name, file: samples, bands: &bands, metadata: metadata.as_ref() };
+    let html = html_path(csv);
+    std::fs::write(&html, output::html::page(&report))
+        .with_context(|| format!("cannot write the report {}", html.display()))?;
+    print_line(&format!("report: {}", html.display()));
+    Ok(())
+}
+
+/// The file name of `path`, or the whole path when it has none.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into_owned())
+}
+
+/// `x.csv` → `x.html`, beside it.
+fn html_path(csv: &Path) -> PathBuf {
+    csv.with_extension("html")
+}
+
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown beside `csv`.
 fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, threshold);
     print_line(output::summary::text(&bands).trim_end());
-    let name = csv.file_name().map_or_else(|| csv.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = file_name(csv);
     let markdown = markdown_path(csv);
     std::fs::write(&markdown, output::summary::markdown(&name, &bands, threshold))
         .with_context(|| format!("cannot write the summary {}", markdown.display()))?;
@@ -133,15 +199,24 @@ fn default_out(started: SystemTime) -> PathBuf {
     PathBuf::from("results").join(format!("channel-bench-{stamp}.csv"))
 }
 
-/// `channel-bench --list-channels`.
+/// `channel-bench --list-channels`: the table, each channel's caveats under it.
 pub fn list_channels() {
     print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
     for channel in registry::known() {
         let capacity = match channel.slots_per_sender {
             0 => "exact".to_owned(),
-            slots => format!("exact (buffer = capacity - {slots} per sender)"),
+            slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
         };
         let version = machine::locked_version(channel.crate_name);
         print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
+        for caveat in channel.caveats {
+            let mark = output::summary::MARK;
+            print_line(&format!("{:<16} {mark} {} ({}): {}", "", caveat.text, caveat.versions, caveat.link));
+        }
     }
+    print_line(&format!(
+        "{} known problems, from the crates' issue trackers searched {}",
+        output::summary::MARK,
+        registry::CAVEATS_CHECKED
+    ));
 }

@@ -67,6 +67,22 @@ pub enum Command {
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
     Summary(SummaryArgs),
+    /// Write FILE.html beside FILE.csv: one self-contained page with the answer, its caveats, the plots,
+    /// every cell's figures and the machine (from FILE.json); a sweep writes it too
+    Report(ReportArgs),
+}
+
+/// `channel-bench report FILE`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A channel-bench CSV; the report goes beside it, with the extension .html
+    pub csv: PathBuf,
+    /// Replace the report if it exists
+    #[arg(long)]
+    pub force: bool,
+    /// Channels less than this far apart, in percent, are tied however little their samples spread
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
+    pub threshold: f64,
 }
 
 /// `channel-bench summary FILE`.
@@ -77,6 +93,9 @@ pub struct SummaryArgs {
     /// Channels less than this far apart, in percent, are tied however little their samples spread
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
+    /// Print only the short answer, as Markdown (the README's block), and write nothing
+    #[arg(long)]
+    pub short: bool,
 }
 
 /// `channel-bench compare OLD NEW`.

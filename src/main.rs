@@ -38,6 +38,7 @@ fn run() -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Compare(args)) => app::compare(&args),
         Some(Command::Summary(args)) => app::summarize(&args),
+        Some(Command::Report(args)) => app::report(&args),
         None if cli.sweep.list_channels => {
             app::list_channels();
             Ok(ExitCode::SUCCESS)

@@ -34,4 +34,10 @@ impl Metadata {
         let json = serde_json::to_string_pretty(self).expect("plain data serializes");
         std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
     }
+
+    /// Reads the JSON at `path`.
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not a channel-bench JSON", path.display()))
+    }
 }
