@@ -47,7 +47,8 @@ fn positive() -> RangedU64ValueParser<usize> {
 
 /// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
-/// verifies every delivery, prints medians and writes one CSV row per sample.
+/// verifies every delivery, prints medians and writes one CSV row per sample, then the summary
+/// (FILE.md) and a self-contained report (FILE.html) beside the CSV.
 #[derive(Debug, Parser)]
 #[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -206,7 +207,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Overwrite --out if it exists
+    /// Overwrite --out, and the report beside it, if they exist
     #[arg(long)]
     pub force: bool,
 

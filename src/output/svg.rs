@@ -26,8 +26,8 @@ const FALLBACK: [&str; 6] = ["#7f7f7f", "#bcbd22", "#843c39", "#637939", "#e7969
 /// A channel's colour, the same in every report: its place in the table, or a hash of its name.
 pub fn colour(channel: &str) -> &'static str {
     let name = channel.split(" via ").next().unwrap_or(channel);
-    match registry::CHANNELS.iter().position(|entry| entry.name == name) {
-        Some(at) => PALETTE[at % PALETTE.len()],
+    match registry::CHANNELS.iter().position(|entry| entry.name == name).and_then(|at| PALETTE.get(at)) {
+        Some(colour) => colour,
         None => {
             let hash =
                 name.bytes().fold(2_166_136_261_u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(16_777_619));
