@@ -11,7 +11,7 @@ PYTHON ?= python3
 VENV   := .venv
 ARGS   ?=
 OUT    := results/channel-bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
-BIN    := ./target/release/channel-bench
+BIN    := $(or $(CARGO_TARGET_DIR),target)/release/channel-bench
 
 .PHONY: bench plot answer test rust-test python-test lint
 

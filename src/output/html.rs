@@ -31,7 +31,7 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em aut
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
 text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto;font-size:12px}.note{color:#555;font-size:13px}";
+pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{color:#555;font-size:13px}";
 
 /// What the report is made of: the file, its summary, and the machine it was measured on.
 #[derive(Debug, Clone, Copy)]
