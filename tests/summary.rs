@@ -1,5 +1,6 @@
 //! `channel-bench summary` on small hand-made CSVs whose answer is known, the summary at the
-//! end of a sweep, and the README's results section against the reference run.
+//! end of a sweep, the README's short answer and the reference run's summary against the
+//! reference run, and the caveats beside every channel wherever it is ranked.
 
 use std::path::{Path, PathBuf};
 
