@@ -46,15 +46,20 @@ pub struct Report<'a> {
     pub metadata: Option<&'a Metadata>,
 }
 
+/// The [`MARK`], in red.
+fn mark() -> String {
+    format!("<span class=\"mark\">{MARK}</span>")
+}
+
 /// A channel's name in the page, with a red [`MARK`] when its crate has caveats.
 fn channel_cell(channel: &str) -> String {
-    let mark = if summary::caveats_of(channel).is_empty() { "" } else { "<span class=\"mark\">†</span>" };
+    let mark = if summary::caveats_of(channel).is_empty() { String::new() } else { mark() };
     format!("{}{mark}", escape(channel))
 }
 
 /// Plain text from the summary with each [`MARK`] coloured.
 fn marked_text(text: &str) -> String {
-    escape(text).replace(MARK, "<span class=\"mark\">†</span>")
+    escape(text).replace(MARK, &mark())
 }
 
 /// The whole page.
@@ -94,12 +99,14 @@ pub fn page(report: &Report) -> String {
 }
 
 fn answer(out: &mut String, bands: &[Recommendation]) {
-    out.push_str(
+    let _ = writeln!(
+        out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
          channel by median ns/message (geometric mean over the band's task counts), or the channels tied with it \
-         within the noise (≈), and the next one beyond the noise with how far behind it is. <span class=\"mark\">†\
-         </span> marks a crate with a known problem, listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th>\
-         <th>tasks</th><th>pick (ns/message)</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>\n",
+         within the noise (≈), and the next one beyond the noise with how far behind it is. {} marks a crate with a \
+         known problem, listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
+         <th>pick (ns/message)</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
+        mark()
     );
     for band in bands {
         let (pick, next) = summary::pick_and_next(band);
@@ -122,8 +129,9 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
 fn caveats(out: &mut String, bands: &[Recommendation]) {
     let _ = writeln!(
         out,
-        "<section id=\"caveats\">\n<h2><span class=\"mark\">†</span> Known problems of the crates named above</h2>\n\
-         <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>"
+        "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
+         <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
+        mark()
     );
     let names = summary::caveated(bands);
     for name in &names {
