@@ -1,21 +1,52 @@
 # The two commands of the README:
-#   make bench   build, run the default sweep, write CSV + JSON + summary (.md) + PNG to results/
+#   make bench   build, run the default sweep, write CSV + JSON (machine) + summary (.md) + report (.html)
+#                to results/, then the PNG plot when Python can be had (Rust alone is enough to measure)
 #   make test    Rust and Python tests (what .ci/run runs)
 # Options: make bench ARGS="--quick"   make bench OUT=results/mine.csv
+# Also:    make plot CSV=results/X.csv   the PNG of one CSV (needs Python 3 with venv)
+#          make answer CSV=results/X.csv the reference run's summary, report and README short answer
 
 CARGO  ?= cargo
 PYTHON ?= python3
 VENV   := .venv
 ARGS   ?=
 OUT    := results/channel-bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
+BIN    := $(or $(CARGO_TARGET_DIR),target)/release/channel-bench
 
-.PHONY: bench test rust-test python-test lint
+.PHONY: bench plot answer test rust-test python-test lint
 
-bench: $(VENV)/installed
+# Plot whatever was recorded, even when some cells failed; the exit code is the sweep's.
+bench:
 	$(CARGO) build --release --locked
-	@# Plot whatever was recorded, even when some cells failed; then report the sweep's exit code.
-	./target/release/channel-bench $(ARGS) --out $(OUT); status=$$?; \
-	  if [ -s $(OUT) ]; then $(VENV)/bin/python plot.py $(OUT) || exit $$?; fi; exit $$status
+	$(BIN) $(ARGS) --out $(OUT); status=$$?; \
+	  if [ -s $(OUT) ]; then $(MAKE) --no-print-directory plot CSV=$(OUT) || true; fi; exit $$status
+
+# The PNG beside CSV; when no venv can be made or pip cannot install, one line says what was
+# skipped and how to get it (the HTML report beside the CSV already has the plots).
+plot:
+	@if [ -z "$(CSV)" ]; then echo "plot: give the CSV: make plot CSV=results/X.csv"; exit 2; fi
+	@mkdir -p target
+	@if $(MAKE) --no-print-directory $(VENV)/installed >target/venv.log 2>&1; then \
+	  $(VENV)/bin/python plot.py $(CSV); \
+	else \
+	  echo "plot: skipped $(basename $(CSV)).png: no Python venv with matplotlib ($(PYTHON) -m venv or pip failed, see target/venv.log); the plots are in $(basename $(CSV)).html; for the PNG install Python 3 with venv and run: make plot CSV=$(CSV)"; \
+	fi
+
+# The reference run's summary (.md) and report (.html) beside CSV, and README.md's short answer
+# between its markers, regenerated from CSV; then `make test` checks they agree.
+answer:
+	@if [ -z "$(CSV)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv"; exit 2; fi
+	$(CARGO) build --release --locked
+	$(BIN) summary $(CSV) >/dev/null
+	$(BIN) report --force $(CSV)
+	@mkdir -p target
+	$(BIN) summary --short $(CSV) >target/short-answer.md
+	awk -v csv="$(CSV)" -v answer=target/short-answer.md \
+	  '/^<!-- BEGIN channel-bench summary --short / { print "<!-- BEGIN channel-bench summary --short " csv " -->"; \
+	     while ((getline line < answer) > 0) print line; skip = 1; next } \
+	   /^<!-- END channel-bench summary -->/ { skip = 0 } \
+	   !skip' README.md >target/README.md
+	cp target/README.md README.md
 
 test: rust-test python-test
 

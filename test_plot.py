@@ -431,7 +431,7 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
     # summary: the same channels, ranked or named as not ranked (its figures are checked
     # against the cells in tests/agreement.rs)
     summary = channel_bench("summary", path).stdout
-    named = {word.strip("(),:") for word in summary.split()}
+    named = {word.strip("(),:").rstrip("\u2020") for word in summary.split()}
     assert {channel for _, _, channel in expected} <= named
     assert "not ranked: flume" in summary and "not ranked: tokio-mpsc" in summary
 

@@ -1,6 +1,6 @@
-//! The commands: a sweep, `compare`, `summary` and `--list-channels`, each from its parsed
-//! arguments to its exit code; and [`main_with`], the whole binary, for a program that
-//! measures channels of its own.
+//! The commands: a sweep, `compare`, `summary`, `cells`, `report` and `--list-channels`, each
+//! from its parsed arguments to its exit code; and [`main_with`], the whole binary, for a
+//! program that measures channels of its own.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use crate::cli::{CellsArgs, Cli, Command, CompareArgs, ExportArgs, SummaryArgs};
+use crate::cli::{CellsArgs, Cli, Command, CompareArgs, ExportArgs, ReportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
@@ -72,6 +72,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),
+        Some(Command::Report(args)) => report(&args),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)
@@ -118,6 +119,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             print_line("");
             print_summary(csv.path(), &samples, compare::DEFAULT_THRESHOLD, Markdown::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(&set, &samples, exports, plan.force))
+                .and_then(|()| write_report(&set, &samples, compare::DEFAULT_THRESHOLD, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
@@ -282,6 +284,12 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
+    if args.short {
+        let samples = read(&args.csv)?;
+        let bands = recommend::recommend(&samples, args.threshold / 100.0);
+        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands));
+        return Ok(ExitCode::SUCCESS);
+    }
     if markdown_path(&args.csv) == args.csv {
         return Err(UsageError(format!(
             "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
@@ -319,7 +327,7 @@ enum Markdown<'a> {
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
 fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64, markdown: Markdown) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, threshold);
-    let name = csv.file_name().map_or_else(|| csv.display().to_string(), |name| name.to_string_lossy().into_owned());
+    let name = file_name(csv);
     let text = output::summary::markdown(&name, &bands, threshold);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
@@ -330,6 +338,44 @@ fn print_summary(csv: &Path, samples: &ResultsFile, threshold: f64, markdown: Ma
         }
     }
     Ok(())
+}
+
+/// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
+pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let set = OutputSet::new(&args.csv);
+    if set.html() == args.csv {
+        return Err(usage(format!(
+            "{} ends in .html: the report would overwrite it; give the CSV a .csv name",
+            args.csv.display()
+        )));
+    }
+    files::check_target(&set.html(), args.force, "the report")?;
+    let samples = read(&args.csv)?;
+    write_report(&set, &samples, args.threshold / 100.0, args.force)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the HTML report of `samples` (read from `set.csv()`) as `set.html()`, with the
+/// machine from the JSON beside the CSV when there is one.
+fn write_report(set: &OutputSet, samples: &ResultsFile, threshold: f64, force: bool) -> anyhow::Result<()> {
+    let json = set.json();
+    // The machine is the report's last section, not a reason to have none.
+    let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+        print_error(&format!("warning: {error:#}; the report leaves the machine out"));
+        None
+    });
+    let bands = recommend::recommend(samples, threshold);
+    let name = file_name(set.csv());
+    let report = output::html::Report { csv_name: &name, file: samples, bands: &bands, metadata: metadata.as_ref() };
+    let html = set.html();
+    files::write(&html, output::html::page(&report).as_bytes(), force, "the report")?;
+    print_line(&format!("report: {}", html.display()));
+    Ok(())
+}
+
+/// The file name of `path`, or the whole path when it has none.
+fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |name| name.to_string_lossy().into_owned())
 }
 
 /// `x.csv` → `x.md`, beside it.
@@ -344,15 +390,25 @@ fn default_out(started: SystemTime) -> PathBuf {
     PathBuf::from("results").join(format!("channel-bench-{stamp}.csv"))
 }
 
-/// `channel-bench --list-channels`: the built-in channels, then `extra`.
+/// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats
+/// under it.
 pub fn list_channels(extra: &'static [ChannelEntry]) {
     print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
     for channel in registry::known().chain(extra) {
         let capacity = match channel.slots_per_sender {
             0 => "exact".to_owned(),
-            slots => format!("exact (buffer = capacity - {slots} per sender)"),
+            slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
         };
         let version = machine::locked_version(channel.crate_name);
         print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
+        for caveat in channel.caveats {
+            let mark = output::summary::MARK;
+            print_line(&format!("{:<16} {mark} {} ({}): {}", "", caveat.text, caveat.versions, caveat.link));
+        }
     }
+    print_line(&format!(
+        "{} known problems, from the crates' issue trackers searched {}",
+        output::summary::MARK,
+        registry::CAVEATS_CHECKED
+    ));
 }

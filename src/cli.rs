@@ -49,7 +49,8 @@ fn positive() -> RangedU64ValueParser<usize> {
 
 /// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
-/// verifies every delivery, prints medians and writes one CSV row per sample.
+/// verifies every delivery, prints medians and writes one CSV row per sample, then the summary
+/// (FILE.md) and a self-contained report (FILE.html) beside the CSV.
 #[derive(Debug, Parser)]
 #[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
 pub struct Cli {
@@ -73,6 +74,22 @@ pub enum Command {
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
     /// (never replacing one without --force)
     Summary(SummaryArgs),
+    /// Write FILE.html beside FILE.csv: one self-contained page with the answer, its caveats, the plots,
+    /// every cell's figures and the machine (from FILE.json); a sweep writes it too
+    Report(ReportArgs),
+}
+
+/// `channel-bench report FILE`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A channel-bench CSV; the report goes beside it, with the extension .html
+    pub csv: PathBuf,
+    /// Replace the report if it exists
+    #[arg(long)]
+    pub force: bool,
+    /// Channels less than this far apart, in percent, are tied however little their samples spread
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
+    pub threshold: f64,
 }
 
 /// `channel-bench summary FILE`.
@@ -83,6 +100,9 @@ pub struct SummaryArgs {
     /// Channels less than this far apart, in percent, are tied however little their samples spread
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
+    /// Print only the short answer, as Markdown (the README's block), and write nothing
+    #[arg(long)]
+    pub short: bool,
     /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,

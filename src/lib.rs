@@ -1,15 +1,17 @@
 //! channel-bench: async channel fan-in, measured under equal conditions with verified delivery.
 //!
 //! Layers, each importing only the ones below it:
-//! - [`app`]: the commands (a sweep, `compare`, `summary`), and [`app::main_with`], the whole
-//!   binary, which the binary's `main` calls and a program of your own can call with channels
-//!   of its own (`examples/custom_channel.rs`, `docs/custom-channel.md`)
+//! - [`app`]: the commands (a sweep, `compare`, `summary`, `cells`, `report`), and
+//!   [`app::main_with`], the whole binary, which the binary's `main` calls and a program of
+//!   your own can call with channels of its own (`examples/custom_channel.rs`)
 //! - [`sweep`]: runs a [`plan`]'s cells, hands every sample to [`output`]
-//! - [`output`]: the console, the CSV writer, the summary's text, the machine description
+//! - [`output`]: the console, the CSV writer, the summary's text, the HTML report, the machine
+//!   description
 //! - [`results`]: the results format ([`results::schema`]), its one reader, `compare`'s
 //!   verdicts and `summary`'s rankings
 //! - [`plan`]: the validated sweep, from the [`cli`]'s flags
-//! - [`registry`]: the table of channels, each instantiated with the [`run`] scenario
+//! - [`registry`]: the table of channels, each instantiated with the [`run`] scenario, and
+//!   their crates' caveats
 //! - [`run`]: one run's workload, scenario, clock, checks
 //! - [`channel`]: the [`channel::Channel`] trait and one adapter per crate
 //! - [`stats`], [`error`], [`paths`]: pure statistics; the usage error; what is at a path and

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 /// Counts nothing until `--count-allocs` opens its window around a sample's clock;
-/// until then each allocation costs one relaxed load more (README, "Allocations").
+/// until then each allocation costs one relaxed load more (docs/methodology.md, `--count-allocs`).
 #[global_allocator]
 static ALLOCATOR: channel_bench::run::allocs::CountingAllocator = channel_bench::run::allocs::CountingAllocator;
 

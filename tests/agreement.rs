@@ -94,7 +94,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
     }
     let summary = run(&["summary"], &csv);
     assert!(
-        summary.contains("kanal 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal 100,"),
+        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 100,"),
         "{summary}"
     );
 }

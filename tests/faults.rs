@@ -41,7 +41,7 @@ fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
     assert!(kanal.iter().all(|row| &row[13] == "ok"), "{kanal:?}");
     assert_eq!(stdout.matches("fault-hang: 1 of 1 samples failed, first: timeout").count(), 4, "{stdout}");
     // The closing summary ranks kanal alone and says why the hung channel is not ranked.
-    assert_eq!(stdout.matches("small (2)        kanal ").count(), 4, "{stdout}");
+    assert_eq!(stdout.matches("small (2)        kanal† ").count(), 4, "{stdout}");
     assert_eq!(stdout.matches("not ranked: fault-hang (1 failed sample(s) at tasks 2)").count(), 4, "{stdout}");
 }
 

@@ -1,5 +1,6 @@
 //! `channel-bench summary` on small hand-made CSVs whose answer is known, the summary at the
-//! end of a sweep, and the README's results section against the reference run.
+//! end of a sweep, the README's short answer and the reference run's summary against the
+//! reference run, and the caveats beside every channel wherever it is ranked.
 
 use std::path::{Path, PathBuf};
 
@@ -47,17 +48,18 @@ fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv()
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
     assert!(stdout.contains("\nmulti-thread cloned-send\n"), "{stdout}");
-    assert_eq!(band_line(&stdout, "small (1-4)"), "  small (1-4)      kanal 50.0, 2.50× faster than flume 125");
-    assert!(stdout.contains("lowest CPU ns/msg: kanal 100, 2.50× lower than flume 250\n"), "{stdout}");
+    assert_eq!(band_line(&stdout, "small (1-4)"), "  small (1-4)      kanal† 50.0, 2.50× faster than flume 125");
+    assert!(stdout.contains("lowest CPU ns/msg: kanal† 100, 2.50× lower than flume 250\n"), "{stdout}");
     assert!(!stdout.contains("medium") && !stdout.contains("large"), "bands without data are left out: {stdout}");
 
     let markdown_path = dir.path().join("run.md");
     assert!(stdout.ends_with(&format!("summary: {}\n", markdown_path.display())), "{stdout}");
+    assert!(!dir.path().join("run.html").exists(), "summary writes no report");
     let markdown = std::fs::read_to_string(&markdown_path).unwrap();
     assert!(markdown.starts_with("Which channel, from `run.csv`"), "{markdown}");
     assert!(
         markdown.contains(
-            "| multi-thread | cloned-send | small (1-4) | **kanal** 50.0, 2.50× faster than flume 125 | kanal 100, \
+            "| multi-thread | cloned-send | small (1-4) | **kanal†** 50.0, 2.50× faster than flume 125 | kanal† 100, \
              2.50× lower than flume 250 |"
         ),
         "{markdown}"
@@ -95,14 +97,14 @@ fn channels_within_the_noise_are_tied_not_crowned() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         band_line(&stdout, "medium (16)"),
-        "  medium (16)      tied within the noise: kanal 100, flume 105 (1.05×); next tokio-mpsc 300, 3.00×"
+        "  medium (16)      tied within the noise: kanal† 100, flume 105 (1.05×); next tokio-mpsc 300, 3.00×"
     );
     assert_eq!(
         band_line(&stdout, "large (256)"),
-        "  large (256)      tied within the noise: kanal 100, flume 101 (1.01×)"
+        "  large (256)      tied within the noise: kanal† 100, flume 101 (1.01×)"
     );
     let markdown = std::fs::read_to_string(dir.path().join("tie.md")).unwrap();
-    assert!(markdown.contains("| tied within the noise: **kanal** 100, **flume** 105 (1.05×); next"), "{markdown}");
+    assert!(markdown.contains("| tied within the noise: **kanal†** 100, **flume** 105 (1.05×); next"), "{markdown}");
 
     // A lower threshold separates the tight pair, not the noisy one.
     let output = Command::cargo_bin("channel-bench")
@@ -113,7 +115,7 @@ fn channels_within_the_noise_are_tied_not_crowned() {
         .unwrap();
     // `--out -`: the Markdown on stdout, tie.md left as it was.
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("| large (256) | **kanal** 100, 1.01× faster than flume 101 |"), "{stdout}");
+    assert!(stdout.contains("| large (256) | **kanal†** 100, 1.01× faster than flume 101 |"), "{stdout}");
     assert!(stdout.contains("| medium (16) | tied within the noise"), "{stdout}");
     assert_eq!(std::fs::read_to_string(dir.path().join("tie.md")).unwrap(), markdown);
 }
@@ -169,7 +171,7 @@ fn the_p99_latency_is_ranked_when_the_file_has_it() {
     assert_eq!(code, Some(0), "{stderr}");
     // A run that recorded latency is a setting of its own (stamping costs time), and says so.
     assert!(stdout.contains("\nmulti-thread cloned-send [latency]\n"), "{stdout}");
-    assert!(stdout.contains("lowest p99: flume 15.0 µs, 3.00× lower than kanal 45.0 µs\n"), "{stdout}");
+    assert!(stdout.contains("lowest p99: flume 15.0 µs, 3.00× lower than kanal† 45.0 µs\n"), "{stdout}");
     let markdown = std::fs::read_to_string(dir.path().join("latency.md")).unwrap();
     assert!(markdown.contains("| lowest p99 latency |"), "{markdown}");
 
@@ -246,8 +248,18 @@ fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
     assert!(stdout.contains("\n  medium (16)  "), "{stdout}");
     let markdown_path = out.with_extension("md");
     let cells_path = out.with_extension("cells.json");
-    let last_lines = format!("summary: {}\ncells: {}\n", markdown_path.display(), cells_path.display());
-    assert!(stdout.ends_with(&last_lines), "{stdout}");
+    let html = out.with_extension("html");
+    let ending = format!(
+        "summary: {}
+cells: {}
+report: {}
+",
+        markdown_path.display(),
+        cells_path.display(),
+        html.display()
+    );
+    assert!(stdout.ends_with(&ending), "{stdout}");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<section id=\"answer\">"));
 
     // The same as `channel-bench summary` writes from the CSV.
     let sweep_markdown = std::fs::read_to_string(&markdown_path).unwrap();
@@ -255,9 +267,42 @@ fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
     assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), sweep_markdown);
 }
 
+/// The repository's root.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// What opens the README's short answer; the reference run's CSV follows it, then ` -->`.
+const BEGIN: &str = "<!-- BEGIN channel-bench summary --short ";
+/// What closes it.
+const END: &str = "<!-- END channel-bench summary -->";
+
+/// The README's short-answer block and the CSV it says it comes from.
+fn readme_answer() -> (String, PathBuf) {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find(BEGIN).unwrap_or_else(|| panic!("README.md has no {BEGIN}… -->"));
+    let (csv, rest) = readme[start + BEGIN.len()..].split_once(" -->\n").expect("the marker ends with -->");
+    let block = &rest[..rest.find(END).unwrap_or_else(|| panic!("README.md has no {END}"))];
+    (block.to_owned(), root().join(csv))
+}
+
 #[test]
-fn the_readme_results_section_is_the_summary_of_the_reference_run() {
-    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/channel-bench-20261122T003340Z.csv");
+fn the_readme_short_answer_is_the_reference_runs() {
+    let (block, reference) = readme_answer();
+    let output =
+        Command::cargo_bin("channel-bench").unwrap().args(["summary", "--short"]).arg(&reference).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let short = String::from_utf8(output.stdout).unwrap();
+    let csv = reference.strip_prefix(root()).unwrap().display();
+    assert_eq!(
+        block, short,
+        "README.md's short answer differs from the reference run's: regenerate with make answer CSV={csv}"
+    );
+}
+
+#[test]
+fn the_reference_runs_summary_is_committed_beside_it_and_in_its_results_page() {
+    let (_, reference) = readme_answer();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join(reference.file_name().unwrap());
     std::fs::copy(&reference, &csv).unwrap();
@@ -265,7 +310,92 @@ fn the_readme_results_section_is_the_summary_of_the_reference_run() {
     assert_eq!(code, Some(0), "{stderr}");
     let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
     let committed = std::fs::read_to_string(reference.with_extension("md")).unwrap();
-    assert_eq!(markdown, committed, "regenerate with: channel-bench summary {}", reference.display());
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    assert!(readme.contains(&markdown), "README.md's results section differs from {}", reference.display());
+    assert_eq!(markdown, committed, "regenerate with: make answer CSV={}", reference.display());
+    let name = reference.file_name().unwrap().to_string_lossy().into_owned();
+    let pages: Vec<String> = std::fs::read_dir(root().join("docs/results"))
+        .unwrap()
+        .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+        .filter(|page| page.contains(&name))
+        .collect();
+    assert!(!pages.is_empty(), "no page in docs/results names {name}");
+    assert!(
+        pages.iter().any(|page| page.contains(&markdown)),
+        "docs/results: the summary of {name} differs from {}",
+        reference.with_extension("md").display()
+    );
+    assert!(reference.with_extension("html").exists(), "no report beside {}: make answer CSV=…", reference.display());
+}
+
+/// A CSV in which every channel with caveats is named in some ranking: two of them lead each
+/// band, first and next, clearly apart; the other channels with caveats follow, and the channels
+/// without caveats come last. Every channel is measured everywhere.
+fn every_caveated_channel_ranked() -> String {
+    let channels = channel_bench::registry::CHANNELS;
+    let caveated: Vec<&str> = channels.iter().filter(|c| !c.caveats.is_empty()).map(|c| c.name).collect();
+    let places = [("multi-thread", 1), ("multi-thread", 16), ("multi-thread", 128), ("current-thread", 1)];
+    assert!(caveated.len() <= 2 * places.len(), "more bands needed for {} channels", caveated.len());
+    let mut body = format!("{HEADER}\n");
+    for (place, &(runtime, tasks)) in places.iter().enumerate() {
+        for channel in channels {
+            let factor = match caveated.iter().position(|name| *name == channel.name) {
+                Some(at) if at / 2 == place => 1.0 + (at % 2) as f64,
+                Some(_) => 3.0,
+                None => 4.0,
+            };
+            body.push_str(&cell(channel.name, runtime, tasks, &scaled(factor)));
+        }
+    }
+    body
+}
+
+#[test]
+fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = write(dir.path(), "caveats.csv", &every_caveated_channel_ranked());
+    let (code, text, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
+    let output = Command::cargo_bin("channel-bench").unwrap().args(["summary", "--short"]).arg(&csv).output().unwrap();
+    let short = String::from_utf8(output.stdout).unwrap();
+    let output = Command::cargo_bin("channel-bench").unwrap().arg("report").arg(&csv).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let html = std::fs::read_to_string(csv.with_extension("html")).unwrap();
+    let list = Command::cargo_bin("channel-bench").unwrap().arg("--list-channels").output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    for channel in channel_bench::registry::CHANNELS.iter().filter(|c| !c.caveats.is_empty()) {
+        let name = channel.name;
+        // The rankings: every mention of the channel carries the mark.
+        for (what, rankings) in
+            [("text", text.split("† known problems").next().unwrap()), ("markdown", &markdown), ("short", &short)]
+        {
+            let rankings = rankings.split("† Known problems").next().unwrap();
+            assert!(rankings.contains(&format!("{name}†")), "{what}: {name} is not ranked: {rankings}");
+            let bare = rankings.match_indices(name).filter(|(at, _)| !rankings[at + name.len()..].starts_with('†'));
+            assert_eq!(bare.count(), 0, "{what}: {name} without its mark: {rankings}");
+        }
+        let answer =
+            &html[html.find("<section id=\"answer\">").unwrap()..html.find("<section id=\"caveats\">").unwrap()];
+        assert!(answer.contains(&format!("{name}<span class=\"mark\">†</span>")), "{answer}");
+        // And below them, each of its caveats with its link.
+        for caveat in channel.caveats {
+            assert!(
+                text.contains(&format!("{name}† ({}): {} <{}>", caveat.versions, caveat.text, caveat.link)),
+                "{text}"
+            );
+            let line = format!(
+                "**{name}** ({}): {} ([{}]({}))",
+                caveat.versions,
+                caveat.text,
+                caveat.link_label(),
+                caveat.link
+            );
+            assert!(markdown.contains(&line), "{markdown}");
+            assert!(short.contains(&line), "{short}");
+            assert!(
+                html.contains(caveat.text) && html.contains(&format!("<a href=\"{}\">", caveat.link)),
+                "{name}: {html}"
+            );
+            assert!(list.contains(caveat.text) && list.contains(caveat.link), "--list-channels: {list}");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
-//! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`files`] a sweep writes.
+//! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`html`] report and its
+//! [`svg`] plots, the [`files`] a sweep writes.
 //! Formatting and writing only.
 
 pub mod compare;
@@ -7,5 +8,7 @@ pub mod console;
 pub mod csv;
 pub mod export;
 pub mod files;
+pub mod html;
 pub mod machine;
 pub mod summary;
+pub mod svg;

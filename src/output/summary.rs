@@ -1,11 +1,77 @@
-//! The summary as text for the console and as Markdown for `X.md`: formatting only.
+//! The summary as text for the console, as Markdown for `X.md`, and the short answer for the
+//! README: formatting only. A ranked channel whose crate has caveats in the registry is marked
+//! with [`MARK`], and the caveats follow the rankings.
 
 use std::fmt::Write as _;
 
+use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 
+/// Follows the name of a ranked channel whose crate has caveats.
+pub const MARK: &str = "†";
+
+/// The caveats of a channel as the summary names it (`kanal`, or `kanal via select-all`):
+/// its registry entry's, none for a channel the binary does not know.
+pub fn caveats_of(channel: &str) -> &'static [Caveat] {
+    let name = channel.split(" via ").next().unwrap_or(channel);
+    registry::find(name).map_or(&[], |entry| entry.caveats)
+}
+
+/// `kanal†` for a channel with caveats, the name alone otherwise.
+fn marked(channel: &str) -> String {
+    if caveats_of(channel).is_empty() { channel.to_owned() } else { format!("{channel}{MARK}") }
+}
+
+/// The channels with caveats that the summary of `bands` names (leaders and next of every
+/// ranking), without ` via MERGE`, in the order they are first named.
+pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for band in bands {
+        for ranking in [&band.speed, &band.cpu, &band.p99] {
+            let next = ranking.next().map(|(next, _)| next);
+            for entry in ranking.leaders().into_iter().chain(next) {
+                let name = entry.channel.split(" via ").next().unwrap_or(&entry.channel);
+                let known = registry::find(name).filter(|known| !known.caveats.is_empty());
+                if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
+                    names.push(known.name);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The caveats of the channels `bands` names, one line each: for the console.
+fn caveats_text(bands: &[Recommendation]) -> String {
+    let mut out = String::new();
+    for name in caveated(bands) {
+        for caveat in caveats_of(name) {
+            let _ = writeln!(out, "  {name}{MARK} ({}): {} <{}>", caveat.versions, caveat.text, caveat.link);
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("\n{MARK} known problems (issue trackers searched {CAVEATS_CHECKED}):\n{out}")
+}
+
+/// The caveats of the channels `bands` names, as a Markdown list.
+fn caveats_markdown(bands: &[Recommendation]) -> String {
+    let mut out = String::new();
+    for name in caveated(bands) {
+        for caveat in caveats_of(name) {
+            let (text, versions, label) = (caveat.text, caveat.versions, caveat.link_label());
+            let _ = writeln!(out, "- {MARK} **{name}** ({versions}): {text} ([{label}]({}))", caveat.link);
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("\n{MARK} Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n\n{out}")
+}
+
 /// `1-8`, or `64` for a single task count.
-fn tasks_text(tasks: &[u64]) -> String {
+pub fn tasks_text(tasks: &[u64]) -> String {
     match (tasks.first(), tasks.last()) {
         (Some(first), Some(last)) if first != last => format!("{first}-{last}"),
         (Some(first), _) => first.to_string(),
@@ -14,7 +80,7 @@ fn tasks_text(tasks: &[u64]) -> String {
 }
 
 /// Three significant figures (no more decimals than that), for ns/message.
-fn number(value: f64) -> String {
+pub fn number(value: f64) -> String {
     match value.abs() {
         v if v >= 100.0 => format!("{value:.0}"),
         v if v >= 10.0 => format!("{value:.1}"),
@@ -36,7 +102,10 @@ fn duration(ns: f64) -> String {
 /// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
 /// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
-    let name = |entry: &Entry| if strong { format!("**{}**", entry.channel) } else { entry.channel.clone() };
+    let name = |entry: &Entry| {
+        let name = marked(&entry.channel);
+        if strong { format!("**{name}**") } else { name }
+    };
     let Some(first) = ranking.first() else { return String::new() };
     let mut line = if ranking.is_tie() {
         let leaders = ranking.leaders();
@@ -49,10 +118,10 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
     };
     match ranking.next() {
         Some((next, ratio)) if ranking.is_tie() => {
-            let _ = write!(line, "; next {} {}, {ratio:.2}×", next.channel, show(next.value));
+            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked(&next.channel), show(next.value));
         }
         Some((next, ratio)) => {
-            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", next.channel, show(next.value));
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked(&next.channel), show(next.value));
         }
         None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
         None => {}
@@ -109,6 +178,7 @@ pub fn text(bands: &[Recommendation]) -> String {
             let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
         }
     }
+    out.push_str(&caveats_text(bands));
     out
 }
 
@@ -166,6 +236,58 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> Str
          samples). A channel with a failed sample, or missing at one of the band's task counts, is not ranked \
          in that band."
     );
+    out.push_str(&caveats_markdown(bands));
+    out
+}
+
+/// The pick of a band and what comes next, as the short answer words them: `kanal† 83.0`, or
+/// `kanal† 83.0 ≈ crossfire† 109 (tied, 1.31×)`; then `thingbuf 163, 1.97× behind`, or `none`
+/// when every other channel is tied or there is no other.
+pub fn pick_and_next(band: &Recommendation) -> (String, String) {
+    let ranking = &band.speed;
+    let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
+    let leaders: Vec<String> =
+        ranking.leaders().iter().map(|entry| format!("{} {}", marked(&entry.channel), number(entry.value))).collect();
+    let mut pick = leaders.join(" ≈ ");
+    if let Some(spread) = ranking.tie_spread().filter(|_| ranking.is_tie()) {
+        let up_to = if leaders.len() > 2 { "up to " } else { "" };
+        let _ = write!(pick, " (tied, {up_to}{spread:.2}×)");
+    }
+    let next = match ranking.next() {
+        Some((next, ratio)) => format!("{} {}, {ratio:.2}× behind", marked(&next.channel), number(next.value)),
+        None if ranking.entries.len() == 1 => format!("none: {} is the only one ranked", first.channel),
+        None => "none".to_owned(),
+    };
+    (pick, next)
+}
+
+/// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
+/// (or the channels tied with it), the next one beyond the noise and how far behind, the
+/// channels left out for failures, then the caveats of every channel named.
+pub fn short_markdown(csv_name: &str, bands: &[Recommendation]) -> String {
+    let mut out = format!(
+        "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by median ns/message \
+         (geometric mean over the band's task counts), or the channels tied with it within the noise (≈), and the \
+         next one beyond the noise with how far behind it is. {MARK} marks a crate with a known problem, listed \
+         below the table.\n\n"
+    );
+    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
+    let mut header = vec!["runtime", "mode", "tasks", "pick (ns/message)", "next, how far behind"];
+    if with_excluded {
+        header.push("not ranked (failures)");
+    }
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
+    for band in bands {
+        let (pick, next) = pick_and_next(band);
+        let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+        let mut row = vec![band.runtime.clone(), band.mode.clone(), tasks, pick, next];
+        if with_excluded {
+            row.push(band.excluded.iter().map(|excluded| excluded.channel.as_str()).collect::<Vec<_>>().join(", "));
+        }
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push_str(&caveats_markdown(bands));
     out
 }
 
@@ -197,14 +319,14 @@ mod tests {
             0.02,
         );
         let text = text(&bands);
-        assert!(text.contains("\n  small (1)        kanal 100, 2.00× faster than flume 200\n"), "{text}");
-        assert!(text.contains("lowest CPU ns/msg: kanal 200, 2.00× lower than flume 400\n"), "{text}");
-        assert!(text.contains("\n  medium (64)      tied within the noise: kanal 100, flume 110 (1.10×)\n"), "{text}");
+        assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200\n"), "{text}");
+        assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400\n"), "{text}");
+        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 110 (1.10×)\n"), "{text}");
         let markdown = markdown("x.csv", &bands, 0.02);
-        let row = "| multi-thread | cloned-send | small (1) | **kanal** 100, 2.00× faster than flume 200 | kanal 200, 2.00× \
+        let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | kanal† 200, 2.00× \
                    lower than flume 400 |";
         assert!(markdown.contains(row), "{markdown}");
-        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal** 100, **flume** 110 (1.10×) |"));
+        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) |"));
         assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
         assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
     }
@@ -245,15 +367,39 @@ mod tests {
         }
         let bands = recommend(&file, 0.02);
         let text = text(&bands);
-        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal 40.0 µs\n"), "{text}");
+        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs\n"), "{text}");
         assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
         let markdown = markdown("x.csv", &bands, 0.02);
         assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
         assert!(
             markdown
-                .contains("| flume 12.0 µs, 3.33× lower than kanal 40.0 µs | tokio (2 failed sample(s) at tasks 1) |")
+                .contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs | tokio (2 failed sample(s) at tasks 1) |")
         );
         assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
+    }
+
+    #[test]
+    fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
+        let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+        let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]), 0.02);
+        let text = text(&bands);
+        assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
+        let markdown = markdown("x.csv", &bands, 0.02);
+        let short = short_markdown("x.csv", &bands);
+        assert!(short.contains("| small (1) | tokio-mpsc 100 | kanal† 200, 2.00× behind |"), "{short}");
+        for caveat in caveats_of("kanal") {
+            assert!(text.contains(&format!("kanal† ({}): {} <{}>", caveat.versions, caveat.text, caveat.link)));
+            let line = format!(
+                "**kanal** ({}): {} ([{}]({}))",
+                caveat.versions,
+                caveat.text,
+                caveat.link_label(),
+                caveat.link
+            );
+            assert!(markdown.contains(&line) && short.contains(&line), "{markdown}");
+        }
+        assert!(!text.contains("tokio-mpsc†") && caveats_of("tokio-mpsc").is_empty());
+        assert_eq!(caveated(&bands), ["kanal"]);
     }
 
     #[test]

@@ -43,4 +43,10 @@ impl Metadata {
         };
         file.write_all((json + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))
     }
+
+    /// Reads the JSON at `path`.
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("{} is not a channel-bench JSON", path.display()))
+    }
 }

@@ -15,7 +15,7 @@ pub enum Mode {
     /// One bounded channel of `capacity` slots; its sender is cloned into every task.
     ClonedSend,
     /// One bounded channel of `capacity / tasks` slots per task; the receivers are merged
-    /// into one stream ([`Merge`]).
+    /// into one stream, as `--merge` says.
     MergedRecv,
 }
 

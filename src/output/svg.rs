@@ -1,0 +1,178 @@
+//! The report's plots as inline SVG: ns/message against the task count on a log2 axis, one
+//! line per channel through its medians, every `ok` sample a dot. Drawing only: the medians
+//! come from [`crate::stats`].
+
+use std::fmt::Write as _;
+
+use super::html::escape;
+use super::summary;
+use crate::registry;
+
+/// One channel's line in a panel.
+#[derive(Debug, Clone)]
+pub struct Series<'a> {
+    /// The channel as the summary names it (`kanal`, `kanal via select-all`).
+    pub channel: &'a str,
+    /// Per task count, ascending: the tasks, the median ns/message, the `ok` samples.
+    pub points: Vec<(u64, f64, &'a [f64])>,
+}
+
+/// The colours of [`registry::CHANNELS`] in table order: the ones `plot.py` gives them.
+const PALETTE: [&str; 9] =
+    ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#393b79"];
+/// Colours of channels the table does not hold, chosen by a hash of the name.
+const FALLBACK: [&str; 6] = ["#7f7f7f", "#bcbd22", "#843c39", "#637939", "#e7969c", "#6b6ecf"];
+
+/// A channel's colour, the same in every report: its place in the table, or a hash of its name.
+pub fn colour(channel: &str) -> &'static str {
+    let name = channel.split(" via ").next().unwrap_or(channel);
+    match registry::CHANNELS.iter().position(|entry| entry.name == name).and_then(|at| PALETTE.get(at)) {
+        Some(colour) => colour,
+        None => {
+            let hash =
+                name.bytes().fold(2_166_136_261_u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(16_777_619));
+            FALLBACK[hash as usize % FALLBACK.len()]
+        }
+    }
+}
+
+const WIDTH: f64 = 570.0;
+const HEIGHT: f64 = 340.0;
+const LEFT: f64 = 56.0;
+const RIGHT: f64 = 150.0;
+const TOP: f64 = 28.0;
+const BOTTOM: f64 = 40.0;
+
+/// A round step for about five ticks from 0 to `max`.
+fn tick_step(max: f64) -> f64 {
+    let raw = (max / 5.0).max(f64::MIN_POSITIVE);
+    let magnitude = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|k| k * magnitude).find(|step| *step >= raw).unwrap_or(10.0 * magnitude)
+}
+
+/// One panel titled `title`: an `<svg>` element sized to fit its legend.
+pub fn panel(title: &str, series: &[Series]) -> String {
+    let tasks = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let (low, high) = tasks.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)));
+    let (mut x0, mut x1) = ((low.max(1) as f64).log2(), (high.max(1) as f64).log2());
+    if x1 <= x0 {
+        (x0, x1) = (x0 - 0.5, x1 + 0.5);
+    }
+    let top_value =
+        series.iter().flat_map(|s| s.points.iter().flat_map(|p| p.2.iter().copied().chain([p.1]))).fold(0.0, f64::max);
+    let step = tick_step(top_value.max(1.0));
+    let y_max = (top_value / step).ceil().max(1.0) * step;
+    let legend_rows = series.len().max(1) as f64;
+    let height = HEIGHT.max(TOP + 18.0 * legend_rows + 10.0);
+    let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, height - TOP - BOTTOM);
+    let x = |tasks: u64| LEFT + ((tasks.max(1) as f64).log2() - x0) / (x1 - x0) * plot_w;
+    let y = |value: f64| TOP + plot_h - value / y_max * plot_h;
+
+    let mut svg = format!(
+        "<svg role=\"img\" width=\"{WIDTH}\" height=\"{height}\" \
+         viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
+         <title>{}</title>\n<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+        escape(title),
+        escape(title)
+    );
+    // Axes, grid and ticks.
+    let mut value = 0.0;
+    while value <= y_max + step / 2.0 {
+        let at = y(value);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{value}</text>",
+            LEFT + plot_w,
+            LEFT - 4.0,
+            at + 4.0
+        );
+        value += step;
+    }
+    let mut ticks: Vec<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    ticks.sort_unstable();
+    ticks.dedup();
+    for tasks in ticks {
+        let at = x(tasks);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tasks}</text>",
+            TOP + plot_h,
+            TOP + plot_h + 14.0
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_w:.1}\" height=\"{plot_h:.1}\" fill=\"none\" stroke=\"#888\"/>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
+         <text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">ns/message</text>",
+        LEFT + plot_w / 2.0,
+        height - 6.0,
+        TOP + plot_h / 2.0
+    );
+    // One line and its dots per channel, then its legend entry.
+    for (row, line) in series.iter().enumerate() {
+        let colour = colour(line.channel);
+        let name = escape(line.channel);
+        let path: Vec<String> =
+            line.points.iter().map(|&(t, median, _)| format!("{:.1},{:.1}", x(t), y(median))).collect();
+        let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
+        let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+        for &(t, median, samples) in &line.points {
+            for &sample in samples {
+                let _ = writeln!(
+                    svg,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" stroke=\"none\" fill-opacity=\"0.45\"/>",
+                    x(t),
+                    y(sample)
+                );
+            }
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: median \
+                 {median:.1} ns/message, {} samples</title></circle>",
+                x(t),
+                y(median),
+                samples.len()
+            );
+        }
+        let legend_y = TOP + 8.0 + 18.0 * row as f64;
+        let legend_x = WIDTH - RIGHT + 12.0;
+        let mark = if summary::caveats_of(line.channel).is_empty() { "" } else { summary::MARK };
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{legend_x}\" x2=\"{:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" stroke-width=\"2\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" stroke=\"none\" fill=\"#222\">{name}{mark}</text>\n</g>",
+            legend_x + 18.0,
+            legend_x + 24.0,
+            legend_y + 4.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick_step(480.0), 100.0);
+        assert_eq!(tick_step(95.0), 20.0);
+        assert_eq!(tick_step(7.0), 2.0);
+    }
+
+    #[test]
+    fn a_panel_has_a_line_and_a_dot_per_sample() {
+        let samples = [100.0, 110.0, 90.0];
+        let series = [Series { channel: "kanal", points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])] }];
+        let svg = panel("multi-thread cloned-send", &series);
+        assert_eq!(svg.matches("<polyline").count(), 1);
+        assert_eq!(svg.matches("r=\"2\"").count(), 5);
+        assert!(svg.contains(colour("kanal")) && svg.contains(">64</text>"), "{svg}");
+        assert_eq!(colour("kanal via select-all"), colour("kanal"));
+        assert_ne!(colour("tokio-mpsc"), colour("flume"));
+    }
+}
