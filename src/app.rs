@@ -31,7 +31,7 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let watchdog = Watchdog { timeout: plan.timeout, interrupted: interrupt_flag()? };
 
     let cells = plan.cells().len();
-    let console = Console::new(cells as u64);
+    let console = Console::new((cells * plan.samples) as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
     console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
