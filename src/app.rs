@@ -28,7 +28,9 @@ pub fn sweep(plan: Plan) -> anyhow::Result<ExitCode> {
     let command_line = std::env::args().collect();
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     machine::describe(&plan.channels, command_line, started_utc).write(&out.with_extension("json"))?;
-    let watchdog = Watchdog { timeout: plan.timeout, interrupted: interrupt_flag()? };
+    let watchdog =
+        Watchdog::new(plan.timeout, interrupt_flag()?).context("cannot create the watchdog's wake-up socket")?;
+    watchdog.wake_on(SIGINT).context("cannot install the Ctrl-C handler")?;
 
     let cells = plan.cells().len();
     let console = Console::new((cells * plan.samples) as u64);

@@ -118,7 +118,8 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
         header.join(","),
         "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,\
          ns_per_message,cpu_ns,status,merge,payload,seed,bytes,mb_per_s,pace_ns,burst,pace_actual_ns,sink,\
-         lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message"
+         lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
+         involuntary_switches,steal_ns"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();

@@ -109,3 +109,38 @@ fn a_write_failure_stops_the_sweep_with_an_error_naming_the_file() {
     let (rows, _) = complete_rows(&out);
     assert!(rows >= 5, "{rows}");
 }
+
+/// Voluntary context switches of the calling thread so far: each time it went to sleep.
+fn thread_sleeps() -> i64 {
+    // SAFETY: rusage is plain integers; getrusage writes only into it; RUSAGE_THREAD is valid on Linux.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) }, 0);
+    usage.ru_nvcsw
+}
+
+#[test]
+fn the_watchdog_sleeps_through_a_sample_without_waking() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    use channel_bench::run::measure::{RuntimeKind, Watchdog, guarded_sample};
+    use channel_bench::run::workload::{Mode, Pace, Workload};
+
+    // 20 bursts of one message 20 ms apart: a sample of at least 400 ms, idle most of it.
+    let pace = Pace { interval: Duration::from_millis(20), burst: 1 };
+    let workload = Workload { pace: Some(pace), ..Workload::new(Mode::ClonedSend, 1, 20, 64) };
+    let channel = &channel_bench::registry::CHANNELS[0];
+    let watchdog = Watchdog::new(Duration::from_secs(30), Arc::new(AtomicBool::new(false))).unwrap();
+    let before = thread_sleeps();
+    let sample = guarded_sample(RuntimeKind::CurrentThread, 1, channel.prepare, &workload, (&workload, 0), &watchdog)
+        .unwrap()
+        .unwrap();
+    let sleeps = thread_sleeps() - before;
+    assert!(sample.status.is_ok() && sample.elapsed >= Duration::from_millis(350), "{sample:?}");
+    // Polling every 50 ms would sleep 8 times or more; one wait (and the join) is 1 to 3.
+    assert!(sleeps <= 4, "the waiting thread slept {sleeps} times during a {:?} sample", sample.elapsed);
+    assert!(sample.involuntary_switches.is_some());
+    if cfg!(target_os = "linux") {
+        assert!(sample.steal.is_some());
+    }
+}

@@ -51,6 +51,8 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         lat_max_ns: measured.latency.map(|latency| latency.max),
         allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
         alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
+        involuntary_switches: measured.involuntary_switches,
+        steal_ns: measured.steal.map(saturating_nanos),
     }
 }
 
