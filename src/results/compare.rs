@@ -1,17 +1,24 @@
-//! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not.
+//! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not,
+//! on the cells' mean cost per message (the headline figure, [`crate::stats`]); and how far
+//! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
+//! build twice) calibrate [`DEFAULT_THRESHOLD`].
 
 use crate::stats::Summary;
 
 /// The smallest relative difference (0.02 = 2%) that `compare` calls a change and `summary`
-/// lets separate two channels, unless `--threshold` says otherwise.
+/// lets separate two channels, unless `--threshold` says otherwise. A claim must survive a
+/// re-run: this is to be set just above the cell-to-cell differences that A/A runs (two
+/// sweeps of the same build on the same machine) reach with non-overlapping intervals, so
+/// that `compare` of two A/A sweeps calls at most 1% of cells changed, while an A/B with a
+/// real change (another crate version, `--capacity 1024` against 65536) is still detected.
 pub const DEFAULT_THRESHOLD: f64 = 0.02;
 
 /// What a comparison says about one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// NEW's median is lower, beyond the noise of both files.
+    /// NEW's mean is lower, beyond the noise of both files.
     Faster,
-    /// NEW's median is higher, beyond the noise of both files.
+    /// NEW's mean is higher, beyond the noise of both files.
     Slower,
     /// The difference is within the noise, or smaller than the threshold.
     NoChange,
@@ -28,17 +35,13 @@ impl Verdict {
     }
 }
 
-/// The interval a median is believed to lie in: its confidence interval, or the min–max
-/// of the samples when there are too few for one.
-pub fn noise_band(summary: &Summary) -> (f64, f64) {
-    summary.median_interval.unwrap_or((summary.min, summary.max))
-}
-
-/// Faster or slower when the medians differ by at least `threshold` (0.02 = 2%) and the two
-/// medians' intervals do not overlap; otherwise no change.
+/// Faster or slower when the means differ by at least `threshold` (0.02 = 2%) and the two
+/// means' intervals ([`Summary::mean_band`]) do not overlap; otherwise no change. Both
+/// conditions: the intervals alone are too narrow when a run's samples share a disturbance,
+/// the threshold alone ignores a noisy cell.
 pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
-    let ratio = new.median / old.median;
-    let ((old_low, old_high), (new_low, new_high)) = (noise_band(old), noise_band(new));
+    let ratio = new.mean / old.mean;
+    let ((old_low, old_high), (new_low, new_high)) = (old.mean_band(), new.mean_band());
     if (ratio - 1.0).abs() < threshold {
         Verdict::NoChange
     } else if new_high < old_low {
@@ -48,6 +51,29 @@ pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
     } else {
         Verdict::NoChange
     }
+}
+
+/// How far apart two runs' figures are over a set of cells.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// Cells compared.
+    pub cells: usize,
+    /// The median over the cells of larger/smaller (1.0 = the same figure).
+    pub median: f64,
+    /// The largest larger/smaller.
+    pub worst: f64,
+}
+
+/// The [`Spread`] of `pairs` of (old, new) figures; `None` when there is no pair with two
+/// positive figures.
+pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
+    let ratios: Vec<f64> = pairs
+        .into_iter()
+        .filter(|&(old, new)| old > 0.0 && new > 0.0)
+        .map(|(old, new)| (new / old).max(old / new))
+        .collect();
+    let summary = crate::stats::summarize(&ratios)?;
+    Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
 }
 
 #[cfg(test)]
@@ -80,6 +106,24 @@ mod tests {
         let new = summary(&[101.0, 101.1, 101.2, 101.0, 101.1]);
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
         assert_eq!(verdict(&old, &new, 0.005), Verdict::Slower);
+    }
+
+    #[test]
+    fn a_flipped_majority_mode_is_no_change() {
+        // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the means
+        // 72 and 88 have overlapping intervals.
+        let old = summary(&[40.0, 41.0, 39.0, 120.0, 121.0]);
+        let new = summary(&[40.0, 41.0, 119.0, 120.0, 121.0]);
+        assert!(new.median / old.median > 2.9);
+        assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
+    }
+
+    #[test]
+    fn spreads_are_symmetric_ratios() {
+        let spread = spread([(100.0, 110.0), (110.0, 100.0), (100.0, 300.0), (0.0, 5.0)]).unwrap();
+        assert_eq!((spread.cells, spread.worst), (3, 3.0));
+        assert!((spread.median - 1.1).abs() < 1e-12);
+        assert_eq!(super::spread([]), None);
     }
 
     #[test]
