@@ -75,7 +75,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             break;
         }
         shuffle(&mut visiting, &mut generator);
-        console.pass(pass, visiting.len(), extra);
+        console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
             if extra && extra_spent >= budget {
                 break 'passes;

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -83,14 +84,23 @@ impl Console {
         self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Starts pass number `pass`, visiting `cells` cells; an `extra` pass (beyond
-    /// `--samples`) adds its cells to the bar's length.
-    pub fn pass(&self, pass: usize, cells: usize, extra: bool) {
-        if extra {
-            self.bar.inc_length(cells as u64);
-        }
-        let kind = if extra { "extra pass" } else { "pass" };
-        self.bar.set_prefix(format!("{kind} {pass}, {cells} cells"));
+    /// Starts pass number `pass`, visiting `cells` cells, with a line on stdout; an extra
+    /// pass (beyond `--samples`) is given the sweep's extra time `left` of `budget`, and adds
+    /// its cells to the bar's length.
+    pub fn pass(&self, pass: usize, cells: usize, extra: Option<(Duration, Duration)>) {
+        let line = match extra {
+            None => format!("pass {pass}: {cells} cells"),
+            Some((left, budget)) => {
+                self.bar.inc_length(cells as u64);
+                format!(
+                    "extra pass {pass}: {cells} cells still wide or mixed ({:.1} s left of {:.1} s)",
+                    left.as_secs_f64(),
+                    budget.as_secs_f64()
+                )
+            }
+        };
+        self.bar.set_prefix(line.clone());
+        self.print(line);
     }
 
     /// Counts one sample on the progress bar.
@@ -98,9 +108,11 @@ impl Console {
         self.bar.inc(1);
     }
 
-    /// Clears the progress bar before the table of cells.
+    /// Clears the progress bar before the table of cells, and says how long the passes took.
     pub fn finish_passes(&self) {
+        let elapsed = self.bar.elapsed();
         self.bar.finish_and_clear();
+        print_line(&format!("{} samples in {:.1} s", self.bar.position(), elapsed.as_secs_f64()));
     }
 
     /// The result line of a cell: mean ms and ns/message, the precision of the mean (`±`
