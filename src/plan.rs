@@ -87,7 +87,7 @@ pub struct Plan {
     /// Relative precision of the mean at which a cell wants no more samples (0.02 = ±2%).
     pub precision: f64,
     /// Time per cell, averaged over the sweep, that passes beyond `samples` may spend: the
-    /// sweep's extra time is this × the number of cells ([`crate::sweep`]).
+    /// sweep's extra time is this × the number of cells.
     pub max_time: Duration,
     /// Time a sample may run before the watchdog abandons it.
     pub timeout: Duration,

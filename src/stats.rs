@@ -28,7 +28,7 @@ pub struct Summary {
     /// two order statistics chosen by the binomial distribution. `None` below 5 values,
     /// where no pair of order statistics reaches that confidence.
     pub median_interval: Option<(f64, f64)>,
-    /// The arithmetic mean: the headline figure ([`crate::stats`]).
+    /// The arithmetic mean: the headline figure (see the module's documentation).
     pub mean: f64,
     /// The [`CONFIDENCE`] interval of the mean ([`mean_interval`]); `None` below
     /// [`MIN_BOOTSTRAP_VALUES`] values.
@@ -254,7 +254,7 @@ pub fn median_interval_ranks(n: usize, confidence: f64) -> Option<(usize, usize)
 }
 
 /// When a cell wants another sample, once it has its minimum. The sweep's time for extra
-/// samples is the sweep's to share ([`crate::sweep`]), not a cell's.
+/// samples is the sweep's to share, not a cell's.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StopRule {
     /// Never fewer samples than this (`--samples`).
