@@ -65,7 +65,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compare two channel-bench CSVs cell by cell: medians, ratio, and whether the change is beyond the noise
+    /// Compare two channel-bench CSVs cell by cell: means and medians, the ratio of the means, whether the change is
+    /// beyond the noise, and the modes of cells whose samples form more than one
     Compare(CompareArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
@@ -89,7 +90,7 @@ pub struct CompareArgs {
     pub old: PathBuf,
     /// The later CSV
     pub new: PathBuf,
-    /// Changes smaller than this, in percent, are "no change" even when the intervals do not overlap
+    /// Changes of the mean smaller than this, in percent, are "no change" even when the intervals do not overlap
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
 }

@@ -277,9 +277,14 @@ impl StopRule {
         let precise = summarize(ok_values)
             .and_then(|summary| summary.mean_precision())
             .is_some_and(|precision| precision <= self.precision);
-        let mixed_and_short =
-            modes(ok_values).len() > 1 && samples < samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY);
-        failed || (precise && !mixed_and_short)
+        failed || (precise && !self.wants_modes_seen(samples, ok_values))
+    }
+
+    /// Whether a cell's samples form more than one mode and are fewer than
+    /// `samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)`: the sweep gives such cells
+    /// their extra samples first.
+    pub fn wants_modes_seen(&self, samples: usize, ok_values: &[f64]) -> bool {
+        modes(ok_values).len() > 1 && samples < samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)
     }
 }
 
@@ -400,7 +405,8 @@ mod tests {
     fn stop_rule_wants_a_mixed_cell_to_show_its_shares() {
         let mixed = [118.0, 302.0, 115.0, 336.0, 113.0];
         let lenient = StopRule { precision: 0.9, ..rule() };
-        assert!(!lenient.is_done(5, &mixed));
+        assert!(!lenient.is_done(5, &mixed) && lenient.wants_modes_seen(5, &mixed));
+        assert!(!lenient.wants_modes_seen(5, &[100.0, 130.0, 90.0, 120.0, 105.0]));
         let eleven = [118.0, 302.0, 115.0, 336.0, 113.0, 120.0, 310.0, 116.0, 114.0, 320.0, 117.0];
         assert!(lenient.is_done(11, &eleven));
     }

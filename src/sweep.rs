@@ -4,8 +4,8 @@
 //! state (frequency, other load, the page cache) hit every cell alike and land in each
 //! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
 //! later passes visit only the cells whose mean is still wider than `--precision` or whose
-//! samples form more than one mode and are too few to show their shares ([`StopRule`]),
-//! until the sweep's extra time, `--max-time` × cells, is spent.
+//! samples form more than one mode and are too few to show their shares ([`StopRule`]), the
+//! mixed ones first in each pass, until the sweep's extra time, `--max-time` × cells, is spent.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
 //! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
@@ -75,6 +75,14 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             break;
         }
         shuffle(&mut visiting, &mut generator);
+        if extra {
+            // Mixed cells first: the budget may run out before a pass ends, and their shares
+            // are what the next run must see again.
+            visiting.sort_by_key(|&at| {
+                let progress = &cells[at];
+                !rule.wants_modes_seen(progress.samples.len(), &progress.ok_ns_per_message())
+            });
+        }
         console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
             if extra && extra_spent >= budget {
