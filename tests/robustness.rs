@@ -144,3 +144,29 @@ fn the_watchdog_sleeps_through_a_sample_without_waking() {
         assert!(sample.steal.is_some());
     }
 }
+
+#[test]
+fn ctrl_c_wakes_the_watchdog_in_the_middle_of_a_long_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("paced.csv");
+    // One sample of 200 bursts 50 ms apart: 10 s, unless Ctrl-C cuts it short.
+    let child = Command::new(binary())
+        .args(["--pace", "50ms", "--messages", "1600", "--tasks", "1", "--channels", "kanal"])
+        .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "1", "--warmup", "0"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The header is written just before the first sample starts.
+    wait_for_rows(&out, 0);
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill only sends a signal to the child we started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let signalled = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(signalled.elapsed() < Duration::from_secs(3), "took {:?} to stop", signalled.elapsed());
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(complete_rows(&out).0, 0);
+}

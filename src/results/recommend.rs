@@ -474,12 +474,6 @@ mod tests {
         );
         assert_eq!(three.next(), None);
     }
-}
-
-#[cfg(test)]
-mod mixture_tests {
-    use super::*;
-    use crate::results::load::hand_made;
 
     #[test]
     fn a_mixed_cell_is_ranked_by_its_mean_and_marked() {
