@@ -189,4 +189,5 @@ fn a_mixed_cell_shows_its_modes_and_the_closing_lines_count_them() {
     assert!(stdout.contains("1 cells in both: 0 faster, 0 slower, 1 no change beyond the noise"), "{stdout}");
     assert!(stdout.contains("multi-thread (1 cells) means 1.222/1.222, medians 2.902/2.902"), "{stdout}");
     assert!(stdout.contains("mixed cells (more than one mode): 1 in old, 1 in new, 1 in both"), "{stdout}");
+    assert!(stdout.contains("same fastest channel (lowest mean) in 1 of 1 (runtime, mode, tasks) groups"), "{stdout}");
 }

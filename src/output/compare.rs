@@ -3,15 +3,16 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::results::compare::{Spread, spread, verdict};
+use crate::results::compare::{Spread, agreement, spread, verdict};
 use crate::results::load::{CellKey, ResultsFile};
 use crate::stats::{self, Summary};
 
 /// The comparison table of two files: per cell the means with their precision, the medians,
 /// the ratio of the means, the verdict, and the modes of a cell whose samples form more than
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
-/// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs), and
-/// how many cells are mixed in each file.
+/// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
+/// how many cells are mixed in each file, and how often the two files pick the same fastest
+/// channel ([`agreement`]).
 pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -117,6 +118,13 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             out,
             "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
             mixed.0, mixed.1, mixed.2
+        );
+        let agree = agreement(old, new, threshold);
+        let _ = write!(
+            out,
+            "\nsame fastest channel (lowest mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
+             overlap in {} of {}, a clear winner contradicted in {}",
+            agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
         );
     }
     out.push('\n');

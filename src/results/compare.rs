@@ -3,7 +3,11 @@
 //! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
 //! build twice) calibrate [`DEFAULT_THRESHOLD`].
 
-use crate::stats::Summary;
+use std::collections::HashMap;
+
+use super::load::ResultsFile;
+use super::recommend::{Recommendation, recommend};
+use crate::stats::{self, Summary};
 
 /// The smallest relative difference (0.02 = 2%) that `compare` calls a change and `summary`
 /// lets separate two channels, unless `--threshold` says otherwise. A claim must survive a
@@ -76,6 +80,69 @@ pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
     Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
 }
 
+/// Whether two runs pick the same channels: what a user choosing a channel would read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// (runtime, mode, tasks) groups with a channel of lowest mean in both files.
+    pub groups: usize,
+    /// Of those, the groups whose lowest mean is the same channel in both.
+    pub same_fastest: usize,
+    /// Summary bands (runtime, mode, band of task counts) ranked in both files.
+    pub bands: usize,
+    /// Of those, the bands whose leaders (the first and the channels tied with it) share a channel.
+    pub bands_overlapping: usize,
+    /// Of those, the bands where one file names a clear winner that the other does not count
+    /// among its leaders.
+    pub bands_contradicted: usize,
+}
+
+/// How often `old` and `new` agree on the fastest channel (by mean ns/message), per group of
+/// cells and per band of the summary (with `threshold`, as `summary` ranks).
+pub fn agreement(old: &ResultsFile, new: &ResultsFile, threshold: f64) -> Agreement {
+    let fastest = |file: &ResultsFile| {
+        let mut best: HashMap<(String, String, u64, String), (f64, String)> = HashMap::new();
+        for (key, cell) in &file.cells {
+            let Some(summary) = stats::summarize(&cell.ok) else { continue };
+            let group = (key.runtime.clone(), key.mode.clone(), key.tasks, key.setting.clone());
+            let entry = best.entry(group).or_insert((f64::INFINITY, String::new()));
+            if summary.mean < entry.0 {
+                *entry = (summary.mean, key.channel.clone());
+            }
+        }
+        best
+    };
+    let (old_fastest, new_fastest) = (fastest(old), fastest(new));
+    let mut result = Agreement::default();
+    for (group, (_, channel)) in &old_fastest {
+        if let Some((_, other)) = new_fastest.get(group) {
+            result.groups += 1;
+            result.same_fastest += usize::from(channel == other);
+        }
+    }
+    let (old_bands, new_bands) = (recommend(old, threshold), recommend(new, threshold));
+    for band in &old_bands {
+        let Some(other) =
+            new_bands.iter().find(|b| (&b.runtime, &b.mode, b.size) == (&band.runtime, &band.mode, band.size))
+        else {
+            continue;
+        };
+        let leaders = |band: &Recommendation| -> Vec<String> {
+            band.speed.leaders().iter().map(|entry| entry.channel.clone()).collect()
+        };
+        let (ours, theirs) = (leaders(band), leaders(other));
+        if ours.is_empty() || theirs.is_empty() {
+            continue;
+        }
+        result.bands += 1;
+        result.bands_overlapping += usize::from(ours.iter().any(|channel| theirs.contains(channel)));
+        let contradicts = |winner: &Recommendation, leaders: &[String]| {
+            !winner.speed.is_tie() && winner.speed.first().is_some_and(|first| !leaders.contains(&first.channel))
+        };
+        result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +191,23 @@ mod tests {
         assert_eq!((spread.cells, spread.worst), (3, 3.0));
         assert!((spread.median - 1.1).abs() < 1e-12);
         assert_eq!(super::spread([]), None);
+    }
+
+    #[test]
+    fn agreement_counts_groups_and_bands_that_pick_alike() {
+        use crate::results::load::hand_made;
+        let steady = |value: f64| [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998];
+        let (a, b, c) = (steady(100.0), steady(200.0), steady(101.0));
+        // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
+        let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
+        let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
+        let agreement = agreement(&old, &new, 0.02);
+        assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
+        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
+        // A tie within the threshold contradicts nothing.
+        let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
+        let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied, 0.02);
+        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
     }
 
     #[test]
