@@ -78,7 +78,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         if extra {
             // Mixed cells first: the budget may run out before a pass ends, and their shares
             // are what the next run must see again.
-            visiting.sort_by_key(|&at| {
+            visiting.sort_by_cached_key(|&at| {
                 let progress = &cells[at];
                 !rule.wants_modes_seen(progress.samples.len(), &progress.ok_ns_per_message())
             });
