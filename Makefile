@@ -37,7 +37,7 @@ plot:
 answer:
 	@if [ -z "$(CSV)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv"; exit 2; fi
 	$(CARGO) build --release --locked
-	$(BIN) summary $(CSV) >/dev/null
+	$(BIN) summary --force $(CSV) >/dev/null
 	$(BIN) report --force $(CSV)
 	@mkdir -p target
 	$(BIN) summary --short $(CSV) >target/short-answer.md

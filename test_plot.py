@@ -31,7 +31,7 @@ def figures(values):
     """What the binary writes for one metric of one cell (the interval left out)."""
     if not values:
         return None
-    return {"samples": list(values), "median": statistics.median(values),
+    return {"samples": list(values), "mean": statistics.fmean(values), "median": statistics.median(values),
             "min": min(values), "max": max(values)}
 
 
@@ -149,7 +149,7 @@ def test_one_line_per_channel_per_panel_with_samples_as_points(tmp_path):
         # one scatter of samples per channel: 4 task counts x 3 samples
         assert [len(points.get_offsets()) for points in ax.collections] == [12] * len(CHANNELS)
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["1", "2", "4", "64"]
-    # the median of samples 20, 21, 22 for tokio-mpsc at 1 task
+    # the mean of samples 20, 21, 22 for tokio-mpsc at 1 task
     assert line_data(fig.axes[0], "tokio-mpsc")[1] == 21.0
     assert fig.axes[0].get_ylim() == fig.axes[3].get_ylim()  # shared y axis
 
@@ -248,8 +248,8 @@ def test_other_metrics_come_from_their_own_figures(tmp_path, capsys):
     assert plot.main([str(path), "--table", "--metric", "allocs_per_message"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "# allocs_per_message"
-    assert out[2].split()[4:] == ["0.0012", "0.0012", "0.0012", "3/3"]
-    for extra in ([], ["--linear-y"], ["--log-y"]):
+    assert out[2].split()[4:] == ["0.0012", "0.0012", "0.0012", "0.0012", "3/3"]
+    for extra in ([], ["--linear-y", "--force"], ["--log-y", "--force"]):
         assert plot.main([str(path), "--metric", "lat_p99_ns", *extra]) == 0
         assert (tmp_path / "m.png").read_bytes().startswith(PNG_MAGIC)
     assert plot.main([str(path), "--log-y", "--linear-y"]) == 2  # usage error
@@ -361,12 +361,36 @@ def test_table_lists_each_cell_fastest_first(tmp_path, capsys):
     assert plot.main([str(path), "--table"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "# ns_per_message"
-    assert out[1].split() == ["mode", "runtime", "tasks", "channel", "median", "min", "max", "ok"]
+    assert out[1].split() == ["mode", "runtime", "tasks", "channel", "mean", "median", "min", "max", "ok"]
     rows = [line.split() for line in out[2:]]
     assert [(r[2], r[3]) for r in rows] == [("1", "kanal"), ("1", "flume"), ("2", "flume"), ("2", "kanal")]
-    assert rows[0][4:] == ["20.0", "20.0", "20.0", "1/2"]
-    assert rows[1][4:] == ["40.0", "30.0", "50.0", "2/2"]
-    assert rows[3][4:] == ["-", "-", "-", "0/2"]
+    assert rows[0][4:] == ["20.0", "20.0", "20.0", "20.0", "1/2"]
+    assert rows[1][4:] == ["40.0", "40.0", "30.0", "50.0", "2/2"]
+    assert rows[3][4:] == ["-", "-", "-", "-", "0/2"]
+
+
+def test_table_names_the_modes_of_a_mixed_cell(tmp_path, capsys):
+    mixed = cell("crossfire", 64, [40.0, 41.0, 39.0, 120.0, 121.0])
+    mixed["ns_per_message"]["modes"] = [{"centre": 40.0, "share": 0.6, "count": 3},
+                                        {"centre": 120.5, "share": 0.4, "count": 2}]
+    path = write_run(tmp_path / "m.csv", [mixed, cell("kanal", 64, [60.0, 61.0])])
+    assert plot.main([str(path), "--table"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "modes" not in lines[2]
+    assert lines[3].endswith("5/5  modes 40.0 ×60% | 120.5 ×40%"), lines[3]
+
+
+def test_an_existing_image_is_replaced_only_with_force(tmp_path, capsys):
+    path = write_run(tmp_path / "r.csv", [cell(samples=[20.0])])
+    (tmp_path / "r.png").write_bytes(b"mine")
+    assert plot.main([str(path)]) == 2
+    assert "r.png already exists: pass --force" in capsys.readouterr().err
+    assert (tmp_path / "r.png").read_bytes() == b"mine"
+    assert plot.main([str(path), "--force"]) == 0
+    assert (tmp_path / "r.png").read_bytes().startswith(PNG_MAGIC)
+    (tmp_path / "folder.png").mkdir()
+    assert plot.main([str(path), "--force", "-o", str(tmp_path / "folder.png")]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
     assert not (tmp_path / "t.png").exists()
 
 
@@ -411,22 +435,22 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
         expected.setdefault((runtime, tasks, channel), []).extend([ns] if status == "ok" else [])
     assert {(c["runtime"], c["tasks"], c["channel"]): c.get("ns_per_message", {}).get("samples", [])
             for c in cells} == expected
-    medians = {(c["runtime"], c["tasks"], c["channel"]): c["ns_per_message"]["median"]
-               for c in cells if "ns_per_message" in c}
-    assert medians == {key: statistics.median(v) for key, v in expected.items() if v}
+    means = {(c["runtime"], c["tasks"], c["channel"]): c["ns_per_message"]["mean"]
+             for c in cells if "ns_per_message" in c}
+    assert means == pytest.approx({key: statistics.fmean(v) for key, v in expected.items() if v})
 
-    # plot.py --table: the same cells, the same medians
+    # plot.py --table: the same cells, the same means (the headline figure)
     assert plot.main([str(path), "--table"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     assert {(r[1], int(r[2]), r[3]) for r in rows} == set(expected)
     assert {(r[1], int(r[2]), r[3]): r[4] for r in rows if r[4] != "-"} == {
-        key: f"{m:.1f}" for key, m in medians.items()}
+        key: f"{m:.1f}" for key, m in means.items()}
 
-    # compare, the file against itself: the same cells, the same medians
+    # compare, the file against itself: the same cells, the same means
     compared = channel_bench("compare", path, path).stdout.splitlines()
     table = {(r[0], int(r[2]), r[3]): r[4] for r in map(str.split, compared[1:]) if len(r) > 4 and r[2].isdigit()}
     assert set(table) == set(expected)
-    assert {key: m for key, m in table.items() if key in medians} == {key: f"{m:.1f}" for key, m in medians.items()}
+    assert {key: m for key, m in table.items() if key in means} == {key: f"{m:.1f}" for key, m in means.items()}
 
     # summary: the same channels, ranked or named as not ranked (its figures are checked
     # against the cells in tests/agreement.rs)
@@ -435,9 +459,9 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
     assert {channel for _, _, channel in expected} <= named
     assert "not ranked: flume" in summary and "not ranked: tokio-mpsc" in summary
 
-    # plot.py draws exactly those medians
+    # plot.py draws exactly those means
     fig = plot.build_figure([plot.load_run(path)])
-    assert line_data(fig.axes[0], "kanal") == {1: medians[("multi-thread", 1, "kanal")]}
+    assert line_data(fig.axes[0], "kanal") == {1: means[("multi-thread", 1, "kanal")]}
 
 
 def test_a_csv_plotted_through_the_binary(tmp_path, capsys):

@@ -104,10 +104,14 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     machine::describe(&plan.channels, command_line, started_utc).write(&set.json())?;
     let stop = StopSignals::install()?;
-    let watchdog = Watchdog { timeout: plan.timeout, interrupted: stop.flag.clone() };
+    let watchdog =
+        Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
+    for signal in STOP_SIGNALS {
+        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+    }
 
     let cells = plan.cells().len();
-    let console = Console::new(cells as u64);
+    let console = Console::new((cells * plan.samples) as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
     console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
@@ -366,7 +370,8 @@ fn write_report(set: &OutputSet, samples: &ResultsFile, threshold: f64, force: b
     });
     let bands = recommend::recommend(samples, threshold);
     let name = file_name(set.csv());
-    let report = output::html::Report { csv_name: &name, file: samples, bands: &bands, metadata: metadata.as_ref() };
+    let cells = cells::cells(&set.csv().display().to_string(), samples);
+    let report = output::html::Report { csv_name: &name, cells: &cells, bands: &bands, metadata: metadata.as_ref() };
     let html = set.html();
     files::write(&html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));

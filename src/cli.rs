@@ -27,12 +27,15 @@ pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
 pub const DEFAULT_SAMPLES: usize = 5;
 /// Recorded samples per cell under `--quick`.
 pub const QUICK_SAMPLES: usize = 3;
-/// The relative precision of a cell's median at which sampling stops, in percent.
+/// The relative precision of a cell's mean at which it wants no more samples, in percent.
 pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
-/// The most time a cell spends sampling once it has its minimum, in seconds.
-pub const DEFAULT_MAX_TIME_SECS: f64 = 0.75;
+/// Seconds per cell, averaged over the sweep, that samples beyond `--samples` may take.
+/// Five samples of each of the default sweep's 360 cells take about 330 s on a 2-core
+/// machine; 0.25 s per cell adds at most 90 s, as long as the sweep took when each cell sampled
+/// on its own for up to 0.75 s (about 417 s).
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.25;
 /// The same under `--quick`.
-pub const QUICK_MAX_TIME_SECS: f64 = 0.1;
+pub const QUICK_MAX_TIME_SECS: f64 = 0.05;
 /// Seconds a sample may run before the watchdog abandons it.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
@@ -65,7 +68,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compare two channel-bench CSVs cell by cell: medians, ratio, and whether the change is beyond the noise
+    /// Compare two channel-bench CSVs cell by cell: means and medians, the ratio of the means, whether the change is
+    /// beyond the noise, and the modes of cells whose samples form more than one
     Compare(CompareArgs),
     /// Write the per-cell results of a channel-bench CSV (samples, median and its 90% interval, min, max,
     /// failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
@@ -148,7 +152,7 @@ pub struct CompareArgs {
     pub old: PathBuf,
     /// The later CSV
     pub new: PathBuf,
-    /// Changes smaller than this, in percent, are "no change" even when the intervals do not overlap
+    /// Changes of the mean smaller than this, in percent, are "no change" even when the intervals do not overlap
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
     pub threshold: f64,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers)
@@ -251,12 +255,14 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
     pub samples: Option<usize>,
 
-    /// Keep sampling a cell until its median is known to ± this many percent (90% confidence), or --max-time runs out
+    /// After --samples passes, keep sampling the cells whose mean is not yet known to ± this many percent
+    /// (90% confidence), or whose samples form separate modes, until --max-time runs out
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
     pub precision: f64,
 
-    /// Seconds a cell may spend sampling before it stops, precise or not (it always takes --samples)
-    /// [default: 0.75; --quick: 0.1]
+    /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
+    /// once they have taken this × the number of cells (every cell always takes --samples) [default: 0.25;
+    /// --quick: 0.05]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 
@@ -273,7 +279,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples, --max-time 0.1 (explicit flags win)
+    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples, --max-time 0.05 (explicit flags win)
     #[arg(long)]
     pub quick: bool,
 

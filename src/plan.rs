@@ -92,9 +92,10 @@ pub struct Plan {
     pub warmup: usize,
     /// Recorded runs per cell, at least.
     pub samples: usize,
-    /// Relative precision of the median at which a cell stops sampling (0.02 = ±2%).
+    /// Relative precision of the mean at which a cell wants no more samples (0.02 = ±2%).
     pub precision: f64,
-    /// Time a cell may spend sampling before it stops, precise or not.
+    /// Time per cell, averaged over the sweep, that passes beyond `samples` may spend: the
+    /// sweep's extra time is this × the number of cells.
     pub max_time: Duration,
     /// Time a sample may run before the watchdog abandons it.
     pub timeout: Duration,
@@ -131,7 +132,7 @@ impl Plan {
 
     /// When a cell has been sampled enough.
     pub fn stop_rule(&self) -> StopRule {
-        StopRule { min_samples: self.samples, precision: self.precision, max_time: self.max_time }
+        StopRule { min_samples: self.samples, precision: self.precision }
     }
 
     /// The worker counts `runtime` runs with: every `--workers` for multi-thread, 1 otherwise.

@@ -1,11 +1,21 @@
-//! Drives the whole sweep. Within each (runtime, tasks, mode) group the channels take
-//! their samples round-robin, so slow drift of the machine hits every channel alike; each
-//! sample runs on a fresh runtime (the first after the cell's warm-up) under a watchdog; a
-//! cell keeps sampling until its median is known precisely enough or its time is up
-//! ([`StopRule`]). Every sample goes to the CSV as soon as it is measured, every finished
-//! cell to the console.
+//! Drives the whole sweep in passes. Each pass visits every cell that still wants samples
+//! once, in an order shuffled afresh per pass from [`ORDER_SEED`], so a cell's samples are
+//! drawn across the whole run rather than within one second: the machine's slow changes of
+//! state (frequency, other load, the page cache) hit every cell alike and land in each
+//! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
+//! later passes visit only the cells whose mean is still wider than `--precision` or whose
+//! samples form more than one mode and are too few to show their shares ([`StopRule`]), the
+//! mixed ones first in each pass, until the sweep's extra time, `--max-time` × cells, is spent.
+//!
+//! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
+//! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
+//! cell). The console shows progress per pass and, at the end, every cell's line, grouped
+//! by runtime and task count.
 
 use std::time::{Duration, Instant};
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
@@ -14,11 +24,14 @@ use crate::run::measure::{self, Sample, Watchdog};
 use crate::run::verify::Status;
 use crate::stats::{self, StopRule};
 
+/// The seed of the passes' visiting orders: the same plan visits its cells in the same
+/// orders in every run.
+pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
+
 /// A cell being sampled.
 struct Progress {
     cell: Cell,
     samples: Vec<Sample>,
-    spent: Duration,
     done: bool,
 }
 
@@ -34,9 +47,9 @@ impl Progress {
 pub struct Outcome {
     /// One line per cell that had failed samples.
     pub failed_cells: Vec<String>,
-    /// Each cell whose median stayed less precise than `--precision`: that precision, and a line.
+    /// Each cell whose mean stayed less precise than `--precision`: that precision, and a line.
     pub noisy_cells: Vec<(f64, String)>,
-    /// Cells finished.
+    /// Cells that reached `--samples` samples (or stopped early on a hang).
     pub cells_done: usize,
     /// Samples written to the CSV.
     pub samples: usize,
@@ -44,121 +57,138 @@ pub struct Outcome {
     pub interrupted: bool,
 }
 
-/// Runs every cell of `plan`, or until `watchdog.interrupted` is set. Stops early with an
-/// error only when the CSV cannot be written or a runtime cannot start.
+/// Runs every cell of `plan` in passes, or until `watchdog.interrupted` is set, then prints
+/// every sampled cell's line. Stops early with an error only when the CSV cannot be written
+/// or a runtime cannot start.
 pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWriter) -> anyhow::Result<Outcome> {
     let rule = plan.stop_rule();
+    let mut cells: Vec<Progress> =
+        plan.cells().into_iter().map(|cell| Progress { cell, samples: Vec::new(), done: false }).collect();
+    let budget = plan.max_time.mul_f64(cells.len() as f64);
+    let mut extra_spent = Duration::ZERO;
     let mut outcome = Outcome::default();
-    let cells = plan.cells();
-    let mut section = None;
-    // A group is one (runtime, workers, tasks, mode): consecutive in the plan's order.
-    let group_of = |cell: &Cell| (cell.runtime, cell.workers, cell.workload.tasks, cell.workload.mode);
-    for group in cells.chunk_by(|a, b| group_of(a) == group_of(b)) {
-        let first = &group[0];
-        if section != Some((first.runtime, first.workers, first.workload.tasks)) {
-            section = Some((first.runtime, first.workers, first.workload.tasks));
-            console.section(first.runtime, first.workers, &first.workload);
+    let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
+    'passes: for pass in 1.. {
+        let extra = pass > plan.samples;
+        let mut visiting: Vec<usize> = (0..cells.len()).filter(|&at| !cells[at].done).collect();
+        if visiting.is_empty() || (extra && extra_spent >= budget) {
+            break;
         }
-        let group = run_group(group.to_vec(), plan, &rule, watchdog, console, csv)?;
-        outcome.samples += group.iter().map(|progress| progress.samples.len()).sum::<usize>();
-        if watchdog.is_interrupted() {
-            outcome.interrupted = true;
-            return Ok(outcome);
+        shuffle(&mut visiting, &mut generator);
+        if extra {
+            // Mixed cells first: the budget may run out before a pass ends, and their shares
+            // are what the next run must see again.
+            visiting.sort_by_cached_key(|&at| {
+                let progress = &cells[at];
+                !rule.wants_modes_seen(progress.samples.len(), &progress.ok_ns_per_message())
+            });
         }
-        for progress in group {
-            report_cell(&progress, &rule, console, &mut outcome);
+        console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
+        for at in visiting {
+            if extra && extra_spent >= budget {
+                break 'passes;
+            }
+            let started = Instant::now();
+            if !sample_cell(&mut cells[at], plan, &rule, watchdog, console, csv)? {
+                outcome.interrupted = true;
+                break 'passes;
+            }
+            outcome.samples += 1;
+            if extra {
+                extra_spent += started.elapsed();
+            }
         }
     }
+    report(&cells, plan, &rule, console, &mut outcome);
     Ok(outcome)
 }
 
-fn report_cell(progress: &Progress, rule: &StopRule, console: &Console, outcome: &mut Outcome) {
-    let summary = stats::summarize(&progress.ok_ns_per_message());
-    let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
-    console.cell(&progress.cell, summary.as_ref(), rule.precision, &progress.samples);
-    outcome.cells_done += 1;
-    let label = progress.cell.label();
-    if let Some(first) = failures.first() {
-        let (failed, all) = (failures.len(), progress.samples.len());
-        outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
-    }
-    let precision = summary.and_then(|summary| summary.median_precision());
-    if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
-        let samples = progress.samples.len();
-        let line = format!("{label}: ±{:.1}% after {samples} samples", precision * 100.0);
-        outcome.noisy_cells.push((precision, line));
+/// Fisher–Yates, from `generator`.
+fn shuffle(order: &mut [usize], generator: &mut Pcg64Mcg) {
+    for last in (1..order.len()).rev() {
+        order.swap(last, generator.random_range(0..=last));
     }
 }
 
-/// Samples the cells of one group round-robin, each round starting one channel later,
-/// until every cell is done or the sweep is interrupted.
-fn run_group(
-    cells: Vec<Cell>,
+/// Takes one sample of `progress`'s cell and writes its row; false when the user
+/// interrupted it (nothing was measured).
+fn sample_cell(
+    progress: &mut Progress,
     plan: &Plan,
     rule: &StopRule,
     watchdog: &Watchdog,
     console: &Console,
     csv: &mut CsvWriter,
-) -> anyhow::Result<Vec<Progress>> {
-    let mut group: Vec<Progress> = cells
-        .into_iter()
-        .map(|cell| Progress { cell, samples: Vec::new(), spent: Duration::ZERO, done: false })
-        .collect();
-    for round in 0.. {
-        if group.iter().all(|progress| progress.done) {
-            break;
+) -> anyhow::Result<bool> {
+    if watchdog.is_interrupted() {
+        return Ok(false);
+    }
+    let cell = &progress.cell;
+    console.running(cell, progress.samples.len() + 1);
+    if progress.samples.is_empty()
+        && let Some(status) = capacity_mismatch(cell)
+    {
+        // A channel that does not hold what it was given would be measured on other terms
+        // than the rest: one failed row says so, and the cell is not sampled.
+        let sample = Sample::failed(Duration::ZERO, Duration::ZERO, status);
+        csv.append(&csv::record(cell, 1, &sample))?;
+        console.sampled();
+        progress.samples.push(sample);
+        progress.done = true;
+        return Ok(true);
+    }
+    let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
+    let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
+    let Some(sample) = measure::guarded_sample(
+        cell.runtime,
+        cell.workers,
+        cell.channel.prepare,
+        workload,
+        (&warm_up, warmups),
+        watchdog,
+    )?
+    else {
+        return Ok(false);
+    };
+    csv.append(&csv::record(cell, progress.samples.len() + 1, &sample))?;
+    console.sampled();
+    // A channel that hung once would hang again: each retry would only cost the timeout.
+    let hung = matches!(sample.status, Status::Timeout(_));
+    progress.samples.push(sample);
+    progress.done = hung || rule.is_done(progress.samples.len(), &progress.ok_ns_per_message());
+    Ok(true)
+}
+
+/// Prints every sampled cell, a section heading per (runtime, tasks), and lists the failed
+/// and the noisy cells in `outcome`.
+fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, outcome: &mut Outcome) {
+    console.finish_passes();
+    let mut section = None;
+    for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
+        let cell = &progress.cell;
+        if section != Some((cell.runtime, cell.workers, cell.workload.tasks)) {
+            section = Some((cell.runtime, cell.workers, cell.workload.tasks));
+            console.section(cell.runtime, cell.workers, &cell.workload);
         }
-        for offset in 0..group.len() {
-            let index = (round + offset) % group.len();
-            if watchdog.is_interrupted() {
-                return Ok(group);
-            }
-            let progress = &mut group[index];
-            if progress.done {
-                continue;
-            }
-            console.running(&progress.cell, progress.samples.len() + 1);
-            let started = Instant::now();
-            let cell = &progress.cell;
-            if progress.samples.is_empty()
-                && let Some(status) = capacity_mismatch(cell)
-            {
-                // A channel that does not hold what it was given would be measured on other
-                // terms than the rest: one failed row says so, and the cell is not sampled.
-                let sample = measure::Sample::failed(Duration::ZERO, Duration::ZERO, status);
-                csv.append(&csv::record(cell, 1, &sample))?;
-                progress.samples.push(sample);
-                progress.done = true;
-                console.cell_done();
-                continue;
-            }
-            let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
-            let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
-            let Some(sample) = measure::guarded_sample(
-                cell.runtime,
-                cell.workers,
-                cell.channel.prepare,
-                workload,
-                (&warm_up, warmups),
-                watchdog,
-            )?
-            else {
-                return Ok(group);
-            };
-            csv.append(&csv::record(cell, progress.samples.len() + 1, &sample))?;
-            // A channel that hung once would hang again: each retry would only cost the timeout.
-            let hung = matches!(sample.status, Status::Timeout(_));
-            progress.samples.push(sample);
-            let ok = progress.ok_ns_per_message();
-            progress.done = hung || rule.is_done(progress.samples.len(), &ok, progress.spent + started.elapsed());
-            // Everything spent on the cell counts against its time: the run, the row, the statistics.
-            progress.spent += started.elapsed();
-            if progress.done {
-                console.cell_done();
-            }
+        let ok = progress.ok_ns_per_message();
+        let summary = stats::summarize(&ok);
+        console.cell(cell, summary.as_ref(), &stats::modes(&ok), rule.precision, &progress.samples);
+        if progress.done || progress.samples.len() >= plan.samples {
+            outcome.cells_done += 1;
+        }
+        let label = cell.label();
+        let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
+        if let Some(first) = failures.first() {
+            let (failed, all) = (failures.len(), progress.samples.len());
+            outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
+        }
+        let precision = summary.and_then(|summary| summary.mean_precision());
+        if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
+            let samples = progress.samples.len();
+            let line = format!("{label}: mean ±{:.1}% after {samples} samples", precision * 100.0);
+            outcome.noisy_cells.push((precision, line));
         }
     }
-    Ok(group)
 }
 
 /// [`Status::Capacity`] when the cell's channel, made as the cell makes it, does not hold
@@ -172,4 +202,28 @@ fn capacity_mismatch(cell: &Cell) -> Option<Status> {
              with nobody receiving (see channel::probe_capacity)"
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_pass_visits_every_cell_once_in_a_seeded_order() {
+        let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
+        let mut first: Vec<usize> = (0..50).collect();
+        shuffle(&mut first, &mut generator);
+        let mut second: Vec<usize> = (0..50).collect();
+        shuffle(&mut second, &mut generator);
+        assert_ne!(first, second, "each pass has its own order");
+        assert_ne!(first, (0..50).collect::<Vec<_>>());
+        for order in [&first, &second] {
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..50).collect::<Vec<_>>());
+        }
+        let mut again: Vec<usize> = (0..50).collect();
+        shuffle(&mut again, &mut Pcg64Mcg::seed_from_u64(ORDER_SEED));
+        assert_eq!(again, first, "the same seed, the same order");
+    }
 }

@@ -1,6 +1,6 @@
 //! One CSV read by every reader of the binary: `cells` (and its exports), `compare` of the file
-//! against itself and `summary` see the same cells with the same medians. test_plot.py checks
-//! plot.py against the same `cells` output.
+//! against itself and `summary` see the same cells with the same headline figure (the mean).
+//! test_plot.py checks plot.py against the same `cells` output.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -18,18 +18,18 @@ fn run(args: &[&str], csv: &Path) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-/// (runtime, tasks, channel) → median, as `channel-bench cells --out -` writes it.
-fn cells_medians(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
+/// (runtime, tasks, channel) → mean, as `channel-bench cells --out -` writes it.
+fn cells_means(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
     let cells: CellsFile = serde_json::from_str(&run(&["cells", "--out", "-"], csv)).unwrap();
     cells
         .cells
         .into_iter()
-        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.median)))
+        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.mean)))
         .collect()
 }
 
 #[test]
-fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
+fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     let dir = tempfile::tempdir().unwrap();
     let body = [
         format!("{HEADER}\n"),
@@ -41,20 +41,27 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
     ]
     .concat();
     let csv = write(dir.path(), "agree.csv", &body);
-    let cells = cells_medians(&csv);
+    let cells = cells_means(&csv);
     let expected: BTreeMap<_, _> = [
-        (("multi-thread", 1, "kanal"), Some(100.0)),
-        (("multi-thread", 1, "flume"), Some(130.0)),
+        (("multi-thread", 1, "kanal"), Some(99.9)),
+        (("multi-thread", 1, "flume"), Some(390.5 / 3.0)),
         (("current-thread", 8, "kanal"), Some(54.75)),
         (("current-thread", 8, "flume"), Some(71.0)),
         (("current-thread", 8, "tokio-mpsc"), None),
     ]
     .into_iter()
-    .map(|((runtime, tasks, channel), median)| ((runtime.to_owned(), tasks, channel.to_owned()), median))
+    .map(|((runtime, tasks, channel), mean)| ((runtime.to_owned(), tasks, channel.to_owned()), mean))
     .collect();
-    assert_eq!(cells, expected);
+    assert_eq!(cells.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    for (key, mean) in &expected {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(
+            matches!((mean, cells[key]), (Some(a), Some(b)) if close(*a, b))
+                || (mean.is_none() && cells[key].is_none())
+        );
+    }
 
-    // compare, the file against itself: every cell, the same medians to its one decimal.
+    // compare, the file against itself: every cell, the same means to its one decimal.
     let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(&csv).arg(&csv).output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     let table: BTreeMap<_, _> = stdout
@@ -66,12 +73,12 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
         .map(|f| ((f[0].to_owned(), f[2].parse::<u64>().unwrap(), f[3].to_owned()), f[4].to_owned()))
         .collect();
     assert_eq!(table.keys().collect::<Vec<_>>(), cells.keys().collect::<Vec<_>>());
-    for (key, median) in &cells {
-        let shown = median.map_or("no".to_owned(), |median| format!("{median:.1}"));
+    for (key, mean) in &cells {
+        let shown = mean.map_or("no".to_owned(), |mean| format!("{mean:.1}"));
         assert_eq!(table[key], shown, "{key:?}");
     }
 
-    // summary: with one task count per band, a channel's figure is its cell's median.
+    // summary: with one task count per band, a channel's figure is its cell's mean.
     let file = load::load(&csv).unwrap();
     let bands = recommend::recommend(&file, 0.02);
     let mut ranked = BTreeMap::new();
@@ -87,20 +94,20 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_medians() {
     assert_eq!(ranked.len(), cells.len());
     for (key, value) in ranked {
         match (value, cells[&key]) {
-            (Some(value), Some(median)) => assert!((value - median).abs() < 1e-9, "{key:?}"),
+            (Some(value), Some(mean)) => assert!((value - mean).abs() < 1e-9, "{key:?}"),
             (None, None) => {}
             other => panic!("{key:?}: {other:?}"),
         }
     }
     let summary = run(&["summary"], &csv);
     assert!(
-        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 100,"),
+        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 99.9,"),
         "{summary}"
     );
 }
 
 #[test]
-fn the_exports_carry_the_same_medians() {
+fn the_exports_carry_the_same_means_and_intervals() {
     let dir = tempfile::tempdir().unwrap();
     let csv = write(
         dir.path(),
@@ -122,15 +129,15 @@ fn the_exports_carry_the_same_medians() {
     let read =
         |path: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap() };
     let name = "multi-thread/cloned-send/tasks=64/kanal";
+    let cells = read(&dir.path().join("x.cells.json"));
+    let figures = &cells["cells"][0]["ns_per_message"];
+    assert_eq!(cells["cells"][0]["name"], name);
+    assert_eq!((figures["mean"].as_f64(), figures["median"].as_f64()), (Some(3.0), Some(3.0)));
+    let interval = &figures["mean_interval"];
     let bmf = read(&bmf);
     assert_eq!(bmf[name]["ns_per_message"]["value"], 3.0);
-    assert_eq!(
-        (bmf[name]["ns_per_message"]["lower_value"].as_f64(), bmf[name]["ns_per_message"]["upper_value"].as_f64()),
-        (Some(1.0), Some(5.0))
-    );
+    assert_eq!(bmf[name]["ns_per_message"]["lower_value"], interval[0]);
+    assert_eq!(bmf[name]["ns_per_message"]["upper_value"], interval[1]);
     let github = read(&github);
     assert_eq!((github[0]["name"].as_str(), github[0]["value"].as_f64()), (Some(name), Some(3.0)));
-    let cells = read(&dir.path().join("x.cells.json"));
-    assert_eq!(cells["cells"][0]["name"], name);
-    assert_eq!(cells["cells"][0]["ns_per_message"]["median"], 3.0);
 }

@@ -119,7 +119,7 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
         "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,\
          ns_per_message,cpu_ns,status,merge,payload,seed,bytes,mb_per_s,pace_ns,burst,pace_actual_ns,sink,\
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
-         send,dropped,delivered_fraction,phase"
+         send,dropped,delivered_fraction,phase,involuntary_switches,steal_ns"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();
@@ -160,6 +160,37 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
     }
     assert!(json["crates"]["tokio"].as_str().unwrap().starts_with("1."), "{json}");
     assert!(json["rustc"].as_str().unwrap().starts_with("rustc "), "{json}");
+}
+
+#[test]
+fn each_cell_is_sampled_once_per_pass_in_an_order_that_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("passes.csv");
+    let three: Vec<&str> = TINY.iter().map(|&arg| if arg == "2" { "3" } else { arg }).collect();
+    assert!(three.windows(2).any(|pair| pair == ["--samples", "3"]));
+    let output = bench().args(three).arg("--out").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let (header, rows) = read_csv(&out);
+    let at = |name: &str| header.iter().position(|column| column == name).unwrap();
+    let cells = rows.len() / 3;
+    let key = |row: &Vec<String>| [at("channel"), at("mode"), at("runtime"), at("tasks")].map(|i| row[i].clone());
+    // Rows come pass by pass: every cell's sample 1, then every cell's sample 2, then 3.
+    for (pass, chunk) in rows.chunks(cells).enumerate() {
+        assert!(chunk.iter().all(|row| row[at("sample")] == (pass + 1).to_string()), "pass {}", pass + 1);
+        let mut keys: Vec<_> = chunk.iter().map(key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), cells, "each cell once in pass {}", pass + 1);
+    }
+    let order = |pass: usize| rows[pass * cells..(pass + 1) * cells].iter().map(key).collect::<Vec<_>>();
+    assert_ne!(order(0), order(1), "the second pass visits the cells in another order");
+    for pass in 1..=3 {
+        assert!(stdout.contains(&format!("\npass {pass}: {cells} cells\n")), "{stdout}");
+    }
+    assert!(stdout.contains(&format!("\n{} samples in ", rows.len())), "{stdout}");
+    // The table comes grouped as the plan lists the cells, once each.
+    assert_eq!(stdout.matches("\ncloned-send  kanal ").count(), 4, "{stdout}");
 }
 
 #[test]

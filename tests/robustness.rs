@@ -142,3 +142,66 @@ fn a_disk_that_fails_while_out_is_created_is_exit_1_not_a_usage_error() {
     assert!(stderr.starts_with(&format!("error: cannot write to {}: ", out.display())), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// Voluntary context switches of the calling thread so far: each time it went to sleep.
+fn thread_sleeps() -> i64 {
+    // SAFETY: rusage is plain integers; getrusage writes only into it; RUSAGE_THREAD is valid on Linux.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) }, 0);
+    usage.ru_nvcsw
+}
+
+#[test]
+fn the_watchdog_sleeps_through_a_sample_without_waking() {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    use channel_bench::run::measure::{RuntimeKind, Watchdog, guarded_sample};
+    use channel_bench::run::workload::{Mode, Pace, Phase, Workload};
+
+    // 20 bursts of one message 20 ms apart: a sample of at least 400 ms, idle most of it.
+    let pace = Pace { interval: Duration::from_millis(20), burst: 1, phase: Phase::Aligned };
+    let workload = Workload { pace: Some(pace), ..Workload::new(Mode::ClonedSend, 1, 20, 64) };
+    let channel = &channel_bench::registry::CHANNELS[0];
+    let watchdog = Watchdog::new(Duration::from_secs(30), Arc::new(AtomicBool::new(false))).unwrap();
+    let before = thread_sleeps();
+    let sample = guarded_sample(RuntimeKind::CurrentThread, 1, channel.prepare, &workload, (&workload, 0), &watchdog)
+        .unwrap()
+        .unwrap();
+    let sleeps = thread_sleeps() - before;
+    assert!(sample.status.is_ok() && sample.elapsed >= Duration::from_millis(350), "{sample:?}");
+    // Polling every 50 ms would sleep 8 times or more; one wait (and the join) is 1 to 3.
+    assert!(sleeps <= 4, "the waiting thread slept {sleeps} times during a {:?} sample", sample.elapsed);
+    assert!(sample.involuntary_switches.is_some());
+    if cfg!(target_os = "linux") {
+        assert!(sample.steal.is_some());
+    }
+}
+
+/// Whichever thread the signal lands on, the waiting watchdog is woken: by the signal
+/// handler's write to its socket, or (on the waiting thread itself) by the interrupted read.
+#[test]
+fn ctrl_c_stops_a_long_sample_in_the_middle() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("paced.csv");
+    // One sample of 200 bursts 50 ms apart: 10 s, unless Ctrl-C cuts it short.
+    let child = Command::new(binary())
+        .args(["--pace", "50ms", "--messages", "1600", "--tasks", "1", "--channels", "kanal"])
+        .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "1", "--warmup", "0"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The header is written just before the first sample starts.
+    wait_for_rows(&out, 0);
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill only sends a signal to the child we started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+    let signalled = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(signalled.elapsed() < Duration::from_secs(3), "took {:?} to stop", signalled.elapsed());
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(complete_rows(&out).0, 0);
+}

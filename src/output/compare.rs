@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::results::compare::{Verdict, verdict};
+use crate::results::compare::{Spread, Verdict, agreement, spread, verdict};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::stats::{self, Summary};
@@ -89,14 +89,26 @@ pub struct Report {
     pub slower: usize,
 }
 
-/// The comparison table of two files, with the cells found in only one of them and a
-/// closing line of counts and the spread of the ratios.
+/// The comparison table of two files: per cell the means with their precision, the medians,
+/// the ratio of the means, the verdict, and the modes of a cell whose samples form more than
+/// one in either file. Then the cells found in only one file, a line of counts, the spread of
+/// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
+/// how many cells are mixed in each file, and how often the two files pick the same fastest
+/// channel ([`agreement`]).
 pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> Report {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>8}  verdict",
-        "runtime", "mode", "tasks", "channel", "old ns/msg", "new ns/msg", "new/old"
+        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>10} {:>10} {:>8}  verdict",
+        "runtime",
+        "mode",
+        "tasks",
+        "channel",
+        "old mean ns/msg",
+        "new mean ns/msg",
+        "old median",
+        "new median",
+        "new/old"
     );
     // Worker counts are named only when the files hold several for one runtime.
     let mut workers: Vec<(&str, u64)> =
@@ -106,33 +118,45 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
     let several: Vec<&str> = workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
     let several_workers = |key: &CellKey| several.contains(&key.runtime.as_str());
     let mut counts = HashMap::new();
-    let mut spreads = Vec::new();
-    let mut worst: Option<(f64, &CellKey)> = None;
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut mixed = (0, 0, 0);
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
         let channel = channel_text(key, several_workers(key));
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
         let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
         else {
-            let _ = writeln!(out, "{label} {:>17} {:>17} {:>8}  no ok samples to compare", "", "", "");
+            let _ = writeln!(
+                out,
+                "{label} {:>17} {:>17} {:>10} {:>10} {:>8}  no ok samples to compare",
+                "", "", "", "", ""
+            );
             *counts.entry("failed").or_insert(0) += 1;
             continue;
         };
-        let ratio = new_summary.median / old_summary.median;
+        let ratio = new_summary.mean / old_summary.mean;
         let decision = verdict(&old_summary, &new_summary, threshold);
+        let (old_modes, new_modes) = (stats::modes(&old_cell.ok), stats::modes(&new_cell.ok));
+        let modes = match (old_modes.len() > 1, new_modes.len() > 1) {
+            (false, false) => String::new(),
+            (old_mixed, new_mixed) => {
+                mixed.0 += usize::from(old_mixed);
+                mixed.1 += usize::from(new_mixed);
+                mixed.2 += usize::from(old_mixed && new_mixed);
+                format!("  modes old {}; new {}", stats::modes_text(&old_modes), stats::modes_text(&new_modes))
+            }
+        };
         let _ = writeln!(
             out,
-            "{label} {:>17} {:>17} {ratio:>8.3}  {}",
-            median_text(&old_summary),
-            median_text(&new_summary),
+            "{label} {:>17} {:>17} {:>10.1} {:>10.1} {ratio:>8.3}  {}{modes}",
+            mean_text(&old_summary),
+            mean_text(&new_summary),
+            old_summary.median,
+            new_summary.median,
             decision.word()
         );
         *counts.entry(decision.word()).or_insert(0) += 1;
-        let spread = ratio.max(1.0 / ratio);
-        spreads.push(spread);
-        if worst.is_none_or(|(largest, _)| spread > largest) {
-            worst = Some((spread, key));
-        }
+        pairs.push((key, old_summary, new_summary));
     }
     for (name, only, other) in [(old_name, old, new), (new_name, new, old)] {
         let missing: Vec<&CellKey> = only.order.iter().filter(|key| !other.cells.contains_key(*key)).collect();
@@ -149,7 +173,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
     let _ = write!(
         out,
         "\n{} cells in both: {} faster, {} slower, {} no change beyond the noise",
-        spreads.len() + count("failed"),
+        pairs.len() + count("failed"),
         count("faster"),
         count(Verdict::Slower.word()),
         count("~")
@@ -157,18 +181,65 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
     if count("failed") > 0 {
         let _ = write!(out, ", {} without ok samples", count("failed"));
     }
-    if let (Some(summary), Some((largest, key))) = (stats::summarize(&spreads), worst) {
-        let _ =
-            write!(out, "\nmedian ratio (larger/smaller) {:.3}, worst {largest:.3} ({})", summary.median, key.label());
+    let worst = pairs.iter().max_by(|a, b| {
+        let ratio = |(old, new): (f64, f64)| (new / old).max(old / new);
+        ratio(means(a)).total_cmp(&ratio(means(b)))
+    });
+    if let (Some(overall), Some((key, _, _))) = (spread(pairs.iter().map(means)), worst) {
+        let _ = write!(
+            out,
+            "\nmedian ratio of means (larger/smaller) {:.3}, worst {:.3} ({})",
+            overall.median,
+            overall.worst,
+            key.label()
+        );
+        let _ = write!(out, "\nratios by runtime, median/worst over cells:");
+        for runtime in ["current-thread", "multi-thread"] {
+            let of = |figure: fn(&Pair) -> (f64, f64)| {
+                spread(pairs.iter().filter(|pair| pair.0.runtime == runtime).map(figure))
+            };
+            if let (Some(mean), Some(median)) = (of(means), of(medians)) {
+                let _ =
+                    write!(out, " {runtime} ({} cells) means {}, medians {};", mean.cells, text(mean), text(median));
+            }
+        }
+        out.pop();
+        let _ = write!(
+            out,
+            "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
+            mixed.0, mixed.1, mixed.2
+        );
+        let agree = agreement(old, new, threshold);
+        let _ = write!(
+            out,
+            "\nsame fastest channel (lowest mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
+             overlap in {} of {}, a clear winner contradicted in {}",
+            agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
+        );
     }
     out.push('\n');
     Report { text: out, slower: count(Verdict::Slower.word()) }
 }
 
-fn median_text(summary: &Summary) -> String {
-    match summary.median_precision() {
-        Some(precision) => format!("{:.1} ±{:.1}%", summary.median, precision * 100.0),
-        None => format!("{:.1} (n={})", summary.median, summary.count),
+/// A cell in both files, with its summaries in the old and the new.
+type Pair<'a> = (&'a CellKey, Summary, Summary);
+
+fn means((_, old, new): &Pair) -> (f64, f64) {
+    (old.mean, new.mean)
+}
+
+fn medians((_, old, new): &Pair) -> (f64, f64) {
+    (old.median, new.median)
+}
+
+fn text(spread: Spread) -> String {
+    format!("{:.3}/{:.3}", spread.median, spread.worst)
+}
+
+fn mean_text(summary: &Summary) -> String {
+    match summary.mean_precision() {
+        Some(precision) => format!("{:.1} ±{:.1}%", summary.mean, precision * 100.0),
+        None => format!("{:.1} (n={})", summary.mean, summary.count),
     }
 }
 

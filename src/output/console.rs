@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -10,7 +11,7 @@ use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
 use crate::run::workload::Workload;
-use crate::stats::{self, Summary};
+use crate::stats::{self, Mode, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
 pub struct Console {
@@ -18,11 +19,11 @@ pub struct Console {
 }
 
 impl Console {
-    /// A console for a sweep of `cells` cells.
-    pub fn new(cells: u64) -> Self {
-        let bar = ProgressBar::new(cells);
+    /// A console for a sweep that takes at least `samples` samples (cells × `--samples`).
+    pub fn new(samples: u64) -> Self {
+        let bar = ProgressBar::new(samples);
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} cells, {elapsed} elapsed, eta {eta}  {msg}")
+            ProgressStyle::with_template("{bar:30} {pos}/{len} samples, {elapsed} elapsed, eta {eta}  {prefix}: {msg}")
                 .expect("the template is valid"),
         );
         Self { bar }
@@ -83,31 +84,61 @@ impl Console {
         self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Counts one finished cell on the progress bar.
-    pub fn cell_done(&self) {
+    /// Starts pass number `pass`, visiting `cells` cells, with a line on stdout; an extra
+    /// pass (beyond `--samples`) is given the sweep's extra time `left` of `budget`, and adds
+    /// its cells to the bar's length.
+    pub fn pass(&self, pass: usize, cells: usize, extra: Option<(Duration, Duration)>) {
+        let line = match extra {
+            None => format!("pass {pass}: {cells} cells"),
+            Some((left, budget)) => {
+                self.bar.inc_length(cells as u64);
+                format!(
+                    "extra pass {pass}: {cells} cells still wide or mixed ({:.1} s left of {:.1} s)",
+                    left.as_secs_f64(),
+                    budget.as_secs_f64()
+                )
+            }
+        };
+        self.bar.set_prefix(line.clone());
+        self.print(line);
+    }
+
+    /// Counts one sample on the progress bar.
+    pub fn sampled(&self) {
         self.bar.inc(1);
     }
 
-    /// The result line of a finished cell: median ms and ns/message, the precision of the
-    /// median (`±` half-width of its confidence interval; `noisy` when wider than
-    /// `precision`), the min–max ns/message and the sample count, and the failures if any.
-    /// Then, as the run recorded them, the medians of latency, MB/s, CPU per message, the real
-    /// burst interval and allocations.
-    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, precision: f64, samples: &[Sample]) {
+    /// Clears the progress bar before the table of cells, and says how long the passes took.
+    pub fn finish_passes(&self) {
+        let elapsed = self.bar.elapsed();
+        self.bar.finish_and_clear();
+        print_line(&format!("{} samples in {:.1} s", self.bar.position(), elapsed.as_secs_f64()));
+    }
+
+    /// The result line of a cell: mean ms and ns/message, the precision of the mean (`±`
+    /// half-width of its confidence interval; `noisy` when wider than `precision`), the
+    /// median, the min–max ns/message and the sample count, the `modes` when there are more
+    /// than one (`40 ns ×60% | 125 ns ×40%`), and the failures if any. Then, as the run
+    /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
+    /// and allocations.
+    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, modes: &[Mode], precision: f64, samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
         let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
         let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
         let timing = match summary {
             Some(s) => {
-                let spread = match s.median_precision() {
+                let spread = match s.mean_precision() {
                     Some(p) if p > precision => format!("±{:>4.1}% noisy", p * 100.0),
                     Some(p) => format!("±{:>4.1}%      ", p * 100.0),
                     None => " ".repeat(13),
                 };
+                let mixed =
+                    if modes.len() > 1 { format!("  modes {}", stats::modes_text(modes)) } else { String::new() };
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg {spread}  ({:.1}-{:.1}, n={})",
-                    s.median * messages / 1e6,
+                    "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}){mixed}",
+                    s.mean * messages / 1e6,
+                    s.mean,
                     s.median,
                     s.min,
                     s.max,
@@ -126,7 +157,6 @@ impl Console {
     /// The closing lines: where the CSV is, the noisiest cells (`noisy_cells` as
     /// (precision, line)), and every failed cell.
     pub fn finish(&self, csv: &Path, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
-        self.bar.finish_and_clear();
         print_line(&format!("\nresults: {}", csv.display()));
         if !noisy_cells.is_empty() {
             let mut noisiest: Vec<&(f64, String)> = noisy_cells.iter().collect();

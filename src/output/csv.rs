@@ -57,6 +57,8 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         dropped: measured.dropped,
         delivered_fraction: (measured.delivered(workload.messages) as f64 / messages * 10_000.0).round() / 10_000.0,
         phase: pace.map_or("", |pace| pace.phase.name()).to_owned(),
+        involuntary_switches: measured.involuntary_switches,
+        steal_ns: measured.steal.map(saturating_nanos),
     }
 }
 

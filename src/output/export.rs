@@ -58,35 +58,35 @@ pub fn json(cells: &CellsFile) -> String {
     pretty(cells)
 }
 
-/// Bencher Metric Format: `{"<cell name>": {"ns_per_message": {"value": median,
-/// "lower_value": low, "upper_value": high}}}`, the bounds being the median's interval (the
+/// Bencher Metric Format: `{"<cell name>": {"ns_per_message": {"value": mean,
+/// "lower_value": low, "upper_value": high}}}`, the bounds being the mean's interval (the
 /// min–max below 5 samples). Cells without an ok sample are left out.
 pub fn bmf(cells: &CellsFile) -> String {
     let metrics: BTreeMap<&str, _> = measured(cells)
-        .map(|(cell, median, (low, high))| {
-            (cell.name.as_str(), json!({ MEASURE: { "value": median, "lower_value": low, "upper_value": high } }))
+        .map(|(cell, mean, (low, high))| {
+            (cell.name.as_str(), json!({ MEASURE: { "value": mean, "lower_value": low, "upper_value": high } }))
         })
         .collect();
     pretty(&metrics)
 }
 
 /// github-action-benchmark's `customSmallerIsBetter` input: `[{"name", "unit", "value",
-/// "range"}]`, the range being `± ` the wider side of the median's interval.
+/// "range"}]`, the range being `± ` the wider side of the mean's interval.
 pub fn github_action(cells: &CellsFile) -> String {
     let entries: Vec<_> = measured(cells)
-        .map(|(cell, median, (low, high))| {
-            let range = format!("± {:.3}", (median - low).max(high - median));
-            json!({ "name": cell.name, "unit": MEASURE, "value": median, "range": range })
+        .map(|(cell, mean, (low, high))| {
+            let range = format!("± {:.3}", (mean - low).max(high - mean));
+            json!({ "name": cell.name, "unit": MEASURE, "value": mean, "range": range })
         })
         .collect();
     pretty(&entries)
 }
 
-/// Each cell with ok samples: its median ns/message and the band it is believed to lie in.
+/// Each cell with ok samples: its mean ns/message (the headline) and the band it is believed to lie in.
 fn measured(cells: &CellsFile) -> impl Iterator<Item = (&CellResult, f64, (f64, f64))> {
     cells.cells.iter().filter_map(|cell| {
         let figures = cell.ns_per_message.as_ref()?;
-        Some((cell, figures.median, figures.band()))
+        Some((cell, figures.mean, figures.mean_band()))
     })
 }
 
@@ -118,19 +118,31 @@ mod tests {
         cells("x.csv", &hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]))
     }
 
+    /// The mean of kanal's samples and its interval, as `stats` computes them.
+    fn kanal_mean() -> (f64, f64, f64) {
+        let summary = crate::stats::summarize(&[5.0, 1.0, 3.0, 2.0, 4.0]).unwrap();
+        let (low, high) = summary.mean_band();
+        (summary.mean, low, high)
+    }
+
     #[test]
-    fn bmf_names_each_measured_cell_with_its_median_and_interval() {
+    fn bmf_names_each_measured_cell_with_its_mean_and_interval() {
         let value: serde_json::Value = serde_json::from_str(&bmf(&file())).unwrap();
+        let (mean, low, high) = kanal_mean();
+        assert_eq!(mean, 3.0);
+        assert!(low < mean && mean < high, "{low} {high}");
         let expected = json!({"multi-thread/cloned-send/tasks=64/kanal":
-            {"ns_per_message": {"value": 3.0, "lower_value": 1.0, "upper_value": 5.0}}});
+            {"ns_per_message": {"value": mean, "lower_value": low, "upper_value": high}}});
         assert_eq!(value, expected);
     }
 
     #[test]
     fn github_action_is_a_list_with_a_range() {
         let value: serde_json::Value = serde_json::from_str(&github_action(&file())).unwrap();
+        let (mean, low, high) = kanal_mean();
+        let range = format!("± {:.3}", (mean - low).max(high - mean));
         let expected = json!([{"name": "multi-thread/cloned-send/tasks=64/kanal", "unit": "ns_per_message",
-            "value": 3.0, "range": "± 2.000"}]);
+            "value": mean, "range": range}]);
         assert_eq!(value, expected);
     }
 

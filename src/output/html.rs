@@ -7,10 +7,9 @@ use std::fmt::Write as _;
 use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
-use crate::results::load::{CellKey, ResultsFile};
+use crate::results::cells::{CellResult, CellsFile, Figures};
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
-use crate::stats;
 
 /// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -38,8 +37,8 @@ pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{co
 pub struct Report<'a> {
     /// The CSV's file name, as the page names it.
     pub csv_name: &'a str,
-    /// The CSV, read by [`crate::results::load`].
-    pub file: &'a ResultsFile,
+    /// The CSV's per-cell figures ([`crate::results::cells`]).
+    pub cells: &'a CellsFile,
     /// Its summary, from [`crate::results::recommend::recommend`].
     pub bands: &'a [Recommendation],
     /// The JSON beside the CSV, when there is one.
@@ -85,8 +84,8 @@ pub fn page(report: &Report) -> String {
     }
     answer(&mut out, report.bands);
     caveats(&mut out, report.bands);
-    plots(&mut out, report.file);
-    cells(&mut out, report.file);
+    plots(&mut out, report.cells);
+    cell_table(&mut out, report.cells);
     let _ = writeln!(
         out,
         "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
@@ -102,7 +101,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
     let _ = writeln!(
         out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
-         channel by median ns/message (geometric mean over the band's task counts), or the channels tied with it \
+         channel by mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
          within the noise (≈), and the next one beyond the noise with how far behind it is. {} marks a crate with a \
          known problem, listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
@@ -152,64 +151,90 @@ fn caveats(out: &mut String, bands: &[Recommendation]) {
     out.push_str("</ul>\n</section>\n");
 }
 
-/// The panels' groups, in file order: (runtime, mode, setting).
-fn groups(file: &ResultsFile) -> Vec<(&str, &str, &str)> {
-    let mut groups: Vec<(&str, &str, &str)> = Vec::new();
-    for key in &file.order {
-        let group = (key.runtime.as_str(), key.mode.as_str(), key.setting.as_str());
-        if !groups.contains(&group) {
-            groups.push(group);
+/// A panel: (runtime, worker threads, mode, setting).
+type Group<'a> = (&'a str, u64, &'a str, &'a str);
+
+fn group_of(cell: &CellResult) -> Group<'_> {
+    (&cell.runtime, cell.workers, &cell.mode, &cell.setting)
+}
+
+/// The panels' groups, in file order.
+fn groups(cells: &CellsFile) -> Vec<Group<'_>> {
+    let mut groups: Vec<Group> = Vec::new();
+    for cell in &cells.cells {
+        if !groups.contains(&group_of(cell)) {
+            groups.push(group_of(cell));
         }
     }
     groups
 }
 
-fn plots(out: &mut String, file: &ResultsFile) {
+fn plots(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"plots\">\n<h2>ns/message against tasks</h2>\n<p class=\"note\">Lower is faster. A line joins \
-         a channel's medians; each dot is a sample. Failed samples are left out (see the table).</p>\n\
-         <div class=\"plots\">\n",
+         a channel's means; each dot is a sample, so a cell whose samples fall in two modes shows both. Failed \
+         samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
-    for (runtime, mode, setting) in groups(file) {
-        let in_group: Vec<&CellKey> =
-            file.order.iter().filter(|k| k.runtime == runtime && k.mode == mode && k.setting == setting).collect();
+    let several_workers = |runtime: &str| {
+        let mut workers: Vec<u64> = cells.cells.iter().filter(|c| c.runtime == runtime).map(|c| c.workers).collect();
+        workers.sort_unstable();
+        workers.dedup();
+        workers.len() > 1
+    };
+    for group in groups(cells) {
+        let (runtime, workers, mode, setting) = group;
         let mut series: Vec<Series> = Vec::new();
-        for key in &in_group {
-            let cell = &file.cells[*key];
-            let Some(summary) = stats::summarize(&cell.ok) else { continue };
-            let point = (key.tasks, summary.median, cell.ok.as_slice());
-            match series.iter_mut().find(|s| s.channel == key.channel) {
+        for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
+            let Some(figures) = &cell.ns_per_message else { continue };
+            let point = (cell.tasks, figures.mean, figures.samples.as_slice());
+            match series.iter_mut().find(|s| s.channel == cell.channel) {
                 Some(line) => line.points.push(point),
-                None => series.push(Series { channel: &key.channel, points: vec![point] }),
+                None => series.push(Series { channel: &cell.channel, points: vec![point] }),
             }
         }
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);
         }
+        let workers = if several_workers(runtime) { format!(" ({workers} workers)") } else { String::new() };
         let setting = if setting.is_empty() { String::new() } else { format!(" [{setting}]") };
-        out.push_str(&svg::panel(&format!("{runtime} {mode}{setting}"), &series));
+        out.push_str(&svg::panel(&format!("{runtime}{workers} {mode}{setting}"), &series));
     }
     out.push_str("</div>\n</section>\n");
 }
 
-fn cells(out: &mut String, file: &ResultsFile) {
+/// `12.3`, one decimal.
+fn number(value: f64) -> String {
+    format!("{value:.1}")
+}
+
+/// `low–high`.
+fn range((low, high): (f64, f64)) -> String {
+    format!("{}–{}", number(low), number(high))
+}
+
+/// `40.0 ×60% | 125.0 ×40%` for a cell with several modes; empty otherwise.
+fn modes(figures: &Figures) -> String {
+    let one = |mode: &crate::results::cells::ModeFigure| format!("{} ×{:.0}%", number(mode.centre), mode.share * 100.0);
+    figures.modes.iter().map(one).collect::<Vec<_>>().join(" | ")
+}
+
+fn cell_table(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the samples that delivered \
-         every message in order: the median, its 90% confidence interval (from 5 samples on), the min–max; CPU \
-         ns/message is the median of <code>cpu_ns / messages</code>.</p>\n<table>\n<tr><th>runtime</th><th>mode</th>\
-         <th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>median</th><th>90% interval</th>\
-         <th>min–max</th><th>CPU</th><th>failed</th></tr>\n",
+         every message in order: the mean (the headline figure, what the summary ranks) and its 90% confidence \
+         interval, the median, the min–max, and the modes when the samples fall in separate clusters; CPU \
+         ns/message is the mean of <code>cpu_ns / messages</code>.</p>\n<table>\n<tr><th>runtime</th>\
+         <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>mean</th>\
+         <th>90% interval</th><th>median</th><th>min–max</th><th>modes</th><th>CPU</th><th>failed</th></tr>\n",
     );
-    let number = |value: f64| format!("{value:.1}");
-    for key in &file.order {
-        let cell = &file.cells[key];
-        let summary = stats::summarize(&cell.ok);
-        let cpu = stats::summarize(&cell.cpu_ns_per_message);
-        let (median, interval, range) = match summary {
-            Some(s) => (
-                number(s.median),
-                s.median_interval.map_or_else(String::new, |(low, high)| format!("{}–{}", number(low), number(high))),
-                format!("{}–{}", number(s.min), number(s.max)),
+    for cell in &cells.cells {
+        let (mean, interval, median, min_max, modes) = match &cell.ns_per_message {
+            Some(f) => (
+                number(f.mean),
+                f.mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
+                number(f.median),
+                range((f.min, f.max)),
+                modes(f),
             ),
             None => Default::default(),
         };
@@ -219,17 +244,19 @@ fn cells(out: &mut String, file: &ResultsFile) {
         };
         let _ = writeln!(
             out,
-            "<tr{}><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{median}</td><td class=\"n\">{interval}</td><td class=\"n\">{range}</td>\
-             <td class=\"n\">{}</td><td>{failed}</td></tr>",
+            "<tr{}><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{mean}</td><td class=\"n\">{interval}</td>\
+             <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{modes}</td><td class=\"n\">{}</td>\
+             <td>{failed}</td></tr>",
             if cell.failed > 0 { " class=\"failed\"" } else { "" },
-            escape(&key.runtime),
-            escape(&key.mode),
-            escape(&key.setting),
-            key.tasks,
-            channel_cell(&key.channel),
-            cell.ok.len(),
-            cpu.map_or_else(String::new, |cpu| number(cpu.median)),
+            escape(&cell.runtime),
+            cell.workers,
+            escape(&cell.mode),
+            escape(&cell.setting),
+            cell.tasks,
+            channel_cell(&cell.channel),
+            cell.ok,
+            cell.cpu_ns_per_message.as_ref().map_or_else(String::new, |cpu| number(cpu.mean)),
         );
     }
     out.push_str("</table>\n</section>\n");

@@ -101,27 +101,29 @@ fn duration(ns: f64) -> String {
 /// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
 /// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
 /// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
+/// A channel marked `(mixed)` has a cell in the band whose samples form more than one mode.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
     let name = |entry: &Entry| {
         let name = marked(&entry.channel);
         if strong { format!("**{name}**") } else { name }
     };
+    let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.mixed { MIXED } else { "" });
     let Some(first) = ranking.first() else { return String::new() };
     let mut line = if ranking.is_tie() {
         let leaders = ranking.leaders();
-        let tied: Vec<String> = leaders.iter().map(|e| format!("{} {}", name(e), show(e.value))).collect();
+        let tied: Vec<String> = leaders.iter().map(|e| format!("{} {}", name(e), figure(e))).collect();
         let spread = ranking.tie_spread().unwrap_or(1.0);
         let up_to = if leaders.len() > 2 { "up to " } else { "" };
         format!("tied within the noise: {} ({up_to}{spread:.2}×)", tied.join(", "))
     } else {
-        format!("{} {}", name(first), show(first.value))
+        format!("{} {}", name(first), figure(first))
     };
     match ranking.next() {
         Some((next, ratio)) if ranking.is_tie() => {
-            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked(&next.channel), show(next.value));
+            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked(&next.channel), figure(next));
         }
         Some((next, ratio)) => {
-            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked(&next.channel), show(next.value));
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked(&next.channel), figure(next));
         }
         None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
         None => {}
@@ -147,12 +149,20 @@ fn p99_text(band: &Recommendation) -> Option<String> {
     Some(leaders_text(&band.p99, duration, "lower than", false))
 }
 
+/// What follows a figure whose channel has a mixed cell in the band.
+const MIXED: &str = " (mixed)";
+
 /// The summary for the console: per runtime and mode, one block per band.
 pub fn text(bands: &[Recommendation]) -> String {
     let mut out = String::from(
-        "which channel: per runtime, mode and band of task counts, the lowest median ns/message\n\
+        "which channel: per runtime, mode and band of task counts, the lowest mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
+    if bands.iter().any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.mixed))) {
+        out.push_str(
+            "(mixed): some of the channel's cells have samples in separate modes, shown in the sweep's cell lines\n",
+        );
+    }
     let mut group = None;
     for band in bands {
         if group != Some((&band.runtime, &band.mode)) {
@@ -192,7 +202,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> Str
     let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
         "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
-         band of task counts, the channel with the lowest median ns/message and how far ahead of the next \
+         band of task counts, the channel with the lowest mean ns/message and how far ahead of the next \
          it is, and the one with the lowest CPU time per message{}.\n\n",
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
@@ -227,12 +237,14 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> Str
     let percent = threshold * 100.0;
     let _ = writeln!(
         out,
-        "\nEach figure is the geometric mean, over the band's task counts, of a channel's median per task \
-         count; a ratio is the next channel's figure over the first's. Bands: small is 1–8 tasks, medium \
+        "\nEach figure is the geometric mean, over the band's task counts, of a channel's mean per task \
+         count (the mean, not the median: a cell whose samples fall in two modes has a median that flips with the \
+         mode that won the draw); a ratio is the next channel's figure over the first's. *(mixed)* marks a channel \
+         with a cell in the band whose samples form separate modes. Bands: small is 1–8 tasks, medium \
          16–64, large 128–512{x_large} (a count between them goes to the nearer on a log scale). Channels are *tied* \
          when the first is not ahead beyond the noise: they are less than {percent}% apart, or the first is \
-         ahead at no more than half of the band's task counts, where ahead means the other's median is at least \
-         {percent}% higher and each median outside the other's 90% confidence interval (the min–max below 5 \
+         ahead at no more than half of the band's task counts, where ahead means the other's mean is at least \
+         {percent}% higher and each mean outside the other's 90% bootstrap interval (the min–max below 3 \
          samples). A channel with a failed sample, or missing at one of the band's task counts, is not ranked \
          in that band."
     );
@@ -321,14 +333,27 @@ mod tests {
         let text = text(&bands);
         assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200\n"), "{text}");
         assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400\n"), "{text}");
-        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 110 (1.10×)\n"), "{text}");
+        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 108 (1.08×)\n"), "{text}");
         let markdown = markdown("x.csv", &bands, 0.02);
         let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | kanal† 200, 2.00× \
                    lower than flume 400 |";
         assert!(markdown.contains(row), "{markdown}");
-        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) |"));
+        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 108 (1.08×) |"));
         assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
         assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
+    }
+
+    #[test]
+    fn a_channel_with_a_mixed_cell_is_marked() {
+        let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
+        let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
+        let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]), 0.02);
+        let text = text(&bands);
+        // Five samples of a 60/40 mixture leave its mean too uncertain to call kanal ahead.
+        let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 73.8 (mixed) (1.23×)\n";
+        assert!(text.contains(line), "{text}");
+        assert!(text.contains("(mixed): some of the channel's cells have samples in separate modes"), "{text}");
+        assert!(markdown("x.csv", &bands, 0.02).contains("**crossfire†** 73.8 (mixed) (1.23×) |"));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The report's plots as inline SVG: ns/message against the task count on a log2 axis, one
-//! line per channel through its medians, every `ok` sample a dot. Drawing only: the medians
+//! line per channel through its means, every `ok` sample a dot. Drawing only: the means
 //! come from [`crate::stats`].
 
 use std::fmt::Write as _;
@@ -13,7 +13,7 @@ use crate::registry;
 pub struct Series<'a> {
     /// The channel as the summary names it (`kanal`, `kanal via select-all`).
     pub channel: &'a str,
-    /// Per task count, ascending: the tasks, the median ns/message, the `ok` samples.
+    /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
 }
 
@@ -115,11 +115,10 @@ pub fn panel(title: &str, series: &[Series]) -> String {
     for (row, line) in series.iter().enumerate() {
         let colour = colour(line.channel);
         let name = escape(line.channel);
-        let path: Vec<String> =
-            line.points.iter().map(|&(t, median, _)| format!("{:.1},{:.1}", x(t), y(median))).collect();
+        let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
         let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
-        for &(t, median, samples) in &line.points {
+        for &(t, mean, samples) in &line.points {
             for &sample in samples {
                 let _ = writeln!(
                     svg,
@@ -130,10 +129,10 @@ pub fn panel(title: &str, series: &[Series]) -> String {
             }
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: median \
-                 {median:.1} ns/message, {} samples</title></circle>",
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: mean \
+                 {mean:.1} ns/message, {} samples</title></circle>",
                 x(t),
-                y(median),
+                y(mean),
                 samples.len()
             );
         }

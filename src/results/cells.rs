@@ -1,5 +1,5 @@
 //! Per-cell results, computed once from a loaded file: what `X.cells.json`, the exports and
-//! plot.py read, so that no script re-parses the CSV or re-computes a median.
+//! plot.py and the HTML report read, so that no script re-parses the CSV or re-computes a figure.
 
 use std::collections::HashMap;
 
@@ -13,7 +13,7 @@ use crate::stats::{self, CONFIDENCE};
 pub struct CellsFile {
     /// The CSV the cells were read from, as named on the command line or by the sweep.
     pub csv: String,
-    /// The confidence of every `median_interval` (0.9 = 90%).
+    /// The confidence of every `mean_interval` and `median_interval` (0.9 = 90%).
     pub confidence: f64,
     /// Whether the CSV ended in a partial line (a run stopped mid-write), which was skipped.
     pub skipped_partial_line: bool,
@@ -83,11 +83,20 @@ pub struct CellResult {
     pub alloc_bytes_per_message: Option<Figures>,
 }
 
-/// One metric of one cell: the values of its `ok` samples and what they say about the median.
+/// One metric of one cell: the values of its `ok` samples and what they say. The headline is
+/// the mean (what `compare` judges and `summary` ranks; see `stats`); the median and the modes
+/// stay beside it, since a cell whose samples fall in two modes has a median that flips with
+/// the mode that won the draw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
     pub samples: Vec<f64>,
+    /// The arithmetic mean of `samples`: the headline figure.
+    pub mean: f64,
+    /// `[low, high]`: the bootstrap confidence interval of the mean at `confidence`; absent
+    /// with too few samples for one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_interval: Option<[f64; 2]>,
     /// The median of `samples`.
     pub median: f64,
     /// `[low, high]`: a distribution-free confidence interval of the median at `confidence`;
@@ -98,25 +107,51 @@ pub struct Figures {
     pub min: f64,
     /// The largest sample.
     pub max: f64,
+    /// The separate clusters the samples form on a log scale (`stats::modes`), lowest first,
+    /// when they form more than one; empty for a cell with one behaviour.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes: Vec<ModeFigure>,
+}
+
+/// One mode of a cell's samples.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ModeFigure {
+    /// The median of the mode's samples.
+    pub centre: f64,
+    /// The mode's share of the samples, 0 to 1.
+    pub share: f64,
+    /// How many samples the mode has.
+    pub count: usize,
 }
 
 impl Figures {
     /// The figures of `values`; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Self> {
         let summary = stats::summarize(values)?;
+        let modes = stats::modes(values);
         Some(Figures {
             samples: values.to_vec(),
+            mean: summary.mean,
+            mean_interval: summary.mean_interval.map(|(low, high)| [low, high]),
             median: summary.median,
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
             min: summary.min,
             max: summary.max,
+            modes: if modes.len() > 1 {
+                modes
+                    .iter()
+                    .map(|mode| ModeFigure { centre: mode.centre, share: mode.share, count: mode.count })
+                    .collect()
+            } else {
+                Vec::new()
+            },
         })
     }
 
-    /// The interval a median is believed to lie in: its confidence interval, or the min–max
-    /// when there are too few samples for one.
-    pub fn band(&self) -> (f64, f64) {
-        self.median_interval.map_or((self.min, self.max), |[low, high]| (low, high))
+    /// The interval the mean is believed to lie in: its confidence interval, or the min–max
+    /// when there are too few samples for one (as `stats::Summary::mean_band`).
+    pub fn mean_band(&self) -> (f64, f64) {
+        self.mean_interval.map_or((self.min, self.max), |[low, high]| (low, high))
     }
 }
 
@@ -191,7 +226,7 @@ mod tests {
         let flume = &cells.cells[1];
         assert_eq!((flume.ok, flume.failed), (2, 2));
         assert_eq!(flume.ns_per_message.as_ref().unwrap().median_interval, None);
-        assert_eq!(flume.ns_per_message.as_ref().unwrap().band(), (10.0, 30.0));
+        assert_eq!(flume.ns_per_message.as_ref().unwrap().mean_band(), (10.0, 30.0));
     }
 
     #[test]

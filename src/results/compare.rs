@@ -1,17 +1,28 @@
-//! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not.
+//! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not,
+//! on the cells' mean cost per message (the headline figure, [`crate::stats`]); and how far
+//! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
+//! build twice) calibrate [`DEFAULT_THRESHOLD`].
 
-use crate::stats::Summary;
+use std::collections::HashMap;
+
+use super::load::ResultsFile;
+use super::recommend::{Recommendation, recommend};
+use crate::stats::{self, Summary};
 
 /// The smallest relative difference (0.02 = 2%) that `compare` calls a change and `summary`
-/// lets separate two channels, unless `--threshold` says otherwise.
+/// lets separate two channels, unless `--threshold` says otherwise. A claim must survive a
+/// re-run: this is to be set just above the cell-to-cell differences that A/A runs (two
+/// sweeps of the same build on the same machine) reach with non-overlapping intervals, so
+/// that `compare` of two A/A sweeps calls at most 1% of cells changed, while an A/B with a
+/// real change (another crate version, `--capacity 1024` against 65536) is still detected.
 pub const DEFAULT_THRESHOLD: f64 = 0.02;
 
 /// What a comparison says about one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// NEW's median is lower, beyond the noise of both files.
+    /// NEW's mean is lower, beyond the noise of both files.
     Faster,
-    /// NEW's median is higher, beyond the noise of both files.
+    /// NEW's mean is higher, beyond the noise of both files.
     Slower,
     /// The difference is within the noise, or smaller than the threshold.
     NoChange,
@@ -28,17 +39,13 @@ impl Verdict {
     }
 }
 
-/// The interval a median is believed to lie in: its confidence interval, or the min–max
-/// of the samples when there are too few for one.
-pub fn noise_band(summary: &Summary) -> (f64, f64) {
-    summary.median_interval.unwrap_or((summary.min, summary.max))
-}
-
-/// Faster or slower when the medians differ by at least `threshold` (0.02 = 2%) and the two
-/// medians' intervals do not overlap; otherwise no change.
+/// Faster or slower when the means differ by at least `threshold` (0.02 = 2%) and the two
+/// means' intervals ([`Summary::mean_band`]) do not overlap; otherwise no change. Both
+/// conditions: the intervals alone are too narrow when a run's samples share a disturbance,
+/// the threshold alone ignores a noisy cell.
 pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
-    let ratio = new.median / old.median;
-    let ((old_low, old_high), (new_low, new_high)) = (noise_band(old), noise_band(new));
+    let ratio = new.mean / old.mean;
+    let ((old_low, old_high), (new_low, new_high)) = (old.mean_band(), new.mean_band());
     if (ratio - 1.0).abs() < threshold {
         Verdict::NoChange
     } else if new_high < old_low {
@@ -48,6 +55,92 @@ pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
     } else {
         Verdict::NoChange
     }
+}
+
+/// How far apart two runs' figures are over a set of cells.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// Cells compared.
+    pub cells: usize,
+    /// The median over the cells of larger/smaller (1.0 = the same figure).
+    pub median: f64,
+    /// The largest larger/smaller.
+    pub worst: f64,
+}
+
+/// The [`Spread`] of `pairs` of (old, new) figures; `None` when there is no pair with two
+/// positive figures.
+pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
+    let ratios: Vec<f64> = pairs
+        .into_iter()
+        .filter(|&(old, new)| old > 0.0 && new > 0.0)
+        .map(|(old, new)| (new / old).max(old / new))
+        .collect();
+    let summary = crate::stats::summarize(&ratios)?;
+    Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
+}
+
+/// Whether two runs pick the same channels: what a user choosing a channel would read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// (runtime, mode, tasks) groups with a channel of lowest mean in both files.
+    pub groups: usize,
+    /// Of those, the groups whose lowest mean is the same channel in both.
+    pub same_fastest: usize,
+    /// Summary bands (runtime, mode, band of task counts) ranked in both files.
+    pub bands: usize,
+    /// Of those, the bands whose leaders (the first and the channels tied with it) share a channel.
+    pub bands_overlapping: usize,
+    /// Of those, the bands where one file names a clear winner that the other does not count
+    /// among its leaders.
+    pub bands_contradicted: usize,
+}
+
+/// How often `old` and `new` agree on the fastest channel (by mean ns/message), per group of
+/// cells and per band of the summary (with `threshold`, as `summary` ranks).
+pub fn agreement(old: &ResultsFile, new: &ResultsFile, threshold: f64) -> Agreement {
+    let fastest = |file: &ResultsFile| {
+        let mut best: HashMap<(String, String, u64, String), (f64, String)> = HashMap::new();
+        for (key, cell) in &file.cells {
+            let Some(summary) = stats::summarize(&cell.ok) else { continue };
+            let group = (key.runtime.clone(), key.mode.clone(), key.tasks, key.setting.clone());
+            let entry = best.entry(group).or_insert((f64::INFINITY, String::new()));
+            if summary.mean < entry.0 {
+                *entry = (summary.mean, key.channel.clone());
+            }
+        }
+        best
+    };
+    let (old_fastest, new_fastest) = (fastest(old), fastest(new));
+    let mut result = Agreement::default();
+    for (group, (_, channel)) in &old_fastest {
+        if let Some((_, other)) = new_fastest.get(group) {
+            result.groups += 1;
+            result.same_fastest += usize::from(channel == other);
+        }
+    }
+    let (old_bands, new_bands) = (recommend(old, threshold), recommend(new, threshold));
+    for band in &old_bands {
+        let Some(other) =
+            new_bands.iter().find(|b| (&b.runtime, &b.mode, b.size) == (&band.runtime, &band.mode, band.size))
+        else {
+            continue;
+        };
+        let leaders = |band: &Recommendation| -> Vec<String> {
+            band.speed.leaders().iter().map(|entry| entry.channel.clone()).collect()
+        };
+        let (ours, theirs) = (leaders(band), leaders(other));
+        if ours.is_empty() || theirs.is_empty() {
+            continue;
+        }
+        result.bands += 1;
+        result.bands_overlapping += usize::from(ours.iter().any(|channel| theirs.contains(channel)));
+        let contradicts = |winner: &Recommendation, leaders: &[String]| {
+            !winner.speed.is_tie() && winner.speed.first().is_some_and(|first| !leaders.contains(&first.channel))
+        };
+        result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
+    }
+    result
 }
 
 #[cfg(test)]
@@ -80,6 +173,41 @@ mod tests {
         let new = summary(&[101.0, 101.1, 101.2, 101.0, 101.1]);
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
         assert_eq!(verdict(&old, &new, 0.005), Verdict::Slower);
+    }
+
+    #[test]
+    fn a_flipped_majority_mode_is_no_change() {
+        // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the means
+        // 72 and 88 have overlapping intervals.
+        let old = summary(&[40.0, 41.0, 39.0, 120.0, 121.0]);
+        let new = summary(&[40.0, 41.0, 119.0, 120.0, 121.0]);
+        assert!(new.median / old.median > 2.9);
+        assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
+    }
+
+    #[test]
+    fn spreads_are_symmetric_ratios() {
+        let spread = spread([(100.0, 110.0), (110.0, 100.0), (100.0, 300.0), (0.0, 5.0)]).unwrap();
+        assert_eq!((spread.cells, spread.worst), (3, 3.0));
+        assert!((spread.median - 1.1).abs() < 1e-12);
+        assert_eq!(super::spread([]), None);
+    }
+
+    #[test]
+    fn agreement_counts_groups_and_bands_that_pick_alike() {
+        use crate::results::load::hand_made;
+        let steady = |value: f64| [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998];
+        let (a, b, c) = (steady(100.0), steady(200.0), steady(101.0));
+        // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
+        let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
+        let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
+        let agreement = agreement(&old, &new, 0.02);
+        assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
+        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
+        // A tie within the threshold contradicts nothing.
+        let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
+        let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied, 0.02);
+        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
     }
 
     #[test]

@@ -134,10 +134,10 @@ pub struct CellSamples {
     pub alloc_bytes_per_message: Vec<f64>,
 }
 
-/// One file's cells, in the order they first appear.
+/// One file's cells, in the sweep's order ([`sweep_order`]).
 #[derive(Debug, Clone, Default)]
 pub struct ResultsFile {
-    /// Cells in file order.
+    /// Cells in the sweep's order ([`sweep_order`]).
     pub order: Vec<CellKey>,
     /// Each cell's samples.
     pub cells: HashMap<CellKey, CellSamples>,
@@ -251,6 +251,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     if file.cells.is_empty() {
         bail!("{name} has a header but no samples");
     }
+    sweep_order(&mut file.order);
     Ok(file)
 }
 
@@ -263,6 +264,27 @@ fn mb_per_s(record: &Record) -> Option<f64> {
     // bytes / 10^6 per elapsed_ns / 10^9 seconds
     let bytes = record.messages * record.payload_bytes;
     (record.elapsed_ns > 0).then(|| bytes as f64 * 1000.0 / record.elapsed_ns as f64)
+}
+
+/// Sorts cells as a sweep lists them, whatever order their rows came in (a sweep writes
+/// them in shuffled passes): runtime and mode in the binary's order, task count ascending,
+/// channels in `--list-channels` order (a channel the binary does not know after those);
+/// cells equal in all of that keep their file order.
+pub fn sweep_order(order: &mut [CellKey]) {
+    let position = |names: &[&str], name: &str| names.iter().position(|known| *known == name).unwrap_or(usize::MAX);
+    let runtimes: Vec<&str> = RuntimeKind::ALL.iter().map(|runtime| runtime.name()).collect();
+    let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.name()).collect();
+    let channels: Vec<&str> = crate::registry::known().map(|channel| channel.name).collect();
+    order.sort_by_cached_key(|key| {
+        let base = key.channel.split(" via ").next().unwrap_or(&key.channel);
+        (
+            position(&runtimes, &key.runtime),
+            key.workload.workers,
+            key.tasks,
+            position(&modes, &key.mode),
+            position(&channels, base),
+        )
+    });
 }
 
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,

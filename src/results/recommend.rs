@@ -1,8 +1,12 @@
 //! Which channel should I use? `channel-bench summary FILE.csv`, and the end of every sweep.
 //!
 //! For each runtime and mode, and each band of task counts ([`TaskBand`]), the channels are
-//! ranked by the geometric mean of their per-cell medians over the band's task counts: ns per
-//! message for speed, CPU ns per message, and the p99 latency when the file has it. The first
+//! ranked by the geometric mean of their per-cell means over the band's task counts: ns per
+//! message for speed, CPU ns per message, and the p99 latency when the file has it. The mean,
+//! not the median: a cell whose samples fall in two modes has a median that flips with
+//! whichever mode won the draw, while its mean moves with the modes' shares (see
+//! [`crate::stats`]); the median stays beside it ([`Entry::median`]), and a channel with such
+//! a cell in the band is marked ([`Entry::mixed`]). The first
 //! of a ranking is named alone only when the second is beyond the noise of it
 //! ([`within_noise`]); otherwise the first and the channels after it that are within its noise
 //! are named as tied ([`rank`]). A channel
@@ -13,7 +17,6 @@
 
 use std::collections::HashMap;
 
-use super::compare;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use crate::stats::{self, Summary};
 
@@ -63,9 +66,14 @@ impl TaskBand {
 pub struct Entry {
     /// Channel name.
     pub channel: String,
-    /// The geometric mean, over the band's task counts, of the channel's per-cell medians
+    /// The geometric mean, over the band's task counts, of the channel's per-cell means
     /// (the ranking's unit: ns/message, CPU ns/message or ns of latency).
     pub value: f64,
+    /// The same of the per-cell medians.
+    pub median: f64,
+    /// Whether the samples of one of the channel's cells in the band form more than one
+    /// mode ([`stats::modes`]).
+    pub mixed: bool,
     /// Whether the channel is within the noise of the ranking's first ([`within_noise`]), and
     /// so is every channel ranked between them ([`rank`]); false for the first itself.
     pub tied_with_first: bool,
@@ -140,11 +148,11 @@ pub struct Recommendation {
     pub size: TaskBand,
     /// The band's task counts found in the file, ascending.
     pub tasks: Vec<u64>,
-    /// By median ns/message.
+    /// By mean ns/message.
     pub speed: Ranking,
-    /// By median CPU ns/message; empty when the file has no CPU time.
+    /// By mean CPU ns/message; empty when the file has no CPU time.
     pub cpu: Ranking,
-    /// By median p99 latency in ns, among the channels measured for it at every task count of
+    /// By mean p99 latency in ns, among the channels measured for it at every task count of
     /// the band; empty when none was.
     pub p99: Ranking,
     /// Channels not ranked, with the reason.
@@ -237,12 +245,17 @@ fn rank_band(
             let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| stats::summarize(values(cell))).collect();
             Some((channel.to_string(), per_task?))
         });
-        rank(summaries.collect(), threshold)
+        let mut ranking = rank(summaries.collect(), threshold);
+        for entry in &mut ranking.entries {
+            let cells = candidates.iter().find(|(channel, _)| *channel == entry.channel).map(|(_, cells)| cells);
+            entry.mixed = cells.is_some_and(|cells| cells.iter().any(|cell| stats::modes(values(cell)).len() > 1));
+        }
+        ranking
     };
     (by(|cell| &cell.ok), by(|cell| &cell.cpu_ns_per_message), by(|cell| &cell.lat_p99_ns), excluded)
 }
 
-/// Ranks channels by the geometric mean of their per-cell medians (`summaries[i]`: one per
+/// Ranks channels by the geometric mean of their per-cell means (`summaries[i]`: one per
 /// task count, the same task counts for every channel), lowest first, ties in value kept in
 /// the given order. Marks as tied with the first the channels from the second on that are
 /// [`within_noise`] of it, up to the first that is not: a channel clearly behind the first
@@ -250,7 +263,7 @@ fn rank_band(
 /// naming that one as co-fastest and not a channel with a lower figure would read backwards.
 pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
     let mut scored: Vec<(f64, String, Vec<Summary>)> =
-        channels.into_iter().map(|(channel, cells)| (geometric_mean_of_medians(&cells), channel, cells)).collect();
+        channels.into_iter().map(|(channel, cells)| (geometric_mean_of_means(&cells), channel, cells)).collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     let Some((_, _, best)) = scored.first() else { return Ranking::default() };
     let best = best.clone();
@@ -260,23 +273,22 @@ pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
         .enumerate()
         .map(|(at, (value, channel, cells))| {
             tie_goes_on = tie_goes_on && (at == 0 || within_noise(&best, &cells, threshold));
-            Entry { channel, value, tied_with_first: at > 0 && tie_goes_on }
+            let median = geometric_mean(cells.iter().map(|cell| cell.median));
+            Entry { channel, value, median, mixed: false, tied_with_first: at > 0 && tie_goes_on }
         })
         .collect();
     Ranking { entries }
 }
 
-/// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s median is at
-/// least `threshold` (0.02 = 2%) higher, and each median lies outside the other's interval (the
-/// 90% confidence interval of the median, or the min–max below 5 samples, as `compare` uses).
+/// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s mean is at
+/// least `threshold` (0.02 = 2%) higher, and each mean lies outside the other's interval (the
+/// 90% bootstrap interval of the mean, or the min–max below 3 samples, as `compare` uses).
 ///
-/// Not `compare`'s stricter "the two intervals do not overlap": with 5 samples the interval is
-/// the min–max, and one outlier of either channel would then tie channels whose medians are 2×
-/// apart. The band's task counts are the replication that makes up for the looser test
-/// ([`within_noise`]).
+/// Not `compare`'s stricter "the two intervals do not overlap": the band's task counts are
+/// the replication that makes up for the looser test ([`within_noise`]).
 pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bool {
-    let ((_, best_high), (other_low, _)) = (compare::noise_band(best), compare::noise_band(other));
-    other.median >= best.median * (1.0 + threshold) && best.median < other_low && other.median > best_high
+    let ((_, best_high), (other_low, _)) = (best.mean_band(), other.mean_band());
+    other.mean >= best.mean * (1.0 + threshold) && best.mean < other_low && other.mean > best_high
 }
 
 /// Whether `other` is within the noise of `best` over a band (one summary per task count,
@@ -287,18 +299,28 @@ pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bo
 /// take turns.
 pub fn within_noise(best: &[Summary], other: &[Summary], threshold: f64) -> bool {
     assert_eq!(best.len(), other.len(), "the same task counts for both channels");
-    let ratio = geometric_mean_of_medians(other) / geometric_mean_of_medians(best);
+    let ratio = geometric_mean_of_means(other) / geometric_mean_of_means(best);
     let ahead = best.iter().zip(other).filter(|(b, o)| ahead_beyond_noise(b, o, threshold)).count();
     !(ratio >= 1.0 + threshold && 2 * ahead > best.len())
 }
 
-/// The geometric mean of the medians: each task count weighs the same whatever its scale.
-/// 0 when any median is 0; NaN when there are none.
-pub fn geometric_mean_of_medians(cells: &[Summary]) -> f64 {
-    if cells.iter().any(|cell| cell.median <= 0.0) {
-        return 0.0;
+/// The geometric mean of the cells' means: each task count weighs the same whatever its
+/// scale. 0 when any mean is 0; NaN when there are none.
+pub fn geometric_mean_of_means(cells: &[Summary]) -> f64 {
+    geometric_mean(cells.iter().map(|cell| cell.mean))
+}
+
+/// The geometric mean of `values`; 0 when any is 0 or less, NaN when there are none.
+fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
+    let (mut sum, mut count) = (0.0, 0);
+    for value in values {
+        if value <= 0.0 {
+            return 0.0;
+        }
+        sum += value.ln();
+        count += 1;
     }
-    (cells.iter().map(|cell| cell.median.ln()).sum::<f64>() / cells.len() as f64).exp()
+    (sum / count as f64).exp()
 }
 
 #[cfg(test)]
@@ -333,9 +355,9 @@ mod tests {
 
     #[test]
     fn geometric_mean_weighs_each_task_count_alike() {
-        let mean = geometric_mean_of_medians(&[summary(&[10.0]), summary(&[1000.0])]);
+        let mean = geometric_mean_of_means(&[summary(&[10.0]), summary(&[1000.0])]);
         assert!((mean - 100.0).abs() < 1e-9, "{mean}");
-        assert_eq!(geometric_mean_of_medians(&[summary(&[0.0]), summary(&[5.0])]), 0.0);
+        assert_eq!(geometric_mean_of_means(&[summary(&[0.0]), summary(&[5.0])]), 0.0);
     }
 
     #[test]
@@ -449,12 +471,12 @@ mod tests {
                 ("a".to_owned(), vec![around(100.0, 0.01)]),
                 ("b".to_owned(), vec![around(101.0, 0.01)]),
                 ("c".to_owned(), vec![around(150.0, 0.01)]),
-                ("d".to_owned(), vec![around(160.0, 0.6)]),
+                ("d".to_owned(), vec![around(160.0, 0.9)]),
             ],
             0.02,
         );
         // d's noise reaches down to a, but c, with a lower figure, is clearly behind a.
-        assert!(within_noise(&[around(100.0, 0.01)], &[around(160.0, 0.6)], 0.02));
+        assert!(within_noise(&[around(100.0, 0.01)], &[around(160.0, 0.9)], 0.02));
         let tied: Vec<bool> = ranking.entries.iter().map(|e| e.tied_with_first).collect();
         assert_eq!(tied, [false, true, false, false]);
         assert_eq!(ranking.next().unwrap().0.channel, "c");
@@ -467,5 +489,18 @@ mod tests {
             0.02,
         );
         assert_eq!(three.next(), None);
+    }
+
+    #[test]
+    fn a_mixed_cell_is_ranked_by_its_mean_and_marked() {
+        // b's median (40) beats a's (60), but 40% of b's samples take 125 ns: its mean is 74.
+        let a = [60.0, 60.5, 59.5, 60.2, 59.8];
+        let b = [40.0, 41.0, 39.0, 125.0, 124.0];
+        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]), 0.02);
+        let speed = &bands[0].speed;
+        let order: Vec<(&str, bool)> = speed.entries.iter().map(|e| (e.channel.as_str(), e.mixed)).collect();
+        assert_eq!(order, [("a", false), ("b", true)]);
+        let (value, median) = (speed.entries[1].value, speed.entries[1].median);
+        assert!((value - 73.8).abs() < 1e-9 && (median - 41.0).abs() < 1e-9, "{value} {median}");
     }
 }

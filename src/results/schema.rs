@@ -109,6 +109,16 @@ pub struct Record {
     /// one interval, drawn from `--seed`) or `aligned` (all at the gate); empty when not paced.
     #[serde(default)]
     pub phase: String,
+    /// Involuntary context switches of the whole process over the clock (`ru_nivcsw` from
+    /// `getrusage`): how often a thread was preempted while runnable. A sample with many more
+    /// than its cell's others was disturbed. Empty where it cannot be read.
+    #[serde(default)]
+    pub involuntary_switches: Option<u64>,
+    /// Steal time over the clock, nanoseconds: how long the hypervisor ran something else
+    /// while this virtual machine's CPUs wanted to run (/proc/stat, all CPUs, in 10 ms ticks,
+    /// so 0 for most short samples). Empty where /proc/stat has no steal field (not Linux).
+    #[serde(default)]
+    pub steal_ns: Option<u64>,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -148,7 +158,7 @@ mod tests {
     fn the_header_is_the_fields_in_order() {
         let header = header();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("phase"));
+        assert_eq!(header.last().map(String::as_str), Some("steal_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

@@ -2,10 +2,11 @@
 //! task waits at the gate, stop it when the receiver and all senders are done.
 //! Silent: returns data, prints nothing.
 
-use std::io;
+use std::io::{self, Read, Write};
+use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -86,12 +87,31 @@ pub struct Sample {
     pub allocs: Option<AllocCount>,
     /// Messages the senders dropped on a full channel (`--send try`); 0 otherwise.
     pub dropped: u64,
+    /// Involuntary context switches of the whole process over the clock (`ru_nivcsw` of
+    /// `getrusage`): a thread preempted by another runnable thread or process. `None` where
+    /// it cannot be read.
+    pub involuntary_switches: Option<u64>,
+    /// Time the hypervisor ran something else while this machine's CPUs wanted to run, over
+    /// the clock: the steal field of /proc/stat's `cpu` line, all CPUs, in its 10 ms ticks.
+    /// `None` where /proc/stat has none (not Linux).
+    pub steal: Option<Duration>,
 }
 
 impl Sample {
     /// A sample that produced nothing but a wall time and a failure.
     pub fn failed(elapsed: Duration, cpu: Duration, status: Status) -> Self {
-        Self { elapsed, cpu, status, bytes: 0, latency: None, pace_actual: None, allocs: None, dropped: 0 }
+        Self {
+            elapsed,
+            cpu,
+            status,
+            bytes: 0,
+            latency: None,
+            pace_actual: None,
+            allocs: None,
+            dropped: 0,
+            involuntary_switches: None,
+            steal: None,
+        }
     }
 
     /// Messages delivered of the `messages` sent: all of them, less those dropped under `--send try`.
@@ -121,14 +141,23 @@ pub fn sample(runtime: &Runtime, prepare: Prepare, workload: &Workload) -> Sampl
 async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) -> Sample {
     let prepared = prepare(workload);
     prepared.all_ready().await;
+    let steal_start = steal_time();
     allocs::set_window(count_allocs);
-    let cpu_start = process_cpu_time();
+    let usage_start = usage();
     let start = Instant::now();
     prepared.release();
     let delivery = prepared.finish().await;
     let elapsed = start.elapsed();
-    let cpu = process_cpu_time().saturating_sub(cpu_start);
+    let usage_end = usage();
     allocs::set_window(false);
+    let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
+    let (cpu, involuntary_switches) = match (usage_start, usage_end) {
+        (Some(start), Some(end)) => (
+            end.cpu.saturating_sub(start.cpu),
+            Some(end.involuntary_switches.saturating_sub(start.involuntary_switches)),
+        ),
+        _ => (Duration::ZERO, None),
+    };
     let mut status = delivery.status;
     if let (true, Err(error)) = (status.is_ok(), workload.sink.check(delivery.bytes, workload.keep_sink)) {
         status = Status::Sink(error);
@@ -142,27 +171,69 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         pace_actual: delivery.pace_actual,
         allocs: None,
         dropped: delivery.dropped,
+        involuntary_switches,
+        steal,
     }
 }
 
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
+///
+/// The waiting thread sleeps without periodic wake-ups, so nothing of the harness runs
+/// while a sample is timed: it blocks on a socket until the sample's thread writes to it
+/// as it ends, SIGINT writes to it ([`Watchdog::wake_on`]), or the timeout passes.
 #[derive(Debug, Clone)]
 pub struct Watchdog {
     /// The most a sample (with its warm-ups) may take.
     pub timeout: Duration,
     /// Set by the SIGINT handler.
     pub interrupted: Arc<AtomicBool>,
+    /// The waiter reads `.0`; the sample's thread and the signal handler write to `.1`.
+    wake: Arc<(UnixStream, UnixStream)>,
 }
 
 impl Watchdog {
+    /// A watchdog for samples of at most `timeout`, interrupted by `interrupted`.
+    pub fn new(timeout: Duration, interrupted: Arc<AtomicBool>) -> io::Result<Self> {
+        Ok(Self { timeout, interrupted, wake: Arc::new(UnixStream::pair()?) })
+    }
+
+    /// Makes `signal` wake a waiting [`guarded_sample`], which then looks at `interrupted`.
+    /// Register the handler that sets `interrupted` first: handlers run in the order registered.
+    pub fn wake_on(&self, signal: libc::c_int) -> io::Result<()> {
+        signal_hook::low_level::pipe::register(signal, self.wake.1.try_clone()?).map(|_| ())
+    }
+
     /// Whether the user asked the sweep to stop.
     pub fn is_interrupted(&self) -> bool {
         self.interrupted.load(Ordering::Relaxed)
     }
+
+    /// Throws away wake-ups left from before: a signal between samples, a sample whose
+    /// result was taken before its wake-up was read.
+    fn drain(&self) -> io::Result<()> {
+        let reader = &self.wake.0;
+        reader.set_nonblocking(true)?;
+        let mut buffer = [0u8; 64];
+        while matches!((&*reader).read(&mut buffer), Ok(1..)) {}
+        reader.set_nonblocking(false)
+    }
+
+    /// Sleeps until woken or `wait` has passed.
+    fn sleep(&self, wait: Duration) {
+        let reader = &self.wake.0;
+        let _ = reader.set_read_timeout(Some(wait.max(Duration::from_micros(1))));
+        let _ = (&*reader).read(&mut [0u8; 64]);
+    }
 }
 
-/// How often a waiting watchdog looks at the interrupt flag.
-const WATCH_INTERVAL: Duration = Duration::from_millis(50);
+/// Wakes the watchdog when dropped: when the sample's thread ends, panicking or not.
+struct WakeOnDrop(Arc<(UnixStream, UnixStream)>);
+
+impl Drop for WakeOnDrop {
+    fn drop(&mut self) {
+        let _ = (&self.0.1).write(&[1]);
+    }
+}
 
 /// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload` (spawned by
 /// `prepare`, a channel's scenario), on a fresh
@@ -187,12 +258,18 @@ pub fn guarded_sample(
     if count_allocs {
         allocs::reset();
     }
+    watchdog.drain().context("cannot reset the watchdog's wake-up socket")?;
     let (finished, result) = std::sync::mpsc::channel();
     let (abort, aborted) = futures::channel::oneshot::channel::<()>();
     let (workload, warm_up) = (workload.clone(), warm_up.clone());
+    let wake = WakeOnDrop(watchdog.wake.clone());
     let thread = std::thread::Builder::new()
         .name("channel-bench sample".to_owned())
         .spawn(move || {
+            // Dropped in reverse order: the result channel first, then the wake-up, so the
+            // watchdog finds the result (or that there is none) when it wakes.
+            let _wake = wake;
+            let finished = finished;
             let outcome = runtime.block_on(async {
                 let runs = async {
                     for _ in 0..warmups {
@@ -219,41 +296,93 @@ pub fn guarded_sample(
     let cpu_start = process_cpu_time();
     let start = Instant::now();
     loop {
-        match result.recv_timeout(WATCH_INTERVAL) {
+        match result.try_recv() {
             Ok(Some(mut sample)) => {
                 // The thread ends right after sending; joining makes sure it has.
                 let _ = thread.join();
                 sample.allocs = count_allocs.then(allocs::totals);
                 return Ok(Some(sample));
             }
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+            Ok(None) | Err(TryRecvError::Disconnected) => {
                 let status = Status::Panicked("the sample's thread ended without a result".to_owned());
                 return Ok(Some(Sample::failed(start.elapsed(), Duration::ZERO, status)));
             }
-            Err(RecvTimeoutError::Timeout) if watchdog.is_interrupted() => {
-                drop(abort);
-                return Ok(None);
-            }
-            Err(RecvTimeoutError::Timeout) if start.elapsed() >= watchdog.timeout => {
-                drop(abort);
-                let elapsed = start.elapsed();
-                let cpu = process_cpu_time().saturating_sub(cpu_start);
-                return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
-            }
-            Err(RecvTimeoutError::Timeout) => {}
+            Err(TryRecvError::Empty) => {}
         }
+        if watchdog.is_interrupted() {
+            drop(abort);
+            return Ok(None);
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= watchdog.timeout {
+            drop(abort);
+            let cpu = process_cpu_time().saturating_sub(cpu_start);
+            return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
+        }
+        watchdog.sleep(watchdog.timeout - elapsed);
     }
 }
 
-/// User + system CPU time of the whole process so far, from `getrusage(RUSAGE_SELF)`.
-pub fn process_cpu_time() -> Duration {
+/// What `getrusage(RUSAGE_SELF)` says of the whole process at one moment.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    /// User + system CPU time so far.
+    cpu: Duration,
+    /// Involuntary context switches so far.
+    involuntary_switches: u64,
+}
+
+fn usage() -> Option<Usage> {
     // SAFETY: rusage is plain integers, so all-zero is a valid value; getrusage only writes
     // into the struct it is given, and RUSAGE_SELF is always a valid `who`.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return Duration::ZERO;
+        return None;
     }
     let to_duration =
         |time: libc::timeval| Duration::from_secs(time.tv_sec as u64) + Duration::from_micros(time.tv_usec as u64);
-    to_duration(usage.ru_utime) + to_duration(usage.ru_stime)
+    Some(Usage {
+        cpu: to_duration(usage.ru_utime) + to_duration(usage.ru_stime),
+        involuntary_switches: usage.ru_nivcsw as u64,
+    })
+}
+
+/// The machine's steal time so far, all CPUs: /proc/stat's `cpu` line, its eighth number,
+/// in clock ticks of `sysconf(_SC_CLK_TCK)`. `None` where there is no such line.
+fn steal_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks = parse_steal_ticks(&stat)?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| Duration::from_nanos(ticks.saturating_mul(1_000_000_000 / per_second as u64)))
+}
+
+/// The steal ticks of the `cpu` line of /proc/stat's text.
+fn parse_steal_ticks(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|line| line.split_whitespace().next() == Some("cpu"))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
+/// User + system CPU time of the whole process so far, from `getrusage(RUSAGE_SELF)`.
+pub fn process_cpu_time() -> Duration {
+    usage().map_or(Duration::ZERO, |usage| usage.cpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steal_is_the_eighth_number_of_the_cpu_line() {
+        let stat = "cpu  10 20 30 40 50 60 70 88 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\n";
+        assert_eq!(parse_steal_ticks(stat), Some(88));
+        assert_eq!(parse_steal_ticks("cpu0 1 2 3 4 5 6 7 8\n"), None);
+        assert_eq!(parse_steal_ticks("cpu  1 2 3\n"), None);
+    }
+
+    #[test]
+    fn usage_counts_forward() {
+        let (first, second) = (usage().unwrap(), usage().unwrap());
+        assert!(second.cpu >= first.cpu && second.involuntary_switches >= first.involuntary_switches);
+    }
 }
