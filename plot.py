@@ -7,7 +7,8 @@ no CSV and computes no statistic.
 One panel per (mode x runtime): cloned-send / merged-recv in rows,
 multi-thread / current-thread in columns. x: sending tasks (log2); y: the
 chosen metric (default: wall-clock ns per message). Per channel and setting, a
-line through the cells' means (the headline figure) and every ok sample as a
+line through the cells' trimmed means (the headline figure: the mean without the
+highest and lowest fifth of the samples) and every ok sample as a
 point, so a cell whose samples fall in two modes shows both; a cell whose
 samples all failed leaves a gap, and failures are counted in the caption. A
 channel keeps its colour in every plot; the line style tells settings and files
@@ -174,7 +175,8 @@ def line_name(cell: dict) -> str:
 
 
 def caption(runs: list[Run], labels: list[str]) -> str:
-    lines = ["Line: mean of the ok samples per cell; points: the samples."]
+    lines = ["Line: trimmed mean of the ok samples per cell (without the highest and lowest fifth); "
+             "points: the samples."]
     for run, label in zip(runs, labels):
         cells = run.cells
         ok, failed = sum(c["ok"] for c in cells), sum(c["failed"] for c in cells)
@@ -200,7 +202,7 @@ def caption(runs: list[Run], labels: list[str]) -> str:
 
 def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | None = None) -> Figure:
     """One panel per (mode, runtime) present; per channel and setting (and file) a line
-    through the means and the samples as points. log_y None: the metric's default."""
+    through the trimmed means and the samples as points. log_y None: the metric's default."""
     label_text, default_log, _ = METRICS[metric]
     every = [cell for run in runs for cell in run.cells]
     modes = ordered((c["mode"] for c in every), MODE_ORDER)
@@ -230,7 +232,7 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
                     colour = channel_colour(cells[0]["channel"])
                     label = name + (f" · {labels[k]}" if len(runs) > 1 else "")
                     xs = [c["tasks"] for c in cells]
-                    ys = [c[metric]["mean"] if c.get(metric) else math.nan for c in cells]
+                    ys = [c[metric]["trimmed_mean"] if c.get(metric) else math.nan for c in cells]
                     (line,) = ax.plot(xs, ys, color=colour, label=label, linewidth=1.5,
                                       linestyle=LINE_STYLES[style % len(LINE_STYLES)])
                     points = [(c["tasks"], v) for c in cells if c.get(metric) for v in c[metric]["samples"]]
@@ -264,16 +266,16 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
 
 
 def cell_table(runs: list[Run], metric: str) -> list[str]:
-    """One line per cell: the metric's mean, median, min, max, ok samples (of all samples)
-    and modes when there are several, lowest mean first within each (mode, runtime, tasks)."""
+    """One line per cell: the metric's trimmed mean, median, min, max, ok samples (of all
+    samples) and modes when there are several, lowest first within each (mode, runtime, tasks)."""
     several = len(runs) > 1
     lines = []
     for run, label in zip(runs, file_labels(runs)):
         for cell in run.cells:
             figures = cell.get(metric)
             order = (rank(cell["mode"], MODE_ORDER), rank(cell["runtime"], RUNTIME_ORDER),
-                     cell["tasks"], figures["mean"] if figures else math.inf, label)
-            values = [number(figures[k]) for k in ("mean", "median", "min", "max")] if figures else ["-"] * 4
+                     cell["tasks"], figures["trimmed_mean"] if figures else math.inf, label)
+            values = [number(figures[k]) for k in ("trimmed_mean", "median", "min", "max")] if figures else ["-"] * 4
             count = len(figures["samples"]) if figures else 0
             numbers = " ".join(f"{v:>10}" for v in values) + f" {count:>3}"
             modes = " | ".join(f"{number(m['centre'])} ×{m['share']:.0%}" for m in (figures or {}).get("modes", []))
@@ -281,7 +283,7 @@ def cell_table(runs: list[Run], metric: str) -> list[str]:
             lines.append((order, f"{file}{cell['mode']:<12} {cell['runtime']:<15} {cell['tasks']:>5} "
                                  f"{line_name(cell):<16} {numbers}/{cell['ok'] + cell['failed']}"
                                  + (f"  modes {modes}" if modes else "")))
-    header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'mean':>10} {'median':>10} "
+    header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'trimmed':>10} {'median':>10} "
               f"{'min':>10} {'max':>10} ok")
     return [f"# {metric}", ("file  " if several else "") + header] + [text for _, text in sorted(lines)]
 
@@ -324,7 +326,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                        help="logarithmic y axis (the default for the latency metrics)")
     scale.add_argument("--linear-y", dest="log_y", action="store_const", const=False, help="linear y axis")
     parser.add_argument("--table", action="store_true",
-                        help="print each cell's mean, median, min, max and modes (lowest mean first per mode, "
+                        help="print each cell's trimmed mean, median, min, max and modes (lowest first per mode, "
                         "runtime and tasks) "
                         "instead of drawing")
     return parser.parse_args(argv)

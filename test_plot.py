@@ -27,11 +27,18 @@ def close_figures():
     plot.plt.close("all")
 
 
+def trimmed_mean(values):
+    """The binary's headline: the mean without the lowest and highest fifth of the values."""
+    ordered = sorted(values)
+    cut = int(len(ordered) * 0.2)
+    return statistics.fmean(ordered[cut:len(ordered) - cut])
+
+
 def figures(values):
-    """What the binary writes for one metric of one cell (the interval left out)."""
+    """What the binary writes for one metric of one cell (the intervals left out)."""
     if not values:
         return None
-    return {"samples": list(values), "mean": statistics.fmean(values), "median": statistics.median(values),
+    return {"samples": list(values), "trimmed_mean": trimmed_mean(values), "median": statistics.median(values),
             "min": min(values), "max": max(values)}
 
 
@@ -149,7 +156,7 @@ def test_one_line_per_channel_per_panel_with_samples_as_points(tmp_path):
         # one scatter of samples per channel: 4 task counts x 3 samples
         assert [len(points.get_offsets()) for points in ax.collections] == [12] * len(CHANNELS)
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["1", "2", "4", "64"]
-    # the mean of samples 20, 21, 22 for tokio-mpsc at 1 task
+    # the trimmed mean of samples 20, 21, 22 for tokio-mpsc at 1 task
     assert line_data(fig.axes[0], "tokio-mpsc")[1] == 21.0
     assert fig.axes[0].get_ylim() == fig.axes[3].get_ylim()  # shared y axis
 
@@ -361,7 +368,7 @@ def test_table_lists_each_cell_fastest_first(tmp_path, capsys):
     assert plot.main([str(path), "--table"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "# ns_per_message"
-    assert out[1].split() == ["mode", "runtime", "tasks", "channel", "mean", "median", "min", "max", "ok"]
+    assert out[1].split() == ["mode", "runtime", "tasks", "channel", "trimmed", "median", "min", "max", "ok"]
     rows = [line.split() for line in out[2:]]
     assert [(r[2], r[3]) for r in rows] == [("1", "kanal"), ("1", "flume"), ("2", "flume"), ("2", "kanal")]
     assert rows[0][4:] == ["20.0", "20.0", "20.0", "20.0", "1/2"]
@@ -435,18 +442,18 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
         expected.setdefault((runtime, tasks, channel), []).extend([ns] if status == "ok" else [])
     assert {(c["runtime"], c["tasks"], c["channel"]): c.get("ns_per_message", {}).get("samples", [])
             for c in cells} == expected
-    means = {(c["runtime"], c["tasks"], c["channel"]): c["ns_per_message"]["mean"]
+    means = {(c["runtime"], c["tasks"], c["channel"]): c["ns_per_message"]["trimmed_mean"]
              for c in cells if "ns_per_message" in c}
-    assert means == pytest.approx({key: statistics.fmean(v) for key, v in expected.items() if v})
+    assert means == pytest.approx({key: trimmed_mean(v) for key, v in expected.items() if v})
 
-    # plot.py --table: the same cells, the same means (the headline figure)
+    # plot.py --table: the same cells, the same trimmed means (the headline figure)
     assert plot.main([str(path), "--table"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
     assert {(r[1], int(r[2]), r[3]) for r in rows} == set(expected)
     assert {(r[1], int(r[2]), r[3]): r[4] for r in rows if r[4] != "-"} == {
         key: f"{m:.1f}" for key, m in means.items()}
 
-    # compare, the file against itself: the same cells, the same means
+    # compare, the file against itself: the same cells, the same trimmed means
     compared = channel_bench("compare", path, path).stdout.splitlines()
     table = {(r[0], int(r[2]), r[3]): r[4] for r in map(str.split, compared[1:]) if len(r) > 4 and r[2].isdigit()}
     assert set(table) == set(expected)
@@ -459,7 +466,7 @@ def test_cells_json_from_the_binary_is_what_plot_draws_and_compare_and_summary_p
     assert {channel for _, _, channel in expected} <= named
     assert "not ranked: flume" in summary and "not ranked: tokio-mpsc" in summary
 
-    # plot.py draws exactly those means
+    # plot.py draws exactly those trimmed means
     fig = plot.build_figure([plot.load_run(path)])
     assert line_data(fig.axes[0], "kanal") == {1: means[("multi-thread", 1, "kanal")]}
 

@@ -7,7 +7,6 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use crate::results::compare::DEFAULT_THRESHOLD;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::sink::Sink;
@@ -52,7 +51,7 @@ fn positive() -> RangedU64ValueParser<usize> {
 
 /// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
-/// verifies every delivery, prints medians and writes one CSV row per sample, then the summary
+/// verifies every delivery, prints means and medians and writes one CSV row per sample, then the summary
 /// (FILE.md) and a self-contained report (FILE.html) beside the CSV.
 #[derive(Debug, Parser)]
 #[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
@@ -71,8 +70,8 @@ pub enum Command {
     /// Compare two channel-bench CSVs cell by cell: means and medians, the ratio of the means, whether the change is
     /// beyond the noise, and the modes of cells whose samples form more than one
     Compare(CompareArgs),
-    /// Write the per-cell results of a channel-bench CSV (samples, median and its 90% interval, min, max,
-    /// failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
+    /// Write the per-cell results of a channel-bench CSV (samples, mean and median with their 90% intervals,
+    /// min, max, modes, failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
     Cells(CellsArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512, 1024+): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
@@ -92,8 +91,9 @@ pub struct ReportArgs {
     #[arg(long)]
     pub force: bool,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
-    pub threshold: f64,
+    /// [default: 20 on the current-thread runtime, 25 on the multi-thread one]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub threshold: Option<f64>,
 }
 
 /// `channel-bench summary FILE`.
@@ -102,8 +102,9 @@ pub struct SummaryArgs {
     /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
     pub csv: PathBuf,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
-    pub threshold: f64,
+    /// [default: 20 on the current-thread runtime, 25 on the multi-thread one]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub threshold: Option<f64>,
     /// Print only the short answer, as Markdown (the README's block), and write nothing
     #[arg(long)]
     pub short: bool,
@@ -137,10 +138,10 @@ pub struct ExportArgs {
     /// Also write the per-cell results (as in FILE.cells.json) to PATH, for scripts
     #[arg(long, value_name = "PATH")]
     pub export_json: Option<PathBuf>,
-    /// Also write each cell's median ns/message and its 90% interval in Bencher Metric Format to PATH
+    /// Also write each cell's mean ns/message and its 90% interval in Bencher Metric Format to PATH
     #[arg(long, value_name = "PATH")]
     pub export_bmf: Option<PathBuf>,
-    /// Also write each cell's median ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
+    /// Also write each cell's mean ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
     #[arg(long, value_name = "PATH")]
     pub export_github_action: Option<PathBuf>,
 }
@@ -152,9 +153,10 @@ pub struct CompareArgs {
     pub old: PathBuf,
     /// The later CSV
     pub new: PathBuf,
-    /// Changes of the mean smaller than this, in percent, are "no change" even when the intervals do not overlap
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_THRESHOLD * 100.0, value_parser = parse_percent)]
-    pub threshold: f64,
+    /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the intervals do not
+    /// overlap [default: 20 on the current-thread runtime, 25 on the multi-thread one]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub threshold: Option<f64>,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers)
     #[arg(long)]
     pub allow_different: bool,

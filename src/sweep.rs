@@ -3,7 +3,7 @@
 //! drawn across the whole run rather than within one second: the machine's slow changes of
 //! state (frequency, other load, the page cache) hit every cell alike and land in each
 //! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
-//! later passes visit only the cells whose mean is still wider than `--precision` or whose
+//! later passes visit only the cells whose trimmed mean is still wider than `--precision` or whose
 //! samples form more than one mode and are too few to show their shares ([`StopRule`]), the
 //! mixed ones first in each pass, until the sweep's extra time, `--max-time` × cells, is spent.
 //!
@@ -182,10 +182,10 @@ fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, o
             let (failed, all) = (failures.len(), progress.samples.len());
             outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
         }
-        let precision = summary.and_then(|summary| summary.mean_precision());
+        let precision = summary.and_then(|summary| summary.trimmed_mean_precision());
         if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
             let samples = progress.samples.len();
-            let line = format!("{label}: mean ±{:.1}% after {samples} samples", precision * 100.0);
+            let line = format!("{label}: trimmed mean ±{:.1}% after {samples} samples", precision * 100.0);
             outcome.noisy_cells.push((precision, line));
         }
     }

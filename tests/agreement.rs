@@ -7,6 +7,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use channel_bench::results::cells::CellsFile;
+use channel_bench::results::thresholds::Thresholds;
 use channel_bench::results::{load, recommend};
 
 mod common;
@@ -24,7 +25,7 @@ fn cells_means(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
     cells
         .cells
         .into_iter()
-        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.mean)))
+        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.trimmed_mean)))
         .collect()
 }
 
@@ -43,7 +44,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     let csv = write(dir.path(), "agree.csv", &body);
     let cells = cells_means(&csv);
     let expected: BTreeMap<_, _> = [
-        (("multi-thread", 1, "kanal"), Some(99.9)),
+        (("multi-thread", 1, "kanal"), Some(100.0)),
         (("multi-thread", 1, "flume"), Some(390.5 / 3.0)),
         (("current-thread", 8, "kanal"), Some(54.75)),
         (("current-thread", 8, "flume"), Some(71.0)),
@@ -61,7 +62,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
         );
     }
 
-    // compare, the file against itself: every cell, the same means to its one decimal.
+    // compare, the file against itself: every cell, the same trimmed means to its one decimal.
     let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(&csv).arg(&csv).output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     let table: BTreeMap<_, _> = stdout
@@ -80,7 +81,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
 
     // summary: with one task count per band, a channel's figure is its cell's mean.
     let file = load::load(&csv).unwrap();
-    let bands = recommend::recommend(&file, 0.02);
+    let bands = recommend::recommend(&file, Thresholds::uniform(0.02));
     let mut ranked = BTreeMap::new();
     for band in &bands {
         assert_eq!(band.tasks.len(), 1);
@@ -101,7 +102,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     }
     let summary = run(&["summary"], &csv);
     assert!(
-        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 99.9,"),
+        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 100,"),
         "{summary}"
     );
 }
@@ -132,8 +133,8 @@ fn the_exports_carry_the_same_means_and_intervals() {
     let cells = read(&dir.path().join("x.cells.json"));
     let figures = &cells["cells"][0]["ns_per_message"];
     assert_eq!(cells["cells"][0]["name"], name);
-    assert_eq!((figures["mean"].as_f64(), figures["median"].as_f64()), (Some(3.0), Some(3.0)));
-    let interval = &figures["mean_interval"];
+    assert_eq!((figures["trimmed_mean"].as_f64(), figures["median"].as_f64()), (Some(3.0), Some(3.0)));
+    let interval = &figures["trimmed_mean_interval"];
     let bmf = read(&bmf);
     assert_eq!(bmf[name]["ns_per_message"]["value"], 3.0);
     assert_eq!(bmf[name]["ns_per_message"]["lower_value"], interval[0]);

@@ -83,11 +83,11 @@ fn channels_within_the_noise_are_tied_not_crowned() {
     let noisy = [80.0, 150.0, 105.0, 95.0, 130.0];
     let body = [
         format!("{HEADER}\n"),
-        // 12% apart (means) but flume's samples spread from 80 to 150.
+        // 10% apart (trimmed means), and flume's samples spread from 80 to 150.
         cell("kanal", "current-thread", 16, &STEADY),
         cell("flume", "current-thread", 16, &noisy),
         cell("tokio-mpsc", "current-thread", 16, &scaled(3.0)),
-        // 1% apart with tight samples: under the 2% threshold.
+        // 1% apart with tight samples: under the current-thread threshold.
         cell("kanal", "current-thread", 256, &STEADY),
         cell("flume", "current-thread", 256, &scaled(1.01)),
     ]
@@ -97,14 +97,14 @@ fn channels_within_the_noise_are_tied_not_crowned() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         band_line(&stdout, "medium (16)"),
-        "  medium (16)      tied within the noise: kanal† 100, flume 112 (1.12×); next tokio-mpsc 300, 3.00×"
+        "  medium (16)      tied within the noise: kanal† 100, flume 110 (1.10×); next tokio-mpsc 300, 3.00×"
     );
     assert_eq!(
         band_line(&stdout, "large (256)"),
         "  large (256)      tied within the noise: kanal† 100, flume 101 (1.01×)"
     );
     let markdown = std::fs::read_to_string(dir.path().join("tie.md")).unwrap();
-    assert!(markdown.contains("| tied within the noise: **kanal†** 100, **flume** 112 (1.12×); next"), "{markdown}");
+    assert!(markdown.contains("| tied within the noise: **kanal†** 100, **flume** 110 (1.10×); next"), "{markdown}");
 
     // A lower threshold separates the tight pair, not the noisy one.
     let output = Command::cargo_bin("channel-bench")

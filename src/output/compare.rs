@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use crate::results::compare::{Spread, Verdict, agreement, spread, verdict};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
+use crate::results::thresholds::Thresholds;
 use crate::stats::{self, Summary};
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
@@ -95,7 +96,7 @@ pub struct Report {
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
 /// channel ([`agreement`]).
-pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, threshold: f64) -> Report {
+pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, thresholds: Thresholds) -> Report {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -104,8 +105,8 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         "mode",
         "tasks",
         "channel",
-        "old mean ns/msg",
-        "new mean ns/msg",
+        "old trimmed mean",
+        "new trimmed mean",
         "old median",
         "new median",
         "new/old"
@@ -134,8 +135,8 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             *counts.entry("failed").or_insert(0) += 1;
             continue;
         };
-        let ratio = new_summary.mean / old_summary.mean;
-        let decision = verdict(&old_summary, &new_summary, threshold);
+        let ratio = new_summary.trimmed_mean / old_summary.trimmed_mean;
+        let decision = verdict(&old_summary, &new_summary, thresholds.of(&key.runtime));
         let (old_modes, new_modes) = (stats::modes(&old_cell.ok), stats::modes(&new_cell.ok));
         let modes = match (old_modes.len() > 1, new_modes.len() > 1) {
             (false, false) => String::new(),
@@ -188,7 +189,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
     if let (Some(overall), Some((key, _, _))) = (spread(pairs.iter().map(means)), worst) {
         let _ = write!(
             out,
-            "\nmedian ratio of means (larger/smaller) {:.3}, worst {:.3} ({})",
+            "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
             overall.median,
             overall.worst,
             key.label()
@@ -199,8 +200,13 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
                 spread(pairs.iter().filter(|pair| pair.0.runtime == runtime).map(figure))
             };
             if let (Some(mean), Some(median)) = (of(means), of(medians)) {
-                let _ =
-                    write!(out, " {runtime} ({} cells) means {}, medians {};", mean.cells, text(mean), text(median));
+                let _ = write!(
+                    out,
+                    " {runtime} ({} cells) trimmed means {}, medians {};",
+                    mean.cells,
+                    text(mean),
+                    text(median)
+                );
             }
         }
         out.pop();
@@ -209,10 +215,10 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
             mixed.0, mixed.1, mixed.2
         );
-        let agree = agreement(old, new, threshold);
+        let agree = agreement(old, new, thresholds);
         let _ = write!(
             out,
-            "\nsame fastest channel (lowest mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
+            "\nsame fastest channel (lowest trimmed mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
              overlap in {} of {}, a clear winner contradicted in {}",
             agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
         );
@@ -225,7 +231,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
 type Pair<'a> = (&'a CellKey, Summary, Summary);
 
 fn means((_, old, new): &Pair) -> (f64, f64) {
-    (old.mean, new.mean)
+    (old.trimmed_mean, new.trimmed_mean)
 }
 
 fn medians((_, old, new): &Pair) -> (f64, f64) {
@@ -237,9 +243,9 @@ fn text(spread: Spread) -> String {
 }
 
 fn mean_text(summary: &Summary) -> String {
-    match summary.mean_precision() {
-        Some(precision) => format!("{:.1} ±{:.1}%", summary.mean, precision * 100.0),
-        None => format!("{:.1} (n={})", summary.mean, summary.count),
+    match summary.trimmed_mean_precision() {
+        Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
+        None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
     }
 }
 

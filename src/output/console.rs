@@ -115,7 +115,7 @@ impl Console {
         print_line(&format!("{} samples in {:.1} s", self.bar.position(), elapsed.as_secs_f64()));
     }
 
-    /// The result line of a cell: mean ms and ns/message, the precision of the mean (`±`
+    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
     /// half-width of its confidence interval; `noisy` when wider than `precision`), the
     /// median, the min–max ns/message and the sample count, the `modes` when there are more
     /// than one (`40 ns ×60% | 125 ns ×40%`), and the failures if any. Then, as the run
@@ -128,7 +128,7 @@ impl Console {
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
         let timing = match summary {
             Some(s) => {
-                let spread = match s.mean_precision() {
+                let spread = match s.trimmed_mean_precision() {
                     Some(p) if p > precision => format!("±{:>4.1}% noisy", p * 100.0),
                     Some(p) => format!("±{:>4.1}%      ", p * 100.0),
                     None => " ".repeat(13),
@@ -137,8 +137,8 @@ impl Console {
                     if modes.len() > 1 { format!("  modes {}", stats::modes_text(modes)) } else { String::new() };
                 format!(
                     "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}){mixed}",
-                    s.mean * messages / 1e6,
-                    s.mean,
+                    s.trimmed_mean * messages / 1e6,
+                    s.trimmed_mean,
                     s.median,
                     s.min,
                     s.max,

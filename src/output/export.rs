@@ -86,7 +86,7 @@ pub fn github_action(cells: &CellsFile) -> String {
 fn measured(cells: &CellsFile) -> impl Iterator<Item = (&CellResult, f64, (f64, f64))> {
     cells.cells.iter().filter_map(|cell| {
         let figures = cell.ns_per_message.as_ref()?;
-        Some((cell, figures.mean, figures.mean_band()))
+        Some((cell, figures.trimmed_mean, figures.trimmed_mean_band()))
     })
 }
 
@@ -121,8 +121,8 @@ mod tests {
     /// The mean of kanal's samples and its interval, as `stats` computes them.
     fn kanal_mean() -> (f64, f64, f64) {
         let summary = crate::stats::summarize(&[5.0, 1.0, 3.0, 2.0, 4.0]).unwrap();
-        let (low, high) = summary.mean_band();
-        (summary.mean, low, high)
+        let (low, high) = summary.trimmed_mean_band();
+        (summary.trimmed_mean, low, high)
     }
 
     #[test]

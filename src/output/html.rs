@@ -172,7 +172,7 @@ fn groups(cells: &CellsFile) -> Vec<Group<'_>> {
 fn plots(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"plots\">\n<h2>ns/message against tasks</h2>\n<p class=\"note\">Lower is faster. A line joins \
-         a channel's means; each dot is a sample, so a cell whose samples fall in two modes shows both. Failed \
+         a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two modes shows both. Failed \
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
     let several_workers = |runtime: &str| {
@@ -186,7 +186,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let mut series: Vec<Series> = Vec::new();
         for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
             let Some(figures) = &cell.ns_per_message else { continue };
-            let point = (cell.tasks, figures.mean, figures.samples.as_slice());
+            let point = (cell.tasks, figures.trimmed_mean, figures.samples.as_slice());
             match series.iter_mut().find(|s| s.channel == cell.channel) {
                 Some(line) => line.points.push(point),
                 None => series.push(Series { channel: &cell.channel, points: vec![point] }),
@@ -221,17 +221,18 @@ fn modes(figures: &Figures) -> String {
 fn cell_table(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the samples that delivered \
-         every message in order: the mean (the headline figure, what the summary ranks) and its 90% confidence \
+         every message in order: the trimmed mean (the mean without the highest and lowest fifth of the samples: \
+         the headline figure, what the summary ranks) and its 90% confidence \
          interval, the median, the min–max, and the modes when the samples fall in separate clusters; CPU \
-         ns/message is the mean of <code>cpu_ns / messages</code>.</p>\n<table>\n<tr><th>runtime</th>\
-         <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>mean</th>\
+         ns/message is the trimmed mean of <code>cpu_ns / messages</code>.</p>\n<table>\n<tr><th>runtime</th>\
+         <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
          <th>90% interval</th><th>median</th><th>min–max</th><th>modes</th><th>CPU</th><th>failed</th></tr>\n",
     );
     for cell in &cells.cells {
         let (mean, interval, median, min_max, modes) = match &cell.ns_per_message {
             Some(f) => (
-                number(f.mean),
-                f.mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
+                number(f.trimmed_mean),
+                f.trimmed_mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
                 number(f.median),
                 range((f.min, f.max)),
                 modes(f),
@@ -256,7 +257,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.tasks,
             channel_cell(&cell.channel),
             cell.ok,
-            cell.cpu_ns_per_message.as_ref().map_or_else(String::new, |cpu| number(cpu.mean)),
+            cell.cpu_ns_per_message.as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
         );
     }
     out.push_str("</table>\n</section>\n");

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
+use crate::results::thresholds::Thresholds;
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -155,7 +156,7 @@ const MIXED: &str = " (mixed)";
 /// The summary for the console: per runtime and mode, one block per band.
 pub fn text(bands: &[Recommendation]) -> String {
     let mut out = String::from(
-        "which channel: per runtime, mode and band of task counts, the lowest mean ns/message\n\
+        "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
     if bands.iter().any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.mixed))) {
@@ -194,15 +195,15 @@ pub fn text(bands: &[Recommendation]) -> String {
 
 /// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
 /// names it): one table, a column for p99 only when some band has latency, one for the
-/// channels not ranked only when some band has them, then how to read it (`threshold` as
+/// channels not ranked only when some band has them, then how to read it (`thresholds` as
 /// given to [`recommend`]).
-pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> String {
+pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
         "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
-         band of task counts, the channel with the lowest mean ns/message and how far ahead of the next \
+         band of task counts, the channel with the lowest trimmed mean ns/message and how far ahead of the next \
          it is, and the one with the lowest CPU time per message{}.\n\n",
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
@@ -234,19 +235,22 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], threshold: f64) -> Str
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let percent = threshold * 100.0;
+    let percent = match (thresholds.current_thread, thresholds.multi_thread) {
+        (one, other) if one == other => format!("{}%", one * 100.0),
+        (current, multi) => format!("{}% (current-thread) or {}% (multi-thread)", current * 100.0, multi * 100.0),
+    };
     let _ = writeln!(
         out,
-        "\nEach figure is the geometric mean, over the band's task counts, of a channel's mean per task \
-         count (the mean, not the median: a cell whose samples fall in two modes has a median that flips with the \
-         mode that won the draw); a ratio is the next channel's figure over the first's. *(mixed)* marks a channel \
-         with a cell in the band whose samples form separate modes. Bands: small is 1–8 tasks, medium \
-         16–64, large 128–512{x_large} (a count between them goes to the nearer on a log scale). Channels are *tied* \
-         when the first is not ahead beyond the noise: they are less than {percent}% apart, or the first is \
-         ahead at no more than half of the band's task counts, where ahead means the other's mean is at least \
-         {percent}% higher and each mean outside the other's 90% bootstrap interval (the min–max below 3 \
-         samples). A channel with a failed sample, or missing at one of the band's task counts, is not ranked \
-         in that band."
+        "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
+         count (the mean of its samples without the highest and lowest fifth; not the median: a cell whose samples \
+         fall in two modes has a median that flips with the mode that won the draw); a ratio is the next channel's \
+         figure over the first's. *(mixed)* marks a channel with a cell in the band whose samples form separate \
+         modes. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
+         nearer on a log scale). Channels are *tied* when the first is not ahead beyond the noise: they are less \
+         than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
+         means the other's trimmed mean is that much higher and each outside the other's 90% bootstrap interval \
+         (the min–max below 3 samples). A channel with a failed sample, or missing at one of the band's task \
+         counts, is not ranked in that band."
     );
     out.push_str(&caveats_markdown(bands));
     out
@@ -278,7 +282,7 @@ pub fn pick_and_next(band: &Recommendation) -> (String, String) {
 /// channels left out for failures, then the caveats of every channel named.
 pub fn short_markdown(csv_name: &str, bands: &[Recommendation]) -> String {
     let mut out = format!(
-        "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by median ns/message \
+        "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean ns/message \
          (geometric mean over the band's task counts), or the channels tied with it within the noise (≈), and the \
          next one beyond the noise with how far behind it is. {MARK} marks a crate with a known problem, listed \
          below the table.\n\n"
@@ -328,17 +332,17 @@ mod tests {
                 ("kanal", 64, &steady, 0),
                 ("flume", 64, &noisy, 0),
             ]),
-            0.02,
+            Thresholds::uniform(0.02),
         );
         let text = text(&bands);
         assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200\n"), "{text}");
         assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400\n"), "{text}");
-        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 108 (1.08×)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, 0.02);
+        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 110 (1.10×)\n"), "{text}");
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
         let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | kanal† 200, 2.00× \
                    lower than flume 400 |";
         assert!(markdown.contains(row), "{markdown}");
-        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 108 (1.08×) |"));
+        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) |"));
         assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
         assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
     }
@@ -347,13 +351,16 @@ mod tests {
     fn a_channel_with_a_mixed_cell_is_marked() {
         let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
         let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
-        let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]), 0.02);
+        let bands = recommend(
+            &hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]),
+            Thresholds::uniform(0.02),
+        );
         let text = text(&bands);
-        // Five samples of a 60/40 mixture leave its mean too uncertain to call kanal ahead.
-        let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 73.8 (mixed) (1.23×)\n";
+        // Five samples of a 60/40 mixture leave its trimmed mean too uncertain to call kanal ahead.
+        let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 68.3 (mixed) (1.14×)\n";
         assert!(text.contains(line), "{text}");
         assert!(text.contains("(mixed): some of the channel's cells have samples in separate modes"), "{text}");
-        assert!(markdown("x.csv", &bands, 0.02).contains("**crossfire†** 73.8 (mixed) (1.23×) |"));
+        assert!(markdown("x.csv", &bands, Thresholds::uniform(0.02)).contains("**crossfire†** 68.3 (mixed) (1.14×) |"));
     }
 
     #[test]
@@ -390,11 +397,11 @@ mod tests {
             };
             file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
         }
-        let bands = recommend(&file, 0.02);
+        let bands = recommend(&file, Thresholds::uniform(0.02));
         let text = text(&bands);
         assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs\n"), "{text}");
         assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, 0.02);
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
         assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
         assert!(
             markdown
@@ -406,10 +413,13 @@ mod tests {
     #[test]
     fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
         let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
-        let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]), 0.02);
+        let bands = recommend(
+            &hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]),
+            Thresholds::uniform(0.02),
+        );
         let text = text(&bands);
         assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
-        let markdown = markdown("x.csv", &bands, 0.02);
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
         let short = short_markdown("x.csv", &bands);
         assert!(short.contains("| small (1) | tokio-mpsc 100 | kanal† 200, 2.00× behind |"), "{short}");
         for caveat in caveats_of("kanal") {

@@ -1,5 +1,5 @@
 //! The report's plots as inline SVG: ns/message against the task count on a log2 axis, one
-//! line per channel through its means, every `ok` sample a dot. Drawing only: the means
+//! line per channel through its trimmed means, every `ok` sample a dot. Drawing only: the trimmed means
 //! come from [`crate::stats`].
 
 use std::fmt::Write as _;
@@ -129,7 +129,7 @@ pub fn panel(title: &str, series: &[Series]) -> String {
             }
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: mean \
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: trimmed mean \
                  {mean:.1} ns/message, {} samples</title></circle>",
                 x(t),
                 y(mean),

@@ -13,7 +13,7 @@ use crate::stats::{self, CONFIDENCE};
 pub struct CellsFile {
     /// The CSV the cells were read from, as named on the command line or by the sweep.
     pub csv: String,
-    /// The confidence of every `mean_interval` and `median_interval` (0.9 = 90%).
+    /// The confidence of every `trimmed_mean_interval` and `median_interval` (0.9 = 90%).
     pub confidence: f64,
     /// Whether the CSV ended in a partial line (a run stopped mid-write), which was skipped.
     pub skipped_partial_line: bool,
@@ -92,11 +92,11 @@ pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
     pub samples: Vec<f64>,
     /// The arithmetic mean of `samples`: the headline figure.
-    pub mean: f64,
+    pub trimmed_mean: f64,
     /// `[low, high]`: the bootstrap confidence interval of the mean at `confidence`; absent
     /// with too few samples for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mean_interval: Option<[f64; 2]>,
+    pub trimmed_mean_interval: Option<[f64; 2]>,
     /// The median of `samples`.
     pub median: f64,
     /// `[low, high]`: a distribution-free confidence interval of the median at `confidence`;
@@ -131,8 +131,8 @@ impl Figures {
         let modes = stats::modes(values);
         Some(Figures {
             samples: values.to_vec(),
-            mean: summary.mean,
-            mean_interval: summary.mean_interval.map(|(low, high)| [low, high]),
+            trimmed_mean: summary.trimmed_mean,
+            trimmed_mean_interval: summary.trimmed_mean_interval.map(|(low, high)| [low, high]),
             median: summary.median,
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
             min: summary.min,
@@ -149,9 +149,9 @@ impl Figures {
     }
 
     /// The interval the mean is believed to lie in: its confidence interval, or the min–max
-    /// when there are too few samples for one (as `stats::Summary::mean_band`).
-    pub fn mean_band(&self) -> (f64, f64) {
-        self.mean_interval.map_or((self.min, self.max), |[low, high]| (low, high))
+    /// when there are too few samples for one (as `stats::Summary::trimmed_mean_band`).
+    pub fn trimmed_mean_band(&self) -> (f64, f64) {
+        self.trimmed_mean_interval.map_or((self.min, self.max), |[low, high]| (low, high))
     }
 }
 
@@ -226,7 +226,7 @@ mod tests {
         let flume = &cells.cells[1];
         assert_eq!((flume.ok, flume.failed), (2, 2));
         assert_eq!(flume.ns_per_message.as_ref().unwrap().median_interval, None);
-        assert_eq!(flume.ns_per_message.as_ref().unwrap().mean_band(), (10.0, 30.0));
+        assert_eq!(flume.ns_per_message.as_ref().unwrap().trimmed_mean_band(), (10.0, 30.0));
     }
 
     #[test]

@@ -1,21 +1,14 @@
 //! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not,
 //! on the cells' mean cost per message (the headline figure, [`crate::stats`]); and how far
 //! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
-//! build twice) calibrate [`DEFAULT_THRESHOLD`].
+//! build twice) calibrate the [`Thresholds`].
 
 use std::collections::HashMap;
 
 use super::load::ResultsFile;
 use super::recommend::{Recommendation, recommend};
+use super::thresholds::Thresholds;
 use crate::stats::{self, Summary};
-
-/// The smallest relative difference (0.02 = 2%) that `compare` calls a change and `summary`
-/// lets separate two channels, unless `--threshold` says otherwise. A claim must survive a
-/// re-run: this is to be set just above the cell-to-cell differences that A/A runs (two
-/// sweeps of the same build on the same machine) reach with non-overlapping intervals, so
-/// that `compare` of two A/A sweeps calls at most 1% of cells changed, while an A/B with a
-/// real change (another crate version, `--capacity 1024` against 65536) is still detected.
-pub const DEFAULT_THRESHOLD: f64 = 0.02;
 
 /// What a comparison says about one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,13 +32,13 @@ impl Verdict {
     }
 }
 
-/// Faster or slower when the means differ by at least `threshold` (0.02 = 2%) and the two
-/// means' intervals ([`Summary::mean_band`]) do not overlap; otherwise no change. Both
+/// Faster or slower when the trimmed means differ by at least `threshold` (0.10 = 10%) and the
+/// two trimmed means' intervals ([`Summary::trimmed_mean_band`]) do not overlap; otherwise no change. Both
 /// conditions: the intervals alone are too narrow when a run's samples share a disturbance,
 /// the threshold alone ignores a noisy cell.
 pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
-    let ratio = new.mean / old.mean;
-    let ((old_low, old_high), (new_low, new_high)) = (old.mean_band(), new.mean_band());
+    let ratio = new.trimmed_mean / old.trimmed_mean;
+    let ((old_low, old_high), (new_low, new_high)) = (old.trimmed_mean_band(), new.trimmed_mean_band());
     if (ratio - 1.0).abs() < threshold {
         Verdict::NoChange
     } else if new_high < old_low {
@@ -96,17 +89,17 @@ pub struct Agreement {
     pub bands_contradicted: usize,
 }
 
-/// How often `old` and `new` agree on the fastest channel (by mean ns/message), per group of
-/// cells and per band of the summary (with `threshold`, as `summary` ranks).
-pub fn agreement(old: &ResultsFile, new: &ResultsFile, threshold: f64) -> Agreement {
+/// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
+/// group of cells and per band of the summary (with `thresholds`, as `summary` ranks).
+pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -> Agreement {
     let fastest = |file: &ResultsFile| {
         let mut best: HashMap<(String, String, u64, String), (f64, String)> = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = stats::summarize(&cell.ok) else { continue };
             let group = (key.runtime.clone(), key.mode.clone(), key.tasks, key.setting.clone());
             let entry = best.entry(group).or_insert((f64::INFINITY, String::new()));
-            if summary.mean < entry.0 {
-                *entry = (summary.mean, key.channel.clone());
+            if summary.trimmed_mean < entry.0 {
+                *entry = (summary.trimmed_mean, key.channel.clone());
             }
         }
         best
@@ -119,7 +112,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile, threshold: f64) -> Agreem
             result.same_fastest += usize::from(channel == other);
         }
     }
-    let (old_bands, new_bands) = (recommend(old, threshold), recommend(new, threshold));
+    let (old_bands, new_bands) = (recommend(old, thresholds), recommend(new, thresholds));
     for band in &old_bands {
         let Some(other) =
             new_bands.iter().find(|b| (&b.runtime, &b.mode, b.size) == (&band.runtime, &band.mode, band.size))
@@ -201,12 +194,13 @@ mod tests {
         // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
         let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
         let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
-        let agreement = agreement(&old, &new, 0.02);
+        let agreement = agreement(&old, &new, Thresholds::uniform(0.02));
         assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
         assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
         // A tie within the threshold contradicts nothing.
         let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
-        let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied, 0.02);
+        let agreement =
+            super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied, Thresholds::uniform(0.02));
         assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
     }
 

@@ -8,3 +8,4 @@ pub mod load;
 pub mod metadata;
 pub mod recommend;
 pub mod schema;
+pub mod thresholds;

@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::thresholds::Thresholds;
 use crate::stats::{self, Summary};
 
 /// A band of task counts summarized together.
@@ -167,9 +168,9 @@ impl Recommendation {
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
-/// order the runtimes and modes first appear in the file, bands smallest first. `threshold`
-/// (0.02 = 2%) is the smallest difference that can separate two channels ([`within_noise`]).
-pub fn recommend(file: &ResultsFile, threshold: f64) -> Vec<Recommendation> {
+/// order the runtimes and modes first appear in the file, bands smallest first. `thresholds`
+/// give, per runtime, the smallest difference that can separate two channels ([`within_noise`]).
+pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendation> {
     // A group is one runtime, worker count, mode and setting: worker counts are never mixed.
     let mut groups: Vec<(&str, u64, &str, &str)> = Vec::new();
     for key in &file.order {
@@ -202,7 +203,7 @@ pub fn recommend(file: &ResultsFile, threshold: f64) -> Vec<Recommendation> {
             if tasks.is_empty() {
                 continue;
             }
-            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, threshold);
+            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, thresholds.of(runtime));
             let runtime = runtime.to_owned();
             // A group run under a setting other than the default says so beside its mode.
             let workers = several_workers.then(|| format!("{workers} workers"));
@@ -262,8 +263,10 @@ fn rank_band(
 /// ends the tie, even if one ranked after it is noisy enough to be within the noise, since
 /// naming that one as co-fastest and not a channel with a lower figure would read backwards.
 pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
-    let mut scored: Vec<(f64, String, Vec<Summary>)> =
-        channels.into_iter().map(|(channel, cells)| (geometric_mean_of_means(&cells), channel, cells)).collect();
+    let mut scored: Vec<(f64, String, Vec<Summary>)> = channels
+        .into_iter()
+        .map(|(channel, cells)| (geometric_mean_of_trimmed_means(&cells), channel, cells))
+        .collect();
     scored.sort_by(|a, b| a.0.total_cmp(&b.0));
     let Some((_, _, best)) = scored.first() else { return Ranking::default() };
     let best = best.clone();
@@ -287,8 +290,10 @@ pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
 /// Not `compare`'s stricter "the two intervals do not overlap": the band's task counts are
 /// the replication that makes up for the looser test ([`within_noise`]).
 pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bool {
-    let ((_, best_high), (other_low, _)) = (best.mean_band(), other.mean_band());
-    other.mean >= best.mean * (1.0 + threshold) && best.mean < other_low && other.mean > best_high
+    let ((_, best_high), (other_low, _)) = (best.trimmed_mean_band(), other.trimmed_mean_band());
+    other.trimmed_mean >= best.trimmed_mean * (1.0 + threshold)
+        && best.trimmed_mean < other_low
+        && other.trimmed_mean > best_high
 }
 
 /// Whether `other` is within the noise of `best` over a band (one summary per task count,
@@ -299,15 +304,15 @@ pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bo
 /// take turns.
 pub fn within_noise(best: &[Summary], other: &[Summary], threshold: f64) -> bool {
     assert_eq!(best.len(), other.len(), "the same task counts for both channels");
-    let ratio = geometric_mean_of_means(other) / geometric_mean_of_means(best);
+    let ratio = geometric_mean_of_trimmed_means(other) / geometric_mean_of_trimmed_means(best);
     let ahead = best.iter().zip(other).filter(|(b, o)| ahead_beyond_noise(b, o, threshold)).count();
     !(ratio >= 1.0 + threshold && 2 * ahead > best.len())
 }
 
 /// The geometric mean of the cells' means: each task count weighs the same whatever its
 /// scale. 0 when any mean is 0; NaN when there are none.
-pub fn geometric_mean_of_means(cells: &[Summary]) -> f64 {
-    geometric_mean(cells.iter().map(|cell| cell.mean))
+pub fn geometric_mean_of_trimmed_means(cells: &[Summary]) -> f64 {
+    geometric_mean(cells.iter().map(|cell| cell.trimmed_mean))
 }
 
 /// The geometric mean of `values`; 0 when any is 0 or less, NaN when there are none.
@@ -355,9 +360,9 @@ mod tests {
 
     #[test]
     fn geometric_mean_weighs_each_task_count_alike() {
-        let mean = geometric_mean_of_means(&[summary(&[10.0]), summary(&[1000.0])]);
+        let mean = geometric_mean_of_trimmed_means(&[summary(&[10.0]), summary(&[1000.0])]);
         assert!((mean - 100.0).abs() < 1e-9, "{mean}");
-        assert_eq!(geometric_mean_of_means(&[summary(&[0.0]), summary(&[5.0])]), 0.0);
+        assert_eq!(geometric_mean_of_trimmed_means(&[summary(&[0.0]), summary(&[5.0])]), 0.0);
     }
 
     #[test]
@@ -441,7 +446,7 @@ mod tests {
                 ("tokio", 64, &steady, 0),
                 ("flume", 64, &steady, 0),
             ]),
-            0.02,
+            Thresholds::uniform(0.02),
         );
         assert_eq!(bands.len(), 2, "{bands:?}");
         let small = &bands[0];
@@ -492,15 +497,16 @@ mod tests {
     }
 
     #[test]
-    fn a_mixed_cell_is_ranked_by_its_mean_and_marked() {
-        // b's median (40) beats a's (60), but 40% of b's samples take 125 ns: its mean is 74.
+    fn a_mixed_cell_is_ranked_by_its_trimmed_mean_and_marked() {
+        // b's median (41) beats a's (60), but 40% of b's samples take 125 ns: its trimmed mean
+        // (the middle three of five) is 68.3.
         let a = [60.0, 60.5, 59.5, 60.2, 59.8];
         let b = [40.0, 41.0, 39.0, 125.0, 124.0];
-        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]), 0.02);
+        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]), Thresholds::uniform(0.02));
         let speed = &bands[0].speed;
         let order: Vec<(&str, bool)> = speed.entries.iter().map(|e| (e.channel.as_str(), e.mixed)).collect();
         assert_eq!(order, [("a", false), ("b", true)]);
         let (value, median) = (speed.entries[1].value, speed.entries[1].median);
-        assert!((value - 73.8).abs() < 1e-9 && (median - 41.0).abs() < 1e-9, "{value} {median}");
+        assert!((value - 205.0 / 3.0).abs() < 1e-9 && (median - 41.0).abs() < 1e-9, "{value} {median}");
     }
 }

@@ -1,0 +1,216 @@
+//! The commands that read a sweep's CSV: `compare`, `summary`, `cells`, `report`, and
+//! `--list-channels`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{file_name, print_error, read};
+use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
+use crate::error::{UsageError, usage};
+use crate::output::files::{self, OutputSet};
+use crate::output::{self, console::print_line, export, machine};
+use crate::registry::{self, ChannelEntry};
+use crate::results::load::ResultsFile;
+use crate::results::metadata::Metadata;
+use crate::results::thresholds::Thresholds;
+use crate::results::{cells, recommend};
+
+/// `channel-bench cells`.
+pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
+    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv).cells_json());
+    if out == args.csv {
+        return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
+    }
+    let samples = read(&args.csv)?;
+    let cells = cells::cells(&args.csv.display().to_string(), &samples);
+    export::write_file(&out, &export::json(&cells), args.force, "--out")?;
+    export::write_all(&args.export, &cells, args.force)?;
+    if out != Path::new("-") {
+        print_line(&format!("cells: {}", out.display()));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The machine description beside `csv` (`x.json`), when there is a readable one.
+fn metadata(csv: &Path) -> Option<Metadata> {
+    let path = csv.with_extension("json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    serde_json::from_str(&text)
+        .inspect_err(|error| {
+            print_error(&format!(
+                "warning: {}: ignored, not a channel-bench machine description: {error}",
+                path.display()
+            ))
+        })
+        .ok()
+}
+
+/// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
+pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let (mut old, mut new) = (read(&args.old)?, read(&args.new)?);
+    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
+    let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
+    if let Some(line) = &different
+        && !args.allow_different
+    {
+        return Err(usage(format!("{line}: compare runs of the same workload, or pass --allow-different")));
+    }
+    let (old_workloads, new_workloads) = (old.workloads(), new.workloads());
+    if old_workloads != new_workloads {
+        // Equal where both files know them (or --allow-different): pair by the rest of the key.
+        let strip = |file: &ResultsFile, name: &str| {
+            file.without_workload().ok_or_else(|| {
+                usage(format!(
+                    "{name} holds cells that differ only by workload: compare it against a file of one workload"
+                ))
+            })
+        };
+        (old, new) = (strip(&old, &old_name)?, strip(&new, &new_name)?);
+    }
+    let mut notes = output::compare::machine_differences(
+        &old_name,
+        metadata(&args.old).as_ref(),
+        &new_name,
+        metadata(&args.new).as_ref(),
+    );
+    if let Some(line) = different {
+        notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
+    }
+    for note in notes {
+        print_line(&format!("note: {note}"));
+    }
+    let report = output::compare::report(&old_name, &old, &new_name, &new, Thresholds::from_percent(args.threshold));
+    print_line(report.text.trim_end());
+    Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
+/// replacing a file without `--force`.
+pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
+    if args.short {
+        let samples = read(&args.csv)?;
+        let bands = recommend::recommend(&samples, Thresholds::from_percent(args.threshold));
+        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if markdown_path(&args.csv) == args.csv {
+        return Err(UsageError(format!(
+            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
+            args.csv.display()
+        ))
+        .into());
+    }
+    // None: stdout.
+    let target = match &args.out {
+        Some(out) if out.as_os_str() == "-" => None,
+        Some(out) => Some(out.clone()),
+        None => Some(markdown_path(&args.csv)),
+    };
+    if let Some(path) = &target {
+        if *path == args.csv {
+            return Err(usage(format!("--out {} is the CSV itself: give another path", path.display())));
+        }
+        files::check_target(path, args.force, "the summary")?;
+    }
+    let samples = read(&args.csv)?;
+    let markdown = target.as_deref().map_or(Markdown::Stdout, |path| Markdown::File(path, args.force));
+    print_summary(&args.csv, &samples, Thresholds::from_percent(args.threshold), markdown)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where the summary's Markdown goes.
+#[derive(Clone, Copy)]
+pub(crate) enum Markdown<'a> {
+    /// To this file, already checked; replaced only with `--force` (the bool).
+    File(&'a Path, bool),
+    /// To stdout, instead of the text.
+    Stdout,
+}
+
+/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
+pub(crate) fn print_summary(
+    csv: &Path,
+    samples: &ResultsFile,
+    thresholds: Thresholds,
+    markdown: Markdown,
+) -> anyhow::Result<()> {
+    let bands = recommend::recommend(samples, thresholds);
+    let name = file_name(csv);
+    let text = output::summary::markdown(&name, &bands, thresholds);
+    match markdown {
+        Markdown::Stdout => print_line(text.trim_end()),
+        Markdown::File(path, force) => {
+            print_line(output::summary::text(&bands).trim_end());
+            files::write(path, text.as_bytes(), force, "the summary")?;
+            print_line(&format!("summary: {}", path.display()));
+        }
+    }
+    Ok(())
+}
+
+/// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
+pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let set = OutputSet::new(&args.csv);
+    if set.html() == args.csv {
+        return Err(usage(format!(
+            "{} ends in .html: the report would overwrite it; give the CSV a .csv name",
+            args.csv.display()
+        )));
+    }
+    files::check_target(&set.html(), args.force, "the report")?;
+    let samples = read(&args.csv)?;
+    write_report(&set, &samples, Thresholds::from_percent(args.threshold), args.force)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the HTML report of `samples` (read from `set.csv()`) as `set.html()`, with the
+/// machine from the JSON beside the CSV when there is one.
+pub(crate) fn write_report(
+    set: &OutputSet,
+    samples: &ResultsFile,
+    thresholds: Thresholds,
+    force: bool,
+) -> anyhow::Result<()> {
+    let json = set.json();
+    // The machine is the report's last section, not a reason to have none.
+    let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+        print_error(&format!("warning: {error:#}; the report leaves the machine out"));
+        None
+    });
+    let bands = recommend::recommend(samples, thresholds);
+    let name = file_name(set.csv());
+    let cells = cells::cells(&set.csv().display().to_string(), samples);
+    let report = output::html::Report { csv_name: &name, cells: &cells, bands: &bands, metadata: metadata.as_ref() };
+    let html = set.html();
+    files::write(&html, output::html::page(&report).as_bytes(), force, "the report")?;
+    print_line(&format!("report: {}", html.display()));
+    Ok(())
+}
+
+/// `x.csv` → `x.md`, beside it.
+fn markdown_path(csv: &Path) -> PathBuf {
+    csv.with_extension("md")
+}
+
+/// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats
+/// under it.
+pub fn list_channels(extra: &'static [ChannelEntry]) {
+    print_line(&format!("{:<16} {:<16} {:<10} capacity", "channel", "crate", "version"));
+    for channel in registry::known().chain(extra) {
+        let capacity = match channel.slots_per_sender {
+            0 => "exact".to_owned(),
+            slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
+        };
+        let version = machine::locked_version(channel.crate_name);
+        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
+        for caveat in channel.caveats {
+            let mark = output::summary::MARK;
+            print_line(&format!("{:<16} {mark} {} ({}): {}", "", caveat.text, caveat.versions, caveat.link));
+        }
+    }
+    print_line(&format!(
+        "{} known problems, from the crates' issue trackers searched {}",
+        output::summary::MARK,
+        registry::CAVEATS_CHECKED
+    ));
+}

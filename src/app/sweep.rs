@@ -1,0 +1,143 @@
+//! A sweep from its plan to its exit code: the output set checked, the stop signals
+//! installed, the cells measured, then the summary, the per-cell results and the report
+//! written from the CSV.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::SystemTime;
+
+use anyhow::Context;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+
+use super::commands::{Markdown, print_summary, write_report};
+use super::print_error;
+use crate::cli::ExportArgs;
+use crate::output::files::{self, OutputSet};
+use crate::output::{console::Console, console::print_line, csv::CsvWriter, export, machine};
+use crate::plan::Plan;
+use crate::results::cells;
+use crate::results::load::{self, ResultsFile};
+use crate::results::thresholds::Thresholds;
+use crate::run::measure::Watchdog;
+use crate::sweep as sweeping;
+
+/// Runs a sweep of `plan` (started by `command_line`, which goes into the JSON beside the
+/// CSV) and writes `exports` at its end; exit code 0, 1 when a cell failed, 128 + the signal
+/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when a signal stopped it.
+pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
+    // Refused before the sweep, not after its hours of work.
+    export::check_free(exports, plan.force)?;
+    let started = SystemTime::now();
+    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
+    set.check(plan.force)?;
+    let mut csv = CsvWriter::create(set.csv(), plan.force)?;
+    let started_utc = humantime::format_rfc3339_seconds(started).to_string();
+    machine::describe(&plan.channels, command_line, started_utc).write(&set.json())?;
+    let stop = StopSignals::install()?;
+    let watchdog =
+        Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
+    for signal in STOP_SIGNALS {
+        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+    }
+
+    let cells = plan.cells().len();
+    let console = Console::new((cells * plan.samples) as u64);
+    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
+    let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
+    console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
+    // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
+    // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
+    // listed there as not measured. Only a CSV without a single sample has none.
+    let summarized = match load::load(csv.path()) {
+        Ok(samples) => {
+            print_line("");
+            print_summary(csv.path(), &samples, Thresholds::DEFAULT, Markdown::File(&set.markdown(), plan.force))
+                .and_then(|()| write_cells(&set, &samples, exports, plan.force))
+                .and_then(|()| write_report(&set, &samples, Thresholds::DEFAULT, plan.force))
+        }
+        Err(error) => {
+            print_error(&format!("no summary: {error:#}"));
+            Ok(())
+        }
+    };
+    if outcome.interrupted {
+        let signal = stop.signal();
+        print_error(&format!(
+            "interrupted by {}: {} of {} cells finished, {} samples written to {}",
+            signal_name(signal),
+            outcome.cells_done,
+            cells,
+            outcome.samples,
+            csv.path().display()
+        ));
+        // The signal's exit code wins over a summary that could not be written.
+        if let Err(error) = summarized {
+            print_error(&format!("error: {error:#}"));
+        }
+        return Ok(ExitCode::from(128 + signal as u8));
+    }
+    summarized?;
+    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The signals that stop a sweep at the next sample boundary, keeping what it measured:
+/// Ctrl-C, and what `timeout`, CI runners, systemd and container runtimes send, and a closed
+/// terminal.
+const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
+
+/// The first stop signal sets `flag`, so the sweep stops after writing what it has, and is
+/// remembered for the exit code; a second one ends the process at once (128 + its number).
+struct StopSignals {
+    flag: Arc<AtomicBool>,
+    first: Arc<AtomicUsize>,
+}
+
+impl StopSignals {
+    fn install() -> anyhow::Result<Self> {
+        let (flag, first) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicUsize::new(0)));
+        for signal in STOP_SIGNALS {
+            // The shutdown must be registered first: it only acts once the flag is already set.
+            signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, flag.clone())
+                .and_then(|_| signal_hook::flag::register_usize(signal, first.clone(), signal as usize))
+                .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
+                .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+        }
+        Ok(Self { flag, first })
+    }
+
+    /// The signal that stopped the sweep (SIGINT if none was recorded).
+    fn signal(&self) -> i32 {
+        match self.first.load(Ordering::SeqCst) {
+            0 => SIGINT,
+            signal => signal as i32,
+        }
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
+        _ => "SIGINT",
+    }
+}
+
+/// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
+fn write_cells(set: &OutputSet, samples: &ResultsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+    let cells = cells::cells(&set.csv().display().to_string(), samples);
+    let path = set.cells_json();
+    // A member of the sweep's output set, checked before the sweep started.
+    files::write(&path, export::json(&cells).as_bytes(), force, "the per-cell results")?;
+    export::write_all(exports, &cells, force)?;
+    print_line(&format!("cells: {}", path.display()));
+    Ok(())
+}
+
+/// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
+fn default_out(started: SystemTime) -> PathBuf {
+    let stamp: String =
+        humantime::format_rfc3339_seconds(started).to_string().chars().filter(|c| !matches!(c, '-' | ':')).collect();
+    PathBuf::from("results").join(format!("channel-bench-{stamp}.csv"))
+}

@@ -1,0 +1,37 @@
+//! The one owner of the thresholds below which `compare` calls no change and `summary` ties
+//! two channels.
+
+use crate::run::measure::RuntimeKind;
+
+/// The smallest relative difference that `compare` calls a change and `summary` lets separate
+/// two channels, per runtime: a claim must survive a re-run. `--threshold PCT` sets both.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// On the current-thread runtime (0.10 = 10%).
+    pub current_thread: f64,
+    /// On the multi-thread runtime.
+    pub multi_thread: f64,
+}
+
+impl Thresholds {
+    /// The default, calibrated by A/A runs (three default sweeps of one build, back to back, on
+    /// the reference machine; docs/methodology.md): about the 99th percentile of the ratio of one
+    /// cell's trimmed means in two such runs, which on two cores is far wider on the
+    /// multi-thread runtime than on the current-thread one.
+    pub const DEFAULT: Thresholds = Thresholds { current_thread: 0.20, multi_thread: 0.25 };
+
+    /// The same threshold on both runtimes.
+    pub fn uniform(threshold: f64) -> Self {
+        Thresholds { current_thread: threshold, multi_thread: threshold }
+    }
+
+    /// `--threshold PCT` when given, else [`Thresholds::DEFAULT`].
+    pub fn from_percent(percent: Option<f64>) -> Self {
+        percent.map_or(Self::DEFAULT, |percent| Self::uniform(percent / 100.0))
+    }
+
+    /// The threshold of the runtime named `runtime`.
+    pub fn of(&self, runtime: &str) -> f64 {
+        if runtime == RuntimeKind::CurrentThread.name() { self.current_thread } else { self.multi_thread }
+    }
+}
