@@ -116,14 +116,14 @@ fn a_workers_list_gives_rows_per_worker_count_kept_apart_by_summary_and_compare(
     // 2 channels × 2 samples per worker count; current-thread once, with its one thread.
     assert_eq!([count("multi-thread", "1"), count("multi-thread", "2"), count("multi-thread", "4")], [4, 4, 4]);
     assert_eq!(count("current-thread", "1"), 4);
-    for workers in ["1", "2", "4"] {
-        assert!(stdout.contains(&format!("\nmulti-thread cloned-send [{workers} workers]\n")), "{stdout}");
+    for workers in ["1 worker", "2 workers", "4 workers"] {
+        assert!(stdout.contains(&format!("\nmulti-thread cloned-send [{workers}]\n")), "{stdout}");
     }
     assert!(stdout.contains("\ncurrent-thread cloned-send\n"), "{stdout}");
 
     let compared = run_ok(bench().arg("compare").arg(&out).arg(&out));
-    for workers in ["1", "2", "4"] {
-        assert_eq!(compared.matches(&format!("[{workers} workers]")).count(), 2, "{compared}");
+    for workers in ["1 worker", "2 workers", "4 workers"] {
+        assert_eq!(compared.matches(&format!("[{workers}]")).count(), 2, "{compared}");
     }
     assert!(compared.contains("no change"), "{compared}");
 }

@@ -8,6 +8,7 @@ use crate::results::compare::{Spread, Verdict, agreement, spread, verdict};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::thresholds::Thresholds;
+use crate::run::measure::workers_text;
 use crate::stats::{self, Summary};
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
@@ -164,8 +165,11 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         if !missing.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
             for key in missing {
-                let workers =
-                    if several_workers(key) { format!(" [{} workers]", key.workload.workers) } else { String::new() };
+                let workers = if several_workers(key) {
+                    format!(" [{}]", workers_text(key.workload.workers))
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(out, "  {}{workers}", key.label());
             }
         }
@@ -252,7 +256,7 @@ fn mean_text(summary: &Summary) -> String {
 /// The channel column: the channel, then the worker count (when the files hold several for
 /// its runtime: `several_workers`) and the setting in brackets.
 fn channel_text(key: &CellKey, several_workers: bool) -> String {
-    let workers = several_workers.then(|| format!("{} workers", key.workload.workers));
+    let workers = several_workers.then(|| workers_text(key.workload.workers));
     let notes: Vec<&str> = workers
         .as_deref()
         .into_iter()

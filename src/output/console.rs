@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::plan::Cell;
 use crate::run::latency::Latency;
-use crate::run::measure::{RuntimeKind, Sample};
+use crate::run::measure::{RuntimeKind, Sample, workers_text};
 use crate::run::workload::Workload;
 use crate::stats::{self, Mode, Summary};
 
@@ -65,7 +65,7 @@ impl Console {
     /// The heading of a (runtime, tasks) section.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
         let threads = match runtime {
-            RuntimeKind::MultiThread => format!(" ({workers} workers)"),
+            RuntimeKind::MultiThread => format!(" ({})", workers_text(workers as u64)),
             RuntimeKind::CurrentThread => String::new(),
         };
         let fewest = workload.messages_for(workload.tasks - 1);

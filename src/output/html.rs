@@ -10,6 +10,7 @@ use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
+use crate::run::measure::workers_text;
 
 /// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -195,7 +196,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);
         }
-        let workers = if several_workers(runtime) { format!(" ({workers} workers)") } else { String::new() };
+        let workers = if several_workers(runtime) { format!(" ({})", workers_text(workers)) } else { String::new() };
         let setting = if setting.is_empty() { String::new() } else { format!(" [{setting}]") };
         out.push_str(&svg::panel(&format!("{runtime}{workers} {mode}{setting}"), &series));
     }

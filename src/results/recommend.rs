@@ -19,6 +19,7 @@ use std::collections::HashMap;
 
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::thresholds::Thresholds;
+use crate::run::measure::workers_text;
 use crate::stats::{self, Summary};
 
 /// A band of task counts summarized together.
@@ -206,7 +207,7 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
             let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, thresholds.of(runtime));
             let runtime = runtime.to_owned();
             // A group run under a setting other than the default says so beside its mode.
-            let workers = several_workers.then(|| format!("{workers} workers"));
+            let workers = several_workers.then(|| workers_text(workers));
             let notes: Vec<&str> =
                 workers.as_deref().into_iter().chain([setting].into_iter().filter(|s| !s.is_empty())).collect();
             let mode = if notes.is_empty() { mode.to_owned() } else { format!("{mode} [{}]", notes.join(", ")) };

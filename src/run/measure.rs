@@ -67,6 +67,11 @@ impl RuntimeKind {
     }
 }
 
+/// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
+pub fn workers_text(workers: u64) -> String {
+    if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+}
+
 /// One timed run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sample {
