@@ -285,7 +285,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub quick: bool,
 
-    /// List the channels and their crate versions, then exit
+    /// List the channels, their crate versions and capacity, and each crate's known problems, then exit
     #[arg(long)]
     pub list_channels: bool,
 

@@ -102,7 +102,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
     let _ = writeln!(
         out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
-         channel by mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
+         channel by trimmed mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
          within the noise (≈), and the next one beyond the noise with how far behind it is. {} marks a crate with a \
          known problem, listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
