@@ -102,19 +102,26 @@ fn sigkill_leaves_only_complete_lines_and_compare_reads_them() {
     assert_eq!(compared.status.code(), Some(0), "{}", String::from_utf8_lossy(&compared.stderr));
 }
 
+/// Runs a sweep of `args` writing `out` under a file-size limit of `kib` KiB (`ulimit -f`),
+/// SIGXFSZ ignored: writes past the limit fail with EFBIG, as a full disk fails them with ENOSPC.
+fn with_file_size_limit(kib: u32, args: &[&str], out: &Path) -> std::process::Output {
+    Command::new("bash")
+        .args(["-c", &format!(r#"trap "" XFSZ; ulimit -f {kib}; exec "$0" "$@""#)])
+        .arg(binary())
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn a_write_failure_stops_the_sweep_with_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("full.csv");
-    // A 2 KiB file-size limit: the header and a dozen rows fit, then writes fail with EFBIG
-    // (SIGXFSZ ignored, as a full disk would fail them with ENOSPC).
-    let output = Command::new("bash")
-        .args(["-c", r#"trap "" XFSZ; ulimit -f 2; exec "$0" "$@""#])
-        .arg(binary())
-        .args(["--messages", "600", "--tasks", "1,3", "--samples", "5", "--max-time", "0", "--warmup", "0", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    // A 2 KiB file-size limit: the header and a dozen rows fit, then writes fail with EFBIG.
+    let args = ["--messages", "600", "--tasks", "1,3", "--samples", "5", "--max-time", "0", "--warmup", "0"];
+    let output = with_file_size_limit(2, &args, &out);
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -129,13 +136,7 @@ fn a_disk_that_fails_while_out_is_created_is_exit_1_not_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("full.csv");
     // No byte may be written: the header fails with EFBIG, as a full disk fails it with ENOSPC.
-    let output = Command::new("bash")
-        .args(["-c", r#"trap "" XFSZ; ulimit -f 0; exec "$0" "$@""#])
-        .arg(binary())
-        .args(["--messages", "600", "--tasks", "1", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let output = with_file_size_limit(0, &["--messages", "600", "--tasks", "1"], &out);
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
