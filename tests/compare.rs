@@ -320,3 +320,31 @@ fn a_mixed_cell_shows_its_modes_and_the_closing_lines_count_them() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_default_thresholds_are_per_runtime_and_threshold_sets_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let slower = steady.map(|value| value * 1.22);
+    let file = |name: &str, values: &[f64]| {
+        let cells = [cell("kanal", "current-thread", 1, values), cell("kanal", "multi-thread", 1, values)];
+        write(dir.path(), name, &[format!("{HEADER}\n"), cells.concat()].concat())
+    };
+    let (old, new) = (file("old.csv", &steady), file("new.csv", &slower));
+    let verdicts = |stdout: &str| -> Vec<String> {
+        ["current-thread", "multi-thread"]
+            .iter()
+            .map(|runtime| {
+                let line = stdout.lines().find(|line| line.starts_with(runtime)).unwrap();
+                line.split_whitespace().last().unwrap().to_owned()
+            })
+            .collect()
+    };
+    // 22% slower, tight samples: beyond the current-thread threshold (20%), within the
+    // multi-thread one (25%).
+    let (code, stdout, stderr) = compare(&old, &new);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(verdicts(&stdout), ["slower", "~"], "{stdout}");
+    assert_eq!(verdicts(&compare_with(&["--threshold", "30"], &old, &new).1), ["~", "~"]);
+    assert_eq!(verdicts(&compare_with(&["--threshold", "10"], &old, &new).1), ["slower", "slower"]);
+}

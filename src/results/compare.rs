@@ -170,8 +170,8 @@ mod tests {
 
     #[test]
     fn a_flipped_majority_mode_is_no_change() {
-        // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the means
-        // 72 and 88 have overlapping intervals.
+        // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the
+        // trimmed means 67 and 93 have overlapping intervals.
         let old = summary(&[40.0, 41.0, 39.0, 120.0, 121.0]);
         let new = summary(&[40.0, 41.0, 119.0, 120.0, 121.0]);
         assert!(new.median / old.median > 2.9);

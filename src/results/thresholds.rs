@@ -35,3 +35,18 @@ impl Thresholds {
         if runtime == RuntimeKind::CurrentThread.name() { self.current_thread } else { self.multi_thread }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_runtime_has_its_threshold_and_a_percent_sets_both() {
+        let default = Thresholds::from_percent(None);
+        assert_eq!(default, Thresholds::DEFAULT);
+        assert!(default.of("current-thread") < default.of("multi-thread"));
+        assert_eq!(default.of(RuntimeKind::MultiThread.name()), default.multi_thread);
+        let given = Thresholds::from_percent(Some(5.0));
+        assert_eq!((given.of("current-thread"), given.of("multi-thread")), (0.05, 0.05));
+    }
+}
