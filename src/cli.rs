@@ -272,7 +272,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS, value_parser = parse_timeout, allow_negative_numbers = true)]
     pub timeout: f64,
 
-    /// CSV file to write [default: results/channel-bench-<UTC timestamp>.csv]
+    /// CSV file to write [default: results/channel-bench-YYYYMMDDTHHMMSSZ.csv, the sweep's UTC start time]
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 

@@ -1,6 +1,6 @@
 //! The binary as a library: [`main_with`] parses the command line, dispatches to a command and
 //! owns the one error path (exit 2 for usage, 1 for everything else). The commands are a
-//! [`sweep`] and the ones that read its files ([`commands`]): `compare`, `summary`, `cells`,
+//! [`sweep()`] and the ones that read its files ([`commands`]): `compare`, `summary`, `cells`,
 //! `report`, `--list-channels`.
 
 use std::io::Write;

@@ -196,7 +196,7 @@ pub fn text(bands: &[Recommendation]) -> String {
 /// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
 /// names it): one table, a column for p99 only when some band has latency, one for the
 /// channels not ranked only when some band has them, then how to read it (`thresholds` as
-/// given to [`recommend`]).
+/// given to `recommend`).
 pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
