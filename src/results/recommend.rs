@@ -161,13 +161,6 @@ pub struct Recommendation {
     pub excluded: Vec<Excluded>,
 }
 
-impl Recommendation {
-    /// The p99 ranking, when the band has latency.
-    pub fn has_p99(&self) -> bool {
-        self.p99.first().is_some()
-    }
-}
-
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
 /// order the runtimes and modes first appear in the file, bands smallest first. `thresholds`
 /// give, per runtime, the smallest difference that can separate two channels ([`within_noise`]).
