@@ -28,11 +28,11 @@ pub const DEFAULT_SAMPLES: usize = 5;
 pub const QUICK_SAMPLES: usize = 3;
 /// The relative precision of a cell's mean at which it wants no more samples, in percent.
 pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
-/// Seconds per cell, averaged over the sweep, that samples beyond `--samples` may take.
-/// Five samples of each of the default sweep's 360 cells take about 330 s on a 2-core
-/// machine; 0.25 s per cell adds at most 90 s, as long as the sweep took when each cell sampled
-/// on its own for up to 0.75 s (about 417 s).
-pub const DEFAULT_MAX_TIME_SECS: f64 = 0.25;
+/// Seconds per cell, averaged over the sweep, that samples beyond `--samples` may take: a
+/// quarter to a third of the time the first five passes take, so that the default sweep lasts
+/// about as long as it did when each cell sampled on its own (docs/methodology.md has the
+/// measured wall times).
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.18;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.05;
 /// Seconds a sample may run before the watchdog abandons it.
@@ -263,7 +263,7 @@ pub struct SweepArgs {
     pub precision: f64,
 
     /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
-    /// once they have taken this × the number of cells (every cell always takes --samples) [default: 0.25;
+    /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones) [default: 0.18;
     /// --quick: 0.05]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,

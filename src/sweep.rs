@@ -20,8 +20,9 @@ use rand_pcg::Pcg64Mcg;
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
-use crate::run::measure::{self, Sample, Watchdog};
+use crate::run::measure::{self, RuntimeKind, Sample, Watchdog};
 use crate::run::verify::Status;
+use crate::stats::disturbed::{Timed, disturbed};
 use crate::stats::{self, StopRule};
 
 /// The seed of the passes' visiting orders: the same plan visits its cells in the same
@@ -32,13 +33,31 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 struct Progress {
     cell: Cell,
     samples: Vec<Sample>,
-    done: bool,
+    /// For each of `samples`, whether it was measured in a disturbed stretch ([`judge`]).
+    disturbed: Vec<bool>,
+    /// Never to be sampled again: it hung, or its channel does not hold its capacity.
+    finished: bool,
 }
 
 impl Progress {
+    /// The samples that count: all but the disturbed ones.
+    fn kept(&self) -> impl Iterator<Item = &Sample> {
+        self.samples.iter().zip(&self.disturbed).filter(|(_, disturbed)| !**disturbed).map(|(sample, _)| sample)
+    }
+
     fn ok_ns_per_message(&self) -> Vec<f64> {
         let messages = self.cell.workload.messages;
-        self.samples.iter().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
+        self.kept().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
+    }
+
+    fn done(&self, rule: &StopRule) -> bool {
+        self.finished || rule.is_done(self.kept().count(), &self.ok_ns_per_message())
+    }
+
+    /// Short of `--samples` kept samples because some were disturbed, and not yet retaken as
+    /// often as `--samples` again: visited in the extra passes whatever their budget says.
+    fn owed(&self, rule: &StopRule) -> bool {
+        !self.finished && self.kept().count() < rule.min_samples && self.samples.len() < 2 * rule.min_samples
     }
 }
 
@@ -53,6 +72,8 @@ pub struct Outcome {
     pub cells_done: usize,
     /// Samples written to the CSV.
     pub samples: usize,
+    /// Samples measured in a disturbed stretch of the sweep, left out of the figures.
+    pub disturbed: usize,
     /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
 }
@@ -62,45 +83,86 @@ pub struct Outcome {
 /// or a runtime cannot start.
 pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWriter) -> anyhow::Result<Outcome> {
     let rule = plan.stop_rule();
-    let mut cells: Vec<Progress> =
-        plan.cells().into_iter().map(|cell| Progress { cell, samples: Vec::new(), done: false }).collect();
+    let mut cells: Vec<Progress> = plan
+        .cells()
+        .into_iter()
+        .map(|cell| Progress { cell, samples: Vec::new(), disturbed: Vec::new(), finished: false })
+        .collect();
     let budget = plan.max_time.mul_f64(cells.len() as f64);
     let mut extra_spent = Duration::ZERO;
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
+    // Every sample in the order it was measured: (cell, its sample number there).
+    let mut measured: Vec<(usize, usize)> = Vec::new();
     'passes: for pass in 1.. {
         let extra = pass > plan.samples;
-        let mut visiting: Vec<usize> = (0..cells.len()).filter(|&at| !cells[at].done).collect();
-        if visiting.is_empty() || (extra && extra_spent >= budget) {
+        if extra {
+            judge(&mut cells, &measured);
+        }
+        let spent = extra && extra_spent >= budget;
+        let mut visiting: Vec<usize> =
+            (0..cells.len()).filter(|&at| if spent { cells[at].owed(&rule) } else { !cells[at].done(&rule) }).collect();
+        if visiting.is_empty() {
             break;
         }
         shuffle(&mut visiting, &mut generator);
         if extra {
-            // Mixed cells first: the budget may run out before a pass ends, and their shares
-            // are what the next run must see again.
+            // Owed cells first, then the ones that may be mixed: the budget may run out before
+            // a pass ends, and their shares are what the next run must see again.
             visiting.sort_by_cached_key(|&at| {
                 let progress = &cells[at];
-                !rule.wants_modes_seen(progress.samples.len(), &progress.ok_ns_per_message())
+                let modes = rule.wants_modes_seen(progress.kept().count(), &progress.ok_ns_per_message());
+                (!progress.owed(&rule), !modes)
             });
         }
         console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
-            if extra && extra_spent >= budget {
-                break 'passes;
+            if extra && extra_spent >= budget && !cells[at].owed(&rule) {
+                break;
             }
             let started = Instant::now();
-            if !sample_cell(&mut cells[at], plan, &rule, watchdog, console, csv)? {
+            if !sample_cell(&mut cells[at], plan, watchdog, console, csv)? {
                 outcome.interrupted = true;
                 break 'passes;
             }
+            measured.push((at, cells[at].samples.len() - 1));
             outcome.samples += 1;
             if extra {
                 extra_spent += started.elapsed();
             }
         }
     }
+    judge(&mut cells, &measured);
     report(&cells, plan, &rule, console, &mut outcome);
     Ok(outcome)
+}
+
+/// Marks the samples measured in a disturbed stretch (`stats::disturbed`), as
+/// `results::load` will read them from the CSV: in the order they were measured, grouped by
+/// runtime and worker count.
+fn judge(cells: &mut [Progress], measured: &[(usize, usize)]) {
+    let mut groups: Vec<(RuntimeKind, usize)> = Vec::new();
+    let (mut timed, mut at) = (Vec::new(), Vec::new());
+    for &(cell, sample) in measured {
+        let progress = &cells[cell];
+        let measured = &progress.samples[sample];
+        if !measured.status.is_ok() {
+            continue;
+        }
+        let key = (progress.cell.runtime, progress.cell.workers);
+        let group = groups.iter().position(|known| *known == key).unwrap_or_else(|| {
+            groups.push(key);
+            groups.len() - 1
+        });
+        timed.push(Timed { group, cell, value: measured.ns_per_message(progress.cell.workload.messages) });
+        at.push((cell, sample));
+    }
+    for progress in cells.iter_mut() {
+        progress.disturbed = vec![false; progress.samples.len()];
+    }
+    for ((cell, sample), flag) in at.into_iter().zip(disturbed(&timed)) {
+        cells[cell].disturbed[sample] = flag;
+    }
 }
 
 /// Fisher–Yates, from `generator`.
@@ -115,7 +177,6 @@ fn shuffle(order: &mut [usize], generator: &mut Pcg64Mcg) {
 fn sample_cell(
     progress: &mut Progress,
     plan: &Plan,
-    rule: &StopRule,
     watchdog: &Watchdog,
     console: &Console,
     csv: &mut CsvWriter,
@@ -134,7 +195,8 @@ fn sample_cell(
         csv.append(&csv::record(cell, 1, &sample))?;
         console.sampled();
         progress.samples.push(sample);
-        progress.done = true;
+        progress.disturbed.push(false);
+        progress.finished = true;
         return Ok(true);
     }
     let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
@@ -153,9 +215,9 @@ fn sample_cell(
     csv.append(&csv::record(cell, progress.samples.len() + 1, &sample))?;
     console.sampled();
     // A channel that hung once would hang again: each retry would only cost the timeout.
-    let hung = matches!(sample.status, Status::Timeout(_));
+    progress.finished |= matches!(sample.status, Status::Timeout(_));
     progress.samples.push(sample);
-    progress.done = hung || rule.is_done(progress.samples.len(), &progress.ok_ns_per_message());
+    progress.disturbed.push(false);
     Ok(true)
 }
 
@@ -172,19 +234,22 @@ fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, o
         }
         let ok = progress.ok_ns_per_message();
         let summary = stats::summarize(&ok);
-        console.cell(cell, summary.as_ref(), &stats::modes(&ok), rule.precision, &progress.samples);
-        if progress.done || progress.samples.len() >= plan.samples {
+        let kept: Vec<Sample> = progress.kept().cloned().collect();
+        let disturbed = progress.samples.len() - kept.len();
+        outcome.disturbed += disturbed;
+        console.cell(cell, summary.as_ref(), &stats::modes(&ok), rule.precision, &kept, disturbed);
+        if progress.done(rule) || kept.len() >= plan.samples {
             outcome.cells_done += 1;
         }
         let label = cell.label();
-        let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
+        let failures: Vec<&Sample> = kept.iter().filter(|s| !s.status.is_ok()).collect();
         if let Some(first) = failures.first() {
-            let (failed, all) = (failures.len(), progress.samples.len());
+            let (failed, all) = (failures.len(), kept.len());
             outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
         }
         let precision = summary.and_then(|summary| summary.trimmed_mean_precision());
         if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
-            let samples = progress.samples.len();
+            let samples = kept.len();
             let line = format!("{label}: trimmed mean ±{:.1}% after {samples} samples", precision * 100.0);
             outcome.noisy_cells.push((precision, line));
         }

@@ -46,7 +46,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let console = Console::new((cells * plan.samples) as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
-    console.finish(csv.path(), &outcome.noisy_cells, &outcome.failed_cells);
+    console.finish(csv.path(), outcome.disturbed, &outcome.noisy_cells, &outcome.failed_cells);
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.

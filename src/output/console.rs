@@ -93,7 +93,7 @@ impl Console {
             Some((left, budget)) => {
                 self.bar.inc_length(cells as u64);
                 format!(
-                    "extra pass {pass}: {cells} cells still wide or mixed ({:.1} s left of {:.1} s)",
+                    "extra pass {pass}: {cells} cells still wide, maybe mixed or short of samples ({:.1} s left of {:.1} s)",
                     left.as_secs_f64(),
                     budget.as_secs_f64()
                 )
@@ -118,10 +118,19 @@ impl Console {
     /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
     /// half-width of its confidence interval; `noisy` when wider than `precision`), the
     /// median, the min–max ns/message and the sample count, the `modes` when there are more
-    /// than one (`40 ns ×60% | 125 ns ×40%`), and the failures if any. Then, as the run
+    /// than one (`40 ns ×60% | 125 ns ×40%`), how many `disturbed` samples were left out, and
+    /// the failures if any; `samples` are the ones kept. Then, as the run
     /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
     /// and allocations.
-    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, modes: &[Mode], precision: f64, samples: &[Sample]) {
+    pub fn cell(
+        &self,
+        cell: &Cell,
+        summary: Option<&Summary>,
+        modes: &[Mode],
+        precision: f64,
+        samples: &[Sample],
+        disturbed: usize,
+    ) {
         let messages = cell.workload.messages as f64;
         let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
         let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();
@@ -151,13 +160,24 @@ impl Console {
             Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
             None => String::new(),
         };
-        self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
+        let left_out = match disturbed {
+            0 => String::new(),
+            n => format!("  ({n} disturbed, left out)"),
+        };
+        self.print(format!("{label} {timing}{left_out}{}{failed}", extras(&cell.workload, &ok)));
     }
 
-    /// The closing lines: where the CSV is, the noisiest cells (`noisy_cells` as
-    /// (precision, line)), and every failed cell.
-    pub fn finish(&self, csv: &Path, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
+    /// The closing lines: where the CSV is, how many samples were `disturbed`, the noisiest
+    /// cells (`noisy_cells` as (precision, line)), and every failed cell.
+    pub fn finish(&self, csv: &Path, disturbed: usize, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
         print_line(&format!("\nresults: {}", csv.display()));
+        if disturbed > 0 {
+            print_line(&format!(
+                "{disturbed} sample(s) were measured while the samples of other cells around them were slow too \
+                 (a disturbed machine): they stay in the CSV, every figure leaves them out, and their cells were \
+                 sampled again"
+            ));
+        }
         if !noisy_cells.is_empty() {
             let mut noisiest: Vec<&(f64, String)> = noisy_cells.iter().collect();
             noisiest.sort_by(|a, b| b.0.total_cmp(&a.0));

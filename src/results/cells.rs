@@ -46,10 +46,16 @@ pub struct CellResult {
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
     /// allocations), in words; empty for a default run.
     pub setting: String,
-    /// Samples whose status is `ok`: the ones every figure below is computed from.
+    /// Samples whose status is `ok` and that were not disturbed: the ones every figure below
+    /// is computed from.
     pub ok: usize,
     /// Samples that failed (any status other than `ok`).
     pub failed: usize,
+    /// ns/message of the `ok` samples measured in a disturbed stretch of the sweep (the
+    /// samples of other cells measured around them were slow too: `stats::disturbed`), in
+    /// file order: left out of `ok` and of every figure; empty when none was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disturbed: Vec<f64>,
     /// The status of the first failed sample; absent when none failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
@@ -84,16 +90,17 @@ pub struct CellResult {
 }
 
 /// One metric of one cell: the values of its `ok` samples and what they say. The headline is
-/// the mean (what `compare` judges and `summary` ranks; see `stats`); the median and the modes
+/// the trimmed mean (what `compare` judges and `summary` ranks; see `stats`); the median and the modes
 /// stay beside it, since a cell whose samples fall in two modes has a median that flips with
 /// the mode that won the draw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
     pub samples: Vec<f64>,
-    /// The arithmetic mean of `samples`: the headline figure.
+    /// The mean of `samples` without their lowest and highest fifth (`stats::trimmed_mean`):
+    /// the headline figure.
     pub trimmed_mean: f64,
-    /// `[low, high]`: the bootstrap confidence interval of the mean at `confidence`; absent
+    /// `[low, high]`: the bootstrap confidence interval of the trimmed mean at `confidence`; absent
     /// with too few samples for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trimmed_mean_interval: Option<[f64; 2]>,
@@ -192,6 +199,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
         setting: key.setting.clone(),
         ok: samples.ok.len(),
         failed: samples.failed,
+        disturbed: samples.disturbed.clone(),
         first_failure: samples.first_failure.clone(),
         ns_per_message: Figures::of(&samples.ok),
         cpu_ns_per_message: Figures::of(&samples.cpu_ns_per_message),

@@ -11,6 +11,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Phase, SendMode};
+use crate::stats::disturbed::{Timed, disturbed};
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
 /// keys measured the same thing.
@@ -107,8 +108,12 @@ fn setting(record: &Record) -> String {
 /// The samples of one cell in one file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellSamples {
-    /// ns/message of the `ok` samples, in file order.
+    /// ns/message of the `ok` samples that every figure is computed from, in file order: all
+    /// of them but the disturbed ones.
     pub ok: Vec<f64>,
+    /// ns/message of the `ok` samples measured in a disturbed stretch of the sweep
+    /// (`stats::disturbed`), left out of `ok` and of every other list here.
+    pub disturbed: Vec<f64>,
     /// How many samples failed.
     pub failed: usize,
     /// The status of the first failed sample.
@@ -193,7 +198,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.name()).collect();
     let runtimes: Vec<&str> = RuntimeKind::ALL.iter().map(|runtime| runtime.name()).collect();
 
-    let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
+    let mut rows = Vec::new();
     for row in reader.records() {
         let row = row.with_context(|| format!("{name} is not a CSV"))?;
         let line = row.position().map_or(0, |position| position.line());
@@ -221,12 +226,25 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         if !(record.ns_per_message.is_finite() && record.ns_per_message >= 0.0) {
             bail!("{name} line {line}: ns_per_message {:?} is not a number", record.ns_per_message);
         }
-        let key = CellKey::of(&record);
+        rows.push(record);
+    }
+    if rows.is_empty() {
+        bail!("{name} has a header but no samples");
+    }
+    let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
+    let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
+    let left_out = disturbed_rows(&rows, &keys);
+    for ((record, key), disturbed) in rows.into_iter().zip(keys).zip(left_out) {
         let cell = file.cells.entry(key.clone()).or_insert_with(|| {
             file.order.push(key);
             CellSamples::default()
         });
-        if record.status == "ok" {
+        if record.status != "ok" {
+            cell.failed += 1;
+            cell.first_failure.get_or_insert(record.status);
+        } else if disturbed {
+            cell.disturbed.push(record.ns_per_message);
+        } else {
             cell.ok.push(record.ns_per_message);
             // Per delivered message, as ns_per_message is under `--send try`.
             if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
@@ -243,16 +261,32 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             cell.allocs_per_message.extend(record.allocs_per_message);
             cell.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
             cell.mb_per_s.extend(mb_per_s(&record));
-        } else {
-            cell.failed += 1;
-            cell.first_failure.get_or_insert(record.status);
         }
-    }
-    if file.cells.is_empty() {
-        bail!("{name} has a header but no samples");
     }
     sweep_order(&mut file.order);
     Ok(file)
+}
+
+/// Which `ok` rows were measured in a disturbed stretch of the sweep
+/// (`stats::disturbed::disturbed`): the rows in file order, which is the order a sweep
+/// measured them in, grouped by runtime and worker count.
+fn disturbed_rows(rows: &[Record], keys: &[CellKey]) -> Vec<bool> {
+    let mut cells: HashMap<&CellKey, usize> = HashMap::new();
+    let mut groups: HashMap<(&str, u64), usize> = HashMap::new();
+    let (mut timed, mut at) = (Vec::new(), Vec::new());
+    for (index, (record, key)) in rows.iter().zip(keys).enumerate().filter(|(_, (record, _))| record.status == "ok") {
+        let cell = cells.len();
+        let cell = *cells.entry(key).or_insert(cell);
+        let group = groups.len();
+        let group = *groups.entry((key.runtime.as_str(), key.workload.workers)).or_insert(group);
+        timed.push(Timed { group, cell, value: record.ns_per_message });
+        at.push(index);
+    }
+    let mut flags = vec![false; rows.len()];
+    for (index, flag) in at.into_iter().zip(disturbed(&timed)) {
+        flags[index] = flag;
+    }
+    flags
 }
 
 /// Payload MB/s of a row: its `mb_per_s`, or for a file without that column (no `bytes`

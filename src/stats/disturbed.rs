@@ -1,0 +1,142 @@
+//! Samples measured while the machine was disturbed: a stretch of the sweep in which the
+//! samples of *other* cells, measured just before and just after, were also slower than their
+//! own cells usually are. A shared or virtual machine has such stretches (another tenant, the
+//! host moving a virtual CPU): for tens of seconds every multi-thread sample is about twice as
+//! slow while current-thread samples are not touched. A cell's own spread cannot tell such a
+//! sample from a second mode of the channel, since a cell is sampled once per pass; its
+//! neighbours in time can. The sweep measures such cells again, and every figure leaves the
+//! disturbed samples out (they stay in the CSV).
+
+/// One sample as a sweep measured it, in the order it was measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timed {
+    /// The samples that the machine's state touches alike: one per runtime and worker count,
+    /// since a single-threaded runtime does not feel what slows the cores' talk to each other.
+    pub group: usize,
+    /// The sample's cell: its samples' median is what its value is judged against.
+    pub cell: usize,
+    /// The sample's figure (ns/message).
+    pub value: f64,
+}
+
+/// How many samples of other cells on each side of a sample, in its group, make its
+/// neighbourhood.
+pub const NEIGHBOURS: usize = 8;
+/// The fewest neighbours a verdict needs: with fewer (a short sweep, a sweep of one cell)
+/// no sample is called disturbed.
+pub const MIN_NEIGHBOURS: usize = 8;
+/// A sample is disturbed when the median of its neighbours' ratios to their own cells'
+/// medians is at least this. A quiet stretch keeps that median within 0.9–1.2; the disturbed
+/// stretches seen on a 2-core VM put it at 2.0–2.6 (docs/methodology.md).
+pub const DISTURBED_RATIO: f64 = 1.3;
+
+/// For each of `samples` (in the order they were measured), whether it was measured in a
+/// disturbed stretch: the median, over its [`NEIGHBOURS`] nearest samples of other cells of
+/// its group on each side, of each one's value over its own cell's median is at least
+/// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours, and one
+/// whose value is not a positive number, is not disturbed. A cell's median is taken over all
+/// its samples here, the disturbed ones included: they are its minority as long as the
+/// stretches are short.
+pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
+    let usable = |sample: &Timed| sample.value > 0.0 && sample.value.is_finite();
+    let mut by_cell: std::collections::HashMap<usize, Vec<f64>> = std::collections::HashMap::new();
+    for sample in samples.iter().filter(|sample| usable(sample)) {
+        by_cell.entry(sample.cell).or_default().push(sample.value);
+    }
+    let medians: std::collections::HashMap<usize, f64> =
+        by_cell.into_iter().map(|(cell, mut values)| (cell, super::median_of(&mut values))).collect();
+    let ratio = |sample: &Timed| usable(sample).then(|| sample.value / medians[&sample.cell]);
+    let mut groups: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    for (at, sample) in samples.iter().enumerate() {
+        groups.entry(sample.group).or_default().push(at);
+    }
+    let mut verdict = vec![false; samples.len()];
+    for members in groups.values() {
+        for (position, &at) in members.iter().enumerate() {
+            let this = &samples[at];
+            let others = |index: &usize| {
+                let other = &samples[*index];
+                if other.cell == this.cell { None } else { ratio(other) }
+            };
+            let mut around: Vec<f64> = members[..position].iter().rev().filter_map(others).take(NEIGHBOURS).collect();
+            around.extend(members[position + 1..].iter().filter_map(others).take(NEIGHBOURS));
+            verdict[at] =
+                usable(this) && around.len() >= MIN_NEIGHBOURS && super::median_of(&mut around) >= DISTURBED_RATIO;
+        }
+    }
+    verdict
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `passes` passes over `cells` cells of one group, each cell's value `base(cell)`,
+    /// multiplied by `slow(position)` at each position of the sequence.
+    fn sweep(cells: usize, passes: usize, slow: impl Fn(usize) -> f64) -> Vec<Timed> {
+        (0..cells * passes)
+            .map(|at| {
+                let cell = (at * 7 + at / cells) % cells;
+                Timed { group: 0, cell, value: (10.0 + cell as f64 * 5.0) * slow(at) }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_quiet_sweep_has_no_disturbed_sample() {
+        let wobble = |at: usize| 1.0 + 0.15 * ((at * 37 % 11) as f64 / 10.0 - 0.5);
+        assert!(disturbed(&sweep(20, 5, wobble)).iter().all(|&flag| !flag));
+    }
+
+    #[test]
+    fn a_slow_stretch_is_disturbed_and_only_it() {
+        let samples = sweep(20, 5, |at| if (40..60).contains(&at) { 2.2 } else { 1.0 });
+        let flags = disturbed(&samples);
+        for (at, &flag) in flags.iter().enumerate() {
+            let deep_inside = (44..56).contains(&at);
+            let far_outside = !(32..68).contains(&at);
+            assert!(!deep_inside || flag, "{at} is inside the stretch");
+            assert!(!far_outside || !flag, "{at} is outside it");
+        }
+    }
+
+    #[test]
+    fn a_cell_with_two_modes_among_quiet_cells_is_not_disturbed() {
+        // Cell 0 is slow in 2 of every 5 of its samples; the cells around it are quiet.
+        let mut samples = sweep(20, 5, |_| 1.0);
+        let mut seen = 0;
+        for sample in samples.iter_mut().filter(|sample| sample.cell == 0) {
+            if seen % 5 < 2 {
+                sample.value *= 2.5;
+            }
+            seen += 1;
+        }
+        assert!(disturbed(&samples).iter().all(|&flag| !flag));
+    }
+
+    #[test]
+    fn groups_are_judged_apart_and_a_lone_cell_never() {
+        // Group 1's stretch is slow; group 0, interleaved with it, is not.
+        let samples: Vec<Timed> = (0..200)
+            .map(|at| {
+                let group = at % 2;
+                let slow = if group == 1 && (80..120).contains(&at) { 2.0 } else { 1.0 };
+                Timed { group, cell: group * 100 + at / 2 % 10, value: 50.0 * slow }
+            })
+            .collect();
+        let flags = disturbed(&samples);
+        assert!(flags.iter().zip(&samples).all(|(&flag, sample)| !flag || sample.group == 1));
+        assert!(flags[99], "deep inside group 1's stretch");
+        let lone: Vec<Timed> = (0..40).map(|at| Timed { group: 0, cell: 0, value: 1.0 + (at / 20) as f64 }).collect();
+        assert!(disturbed(&lone).iter().all(|&flag| !flag), "a sweep of one cell has no neighbours");
+    }
+
+    #[test]
+    fn values_that_are_not_positive_numbers_are_never_disturbed_nor_counted() {
+        let mut samples = sweep(20, 5, |at| if (40..60).contains(&at) { 2.2 } else { 1.0 });
+        samples[50].value = f64::NAN;
+        samples[51].value = 0.0;
+        let flags = disturbed(&samples);
+        assert!(!flags[50] && !flags[51] && flags[49] && flags[52]);
+    }
+}
