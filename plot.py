@@ -191,6 +191,9 @@ def caption(runs: list[Run], labels: list[str]) -> str:
             text += f", {m['os']}"
         text += f"; {failed} of {ok + failed} samples failed and are left out" if failed else \
             f"; all {ok} samples ok"
+        disturbed = sum(len(c.get("disturbed", [])) for c in cells)
+        if disturbed:
+            text += f"; {disturbed} samples measured while other cells around them were slow too are left out"
         if run.skipped_partial_line:
             text += "; a partial last line was skipped"
         lines.append(text + ".")

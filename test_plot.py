@@ -177,6 +177,15 @@ def test_a_failed_cell_is_a_gap_and_failures_are_counted(tmp_path):
     assert "4 of 10 samples failed and are left out" in caption(fig)
 
 
+def test_disturbed_samples_are_counted_in_the_caption_and_not_drawn(tmp_path):
+    cells = [cell(tasks=1, samples=[10.0, 11.0, 10.5]), cell(tasks=2, samples=[20.0, 21.0, 20.5])]
+    cells[1]["disturbed"] = [45.0, 47.0]
+    fig = plot.build_figure([load(tmp_path, cells)])
+    assert "2 samples measured while other cells around them were slow too are left out" in caption(fig)
+    drawn = [y for collection in fig.axes[0].collections for _, y in collection.get_offsets()]
+    assert 45.0 not in drawn and 20.0 in drawn
+
+
 def test_log_y(tmp_path):
     run = load(tmp_path, sweep())
     assert all(ax.get_yscale() == "log" for ax in plot.build_figure([run], log_y=True).axes)

@@ -3,9 +3,13 @@
 //! drawn across the whole run rather than within one second: the machine's slow changes of
 //! state (frequency, other load, the page cache) hit every cell alike and land in each
 //! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
-//! later passes visit only the cells whose trimmed mean is still wider than `--precision` or whose
-//! samples form more than one mode and are too few to show their shares ([`StopRule`]), the
-//! mixed ones first in each pass, until the sweep's extra time, `--max-time` × cells, is spent.
+//! later passes visit only the cells that want more ([`StopRule`]): first the cells short of
+//! `--samples` samples because some were measured in a disturbed stretch of the sweep
+//! (`stats::disturbed`, judged afresh before each of these passes), then the cells that may
+//! hold a second mode, then those whose trimmed mean is still wider than `--precision`, until
+//! the sweep's extra time, `--max-time` × cells, is spent; the merely wide cells may spend
+//! only half of it, so that later passes visit only the short and maybe-mixed cells. After that only the short cells are
+//! sampled again, each up to twice `--samples` in all.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
 //! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
@@ -28,6 +32,10 @@ use crate::stats::{self, StopRule};
 /// The seed of the passes' visiting orders: the same plan visits its cells in the same
 /// orders in every run.
 pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
+
+/// The share of the extra passes' budget that cells which are only wider than `--precision`
+/// may spend; the cells short of samples or maybe mixed may spend all of it.
+const WIDE_SHARE: f64 = 0.5;
 
 /// A cell being sampled.
 struct Progress {
@@ -52,6 +60,12 @@ impl Progress {
 
     fn done(&self, rule: &StopRule) -> bool {
         self.finished || rule.is_done(self.kept().count(), &self.ok_ns_per_message())
+    }
+
+    /// Owed, or not done and maybe mixed ([`StopRule::wants_modes_seen`]): sampled first in
+    /// the extra passes, and still sampled once the wide cells have spent their share.
+    fn priority(&self, rule: &StopRule) -> bool {
+        self.owed(rule) || !self.finished && rule.wants_modes_seen(self.kept().count(), &self.ok_ns_per_message())
     }
 
     /// Short of `--samples` kept samples because some were disturbed, and not yet retaken as
@@ -90,6 +104,10 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         .collect();
     let budget = plan.max_time.mul_f64(cells.len() as f64);
     let mut extra_spent = Duration::ZERO;
+    // What the extra passes spent on cells that are only wide: at most a share of the budget,
+    // so that the cells short of samples or maybe mixed keep the rest.
+    let mut wide_spent = Duration::ZERO;
+    let wide_budget = budget.mul_f64(WIDE_SHARE);
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     // Every sample in the order it was measured: (cell, its sample number there).
@@ -100,8 +118,14 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             judge(&mut cells, &measured);
         }
         let spent = extra && extra_spent >= budget;
-        let mut visiting: Vec<usize> =
-            (0..cells.len()).filter(|&at| if spent { cells[at].owed(&rule) } else { !cells[at].done(&rule) }).collect();
+        let wide_spent_up = extra && wide_spent >= wide_budget;
+        let mut visiting: Vec<usize> = (0..cells.len())
+            .filter(|&at| match (spent, wide_spent_up) {
+                (true, _) => cells[at].owed(&rule),
+                (false, true) => cells[at].priority(&rule),
+                (false, false) => !cells[at].done(&rule),
+            })
+            .collect();
         if visiting.is_empty() {
             break;
         }
@@ -109,15 +133,14 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         if extra {
             // Owed cells first, then the ones that may be mixed: the budget may run out before
             // a pass ends, and their shares are what the next run must see again.
-            visiting.sort_by_cached_key(|&at| {
-                let progress = &cells[at];
-                let modes = rule.wants_modes_seen(progress.kept().count(), &progress.ok_ns_per_message());
-                (!progress.owed(&rule), !modes)
-            });
+            visiting.sort_by_cached_key(|&at| (!cells[at].owed(&rule), !cells[at].priority(&rule)));
         }
         console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
-            if extra && extra_spent >= budget && !cells[at].owed(&rule) {
+            let priority = cells[at].priority(&rule);
+            if extra && extra_spent >= budget && !cells[at].owed(&rule)
+                || extra && wide_spent >= wide_budget && !priority
+            {
                 break;
             }
             let started = Instant::now();
@@ -129,6 +152,9 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             outcome.samples += 1;
             if extra {
                 extra_spent += started.elapsed();
+                if !priority {
+                    wide_spent += started.elapsed();
+                }
             }
         }
     }

@@ -219,6 +219,13 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
             mixed.0, mixed.1, mixed.2
         );
+        let disturbed = |file: &ResultsFile| file.cells.values().map(|cell| cell.disturbed.len()).sum::<usize>();
+        let _ = write!(
+            out,
+            "\ndisturbed samples left out (other cells measured around them were slow too): {} in old, {} in new",
+            disturbed(old),
+            disturbed(new)
+        );
         let agree = agreement(old, new, thresholds);
         let _ = write!(
             out,

@@ -225,7 +225,9 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
          every message in order: the trimmed mean (the mean without the highest and lowest fifth of the samples: \
          the headline figure, what the summary ranks) and its 90% confidence \
          interval, the median, the min–max, and the modes when the samples fall in separate clusters; CPU \
-         ns/message is the trimmed mean of <code>cpu_ns / messages</code>.</p>\n<table>\n<tr><th>runtime</th>\
+         ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A sample measured while the samples of \
+         other cells around it were slow too (a disturbed machine) is counted apart and left out of every \
+         figure.</p>\n<table>\n<tr><th>runtime</th>\
          <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
          <th>90% interval</th><th>median</th><th>min–max</th><th>modes</th><th>CPU</th><th>failed</th></tr>\n",
     );
@@ -257,7 +259,10 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             escape(&cell.setting),
             cell.tasks,
             channel_cell(&cell.channel),
-            cell.ok,
+            match cell.disturbed.len() {
+                0 => cell.ok.to_string(),
+                left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),
+            },
             cell.cpu_ns_per_message.as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
         );
     }

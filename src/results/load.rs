@@ -366,4 +366,53 @@ mod tests {
         assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
         assert_eq!(setting(&dropping), "paced 8 every 20ms, send try");
     }
+
+    #[test]
+    fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
+        // Five passes over 20 multi-thread and 20 current-thread cells, interleaved; in the
+        // third pass every multi-thread sample is 2.2 times slower.
+        let mut rows = Vec::new();
+        for pass in 0..5 {
+            for at in 0..40u64 {
+                let cell = (at * 7 + pass * 2) % 40;
+                let runtime = if cell % 2 == 0 { "multi-thread" } else { "current-thread" };
+                let slow = if pass == 2 && runtime == "multi-thread" { 2.2 } else { 1.0 };
+                let ns_per_message = (20.0 + cell as f64) * slow;
+                rows.push(Record {
+                    channel: format!("c{cell}"),
+                    mode: "cloned-send".into(),
+                    runtime: runtime.into(),
+                    tasks: 1,
+                    messages: 1000,
+                    ns_per_message,
+                    elapsed_ns: (ns_per_message * 1000.0) as u64,
+                    cpu_ns: Some((ns_per_message * 2000.0) as u64),
+                    status: "ok".into(),
+                    payload: DEFAULT_PAYLOAD_BYTES.to_string(),
+                    sink: Sink::None.kind().into(),
+                    send: SendMode::Wait.name().into(),
+                    ..Record::default()
+                });
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        let mut writer = csv::Writer::from_path(&path).unwrap();
+        for row in &rows {
+            writer.serialize(row).unwrap();
+        }
+        writer.flush().unwrap();
+        let file = load(&path).unwrap();
+        let (mut multi, mut current) = (0, 0);
+        for (key, cell) in &file.cells {
+            assert_eq!(cell.ok.len() + cell.disturbed.len(), 5, "{key:?}");
+            assert_eq!(cell.cpu_ns_per_message.len(), cell.ok.len(), "the other lists leave them out too");
+            match key.runtime.as_str() {
+                "multi-thread" => multi += cell.disturbed.len(),
+                _ => current += cell.disturbed.len(),
+            }
+        }
+        assert_eq!(current, 0, "the current-thread samples were not slow");
+        assert!((15..=30).contains(&multi), "the 20 slow multi-thread samples, give or take the stretch's edges: {multi}");
+    }
 }

@@ -25,6 +25,9 @@ pub const NEIGHBOURS: usize = 8;
 /// The fewest neighbours a verdict needs: with fewer (a short sweep, a sweep of one cell)
 /// no sample is called disturbed.
 pub const MIN_NEIGHBOURS: usize = 8;
+/// The fewest distinct cells among a sample's neighbours for a verdict: in a sweep of a few
+/// cells, one cell with a slow mode of its own would otherwise be half of every neighbourhood.
+pub const MIN_NEIGHBOUR_CELLS: usize = 6;
 /// A sample is disturbed when the median of its neighbours' ratios to their own cells'
 /// medians is at least this. A quiet stretch keeps that median within 0.9–1.2; the disturbed
 /// stretches seen on a 2-core VM put it at 2.0–2.6 (docs/methodology.md).
@@ -33,8 +36,9 @@ pub const DISTURBED_RATIO: f64 = 1.3;
 /// For each of `samples` (in the order they were measured), whether it was measured in a
 /// disturbed stretch: the median, over its [`NEIGHBOURS`] nearest samples of other cells of
 /// its group on each side, of each one's value over its own cell's median is at least
-/// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours, and one
-/// whose value is not a positive number, is not disturbed. A cell's median is taken over all
+/// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours or with
+/// neighbours from fewer than [`MIN_NEIGHBOUR_CELLS`] cells, and one whose value is not a
+/// positive number, is not disturbed. A cell's median is taken over all
 /// its samples here, the disturbed ones included: they are its minority as long as the
 /// stretches are short.
 pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
@@ -56,12 +60,19 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
             let this = &samples[at];
             let others = |index: &usize| {
                 let other = &samples[*index];
-                if other.cell == this.cell { None } else { ratio(other) }
+                if other.cell == this.cell { None } else { ratio(other).map(|ratio| (other.cell, ratio)) }
             };
-            let mut around: Vec<f64> = members[..position].iter().rev().filter_map(others).take(NEIGHBOURS).collect();
+            let mut around: Vec<(usize, f64)> =
+                members[..position].iter().rev().filter_map(others).take(NEIGHBOURS).collect();
             around.extend(members[position + 1..].iter().filter_map(others).take(NEIGHBOURS));
-            verdict[at] =
-                usable(this) && around.len() >= MIN_NEIGHBOURS && super::median_of(&mut around) >= DISTURBED_RATIO;
+            let mut cells: Vec<usize> = around.iter().map(|(cell, _)| *cell).collect();
+            cells.sort_unstable();
+            cells.dedup();
+            let mut ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
+            verdict[at] = usable(this)
+                && ratios.len() >= MIN_NEIGHBOURS
+                && cells.len() >= MIN_NEIGHBOUR_CELLS
+                && super::median_of(&mut ratios) >= DISTURBED_RATIO;
         }
     }
     verdict
@@ -104,12 +115,10 @@ mod tests {
     fn a_cell_with_two_modes_among_quiet_cells_is_not_disturbed() {
         // Cell 0 is slow in 2 of every 5 of its samples; the cells around it are quiet.
         let mut samples = sweep(20, 5, |_| 1.0);
-        let mut seen = 0;
-        for sample in samples.iter_mut().filter(|sample| sample.cell == 0) {
+        for (seen, sample) in samples.iter_mut().filter(|sample| sample.cell == 0).enumerate() {
             if seen % 5 < 2 {
                 sample.value *= 2.5;
             }
-            seen += 1;
         }
         assert!(disturbed(&samples).iter().all(|&flag| !flag));
     }
@@ -127,6 +136,11 @@ mod tests {
         let flags = disturbed(&samples);
         assert!(flags.iter().zip(&samples).all(|(&flag, sample)| !flag || sample.group == 1));
         assert!(flags[99], "deep inside group 1's stretch");
+        // Three cells, one of them slow in every other sample: too few cells to judge by.
+        let few: Vec<Timed> = (0..30)
+            .map(|at| Timed { group: 0, cell: at % 3, value: if at % 3 == 0 && at % 2 == 0 { 120.0 } else { 50.0 } })
+            .collect();
+        assert!(disturbed(&few).iter().all(|&flag| !flag), "three cells are too few");
         let lone: Vec<Timed> = (0..40).map(|at| Timed { group: 0, cell: 0, value: 1.0 + (at / 20) as f64 }).collect();
         assert!(disturbed(&lone).iter().all(|&flag| !flag), "a sweep of one cell has no neighbours");
     }
