@@ -153,8 +153,8 @@ pub struct CompareArgs {
     pub old: PathBuf,
     /// The later CSV
     pub new: PathBuf,
-    /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the intervals do not
-    /// overlap [default: 20 on the current-thread runtime, 25 on the multi-thread one]
+    /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
+    /// significantly [default: 20 on the current-thread runtime, 25 on the multi-thread one]
     #[arg(long, value_name = "PCT", value_parser = parse_percent)]
     pub threshold: Option<f64>,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers)

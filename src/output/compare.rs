@@ -137,7 +137,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             continue;
         };
         let ratio = new_summary.trimmed_mean / old_summary.trimmed_mean;
-        let decision = verdict(&old_summary, &new_summary, thresholds.of(&key.runtime));
+        let decision = verdict(&old_cell.ok, &new_cell.ok, thresholds.of(&key.runtime));
         let (old_modes, new_modes) = (stats::modes(&old_cell.ok), stats::modes(&new_cell.ok));
         let modes = match (old_modes.len() > 1, new_modes.len() > 1) {
             (false, false) => String::new(),

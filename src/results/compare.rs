@@ -7,8 +7,9 @@ use std::collections::HashMap;
 
 use super::load::ResultsFile;
 use super::recommend::{Recommendation, recommend};
-use super::thresholds::Thresholds;
-use crate::stats::{self, Summary};
+use super::thresholds::{SIGNIFICANCE, Thresholds};
+use crate::stats;
+use crate::stats::welch::log_welch_p;
 
 /// What a comparison says about one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,21 +33,29 @@ impl Verdict {
     }
 }
 
-/// Faster or slower when the trimmed means differ by at least `threshold` (0.10 = 10%) and the
-/// two trimmed means' intervals ([`Summary::trimmed_mean_band`]) do not overlap; otherwise no change. Both
-/// conditions: the intervals alone are too narrow when a run's samples share a disturbance,
-/// the threshold alone ignores a noisy cell.
-pub fn verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
-    let ratio = new.trimmed_mean / old.trimmed_mean;
-    let ((old_low, old_high), (new_low, new_high)) = (old.trimmed_mean_band(), new.trimmed_mean_band());
-    if (ratio - 1.0).abs() < threshold {
-        Verdict::NoChange
-    } else if new_high < old_low {
-        Verdict::Faster
-    } else if new_low > old_high {
-        Verdict::Slower
+/// Faster or slower when the trimmed means of the two runs' samples of one cell differ by at
+/// least `threshold` (0.10 = 10%) *and* Welch's t-test on the samples' logarithms gives a
+/// p-value below [`SIGNIFICANCE`] (`stats::welch`); otherwise no change. With fewer than
+/// [`stats::MIN_BOOTSTRAP_VALUES`] samples on a side the test has too little to go on, and the
+/// two ranges (min–max) must not overlap instead. Both conditions: the test alone calls the
+/// small, steady differences between two processes on one machine changes, the threshold
+/// alone ignores a noisy cell. `old` and `new` are the cell's ok samples in each run.
+pub fn verdict(old: &[f64], new: &[f64], threshold: f64) -> Verdict {
+    let (Some(old_summary), Some(new_summary)) = (stats::summarize(old), stats::summarize(new)) else {
+        return Verdict::NoChange;
+    };
+    let ratio = new_summary.trimmed_mean / old_summary.trimmed_mean;
+    let apart = if old_summary.count.min(new_summary.count) < stats::MIN_BOOTSTRAP_VALUES {
+        new_summary.max < old_summary.min || new_summary.min > old_summary.max
     } else {
+        log_welch_p(old, new).is_some_and(|p| p < SIGNIFICANCE)
+    };
+    if (ratio - 1.0).abs() < threshold || !apart {
         Verdict::NoChange
+    } else if ratio < 1.0 {
+        Verdict::Faster
+    } else {
+        Verdict::Slower
     }
 }
 
@@ -141,29 +150,25 @@ mod tests {
     use super::*;
     use crate::stats;
 
-    fn summary(values: &[f64]) -> Summary {
-        stats::summarize(values).unwrap()
-    }
-
     #[test]
     fn clearly_lower_is_faster_and_higher_is_slower() {
-        let old = summary(&[100.0, 101.0, 99.0, 100.5, 100.2]);
-        let new = summary(&[80.0, 81.0, 79.5, 80.2, 80.9]);
+        let old = [100.0, 101.0, 99.0, 100.5, 100.2];
+        let new = [80.0, 81.0, 79.5, 80.2, 80.9];
         assert_eq!(verdict(&old, &new, 0.02), Verdict::Faster);
         assert_eq!(verdict(&new, &old, 0.02), Verdict::Slower);
     }
 
     #[test]
     fn overlapping_noise_is_no_change() {
-        let old = summary(&[100.0, 140.0, 90.0, 120.0, 105.0]);
-        let new = summary(&[115.0, 150.0, 95.0, 130.0, 118.0]);
+        let old = [100.0, 140.0, 90.0, 120.0, 105.0];
+        let new = [115.0, 150.0, 95.0, 130.0, 118.0];
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
     }
 
     #[test]
     fn a_separated_change_below_the_threshold_is_no_change() {
-        let old = summary(&[100.0, 100.1, 100.2, 100.0, 100.1]);
-        let new = summary(&[101.0, 101.1, 101.2, 101.0, 101.1]);
+        let old = [100.0, 100.1, 100.2, 100.0, 100.1];
+        let new = [101.0, 101.1, 101.2, 101.0, 101.1];
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
         assert_eq!(verdict(&old, &new, 0.005), Verdict::Slower);
     }
@@ -171,11 +176,24 @@ mod tests {
     #[test]
     fn a_flipped_majority_mode_is_no_change() {
         // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the
-        // trimmed means 67 and 93 have overlapping intervals.
-        let old = summary(&[40.0, 41.0, 39.0, 120.0, 121.0]);
-        let new = summary(&[40.0, 41.0, 119.0, 120.0, 121.0]);
-        assert!(new.median / old.median > 2.9);
+        // trimmed means 67 and 93 are far apart, but so are the samples within each run.
+        let old = [40.0, 41.0, 39.0, 120.0, 121.0];
+        let new = [40.0, 41.0, 119.0, 120.0, 121.0];
+        assert!(stats::median_of(&mut new.clone()) / stats::median_of(&mut old.clone()) > 2.9);
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
+    }
+
+    #[test]
+    fn samples_apart_are_a_change_only_when_their_spread_makes_a_fluke_unlikely() {
+        // 22% slower and no sample of one run within the other's range, yet a run-to-run
+        // shift this large against this spread is too likely (p = 0.004) to be called.
+        let old = [100.0, 104.0, 97.0, 108.0, 101.0];
+        let wide = [118.0, 130.0, 112.0, 140.0, 124.0];
+        assert!(old.iter().fold(0.0f64, |a, b| a.max(*b)) < wide.iter().fold(f64::MAX, |a, b| a.min(*b)));
+        assert_eq!(verdict(&old, &wide, 0.10), Verdict::NoChange);
+        // As far apart with half the spread: p = 0.0002.
+        let steady = [120.0, 126.0, 117.0, 133.0, 122.0];
+        assert_eq!(verdict(&old, &steady, 0.10), Verdict::Slower);
     }
 
     #[test]
@@ -206,10 +224,10 @@ mod tests {
 
     #[test]
     fn too_few_samples_fall_back_to_the_range() {
-        let old = summary(&[100.0, 104.0]);
-        let new = summary(&[103.0, 110.0]);
+        let old = [100.0, 104.0];
+        let new = [103.0, 110.0];
         assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
-        let new = summary(&[105.0, 110.0]);
+        let new = [105.0, 110.0];
         assert_eq!(verdict(&old, &new, 0.02), Verdict::Slower);
     }
 }

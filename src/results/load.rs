@@ -413,6 +413,9 @@ mod tests {
             }
         }
         assert_eq!(current, 0, "the current-thread samples were not slow");
-        assert!((15..=30).contains(&multi), "the 20 slow multi-thread samples, give or take the stretch's edges: {multi}");
+        assert!(
+            (15..=30).contains(&multi),
+            "the 20 slow multi-thread samples, give or take the stretch's edges: {multi}"
+        );
     }
 }

@@ -279,10 +279,10 @@ pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
 
 /// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s mean is at
 /// least `threshold` (0.02 = 2%) higher, and each mean lies outside the other's interval (the
-/// 90% bootstrap interval of the mean, or the min–max below 3 samples, as `compare` uses).
+/// 90% bootstrap interval of the mean, or the min–max below 3 samples).
 ///
-/// Not `compare`'s stricter "the two intervals do not overlap": the band's task counts are
-/// the replication that makes up for the looser test ([`within_noise`]).
+/// A looser test than `compare`'s (Welch's t-test at `thresholds::SIGNIFICANCE`): the band's
+/// task counts are the replication that makes up for it ([`within_noise`]).
 pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bool {
     let ((_, best_high), (other_low, _)) = (best.trimmed_mean_band(), other.trimmed_mean_band());
     other.trimmed_mean >= best.trimmed_mean * (1.0 + threshold)

@@ -1,7 +1,13 @@
 //! The one owner of the thresholds below which `compare` calls no change and `summary` ties
-//! two channels.
+//! two channels, and of the significance level of `compare`'s test.
 
 use crate::run::measure::RuntimeKind;
+
+/// The p-value (of Welch's t-test on the logarithms of one cell's samples in two runs,
+/// `stats::welch`) below which `compare` may call the cell faster or slower: calibrated by A/A
+/// runs (twelve pairs of default sweeps of one build on a 2-core VM, docs/methodology.md),
+/// where looser levels called more than 1% of the cells changed in the noisier pairs.
+pub const SIGNIFICANCE: f64 = 0.001;
 
 /// The smallest relative difference that `compare` calls a change and `summary` lets separate
 /// two channels, per runtime: a claim must survive a re-run. `--threshold PCT` sets both.

@@ -11,6 +11,7 @@
 //! (docs/methodology.md has the runs that chose it). The median stays visible beside it.
 
 pub mod disturbed;
+pub mod welch;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -57,7 +58,7 @@ impl Summary {
     }
 
     /// The interval the trimmed mean is believed to lie in: its confidence interval, or the
-    /// min–max of the values when there are too few for one. What verdicts and rankings compare.
+    /// min–max of the values when there are too few for one. What rankings compare.
     pub fn trimmed_mean_band(&self) -> (f64, f64) {
         self.trimmed_mean_interval.unwrap_or((self.min, self.max))
     }
