@@ -263,8 +263,8 @@ pub struct SweepArgs {
     pub precision: f64,
 
     /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
-    /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones) [default: 0.18;
-    /// --quick: 0.05]
+    /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones,
+    /// except with 0: then exactly --samples) [default: 0.18; --quick: 0.05]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 

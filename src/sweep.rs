@@ -9,7 +9,8 @@
 //! hold a second mode, then those whose trimmed mean is still wider than `--precision`, until
 //! the sweep's extra time, `--max-time` × cells, is spent; the merely wide cells may spend
 //! only half of it, so that later passes visit only the short and maybe-mixed cells. After that only the short cells are
-//! sampled again, each up to twice `--samples` in all.
+//! sampled again, each up to twice `--samples` in all; with `--max-time 0` there are no extra
+//! passes at all.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
 //! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
@@ -109,6 +110,8 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
     let mut wide_spent = Duration::ZERO;
     let wide_budget = budget.mul_f64(WIDE_SHARE);
     let mut outcome = Outcome::default();
+    // `--max-time 0` asks for exactly `--samples` passes: not even disturbed samples are retaken.
+    let retakes = !budget.is_zero();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     // Every sample in the order it was measured: (cell, its sample number there).
     let mut measured: Vec<(usize, usize)> = Vec::new();
@@ -121,7 +124,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         let wide_spent_up = extra && wide_spent >= wide_budget;
         let mut visiting: Vec<usize> = (0..cells.len())
             .filter(|&at| match (spent, wide_spent_up) {
-                (true, _) => cells[at].owed(&rule),
+                (true, _) => retakes && cells[at].owed(&rule),
                 (false, true) => cells[at].priority(&rule),
                 (false, false) => !cells[at].done(&rule),
             })
@@ -138,7 +141,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
             let priority = cells[at].priority(&rule);
-            if extra && extra_spent >= budget && !cells[at].owed(&rule)
+            if extra && extra_spent >= budget && !(retakes && cells[at].owed(&rule))
                 || extra && wide_spent >= wide_budget && !priority
             {
                 break;
