@@ -32,13 +32,25 @@ pub const MIN_NEIGHBOUR_CELLS: usize = 6;
 /// medians is at least this. A quiet stretch keeps that median within 0.9–1.2; the disturbed
 /// stretches seen on a 2-core VM put it at 2.0–2.6 (docs/methodology.md).
 pub const DISTURBED_RATIO: f64 = 1.3;
+/// How many samples of other cells on each side judge a short disturbance, one too short for
+/// [`NEIGHBOURS`] to see: a burst of a second or so that slows two to five samples in a row.
+pub const SHORT_NEIGHBOURS: usize = 1;
+/// A sample at least this much slower than its cell's median, whose nearest samples of other
+/// cells on each side ([`SHORT_NEIGHBOURS`]) were on average at least this much slower than
+/// theirs, is disturbed too. A typical sample's nearest neighbours are at 1.00; on a noisy
+/// 2-core VM most samples 1.8× or more above their cell's median came in such runs of slow
+/// samples (docs/methodology.md).
+pub const SHORT_RATIO: f64 = 1.5;
 
 /// For each of `samples` (in the order they were measured), whether it was measured in a
 /// disturbed stretch: the median, over its [`NEIGHBOURS`] nearest samples of other cells of
 /// its group on each side, of each one's value over its own cell's median is at least
 /// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours or with
 /// neighbours from fewer than [`MIN_NEIGHBOUR_CELLS`] cells, and one whose value is not a
-/// positive number, is not disturbed. A cell's median is taken over all
+/// positive number, is not disturbed. A sample is disturbed too when it and its nearest
+/// neighbours were slow together: its value is at least [`SHORT_RATIO`] times its cell's
+/// median and so is the median (for one a side, the mean) of its [`SHORT_NEIGHBOURS`] nearest
+/// samples of other cells on each side, both sides present. A cell's median is taken over all
 /// its samples here, the disturbed ones included: they are its minority as long as the
 /// stretches are short.
 pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
@@ -62,17 +74,24 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
                 let other = &samples[*index];
                 if other.cell == this.cell { None } else { ratio(other).map(|ratio| (other.cell, ratio)) }
             };
-            let mut around: Vec<(usize, f64)> =
-                members[..position].iter().rev().filter_map(others).take(NEIGHBOURS).collect();
-            around.extend(members[position + 1..].iter().filter_map(others).take(NEIGHBOURS));
-            let mut cells: Vec<usize> = around.iter().map(|(cell, _)| *cell).collect();
-            cells.sort_unstable();
-            cells.dedup();
-            let mut ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
-            verdict[at] = usable(this)
-                && ratios.len() >= MIN_NEIGHBOURS
-                && cells.len() >= MIN_NEIGHBOUR_CELLS
-                && super::median_of(&mut ratios) >= DISTURBED_RATIO;
+            // The median ratio of the `each` nearest neighbours on each side, when there are at
+            // least `least` of them from at least `least_cells` cells.
+            let slow_around = |each: usize, least: usize, least_cells: usize| {
+                let mut around: Vec<(usize, f64)> =
+                    members[..position].iter().rev().filter_map(others).take(each).collect();
+                around.extend(members[position + 1..].iter().filter_map(others).take(each));
+                let mut cells: Vec<usize> = around.iter().map(|(cell, _)| *cell).collect();
+                cells.sort_unstable();
+                cells.dedup();
+                let mut ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
+                (ratios.len() >= least && cells.len() >= least_cells).then(|| super::median_of(&mut ratios))
+            };
+            let Some(own) = ratio(this) else { continue };
+            verdict[at] = slow_around(NEIGHBOURS, MIN_NEIGHBOURS, MIN_NEIGHBOUR_CELLS)
+                .is_some_and(|median| median >= DISTURBED_RATIO)
+                || own >= SHORT_RATIO
+                    && slow_around(SHORT_NEIGHBOURS, 2 * SHORT_NEIGHBOURS, 2)
+                        .is_some_and(|median| median >= SHORT_RATIO);
         }
     }
     verdict
@@ -121,6 +140,23 @@ mod tests {
             }
         }
         assert!(disturbed(&samples).iter().all(|&flag| !flag));
+    }
+
+    #[test]
+    fn a_burst_of_slow_samples_is_disturbed_but_not_a_lone_slow_one() {
+        let burst = |range: std::ops::Range<usize>| sweep(20, 5, move |at| if range.contains(&at) { 2.2 } else { 1.0 });
+        // Three samples in a row, of three cells: the middle one has both neighbours slow, each
+        // end one slow neighbour and a quiet one (on average 1.6).
+        let flags = disturbed(&burst(40..43));
+        assert_eq!(
+            flags.iter().enumerate().filter(|&(_, &flag)| flag).map(|(at, _)| at).collect::<Vec<_>>(),
+            [40, 41, 42]
+        );
+        // One slow sample among quiet ones is left to the cell's own spread.
+        assert!(disturbed(&burst(40..41)).iter().all(|&flag| !flag));
+        // A sample that was not slow itself stays, even beside a burst.
+        let flags = disturbed(&burst(41..43));
+        assert!(flags[41] && flags[42] && !flags[40] && !flags[43]);
     }
 
     #[test]
