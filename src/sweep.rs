@@ -3,14 +3,14 @@
 //! drawn across the whole run rather than within one second: the machine's slow changes of
 //! state (frequency, other load, the page cache) hit every cell alike and land in each
 //! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
-//! later passes visit only the cells that want more ([`StopRule`]): first the cells short of
-//! `--samples` samples because some were measured in a disturbed stretch of the sweep
-//! (`stats::disturbed`, judged afresh before each of these passes), then the cells that may
-//! hold a second mode, then those whose trimmed mean is still wider than `--precision`, until
-//! the sweep's extra time, `--max-time` × cells, is spent; the merely wide cells may spend
-//! only half of it, so that later passes visit only the short and maybe-mixed cells. After that only the short cells are
-//! sampled again, each up to twice `--samples` in all; with `--max-time 0` there are no extra
-//! passes at all.
+//! later passes visit only the cells that want more ([`StopRule`]), until the sweep's extra
+//! time, `--max-time` × cells, is spent. As long as some cell is short of `--samples` samples
+//! because some were measured in a disturbed stretch of the sweep (`stats::disturbed`, judged
+//! afresh before each of these passes), or may hold a second mode it has not yet had the
+//! samples to show, the passes visit only those cells, the short ones first; what the budget
+//! has left then goes to the cells whose trimmed mean is still wider than `--precision`.
+//! After the budget only the short cells are sampled again, each up to twice `--samples` in
+//! all; with `--max-time 0` there are no extra passes at all.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
 //! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
@@ -33,10 +33,6 @@ use crate::stats::{self, StopRule};
 /// The seed of the passes' visiting orders: the same plan visits its cells in the same
 /// orders in every run.
 pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
-
-/// The share of the extra passes' budget that cells which are only wider than `--precision`
-/// may spend; the cells short of samples or maybe mixed may spend all of it.
-const WIDE_SHARE: f64 = 0.5;
 
 /// A cell being sampled.
 struct Progress {
@@ -63,8 +59,8 @@ impl Progress {
         self.finished || rule.is_done(self.kept().count(), &self.ok_ns_per_message())
     }
 
-    /// Owed, or not done and maybe mixed ([`StopRule::wants_modes_seen`]): sampled first in
-    /// the extra passes, and still sampled once the wide cells have spent their share.
+    /// Owed, or not done and maybe mixed ([`StopRule::wants_modes_seen`]): while any cell is,
+    /// the extra passes visit only such cells.
     fn priority(&self, rule: &StopRule) -> bool {
         self.owed(rule) || !self.finished && rule.wants_modes_seen(self.kept().count(), &self.ok_ns_per_message())
     }
@@ -105,10 +101,6 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         .collect();
     let budget = plan.max_time.mul_f64(cells.len() as f64);
     let mut extra_spent = Duration::ZERO;
-    // What the extra passes spent on cells that are only wide: at most a share of the budget,
-    // so that the cells short of samples or maybe mixed keep the rest.
-    let mut wide_spent = Duration::ZERO;
-    let wide_budget = budget.mul_f64(WIDE_SHARE);
     let mut outcome = Outcome::default();
     // `--max-time 0` asks for exactly `--samples` passes: not even disturbed samples are retaken.
     let retakes = !budget.is_zero();
@@ -121,9 +113,10 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             judge(&mut cells, &measured);
         }
         let spent = extra && extra_spent >= budget;
-        let wide_spent_up = extra && wide_spent >= wide_budget;
+        // While a cell is short of samples or may be mixed, the extra passes visit only those.
+        let first_things = extra && cells.iter().any(|cell| cell.priority(&rule));
         let mut visiting: Vec<usize> = (0..cells.len())
-            .filter(|&at| match (spent, wide_spent_up) {
+            .filter(|&at| match (spent, first_things) {
                 (true, _) => retakes && cells[at].owed(&rule),
                 (false, true) => cells[at].priority(&rule),
                 (false, false) => !cells[at].done(&rule),
@@ -134,16 +127,12 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         }
         shuffle(&mut visiting, &mut generator);
         if extra {
-            // Owed cells first, then the ones that may be mixed: the budget may run out before
-            // a pass ends, and their shares are what the next run must see again.
-            visiting.sort_by_cached_key(|&at| (!cells[at].owed(&rule), !cells[at].priority(&rule)));
+            // Owed cells first: the budget may run out before a pass ends.
+            visiting.sort_by_cached_key(|&at| !cells[at].owed(&rule));
         }
         console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
         for at in visiting {
-            let priority = cells[at].priority(&rule);
-            if extra && extra_spent >= budget && !(retakes && cells[at].owed(&rule))
-                || extra && wide_spent >= wide_budget && !priority
-            {
+            if extra && extra_spent >= budget && !(retakes && cells[at].owed(&rule)) {
                 break;
             }
             let started = Instant::now();
@@ -155,9 +144,6 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             outcome.samples += 1;
             if extra {
                 extra_spent += started.elapsed();
-                if !priority {
-                    wide_spent += started.elapsed();
-                }
             }
         }
     }
