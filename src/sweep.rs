@@ -42,6 +42,9 @@ struct Progress {
     disturbed: Vec<bool>,
     /// Never to be sampled again: it hung, or its channel does not hold its capacity.
     finished: bool,
+    /// How many kept samples the cell had when [`StopRule::is_done`] last judged it, and
+    /// what it said ([`Progress::judge_done`]).
+    judged_done: Option<(usize, bool)>,
 }
 
 impl Progress {
@@ -55,8 +58,21 @@ impl Progress {
         self.kept().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
     }
 
-    fn done(&self, rule: &StopRule) -> bool {
-        self.finished || rule.is_done(self.kept().count(), &self.ok_ns_per_message())
+    /// Whether the cell wants no more samples, as [`Progress::judge_done`] last found.
+    fn done(&self) -> bool {
+        self.finished || self.judged_done.is_some_and(|(_, done)| done)
+    }
+
+    /// Judges afresh whether the cell wants no more samples ([`StopRule::is_done`], whose
+    /// bootstrap costs time that grows with the samples), when its count of kept samples has
+    /// moved since the last judgement: by one below 20 samples, by a tenth from there, so that
+    /// a cell sampled hundreds of times is not bootstrapped once per sample.
+    fn judge_done(&mut self, rule: &StopRule) {
+        let kept = self.kept().count();
+        let stale = self.judged_done.is_none_or(|(judged, _)| kept.abs_diff(judged) * 10 >= judged.max(20));
+        if stale {
+            self.judged_done = Some((kept, rule.is_done(kept, &self.ok_ns_per_message())));
+        }
     }
 
     /// Owed, or not done and maybe mixed ([`StopRule::wants_modes_seen`]): while any cell is,
@@ -97,7 +113,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
     let mut cells: Vec<Progress> = plan
         .cells()
         .into_iter()
-        .map(|cell| Progress { cell, samples: Vec::new(), disturbed: Vec::new(), finished: false })
+        .map(|cell| Progress { cell, samples: Vec::new(), disturbed: Vec::new(), finished: false, judged_done: None })
         .collect();
     let budget = plan.max_time.mul_f64(cells.len() as f64);
     let mut extra_spent = Duration::ZERO;
@@ -111,6 +127,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         let extra = pass > plan.samples;
         if extra {
             judge(&mut cells, &measured);
+            cells.iter_mut().for_each(|cell| cell.judge_done(&rule));
         }
         let spent = extra && extra_spent >= budget;
         // While a cell is short of samples or may be mixed, the extra passes visit only those.
@@ -119,7 +136,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             .filter(|&at| match (spent, first_things) {
                 (true, _) => retakes && cells[at].owed(&rule),
                 (false, true) => cells[at].priority(&rule),
-                (false, false) => !cells[at].done(&rule),
+                (false, false) => !cells[at].done(),
             })
             .collect();
         if visiting.is_empty() {
@@ -253,7 +270,7 @@ fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, o
         let disturbed = progress.samples.len() - kept.len();
         outcome.disturbed += disturbed;
         console.cell(cell, summary.as_ref(), &stats::modes(&ok), rule.precision, &kept, disturbed);
-        if progress.done(rule) || kept.len() >= plan.samples {
+        if progress.finished || kept.len() >= plan.samples || rule.is_done(kept.len(), &ok) {
             outcome.cells_done += 1;
         }
         let label = cell.label();

@@ -22,6 +22,10 @@ pub struct Timed {
 /// How many samples of other cells on each side of a sample, in its group, make its
 /// neighbourhood.
 pub const NEIGHBOURS: usize = 8;
+/// How far, in samples of its group, a sample's neighbours are looked for on each side: a
+/// sample further away is not a neighbour in time, and the search stays short where one cell
+/// is sampled many times in a row (the last extra passes of a sweep).
+pub const NEIGHBOUR_WINDOW: usize = 4 * NEIGHBOURS;
 /// The fewest neighbours a verdict needs: with fewer (a short sweep, a sweep of one cell)
 /// no sample is called disturbed.
 pub const MIN_NEIGHBOURS: usize = 8;
@@ -44,7 +48,7 @@ pub const SHORT_RATIO: f64 = 1.5;
 
 /// For each of `samples` (in the order they were measured), whether it was measured in a
 /// disturbed stretch: the median, over its [`NEIGHBOURS`] nearest samples of other cells of
-/// its group on each side, of each one's value over its own cell's median is at least
+/// its group on each side (within [`NEIGHBOUR_WINDOW`] samples of the group), of each one's value over its own cell's median is at least
 /// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours or with
 /// neighbours from fewer than [`MIN_NEIGHBOUR_CELLS`] cells, and one whose value is not a
 /// positive number, is not disturbed. A sample is disturbed too when it and its nearest
@@ -77,9 +81,10 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
             // The median ratio of the `each` nearest neighbours on each side, when there are at
             // least `least` of them from at least `least_cells` cells.
             let slow_around = |each: usize, least: usize, least_cells: usize| {
-                let mut around: Vec<(usize, f64)> =
-                    members[..position].iter().rev().filter_map(others).take(each).collect();
-                around.extend(members[position + 1..].iter().filter_map(others).take(each));
+                let before = &members[position.saturating_sub(NEIGHBOUR_WINDOW)..position];
+                let after = &members[position + 1..(position + 1 + NEIGHBOUR_WINDOW).min(members.len())];
+                let mut around: Vec<(usize, f64)> = before.iter().rev().filter_map(others).take(each).collect();
+                around.extend(after.iter().filter_map(others).take(each));
                 let mut cells: Vec<usize> = around.iter().map(|(cell, _)| *cell).collect();
                 cells.sort_unstable();
                 cells.dedup();
