@@ -48,8 +48,8 @@ pub const SHORT_RATIO: f64 = 1.5;
 
 /// For each of `samples` (in the order they were measured), whether it was measured in a
 /// disturbed stretch: the median, over its [`NEIGHBOURS`] nearest samples of other cells of
-/// its group on each side (within [`NEIGHBOUR_WINDOW`] samples of the group), of each one's value over its own cell's median is at least
-/// [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours or with
+/// its group on each side (within [`NEIGHBOUR_WINDOW`] samples of the group), of each one's
+/// value over its own cell's median is at least [`DISTURBED_RATIO`]. A sample with fewer than [`MIN_NEIGHBOURS`] such neighbours or with
 /// neighbours from fewer than [`MIN_NEIGHBOUR_CELLS`] cells, and one whose value is not a
 /// positive number, is not disturbed. A sample is disturbed too when it and its nearest
 /// neighbours were slow together: its value is at least [`SHORT_RATIO`] times its cell's
@@ -94,6 +94,7 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
             let Some(own) = ratio(this) else { continue };
             verdict[at] = slow_around(NEIGHBOURS, MIN_NEIGHBOURS, MIN_NEIGHBOUR_CELLS)
                 .is_some_and(|median| median >= DISTURBED_RATIO)
+                // Both sides present, and not one other cell twice.
                 || own >= SHORT_RATIO
                     && slow_around(SHORT_NEIGHBOURS, 2 * SHORT_NEIGHBOURS, 2)
                         .is_some_and(|median| median >= SHORT_RATIO);
