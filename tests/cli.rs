@@ -193,6 +193,33 @@ fn each_cell_is_sampled_once_per_pass_in_an_order_that_changes() {
     assert_eq!(stdout.matches("\ncloned-send  kanal ").count(), 4, "{stdout}");
 }
 
+/// The closing count of samples is the CSV's rows, also when the budget ends an extra pass
+/// before it has visited every cell it meant to.
+#[test]
+fn the_samples_counted_at_the_end_are_the_rows_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("budget.csv");
+    let (tiny, max_time) = TINY.split_at(TINY.len() - 2);
+    assert_eq!(max_time, ["--max-time", "0"]);
+    // A budget of a microsecond per cell: the first extra pass ends after its first sample.
+    let output = bench()
+        .args(tiny)
+        .args(["--max-time", "0.000001", "--precision", "0.01"])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let (_, rows) = read_csv(&out);
+    let cells = channel_bench::registry::CHANNELS.len() * 2 * 2 * 2;
+    assert!(rows.len() > 2 * cells, "an extra pass sampled at least one cell: {} rows", rows.len());
+    let extra = stdout.lines().find(|line| line.starts_with("extra pass 3: ")).unwrap_or_else(|| panic!("{stdout}"));
+    let meant: usize = extra["extra pass 3: ".len()..].split(' ').next().unwrap().parse().unwrap();
+    assert!(meant > 1, "{extra}");
+    assert!(stdout.contains(&format!("\n{} samples in ", rows.len())), "{} rows: {stdout}", rows.len());
+}
+
 #[test]
 fn quick_is_overridden_by_explicit_flags() {
     let dir = tempfile::tempdir().unwrap();

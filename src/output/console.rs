@@ -110,9 +110,11 @@ impl Console {
 
     /// Clears the progress bar before the table of cells, and says how long the passes took.
     pub fn finish_passes(&self) {
-        let elapsed = self.bar.elapsed();
+        // Read before finishing: a finished bar stands at its length, which counts every cell
+        // an extra pass meant to visit, also those its budget ended before.
+        let (samples, elapsed) = (self.bar.position(), self.bar.elapsed());
         self.bar.finish_and_clear();
-        print_line(&format!("{} samples in {:.1} s", self.bar.position(), elapsed.as_secs_f64()));
+        print_line(&format!("{samples} samples in {:.1} s", elapsed.as_secs_f64()));
     }
 
     /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
