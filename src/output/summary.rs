@@ -9,7 +9,9 @@ use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::thresholds::Thresholds;
+use crate::run::measure::RuntimeKind;
 use crate::run::workload::Merge;
+use crate::stats::{CONFIDENCE, MIN_BOOTSTRAP_VALUES};
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -234,8 +236,15 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
     }
     let percent = match (thresholds.current_thread, thresholds.multi_thread) {
         (one, other) if one == other => format!("{}%", one * 100.0),
-        (current, multi) => format!("{}% (current-thread) or {}% (multi-thread)", current * 100.0, multi * 100.0),
+        (current, multi) => format!(
+            "{}% ({}) or {}% ({})",
+            current * 100.0,
+            RuntimeKind::CurrentThread,
+            multi * 100.0,
+            RuntimeKind::MultiThread
+        ),
     };
+    let (confidence, fewest) = (CONFIDENCE * 100.0, MIN_BOOTSTRAP_VALUES);
     let _ = writeln!(
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
@@ -245,8 +254,8 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
          modes. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
          nearer on a log scale). Channels are *tied* when the first is not ahead beyond the noise: they are less \
          than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
-         means the other's trimmed mean is that much higher and each outside the other's 90% bootstrap interval \
-         (the min–max below 3 samples). A channel with a failed sample, or missing at one of the band's task \
+         means the other's trimmed mean is that much higher and each outside the other's {confidence}% bootstrap \
+         interval (the min–max below {fewest} samples). A channel with a failed sample, or missing at one of the band's task \
          counts, is not ranked in that band."
     );
     out.push_str(&caveats_markdown(bands));
@@ -319,7 +328,6 @@ mod tests {
     use super::*;
     use crate::results::load::{CellKey, WorkloadKey, hand_made};
     use crate::results::recommend::{rank, recommend};
-    use crate::run::measure::RuntimeKind;
     use crate::run::workload::Mode;
     use crate::stats::{self, Summary};
 

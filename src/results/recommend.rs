@@ -292,7 +292,8 @@ pub fn rank(channels: Vec<((String, Option<Merge>), Vec<Summary>)>, threshold: f
 
 /// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s mean is at
 /// least `threshold` (0.02 = 2%) higher, and each mean lies outside the other's interval (the
-/// 90% bootstrap interval of the mean, or the min–max below 3 samples).
+/// [`stats::CONFIDENCE`] bootstrap interval of the mean, or the min–max below
+/// [`stats::MIN_BOOTSTRAP_VALUES`] samples).
 ///
 /// A looser test than `compare`'s (Welch's t-test at `thresholds::SIGNIFICANCE`): the band's
 /// task counts are the replication that makes up for it ([`within_noise`]).
