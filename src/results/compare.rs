@@ -298,7 +298,8 @@ pub struct Agreement {
 /// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (with `thresholds`, as `summary` ranks).
 pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -> Agreement {
-    fn fastest(file: &ResultsFile) -> HashMap<(RuntimeKind, Mode, u64, &str), (f64, (&str, Option<Merge>))> {
+    type Group<'a> = (RuntimeKind, Mode, u64, &'a str);
+    fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = stats::summarize(&cell.ok) else { continue };

@@ -216,6 +216,9 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
     bands
 }
 
+/// A channel to rank: its name, and how merged-recv merged its receivers.
+pub type Ranked = (String, Option<Merge>);
+
 /// A channel in a group: its name, and how merged-recv merged its receivers.
 type Contender<'a> = (&'a str, Option<Merge>);
 
@@ -269,8 +272,8 @@ fn rank_band(
 /// [`within_noise`] of it, up to the first that is not: a channel clearly behind the first
 /// ends the tie, even if one ranked after it is noisy enough to be within the noise, since
 /// naming that one as co-fastest and not a channel with a lower figure would read backwards.
-pub fn rank(channels: Vec<((String, Option<Merge>), Vec<Summary>)>, threshold: f64) -> Ranking {
-    let mut scored: Vec<(f64, (String, Option<Merge>), Vec<Summary>)> = channels
+pub fn rank(channels: Vec<(Ranked, Vec<Summary>)>, threshold: f64) -> Ranking {
+    let mut scored: Vec<(f64, Ranked, Vec<Summary>)> = channels
         .into_iter()
         .map(|(channel, cells)| (geometric_mean_of_trimmed_means(&cells), channel, cells))
         .collect();
