@@ -95,7 +95,14 @@ pub fn panel(title: &str, series: &[Series]) -> String {
         height - 6.0,
         TOP + plot_h / 2.0
     );
-    // One line and its dots per channel, then its legend entry.
+    lines(&mut svg, series, x, y);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// One line and its dots per channel, then its legend entry; `x` and `y` place a task count
+/// and a value.
+fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64) {
     for (row, line) in series.iter().enumerate() {
         let colour = line.colour;
         let name = escape(line.label);
@@ -132,8 +139,6 @@ pub fn panel(title: &str, series: &[Series]) -> String {
             legend_y + 4.0
         );
     }
-    svg.push_str("</svg>\n");
-    svg
 }
 
 #[cfg(test)]
