@@ -12,7 +12,9 @@ highest and lowest fifth of the samples) and every ok sample as a
 point, so a cell whose samples fall in two modes shows both; a cell whose
 samples all failed leaves a gap, and failures are counted in the caption. A
 channel keeps its colour in every plot; the line style tells settings and files
-apart. The machine description in X.json, when present, goes into the caption.
+apart. The channel's colour and its name in the legend are the binary's (each cell's
+`colour` and `label` in X.cells.json), the same as in the HTML report. The machine
+description in X.json, when present, goes into the caption.
 
 With no CSV named, plots the newest CSV in results/. Writes X.png beside the
 first CSV unless -o is given, and prints the path written.
@@ -25,7 +27,6 @@ import json
 import math
 import sys
 import textwrap
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,21 +52,10 @@ METRICS = {
     "allocs_per_message": ("allocations per message", False, ALLOCS_HINT),
     "alloc_bytes_per_message": ("bytes allocated per message", False, ALLOCS_HINT),
 }
+# What every cell of X.cells.json must hold for plot.py to draw it.
+DRAWN = {"runtime", "mode", "tasks", "channel", "label", "colour", "setting", "ok", "failed"}
 MODE_ORDER = ("cloned-send", "merged-recv")
 RUNTIME_ORDER = ("multi-thread", "current-thread")
-# Fixed so that a channel has the same colour in every plot we publish.
-CHANNEL_COLOURS = {
-    "tokio-mpsc": "#1f77b4",
-    "flume": "#ff7f0e",
-    "async-channel": "#2ca02c",
-    "futures-channel": "#d62728",
-    "kanal": "#9467bd",
-    "thingbuf": "#8c564b",
-    "tachyonix": "#e377c2",
-    "crossfire": "#17becf",
-    "tokio-recv-many": "#393b79",
-}
-FALLBACK_COLOURS = ("#7f7f7f", "#bcbd22", "#843c39", "#637939", "#e7969c", "#6b6ecf", "#bd9e39")
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
@@ -99,8 +89,9 @@ def load_run(csv: Path) -> Run:
             raise FatalError(f"{csv}: no such file")
         raise FatalError(f"{cells_path}: not found; make it with `channel-bench cells {csv}`")
     data = read_json(cells_path, "the per-cell results")
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        raise FatalError(f"{cells_path}: not a channel-bench cells.json; remake it with "
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) and DRAWN <= c.keys() for c in cells):
+        raise FatalError(f"{cells_path}: not a channel-bench cells.json of this version; remake it with "
                          f"`channel-bench cells {csv} --force`")
     machine_path = cells_path.with_name(cells_path.name.removesuffix(".cells.json") + ".json")
     machine = {}
@@ -126,15 +117,6 @@ def check_metric(run: Run, metric: str) -> None:
     if not any(cell.get(metric) for cell in run.cells):
         hint = METRICS[metric][2]
         raise FatalError(f"{run.path}: no ok sample has {metric}" + (f": {hint}" if hint else ""))
-
-
-def channel_colour(channel: str) -> str:
-    """Fixed colour per channel (a merge strategy shares its channel's); for others one
-    chosen by a hash of the name that is the same in every process (unlike hash())."""
-    base = channel.split(" via ")[0]
-    if base in CHANNEL_COLOURS:
-        return CHANNEL_COLOURS[base]
-    return FALLBACK_COLOURS[zlib.crc32(base.encode("utf-8")) % len(FALLBACK_COLOURS)]
 
 
 def rank(value: str, preferred: tuple[str, ...]) -> tuple:
@@ -170,8 +152,13 @@ def file_labels(runs: list[Run]) -> list[str]:
 
 
 def line_name(cell: dict) -> str:
-    """The channel, and the setting in brackets when the cell has one."""
-    return cell["channel"] + (f" [{cell['setting']}]" if cell["setting"] else "")
+    """The channel as the binary names it, and the setting in brackets when the cell has one."""
+    return cell["label"] + (f" [{cell['setting']}]" if cell["setting"] else "")
+
+
+def style_key(cell: dict) -> str:
+    """What the line style tells apart within a file: the merge strategy and the setting."""
+    return cell.get("merge", "") + "|" + cell["setting"]
 
 
 def caption(runs: list[Run], labels: list[str]) -> str:
@@ -212,7 +199,7 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     runtimes = ordered((c["runtime"] for c in every), RUNTIME_ORDER)
     tasks = sorted({c["tasks"] for c in every})
     labels = file_labels(runs)
-    settings = sorted({c["channel"].partition(" via ")[2] + "|" + c["setting"] for c in every})
+    settings = sorted({style_key(c) for c in every})
     fig, axes = plt.subplots(len(modes), len(runtimes), sharex=True, sharey=True, squeeze=False,
                              figsize=(5.5 * len(runtimes) + 2.5, 3.8 * len(modes) + 1.0),
                              layout="constrained")
@@ -230,9 +217,8 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
                         lines.setdefault(line_name(cell), []).append(cell)
                 for name, cells in sorted(lines.items()):
                     cells.sort(key=lambda c: c["tasks"])
-                    style = k * len(settings) + settings.index(
-                        cells[0]["channel"].partition(" via ")[2] + "|" + cells[0]["setting"])
-                    colour = channel_colour(cells[0]["channel"])
+                    style = k * len(settings) + settings.index(style_key(cells[0]))
+                    colour = cells[0]["colour"]
                     label = name + (f" · {labels[k]}" if len(runs) > 1 else "")
                     xs = [c["tasks"] for c in cells]
                     ys = [c[metric]["trimmed_mean"] if c.get(metric) else math.nan for c in cells]
@@ -259,8 +245,10 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
         y.yaxis.set_minor_formatter(NullFormatter())
     else:
         axes[0][0].set_ylim(bottom=0)
-    known = tuple(CHANNEL_COLOURS)  # the legend's order: known channels first, as listed
-    names = sorted(legend, key=lambda name: (rank(name.split(" ")[0], known), name))
+    # the legend's order: channels as the binary orders the cells (its channels first, as
+    # listed), then by name
+    channels = list(dict.fromkeys(c["channel"] for c in every))
+    names = sorted(legend, key=lambda name: (rank(name.split(" ")[0], tuple(channels)), name))
     fig.legend([legend[n] for n in names], names, loc="outside right upper", fontsize=9,
                title="channel" + (" · file" if len(runs) > 1 else ""))
     fig.suptitle(f"Async channel fan-in: {label_text} by number of tasks")
@@ -298,7 +286,10 @@ def output_path(requested: str | None, first: Path, inputs: list[Path], supporte
         raise FatalError(f"{path}: cannot tell the image format from the extension; use .png, .svg or .pdf")
     if any(path.resolve() == p.resolve() for p in inputs):
         raise FatalError(f"{path}: refusing to overwrite an input file")
-    if path.is_symlink() or (path.exists() and not path.is_file()):
+    if path.is_symlink():
+        raise FatalError(f"{path} is a symbolic link: plot.py never writes through one, with or without --force; "
+                         "give -o a regular file or a new path")
+    if path.exists() and not path.is_file():
         raise FatalError(f"{path} is not a regular file: give -o a regular file or a new path")
     if path.exists() and not force:
         raise FatalError(f"{path} already exists: pass --force to replace it, or give -o another path")

@@ -8,6 +8,7 @@ import os
 import statistics
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,19 @@ def figures(values):
             "min": min(values), "max": max(values)}
 
 
+def colour_of(channel):
+    """A colour per channel name for the fixtures (the binary's own is tested with the binary)."""
+    return f"#{zlib.crc32(channel.encode()) & 0xFFFFFF:06x}"
+
+
 def cell(channel="flume", tasks=1, samples=(10.0,), mode="cloned-send", runtime="multi-thread",
-         failed=0, setting="", workers=4, **metrics):
+         failed=0, setting="", workers=4, merge=None, **metrics):
     """One cell of X.cells.json; cpu_ns_per_message is twice ns_per_message unless given."""
     metrics.setdefault("cpu_ns_per_message", [2 * v for v in samples])
-    entry = {"name": f"{runtime}/{mode}/tasks={tasks}/{channel}", "runtime": runtime, "mode": mode,
-             "tasks": tasks, "channel": channel, "messages": 1000, "capacity": 128, "workers": workers,
+    label = channel + (f" via {merge}" if merge else "")
+    entry = {"name": f"{runtime}/{mode}/tasks={tasks}/{label}", "runtime": runtime, "mode": mode,
+             "tasks": tasks, "channel": channel, "merge": merge, "label": label, "colour": colour_of(channel),
+             "messages": 1000, "capacity": 128, "workers": workers,
              "setting": setting, "ok": len(samples), "failed": failed,
              "ns_per_message": figures(samples)}
     if failed:
@@ -120,18 +128,10 @@ def channel_bench(*args, check=True):
 # Pure functions
 
 
-def test_fixed_and_fallback_colours():
-    assert plot.channel_colour("flume") == plot.CHANNEL_COLOURS["flume"]
-    assert plot.channel_colour("flume via select-all") == plot.CHANNEL_COLOURS["flume"]
-    assert len(set(plot.CHANNEL_COLOURS.values())) == len(plot.CHANNEL_COLOURS)
-    # the fallback must not depend on the process (PYTHONHASHSEED), so compare
-    # with a fresh interpreter under a different hash seed
-    code = "import plot; print(plot.channel_colour('my-new-channel'))"
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           env=env, cwd=ROOT, check=True)
-    assert other.stdout.strip() == plot.channel_colour("my-new-channel")
-    assert plot.channel_colour("my-new-channel") in plot.FALLBACK_COLOURS
+def test_a_cells_json_without_the_binarys_colours_is_refused(tmp_path, capsys):
+    old = {key: value for key, value in cell().items() if key not in ("colour", "label")}
+    err = run_fatal([write_run(tmp_path / "old.csv", [old])], capsys)
+    assert "channel-bench cells" in err and "--force" in err
 
 
 def test_describe_values():
@@ -231,14 +231,14 @@ def test_colours_equal_across_plots(tmp_path):
     for name, channels in (("one.csv", ["kanal", "flume"]), ("two.csv", ["flume", "zebra-chan", "kanal"])):
         ax = plot.build_figure([load(tmp_path, sweep(channels=channels), name)]).axes[0]
         colours.append({line.get_label(): line.get_color() for line in ax.get_lines()})
-    assert colours[0]["flume"] == colours[1]["flume"] == plot.CHANNEL_COLOURS["flume"]
-    assert colours[0]["kanal"] == colours[1]["kanal"] == plot.CHANNEL_COLOURS["kanal"]
-    assert colours[1]["zebra-chan"] == plot.channel_colour("zebra-chan")
+    assert colours[0]["flume"] == colours[1]["flume"] == colour_of("flume")
+    assert colours[0]["kanal"] == colours[1]["kanal"] == colour_of("kanal")
+    assert colours[1]["zebra-chan"] == colour_of("zebra-chan")
 
 
 def test_merge_strategies_and_settings_are_lines_of_their_own(tmp_path):
     cells = [cell("kanal", mode="merged-recv", samples=[20.0]),
-             cell("kanal via select-all", mode="merged-recv", samples=[30.0]),
+             cell("kanal", mode="merged-recv", samples=[30.0], merge="select-all"),
              cell("kanal", mode="merged-recv", samples=[40.0], setting="latency")]
     ax = plot.build_figure([load(tmp_path, cells)]).axes[0]
     assert labels_of(ax) == ["kanal", "kanal [latency]", "kanal via select-all"]
@@ -410,6 +410,23 @@ def test_an_existing_image_is_replaced_only_with_force(tmp_path, capsys):
     assert not (tmp_path / "t.png").exists()
 
 
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_a_symbolic_link_is_never_written_through(tmp_path, capsys, force):
+    path = write_run(tmp_path / "r.csv", [cell(samples=[20.0])])
+    target = tmp_path / "target.png"
+    target.write_bytes(b"mine")
+    for link in (tmp_path / "r.png", tmp_path / "other.png"):
+        link.symlink_to(target)
+        argv = [path, *force] + (["-o", link] if link.name == "other.png" else [])
+        err = run_fatal(argv, capsys)
+        assert "symbolic link" in err and str(link) in err
+        assert target.read_bytes() == b"mine" and link.is_symlink()
+    dangling = tmp_path / "dangling.png"
+    dangling.symlink_to(tmp_path / "nowhere.png")
+    assert "symbolic link" in run_fatal([path, *force, "-o", dangling], capsys)
+    assert not (tmp_path / "nowhere.png").exists()
+
+
 def test_table_of_several_files(tmp_path, capsys):
     a = write_run(tmp_path / "a.csv", [cell(samples=[20.0])])
     b = write_run(tmp_path / "b.csv", [cell(samples=[10.0])])
@@ -489,3 +506,23 @@ def test_a_csv_plotted_through_the_binary(tmp_path, capsys):
     assert (tmp_path / "run.png").read_bytes().startswith(PNG_MAGIC)
     refused = channel_bench("cells", path, check=False)
     assert refused.returncode == 2 and "--force" in refused.stderr
+
+
+def test_a_custom_channel_has_the_same_colour_in_the_html_report_and_the_png(tmp_path):
+    rows = [(channel, "multi-thread", tasks, 100.0 + tasks + i, "ok")
+            for channel in ("my-own-channel", "kanal") for tasks in (1, 4) for i in range(3)]
+    path = tmp_path / "own.csv"
+    path.write_text(csv_of(rows))
+    channel_bench("cells", path)
+    channel_bench("report", path)
+    html = (tmp_path / "own.html").read_text()
+    cells = json.loads((tmp_path / "own.cells.json").read_text())["cells"]
+    ax = plot.build_figure([plot.load_run(path)]).axes[0]
+    drawn = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    for channel in ("my-own-channel", "kanal"):
+        colour = {c["colour"] for c in cells if c["channel"] == channel}
+        assert len(colour) == 1, colour
+        (colour,) = colour
+        assert f'data-channel="{channel}" fill="{colour}"' in html
+        assert drawn[channel] == colour
+    assert drawn["my-own-channel"] != drawn["kanal"]

@@ -25,7 +25,7 @@ fn cells_means(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
     cells
         .cells
         .into_iter()
-        .map(|c| ((c.runtime, c.tasks, c.channel), c.ns_per_message.map(|figures| figures.trimmed_mean)))
+        .map(|c| ((c.runtime.to_string(), c.tasks, c.label), c.ns_per_message.map(|figures| figures.trimmed_mean)))
         .collect()
 }
 
@@ -86,10 +86,10 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     for band in &bands {
         assert_eq!(band.tasks.len(), 1);
         for entry in &band.speed.entries {
-            ranked.insert((band.runtime.clone(), band.tasks[0], entry.channel.clone()), Some(entry.value));
+            ranked.insert((band.runtime.to_string(), band.tasks[0], entry.channel.clone()), Some(entry.value));
         }
         for excluded in &band.excluded {
-            ranked.insert((band.runtime.clone(), band.tasks[0], excluded.channel.clone()), None);
+            ranked.insert((band.runtime.to_string(), band.tasks[0], excluded.channel.clone()), None);
         }
     }
     assert_eq!(ranked.len(), cells.len());

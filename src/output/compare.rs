@@ -1,15 +1,15 @@
 //! What `channel-bench compare` prints: how the two runs' workloads and machines differ, and
 //! the table of cells.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::results::compare::{Spread, Verdict, agreement, spread, verdict};
+use super::format;
+use crate::results::compare::{Compared, Comparison, Counts, Spread, compare};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::thresholds::Thresholds;
-use crate::run::measure::workers_text;
-use crate::stats::{self, Summary};
+use crate::stats::Summary;
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
 /// differ, in words naming the flag and both files' values (`old.csv has --messages 65536,
@@ -96,8 +96,26 @@ pub struct Report {
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel ([`agreement`]).
+/// channel. [`compare`] computes all of it; this lays it out.
 pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, thresholds: Thresholds) -> Report {
+    let comparison = compare(old, new, thresholds);
+    let mut out = table(&comparison);
+    for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
+        if !only.is_empty() {
+            let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
+            for key in only {
+                let _ = writeln!(out, "  {}{}", key.label(), format::group_notes(workers_named(&comparison, key), ""));
+            }
+        }
+    }
+    let _ = write!(out, "\n{}", counts_text(&comparison.counts));
+    closing_lines(&mut out, &comparison);
+    out.push('\n');
+    Report { text: out, slower: comparison.counts.slower }
+}
+
+/// The header and one row per cell in both files.
+fn table(comparison: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -112,141 +130,102 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         "new median",
         "new/old"
     );
-    // Worker counts are named only when the files hold several for one runtime.
-    let mut workers: Vec<(&str, u64)> =
-        old.order.iter().chain(&new.order).map(|key| (key.runtime.as_str(), key.workload.workers)).collect();
-    workers.sort_unstable();
-    workers.dedup();
-    let several: Vec<&str> = workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
-    let several_workers = |key: &CellKey| several.contains(&key.runtime.as_str());
-    let mut counts = HashMap::new();
-    let mut pairs: Vec<Pair> = Vec::new();
-    let mut mixed = (0, 0, 0);
-    for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
-        let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let channel = channel_text(key, several_workers(key));
-        let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime, key.mode, key.tasks);
-        let (Some(old_summary), Some(new_summary)) = (stats::summarize(&old_cell.ok), stats::summarize(&new_cell.ok))
-        else {
-            let _ = writeln!(
-                out,
-                "{label} {:>17} {:>17} {:>10} {:>10} {:>8}  no ok samples to compare",
-                "", "", "", "", ""
-            );
-            *counts.entry("failed").or_insert(0) += 1;
-            continue;
-        };
-        let ratio = new_summary.trimmed_mean / old_summary.trimmed_mean;
-        let decision = verdict(&old_cell.ok, &new_cell.ok, thresholds.of(&key.runtime));
-        let (old_modes, new_modes) = (stats::modes(&old_cell.ok), stats::modes(&new_cell.ok));
-        let modes = match (old_modes.len() > 1, new_modes.len() > 1) {
-            (false, false) => String::new(),
-            (old_mixed, new_mixed) => {
-                mixed.0 += usize::from(old_mixed);
-                mixed.1 += usize::from(new_mixed);
-                mixed.2 += usize::from(old_mixed && new_mixed);
-                format!("  modes old {}; new {}", stats::modes_text(&old_modes), stats::modes_text(&new_modes))
+    for (key, compared) in &comparison.cells {
+        let channel =
+            format!("{}{}", key.channel_label(), format::group_notes(workers_named(comparison, key), &key.setting));
+        let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
+        let _ = match compared {
+            Some(compared) => writeln!(out, "{label} {}", row(compared)),
+            None => {
+                writeln!(out, "{label} {:>17} {:>17} {:>10} {:>10} {:>8}  no ok samples to compare", "", "", "", "", "")
             }
         };
-        let _ = writeln!(
-            out,
-            "{label} {:>17} {:>17} {:>10.1} {:>10.1} {ratio:>8.3}  {}{modes}",
-            mean_text(&old_summary),
-            mean_text(&new_summary),
-            old_summary.median,
-            new_summary.median,
-            decision.word()
-        );
-        *counts.entry(decision.word()).or_insert(0) += 1;
-        pairs.push((key, old_summary, new_summary));
     }
-    for (name, only, other) in [(old_name, old, new), (new_name, new, old)] {
-        let missing: Vec<&CellKey> = only.order.iter().filter(|key| !other.cells.contains_key(*key)).collect();
-        if !missing.is_empty() {
-            let _ = writeln!(out, "\nonly in {name} ({} cells):", missing.len());
-            for key in missing {
-                let workers = if several_workers(key) {
-                    format!(" [{}]", workers_text(key.workload.workers))
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(out, "  {}{workers}", key.label());
-            }
-        }
+    out
+}
+
+/// A compared cell's figures, verdict and modes.
+fn row(compared: &Compared) -> String {
+    let modes = if compared.old_modes.len() > 1 || compared.new_modes.len() > 1 {
+        format!("  modes old {}; new {}", format::modes(&compared.old_modes), format::modes(&compared.new_modes))
+    } else {
+        String::new()
+    };
+    format!(
+        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {}{modes}",
+        mean_text(&compared.old),
+        mean_text(&compared.new),
+        compared.old.median,
+        compared.new.median,
+        compared.ratio(),
+        compared.verdict.word()
+    )
+}
+
+/// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
+fn counts_text(counts: &Counts) -> String {
+    let mut text = format!(
+        "{} cells in both: {} faster, {} slower, {} no change beyond the noise",
+        counts.total(),
+        counts.faster,
+        counts.slower,
+        counts.no_change
+    );
+    if counts.without_ok > 0 {
+        let _ = write!(text, ", {} without ok samples", counts.without_ok);
     }
-    let count = |word: &str| counts.get(word).copied().unwrap_or(0);
+    text
+}
+
+/// The spreads, mixed and disturbed cells and the agreement, when any cell was compared.
+fn closing_lines(out: &mut String, comparison: &Comparison) {
+    let Some((overall, worst)) = comparison.overall else { return };
     let _ = write!(
         out,
-        "\n{} cells in both: {} faster, {} slower, {} no change beyond the noise",
-        pairs.len() + count("failed"),
-        count("faster"),
-        count(Verdict::Slower.word()),
-        count("~")
+        "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
+        overall.median,
+        overall.worst,
+        worst.label()
     );
-    if count("failed") > 0 {
-        let _ = write!(out, ", {} without ok samples", count("failed"));
-    }
-    let worst = pairs.iter().max_by(|a, b| {
-        let ratio = |(old, new): (f64, f64)| (new / old).max(old / new);
-        ratio(means(a)).total_cmp(&ratio(means(b)))
-    });
-    if let (Some(overall), Some((key, _, _))) = (spread(pairs.iter().map(means)), worst) {
-        let _ = write!(
-            out,
-            "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
-            overall.median,
-            overall.worst,
-            key.label()
-        );
-        let _ = write!(out, "\nratios by runtime, median/worst over cells:");
-        for runtime in ["current-thread", "multi-thread"] {
-            let of = |figure: fn(&Pair) -> (f64, f64)| {
-                spread(pairs.iter().filter(|pair| pair.0.runtime == runtime).map(figure))
-            };
-            if let (Some(mean), Some(median)) = (of(means), of(medians)) {
-                let _ = write!(
-                    out,
-                    " {runtime} ({} cells) trimmed means {}, medians {};",
-                    mean.cells,
-                    text(mean),
-                    text(median)
-                );
-            }
-        }
-        out.pop();
-        let _ = write!(
-            out,
-            "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
-            mixed.0, mixed.1, mixed.2
-        );
-        let disturbed = |file: &ResultsFile| file.cells.values().map(|cell| cell.disturbed.len()).sum::<usize>();
-        let _ = write!(
-            out,
-            "\ndisturbed samples left out (other cells measured around them were slow too): {} in old, {} in new",
-            disturbed(old),
-            disturbed(new)
-        );
-        let agree = agreement(old, new, thresholds);
-        let _ = write!(
-            out,
-            "\nsame fastest channel (lowest trimmed mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
-             overlap in {} of {}, a clear winner contradicted in {}",
-            agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
-        );
-    }
-    out.push('\n');
-    Report { text: out, slower: count(Verdict::Slower.word()) }
+    let by_runtime: Vec<String> = comparison
+        .by_runtime
+        .iter()
+        .map(|spread| {
+            let counts = comparison.counts_by_runtime.iter().find(|(runtime, _)| *runtime == spread.runtime);
+            let verdicts = counts.map_or(String::new(), |(_, c)| format!(", {} faster, {} slower", c.faster, c.slower));
+            format!(
+                " {} ({} cells) trimmed means {}, medians {}{verdicts}",
+                spread.runtime,
+                spread.trimmed_means.cells,
+                text(spread.trimmed_means),
+                text(spread.medians)
+            )
+        })
+        .collect();
+    let _ = write!(out, "\nratios by runtime, median/worst over cells:{}", by_runtime.join(";"));
+    let (mixed, (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
+    let _ = write!(
+        out,
+        "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
+        mixed.old, mixed.new, mixed.both
+    );
+    let _ = write!(
+        out,
+        "\ndisturbed samples left out (other cells measured around them were slow too): {disturbed_old} in old, \
+         {disturbed_new} in new"
+    );
+    let agree = comparison.agreement;
+    let _ = write!(
+        out,
+        "\nsame fastest channel (lowest trimmed mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
+         overlap in {} of {}, a clear winner contradicted in {}",
+        agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
+    );
 }
 
-/// A cell in both files, with its summaries in the old and the new.
-type Pair<'a> = (&'a CellKey, Summary, Summary);
-
-fn means((_, old, new): &Pair) -> (f64, f64) {
-    (old.trimmed_mean, new.trimmed_mean)
-}
-
-fn medians((_, old, new): &Pair) -> (f64, f64) {
-    (old.median, new.median)
+/// The worker count of `key`, when the files hold several for its runtime.
+fn workers_named(comparison: &Comparison, key: &CellKey) -> Option<u64> {
+    comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers)
 }
 
 fn text(spread: Spread) -> String {
@@ -258,16 +237,4 @@ fn mean_text(summary: &Summary) -> String {
         Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
         None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
     }
-}
-
-/// The channel column: the channel, then the worker count (when the files hold several for
-/// its runtime: `several_workers`) and the setting in brackets.
-fn channel_text(key: &CellKey, several_workers: bool) -> String {
-    let workers = several_workers.then(|| workers_text(key.workload.workers));
-    let notes: Vec<&str> = workers
-        .as_deref()
-        .into_iter()
-        .chain(Some(key.setting.as_str()).filter(|setting| !setting.is_empty()))
-        .collect();
-    if notes.is_empty() { key.channel.clone() } else { format!("{} [{}]", key.channel, notes.join(", ")) }
 }

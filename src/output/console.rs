@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::format;
 use crate::plan::Cell;
 use crate::run::latency::Latency;
-use crate::run::measure::{RuntimeKind, Sample, workers_text};
+use crate::run::measure::{RuntimeKind, Sample};
 use crate::run::workload::Workload;
 use crate::stats::{self, Mode, Summary};
 
@@ -65,7 +66,7 @@ impl Console {
     /// The heading of a (runtime, tasks) section.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
         let threads = match runtime {
-            RuntimeKind::MultiThread => format!(" ({})", workers_text(workers as u64)),
+            RuntimeKind::MultiThread => format!(" ({})", format::workers(workers as u64)),
             RuntimeKind::CurrentThread => String::new(),
         };
         let fewest = workload.messages_for(workload.tasks - 1);
@@ -144,8 +145,7 @@ impl Console {
                     Some(p) => format!("±{:>4.1}%      ", p * 100.0),
                     None => " ".repeat(13),
                 };
-                let mixed =
-                    if modes.len() > 1 { format!("  modes {}", stats::modes_text(modes)) } else { String::new() };
+                let mixed = if modes.len() > 1 { format!("  modes {}", format::modes(modes)) } else { String::new() };
                 format!(
                     "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}){mixed}",
                     s.trimmed_mean * messages / 1e6,

@@ -12,7 +12,6 @@ use crate::plan::Cell;
 use crate::results::schema::{Record, header};
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
-use crate::run::workload::Merge;
 
 /// The row for sample number `sample` of `cell`.
 pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
@@ -22,8 +21,8 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
     let pace = workload.pace;
     Record {
         channel: cell.channel.name.to_owned(),
-        mode: workload.mode.name().to_owned(),
-        runtime: cell.runtime.name().to_owned(),
+        mode: workload.mode,
+        runtime: cell.runtime,
         workers: cell.workers,
         tasks: workload.tasks,
         messages: workload.messages,
@@ -38,7 +37,7 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         ns_per_message: (measured.ns_per_message(workload.messages) * 1000.0).round() / 1000.0,
         cpu_ns: Some(saturating_nanos(measured.cpu)),
         status: measured.status.to_string(),
-        merge: cell.merge().map_or("", Merge::name).to_owned(),
+        merge: cell.merge(),
         payload: workload.payload.to_string(),
         seed: workload.payload.varies().then_some(workload.seed),
         bytes: measured.bytes,
@@ -53,10 +52,10 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         lat_max_ns: measured.latency.map(|latency| latency.max),
         allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
         alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
-        send: workload.send.name().to_owned(),
+        send: workload.send,
         dropped: measured.dropped,
         delivered_fraction: (measured.delivered(workload.messages) as f64 / messages * 10_000.0).round() / 10_000.0,
-        phase: pace.map_or("", |pace| pace.phase.name()).to_owned(),
+        phase: pace.map(|pace| pace.phase),
         involuntary_switches: measured.involuntary_switches,
         steal_ns: measured.steal.map(saturating_nanos),
     }

@@ -60,7 +60,8 @@ pub fn json(cells: &CellsFile) -> String {
 
 /// Bencher Metric Format: `{"<cell name>": {"ns_per_message": {"value": mean,
 /// "lower_value": low, "upper_value": high}}}`, the bounds being the mean's interval (the
-/// min–max below 5 samples). Cells without an ok sample are left out.
+/// min–max below [`crate::stats::MIN_BOOTSTRAP_VALUES`] samples). Cells without an ok sample are
+/// left out.
 pub fn bmf(cells: &CellsFile) -> String {
     let metrics: BTreeMap<&str, _> = measured(cells)
         .map(|(cell, mean, (low, high))| {

@@ -4,28 +4,15 @@
 
 use std::fmt::Write as _;
 
+use super::format::{self, escape, number};
 use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
-use crate::run::measure::workers_text;
-
-/// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::Mode;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
@@ -51,10 +38,10 @@ fn mark() -> String {
     format!("<span class=\"mark\">{MARK}</span>")
 }
 
-/// A channel's name in the page, with a red [`MARK`] when its crate has caveats.
-fn channel_cell(channel: &str) -> String {
-    let mark = if summary::caveats_of(channel).is_empty() { String::new() } else { mark() };
-    format!("{}{mark}", escape(channel))
+/// A cell's channel in the page, with a red [`MARK`] when its crate has caveats.
+fn channel_cell(cell: &CellResult) -> String {
+    let mark = if summary::caveats_of(&cell.channel).is_empty() { String::new() } else { mark() };
+    format!("{}{mark}", escape(&cell.label))
 }
 
 /// Plain text from the summary with each [`MARK`] coloured.
@@ -110,17 +97,17 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
     );
     for band in bands {
         let (pick, next) = summary::pick_and_next(band);
-        let excluded: Vec<&str> = band.excluded.iter().map(|excluded| excluded.channel.as_str()).collect();
+        let (runtime, mode) = summary::group_text(band);
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td><b>{}</b></td><td>{}</td><td>{}</td></tr>",
-            escape(&band.runtime),
-            escape(&band.mode),
+            escape(&runtime),
+            escape(&mode),
             band.size.name(),
             summary::tasks_text(&band.tasks),
             marked_text(&pick),
             marked_text(&next),
-            escape(&excluded.join(", "))
+            escape(&summary::excluded_names(band))
         );
     }
     out.push_str("</table>\n</section>\n");
@@ -153,10 +140,10 @@ fn caveats(out: &mut String, bands: &[Recommendation]) {
 }
 
 /// A panel: (runtime, worker threads, mode, setting).
-type Group<'a> = (&'a str, u64, &'a str, &'a str);
+type Group<'a> = (RuntimeKind, u64, Mode, &'a str);
 
 fn group_of(cell: &CellResult) -> Group<'_> {
-    (&cell.runtime, cell.workers, &cell.mode, &cell.setting)
+    (cell.runtime, cell.workers, cell.mode, &cell.setting)
 }
 
 /// The panels' groups, in file order.
@@ -176,7 +163,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
          a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two modes shows both. Failed \
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
-    let several_workers = |runtime: &str| {
+    let several_workers = |runtime: RuntimeKind| {
         let mut workers: Vec<u64> = cells.cells.iter().filter(|c| c.runtime == runtime).map(|c| c.workers).collect();
         workers.sort_unstable();
         workers.dedup();
@@ -188,24 +175,23 @@ fn plots(out: &mut String, cells: &CellsFile) {
         for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
             let Some(figures) = &cell.ns_per_message else { continue };
             let point = (cell.tasks, figures.trimmed_mean, figures.samples.as_slice());
-            match series.iter_mut().find(|s| s.channel == cell.channel) {
+            match series.iter_mut().find(|s| s.label == cell.label) {
                 Some(line) => line.points.push(point),
-                None => series.push(Series { channel: &cell.channel, points: vec![point] }),
+                None => series.push(Series {
+                    channel: &cell.channel,
+                    label: &cell.label,
+                    colour: &cell.colour,
+                    points: vec![point],
+                }),
             }
         }
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);
         }
-        let workers = if several_workers(runtime) { format!(" ({})", workers_text(workers)) } else { String::new() };
-        let setting = if setting.is_empty() { String::new() } else { format!(" [{setting}]") };
-        out.push_str(&svg::panel(&format!("{runtime}{workers} {mode}{setting}"), &series));
+        let notes = format::group_notes(several_workers(runtime).then_some(workers), setting);
+        out.push_str(&svg::panel(&format!("{runtime} {mode}{notes}"), &series));
     }
     out.push_str("</div>\n</section>\n");
-}
-
-/// `12.3`, one decimal.
-fn number(value: f64) -> String {
-    format!("{value:.1}")
 }
 
 /// `low–high`.
@@ -213,10 +199,9 @@ fn range((low, high): (f64, f64)) -> String {
     format!("{}–{}", number(low), number(high))
 }
 
-/// `40.0 ×60% | 125.0 ×40%` for a cell with several modes; empty otherwise.
+/// `40.0 ns ×60% | 125 ns ×40%` for a cell with several modes; empty otherwise.
 fn modes(figures: &Figures) -> String {
-    let one = |mode: &crate::results::cells::ModeFigure| format!("{} ×{:.0}%", number(mode.centre), mode.share * 100.0);
-    figures.modes.iter().map(one).collect::<Vec<_>>().join(" | ")
+    format::clusters(figures.modes.iter().map(|mode| (mode.centre, mode.share)))
 }
 
 fn cell_table(out: &mut String, cells: &CellsFile) {
@@ -253,12 +238,12 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
              <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{modes}</td><td class=\"n\">{}</td>\
              <td>{failed}</td></tr>",
             if cell.failed > 0 { " class=\"failed\"" } else { "" },
-            escape(&cell.runtime),
+            cell.runtime,
             cell.workers,
-            escape(&cell.mode),
+            cell.mode,
             escape(&cell.setting),
             cell.tasks,
-            channel_cell(&cell.channel),
+            channel_cell(cell),
             match cell.disturbed.len() {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),
@@ -292,14 +277,4 @@ fn machine(out: &mut String, metadata: Option<&Metadata>) {
         let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
     }
     out.push_str("</table>\n</section>\n");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_markup() {
-        assert_eq!(escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
-    }
 }

@@ -1,6 +1,7 @@
 //! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
 //! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`html`] report and its
-//! [`svg`] plots, the [`files`] a sweep writes.
+//! [`svg`] plots, the [`files`] a sweep writes; [`format`] says how
+//! every number and label reads.
 //! Formatting and writing only.
 
 pub mod compare;
@@ -8,6 +9,7 @@ pub mod console;
 pub mod csv;
 pub mod export;
 pub mod files;
+pub mod format;
 pub mod html;
 pub mod machine;
 pub mod summary;

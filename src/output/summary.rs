@@ -4,23 +4,39 @@
 
 use std::fmt::Write as _;
 
+use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::thresholds::Thresholds;
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::Merge;
+use crate::stats::{CONFIDENCE, MIN_BOOTSTRAP_VALUES};
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
 
-/// The caveats of a channel as the summary names it (`kanal`, or `kanal via select-all`):
-/// its registry entry's, none for a channel the binary does not know.
+/// The caveats of the channel named `channel` (as in `--list-channels`): its registry
+/// entry's, none for a channel the binary does not know.
 pub fn caveats_of(channel: &str) -> &'static [Caveat] {
-    let name = channel.split(" via ").next().unwrap_or(channel);
-    registry::find(name).map_or(&[], |entry| entry.caveats)
+    registry::find(channel).map_or(&[], |entry| entry.caveats)
 }
 
-/// `kanal†` for a channel with caveats, the name alone otherwise.
-fn marked(channel: &str) -> String {
-    if caveats_of(channel).is_empty() { channel.to_owned() } else { format!("{channel}{MARK}") }
+/// `kanal†` or `kanal via select-all†` for a channel with caveats, the label alone otherwise.
+fn marked(channel: &str, merge: Option<Merge>) -> String {
+    let label = channel_label(channel, merge);
+    if caveats_of(channel).is_empty() { label } else { format!("{label}{MARK}") }
+}
+
+/// [`marked`] for a ranked channel.
+fn marked_entry(entry: &Entry) -> String {
+    marked(&entry.channel, entry.merge)
+}
+
+/// `multi-thread` and `cloned-send [2 workers, latency]`: a band's runtime and its mode with
+/// what sets its group apart.
+pub fn group_text(band: &Recommendation) -> (String, String) {
+    (band.runtime.to_string(), format!("{}{}", band.mode, format::group_notes(band.workers, &band.setting)))
 }
 
 /// The channels with caveats that the summary of `bands` names (leaders and next of every
@@ -31,8 +47,7 @@ pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
         for ranking in [&band.speed, &band.cpu, &band.p99] {
             let next = ranking.next().map(|(next, _)| next);
             for entry in ranking.leaders().into_iter().chain(next) {
-                let name = entry.channel.split(" via ").next().unwrap_or(&entry.channel);
-                let known = registry::find(name).filter(|known| !known.caveats.is_empty());
+                let known = registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
                 if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
                     names.push(known.name);
                 }
@@ -80,24 +95,6 @@ pub fn tasks_text(tasks: &[u64]) -> String {
     }
 }
 
-/// Three significant figures (no more decimals than that), for ns/message.
-pub fn number(value: f64) -> String {
-    match value.abs() {
-        v if v >= 100.0 => format!("{value:.0}"),
-        v if v >= 10.0 => format!("{value:.1}"),
-        _ => format!("{value:.2}"),
-    }
-}
-
-/// A latency in ns, in the unit that keeps it readable.
-fn duration(ns: f64) -> String {
-    match ns {
-        ns if ns >= 1e6 => format!("{} ms", number(ns / 1e6)),
-        ns if ns >= 1e3 => format!("{} µs", number(ns / 1e3)),
-        ns => format!("{} ns", number(ns)),
-    }
-}
-
 /// How a ranking's leaders read: `kanal 65.2, 2.41× faster than async-channel 157`, or
 /// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
 /// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
@@ -105,7 +102,7 @@ fn duration(ns: f64) -> String {
 /// A channel marked `(mixed)` has a cell in the band whose samples form more than one mode.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
     let name = |entry: &Entry| {
-        let name = marked(&entry.channel);
+        let name = marked_entry(entry);
         if strong { format!("**{name}**") } else { name }
     };
     let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.mixed { MIXED } else { "" });
@@ -121,10 +118,10 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
     };
     match ranking.next() {
         Some((next, ratio)) if ranking.is_tie() => {
-            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked(&next.channel), figure(next));
+            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked_entry(next), figure(next));
         }
         Some((next, ratio)) => {
-            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked(&next.channel), figure(next));
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked_entry(next), figure(next));
         }
         None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
         None => {}
@@ -141,7 +138,7 @@ fn excluded_text(excluded: &Excluded) -> String {
     if !excluded.missing_at.is_empty() {
         reasons.push(format!("not measured at tasks {}", list(&excluded.missing_at)));
     }
-    format!("{} ({})", excluded.channel, reasons.join("; "))
+    format!("{} ({})", channel_label(&excluded.channel, excluded.merge), reasons.join("; "))
 }
 
 /// The p99 ranking's text, when the band has latency.
@@ -166,9 +163,10 @@ pub fn text(bands: &[Recommendation]) -> String {
     }
     let mut group = None;
     for band in bands {
-        if group != Some((&band.runtime, &band.mode)) {
-            group = Some((&band.runtime, &band.mode));
-            let _ = write!(out, "\n{} {}\n", band.runtime, band.mode);
+        let (runtime, mode) = group_text(band);
+        if group.as_ref() != Some(&(runtime.clone(), mode.clone())) {
+            let _ = write!(out, "\n{runtime} {mode}\n");
+            group = Some((runtime, mode));
         }
         let label = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
         let fastest = match band.speed.first() {
@@ -217,9 +215,10 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
     for band in bands {
+        let (runtime, mode) = group_text(band);
         let mut row = vec![
-            band.runtime.clone(),
-            band.mode.clone(),
+            runtime,
+            mode,
             format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
             match band.speed.first() {
                 Some(_) => leaders_text(&band.speed, number, "faster than", true),
@@ -237,8 +236,15 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
     }
     let percent = match (thresholds.current_thread, thresholds.multi_thread) {
         (one, other) if one == other => format!("{}%", one * 100.0),
-        (current, multi) => format!("{}% (current-thread) or {}% (multi-thread)", current * 100.0, multi * 100.0),
+        (current, multi) => format!(
+            "{}% ({}) or {}% ({})",
+            current * 100.0,
+            RuntimeKind::CurrentThread,
+            multi * 100.0,
+            RuntimeKind::MultiThread
+        ),
     };
+    let (confidence, fewest) = (CONFIDENCE * 100.0, MIN_BOOTSTRAP_VALUES);
     let _ = writeln!(
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
@@ -248,8 +254,8 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
          modes. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
          nearer on a log scale). Channels are *tied* when the first is not ahead beyond the noise: they are less \
          than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
-         means the other's trimmed mean is that much higher and each outside the other's 90% bootstrap interval \
-         (the min–max below 3 samples). A channel with a failed sample, or missing at one of the band's task \
+         means the other's trimmed mean is that much higher and each outside the other's {confidence}% bootstrap \
+         interval (the min–max below {fewest} samples). A channel with a failed sample, or missing at one of the band's task \
          counts, is not ranked in that band."
     );
     out.push_str(&caveats_markdown(bands));
@@ -263,18 +269,27 @@ pub fn pick_and_next(band: &Recommendation) -> (String, String) {
     let ranking = &band.speed;
     let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
     let leaders: Vec<String> =
-        ranking.leaders().iter().map(|entry| format!("{} {}", marked(&entry.channel), number(entry.value))).collect();
+        ranking.leaders().iter().map(|entry| format!("{} {}", marked_entry(entry), number(entry.value))).collect();
     let mut pick = leaders.join(" ≈ ");
     if let Some(spread) = ranking.tie_spread().filter(|_| ranking.is_tie()) {
         let up_to = if leaders.len() > 2 { "up to " } else { "" };
         let _ = write!(pick, " (tied, {up_to}{spread:.2}×)");
     }
     let next = match ranking.next() {
-        Some((next, ratio)) => format!("{} {}, {ratio:.2}× behind", marked(&next.channel), number(next.value)),
-        None if ranking.entries.len() == 1 => format!("none: {} is the only one ranked", first.channel),
+        Some((next, ratio)) => format!("{} {}, {ratio:.2}× behind", marked_entry(next), number(next.value)),
+        None if ranking.entries.len() == 1 => {
+            format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge))
+        }
         None => "none".to_owned(),
     };
     (pick, next)
+}
+
+/// The channels not ranked in `band`, by label, comma-separated.
+pub fn excluded_names(band: &Recommendation) -> String {
+    let names: Vec<String> =
+        band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge)).collect();
+    names.join(", ")
 }
 
 /// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
@@ -297,9 +312,10 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation]) -> String {
     for band in bands {
         let (pick, next) = pick_and_next(band);
         let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
-        let mut row = vec![band.runtime.clone(), band.mode.clone(), tasks, pick, next];
+        let (runtime, mode) = group_text(band);
+        let mut row = vec![runtime, mode, tasks, pick, next];
         if with_excluded {
-            row.push(band.excluded.iter().map(|excluded| excluded.channel.as_str()).collect::<Vec<_>>().join(", "));
+            row.push(excluded_names(band));
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
@@ -312,6 +328,7 @@ mod tests {
     use super::*;
     use crate::results::load::{CellKey, WorkloadKey, hand_made};
     use crate::results::recommend::{rank, recommend};
+    use crate::run::workload::Mode;
     use crate::stats::{self, Summary};
 
     /// Five samples spread ±`spread` around `median`.
@@ -367,9 +384,9 @@ mod tests {
     fn three_tied_say_up_to() {
         let three = rank(
             vec![
-                ("a".to_owned(), vec![around(100.0, 0.01)]),
-                ("b".to_owned(), vec![around(101.0, 0.01)]),
-                ("c".to_owned(), vec![around(101.6, 0.01)]),
+                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
+                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
+                (("c".to_owned(), None), vec![around(101.6, 0.01)]),
             ],
             0.02,
         );
@@ -388,10 +405,11 @@ mod tests {
         ]);
         for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
             let key = CellKey {
-                runtime: "multi-thread".into(),
-                mode: "cloned-send".into(),
+                runtime: RuntimeKind::MultiThread,
+                mode: Mode::ClonedSend,
                 tasks: 1,
                 channel: channel.into(),
+                merge: None,
                 workload: WorkloadKey::default(),
                 setting: String::new(),
             };
@@ -435,11 +453,5 @@ mod tests {
         }
         assert!(!text.contains("tokio-mpsc†") && caveats_of("tokio-mpsc").is_empty());
         assert_eq!(caveated(&bands), ["kanal"]);
-    }
-
-    #[test]
-    fn numbers_keep_three_significant_figures() {
-        assert_eq!([number(1234.4), number(65.23), number(7.891)], ["1234", "65.2", "7.89"]);
-        assert_eq!([duration(850.0), duration(12_345.0), duration(4_560_000.0)], ["850 ns", "12.3 µs", "4.56 ms"]);
     }
 }

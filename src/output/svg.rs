@@ -4,36 +4,20 @@
 
 use std::fmt::Write as _;
 
-use super::html::escape;
+use super::format::escape;
 use super::summary;
-use crate::registry;
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
 pub struct Series<'a> {
-    /// The channel as the summary names it (`kanal`, `kanal via select-all`).
+    /// The channel's name, as in `--list-channels`.
     pub channel: &'a str,
+    /// The line's name in the legend (`kanal`, `kanal via select-all`).
+    pub label: &'a str,
+    /// The line's colour (`results::colour`).
+    pub colour: &'a str,
     /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
-}
-
-/// The colours of [`registry::CHANNELS`] in table order: the ones `plot.py` gives them.
-const PALETTE: [&str; 9] =
-    ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#393b79"];
-/// Colours of channels the table does not hold, chosen by a hash of the name.
-const FALLBACK: [&str; 6] = ["#7f7f7f", "#bcbd22", "#843c39", "#637939", "#e7969c", "#6b6ecf"];
-
-/// A channel's colour, the same in every report: its place in the table, or a hash of its name.
-pub fn colour(channel: &str) -> &'static str {
-    let name = channel.split(" via ").next().unwrap_or(channel);
-    match registry::CHANNELS.iter().position(|entry| entry.name == name).and_then(|at| PALETTE.get(at)) {
-        Some(colour) => colour,
-        None => {
-            let hash =
-                name.bytes().fold(2_166_136_261_u32, |hash, byte| (hash ^ u32::from(byte)).wrapping_mul(16_777_619));
-            FALLBACK[hash as usize % FALLBACK.len()]
-        }
-    }
 }
 
 const WIDTH: f64 = 570.0;
@@ -111,10 +95,17 @@ pub fn panel(title: &str, series: &[Series]) -> String {
         height - 6.0,
         TOP + plot_h / 2.0
     );
-    // One line and its dots per channel, then its legend entry.
+    lines(&mut svg, series, x, y);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// One line and its dots per channel, then its legend entry; `x` and `y` place a task count
+/// and a value.
+fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64) {
     for (row, line) in series.iter().enumerate() {
-        let colour = colour(line.channel);
-        let name = escape(line.channel);
+        let colour = line.colour;
+        let name = escape(line.label);
         let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
         let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
@@ -148,8 +139,6 @@ pub fn panel(title: &str, series: &[Series]) -> String {
             legend_y + 4.0
         );
     }
-    svg.push_str("</svg>\n");
-    svg
 }
 
 #[cfg(test)]
@@ -166,12 +155,15 @@ mod tests {
     #[test]
     fn a_panel_has_a_line_and_a_dot_per_sample() {
         let samples = [100.0, 110.0, 90.0];
-        let series = [Series { channel: "kanal", points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])] }];
+        let series = [Series {
+            channel: "kanal",
+            label: "kanal",
+            colour: "#9467bd",
+            points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
+        }];
         let svg = panel("multi-thread cloned-send", &series);
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
-        assert!(svg.contains(colour("kanal")) && svg.contains(">64</text>"), "{svg}");
-        assert_eq!(colour("kanal via select-all"), colour("kanal"));
-        assert_ne!(colour("tokio-mpsc"), colour("flume"));
+        assert!(svg.contains("#9467bd") && svg.contains(">64</text>"), "{svg}");
     }
 }

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::colour;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
 
 /// Every cell of one CSV, in the order the cells first appear in it.
@@ -29,14 +32,22 @@ pub struct CellResult {
     /// file has the same name but another workload. The benchmark name of the BMF and github-action exports.
     pub name: String,
     /// `multi-thread` or `current-thread`.
-    pub runtime: String,
+    pub runtime: RuntimeKind,
     /// `cloned-send` or `merged-recv`.
-    pub mode: String,
+    pub mode: Mode,
     /// Sending tasks.
     pub tasks: u64,
-    /// Channel name, with ` via MERGE` when merged-recv merged its receivers another way than
-    /// the default.
+    /// Channel name, as in `--list-channels`.
     pub channel: String,
+    /// How merged-recv merged the receivers (`futures-buffered`, `select-all`, `stream-map`);
+    /// absent in cloned-send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<Merge>,
+    /// The channel as every report names it: `channel`, then ` via MERGE` when `merge` is not
+    /// the default (`kanal via select-all`). For display: the fields above are the data.
+    pub label: String,
+    /// The channel's colour in every plot, `#rrggbb` (`results::colour`): plot.py draws with it.
+    pub colour: String,
     /// Messages per sample; 0 for files without the column.
     pub messages: u64,
     /// Slots in flight (`--capacity`); 0 for files without the column.
@@ -174,7 +185,7 @@ pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
-    let name = format!("{}/{}/tasks={}/{}", key.runtime, key.mode, key.tasks, key.channel);
+    let name = format!("{}/{}/tasks={}/{}", key.runtime, key.mode, key.tasks, key.channel_label());
     if key.setting.is_empty() { name } else { format!("{name}/{}", key.setting) }
 }
 
@@ -189,10 +200,13 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
     }
     CellResult {
         name,
-        runtime: key.runtime.clone(),
-        mode: key.mode.clone(),
+        runtime: key.runtime,
+        mode: key.mode,
         tasks: key.tasks,
         channel: key.channel.clone(),
+        merge: key.merge,
+        label: key.channel_label(),
+        colour: colour::of(&key.channel).to_owned(),
         messages: workload.messages,
         capacity: workload.capacity,
         workers: workload.workers,

@@ -5,11 +5,13 @@
 
 use std::collections::HashMap;
 
-use super::load::ResultsFile;
+use super::load::{CellKey, ResultsFile};
 use super::recommend::{Recommendation, recommend};
 use super::thresholds::{SIGNIFICANCE, Thresholds};
-use crate::stats;
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Merge, Mode};
 use crate::stats::welch::log_welch_p;
+use crate::stats::{self, Summary};
 
 /// What a comparison says about one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,201 @@ pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
     Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
 }
 
+/// Cells counted by what their comparison said.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Cells faster beyond the noise.
+    pub faster: usize,
+    /// Cells slower beyond the noise.
+    pub slower: usize,
+    /// Cells without a change beyond the noise.
+    pub no_change: usize,
+    /// Cells without an `ok` sample in one file or both, so not compared.
+    pub without_ok: usize,
+}
+
+impl Counts {
+    /// Counts one cell: its verdict, or `None` when it has no `ok` sample to compare.
+    fn add(&mut self, verdict: Option<Verdict>) {
+        match verdict {
+            Some(Verdict::Faster) => self.faster += 1,
+            Some(Verdict::Slower) => self.slower += 1,
+            Some(Verdict::NoChange) => self.no_change += 1,
+            None => self.without_ok += 1,
+        }
+    }
+
+    /// Every cell counted.
+    pub fn total(&self) -> usize {
+        self.faster + self.slower + self.no_change + self.without_ok
+    }
+}
+
+/// A cell found in both files with `ok` samples in both.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compared {
+    /// The summary of the cell's `ok` samples in the old file.
+    pub old: Summary,
+    /// The same in the new file.
+    pub new: Summary,
+    /// What the comparison says ([`verdict`]).
+    pub verdict: Verdict,
+    /// The clusters of the old samples (`stats::modes`): more than one for a mixed cell.
+    pub old_modes: Vec<stats::Mode>,
+    /// The clusters of the new samples.
+    pub new_modes: Vec<stats::Mode>,
+}
+
+impl Compared {
+    /// The new trimmed mean over the old.
+    pub fn ratio(&self) -> f64 {
+        self.new.trimmed_mean / self.old.trimmed_mean
+    }
+}
+
+/// How far apart the two files' figures are over the cells of one runtime.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RuntimeSpread {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// Of the trimmed means (the headline).
+    pub trimmed_means: Spread,
+    /// Of the medians.
+    pub medians: Spread,
+}
+
+/// Cells whose samples form more than one mode.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mixed {
+    /// In the old file.
+    pub old: usize,
+    /// In the new file.
+    pub new: usize,
+    /// In both.
+    pub both: usize,
+}
+
+/// Two files compared cell by cell: what `compare` prints, computed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison<'a> {
+    /// The cells found in both files, in the old file's order; `None` for a cell without an
+    /// `ok` sample in one of them.
+    pub cells: Vec<(&'a CellKey, Option<Compared>)>,
+    /// Cells only the old file has, in its order.
+    pub only_old: Vec<&'a CellKey>,
+    /// Cells only the new file has, in its order.
+    pub only_new: Vec<&'a CellKey>,
+    /// The cells in both, counted by verdict.
+    pub counts: Counts,
+    /// The same per runtime, in [`RuntimeKind::ALL`] order, runtimes without a cell left out.
+    pub counts_by_runtime: Vec<(RuntimeKind, Counts)>,
+    /// The spread of the trimmed means over the compared cells, and the cell furthest apart.
+    pub overall: Option<(Spread, &'a CellKey)>,
+    /// The spreads per runtime, in [`RuntimeKind::ALL`] order.
+    pub by_runtime: Vec<RuntimeSpread>,
+    /// The mixed cells among those compared.
+    pub mixed: Mixed,
+    /// Disturbed samples left out (`stats::disturbed`): in the old file, in the new.
+    pub disturbed: (usize, usize),
+    /// Whether the two files pick the same channels.
+    pub agreement: Agreement,
+    /// The runtimes for which the files hold several worker counts, so a cell names its own.
+    pub several_workers: Vec<RuntimeKind>,
+}
+
+/// Compares `new` with `old` cell by cell, with the [`Thresholds`] of each runtime.
+pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thresholds) -> Comparison<'a> {
+    let mut cells = Vec::new();
+    let (mut counts, mut mixed) = (Counts::default(), Mixed::default());
+    let mut counts_by_runtime: Vec<(RuntimeKind, Counts)> = Vec::new();
+    for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
+        let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
+        let compared =
+            stats::summarize(&old_cell.ok).zip(stats::summarize(&new_cell.ok)).map(|(old_summary, new_summary)| {
+                Compared {
+                    old: old_summary,
+                    new: new_summary,
+                    verdict: verdict(&old_cell.ok, &new_cell.ok, thresholds.of(key.runtime)),
+                    old_modes: stats::modes(&old_cell.ok),
+                    new_modes: stats::modes(&new_cell.ok),
+                }
+            });
+        let verdict = compared.as_ref().map(|compared| compared.verdict);
+        counts.add(verdict);
+        let at = counts_by_runtime.iter().position(|(runtime, _)| *runtime == key.runtime).unwrap_or_else(|| {
+            counts_by_runtime.push((key.runtime, Counts::default()));
+            counts_by_runtime.len() - 1
+        });
+        counts_by_runtime[at].1.add(verdict);
+        if let Some(compared) = &compared {
+            let (old_mixed, new_mixed) = (compared.old_modes.len() > 1, compared.new_modes.len() > 1);
+            mixed.old += usize::from(old_mixed);
+            mixed.new += usize::from(new_mixed);
+            mixed.both += usize::from(old_mixed && new_mixed);
+        }
+        cells.push((key, compared));
+    }
+    counts_by_runtime.sort_by_key(|(runtime, _)| RuntimeKind::ALL.iter().position(|known| known == runtime));
+    let only = |file: &'a ResultsFile, other: &ResultsFile| -> Vec<&'a CellKey> {
+        file.order.iter().filter(|key| !other.cells.contains_key(*key)).collect()
+    };
+    let disturbed = |file: &ResultsFile| file.cells.values().map(|cell| cell.disturbed.len()).sum::<usize>();
+    Comparison {
+        overall: overall(&cells),
+        by_runtime: by_runtime(&cells),
+        only_old: only(old, new),
+        only_new: only(new, old),
+        counts,
+        counts_by_runtime,
+        mixed,
+        disturbed: (disturbed(old), disturbed(new)),
+        agreement: agreement(old, new, thresholds),
+        several_workers: several_workers(old, new),
+        cells,
+    }
+}
+
+/// The (old, new) trimmed means of a compared cell.
+fn trimmed_means(compared: &Compared) -> (f64, f64) {
+    (compared.old.trimmed_mean, compared.new.trimmed_mean)
+}
+
+/// The spread of the trimmed means over the compared cells, and the cell furthest apart.
+fn overall<'a>(cells: &[(&'a CellKey, Option<Compared>)]) -> Option<(Spread, &'a CellKey)> {
+    let compared = || cells.iter().filter_map(|(key, compared)| Some((*key, compared.as_ref()?)));
+    let apart = |(old, new): (f64, f64)| (new / old).max(old / new);
+    let (worst, _) = compared().max_by(|a, b| apart(trimmed_means(a.1)).total_cmp(&apart(trimmed_means(b.1))))?;
+    Some((spread(compared().map(|(_, compared)| trimmed_means(compared)))?, worst))
+}
+
+/// The spreads of the trimmed means and of the medians per runtime.
+fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
+    RuntimeKind::ALL
+        .into_iter()
+        .filter_map(|runtime| {
+            let of = |figures: fn(&Compared) -> (f64, f64)| {
+                spread(
+                    cells.iter().filter(|(key, _)| key.runtime == runtime).filter_map(|(_, c)| c.as_ref().map(figures)),
+                )
+            };
+            let medians = of(|compared| (compared.old.median, compared.new.median));
+            Some(RuntimeSpread { runtime, trimmed_means: of(trimmed_means)?, medians: medians? })
+        })
+        .collect()
+}
+
+/// The runtimes for which `old` and `new` together hold more than one worker count.
+fn several_workers(old: &ResultsFile, new: &ResultsFile) -> Vec<RuntimeKind> {
+    let mut workers: Vec<(RuntimeKind, u64)> =
+        old.order.iter().chain(&new.order).map(|key| (key.runtime, key.workload.workers)).collect();
+    workers.sort_unstable();
+    workers.dedup();
+    let mut several: Vec<RuntimeKind> =
+        workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
+    several.dedup();
+    several
+}
+
 /// Whether two runs pick the same channels: what a user choosing a channel would read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Agreement {
@@ -101,18 +298,19 @@ pub struct Agreement {
 /// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (with `thresholds`, as `summary` ranks).
 pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -> Agreement {
-    let fastest = |file: &ResultsFile| {
-        let mut best: HashMap<(String, String, u64, String), (f64, String)> = HashMap::new();
+    type Group<'a> = (RuntimeKind, Mode, u64, &'a str);
+    fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
+        let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = stats::summarize(&cell.ok) else { continue };
-            let group = (key.runtime.clone(), key.mode.clone(), key.tasks, key.setting.clone());
-            let entry = best.entry(group).or_insert((f64::INFINITY, String::new()));
+            let group = (key.runtime, key.mode, key.tasks, key.setting.as_str());
+            let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
-                *entry = (summary.trimmed_mean, key.channel.clone());
+                *entry = (summary.trimmed_mean, (key.channel.as_str(), key.merge));
             }
         }
         best
-    };
+    }
     let (old_fastest, new_fastest) = (fastest(old), fastest(new));
     let mut result = Agreement::default();
     for (group, (_, channel)) in &old_fastest {
@@ -123,13 +321,12 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -
     }
     let (old_bands, new_bands) = (recommend(old, thresholds), recommend(new, thresholds));
     for band in &old_bands {
-        let Some(other) =
-            new_bands.iter().find(|b| (&b.runtime, &b.mode, b.size) == (&band.runtime, &band.mode, band.size))
-        else {
+        let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.setting.clone(), b.size);
+        let Some(other) = new_bands.iter().find(|b| group(b) == group(band)) else {
             continue;
         };
-        let leaders = |band: &Recommendation| -> Vec<String> {
-            band.speed.leaders().iter().map(|entry| entry.channel.clone()).collect()
+        let leaders = |band: &Recommendation| -> Vec<(String, Option<Merge>)> {
+            band.speed.leaders().iter().map(|entry| (entry.channel.clone(), entry.merge)).collect()
         };
         let (ours, theirs) = (leaders(band), leaders(other));
         if ours.is_empty() || theirs.is_empty() {
@@ -137,8 +334,9 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -
         }
         result.bands += 1;
         result.bands_overlapping += usize::from(ours.iter().any(|channel| theirs.contains(channel)));
-        let contradicts = |winner: &Recommendation, leaders: &[String]| {
-            !winner.speed.is_tie() && winner.speed.first().is_some_and(|first| !leaders.contains(&first.channel))
+        let contradicts = |winner: &Recommendation, leaders: &[(String, Option<Merge>)]| {
+            !winner.speed.is_tie()
+                && winner.speed.first().is_some_and(|first| !leaders.contains(&(first.channel.clone(), first.merge)))
         };
         result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
     }

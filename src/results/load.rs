@@ -17,15 +17,17 @@ use crate::stats::disturbed::{Timed, disturbed};
 /// keys measured the same thing.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CellKey {
-    /// `multi-thread` or `current-thread`.
-    pub runtime: String,
-    /// `cloned-send` or `merged-recv`.
-    pub mode: String,
+    /// The runtime the tasks ran on.
+    pub runtime: RuntimeKind,
+    /// How the tasks reached the receiver.
+    pub mode: Mode,
     /// Sending tasks.
     pub tasks: u64,
-    /// Channel name, with ` via MERGE` when merged-recv merged its receivers another way
-    /// than the default (as the sweep's console names it).
+    /// Channel name, as in `--list-channels` (a user's own channel is welcome).
     pub channel: String,
+    /// How merged-recv merged the receivers; `None` in cloned-send. Merged-recv rows of files
+    /// older than the `merge` column merged the default way.
+    pub merge: Option<Merge>,
     /// The run's size: messages, capacity and worker threads.
     pub workload: WorkloadKey,
     /// What else set the cell apart from a default run, such as `payload 300..2000 seed 1,
@@ -47,16 +49,16 @@ pub struct WorkloadKey {
 impl CellKey {
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
-        let channel = match record.merge.as_str() {
-            "" => record.channel.clone(),
-            merge if merge == Merge::default().name() => record.channel.clone(),
-            merge => format!("{} via {merge}", record.channel),
+        let merge = match record.mode {
+            Mode::ClonedSend => None,
+            Mode::MergedRecv => Some(record.merge.unwrap_or_default()),
         };
         CellKey {
-            runtime: record.runtime.clone(),
-            mode: record.mode.clone(),
+            runtime: record.runtime,
+            mode: record.mode,
             tasks: record.tasks as u64,
-            channel,
+            channel: record.channel.clone(),
+            merge,
             workload: WorkloadKey {
                 messages: record.messages,
                 capacity: record.capacity as u64,
@@ -69,7 +71,22 @@ impl CellKey {
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
     pub fn label(&self) -> String {
         let setting = if self.setting.is_empty() { String::new() } else { format!(" [{}]", self.setting) };
-        format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel)
+        format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel_label())
+    }
+
+    /// The channel as reports name it: see [`channel_label`].
+    pub fn channel_label(&self) -> String {
+        channel_label(&self.channel, self.merge)
+    }
+}
+
+/// A channel as every report names it: the name, then ` via MERGE` when merged-recv merged
+/// its receivers another way than the default (`kanal via select-all`). For display only:
+/// the channel and the merge stay apart everywhere else.
+pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
+    match merge.filter(|merge| *merge != Merge::default()) {
+        Some(merge) => format!("{channel} via {merge}"),
+        None => channel.to_owned(),
     }
 }
 
@@ -86,11 +103,11 @@ fn setting(record: &Record) -> String {
         parts.push(format!("paced {burst} every {interval}"));
         // Files older than `--phase` paced every task from the gate, as `aligned` does: the
         // two read the same, so an aligned run compares with them.
-        if record.phase == Phase::Random.name() {
+        if record.phase == Some(Phase::Random) {
             parts.push("random phase".to_owned());
         }
     }
-    if record.send != SendMode::Wait.name() {
+    if record.send != SendMode::Wait {
         parts.push(format!("send {}", record.send));
     }
     if record.sink != Sink::None.kind() {
@@ -195,9 +212,6 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     if !missing.is_empty() {
         bail!("{name} is not a channel-bench CSV: no column {}", missing.join(", "));
     }
-    let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.name()).collect();
-    let runtimes: Vec<&str> = RuntimeKind::ALL.iter().map(|runtime| runtime.name()).collect();
-
     let mut rows = Vec::new();
     for row in reader.records() {
         let row = row.with_context(|| format!("{name} is not a CSV"))?;
@@ -205,21 +219,9 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         if row.len() != header.len() {
             bail!("{name} line {line}: {} fields where the header has {}", row.len(), header.len());
         }
-        let record: Record = row.deserialize(Some(&header)).map_err(|error| {
-            let field = match error.kind() {
-                csv::ErrorKind::Deserialize { err, .. } => err.field().map(|at| at as usize),
-                _ => None,
-            };
-            match field {
-                Some(at) => anyhow::anyhow!("{name} line {line}: {} {:?} is not a number", &header[at], &row[at]),
-                None => anyhow::anyhow!("{name} line {line}: {error}"),
-            }
-        })?;
-        for (column, value, known) in [("mode", &record.mode, &modes), ("runtime", &record.runtime, &runtimes)] {
-            if !known.contains(&value.as_str()) {
-                bail!("{name} line {line}: {column} {value:?} is not one of {}", known.join(", "));
-            }
-        }
+        let record: Record = row
+            .deserialize(Some(&header))
+            .map_err(|error| anyhow::anyhow!("{name} line {line}: {}", field_error(&error, &header, &row)))?;
         if record.tasks == 0 {
             bail!("{name} line {line}: tasks \"0\" is not a positive integer");
         }
@@ -267,18 +269,39 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     Ok(file)
 }
 
+/// What is wrong with a row serde could not read: `mode "x" is not one of cloned-send,
+/// merged-recv` for a name the binary does not know, `tasks "x" is not a number`, or the csv
+/// crate's own words when no field is to blame.
+fn field_error(error: &csv::Error, header: &csv::StringRecord, row: &csv::StringRecord) -> String {
+    let csv::ErrorKind::Deserialize { err, .. } = error.kind() else { return error.to_string() };
+    match err.kind() {
+        // serde says "unknown variant `x`, expected `a` or `b`" and leaves the field unset:
+        // the column is the one holding `x`.
+        csv::DeserializeErrorKind::Message(message) if message.starts_with("unknown variant") => {
+            let quoted: Vec<&str> = message.split('`').skip(1).step_by(2).collect();
+            let Some((value, expected)) = quoted.split_first() else { return message.clone() };
+            let column = row.iter().position(|field| field == *value).map_or("a column", |at| &header[at]);
+            format!("{column} {value:?} is not one of {}", expected.join(", "))
+        }
+        _ => match err.field().map(|at| at as usize) {
+            Some(at) => format!("{} {:?} is not a number", &header[at], &row[at]),
+            None => error.to_string(),
+        },
+    }
+}
+
 /// Which `ok` rows were measured in a disturbed stretch of the sweep
 /// (`stats::disturbed::disturbed`): the rows in file order, which is the order a sweep
 /// measured them in, grouped by runtime and worker count.
 fn disturbed_rows(rows: &[Record], keys: &[CellKey]) -> Vec<bool> {
     let mut cells: HashMap<&CellKey, usize> = HashMap::new();
-    let mut groups: HashMap<(&str, u64), usize> = HashMap::new();
+    let mut groups: HashMap<(RuntimeKind, u64), usize> = HashMap::new();
     let (mut timed, mut at) = (Vec::new(), Vec::new());
     for (index, (record, key)) in rows.iter().zip(keys).enumerate().filter(|(_, (record, _))| record.status == "ok") {
         let cell = cells.len();
         let cell = *cells.entry(key).or_insert(cell);
         let group = groups.len();
-        let group = *groups.entry((key.runtime.as_str(), key.workload.workers)).or_insert(group);
+        let group = *groups.entry((key.runtime, key.workload.workers)).or_insert(group);
         timed.push(Timed { group, cell, value: record.ns_per_message });
         at.push(index);
     }
@@ -305,18 +328,17 @@ fn mb_per_s(record: &Record) -> Option<f64> {
 /// channels in `--list-channels` order (a channel the binary does not know after those);
 /// cells equal in all of that keep their file order.
 pub fn sweep_order(order: &mut [CellKey]) {
-    let position = |names: &[&str], name: &str| names.iter().position(|known| *known == name).unwrap_or(usize::MAX);
-    let runtimes: Vec<&str> = RuntimeKind::ALL.iter().map(|runtime| runtime.name()).collect();
-    let modes: Vec<&str> = Mode::ALL.iter().map(|mode| mode.name()).collect();
+    fn position<T: PartialEq>(known: &[T], value: &T) -> usize {
+        known.iter().position(|known| known == value).unwrap_or(usize::MAX)
+    }
     let channels: Vec<&str> = crate::registry::known().map(|channel| channel.name).collect();
     order.sort_by_cached_key(|key| {
-        let base = key.channel.split(" via ").next().unwrap_or(&key.channel);
         (
-            position(&runtimes, &key.runtime),
+            position(&RuntimeKind::ALL, &key.runtime),
             key.workload.workers,
             key.tasks,
-            position(&modes, &key.mode),
-            position(&channels, base),
+            position(&Mode::ALL, &key.mode),
+            position(&channels, &key.channel.as_str()),
         )
     });
 }
@@ -328,10 +350,11 @@ pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     let mut samples = ResultsFile::default();
     for &(channel, tasks, ok, failed) in cells {
         let key = CellKey {
-            runtime: "multi-thread".into(),
-            mode: "cloned-send".into(),
+            runtime: RuntimeKind::MultiThread,
+            mode: Mode::ClonedSend,
             tasks,
             channel: channel.into(),
+            merge: None,
             workload: WorkloadKey::default(),
             setting: String::new(),
         };
@@ -350,17 +373,13 @@ mod tests {
 
     #[test]
     fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
-        let default = Record {
-            payload: DEFAULT_PAYLOAD_BYTES.to_string(),
-            sink: Sink::None.kind().into(),
-            send: SendMode::Wait.name().into(),
-            ..Record::default()
-        };
+        let default =
+            Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
         assert_eq!(setting(&default), "");
         let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
-        let aligned = Record { phase: "aligned".into(), ..paced.clone() };
-        let random = Record { phase: "random".into(), ..paced.clone() };
-        let dropping = Record { send: "try".into(), ..aligned.clone() };
+        let aligned = Record { phase: Some(Phase::Aligned), ..paced.clone() };
+        let random = Record { phase: Some(Phase::Random), ..paced.clone() };
+        let dropping = Record { send: SendMode::Try, ..aligned.clone() };
         assert_eq!(setting(&paced), "paced 8 every 20ms");
         assert_eq!(setting(&aligned), setting(&paced));
         assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
@@ -375,13 +394,12 @@ mod tests {
         for pass in 0..5 {
             for at in 0..40u64 {
                 let cell = (at * 7 + pass * 2) % 40;
-                let runtime = if cell % 2 == 0 { "multi-thread" } else { "current-thread" };
-                let slow = if pass == 2 && runtime == "multi-thread" { 2.2 } else { 1.0 };
+                let runtime = if cell % 2 == 0 { RuntimeKind::MultiThread } else { RuntimeKind::CurrentThread };
+                let slow = if pass == 2 && runtime == RuntimeKind::MultiThread { 2.2 } else { 1.0 };
                 let ns_per_message = (20.0 + cell as f64) * slow;
                 rows.push(Record {
                     channel: format!("c{cell}"),
-                    mode: "cloned-send".into(),
-                    runtime: runtime.into(),
+                    runtime,
                     tasks: 1,
                     messages: 1000,
                     ns_per_message,
@@ -390,7 +408,6 @@ mod tests {
                     status: "ok".into(),
                     payload: DEFAULT_PAYLOAD_BYTES.to_string(),
                     sink: Sink::None.kind().into(),
-                    send: SendMode::Wait.name().into(),
                     ..Record::default()
                 });
             }
@@ -407,9 +424,9 @@ mod tests {
         for (key, cell) in &file.cells {
             assert_eq!(cell.ok.len() + cell.disturbed.len(), 5, "{key:?}");
             assert_eq!(cell.cpu_ns_per_message.len(), cell.ok.len(), "the other lists leave them out too");
-            match key.runtime.as_str() {
-                "multi-thread" => multi += cell.disturbed.len(),
-                _ => current += cell.disturbed.len(),
+            match key.runtime {
+                RuntimeKind::MultiThread => multi += cell.disturbed.len(),
+                RuntimeKind::CurrentThread => current += cell.disturbed.len(),
             }
         }
         assert_eq!(current, 0, "the current-thread samples were not slow");

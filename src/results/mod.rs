@@ -1,8 +1,10 @@
 //! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
 //! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
-//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks.
+//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks; [`colour`] gives each
+//! channel its colour.
 
 pub mod cells;
+pub mod colour;
 pub mod compare;
 pub mod load;
 pub mod metadata;

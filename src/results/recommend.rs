@@ -19,7 +19,8 @@ use std::collections::HashMap;
 
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::thresholds::Thresholds;
-use crate::run::measure::workers_text;
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Merge, Mode};
 use crate::stats::{self, Summary};
 
 /// A band of task counts summarized together.
@@ -68,6 +69,8 @@ impl TaskBand {
 pub struct Entry {
     /// Channel name.
     pub channel: String,
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub merge: Option<Merge>,
     /// The geometric mean, over the band's task counts, of the channel's per-cell means
     /// (the ranking's unit: ns/message, CPU ns/message or ns of latency).
     pub value: f64,
@@ -131,6 +134,8 @@ impl Ranking {
 pub struct Excluded {
     /// Channel name.
     pub channel: String,
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub merge: Option<Merge>,
     /// Failed samples in the band.
     pub failed_samples: usize,
     /// Task counts with failed samples.
@@ -142,10 +147,15 @@ pub struct Excluded {
 /// The recommendation for one runtime, mode and band of task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recommendation {
-    /// `multi-thread` or `current-thread`.
-    pub runtime: String,
-    /// `cloned-send` or `merged-recv`.
-    pub mode: String,
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// The worker threads of the group, when the file holds several worker counts for the
+    /// runtime (and so names them); `None` otherwise.
+    pub workers: Option<u64>,
+    /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
+    pub setting: String,
     /// Which band.
     pub size: TaskBand,
     /// The band's task counts found in the file, ascending.
@@ -166,9 +176,9 @@ pub struct Recommendation {
 /// give, per runtime, the smallest difference that can separate two channels ([`within_noise`]).
 pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendation> {
     // A group is one runtime, worker count, mode and setting: worker counts are never mixed.
-    let mut groups: Vec<(&str, u64, &str, &str)> = Vec::new();
+    let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
     for key in &file.order {
-        let group = (key.runtime.as_str(), key.workload.workers, key.mode.as_str(), key.setting.as_str());
+        let group = (key.runtime, key.workload.workers, key.mode, key.setting.as_str());
         if !groups.contains(&group) {
             groups.push(group);
         }
@@ -179,14 +189,15 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
         let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
         // The group's cells by (channel, tasks), channels in file order.
         let mut cells = HashMap::new();
-        let mut channels: Vec<&str> = Vec::new();
+        let mut channels: Vec<Contender> = Vec::new();
         let in_group = |key: &&CellKey| {
             key.runtime == runtime && key.workload.workers == workers && key.mode == mode && key.setting == setting
         };
         for key in file.order.iter().filter(in_group) {
-            cells.insert((key.channel.as_str(), key.tasks), &file.cells[key]);
-            if !channels.contains(&key.channel.as_str()) {
-                channels.push(&key.channel);
+            let channel = (key.channel.as_str(), key.merge);
+            cells.insert((channel, key.tasks), &file.cells[key]);
+            if !channels.contains(&channel) {
+                channels.push(channel);
             }
         }
         for size in TaskBand::ALL {
@@ -198,27 +209,28 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
                 continue;
             }
             let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, thresholds.of(runtime));
-            let runtime = runtime.to_owned();
-            // A group run under a setting other than the default says so beside its mode.
-            let workers = several_workers.then(|| workers_text(workers));
-            let notes: Vec<&str> =
-                workers.as_deref().into_iter().chain([setting].into_iter().filter(|s| !s.is_empty())).collect();
-            let mode = if notes.is_empty() { mode.to_owned() } else { format!("{mode} [{}]", notes.join(", ")) };
-            bands.push(Recommendation { runtime, mode, size, tasks, speed, cpu, p99, excluded });
+            let (workers, setting) = (several_workers.then_some(workers), setting.to_owned());
+            bands.push(Recommendation { runtime, mode, workers, setting, size, tasks, speed, cpu, p99, excluded });
         }
     }
     bands
 }
 
+/// A channel to rank: its name, and how merged-recv merged its receivers.
+pub type Ranked = (String, Option<Merge>);
+
+/// A channel in a group: its name, and how merged-recv merged its receivers.
+type Contender<'a> = (&'a str, Option<Merge>);
+
 /// One band's three rankings and the channels left out of them: `cells` are one runtime and
 /// mode's cells by (channel, tasks), `tasks` the band's task counts.
 fn rank_band(
-    cells: &HashMap<(&str, u64), &CellSamples>,
-    channels: &[&str],
+    cells: &HashMap<(Contender, u64), &CellSamples>,
+    channels: &[Contender],
     tasks: &[u64],
     threshold: f64,
 ) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
-    let mut candidates: Vec<(&str, Vec<&CellSamples>)> = Vec::new();
+    let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
     let mut excluded = Vec::new();
     for &channel in channels {
         let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
@@ -231,18 +243,22 @@ fn rank_band(
             candidates.push((channel, found.into_iter().flatten().collect()));
         } else {
             let failed_samples = found.iter().flatten().map(|cell| cell.failed).sum();
-            excluded.push(Excluded { channel: channel.to_owned(), failed_samples, failed_at, missing_at });
+            let (name, merge) = channel;
+            excluded.push(Excluded { channel: name.to_owned(), merge, failed_samples, failed_at, missing_at });
         }
     }
     // A channel enters a metric's ranking when each of its cells has values of that metric.
     let by = |values: fn(&CellSamples) -> &[f64]| {
         let summaries = candidates.iter().filter_map(|(channel, cells)| {
             let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| stats::summarize(values(cell))).collect();
-            Some((channel.to_string(), per_task?))
+            Some(((channel.0.to_owned(), channel.1), per_task?))
         });
         let mut ranking = rank(summaries.collect(), threshold);
         for entry in &mut ranking.entries {
-            let cells = candidates.iter().find(|(channel, _)| *channel == entry.channel).map(|(_, cells)| cells);
+            let cells = candidates
+                .iter()
+                .find(|((name, merge), _)| (*name, *merge) == (entry.channel.as_str(), entry.merge))
+                .map(|(_, cells)| cells);
             entry.mixed = cells.is_some_and(|cells| cells.iter().any(|cell| stats::modes(values(cell)).len() > 1));
         }
         ranking
@@ -256,8 +272,8 @@ fn rank_band(
 /// [`within_noise`] of it, up to the first that is not: a channel clearly behind the first
 /// ends the tie, even if one ranked after it is noisy enough to be within the noise, since
 /// naming that one as co-fastest and not a channel with a lower figure would read backwards.
-pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
-    let mut scored: Vec<(f64, String, Vec<Summary>)> = channels
+pub fn rank(channels: Vec<(Ranked, Vec<Summary>)>, threshold: f64) -> Ranking {
+    let mut scored: Vec<(f64, Ranked, Vec<Summary>)> = channels
         .into_iter()
         .map(|(channel, cells)| (geometric_mean_of_trimmed_means(&cells), channel, cells))
         .collect();
@@ -268,10 +284,10 @@ pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
     let entries = scored
         .into_iter()
         .enumerate()
-        .map(|(at, (value, channel, cells))| {
+        .map(|(at, (value, (channel, merge), cells))| {
             tie_goes_on = tie_goes_on && (at == 0 || within_noise(&best, &cells, threshold));
             let median = geometric_mean(cells.iter().map(|cell| cell.median));
-            Entry { channel, value, median, mixed: false, tied_with_first: at > 0 && tie_goes_on }
+            Entry { channel, merge, value, median, mixed: false, tied_with_first: at > 0 && tie_goes_on }
         })
         .collect();
     Ranking { entries }
@@ -279,7 +295,8 @@ pub fn rank(channels: Vec<(String, Vec<Summary>)>, threshold: f64) -> Ranking {
 
 /// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s mean is at
 /// least `threshold` (0.02 = 2%) higher, and each mean lies outside the other's interval (the
-/// 90% bootstrap interval of the mean, or the min–max below 3 samples).
+/// [`stats::CONFIDENCE`] bootstrap interval of the mean, or the min–max below
+/// [`stats::MIN_BOOTSTRAP_VALUES`] samples).
 ///
 /// A looser test than `compare`'s (Welch's t-test at `thresholds::SIGNIFICANCE`): the band's
 /// task counts are the replication that makes up for it ([`within_noise`]).
@@ -397,10 +414,10 @@ mod tests {
     fn ranking_is_by_geometric_mean_and_names_every_channel_tied_with_the_first() {
         let ranking = rank(
             vec![
-                ("slow".to_owned(), vec![around(300.0, 0.01)]),
-                ("noisy".to_owned(), vec![around(110.0, 0.4)]),
-                ("fast".to_owned(), vec![around(100.0, 0.01)]),
-                ("second".to_owned(), vec![around(150.0, 0.01)]),
+                (("slow".to_owned(), None), vec![around(300.0, 0.01)]),
+                (("noisy".to_owned(), None), vec![around(110.0, 0.4)]),
+                (("fast".to_owned(), None), vec![around(100.0, 0.01)]),
+                (("second".to_owned(), None), vec![around(150.0, 0.01)]),
             ],
             0.02,
         );
@@ -416,8 +433,13 @@ mod tests {
 
     #[test]
     fn a_clear_winner_stands_alone() {
-        let ranking =
-            rank(vec![("a".to_owned(), vec![around(200.0, 0.01)]), ("b".to_owned(), vec![around(100.0, 0.01)])], 0.02);
+        let ranking = rank(
+            vec![
+                (("a".to_owned(), None), vec![around(200.0, 0.01)]),
+                (("b".to_owned(), None), vec![around(100.0, 0.01)]),
+            ],
+            0.02,
+        );
         assert!(!ranking.is_tie());
         assert_eq!(ranking.leaders().len(), 1);
         let (next, ratio) = ranking.next().unwrap();
@@ -450,8 +472,20 @@ mod tests {
         assert_eq!(
             small.excluded,
             [
-                Excluded { channel: "kanal".into(), failed_samples: 1, failed_at: vec![1], missing_at: vec![] },
-                Excluded { channel: "tokio".into(), failed_samples: 0, failed_at: vec![], missing_at: vec![4] },
+                Excluded {
+                    channel: "kanal".into(),
+                    merge: None,
+                    failed_samples: 1,
+                    failed_at: vec![1],
+                    missing_at: vec![]
+                },
+                Excluded {
+                    channel: "tokio".into(),
+                    merge: None,
+                    failed_samples: 0,
+                    failed_at: vec![],
+                    missing_at: vec![4]
+                },
             ]
         );
         // kanal has no cell in the medium band at all: not measured there.
@@ -467,10 +501,10 @@ mod tests {
     fn a_tie_ends_at_the_first_channel_clearly_behind() {
         let ranking = rank(
             vec![
-                ("a".to_owned(), vec![around(100.0, 0.01)]),
-                ("b".to_owned(), vec![around(101.0, 0.01)]),
-                ("c".to_owned(), vec![around(150.0, 0.01)]),
-                ("d".to_owned(), vec![around(160.0, 0.9)]),
+                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
+                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
+                (("c".to_owned(), None), vec![around(150.0, 0.01)]),
+                (("d".to_owned(), None), vec![around(160.0, 0.9)]),
             ],
             0.02,
         );
@@ -481,9 +515,9 @@ mod tests {
         assert_eq!(ranking.next().unwrap().0.channel, "c");
         let three = rank(
             vec![
-                ("a".to_owned(), vec![around(100.0, 0.01)]),
-                ("b".to_owned(), vec![around(101.0, 0.01)]),
-                ("c".to_owned(), vec![around(101.6, 0.01)]),
+                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
+                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
+                (("c".to_owned(), None), vec![around(101.6, 0.01)]),
             ],
             0.02,
         );

@@ -4,8 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
+use crate::run::workload::{Merge, Mode, Phase, SendMode};
 
 /// One CSV row: one recorded sample. The field order is the column order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -13,9 +15,9 @@ pub struct Record {
     /// Channel name, as in `--list-channels`.
     pub channel: String,
     /// `cloned-send` or `merged-recv`.
-    pub mode: String,
+    pub mode: Mode,
     /// `multi-thread` or `current-thread`.
-    pub runtime: String,
+    pub runtime: RuntimeKind,
     /// Threads running tasks: the multi-thread runtime's worker threads, 1 for current-thread.
     #[serde(default)]
     pub workers: usize,
@@ -51,7 +53,7 @@ pub struct Record {
     /// How merged-recv merged the receivers: `futures-buffered`, `select-all` or `stream-map`;
     /// empty in cloned-send.
     #[serde(default)]
-    pub merge: String,
+    pub merge: Option<Merge>,
     /// `--payload`: `1200`, or `300..2000` when each message's size was drawn from that range.
     #[serde(default = "default_payload")]
     pub payload: String,
@@ -97,8 +99,8 @@ pub struct Record {
     /// `--send`: `wait` (senders wait for a slot) or `try` (they drop the message when the
     /// channel is full). Under `try`, `ns_per_message` and CPU per message are per *delivered*
     /// message. `wait` in files without the column.
-    #[serde(default = "default_send")]
-    pub send: String,
+    #[serde(default)]
+    pub send: SendMode,
     /// Messages the senders dropped because the channel was full; 0 under `wait`.
     #[serde(default)]
     pub dropped: u64,
@@ -108,7 +110,7 @@ pub struct Record {
     /// `--phase` of a paced run: `random` (each task's first burst at its own offset within
     /// one interval, drawn from `--seed`) or `aligned` (all at the gate); empty when not paced.
     #[serde(default)]
-    pub phase: String,
+    pub phase: Option<Phase>,
     /// Involuntary context switches of the whole process over the clock (`ru_nivcsw` from
     /// `getrusage`): how often a thread was preempted while runnable. A sample with many more
     /// than its cell's others was disturbed. Empty where it cannot be read.
@@ -124,11 +126,6 @@ pub struct Record {
 /// What a file without a `payload` column moved: the default fixed size.
 fn default_payload() -> String {
     DEFAULT_PAYLOAD_BYTES.to_string()
-}
-
-/// What a file without a `send` column did: wait for a slot.
-fn default_send() -> String {
-    crate::run::workload::SendMode::Wait.name().to_owned()
 }
 
 /// What a file without a `delivered_fraction` column delivered: everything.
@@ -165,5 +162,36 @@ mod tests {
         writer.serialize(&record).unwrap();
         let row = String::from_utf8(writer.into_inner().unwrap()).unwrap();
         assert_eq!(row.trim_end().split(',').count(), header.len());
+    }
+
+    /// The CSV text of each typed column is the name the command line and the console use.
+    #[test]
+    fn typed_columns_read_and_write_their_names() {
+        fn text(value: impl Serialize) -> String {
+            serde_json::to_value(value).unwrap().as_str().unwrap().to_owned()
+        }
+        for mode in Mode::ALL {
+            assert_eq!(text(mode), mode.name());
+        }
+        for runtime in RuntimeKind::ALL {
+            assert_eq!(text(runtime), runtime.name());
+        }
+        for merge in Merge::ALL {
+            assert_eq!(text(merge), merge.name());
+        }
+        for send in [SendMode::Wait, SendMode::Try] {
+            assert_eq!(text(send), send.name());
+        }
+        for phase in [Phase::Random, Phase::Aligned] {
+            assert_eq!(text(phase), phase.name());
+        }
+        let record = Record { mode: Mode::MergedRecv, merge: Some(Merge::SelectAll), ..Record::default() };
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.serialize(&record).unwrap();
+        let bytes = writer.into_inner().unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(text.contains(",merged-recv,multi-thread,") && text.contains(",select-all,"), "{text}");
+        let read: Record = csv::Reader::from_reader(bytes.as_slice()).deserialize().next().unwrap().unwrap();
+        assert_eq!(read, record);
     }
 }

@@ -36,9 +36,12 @@ impl Thresholds {
         percent.map_or(Self::DEFAULT, |percent| Self::uniform(percent / 100.0))
     }
 
-    /// The threshold of the runtime named `runtime`.
-    pub fn of(&self, runtime: &str) -> f64 {
-        if runtime == RuntimeKind::CurrentThread.name() { self.current_thread } else { self.multi_thread }
+    /// The threshold on `runtime`.
+    pub fn of(&self, runtime: RuntimeKind) -> f64 {
+        match runtime {
+            RuntimeKind::CurrentThread => self.current_thread,
+            RuntimeKind::MultiThread => self.multi_thread,
+        }
     }
 }
 
@@ -50,9 +53,9 @@ mod tests {
     fn each_runtime_has_its_threshold_and_a_percent_sets_both() {
         let default = Thresholds::from_percent(None);
         assert_eq!(default, Thresholds::DEFAULT);
-        assert!(default.of("current-thread") < default.of("multi-thread"));
-        assert_eq!(default.of(RuntimeKind::MultiThread.name()), default.multi_thread);
+        assert!(default.of(RuntimeKind::CurrentThread) < default.of(RuntimeKind::MultiThread));
+        assert_eq!(default.of(RuntimeKind::MultiThread), default.multi_thread);
         let given = Thresholds::from_percent(Some(5.0));
-        assert_eq!((given.of("current-thread"), given.of("multi-thread")), (0.05, 0.05));
+        assert_eq!((given.of(RuntimeKind::CurrentThread), given.of(RuntimeKind::MultiThread)), (0.05, 0.05));
     }
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use futures::future::Either;
+use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
 use super::allocs::{self, AllocCount};
@@ -20,9 +21,13 @@ use super::verify::Status;
 use super::workload::Workload;
 
 /// Which tokio scheduler runs the tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum RuntimeKind {
     /// The work-stealing scheduler with `--workers` worker threads.
+    #[default]
     MultiThread,
     /// Everything on one thread.
     CurrentThread,
@@ -67,9 +72,10 @@ impl RuntimeKind {
     }
 }
 
-/// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
-pub fn workers_text(workers: u64) -> String {
-    if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+impl std::fmt::Display for RuntimeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
 }
 
 /// One timed run.

@@ -5,14 +5,19 @@ use std::time::Duration;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
 
 use super::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use super::sink::Sink;
 
 /// How the sending tasks reach the one receiver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Mode {
     /// One bounded channel of `capacity` slots; its sender is cloned into every task.
+    #[default]
     ClonedSend,
     /// One bounded channel of `capacity / tasks` slots per task; the receivers are merged
     /// into one stream, as `--merge` says.
@@ -32,8 +37,17 @@ impl Mode {
     }
 }
 
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// How the receiver of merged-recv merges the tasks' receivers into one stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Merge {
     /// `futures_buffered::MergeBounded` (formerly `Merge`): wakes only the stream that is ready.
     #[default]
@@ -45,6 +59,9 @@ pub enum Merge {
 }
 
 impl Merge {
+    /// Every strategy, in `--merge` order.
+    pub const ALL: [Merge; 3] = [Merge::FuturesBuffered, Merge::SelectAll, Merge::StreamMap];
+
     /// The name used on the command line and in the CSV.
     pub fn name(self) -> &'static str {
         match self {
@@ -55,8 +72,17 @@ impl Merge {
     }
 }
 
+impl std::fmt::Display for Merge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// How a sending task hands a message to the channel (`--send`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum SendMode {
     /// The crate's async send: wait while the channel is full (nothing is lost).
     #[default]
@@ -76,8 +102,17 @@ impl SendMode {
     }
 }
 
+impl std::fmt::Display for SendMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// When each paced task's first burst is due (`--phase`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Phase {
     /// Each task starts at its own offset, drawn from `--seed` within one interval: participants
     /// whose frames do not all land at once, as in a real call.
@@ -95,6 +130,12 @@ impl Phase {
             Phase::Random => "random",
             Phase::Aligned => "aligned",
         }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
     }
 }
 

@@ -300,21 +300,6 @@ fn mode_seen_probability(share: f64, n: usize) -> f64 {
     1.0 - below
 }
 
-/// `40 ns ×60% | 125 ns ×40%`: each mode's centre and share, lowest first.
-pub fn modes_text(modes: &[Mode]) -> String {
-    let one = |mode: &Mode| format!("{} ns ×{:.0}%", three_figures(mode.centre), mode.share * 100.0);
-    modes.iter().map(one).collect::<Vec<_>>().join(" | ")
-}
-
-/// Three significant figures, no more decimals than that.
-fn three_figures(value: f64) -> String {
-    match value.abs() {
-        v if v >= 100.0 => format!("{value:.0}"),
-        v if v >= 10.0 => format!("{value:.1}"),
-        _ => format!("{value:.2}"),
-    }
-}
-
 /// The median of `values`, which it sorts; NaN when empty.
 pub(crate) fn median_of(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -545,12 +530,6 @@ mod tests {
     #[test]
     fn three_behaviours_come_out_as_three_modes() {
         assert_eq!(centres(&[10.0, 11.0, 50.0, 52.0, 300.0, 310.0]), [(10.5, 2), (51.0, 2), (305.0, 2)]);
-    }
-
-    #[test]
-    fn modes_read_as_centres_and_shares() {
-        let text = modes_text(&modes(&[40.0, 41.0, 39.0, 124.0, 126.0]));
-        assert_eq!(text, "40.0 ns ×60% | 125 ns ×40%");
     }
 
     #[test]

@@ -1,0 +1,96 @@
+//! The one owner of how numbers and labels read in every report: figures to three
+//! significant figures, latencies in their unit, text escaped for HTML, a cell's sample clusters, and the worker
+//! count and setting that tell a group of cells apart.
+
+use crate::stats;
+
+/// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Three significant figures, no more decimals than that: `1234`, `65.2`, `7.89`.
+pub fn number(value: f64) -> String {
+    match value.abs() {
+        v if v >= 100.0 => format!("{value:.0}"),
+        v if v >= 10.0 => format!("{value:.1}"),
+        _ => format!("{value:.2}"),
+    }
+}
+
+/// A latency in ns, in the unit that keeps it readable: `850 ns`, `12.3 µs`, `4.56 ms`.
+pub fn duration(ns: f64) -> String {
+    match ns {
+        ns if ns >= 1e6 => format!("{} ms", number(ns / 1e6)),
+        ns if ns >= 1e3 => format!("{} µs", number(ns / 1e3)),
+        ns => format!("{} ns", number(ns)),
+    }
+}
+
+/// `40.0 ns ×60% | 125 ns ×40%`: the clusters of a cell's samples, each as (centre in ns,
+/// share from 0 to 1), lowest first.
+pub fn clusters(clusters: impl IntoIterator<Item = (f64, f64)>) -> String {
+    let one = |(centre, share): (f64, f64)| format!("{} ns ×{:.0}%", number(centre), share * 100.0);
+    clusters.into_iter().map(one).collect::<Vec<_>>().join(" | ")
+}
+
+/// [`clusters`] of the modes `stats::modes` found.
+pub fn modes(modes: &[stats::Mode]) -> String {
+    clusters(modes.iter().map(|mode| (mode.centre, mode.share)))
+}
+
+/// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
+pub fn workers(workers: u64) -> String {
+    if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+}
+
+/// ` [2 workers, paced 8 every 20ms]`: what sets a group of cells apart, to follow its mode or
+/// channel; the worker count only when `workers` is given (the file holds several for the
+/// runtime), the setting only when there is one; empty when neither.
+pub fn group_notes(workers: Option<u64>, setting: &str) -> String {
+    let workers = workers.map(self::workers);
+    let notes: Vec<&str> =
+        workers.as_deref().into_iter().chain(Some(setting).filter(|setting| !setting.is_empty())).collect();
+    if notes.is_empty() { String::new() } else { format!(" [{}]", notes.join(", ")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(escape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+    }
+
+    #[test]
+    fn numbers_keep_three_significant_figures() {
+        assert_eq!([number(1234.4), number(65.23), number(7.891)], ["1234", "65.2", "7.89"]);
+        assert_eq!([duration(850.0), duration(12_345.0), duration(4_560_000.0)], ["850 ns", "12.3 µs", "4.56 ms"]);
+    }
+
+    #[test]
+    fn clusters_read_as_centres_and_shares() {
+        let found = stats::modes(&[40.0, 41.0, 39.0, 124.0, 126.0]);
+        assert_eq!(modes(&found), "40.0 ns ×60% | 125 ns ×40%");
+        assert_eq!(clusters([(40.0, 0.6), (125.0, 0.4)]), modes(&found));
+    }
+
+    #[test]
+    fn notes_name_workers_and_setting_only_when_there_are_some() {
+        assert_eq!(group_notes(None, ""), "");
+        assert_eq!(group_notes(Some(1), ""), " [1 worker]");
+        assert_eq!(group_notes(Some(2), "latency"), " [2 workers, latency]");
+        assert_eq!(group_notes(None, "latency"), " [latency]");
+    }
+}
