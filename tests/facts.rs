@@ -108,6 +108,20 @@ fn the_reference_machine_in_the_docs_is_the_one_in_the_runs_json() {
     }
 }
 
+#[test]
+fn every_install_line_keeps_the_locked_versions() {
+    // Without --locked, cargo install resolves the dependencies afresh: other crate versions
+    // than the ones measured and named in the caveats.
+    let mut lines = 0;
+    for (doc, text) in docs() {
+        for line in text.lines().filter(|line| line.contains("cargo install")) {
+            assert!(line.contains("--locked"), "{doc}: {line}");
+            lines += 1;
+        }
+    }
+    assert!(lines > 0, "no install line found");
+}
+
 /// Every `src/…`, `tests/…` and `examples/…` path in `text` (not inside a URL), without
 /// trailing punctuation.
 fn source_paths(text: &str) -> Vec<String> {
@@ -149,6 +163,51 @@ fn the_project_layout_lists_every_source_file_and_folder() {
         let name = format!("src/{}{slash}", entry.file_name().to_string_lossy());
         assert!(listed.contains(&name.as_str()), "docs/reference.md's project layout does not list {name}");
     }
+}
+
+/// (name, version) of every package in a Cargo.lock.
+fn locked(lock: &str) -> Vec<(String, String)> {
+    let value = |line: &str, key: &str| Some(line.strip_prefix(key)?.trim_matches('"').to_string());
+    let lines: Vec<&str> = lock.lines().collect();
+    lines.windows(2).filter_map(|pair| Some((value(pair[0], "name = ")?, value(pair[1], "version = ")?))).collect()
+}
+
+#[test]
+fn a_crate_of_your_own_builds_on_channel_bench_by_path() {
+    // As docs/custom-channel.md says: a path dependency, channel-bench's Cargo.lock copied,
+    // examples/custom_channel.rs as the main.rs. The project's target directory and the same
+    // features reuse what `cargo test` has just built.
+    let dir = tempfile::tempdir().unwrap();
+    let features = if cfg!(feature = "faults") { ", features = [\"faults\"]" } else { "" };
+    let manifest = format!(
+        "[package]\nname = \"my-bench\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\nchannel-bench = {{ path = {:?}{features} }}\nfutures = \"0.3\"\n\
+         tokio = {{ version = \"1\", features = [\"sync\"] }}\n\n[workspace]\n",
+        root()
+    );
+    std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(root().join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::copy(root().join("examples/custom_channel.rs"), dir.path().join("src/main.rs")).unwrap();
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), Into::into);
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let output = Command::new(cargo)
+        .args(["build", "--offline", "--quiet"])
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+
+    // The crates channel-bench measures keep their locked versions; only my-bench is new.
+    let (ours, theirs) =
+        (locked(&read("Cargo.lock")), locked(&std::fs::read_to_string(dir.path().join("Cargo.lock")).unwrap()));
+    let added: Vec<_> = theirs.iter().filter(|package| !ours.contains(package)).collect();
+    assert_eq!(added, [&("my-bench".to_string(), "0.1.0".to_string())]);
+
+    let listed = Command::new(target.join("debug/my-bench")).arg("--list-channels").output().unwrap();
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    assert!(listed.contains("mutex-queue") && listed.contains("tokio-mpsc"), "{listed}");
 }
 
 /// Runs the binary in `dir`; panics unless it exits 0.
