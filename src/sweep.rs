@@ -19,7 +19,8 @@
 
 use std::time::{Duration, Instant};
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
@@ -142,7 +143,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         if visiting.is_empty() {
             break;
         }
-        shuffle(&mut visiting, &mut generator);
+        visiting.shuffle(&mut generator);
         if extra {
             // Owed cells first: the budget may run out before a pass ends.
             visiting.sort_by_cached_key(|&at| !cells[at].owed(&rule));
@@ -194,13 +195,6 @@ fn judge(cells: &mut [Progress], measured: &[(usize, usize)]) {
     }
     for ((cell, sample), flag) in at.into_iter().zip(disturbed(&timed)) {
         cells[cell].disturbed[sample] = flag;
-    }
-}
-
-/// Fisher–Yates, from `generator`.
-fn shuffle(order: &mut [usize], generator: &mut Pcg64Mcg) {
-    for last in (1..order.len()).rev() {
-        order.swap(last, generator.random_range(0..=last));
     }
 }
 
@@ -309,9 +303,9 @@ mod tests {
     fn each_pass_visits_every_cell_once_in_a_seeded_order() {
         let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
         let mut first: Vec<usize> = (0..50).collect();
-        shuffle(&mut first, &mut generator);
+        first.shuffle(&mut generator);
         let mut second: Vec<usize> = (0..50).collect();
-        shuffle(&mut second, &mut generator);
+        second.shuffle(&mut generator);
         assert_ne!(first, second, "each pass has its own order");
         assert_ne!(first, (0..50).collect::<Vec<_>>());
         for order in [&first, &second] {
@@ -320,7 +314,7 @@ mod tests {
             assert_eq!(sorted, (0..50).collect::<Vec<_>>());
         }
         let mut again: Vec<usize> = (0..50).collect();
-        shuffle(&mut again, &mut Pcg64Mcg::seed_from_u64(ORDER_SEED));
+        again.shuffle(&mut Pcg64Mcg::seed_from_u64(ORDER_SEED));
         assert_eq!(again, first, "the same seed, the same order");
     }
 }

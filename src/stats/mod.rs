@@ -15,6 +15,7 @@ pub mod welch;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The confidence that [`Summary::median_interval`] reaches at least.
 pub const CONFIDENCE: f64 = 0.90;
@@ -139,38 +140,18 @@ fn percentile_interval(values: &[f64], tail: f64) -> (f64, f64) {
     (at(tail), at(1.0 - tail))
 }
 
-/// The tail probability of the expanded percentile interval of `n` values (at least 2) at
-/// `confidence`: 1 − Φ(√(n / (n − 1)) · t), t the `(1 + confidence) / 2` quantile of
-/// Student's t with n − 1 degrees of freedom. Tends to `(1 - confidence) / 2` as n grows.
+/// The tail probability of the expanded percentile interval of `n` values at `confidence`:
+/// 1 − Φ(√(n / (n − 1)) · t), t the `(1 + confidence) / 2` quantile of Student's t with n − 1
+/// degrees of freedom (statrs' `StudentsT` and `Normal`). Tends to `(1 - confidence) / 2` as n
+/// grows; 0 (the whole range of the resampled means) below 2 values, where t has no degrees of
+/// freedom.
 pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
-    let degrees = (n - 1) as f64;
-    let t = student_t_quantile(normal_quantile((1.0 + confidence) / 2.0), degrees);
-    1.0 - normal_cdf((n as f64 / degrees).sqrt() * t)
-}
-
-/// Φ⁻¹(p) for 0.5 ≤ p < 1 (Abramowitz & Stegun 26.2.23; error below 4.5·10⁻⁴).
-fn normal_quantile(p: f64) -> f64 {
-    let w = (-2.0 * (1.0 - p).ln()).sqrt();
-    w - (2.515517 + 0.802853 * w + 0.010328 * w * w) / (1.0 + 1.432788 * w + 0.189269 * w * w + 0.001308 * w.powi(3))
-}
-
-/// Φ(x) (Abramowitz & Stegun 7.1.26 for erf; error below 1.5·10⁻⁷).
-fn normal_cdf(x: f64) -> f64 {
-    let z = x.abs() / std::f64::consts::SQRT_2;
-    let k = 1.0 / (1.0 + 0.3275911 * z);
-    let poly = k * (0.254829592 + k * (-0.284496736 + k * (1.421413741 + k * (-1.453152027 + k * 1.061405429))));
-    let erf = 1.0 - poly * (-z * z).exp();
-    if x >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
-}
-
-/// The quantile of Student's t with `degrees` of freedom at the normal quantile `z`
-/// (Cornish–Fisher, Abramowitz & Stegun 26.7.5; within 0.3% of the tables from 2 degrees).
-fn student_t_quantile(z: f64, degrees: f64) -> f64 {
-    let g1 = (z.powi(3) + z) / 4.0;
-    let g2 = (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / 96.0;
-    let g3 = (3.0 * z.powi(7) + 19.0 * z.powi(5) + 17.0 * z.powi(3) - 15.0 * z) / 384.0;
-    let g4 = (79.0 * z.powi(9) + 776.0 * z.powi(7) + 1482.0 * z.powi(5) - 1920.0 * z.powi(3) - 945.0 * z) / 92160.0;
-    z + g1 / degrees + g2 / degrees.powi(2) + g3 / degrees.powi(3) + g4 / degrees.powi(4)
+    let degrees = n.saturating_sub(1) as f64;
+    let Ok(student) = StudentsT::new(0.0, 1.0, degrees) else {
+        return 0.0;
+    };
+    let t = student.inverse_cdf((1.0 + confidence) / 2.0);
+    Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }
 
 /// One cluster of a cell's samples ([`modes`]).
@@ -587,17 +568,24 @@ mod tests {
     }
 
     #[test]
-    fn the_distributions_match_their_tables() {
-        assert!((normal_quantile(0.95) - 1.6449).abs() < 1e-3);
-        assert!((normal_quantile(0.975) - 1.9600).abs() < 1e-3);
-        assert!((normal_cdf(1.6449) - 0.95).abs() < 1e-4 && (normal_cdf(-1.96) - 0.025).abs() < 1e-4);
-        for (degrees, table) in [(2.0, 2.920), (4.0, 2.132), (9.0, 1.833), (30.0, 1.697)] {
-            let t = student_t_quantile(normal_quantile(0.95), degrees);
-            assert!((t / table - 1.0).abs() < 0.005, "{degrees}: {t} against {table}");
-        }
-        // The expanded tail: far out for few values, towards 5% for many.
+    fn the_expanded_tail_matches_its_closed_forms() {
+        // 2 values: t with 1 degree is Cauchy, whose quantile is tan(π(p − ½)); √2·t then goes
+        // through Φ, itself ½·erfc(−x/√2), here checked against its tabled values.
+        let normal = Normal::standard();
+        assert!((normal.inverse_cdf(0.95) - 1.6448536).abs() < 1e-6);
+        assert!((normal.cdf(-1.959964) - 0.025).abs() < 1e-7);
+        let cauchy = (std::f64::consts::PI * 0.45).tan();
+        let two = expanded_tail(2, 0.9);
+        assert!((two - normal.sf(2f64.sqrt() * cauchy)).abs() < 1e-9, "{two}");
+        // 3 values: t with 2 degrees has the quantile (2p − 1)·√(2 / (1 − (2p − 1)²)).
+        let (centre, scaled): (f64, f64) = (0.9, (3.0f64 / 2.0).sqrt());
+        let t2 = centre * (2.0 / (1.0 - centre * centre)).sqrt();
+        assert!((expanded_tail(3, 0.9) - normal.sf(scaled * t2)).abs() < 1e-9);
+        // Far out for few values, towards 5% for many; 0 where t has no degrees of freedom.
         assert!(expanded_tail(5, 0.9) < 0.01 && expanded_tail(5, 0.9) > 0.005);
         assert!((expanded_tail(1000, 0.9) - 0.05).abs() < 0.002);
+        assert!(expanded_tail(10, 0.9) < expanded_tail(20, 0.9));
+        assert_eq!((expanded_tail(1, 0.9), expanded_tail(0, 0.9)), (0.0, 0.0));
     }
 
     /// Normal samples drawn by Box–Muller from a seeded generator.
