@@ -56,7 +56,7 @@ pub fn found(metadata: &Metadata) -> Found {
     } else if kind.is_char_device() && metadata.rdev() == libc::makedev(1, 3) {
         Found::NullDevice
     } else if kind.is_char_device() {
-        Found::Other("a character device")
+        Found::Other(CHARACTER_DEVICE)
     } else if kind.is_block_device() {
         Found::Other("a block device")
     } else if kind.is_fifo() {

@@ -50,7 +50,7 @@ fn parts(plan: &Plan, cell: &Cell) -> Vec<Part> {
         Part { flag: "--latency", bytes: histogram },
         Part { flag: "--sink", bytes: sink },
     ];
-    parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+    parts.sort_by_key(|part| std::cmp::Reverse(part.bytes));
     parts
 }
 
