@@ -25,9 +25,15 @@ fn cells_writes_beside_the_csv_and_replaces_nothing_without_force() {
     assert!(written.contains("\"median\": 1.5"), "{written}");
 
     std::fs::write(&beside, "mine").unwrap();
-    let (code, stdout, _) = channel_bench(&["cells"], &[&csv]);
-    assert_eq!(code, Some(0));
-    assert_eq!(stdout, format!("cells: {} exists, left as it is (--force replaces it)\n", beside.display()));
+    let (code, _, stderr) = channel_bench(&["cells"], &[&csv]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: --out {} already exists: choose another path, or pass --force to replace it\n",
+            beside.display()
+        )
+    );
     assert_eq!(std::fs::read_to_string(&beside).unwrap(), "mine");
     assert_eq!(channel_bench(&["cells", "--force"], &[&csv]).0, Some(0));
     assert_eq!(std::fs::read_to_string(&beside).unwrap(), written);

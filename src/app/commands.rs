@@ -24,13 +24,6 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     }
     let samples = read(&args.csv)?;
     let cells = cells::cells(&args.csv.display().to_string(), &samples);
-    // A sweep wrote it: named, left as it is.
-    let beside = args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular);
-    if beside {
-        export::write_all(&args.export, &cells, args.force)?;
-        print_line(&kept("cells", &out));
-        return Ok(ExitCode::SUCCESS);
-    }
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
     if out != Path::new("-") {

@@ -74,11 +74,7 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
         Command::Cells(args) => {
             export::check_free(&args.export, args.force)?;
             let beside = OutputSet::new(&args.csv).cells_json();
-            (
-                "cells",
-                vec![&*args.csv],
-                output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "--out")?,
-            )
+            ("cells", vec![&*args.csv], output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?)
         }
         Command::Report(args) => {
             ("report", vec![&*args.csv], output(&OutputSet::new(&args.csv).html(), args.force, true, "the report")?)
