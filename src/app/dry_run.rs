@@ -41,8 +41,9 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     print_line(&format!("samples: {} per cell {rule}, after {} warm-up(s)", plan.samples, plan.warmup));
     let wall = estimate::wall_time(plan);
     print_line(&format!(
-        "wall time: about {} (a guess at 100 ns per message, or the --pace schedule)",
-        humantime::format_duration(std::time::Duration::from_secs(wall.as_secs().max(1)))
+        "wall time: about {} (a guess at {} ns per message, or the --pace schedule)",
+        humantime::format_duration(std::time::Duration::from_secs(wall.as_secs().max(1))),
+        estimate::ASSUMED_NS_PER_MESSAGE
     ));
     if let Some((cell, peak)) = estimate::largest_cell(plan) {
         let available = estimate::available_memory().map_or_else(String::new, |(bytes, source)| {

@@ -26,7 +26,7 @@ const CHANNEL_BYTES: u128 = 1024;
 const WORKER_BYTES: u128 = 256 * 1024;
 /// The nanoseconds per message `--dry-run` assumes for its wall time: within the range the
 /// built-in channels measure, so the estimate gives the order of magnitude, no more.
-const ASSUMED_NS_PER_MESSAGE: u64 = 100;
+pub const ASSUMED_NS_PER_MESSAGE: u64 = 100;
 
 /// One cost of a cell, named by the flag that sets it.
 struct Part {
