@@ -7,10 +7,11 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
+use crate::results::thresholds::Thresholds;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
-use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode, Phase, SendMode};
+use crate::run::sink::{Sink, WRITE_BUFFER_BYTES};
+use crate::run::workload::{Merge, Mode, Phase, SendMode, WARMUP_MESSAGES};
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
@@ -51,7 +52,7 @@ fn positive() -> RangedU64ValueParser<usize> {
 
 /// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
 /// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
-/// verifies every delivery, prints means and medians and writes one CSV row per sample, then the summary
+/// verifies every delivery, prints trimmed means and medians and writes one CSV row per sample, then the summary
 /// (FILE.md) and a self-contained report (FILE.html) beside the CSV.
 #[derive(Debug, Parser)]
 #[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
@@ -67,10 +68,10 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Compare two channel-bench CSVs cell by cell: means and medians, the ratio of the means, whether the change is
-    /// beyond the noise, and the modes of cells whose samples form more than one
+    /// Compare two channel-bench CSVs cell by cell: trimmed means and medians, the ratio of the trimmed means, whether
+    /// the change is beyond the noise, and the modes of cells whose samples form more than one
     Compare(CompareArgs),
-    /// Write the per-cell results of a channel-bench CSV (samples, mean and median with their 90% intervals,
+    /// Write the per-cell results of a channel-bench CSV (samples, trimmed mean and median with their 90% intervals,
     /// min, max, modes, failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
     Cells(CellsArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512, 1024+): the fastest or
@@ -82,6 +83,18 @@ pub enum Command {
     Report(ReportArgs),
 }
 
+impl Command {
+    /// Whether `--dry-run` was given.
+    pub fn dry_run(&self) -> bool {
+        match self {
+            Command::Compare(args) => args.dry_run,
+            Command::Cells(args) => args.dry_run,
+            Command::Summary(args) => args.dry_run,
+            Command::Report(args) => args.dry_run,
+        }
+    }
+}
+
 /// `channel-bench report FILE`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -91,9 +104,12 @@ pub struct ReportArgs {
     #[arg(long)]
     pub force: bool,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
-    /// [default: 20 on the current-thread runtime, 25 on the multi-thread one]
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent,
+          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
     pub threshold: Option<f64>,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `channel-bench summary FILE`.
@@ -102,8 +118,8 @@ pub struct SummaryArgs {
     /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
     pub csv: PathBuf,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
-    /// [default: 20 on the current-thread runtime, 25 on the multi-thread one]
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    #[arg(long, value_name = "PCT", value_parser = parse_percent,
+          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
     pub threshold: Option<f64>,
     /// Print only the short answer, as Markdown (the README's block), and write nothing
     #[arg(long)]
@@ -114,6 +130,9 @@ pub struct SummaryArgs {
     /// Replace the Markdown file if it exists (a regular file, emptied in place)
     #[arg(long)]
     pub force: bool,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `channel-bench cells FILE`.
@@ -130,6 +149,9 @@ pub struct CellsArgs {
     /// The exports, as on a sweep.
     #[command(flatten)]
     pub export: ExportArgs,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// Per-cell results for other tools, written at the end of a sweep or by `channel-bench cells`.
@@ -138,10 +160,10 @@ pub struct ExportArgs {
     /// Also write the per-cell results (as in FILE.cells.json) to PATH, for scripts
     #[arg(long, value_name = "PATH")]
     pub export_json: Option<PathBuf>,
-    /// Also write each cell's mean ns/message and its 90% interval in Bencher Metric Format to PATH
+    /// Also write each cell's trimmed mean ns/message and its 90% interval in Bencher Metric Format to PATH
     #[arg(long, value_name = "PATH")]
     pub export_bmf: Option<PathBuf>,
-    /// Also write each cell's mean ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
+    /// Also write each cell's trimmed mean ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
     #[arg(long, value_name = "PATH")]
     pub export_github_action: Option<PathBuf>,
 }
@@ -154,8 +176,9 @@ pub struct CompareArgs {
     /// The later CSV
     pub new: PathBuf,
     /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
-    /// significantly [default: 20 on the current-thread runtime, 25 on the multi-thread one]
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    /// significantly
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
+        "Changes of the trimmed mean smaller than this, in percent, are \"no change\" even when the samples differ significantly"))]
     pub threshold: Option<f64>,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers)
     #[arg(long)]
@@ -163,22 +186,28 @@ pub struct CompareArgs {
     /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI
     #[arg(long)]
     pub fail_on_slower: bool,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// The options of a sweep.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Messages moved per run, split evenly across the tasks [default: 1048576; --quick: 65536]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+    /// Messages moved per run, split evenly across the tasks
+    #[arg(long, value_name = "N", help = format!(
+        "Messages moved per run, split evenly across the tasks [default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
+        value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub messages: Option<u64>,
 
     /// Slots in flight: the one channel's in cloned-send, split across the tasks' channels in merged-recv
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY, value_parser = positive(), allow_negative_numbers = true)]
     pub capacity: usize,
 
-    /// Comma-separated sending-task counts, each N or a range A..B of powers of two (1..8192 is
-    /// 1,2,4,…,8192) [default: 1,2,4,8,16,32,64,128,256,512; --quick: 1,8,64,512]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
+    /// Comma-separated sending-task counts, each N or a range A..B of powers of two
+    #[arg(long, value_name = "LIST", help = format!(
+        "Comma-separated sending-task counts, each N or a range A..B of powers of two (1..8192 is 1,2,4,…,8192) \
+         [default: {}; --quick: {}]", list(&DEFAULT_TASKS), list(&QUICK_TASKS)), value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
     pub tasks: Option<Vec<TaskCounts>>,
 
     /// Comma-separated channels to measure [default: all; see --list-channels]
@@ -198,7 +227,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
     pub workers: Option<Vec<usize>>,
 
-    /// Payload bytes per message (an RTP packet is about 1200), or MIN..MAX: a size drawn
+    /// Payload bytes per message (the default is an RTP packet's), or MIN..MAX: a size drawn
     /// uniformly per message (both ends included) from a generator seeded with --seed
     #[arg(long, value_name = "BYTES|MIN..MAX", default_value_t = PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES), allow_negative_numbers = true)]
     pub payload: PayloadSize,
@@ -217,8 +246,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "INTERVAL", value_parser = parse_interval)]
     pub pace: Option<Duration>,
 
-    /// Messages per burst under --pace [default: 8, a video frame's packets]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    /// Messages per burst under --pace
+    #[arg(long, value_name = "N", help = format!("Messages per burst under --pace [default: {DEFAULT_BURST}, a video frame's packets]"), value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub burst: Option<u32>,
 
     /// When each paced task's first burst is due: random (an offset within one interval per
@@ -236,9 +265,12 @@ pub struct SweepArgs {
     pub latency: bool,
 
     /// What the receiver does with each payload besides verifying it: none, or file:PATH
-    /// (written through a 64 KiB buffered writer, checked for size, removed after each sample
-    /// if the sweep created it; file:/dev/null is written and left alone)
-    #[arg(long, value_name = "none|file:PATH", default_value = "none")]
+    /// (written through a buffered writer, checked for size, removed after each sample if the
+    /// sweep created it; file:/dev/null is written and left alone)
+    #[arg(long, value_name = "none|file:PATH", default_value = "none", help = format!(
+        "What the receiver does with each payload besides verifying it: none, or file:PATH (written through a {} KiB \
+         buffered writer, checked for size, removed after each sample if the sweep created it; file:/dev/null is \
+         written and left alone)", WRITE_BUFFER_BYTES / 1024))]
     pub sink: Sink,
 
     /// Leave the --sink file in place after each sample (it then holds the last sample's payloads)
@@ -249,23 +281,28 @@ pub struct SweepArgs {
     #[arg(long)]
     pub count_allocs: bool,
 
-    /// Unrecorded warm-up runs per cell before the samples, each of at most 65536 messages
-    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    /// Unrecorded warm-up runs per cell before the samples
+    #[arg(long, value_name = "N", default_value_t = 1, help = format!(
+        "Unrecorded warm-up runs per cell before the samples, each of at most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
     pub warmup: usize,
 
-    /// Recorded runs per cell at least [default: 5; --quick: 3]
-    #[arg(long, value_name = "N", value_parser = positive(), allow_negative_numbers = true)]
+    /// Recorded runs per cell at least
+    #[arg(long, value_name = "N", help = format!(
+        "Recorded runs per cell at least [default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"), value_parser = positive(), allow_negative_numbers = true)]
     pub samples: Option<usize>,
 
-    /// After --samples passes, keep sampling the cells whose mean is not yet known to ± this many percent
+    /// After --samples passes, keep sampling the cells whose trimmed mean is not yet known to ± this many percent
     /// (90% confidence), or whose samples form separate modes, until --max-time runs out
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
     pub precision: f64,
 
     /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
     /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones,
-    /// except with 0: then exactly --samples) [default: 0.18; --quick: 0.05]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, allow_negative_numbers = true)]
+    /// except with 0: then exactly --samples)
+    #[arg(long, value_name = "SECS", help = format!(
+        "Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop once \
+         they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones, \
+         except with 0: then exactly --samples) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 
     /// Seconds a sample (with its warm-ups) may run before it is recorded as a timeout and abandoned
@@ -281,17 +318,45 @@ pub struct SweepArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// A short sweep: 65536 messages, tasks 1,8,64,512, 3 samples, --max-time 0.05 (explicit flags win)
-    #[arg(long)]
+    /// A short sweep: fewer messages, task counts and samples, and a shorter --max-time
+    #[arg(long, help = format!(
+        "A short sweep: {QUICK_MESSAGES} messages, tasks {}, {QUICK_SAMPLES} samples, --max-time {QUICK_MAX_TIME_SECS} \
+         (explicit flags win)", list(&QUICK_TASKS)))]
     pub quick: bool,
 
     /// List the channels, their crate versions and capacity, and each crate's known problems, then exit
     #[arg(long)]
     pub list_channels: bool,
 
+    /// Validate the sweep, print its cells, samples, an estimate of its wall time and its peak
+    /// memory, and exit: nothing measured, nothing written
+    #[arg(long)]
+    pub dry_run: bool,
+
     /// The per-cell exports written at the end of the sweep.
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+/// `help`, then the default thresholds of [`Thresholds::DEFAULT`], in percent.
+fn with_thresholds(help: &str) -> String {
+    let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
+    format!(
+        "{help} [default: {} on the current-thread runtime, {} on the multi-thread one]",
+        percent(current_thread),
+        percent(multi_thread)
+    )
+}
+
+/// A fraction as a percentage, without the float's noise: 0.2 is `20`, 0.025 is `2.5`.
+fn percent(fraction: f64) -> String {
+    let percent = (fraction * 100.0 * 1e6).round() / 1e6;
+    format!("{percent}")
+}
+
+/// `1,8,64`.
+fn list(values: &[usize]) -> String {
+    values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {
@@ -352,6 +417,50 @@ fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::CommandFactory;
+
+    /// The help of `channel-bench SUBCOMMAND` (or of the sweep), as printed.
+    fn help(subcommand: Option<&str>) -> String {
+        let mut command = Cli::command();
+        let command = match subcommand {
+            Some(name) => command.find_subcommand_mut(name).unwrap(),
+            None => &mut command,
+        };
+        command.render_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn the_help_states_the_defaults_of_their_owning_constants() {
+        let sweep = help(None);
+        let tasks = |counts: &[usize]| counts.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",");
+        for expected in [
+            format!("[default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
+            format!("[default: {}; --quick: {}]", tasks(&DEFAULT_TASKS), tasks(&QUICK_TASKS)),
+            format!("[default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"),
+            format!("[default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"),
+            format!("[default: {DEFAULT_PAYLOAD_BYTES}]"),
+            format!("[default: {DEFAULT_CAPACITY}]"),
+            format!("[default: {DEFAULT_BURST},"),
+            format!("at most {WARMUP_MESSAGES} messages"),
+            format!("a {} KiB buffered writer", WRITE_BUFFER_BYTES / 1024),
+            format!("{QUICK_MESSAGES} messages, tasks {}, {QUICK_SAMPLES} samples", tasks(&QUICK_TASKS)),
+        ] {
+            assert!(sweep.contains(&expected), "the sweep's help lacks {expected:?}");
+        }
+        let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
+        let thresholds = format!(
+            "[default: {} on the current-thread runtime, {} on the multi-thread one]",
+            current_thread * 100.0,
+            multi_thread * 100.0
+        );
+        for subcommand in ["summary", "report", "compare"] {
+            assert_eq!(help(Some(subcommand)).matches(&thresholds).count(), 1, "{subcommand}: {thresholds}");
+        }
+        for text in [sweep, help(Some("compare")), help(Some("cells"))] {
+            let bare = text.replace("trimmed mean", "");
+            assert!(!bare.contains(" mean") && !bare.contains(" means"), "an untrimmed mean in: {text}");
+        }
+    }
 
     #[test]
     fn a_task_range_is_its_powers_of_two() {

@@ -29,7 +29,10 @@ fn cells_writes_beside_the_csv_and_replaces_nothing_without_force() {
     assert_eq!(code, Some(2));
     assert_eq!(
         stderr,
-        format!("error: {} already exists: give --out another path, or pass --force to replace it\n", beside.display())
+        format!(
+            "error: --out {} already exists: choose another path, or pass --force to replace it\n",
+            beside.display()
+        )
     );
     assert_eq!(std::fs::read_to_string(&beside).unwrap(), "mine");
     assert_eq!(channel_bench(&["cells", "--force"], &[&csv]).0, Some(0));

@@ -313,3 +313,66 @@ fn a_normal_build_has_no_faulty_channels() {
     let output = bench().args(["--channels", "fault-hang"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// The files in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn dry_run_prints_the_cells_samples_wall_time_and_memory_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.csv");
+    let output =
+        bench().args(TINY).args(["--channels", "kanal,flume", "--dry-run", "--out"]).arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    // 2 channels × 2 modes × 2 runtimes × 2 task counts.
+    assert!(stdout.contains("cells: 16\n"), "{stdout}");
+    assert_eq!(stdout.lines().filter(|line| line.starts_with("  ")).count(), 16, "{stdout}");
+    for part in ["samples: 2 per cell exactly", "wall time: about", "peak memory: about", "would write:"] {
+        assert!(stdout.contains(part), "{part}: {stdout}");
+    }
+    assert!(files_in(dir.path()).is_empty(), "{:?}", files_in(dir.path()));
+
+    // The presets plan too; an invalid plan or an existing output is refused as the sweep refuses it.
+    for preset in [&["--dry-run"][..], &["--quick", "--dry-run"]] {
+        bench().args(preset).assert().success();
+    }
+    bench().args(["--dry-run", "--tasks", "0"]).assert().code(2);
+    std::fs::write(&out, "mine").unwrap();
+    bench().args(TINY).args(["--dry-run", "--out"]).arg(&out).assert().code(2);
+    assert_eq!(files_in(dir.path()), ["run.csv"]);
+}
+
+#[test]
+fn dry_run_of_the_commands_reads_their_inputs_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("run.csv");
+    bench().args(TINY).args(["--channels", "kanal", "--out"]).arg(&csv).assert().success();
+    std::fs::remove_file(csv.with_extension("md")).unwrap();
+    std::fs::remove_file(csv.with_extension("html")).unwrap();
+    std::fs::remove_file(csv.with_extension("cells.json")).unwrap();
+    let before = files_in(dir.path());
+    let csv = csv.to_str().unwrap();
+    for args in [
+        &["summary", "--dry-run", csv][..],
+        &["report", "--dry-run", csv],
+        &["cells", "--dry-run", csv],
+        &["compare", "--dry-run", csv, csv],
+    ] {
+        let output = bench().args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(stdout.starts_with("dry run: nothing measured, nothing written\n"), "{stdout}");
+        assert!(stdout.contains(&format!("would read {csv} (8 cells)")), "{stdout}");
+    }
+    assert_eq!(files_in(dir.path()), before, "nothing written");
+    let missing = dir.path().join("missing.csv");
+    bench().args(["summary", "--dry-run"]).arg(&missing).assert().code(2);
+}

@@ -152,10 +152,10 @@ fn report_writes_any_csv_and_replaces_only_with_force() {
     // An existing report is kept without --force, replaced with it.
     std::fs::write(&html_path, "mine").unwrap();
     let output = bench().arg("report").arg(&csv).output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("exists") && stderr.contains("--force"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.contains("exists, left as it is") && stdout.contains("--force"), "{stdout}");
     assert_eq!(std::fs::read_to_string(&html_path).unwrap(), "mine");
     bench().args(["report", "--force"]).arg(&csv).assert().success();
     assert!(std::fs::read_to_string(&html_path).unwrap().starts_with("<!DOCTYPE html>"));

@@ -206,3 +206,24 @@ fn ctrl_c_stops_a_long_sample_in_the_middle() {
     assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(complete_rows(&out).0, 0);
 }
+
+#[test]
+fn a_plan_past_the_machines_memory_is_refused_at_once_naming_the_estimate_and_what_to_lower() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("huge.csv");
+    // 4 GB buffers for each of 4096 tasks, and 10^11 slots: past any machine's memory.
+    for args in [&["--payload", "4000000000", "--tasks", "4096"][..], &["--capacity", "100000000000", "--tasks", "1"]] {
+        let started = std::time::Instant::now();
+        let output = Command::new(binary()).args(args).arg("--out").arg(&out).output().unwrap();
+        let took = started.elapsed();
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(took < Duration::from_secs(1), "{args:?} took {took:?}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("needs about") && stderr.contains("available") && stderr.contains("lower --"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "nothing written");
+    }
+}

@@ -70,7 +70,7 @@ fn not_regular_files(dir: &Path) -> (Vec<(PathBuf, &'static str)>, std::os::unix
     let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
     let link = dir.join("link.csv");
     std::os::unix::fs::symlink(&fifo, &link).unwrap();
-    let mut cases = vec![(fifo, "a FIFO"), (folder, "a folder"), (socket, "a socket"), (link, "a FIFO")];
+    let mut cases = vec![(fifo, "a FIFO"), (folder, "a folder"), (socket, "a socket"), (link, "a symbolic link")];
     // A copy of /dev/full: writes to it fail, and removing it would be the bug this guards.
     if let Some(device) = mknod(&dir.join("full.csv"), 1, 7) {
         cases.push((device, "a character device"));
@@ -93,7 +93,7 @@ fn refused(args: &[&str], expected: &[&str]) -> String {
 }
 
 #[test]
-fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_to_a_fifo_are_refused_as_out() {
+fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_are_refused_as_out() {
     let dir = tempfile::tempdir().unwrap();
     let (cases, _listener) = not_regular_files(dir.path());
     for (path, what) in &cases {
@@ -111,7 +111,7 @@ fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_to_a_fifo_are_refused_as_out(
 }
 
 #[test]
-fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_to_a_fifo_are_refused_as_sink() {
+fn a_device_a_fifo_a_socket_a_folder_and_a_symlink_are_refused_as_sink() {
     let dir = tempfile::tempdir().unwrap();
     let (cases, _listener) = not_regular_files(dir.path());
     let out = dir.path().join("run.csv");
@@ -204,15 +204,27 @@ fn an_out_named_like_another_member_is_refused() {
 }
 
 #[test]
-fn summary_does_not_replace_an_existing_markdown_without_force() {
+fn summary_and_report_on_a_sweeps_own_csv_answer_and_leave_its_files_alone_without_force() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("run.csv");
     bench().args(TINY).arg("--out").arg(&csv).assert().success();
-    let markdown = csv.with_extension("md");
+    let (markdown, html) = (csv.with_extension("md"), csv.with_extension("html"));
     std::fs::write(&markdown, "the user's notes").unwrap();
+    std::fs::write(&html, "the user's page").unwrap();
     let shown = markdown.display().to_string();
-    refused(&["summary", csv.to_str().unwrap()], &[&shown, "already exists", "--force", "--out -"]);
-    assert_eq!(std::fs::read_to_string(&markdown).unwrap(), "the user's notes");
+    for (command, file, text) in [("summary", &markdown, "the user's notes"), ("report", &html, "the user's page")] {
+        let output = bench().args([command, csv.to_str().unwrap()]).output().unwrap();
+        assert_eq!(output.status.code(), Some(0), "{command}: {}", String::from_utf8_lossy(&output.stderr));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let line = format!("{command}: {} exists, left as it is (--force replaces it)", file.display());
+        assert_eq!(stdout.matches(&line).count(), 1, "{command}: {stdout}");
+        assert_eq!(stdout.lines().last(), Some(line.as_str()), "{stdout}");
+        assert_eq!(std::fs::read_to_string(file).unwrap(), text, "{command}");
+    }
+    let answered = bench().args(["summary", csv.to_str().unwrap()]).output().unwrap().stdout;
+    assert!(String::from_utf8(answered).unwrap().contains("kanal"), "the answer is printed");
+    // An explicit --out that exists is still refused.
+    refused(&["summary", "--out", &shown, csv.to_str().unwrap()], &[&shown, "already exists", "--force"]);
 
     let printed = bench().args(["summary", "--out", "-"]).arg(&csv).output().unwrap();
     assert!(printed.status.success());
@@ -229,4 +241,59 @@ fn summary_does_not_replace_an_existing_markdown_without_force() {
     std::fs::remove_file(&markdown).unwrap();
     mkfifo(&markdown);
     refused(&["summary", "--force", csv.to_str().unwrap()], &[&shown, "is a FIFO"]);
+}
+
+/// A symbolic link at `link` to a regular file of the user's, and that file.
+fn link_to_users_file(dir: &Path, link: &Path) -> PathBuf {
+    let target = dir.join("precious.txt");
+    std::fs::write(&target, "the user's own file").unwrap();
+    std::os::unix::fs::symlink(&target, link).unwrap();
+    target
+}
+
+#[test]
+fn a_symlink_as_out_beside_out_or_as_sink_is_refused_with_or_without_force() {
+    for (member, sink) in
+        [(Some("csv"), false), (Some("json"), false), (Some("md"), false), (Some("html"), false), (None, true)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run.csv");
+        let link = match member {
+            Some(extension) => out.with_extension(extension),
+            None => dir.path().join("sink.bin"),
+        };
+        let target = link_to_users_file(dir.path(), &link);
+        let sink_flag = format!("file:{}", link.display());
+        for force in [&[][..], &["--force"]] {
+            let mut args = [TINY, &["--out", out.to_str().unwrap()], force].concat();
+            if sink {
+                args.extend(["--sink", &sink_flag]);
+            }
+            refused(&args, &[&link.display().to_string(), "is a symbolic link"]);
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "the user's own file", "{args:?}");
+            assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        }
+    }
+}
+
+#[test]
+fn summary_report_and_cells_do_not_write_through_a_symlink() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("run.csv");
+    bench().args(TINY).arg("--out").arg(&csv).assert().success();
+    for (command, extension) in [("summary", "md"), ("report", "html"), ("cells", "cells.json")] {
+        let output = csv.with_extension(extension);
+        std::fs::remove_file(&output).unwrap();
+        let target = link_to_users_file(dir.path(), &output);
+        for force in [&[][..], &["--force"]] {
+            let args = [&[command][..], force, &[csv.to_str().unwrap()]].concat();
+            let stderr = bench().args(&args).output().unwrap();
+            assert_eq!(stderr.status.code(), Some(2), "{args:?}");
+            let stderr = String::from_utf8(stderr.stderr).unwrap();
+            assert!(stderr.contains("is a symbolic link") && stderr.lines().count() == 1, "{args:?}: {stderr}");
+            assert_eq!(std::fs::read_to_string(&target).unwrap(), "the user's own file", "{args:?}");
+        }
+        std::fs::remove_file(&output).unwrap();
+        std::fs::remove_file(&target).unwrap();
+    }
 }

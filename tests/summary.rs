@@ -65,12 +65,15 @@ fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv()
         "{markdown}"
     );
 
-    // Run again: the Markdown is not replaced without --force, and is with it.
+    // Run again: the answer is printed, the Markdown not replaced without --force, and is with it.
     std::fs::write(&markdown_path, "my notes").unwrap();
     let (code, stdout, stderr) = summary(&csv);
-    assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains(&format!("{} already exists", markdown_path.display())), "{stderr}");
-    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout
+            .ends_with(&format!("summary: {} exists, left as it is (--force replaces it)\n", markdown_path.display())),
+        "{stdout}"
+    );
     assert_eq!(std::fs::read_to_string(&markdown_path).unwrap(), "my notes");
     let (code, _, stderr) = summary_with(&csv, &["--force"]);
     assert_eq!(code, Some(0), "{stderr}");

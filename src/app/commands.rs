@@ -9,6 +9,7 @@ use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::print_line, export, machine};
+use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
@@ -100,22 +101,34 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    // None: stdout.
-    let target = match &args.out {
-        Some(out) if out.as_os_str() == "-" => None,
-        Some(out) => Some(out.clone()),
-        None => Some(markdown_path(&args.csv)),
-    };
-    if let Some(path) = &target {
-        if *path == args.csv {
-            return Err(usage(format!("--out {} is the CSV itself: give another path", path.display())));
+    let beside = markdown_path(&args.csv);
+    let markdown = match &args.out {
+        Some(out) if out.as_os_str() == "-" => Markdown::Stdout,
+        Some(out) if *out == args.csv => {
+            return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
         }
-        files::check_target(path, args.force, "the summary")?;
-    }
+        Some(out) => {
+            files::check_target(out, args.force, "the summary")?;
+            Markdown::File(out, args.force)
+        }
+        // A sweep wrote it: the answer is printed, the file left as it is.
+        None if !args.force && paths::examine(&beside).is_ok_and(|found| found == Found::Regular) => {
+            Markdown::Kept(&beside)
+        }
+        None => {
+            files::check_target(&beside, args.force, "the summary")?;
+            Markdown::File(&beside, args.force)
+        }
+    };
     let samples = read(&args.csv)?;
-    let markdown = target.as_deref().map_or(Markdown::Stdout, |path| Markdown::File(path, args.force));
     print_summary(&args.csv, &samples, Thresholds::from_percent(args.threshold), markdown)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The one line for an output left as it was: `summary: x.md exists, left as it is (--force
+/// replaces it)`.
+fn kept(what: &str, path: &Path) -> String {
+    format!("{what}: {} exists, left as it is (--force replaces it)", path.display())
 }
 
 /// Where the summary's Markdown goes.
@@ -125,6 +138,8 @@ pub(crate) enum Markdown<'a> {
     File(&'a Path, bool),
     /// To stdout, instead of the text.
     Stdout,
+    /// Nowhere: this file, a regular file already there, is left as it is and named.
+    Kept(&'a Path),
 }
 
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
@@ -144,6 +159,10 @@ pub(crate) fn print_summary(
             files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
+        Markdown::Kept(path) => {
+            print_line(output::summary::text(&bands).trim_end());
+            print_line(&kept("summary", path));
+        }
     }
     Ok(())
 }
@@ -157,8 +176,12 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             args.csv.display()
         )));
     }
-    files::check_target(&set.html(), args.force, "the report")?;
     let samples = read(&args.csv)?;
+    if !args.force && paths::examine(&set.html()).is_ok_and(|found| found == Found::Regular) {
+        print_line(&kept("report", &set.html()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    files::check_target(&set.html(), args.force, "the report")?;
     write_report(&set, &samples, Thresholds::from_percent(args.threshold), args.force)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -17,6 +17,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
 
 pub mod commands;
+pub mod dry_run;
 pub mod sweep;
 
 pub use commands::{cells, compare, list_channels, report, summarize};
@@ -65,6 +66,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),
     };
     match cli.command {
+        Some(command) if command.dry_run() => dry_run::command(&command),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),
@@ -75,8 +77,9 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         }
         None => {
             let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-            let exports = cli.sweep.export.clone();
-            sweep(Plan::with_extra(cli.sweep, extra)?, command_line, &exports)
+            let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
+            let plan = Plan::with_extra(cli.sweep, extra)?;
+            if dry { dry_run::sweep(&plan, &exports) } else { sweep(plan, command_line, &exports) }
         }
     }
 }

@@ -12,7 +12,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cli::ExportArgs;
-use crate::error::usage;
 use crate::output::files;
 use crate::results::cells::{CellResult, CellsFile};
 
@@ -35,10 +34,9 @@ fn asked(exports: &ExportArgs) -> impl Iterator<Item = (&Path, &'static str, For
 /// A usage error when an export would replace an existing file without `force`: checked
 /// before a sweep, so that its end does not fail.
 pub fn check_free(exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
-    match asked(exports).find(|(path, _, _)| !force && *path != Path::new("-") && path.exists()) {
-        Some((path, flag, _)) => Err(exists(path, flag)),
-        None => Ok(()),
-    }
+    asked(exports)
+        .filter(|(path, _, _)| *path != Path::new("-"))
+        .try_for_each(|(path, flag, _)| files::check_target(path, force, flag))
 }
 
 /// Writes every export `exports` asks for; an existing file is replaced only when `force` is set.
@@ -47,10 +45,6 @@ pub fn write_all(exports: &ExportArgs, cells: &CellsFile, force: bool) -> anyhow
         write_file(path, &text(cells), force, flag)?;
     }
     Ok(())
-}
-
-fn exists(path: &Path, flag: &str) -> anyhow::Error {
-    usage(format!("{} already exists: give {flag} another path, or pass --force to replace it", path.display()))
 }
 
 /// The per-cell results as pretty JSON, one newline at the end.
@@ -101,9 +95,6 @@ pub fn write_file(path: &Path, text: &str, force: bool, flag: &str) -> anyhow::R
     if path == Path::new("-") {
         std::io::stdout().write_all(text.as_bytes()).context("cannot write to stdout")?;
         return Ok(());
-    }
-    if !force && path.exists() {
-        return Err(exists(path, flag));
     }
     // Only a regular file is replaced, emptied in place; anything else is refused.
     files::write(path, text.as_bytes(), force, flag)

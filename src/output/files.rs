@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::error::usage;
-use crate::paths::{self, Existing, Found, OpenError};
+use crate::paths::{self, Existing, OpenError, Refused};
 
 /// The extensions of the files a sweep writes, `X.csv` first: the rows, the machine and build
 /// (`X.json`), the summary (`X.md`), the statistics per cell (`X.cells.json`) and the report
@@ -74,55 +74,39 @@ impl OutputSet {
             }
         }
         for member in self.members() {
-            let shown = member.display();
-            let found = paths::examine(&member)
-                .map_err(|error| usage(format!("--out {csv}: cannot examine {shown}: {error}")))?;
-            match found {
-                Found::Nothing => {}
-                Found::Regular if force => {}
-                Found::Regular if member == self.csv => {
-                    return Err(usage(format!(
-                        "--out {csv} already exists: choose another path, or pass --force to overwrite it"
-                    )));
-                }
-                Found::Regular => {
-                    return Err(usage(format!(
-                        "--out {csv}: {shown} already exists and the sweep would replace it: \
-                         choose another --out, or pass --force to overwrite it"
-                    )));
-                }
-                Found::NullDevice => return Err(not_regular(&self.csv, &member, "a character device")),
-                Found::Other(what) => return Err(not_regular(&self.csv, &member, what)),
-            }
+            let subject =
+                if member == self.csv { format!("--out {csv}") } else { format!("--out {csv}: {}", member.display()) };
+            check(&member, force, &subject)?;
         }
         Ok(())
     }
 }
 
-fn not_regular(csv: &Path, member: &Path, what: &str) -> anyhow::Error {
-    if member == csv {
-        usage(format!("--out {} is {what}: give a regular file or a new path, such as run.csv", csv.display()))
-    } else {
-        usage(format!(
-            "--out {}: {} is {what}, where the sweep writes one of its files: choose another --out",
-            csv.display(),
-            member.display()
-        ))
+/// A usage error unless `path` may be written: it is new, or a regular file and `force`.
+/// `subject` names it in the one line of [`Refused`] (`--out run.md`, `the summary run.md`).
+pub fn check(path: &Path, force: bool, subject: &str) -> anyhow::Result<()> {
+    let existing = if force { Existing::Truncate } else { Existing::Refuse };
+    let found = paths::examine(path).map_err(OpenError::Io);
+    match found.map(|found| OpenError::of(found, existing)) {
+        Ok(None) => Ok(()),
+        Ok(Some(why)) | Err(why) => Err(refused(subject, why)),
     }
 }
 
-/// A usage error unless `path` may be written by `flag` (`--out`, or `summary`'s Markdown):
+/// A usage error unless `path` may be written by `flag` (`--export-json`, `the summary`):
 /// it is new, or a regular file and `force`.
 pub fn check_target(path: &Path, force: bool, flag: &str) -> anyhow::Result<()> {
-    let shown = path.display();
-    match paths::examine(path).map_err(|error| usage(format!("{flag} {shown}: cannot examine it: {error}")))? {
-        Found::Nothing => Ok(()),
-        Found::Regular if force => Ok(()),
-        Found::Regular => Err(usage(format!(
-            "{flag} {shown} already exists: pass --force to replace it, or give --out PATH (--out - for stdout)"
-        ))),
-        Found::NullDevice => Err(usage(format!("{flag} {shown} is a character device: give a regular file"))),
-        Found::Other(what) => Err(usage(format!("{flag} {shown} is {what}: give a regular file"))),
+    check(path, force, &format!("{flag} {}", path.display()))
+}
+
+/// [`Refused`] as a usage error (exit 2), or, for a failure of the system rather than of the
+/// path, as a plain error (exit 1).
+fn refused(subject: &str, why: OpenError) -> anyhow::Error {
+    match why {
+        OpenError::Io(error) if !paths::is_path_problem(&error) => {
+            anyhow::Error::new(error).context(format!("{subject}: cannot write it"))
+        }
+        why => usage(Refused::new(subject, why).to_string()),
     }
 }
 
@@ -130,17 +114,7 @@ pub fn check_target(path: &Path, force: bool, flag: &str) -> anyhow::Result<()> 
 /// a new file, or (`existing`) a regular file emptied in place. A path the user must change is
 /// a usage error naming `flag`; a failure of the system is not.
 pub fn open(path: &Path, existing: Existing, flag: &str) -> anyhow::Result<std::fs::File> {
-    let shown = path.display();
-    paths::open(path, existing).map_err(|error| match error {
-        OpenError::Exists => {
-            usage(format!("{flag} {shown} already exists: choose another path, or pass --force to overwrite it"))
-        }
-        OpenError::NotRegular(what) => usage(format!("{flag} {shown} is {what}: give a regular file or a new path")),
-        OpenError::Io(error) if paths::is_path_problem(&error) => {
-            usage(format!("cannot create {flag} {shown}: {error}"))
-        }
-        OpenError::Io(error) => anyhow::Error::new(error).context(format!("cannot create {shown}")),
-    })
+    paths::open(path, existing).map_err(|why| refused(&format!("{flag} {}", path.display()), why))
 }
 
 /// Writes `contents` to `path`, a member already checked: a new file, or with `force` a
@@ -179,6 +153,10 @@ mod tests {
         std::fs::create_dir(set.markdown()).unwrap();
         let error = set.check(true).unwrap_err().to_string();
         assert!(error.contains("is a folder"), "{error}");
+        std::fs::remove_dir(set.markdown()).unwrap();
+        std::os::unix::fs::symlink(set.csv(), set.markdown()).unwrap();
+        let error = set.check(true).unwrap_err().to_string();
+        assert!(error.contains("is a symbolic link"), "{error}");
         let error = OutputSet::new(&dir.path().join("run.md")).check(true).unwrap_err().to_string();
         assert!(error.contains("ends in .md"), "{error}");
     }

@@ -42,6 +42,13 @@ impl RunClock {
     }
 }
 
+/// Bytes of the counts of one [`LatencyRecorder`]'s histogram, for the plan's memory estimate.
+pub fn histogram_bytes() -> usize {
+    let histogram =
+        Histogram::<u64>::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).expect("constant bounds are valid");
+    histogram.distinct_values() * std::mem::size_of::<u64>()
+}
+
 /// The receiver's half: one histogram, written only by the receiving task.
 #[derive(Debug)]
 pub struct LatencyRecorder {

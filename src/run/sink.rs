@@ -7,7 +7,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::paths::{self, Existing, Found, OpenError};
+use crate::paths::{self, Existing, Found, OpenError, Refused};
 
 /// Bytes the sink's writer gathers before each `write` to the file.
 pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
@@ -74,23 +74,16 @@ impl Sink {
     pub fn claim(self, force: bool) -> Result<Sink, String> {
         let Some((path, _)) = self.file() else { return Ok(self) };
         let shown = path.display();
-        let found = paths::examine(path).map_err(|error| format!("--sink file:{shown}: cannot examine it: {error}"))?;
+        let subject = format!("--sink file:{shown}");
+        let found = paths::examine(path).map_err(|error| Refused::new(&subject, OpenError::Io(error)).to_string())?;
+        let existing = if force { Existing::Truncate } else { Existing::Refuse };
         let owner = match found {
             Found::Nothing => Owner::Run,
-            Found::Regular if force => Owner::User,
-            Found::Regular => {
-                return Err(format!(
-                    "--sink file:{shown} already exists and would be overwritten: choose another path, or pass --force"
-                ));
-            }
             Found::NullDevice => Owner::NullDevice,
-            Found::Other("a folder") => {
-                return Err(format!("--sink file:{shown} is a folder: give a file path such as file:{shown}/sink.bin"));
-            }
-            Found::Other(what) => {
-                return Err(format!(
-                    "--sink file:{shown} is {what}: give a regular file or a new path (or file:/dev/null)"
-                ));
+            Found::Regular if force => Owner::User,
+            found => {
+                let why = OpenError::of(found, existing).expect("only a path that may not be written is left");
+                return Err(Refused::new(subject, why).to_string());
             }
         };
         if owner == Owner::Run {
@@ -117,11 +110,8 @@ impl Sink {
         let shown = path.display();
         let file = match owner {
             Owner::Unclaimed => return Err(format!("{shown} was not examined before the sweep")),
-            Owner::Run | Owner::User => paths::open(path, Existing::Truncate).map_err(|error| match error {
-                OpenError::Exists => format!("cannot create {shown}: it exists"),
-                OpenError::NotRegular(what) => format!("{shown} is now {what}: not written"),
-                OpenError::Io(error) => format!("cannot create {shown}: {error}"),
-            })?,
+            Owner::Run | Owner::User => paths::open(path, Existing::Truncate)
+                .map_err(|why| Refused::new(format!("--sink file:{shown}"), why).to_string())?,
             Owner::NullDevice => {
                 let file = OpenOptions::new()
                     .write(true)

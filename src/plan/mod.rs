@@ -14,6 +14,8 @@ use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Pace, SendMode, Workload};
 use crate::stats::StopRule;
 
+pub mod estimate;
+
 /// One cell of the sweep: a channel under one workload on one runtime.
 #[derive(Debug, Clone)]
 pub struct Cell {
@@ -278,7 +280,6 @@ impl Plan {
         if self.payload.max() > u32::MAX as usize {
             return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
         }
-        self.check_memory(available_memory())?;
         self.check_sink()?;
         for &tasks in &self.tasks {
             if tasks as u64 > self.messages {
@@ -299,16 +300,8 @@ impl Plan {
             }
             self.check_pace(tasks)?;
         }
-        Ok(())
-    }
-
-    /// Bytes the largest cell needs at most: every slot full, every task's payload and state,
-    /// and the drawn sizes when they vary.
-    pub fn memory_needed(&self) -> u128 {
-        let slots = self.capacity as u128 * (2 * std::mem::size_of::<crate::channel::Message>()) as u128;
-        let tasks = self.tasks.iter().copied().max().unwrap_or(0) as u128;
-        let sizes = if self.payload.varies() { self.messages as u128 * 4 } else { 0 };
-        slots + tasks * (self.payload.max() as u128 + TASK_BYTES) + sizes
+        // Last: the estimate walks every cell, which the checks above keep within reason.
+        estimate::check_memory(self, estimate::available_memory())
     }
 
     /// A paced sample cannot be faster than its schedule; refuse one the watchdog would abandon.
@@ -334,22 +327,6 @@ impl Plan {
     fn check_sink(&mut self) -> anyhow::Result<()> {
         self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
         Ok(())
-    }
-
-    fn check_memory(&self, available: Option<u64>) -> anyhow::Result<()> {
-        let needed = self.memory_needed();
-        match available {
-            Some(available) if needed > u128::from(available) => Err(usage(format!(
-                "the largest cell needs about {} (--capacity {} slots, --tasks {} × --payload {} bytes), \
-                 more than the {} this machine has available: lower --capacity, --tasks or --payload",
-                bytes_text(needed),
-                self.capacity,
-                self.tasks.iter().max().unwrap_or(&0),
-                self.payload,
-                bytes_text(u128::from(available))
-            ))),
-            _ => Ok(()),
-        }
     }
 
     fn check_capacity(&self, workload: Workload) -> anyhow::Result<()> {
@@ -380,23 +357,6 @@ impl Plan {
         }
         Ok(())
     }
-}
-
-/// What a sending task and its channel cost beyond the payload, generously: the task, its
-/// future, and in merged-recv its own channel.
-const TASK_BYTES: u128 = 4096;
-
-/// `MemAvailable` from /proc/meminfo, in bytes; `None` where it cannot be read.
-fn available_memory() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-fn bytes_text(bytes: u128) -> String {
-    const GIB: f64 = (1u64 << 30) as f64;
-    format!("{:.1} GiB", bytes as f64 / GIB)
 }
 
 fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {

@@ -1,0 +1,105 @@
+//! `--dry-run`: a command checked and described, nothing measured and nothing written.
+//!
+//! A sweep's plan is validated as for a run (its flags, its memory, its output files), then its
+//! cells, samples, a rough wall time and the peak memory are printed. The commands that read a
+//! CSV read it (so a missing or malformed input is refused as it would be) and say what they
+//! would write.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use super::read;
+use crate::cli::{Command, ExportArgs};
+use crate::output::console::print_line;
+use crate::output::export;
+use crate::output::files::{self, OutputSet};
+use crate::paths::{self, Found};
+use crate::plan::{Plan, estimate};
+
+/// The first line of every dry run.
+const NOTHING_DONE: &str = "dry run: nothing measured, nothing written";
+
+/// The sweep of `plan`, described: refused as the sweep would be (its output set, its exports),
+/// else its cells and what it would cost.
+pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
+    export::check_free(exports, plan.force)?;
+    let set = plan.out.as_deref().map(OutputSet::new);
+    if let Some(set) = &set {
+        set.check(plan.force)?;
+    }
+    let cells = plan.cells();
+    print_line(NOTHING_DONE);
+    print_line(&format!("cells: {}", cells.len()));
+    for cell in &cells {
+        print_line(&format!("  {}", cell.label()));
+    }
+    let rule = if plan.max_time.is_zero() {
+        "exactly".to_owned()
+    } else {
+        format!("at least, then more where needed for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
+    };
+    print_line(&format!("samples: {} per cell {rule}, after {} warm-up(s)", plan.samples, plan.warmup));
+    let wall = estimate::wall_time(plan);
+    print_line(&format!(
+        "wall time: about {} (a guess at {} ns per message, or the --pace schedule)",
+        humantime::format_duration(std::time::Duration::from_secs(wall.as_secs().max(1))),
+        estimate::ASSUMED_NS_PER_MESSAGE
+    ));
+    if let Some((cell, peak)) = estimate::largest_cell(plan) {
+        let available = estimate::available_memory().map_or_else(String::new, |(bytes, source)| {
+            format!(", of {} available ({source})", estimate::bytes_text(u128::from(bytes)))
+        });
+        print_line(&format!("peak memory: about {} ({}){available}", estimate::bytes_text(peak), cell.label()));
+    }
+    match set {
+        Some(set) => {
+            let members: Vec<String> = set.members().iter().map(|path| path.display().to_string()).collect();
+            print_line(&format!("would write: {}", members.join(", ")));
+        }
+        None => print_line("would write: results/channel-bench-<UTC start time>.csv and the files beside it"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A subcommand under `--dry-run`: its inputs read, its output checked as the command would,
+/// what it would write said.
+pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
+    let (name, inputs, writes) = match command {
+        Command::Compare(args) => ("compare", vec![&*args.old, &*args.new], "print the comparison".to_owned()),
+        Command::Summary(args) if args.short => ("summary", vec![&*args.csv], "print the short answer".to_owned()),
+        Command::Summary(args) => {
+            let beside = OutputSet::new(&args.csv).markdown();
+            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?;
+            ("summary", vec![&*args.csv], format!("print the answer, {writes}"))
+        }
+        Command::Cells(args) => {
+            export::check_free(&args.export, args.force)?;
+            let beside = OutputSet::new(&args.csv).cells_json();
+            ("cells", vec![&*args.csv], output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?)
+        }
+        Command::Report(args) => {
+            ("report", vec![&*args.csv], output(&OutputSet::new(&args.csv).html(), args.force, true, "the report")?)
+        }
+    };
+    let mut read_ok = Vec::new();
+    for input in inputs {
+        let samples = read(input)?;
+        read_ok.push(format!("{} ({} cells)", input.display(), samples.order.len()));
+    }
+    print_line(NOTHING_DONE);
+    print_line(&format!("{name}: would read {} and {writes}", read_ok.join(" and ")));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a command would do with its output `path` (`-` is stdout): refused as the command
+/// would refuse it, or `write PATH`, or, for a file a sweep wrote `beside` its CSV, leave it.
+fn output(path: &Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<String> {
+    if path == Path::new("-") {
+        return Ok("print it on stdout".to_owned());
+    }
+    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
+        return Ok(format!("leave {} as it is (--force replaces it)", path.display()));
+    }
+    files::check_target(path, force, flag)?;
+    Ok(format!("write {}", path.display()))
+}

@@ -1,0 +1,204 @@
+//! What a plan will cost before it runs: each cell's peak memory, checked against the memory
+//! the machine (or its cgroup) has available, and a rough wall time for `--dry-run`.
+//!
+//! The memory of a cell is an upper estimate of what its run holds at once: every slot full,
+//! each task's payload buffer (the messages in flight are slices of it), each task and channel,
+//! the drawn sizes, the latency histogram and the sink's buffer. An allocation that fails all
+//! the same aborts the process (Rust's allocation-error hook is not stable); docs/reference.md
+//! says so.
+
+use std::time::Duration;
+
+use super::{Cell, Plan};
+use crate::channel::Message;
+use crate::error::usage;
+use crate::run::workload::{Mode, WARMUP_MESSAGES};
+use crate::run::{latency, sink};
+
+/// Bytes per slot of a channel: the message, and as much again for the channel's own
+/// bookkeeping of the slot (generous for every built-in channel).
+const SLOT_BYTES: u128 = 2 * std::mem::size_of::<Message>() as u128;
+/// What a sending task costs beyond its payload buffer: the task, its future and its sender.
+const TASK_BYTES: u128 = 4096;
+/// What a channel costs beyond its slots: one in cloned-send, one per task in merged-recv.
+const CHANNEL_BYTES: u128 = 1024;
+/// What a worker thread of the runtime costs: its run queue and the stack it touches.
+const WORKER_BYTES: u128 = 256 * 1024;
+/// The nanoseconds per message `--dry-run` assumes for its wall time: within the range the
+/// built-in channels measure, so the estimate gives the order of magnitude, no more.
+pub const ASSUMED_NS_PER_MESSAGE: u64 = 100;
+
+/// One cost of a cell, named by the flag that sets it.
+struct Part {
+    flag: &'static str,
+    bytes: u128,
+}
+
+/// The parts of `cell`'s peak memory, largest first.
+fn parts(plan: &Plan, cell: &Cell) -> Vec<Part> {
+    let workload = &cell.workload;
+    let tasks = workload.tasks as u128;
+    let channels = if workload.mode == Mode::MergedRecv { tasks } else { 1 };
+    let sizes = if workload.payload.varies() { u128::from(workload.messages) * 4 } else { 0 };
+    let histogram = if plan.latency { latency::histogram_bytes() as u128 } else { 0 };
+    let sink = if plan.sink.path().is_some() { sink::WRITE_BUFFER_BYTES as u128 } else { 0 };
+    let mut parts = vec![
+        Part { flag: "--capacity", bytes: workload.capacity as u128 * SLOT_BYTES + channels * CHANNEL_BYTES },
+        Part { flag: "--tasks", bytes: tasks * TASK_BYTES },
+        Part { flag: "--payload", bytes: tasks * workload.payload.max() as u128 + sizes },
+        Part { flag: "--workers", bytes: cell.workers as u128 * WORKER_BYTES },
+        Part { flag: "--latency", bytes: histogram },
+        Part { flag: "--sink", bytes: sink },
+    ];
+    parts.sort_by_key(|part| std::cmp::Reverse(part.bytes));
+    parts
+}
+
+/// The peak memory of `cell`, in bytes.
+pub fn cell_memory(plan: &Plan, cell: &Cell) -> u128 {
+    parts(plan, cell).iter().map(|part| part.bytes).sum()
+}
+
+/// The cell with the largest peak memory, and that peak.
+pub fn largest_cell(plan: &Plan) -> Option<(Cell, u128)> {
+    plan.cells()
+        .into_iter()
+        .map(|cell| (cell_memory(plan, &cell), cell))
+        .max_by_key(|(bytes, _)| *bytes)
+        .map(|(bytes, cell)| (cell, bytes))
+}
+
+/// A usage error when the largest cell of `plan` needs more than `available` (bytes, and
+/// where the figure comes from), naming the estimate and the flags that lower it most.
+pub fn check_memory(plan: &Plan, available: Option<(u64, &'static str)>) -> anyhow::Result<()> {
+    let (Some((available, source)), Some((cell, needed))) = (available, largest_cell(plan)) else { return Ok(()) };
+    if needed <= u128::from(available) {
+        return Ok(());
+    }
+    // The flags behind a tenth of the estimate or more, largest first: lowering the others would not help.
+    let flags: Vec<&str> =
+        parts(plan, &cell).iter().filter(|part| part.bytes * 10 >= needed).take(2).map(|part| part.flag).collect();
+    Err(usage(format!(
+        "the cell {} needs about {} of memory (--capacity {}, --tasks {}, --payload {}), more than the {} available \
+         ({source}): lower {}",
+        cell.label(),
+        bytes_text(needed),
+        plan.capacity,
+        cell.workload.tasks,
+        plan.payload,
+        bytes_text(u128::from(available)),
+        flags.join(" or ")
+    )))
+}
+
+/// The memory a run may take, in bytes, and where that figure comes from: the least of
+/// `MemAvailable` (/proc/meminfo) and the room left under the cgroup's limit, when set;
+/// `None` where neither can be read.
+pub fn available_memory() -> Option<(u64, &'static str)> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| mem_available(&text));
+    let cgroup = cgroup_room();
+    match (meminfo, cgroup) {
+        (Some(meminfo), Some(cgroup)) if cgroup < meminfo => Some((cgroup, "the cgroup's memory limit")),
+        (Some(meminfo), _) => Some((meminfo, "MemAvailable in /proc/meminfo")),
+        (None, Some(cgroup)) => Some((cgroup, "the cgroup's memory limit")),
+        (None, None) => None,
+    }
+}
+
+/// `MemAvailable` of a /proc/meminfo text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|line| line.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The cgroup's limit less what it uses, in bytes: cgroup v2 (`memory.max`, `memory.current`)
+/// or v1 (`memory.limit_in_bytes`, `memory.usage_in_bytes`); `None` without a limit.
+fn cgroup_room() -> Option<u64> {
+    let read = |path: &str| std::fs::read_to_string(path).ok()?.trim().parse::<u64>().ok();
+    let (limit, used) = match read("/sys/fs/cgroup/memory.max") {
+        Some(limit) => (limit, read("/sys/fs/cgroup/memory.current")?),
+        None => {
+            (read("/sys/fs/cgroup/memory/memory.limit_in_bytes")?, read("/sys/fs/cgroup/memory/memory.usage_in_bytes")?)
+        }
+    };
+    // v1 writes "no limit" as a number near 2^63.
+    (limit < 1 << 60).then(|| limit.saturating_sub(used))
+}
+
+/// A rough wall time of the whole sweep: each cell's warm-ups and `--samples` at
+/// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), plus the extra passes'
+/// budget (`--max-time` × cells).
+pub fn wall_time(plan: &Plan) -> Duration {
+    let cells = plan.cells();
+    let per_cell = |cell: &Cell| {
+        let workload = &cell.workload;
+        let warm = workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64));
+        let measured = Duration::from_nanos(workload.messages.saturating_mul(ASSUMED_NS_PER_MESSAGE));
+        let sample = measured.max(workload.paced_duration());
+        sample * plan.samples as u32 + Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32
+    };
+    cells.iter().map(per_cell).sum::<Duration>() + plan.max_time * cells.len() as u32
+}
+
+/// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
+pub fn bytes_text(bytes: u128) -> String {
+    const KIB: f64 = 1024.0;
+    let bytes = bytes as f64;
+    if bytes >= KIB * KIB * KIB {
+        format!("{:.1} GiB", bytes / (KIB * KIB * KIB))
+    } else if bytes >= KIB * KIB {
+        format!("{:.1} MiB", bytes / (KIB * KIB))
+    } else {
+        format!("{:.0} KiB", bytes / KIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        assert_eq!(mem_available("MemTotal: 8 kB\nMemAvailable:    2048 kB\n"), Some(2048 * 1024));
+        assert_eq!(mem_available("MemTotal: 8 kB\n"), None);
+    }
+
+    #[test]
+    fn bytes_read_in_the_largest_unit_that_fits() {
+        assert_eq!(bytes_text(3 << 30), "3.0 GiB");
+        assert_eq!(bytes_text(5 << 20), "5.0 MiB");
+        assert_eq!(bytes_text(512 << 10), "512 KiB");
+    }
+
+    fn plan(args: &[&str]) -> Plan {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from([&["channel-bench"][..], args].concat()).unwrap();
+        // Validated without a memory limit, then checked against the one each test gives.
+        let mut plan = Plan::with_extra(cli.sweep, &[]).unwrap_or_else(|error| panic!("{args:?}: {error}"));
+        plan.out = None;
+        plan
+    }
+
+    #[test]
+    fn the_largest_cell_sets_the_peak_and_a_plan_past_the_memory_is_refused_naming_what_to_lower() {
+        let small = plan(&["--tasks", "1,64", "--payload", "1200", "--channels", "kanal"]);
+        let (cell, peak) = largest_cell(&small).unwrap();
+        assert_eq!(cell.workload.tasks, 64, "more tasks, more buffers");
+        assert!(peak >= 65536 * SLOT_BYTES + 64 * 1200, "{peak}");
+        check_memory(&small, Some((u64::try_from(peak).unwrap(), "test"))).unwrap();
+        let error = check_memory(&small, Some((u64::try_from(peak).unwrap() - 1, "test"))).unwrap_err().to_string();
+        assert!(error.contains("tasks=64") && error.contains("lower --capacity"), "{error}");
+
+        let payloads = plan(&["--tasks", "512", "--payload", "4000000", "--channels", "kanal", "--capacity", "1024"]);
+        let error = check_memory(&payloads, Some((1 << 30, "test"))).unwrap_err().to_string();
+        assert!(error.ends_with("lower --payload"), "{error}");
+    }
+
+    #[test]
+    fn the_wall_time_grows_with_samples_and_messages() {
+        let one = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "1", "--max-time", "0"]));
+        let five = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "5", "--max-time", "0"]));
+        assert!(five > one && one > Duration::ZERO, "{one:?} {five:?}");
+    }
+}
