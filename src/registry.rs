@@ -121,6 +121,10 @@ pub const CHANNELS: &[ChannelEntry] = &[
         },
     ]),
     ChannelEntry::of::<TokioRecvMany>(),
+    ChannelEntry::of::<Loole>(),
+    ChannelEntry::of::<Rapidfire>(),
+    ChannelEntry::of::<Asyncband>(),
+    ChannelEntry::of::<Fibre>(),
 ];
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
