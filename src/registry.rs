@@ -22,16 +22,44 @@ pub struct ChannelEntry {
     pub caveats: &'static [Caveat],
 }
 
-/// A known problem of a channel's crate, reported upstream or found here, that a user should
+/// A known problem of a channel's crate, reported upstream or shown here, that a user should
 /// weigh beside its figures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Caveat {
     /// One line: what goes wrong, and whether the benchmark is exposed to it.
     pub text: &'static str,
-    /// Where it is reported or can be seen (an issue, a pull request, the source).
+    /// Its source: the upstream issue, pull request or commit, or the source line it concerns.
     pub link: &'static str,
-    /// The crate versions it applies to.
+    /// The crate versions it is known to apply to, as a requirement [`Caveat::applies_to`] reads:
+    /// comparators (`=`, `>=`, `<=`, `>`, `<` and a `major.minor.patch` version) joined by `, `,
+    /// all of which must hold. Its upper end is the newest version checked, so a test fails when
+    /// Cargo.lock moves past it and the caveat has to be read again.
     pub versions: &'static str,
+    /// Whether it is shown here or only reported upstream.
+    pub evidence: Evidence,
+}
+
+/// How a [`Caveat`] is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// Shown here by a test, named `file::function` (`tests/caveats.rs::…`), that fails once the
+    /// problem is gone.
+    Reproduced {
+        /// The test that shows it.
+        test: &'static str,
+    },
+    /// Reported upstream ([`Caveat::link`]), not reproduced here.
+    ReportedUpstream,
+}
+
+impl Evidence {
+    /// `reproduced here (tests/caveats.rs::name)` or `reported upstream`.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Reproduced { test } => format!("reproduced here ({test})"),
+            Self::ReportedUpstream => "reported upstream".to_owned(),
+        }
+    }
 }
 
 impl Caveat {
@@ -47,6 +75,43 @@ impl Caveat {
             _ => self.link.to_owned(),
         }
     }
+
+    /// Whether `version` (`major.minor.patch`) meets [`Caveat::versions`]; `None` when either
+    /// does not parse.
+    pub fn applies_to(&self, version: &str) -> Option<bool> {
+        let version = parse_version(version)?;
+        self.versions.split(", ").try_fold(true, |all, comparator| {
+            let (operator, bound) = comparator.find(|c: char| c.is_ascii_digit()).map(|at| comparator.split_at(at))?;
+            let order = version.cmp(&parse_version(bound)?);
+            let holds = match operator {
+                "=" => order.is_eq(),
+                ">=" => order.is_ge(),
+                "<=" => order.is_le(),
+                ">" => order.is_gt(),
+                "<" => order.is_lt(),
+                _ => return None,
+            };
+            Some(all && holds)
+        })
+    }
+}
+
+/// `major.minor.patch` as numbers; `None` for anything else (a pre-release included).
+fn parse_version(version: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = version.trim().split('.').map(|part| part.parse::<u64>().ok());
+    let parsed = (parts.next()??, parts.next()??, parts.next()??);
+    parts.next().is_none().then_some(parsed)
+}
+
+/// The version of `crate_name` that Cargo.lock held when the binary was built (`build.rs`
+/// records every locked package); `None` if it is not there, every one if several are.
+pub fn locked_versions(crate_name: &str) -> Vec<&'static str> {
+    env!("CHANNEL_BENCH_LOCKED")
+        .split(';')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(name, _)| *name == crate_name)
+        .map(|(_, version)| version)
+        .collect()
 }
 
 /// When the crates' issue trackers were last searched for [`ChannelEntry::caveats`].
@@ -70,6 +135,23 @@ impl ChannelEntry {
         Self { caveats, ..self }
     }
 
+    /// The locked version of [`ChannelEntry::crate_name`] (several joined by `, `, `unknown` if
+    /// the crate is not in Cargo.lock, as for a channel of your own built elsewhere).
+    pub fn version(&self) -> String {
+        let versions = locked_versions(self.crate_name);
+        if versions.is_empty() { "unknown".to_owned() } else { versions.join(", ") }
+    }
+
+    /// Whether the channel has a known problem: a caveat whose range holds the locked version
+    /// of its crate (or any caveat, when that version cannot be read). The "no known problem"
+    /// pick skips these channels.
+    pub fn has_known_problem(&self) -> bool {
+        let versions = locked_versions(self.crate_name);
+        self.caveats.iter().any(|caveat| {
+            versions.is_empty() || versions.iter().any(|version| caveat.applies_to(version) != Some(false))
+        })
+    }
+
     /// Whether this channel can hold exactly `capacity` messages with `senders` senders.
     pub fn supports(&self, capacity: usize, senders: usize) -> bool {
         capacity >= 1 && capacity >= senders * self.slots_per_sender
@@ -83,44 +165,42 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<AsyncChannel>(),
     ChannelEntry::of::<FuturesChannel>(),
     ChannelEntry::of::<Kanal>().with_caveats(&[Caveat {
-        text: "its own stream (ReceiveStream) corrupts the heap when polled again while pending; the adapter streams \
-               `recv` instead",
+        text: "its own stream (ReceiveStream) corrupts the heap when polled again while pending, as \
+               buffer_unordered and StreamMap do; fixed on its main branch, not in a release; the adapter \
+               streams `recv` instead",
         link: "https://github.com/fereidani/kanal/issues/63",
-        versions: "0.1.1 and 0.2.0-beta1, fixed on the main branch only",
+        versions: "=0.1.1",
+        evidence: Evidence::ReportedUpstream,
     }]),
-    ChannelEntry::of::<Thingbuf>().with_caveats(&[
-        Caveat {
-            text: "a slot a sender has claimed but not yet written holds up the receiver",
-            link: "https://github.com/hawkw/thingbuf/issues/88",
-            versions: "0.1.6",
-        },
-        Caveat {
-            text: "hang or allocator crash when a blocking channel closes while a RecvRef is held (blocking API, \
-                   not used here)",
-            link: "https://github.com/hawkw/thingbuf/issues/100",
-            versions: "0.1.6, open",
-        },
-    ]),
-    ChannelEntry::of::<Tachyonix>().with_caveats(&[Caveat {
-        text: "senders reported not woken when the receiver is closed (a user replaced it with tokio's mpsc); \
-               no upstream issue, not reproduced here",
-        link: "https://github.com/EasyTier/EasyTier/pull/1483",
-        versions: "0.3.1",
+    ChannelEntry::of::<Thingbuf>().with_caveats(&[Caveat {
+        text: "a slot a sender has claimed but not yet written holds up the receiver",
+        link: "https://github.com/hawkw/thingbuf/issues/88",
+        versions: "=0.1.6",
+        evidence: Evidence::ReportedUpstream,
     }]),
+    ChannelEntry::of::<Tachyonix>(),
     ChannelEntry::of::<Crossfire>().with_caveats(&[
         Caveat {
             text: "AsyncRx and MAsyncTx are Send whatever the item type (unsafe impl Send with no bound): safe \
                    code can move an Rc to another thread",
             link: "https://docs.rs/crossfire/3.1.22/src/crossfire/async_tx.rs.html#75",
-            versions: "3.1.22",
+            versions: "=3.1.22",
+            evidence: Evidence::Reproduced {
+                test: "tests/caveats.rs::crossfire_async_rx_and_tx_are_send_for_an_item_that_is_not",
+            },
         },
         Caveat {
             text: "hangs reported in its own stress tests, mostly on ARM or weak memory",
             link: "https://github.com/frostyplanet/crossfire-rs/issues/34",
-            versions: "3.x, open",
+            versions: ">=3.0.0, <=3.1.22",
+            evidence: Evidence::ReportedUpstream,
         },
     ]),
     ChannelEntry::of::<TokioRecvMany>(),
+    ChannelEntry::of::<Loole>(),
+    ChannelEntry::of::<Rapidfire>(),
+    ChannelEntry::of::<Asyncband>(),
+    ChannelEntry::of::<Fibre>(),
 ];
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
@@ -142,4 +222,51 @@ pub fn known() -> impl Iterator<Item = &'static ChannelEntry> {
 /// Looks a channel up by its [`Channel::NAME`].
 pub fn find(name: &str) -> Option<&'static ChannelEntry> {
     known().find(|entry| entry.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caveat(versions: &'static str) -> Caveat {
+        Caveat { text: "", link: "", versions, evidence: Evidence::ReportedUpstream }
+    }
+
+    #[test]
+    fn a_version_requirement_is_every_comparator_at_once() {
+        let range = caveat(">=3.0.0, <=3.1.22");
+        assert_eq!(range.applies_to("3.1.22"), Some(true));
+        assert_eq!(range.applies_to("3.0.0"), Some(true));
+        assert_eq!(range.applies_to("3.1.23"), Some(false));
+        assert_eq!(range.applies_to("2.9.9"), Some(false));
+        // Numbers, not text: 3.10 comes after 3.9.
+        assert_eq!(caveat("<3.10.0").applies_to("3.9.0"), Some(true));
+        assert_eq!(caveat("=0.1.1").applies_to("0.1.1"), Some(true));
+        assert_eq!(caveat("=0.1.1").applies_to("0.1.2"), Some(false));
+        assert_eq!(caveat(">0.1.1, <0.2.0").applies_to("0.1.9"), Some(true));
+    }
+
+    #[test]
+    fn what_does_not_parse_is_none_not_a_guess() {
+        assert_eq!(caveat("~0.1.1").applies_to("0.1.1"), None);
+        assert_eq!(caveat("0.1.1").applies_to("0.1.1"), None);
+        assert_eq!(caveat("=0.1").applies_to("0.1.1"), None);
+        assert_eq!(caveat("=0.1.1").applies_to("0.2.0-beta1"), None);
+        assert_eq!(caveat("=0.1.1").applies_to("0.1.1.4"), None);
+    }
+
+    #[test]
+    fn a_channel_has_a_known_problem_only_through_a_caveat() {
+        for channel in CHANNELS {
+            assert_eq!(channel.has_known_problem(), !channel.caveats.is_empty(), "{}", channel.name);
+        }
+        const BEFORE: &[Caveat] =
+            &[Caveat { text: "", link: "", versions: "<1.0.0", evidence: Evidence::ReportedUpstream }];
+        const SINCE: &[Caveat] =
+            &[Caveat { text: "", link: "", versions: ">=1.0.0", evidence: Evidence::ReportedUpstream }];
+        let outside = ChannelEntry::of::<TokioMpsc>().with_caveats(BEFORE);
+        assert!(!outside.has_known_problem(), "a caveat that does not cover the locked tokio");
+        let inside = ChannelEntry::of::<TokioMpsc>().with_caveats(SINCE);
+        assert!(inside.has_known_problem());
+    }
 }

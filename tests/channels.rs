@@ -82,3 +82,13 @@ fn a_warm_up_is_the_same_workload_cut_short() {
     let small = Workload { messages: 600, ..workload };
     assert_eq!(small.warm_up().messages, 600);
 }
+
+#[test]
+fn every_channel_has_its_own_name_and_a_locked_crate() {
+    let lock = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.lock")).unwrap();
+    for (at, channel) in CHANNELS.iter().enumerate() {
+        assert!(CHANNELS[..at].iter().all(|earlier| earlier.name != channel.name), "{} twice", channel.name);
+        let package = format!("name = \"{}\"\n", channel.crate_name);
+        assert!(lock.contains(&package), "{}: crate {} is not in Cargo.lock", channel.name, channel.crate_name);
+    }
+}

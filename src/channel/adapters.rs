@@ -7,6 +7,18 @@ use futures::{SinkExt, Stream, StreamExt};
 
 use super::{Channel, Closed, Message, TrySendError};
 
+mod more;
+pub use more::{Asyncband, Fibre, Loole, Rapidfire};
+
+/// A stream of channel `C`'s own `recv` future, one per message: for crates whose receiver is
+/// no `Stream` and has no public poll-level receive.
+fn recv_stream<C: Channel>(receiver: &mut C::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    futures::stream::unfold(
+        receiver,
+        |receiver| async move { C::recv(receiver).await.map(|message| (message, receiver)) },
+    )
+}
+
 /// `tokio::sync::mpsc::channel`.
 pub struct TokioMpsc;
 
@@ -165,9 +177,7 @@ impl Channel for Kanal {
         // polled again while pending, as StreamMap and buffer_unordered do (abort here with
         // `--merge stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch,
         // not released). Its `recv` future, one per message, is sound.
-        futures::stream::unfold(receiver, |receiver| async move {
-            receiver.recv().await.ok().map(|message| (message, receiver))
-        })
+        recv_stream::<Self>(receiver)
     }
 }
 

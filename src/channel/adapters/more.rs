@@ -1,0 +1,126 @@
+//! Adapters for loole, rapidfire, asyncband and fibre: the same shape as those in
+//! [`super`], kept in a file of their own so each stays short.
+
+use futures::Stream;
+
+use super::recv_stream;
+use crate::channel::{Channel, Closed, Message, TrySendError};
+
+/// `loole::bounded`, with `send_async` / `recv_async` / `stream` (flume's API, no unsafe code).
+pub struct Loole;
+
+impl Channel for Loole {
+    const NAME: &'static str = "loole";
+    const CRATE: &'static str = "loole";
+    type Sender = loole::Sender<Message>;
+    type Receiver = loole::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        loole::bounded(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send_async(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            loole::TrySendError::Full(_) => TrySendError::Full,
+            loole::TrySendError::Disconnected(_) => TrySendError::Closed,
+        })
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv_async().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver.stream()
+    }
+}
+
+/// `rapidfire::mpsc::bounded`: a lock-free block queue with one receiver.
+pub struct Rapidfire;
+
+impl Channel for Rapidfire {
+    const NAME: &'static str = "rapidfire";
+    const CRATE: &'static str = "rapidfire";
+    type Sender = rapidfire::Sender<Message>;
+    type Receiver = rapidfire::mpsc::Receiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        rapidfire::mpsc::bounded(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            rapidfire::TrySendError::Full(_) => TrySendError::Full,
+            rapidfire::TrySendError::Closed(_) => TrySendError::Closed,
+        })
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // The crate has no Stream; its `recv` future, one per message.
+        recv_stream::<Self>(receiver)
+    }
+}
+
+/// `asyncband::mpsc::bounded`: a mutex-guarded queue with a FIFO wait list for senders.
+pub struct Asyncband;
+
+impl Channel for Asyncband {
+    const NAME: &'static str = "asyncband";
+    const CRATE: &'static str = "asyncband";
+    type Sender = asyncband::mpsc::BoundedSender<Message>;
+    type Receiver = asyncband::mpsc::BoundedReceiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        asyncband::mpsc::bounded(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            asyncband::mpsc::TrySendError::Full(_) => TrySendError::Full,
+            asyncband::mpsc::TrySendError::Disconnected(_) => TrySendError::Closed,
+        })
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        // The crate has no Stream and its poll-level receive is private; its `recv` future.
+        recv_stream::<Self>(receiver)
+    }
+}
+
+/// `fibre::mpsc::bounded_async`; its `AsyncReceiver` is a `Stream` itself.
+pub struct Fibre;
+
+impl Channel for Fibre {
+    const NAME: &'static str = "fibre";
+    const CRATE: &'static str = "fibre";
+    type Sender = fibre::mpsc::BoundedAsyncSender<Message>;
+    type Receiver = fibre::mpsc::BoundedAsyncReceiver<Message>;
+
+    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+        fibre::mpsc::bounded_async(capacity)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        sender.try_send(message).map_err(|error| match error {
+            fibre::error::TrySendError::Full(_) => TrySendError::Full,
+            // `Sent` is the oneshot channel's "already sent"; an mpsc send never returns it.
+            fibre::error::TrySendError::Closed(_) | fibre::error::TrySendError::Sent(_) => TrySendError::Closed,
+        })
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        receiver.recv().await.ok()
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        receiver
+    }
+}
