@@ -86,6 +86,7 @@ fn command_in(place: &str, text: &str) -> Option<Documented> {
         (before.is_empty() || before.ends_with('/'))
             && !before.contains(' ')
             && (after.is_empty() || after.starts_with(' '))
+            && !after.trim_start().starts_with('=')
     });
     let line = match start {
         Some(at) => &text[at..],
