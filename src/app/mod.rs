@@ -17,6 +17,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
 
 pub mod commands;
+pub mod sfu;
 pub mod sweep;
 
 pub use commands::{cells, compare, list_channels, report, summarize};
@@ -69,6 +70,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),
         Some(Command::Report(args)) => report(&args),
+        Some(Command::Sfu(args)) => sfu::run(extra, &args),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)
@@ -76,7 +78,9 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         None => {
             let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
             let exports = cli.sweep.export.clone();
-            sweep(Plan::with_extra(cli.sweep, extra)?, command_line, &exports)
+            let plan = Plan::with_extra(cli.sweep, extra)?;
+            sfu::note(&plan);
+            sweep(plan, command_line, &exports)
         }
     }
 }
