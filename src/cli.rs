@@ -11,7 +11,7 @@ use crate::results::thresholds::Thresholds;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::sink::{Sink, WRITE_BUFFER_BYTES};
-use crate::run::workload::{Merge, Mode, Phase, SendMode, WARMUP_MESSAGES};
+use crate::run::workload::{Merge, Mode, Phase, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES};
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
@@ -40,6 +40,8 @@ pub const QUICK_MAX_TIME_SECS: f64 = 0.05;
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
 pub const DEFAULT_BURST: u32 = 8;
+/// How long each paced task sends its bursts unless `--duration` says otherwise.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(2);
 /// The most worker threads `--workers` accepts: oversubscribing the cores is a fair
 /// experiment, but past this a sample measures the OS scheduler, not the channel.
 pub const MAX_WORKERS: usize = 1024;
@@ -81,6 +83,18 @@ pub enum Command {
     /// Write FILE.html beside FILE.csv: one self-contained page with the answer, its caveats, the plots,
     /// every cell's figures and the machine (from FILE.json); a sweep writes it too
     Report(ReportArgs),
+    /// The SFU's load: a sweep whose flags are filled by a preset (paced 20 ms frames, in and out of
+    /// phase, --send try, --latency, multi-thread, cloned-send), printed in full first; any sweep flag
+    /// given after `sfu` overrides the preset's
+    Sfu(SfuArgs),
+}
+
+/// `channel-bench sfu [SWEEP FLAGS]`.
+#[derive(Debug, Args)]
+pub struct SfuArgs {
+    /// Sweep flags, each overriding the preset's value of the same flag
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SWEEP FLAGS")]
+    pub flags: Vec<std::ffi::OsString>,
 }
 
 impl Command {
@@ -91,6 +105,8 @@ impl Command {
             Command::Cells(args) => args.dry_run,
             Command::Summary(args) => args.dry_run,
             Command::Report(args) => args.dry_run,
+            // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
+            Command::Sfu(_) => false,
         }
     }
 }
@@ -194,9 +210,9 @@ pub struct CompareArgs {
 /// The options of a sweep.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Messages moved per run, split evenly across the tasks
+    /// Messages moved per run, split evenly across the tasks, when senders run flat out
     #[arg(long, value_name = "N", help = format!(
-        "Messages moved per run, split evenly across the tasks [default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
+        "Messages moved per run, split evenly across the tasks, when senders run flat out (under --pace the load is --duration) [default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
         value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub messages: Option<u64>,
 
@@ -241,24 +257,32 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub merge: Option<Vec<Merge>>,
 
-    /// Each task sends a burst of --burst messages every INTERVAL (such as 20ms), instead of as
-    /// fast as the channel takes them; at least 1ms (tokio's timer ticks in milliseconds)
+    /// Each task sends a burst of --burst messages every INTERVAL (such as 20ms) for --duration,
+    /// instead of as fast as the channel takes them; at least 1ms (tokio's timer ticks in milliseconds)
     #[arg(long, value_name = "INTERVAL", value_parser = parse_interval)]
     pub pace: Option<Duration>,
+
+    /// How long each task sends its bursts under --pace: a paced cell lasts this long at any task count
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, help = format!(
+        "How long each task sends its bursts under --pace (such as 2s): a paced cell lasts this long at any task count [default: {}]",
+        humantime::format_duration(DEFAULT_DURATION)))]
+    pub duration: Option<Duration>,
 
     /// Messages per burst under --pace
     #[arg(long, value_name = "N", help = format!("Messages per burst under --pace [default: {DEFAULT_BURST}, a video frame's packets]"), value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     pub burst: Option<u32>,
 
-    /// When each paced task's first burst is due: random (an offset within one interval per
-    /// task, drawn from --seed) or aligned (all at once, the worst case) [default: random]
-    #[arg(long, value_name = "random|aligned", value_enum)]
-    pub phase: Option<Phase>,
+    /// Comma-separated phases, each a cell of its own: when each paced task's first burst is due,
+    /// random (an offset within one interval per task, drawn from --seed) or aligned (all at once,
+    /// the worst case) [default: random]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub phase: Option<Vec<Phase>>,
 
-    /// How senders send: wait (for a free slot) or try (the non-blocking send: a message that
-    /// finds the channel full is dropped and counted; ns/message is then per delivered message)
-    #[arg(long, value_name = "wait|try", value_enum, default_value = "wait")]
-    pub send: SendMode,
+    /// Comma-separated ways senders send, each a cell of its own: wait (for a free slot) or try
+    /// (the non-blocking send: a message that finds the channel full is dropped and counted;
+    /// ns/message is then per delivered message) [default: wait]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub send: Option<Vec<SendMode>>,
 
     /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
     #[arg(long)]
@@ -369,13 +393,25 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 
 fn parse_interval(text: &str) -> Result<Duration, String> {
     let interval = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20ms or 1s"))?;
-    if interval < Duration::from_millis(1) {
-        return Err("must be at least 1ms: tokio's timer ticks in milliseconds".to_owned());
+    if interval < FINEST_PACE {
+        return Err(format!(
+            "must be at least {}: tokio's timer ticks in milliseconds, so the finest meaningful pace is {}",
+            humantime::format_duration(FINEST_PACE),
+            humantime::format_duration(FINEST_PACE)
+        ));
     }
     if interval > Duration::from_secs(3600) {
         return Err("must be at most 1h".to_owned());
     }
     Ok(interval)
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 2s or 500ms"))?;
+    if duration.is_zero() || duration > Duration::from_secs(3600) {
+        return Err("must be more than 0 and at most 1h".to_owned());
+    }
+    Ok(duration)
 }
 
 fn parse_timeout(text: &str) -> Result<f64, String> {

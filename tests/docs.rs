@@ -52,7 +52,15 @@ fn commands(name: &str, text: &str) -> Vec<Documented> {
         }
         paragraph.clear();
     };
+    let mut continued = String::new();
     for (number, line) in text.lines().enumerate() {
+        // A fenced line ending in `\` goes on in the next: one command.
+        if fenced && line.trim_end().ends_with('\\') {
+            continued.push_str(line.trim_end().trim_end_matches('\\'));
+            continue;
+        }
+        let joined = std::mem::take(&mut continued) + line;
+        let line = joined.as_str();
         if line.trim_start().starts_with("```") {
             flush(&mut paragraph, &mut found);
             fenced = !fenced;

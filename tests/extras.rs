@@ -48,8 +48,8 @@ fn latency_percentiles_are_ordered_and_non_zero() {
 #[test]
 fn a_paced_run_takes_at_least_its_schedule_and_reports_the_real_interval() {
     let dir = tempfile::tempdir().unwrap();
-    // 2 tasks × 40 messages in bursts of 4: 10 bursts each, the last one 9 intervals after the first.
-    let paced = ["--pace", "5ms", "--burst", "4", "--messages", "80", "--tasks", "2", "--channels", "flume"];
+    // 2 tasks, 50 ms in bursts of 4 every 5 ms: 10 bursts each, the last one 9 intervals after the first.
+    let paced = ["--pace", "5ms", "--burst", "4", "--duration", "50ms", "--tasks", "2", "--channels", "flume"];
     let rows = sweep(&[SMALL, &paced, &["--runtimes", "current-thread"]].concat(), &dir.path().join("paced.csv"));
     for row in &rows {
         assert!(number(row, "elapsed_ns") >= 9.0 * 5e6, "{row:?}");

@@ -100,3 +100,28 @@ fn a_truncated_sink_file_fails_its_sample() {
     }
     assert!(stdout.contains("had failed samples"), "{stdout}");
 }
+
+#[test]
+fn a_leaking_channel_grows_the_resident_set_more_than_a_normal_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("leak.csv");
+    // 40,000 payloads of 1200 bytes: the leaking channel keeps some 48 MB.
+    let output = Command::cargo_bin("channel-bench")
+        .unwrap()
+        .args(["--channels", "tokio-mpsc,fault-leaky", "--tasks", "4", "--messages", "40000", "--capacity", "64"])
+        .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "2", "--max-time", "0"])
+        .arg("--out")
+        .arg(&out)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut reader = csv::Reader::from_path(&out).unwrap();
+    let growth = reader.headers().unwrap().iter().position(|column| column == "resident_growth_bytes").unwrap();
+    let largest = |channel: &str| {
+        rows(&out).iter().filter(|row| &row[0] == channel).map(|row| row[growth].parse::<i64>().unwrap()).max().unwrap()
+    };
+    let (normal, leaky) = (largest("tokio-mpsc"), largest("fault-leaky"));
+    assert!(leaky > 40_000 * 1200 / 2, "the leak shows: {leaky} bytes");
+    assert!(leaky > 4 * normal.max(1), "leaky {leaky} against normal {normal} bytes");
+}

@@ -187,7 +187,7 @@ fn ctrl_c_stops_a_long_sample_in_the_middle() {
     let out = dir.path().join("paced.csv");
     // One sample of 200 bursts 50 ms apart: 10 s, unless Ctrl-C cuts it short.
     let child = Command::new(binary())
-        .args(["--pace", "50ms", "--messages", "1600", "--tasks", "1", "--channels", "kanal"])
+        .args(["--pace", "50ms", "--duration", "10s", "--tasks", "1", "--channels", "kanal"])
         .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "1", "--warmup", "0"])
         .arg("--out")
         .arg(&out)

@@ -85,7 +85,18 @@ fn phase_is_random_under_pace_by_default_aligned_when_asked_and_kept_apart_in_th
     for (phase, expected) in [(None, "random"), (Some("aligned"), "aligned")] {
         let out = dir.path().join(format!("{expected}.csv"));
         let mut command = bench();
-        command.args(["--channels", "tokio-mpsc", "--tasks", "4", "--messages", "64", "--pace", "1ms", "--burst", "8"]);
+        command.args([
+            "--channels",
+            "tokio-mpsc",
+            "--tasks",
+            "4",
+            "--duration",
+            "16ms",
+            "--pace",
+            "1ms",
+            "--burst",
+            "8",
+        ]);
         if let Some(phase) = phase {
             command.args(["--phase", phase]);
         }
@@ -171,6 +182,14 @@ fn new_flags_refuse_bad_input_with_one_line_and_exit_2() {
         (&["--tasks", "3..8"], "--tasks"),
         (&["--tasks", "8..4"], "--tasks"),
         (&["--channels", "mutex-queue"], "mutex-queue"),
+        (&["--pace", "20ms", "--duration", "10ms"], "--duration"),
+        (&["--pace", "20ms", "--messages", "1000"], "--duration"),
+        (&["--duration", "1s"], "--pace"),
+        (&["--pace", "500us"], "1ms"),
+        (&["--pace", "20ms", "--phase", "aligned,aligned"], "--phase"),
+        (&["--send", "try,try"], "--send"),
+        (&["sfu", "--messages", "1000"], "--duration"),
+        (&["sfu", "--pace", "20ms", "--duration", "5ms"], "--duration"),
     ] {
         let output = bench().args(args).output().unwrap();
         let stderr = String::from_utf8(output.stderr).unwrap();
@@ -205,7 +224,7 @@ fn the_custom_channel_runs_the_standard_sweep_with_the_same_checks() {
     assert!(ours.iter().all(|row| row[column("status")] == "ok"), "{ours:?}");
 
     let paced = dir.path().join("paced.csv");
-    let args = ["--channels", "mutex-queue", "--tasks", "4", "--messages", "64", "--capacity", "4"];
+    let args = ["--channels", "mutex-queue", "--tasks", "4", "--duration", "16ms", "--capacity", "4"];
     let args = [&args[..], &["--pace", "1ms", "--send", "try"]].concat();
     assert_eq!(main_with(custom_channel::EXTRA, &args, &paced), ExitCode::SUCCESS);
     let (column, rows) = read_csv(&paced);
@@ -306,4 +325,107 @@ fn under_send_try_a_reordering_or_losing_channel_still_fails() {
             ),
         }
     }
+}
+
+/// The paced load as `--pace 10ms --duration 60ms`: 6 frames per task, whatever the task count.
+const PACED: &[&str] =
+    &["--pace", "10ms", "--duration", "60ms", "--runtimes", "multi-thread", "--modes", "cloned-send"];
+
+fn number(row: &[String], column: &dyn Fn(&str) -> usize, name: &str) -> f64 {
+    row[column(name)].parse().unwrap_or_else(|_| panic!("{name}: {row:?}"))
+}
+
+#[test]
+fn a_paced_cell_lasts_its_duration_at_one_task_as_at_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("paced.csv");
+    run_ok(bench().args(PACED).args(["--channels", "kanal", "--tasks", "1,64", "--out"]).arg(&out).args(ONE_SAMPLE));
+    let (column, rows) = read_csv(&out);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let tasks = number(row, &column, "tasks");
+        assert_eq!(number(row, &column, "duration_ns"), 60e6, "{row:?}");
+        assert_eq!(number(row, &column, "frames"), 6.0 * tasks, "{row:?}");
+        assert_eq!(number(row, &column, "messages"), 6.0 * 8.0 * tasks, "{row:?}");
+        assert_eq!(number(row, &column, "delivered"), number(row, &column, "messages"), "{row:?}");
+        assert_eq!(number(row, &column, "frames_overflowed"), 0.0, "send wait drops nothing: {row:?}");
+        assert!(number(row, &column, "lateness_max_ns") >= number(row, &column, "lateness_mean_ns"), "{row:?}");
+        assert!(["true", "false"].contains(&row[column("pacer_behind")].as_str()), "{row:?}");
+        // The last frame is due 50 ms after the first: the sample cannot be shorter, and at one
+        // task it is not 64 times longer than at 64 (a load split across the tasks would be).
+        let elapsed = number(row, &column, "elapsed_ns");
+        assert!(elapsed >= 50e6, "{row:?}");
+        assert!(elapsed < 60e6 * 8.0, "{row:?}");
+    }
+    let elapsed: Vec<f64> = rows.iter().map(|row| number(row, &column, "elapsed_ns")).collect();
+    assert!(elapsed[0] < 4.0 * elapsed[1] && elapsed[1] < 4.0 * elapsed[0], "{elapsed:?}");
+}
+
+#[test]
+fn phase_and_send_lists_are_cells_of_one_sweep_with_pooled_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lists.csv");
+    let output = bench()
+        .args(PACED)
+        .args(["--channels", "flume", "--tasks", "8", "--phase", "aligned,random", "--send", "wait,try"])
+        .args(["--latency", "--capacity", "16", "--out"])
+        .arg(&out)
+        .args(ONE_SAMPLE)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let (column, rows) = read_csv(&out);
+    // The sweep visits its cells in a shuffled order: the set of cells is what the lists make.
+    let mut cells: Vec<(String, String)> =
+        rows.iter().map(|row| (row[column("phase")].clone(), row[column("send")].clone())).collect();
+    cells.sort();
+    let expected = [("aligned", "try"), ("aligned", "wait"), ("random", "try"), ("random", "wait")];
+    assert_eq!(cells, expected.map(|(phase, send)| (phase.to_owned(), send.to_owned())));
+    // Each sample's histogram holds every delivered message; merged, they are the cell's.
+    let histograms: Vec<&str> = rows.iter().map(|row| row[column("lat_histogram")].as_str()).collect();
+    let merged = channel_bench::run::latency::merge(histograms.iter().copied()).unwrap();
+    let delivered: f64 = rows.iter().map(|row| number(row, &column, "delivered")).sum();
+    assert_eq!(merged.len() as f64, delivered);
+    for row in &rows {
+        let single = channel_bench::run::latency::decode(&row[column("lat_histogram")]).unwrap();
+        assert_eq!(single.len() as f64, number(row, &column, "delivered"), "{row:?}");
+        assert_eq!(single.value_at_quantile(0.99) as f64, number(row, &column, "lat_p99_ns"), "{row:?}");
+    }
+}
+
+#[test]
+fn send_try_without_pace_runs_with_a_one_line_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = bench()
+        .args(["--send", "try", "--channels", "kanal", "--tasks", "2", "--messages", "200", "--out"])
+        .arg(dir.path().join("try.csv"))
+        .args(ONE_SAMPLE)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().filter(|line| line.starts_with("note: --send try without --pace")).count(), 1);
+}
+
+#[test]
+fn the_sfu_preset_prints_its_command_line_which_reruns_the_same_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sfu.csv");
+    let stdout = run_ok(
+        bench()
+            .args(["sfu", "--channels", "kanal", "--tasks", "1,4", "--pace", "10ms", "--duration", "30ms"])
+            .args(["--samples", "1", "--warmup", "0", "--out"])
+            .arg(&out),
+    );
+    let line = stdout.lines().find_map(|line| line.strip_prefix("sfu: ")).expect("the command line is printed");
+    assert!(line.contains("--send try") && line.contains("--latency") && line.contains("--phase random,aligned"));
+    assert!(line.contains("--tasks 1,4") && !line.contains("512"), "the flags given replace the preset's: {line}");
+    assert!(stdout.contains("estimate: 4 cells × 1 samples"), "{stdout}");
+    let (column, rows) = read_csv(&out);
+    assert_eq!(rows.len(), 4);
+    assert!(rows.iter().all(|row| row[column("send")] == "try" && !row[column("lat_histogram")].is_empty()));
+    // The printed line, run as it stands (with --force, as its --out now exists), sweeps the same cells.
+    let args: Vec<&str> = line.split(' ').skip(1).collect();
+    run_ok(bench().args(&args).arg("--force"));
+    assert_eq!(read_csv(&out).1.len(), 4);
 }

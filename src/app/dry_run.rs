@@ -80,6 +80,7 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
         Command::Report(args) => {
             ("report", vec![&*args.csv], output(&OutputSet::new(&args.csv).html(), args.force, true, "the report")?)
         }
+        Command::Sfu(_) => unreachable!("Command::dry_run is false for sfu, whose flags are planned as a sweep"),
     };
     let mut read_ok = Vec::new();
     for input in inputs {

@@ -18,6 +18,7 @@ use crate::results::load::{self, ResultsFile};
 
 pub mod commands;
 pub mod dry_run;
+pub mod sfu;
 pub mod sweep;
 
 pub use commands::{cells, compare, list_channels, report, summarize};
@@ -71,6 +72,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),
         Some(Command::Report(args)) => report(&args),
+        Some(Command::Sfu(args)) => sfu::run(extra, &args),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)
@@ -79,6 +81,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
             let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
             let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
             let plan = Plan::with_extra(cli.sweep, extra)?;
+            sfu::note(&plan);
             if dry { dry_run::sweep(&plan, &exports) } else { sweep(plan, command_line, &exports) }
         }
     }

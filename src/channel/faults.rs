@@ -113,3 +113,40 @@ impl Channel for Reorder {
         })
     }
 }
+
+/// Every payload [`Leaky`] delivered, copied and never freed.
+static KEPT: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+
+/// A tokio channel that keeps a copy of every payload it delivers, for the life of the
+/// process: its memory grows with the messages moved, as a channel with a growing queue would.
+pub struct Leaky;
+
+impl Leaky {
+    fn keep(message: Message) -> Message {
+        KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.payload.to_vec());
+        message
+    }
+}
+
+impl Channel for Leaky {
+    const NAME: &'static str = "fault-leaky";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = <TokioMpsc as Channel>::Receiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        TokioMpsc::bounded(capacity, senders)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        TokioMpsc::recv(receiver).await.map(Self::keep)
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::keep)
+    }
+}

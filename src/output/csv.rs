@@ -12,6 +12,7 @@ use crate::plan::Cell;
 use crate::results::schema::{Record, header};
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
+use crate::run::workload::Workload;
 
 /// The row for sample number `sample` of `cell`.
 pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
@@ -58,6 +59,25 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         phase: pace.map(|pace| pace.phase),
         involuntary_switches: measured.involuntary_switches,
         steal_ns: measured.steal.map(saturating_nanos),
+        ..paced_fields(workload, measured)
+    }
+}
+
+/// The columns of the load by rate and duration, the resident set and the pooled latency.
+fn paced_fields(workload: &Workload, measured: &Sample) -> Record {
+    let pacing = measured.pacing;
+    Record {
+        duration_ns: workload.schedule().map(saturating_nanos),
+        delivered: Some(measured.delivered(workload.messages)),
+        frames: pacing.map(|pacing| pacing.frames),
+        frames_overflowed: pacing.map(|pacing| pacing.overflowed),
+        lateness_max_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_max)),
+        lateness_mean_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_mean)),
+        pacer_behind: pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
+        resident_start_bytes: measured.resident.map(|(start, _)| start),
+        resident_growth_bytes: measured.resident.map(|(start, end)| end as i64 - start as i64),
+        lat_histogram: measured.latency_histogram.clone().unwrap_or_default(),
+        ..Record::default()
     }
 }
 

@@ -11,7 +11,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::PayloadSize;
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode, Pace, SendMode, Workload};
+use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
 use crate::stats::StopRule;
 
 pub mod estimate;
@@ -58,7 +58,7 @@ impl Cell {
 /// A validated sweep: everything the run needs, every combination known to be possible.
 #[derive(Debug, Clone)]
 pub struct Plan {
-    /// Messages moved per run.
+    /// Messages moved per run when not paced ([`Plan::messages_at`] gives a cell's).
     pub messages: u64,
     /// Slots in flight per run.
     pub capacity: usize,
@@ -80,8 +80,13 @@ pub struct Plan {
     pub merges: Vec<Merge>,
     /// Bursts at an interval, or `None` for saturating senders.
     pub pace: Option<Pace>,
-    /// Whether senders wait for a slot or drop the message.
-    pub send: SendMode,
+    /// How long each paced task sends (`--duration`): the frames a task sends are this over
+    /// the pace's interval (at least one). Unused when not paced.
+    pub duration: Duration,
+    /// When paced tasks start, in sweep order (one, unused, when not paced).
+    pub phases: Vec<Phase>,
+    /// Whether senders wait for a slot or drop the message, in sweep order.
+    pub sends: Vec<SendMode>,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -108,7 +113,8 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The workload of one (mode, tasks, merge) combination; `merge` matters only in merged-recv.
+    /// The workload of one (mode, tasks, merge) combination with the first `--phase` and
+    /// `--send`; `merge` matters only in merged-recv.
     pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
         Workload {
             payload: self.payload,
@@ -119,9 +125,23 @@ impl Plan {
             sink: self.sink.clone(),
             keep_sink: self.keep_sink,
             count_allocs: self.count_allocs,
-            send: self.send,
-            ..Workload::new(mode, tasks, self.messages, self.capacity)
+            send: self.sends[0],
+            ..Workload::new(mode, tasks, self.messages_at(tasks), self.capacity)
         }
+    }
+
+    /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
+    /// frames of `--duration` times the burst.
+    pub fn messages_at(&self, tasks: usize) -> u64 {
+        match self.pace {
+            None => self.messages,
+            Some(pace) => tasks as u64 * self.frames_per_task(pace) * u64::from(pace.burst),
+        }
+    }
+
+    /// Frames (bursts) each paced task sends: `--duration` over the interval, at least one.
+    fn frames_per_task(&self, pace: Pace) -> u64 {
+        u64::try_from(self.duration.as_nanos() / pace.interval.as_nanos().max(1)).unwrap_or(u64::MAX).max(1)
     }
 
     /// The merge strategies `mode` runs with: every `--merge` in merged-recv, one (unused) otherwise.
@@ -145,9 +165,28 @@ impl Plan {
         }
     }
 
-    /// Every cell (channel × mode and merge × runtime and workers × tasks), in the order the
-    /// sweep measures them: by runtime, then worker count, then task count, then mode, then
-    /// merge, then channel.
+    /// `workload` under each `--phase` (when paced) and each `--send`, phase by phase.
+    fn variants(&self, workload: Workload) -> Vec<Workload> {
+        let phased: Vec<Workload> = match workload.pace {
+            None => vec![workload],
+            Some(pace) => self
+                .phases
+                .iter()
+                .map(|&phase| Workload { pace: Some(Pace { phase, ..pace }), ..workload.clone() })
+                .collect(),
+        };
+        let mut variants = Vec::new();
+        for workload in phased {
+            for &send in &self.sends {
+                variants.push(Workload { send, ..workload.clone() });
+            }
+        }
+        variants
+    }
+
+    /// Every cell (channel × mode and merge × runtime and workers × tasks × phase × send), in
+    /// the order the sweep measures them: by runtime, then worker count, then task count, then
+    /// mode, then merge, then phase, then send, then channel.
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &runtime in &self.runtimes {
@@ -155,9 +194,10 @@ impl Plan {
                 for &tasks in &self.tasks {
                     for &mode in &self.modes {
                         for &merge in self.merges_for(mode) {
-                            for &channel in &self.channels {
-                                let workload = self.workload(mode, tasks, merge);
-                                cells.push(Cell { channel, runtime, workers, workload });
+                            for workload in self.variants(self.workload(mode, tasks, merge)) {
+                                for &channel in &self.channels {
+                                    cells.push(Cell { channel, runtime, workers, workload: workload.clone() });
+                                }
                             }
                         }
                     }
@@ -182,6 +222,7 @@ impl Plan {
     /// (`app::main_with`): `--channels` accepts their names too, and without it the sweep
     /// runs them after the built-in ones.
     pub fn with_extra(cli: SweepArgs, extra: &'static [ChannelEntry]) -> anyhow::Result<Plan> {
+        check_load(&cli)?;
         let quick = cli.quick;
         let channels = match cli.channels {
             None => registry::CHANNELS.iter().chain(extra).collect(),
@@ -200,6 +241,9 @@ impl Plan {
         let tasks = cli.tasks.map(|items| items.into_iter().flat_map(|item| item.0).collect());
         let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
+            duration: cli.duration.unwrap_or(DEFAULT_DURATION),
+            phases: cli.phase.clone().unwrap_or_else(|| vec![Phase::default()]),
+            sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
             capacity: cli.capacity,
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
             channels,
@@ -212,9 +256,8 @@ impl Plan {
             pace: cli.pace.map(|interval| Pace {
                 interval,
                 burst: cli.burst.unwrap_or(DEFAULT_BURST),
-                phase: cli.phase.unwrap_or_default(),
+                phase: cli.phase.as_ref().and_then(|phases| phases.first().copied()).unwrap_or_default(),
             }),
-            send: cli.send,
             latency: cli.latency,
             sink: cli.sink.clone(),
             keep_sink: cli.keep_sink,
@@ -259,6 +302,8 @@ impl Plan {
         no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
         no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
+        no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
+        no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
         for (flag, empty) in [
             ("--tasks", self.tasks.is_empty()),
             ("--channels", self.channels.is_empty()),
@@ -266,6 +311,8 @@ impl Plan {
             ("--runtimes", self.runtimes.is_empty()),
             ("--merge", self.merges.is_empty()),
             ("--workers", self.workers.is_empty()),
+            ("--phase", self.phases.is_empty()),
+            ("--send", self.sends.is_empty()),
         ] {
             if empty {
                 return Err(usage(format!("{flag} is empty: give at least one value")));
@@ -282,7 +329,16 @@ impl Plan {
         }
         self.check_sink()?;
         for &tasks in &self.tasks {
-            if tasks as u64 > self.messages {
+            if self.pace.is_some() {
+                // Every paced task sends at least one frame; only the per-task count can overflow.
+                if self.messages_at(tasks) / tasks as u64 > u64::from(u32::MAX) {
+                    return Err(usage(format!(
+                        "--duration {} gives a task of --tasks {tasks} more than {} messages: shorten --duration",
+                        humantime::format_duration(self.duration),
+                        u32::MAX
+                    )));
+                }
+            } else if tasks as u64 > self.messages {
                 return Err(usage(format!(
                     "--tasks {tasks} is more than --messages {}: every task must send at least one message",
                     self.messages
@@ -311,7 +367,7 @@ impl Plan {
         if least >= self.timeout {
             return Err(usage(format!(
                 "--pace {} with --burst {} makes a task of --tasks {tasks} send {} bursts, at least {:.1} s, \
-                 which --timeout {} s would cut short: lower --messages, raise --tasks or --burst, or raise --timeout",
+                 which --timeout {} s would cut short: shorten --duration or raise --timeout",
                 humantime::format_duration(pace.interval),
                 pace.burst,
                 workload.messages_for(0).div_ceil(pace.burst),
@@ -356,6 +412,26 @@ impl Plan {
             }
         }
         Ok(())
+    }
+}
+
+/// The load's flags that only make sense together: under `--pace` the load is `--duration`
+/// (not `--messages`), which must hold one frame at least.
+fn check_load(cli: &SweepArgs) -> anyhow::Result<()> {
+    match (cli.pace, cli.duration) {
+        (Some(_), _) if cli.messages.is_some() => Err(usage(
+            "--messages sizes a flat-out run; under --pace each task sends for --duration: \
+             give --duration TIME instead of --messages",
+        )),
+        (None, Some(_)) => Err(usage(
+            "--duration sets how long the bursts of --pace go on: give --pace INTERVAL too, or leave --duration out",
+        )),
+        (Some(interval), duration) if duration.unwrap_or(DEFAULT_DURATION) < interval => Err(usage(format!(
+            "--duration {} is shorter than one frame of --pace {}: make --duration at least the interval",
+            humantime::format_duration(duration.unwrap_or(DEFAULT_DURATION)),
+            humantime::format_duration(interval)
+        ))),
+        _ => Ok(()),
     }
 }
 

@@ -121,6 +121,45 @@ pub struct Record {
     /// so 0 for most short samples). Empty where /proc/stat has no steal field (not Linux).
     #[serde(default)]
     pub steal_ns: Option<u64>,
+    /// How long each paced task sent, nanoseconds: its bursts × `pace_ns` (`--duration`,
+    /// rounded down to whole frames); empty when not paced.
+    #[serde(default)]
+    pub duration_ns: Option<u64>,
+    /// Messages the receiver took (`messages` − `dropped`); empty in files without the column.
+    #[serde(default)]
+    pub delivered: Option<u64>,
+    /// Bursts (frames) the paced tasks sent, all tasks together; empty when not paced.
+    #[serde(default)]
+    pub frames: Option<u64>,
+    /// Bursts with at least one message dropped on a full channel (`--send try`), all tasks
+    /// together; empty when not paced.
+    #[serde(default)]
+    pub frames_overflowed: Option<u64>,
+    /// The latest a burst started after its scheduled time, nanoseconds; empty when not paced.
+    #[serde(default)]
+    pub lateness_max_ns: Option<u64>,
+    /// How late bursts started after their scheduled time on average, nanoseconds; empty when
+    /// not paced.
+    #[serde(default)]
+    pub lateness_mean_ns: Option<u64>,
+    /// `true` when the pacer could not keep up: bursts started late on average by more than
+    /// one millisecond (tokio's timer tick) plus a tenth of `pace_ns`, or the sample overran `duration_ns` by more than one interval
+    /// (the figures then describe a lighter load than asked for); empty when not paced.
+    #[serde(default)]
+    pub pacer_behind: Option<bool>,
+    /// The process's resident set before the sample's runtime was built, bytes
+    /// (/proc/self/statm); empty where it cannot be read.
+    #[serde(default)]
+    pub resident_start_bytes: Option<u64>,
+    /// The resident set after the sample's runtime was torn down less `resident_start_bytes`,
+    /// bytes, negative when the process gave memory back: what the sample left held.
+    #[serde(default)]
+    pub resident_growth_bytes: Option<i64>,
+    /// The sample's send→receive latency histogram, nanoseconds, as
+    /// `crate::run::latency::encode` writes it (`VALUE:COUNT` pairs in hexadecimal joined by
+    /// `;`); `crate::run::latency::merge` pools a cell's samples. Empty without `--latency`.
+    #[serde(default)]
+    pub lat_histogram: String,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -155,7 +194,7 @@ mod tests {
     fn the_header_is_the_fields_in_order() {
         let header = header();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("steal_ns"));
+        assert_eq!(header.last().map(String::as_str), Some("lat_histogram"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

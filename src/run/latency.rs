@@ -74,6 +74,53 @@ impl LatencyRecorder {
     pub fn finish(&self) -> Option<Latency> {
         Latency::of(&self.histogram)
     }
+
+    /// The histogram as [`encode`] writes it, or `None` if nothing was recorded.
+    pub fn encoded(&self) -> Option<String> {
+        (!self.histogram.is_empty()).then(|| encode(&self.histogram))
+    }
+}
+
+/// An empty histogram with the recorder's bounds and precision.
+pub fn empty_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).expect("constant bounds are valid")
+}
+
+/// A latency histogram as text for one CSV field: `VALUE:COUNT` pairs in lowercase
+/// hexadecimal, joined by `;`, one per non-empty bucket in increasing order; each VALUE is
+/// the highest nanosecond count its bucket stands for. [`decode`] reads it back into the same
+/// buckets, so the histograms of many samples merge exactly.
+pub fn encode(histogram: &Histogram<u64>) -> String {
+    let pairs: Vec<String> = histogram
+        .iter_recorded()
+        .map(|bucket| format!("{:x}:{:x}", bucket.value_iterated_to(), bucket.count_at_value()))
+        .collect();
+    pairs.join(";")
+}
+
+/// The histogram that [`encode`] wrote as `text`; an empty text is an empty histogram.
+pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
+    let mut histogram = empty_histogram();
+    for pair in text.split(';').filter(|pair| !pair.is_empty()) {
+        let parse = |part: Option<&str>| {
+            part.and_then(|part| u64::from_str_radix(part, 16).ok())
+                .ok_or_else(|| format!("latency histogram: {pair:?} is not VALUE:COUNT in hexadecimal"))
+        };
+        let mut parts = pair.split(':');
+        let (value, count) = (parse(parts.next())?, parse(parts.next())?);
+        histogram.saturating_record_n(value, count);
+    }
+    Ok(histogram)
+}
+
+/// One histogram of every message of `texts` (each as [`encode`] wrote it), such as all the
+/// samples of one cell: its percentiles are those of all their messages together.
+pub fn merge<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Histogram<u64>, String> {
+    let mut merged = empty_histogram();
+    for text in texts {
+        merged.add(decode(text)?).map_err(|error| format!("latency histogram: {error:?}"))?;
+    }
+    Ok(merged)
 }
 
 /// Send→receive latency percentiles of one sample, in nanoseconds.
@@ -121,6 +168,27 @@ mod tests {
         assert!(near(latency.p999, 999_000), "{latency:?}");
         assert!(near(latency.max, 1_000_000), "{latency:?}");
         assert!(latency.p50 <= latency.p99 && latency.p99 <= latency.p999 && latency.p999 <= latency.max);
+    }
+
+    #[test]
+    fn encoded_histograms_merge_into_the_percentiles_of_all_their_values() {
+        let (mut fast, mut slow, mut all) = (empty_histogram(), empty_histogram(), empty_histogram());
+        for value in 1..=990u64 {
+            fast.record(value * 10).unwrap();
+            all.record(value * 10).unwrap();
+        }
+        for value in 1..=10u64 {
+            slow.record(value * 1_000_000).unwrap();
+            all.record(value * 1_000_000).unwrap();
+        }
+        let merged = merge([encode(&fast).as_str(), encode(&slow).as_str(), ""]).unwrap();
+        assert_eq!(merged.len(), 1000);
+        assert_eq!(Latency::of(&merged), Latency::of(&all));
+        // The pooled p99.9 lies among the slow sample's values, which neither per-sample p99 shows.
+        assert!(Latency::of(&merged).unwrap().p999 >= 1_000_000);
+        assert!(Latency::of(&fast).unwrap().p99 < 10_000);
+        assert_eq!(decode(&encode(&fast)).unwrap(), fast);
+        assert!(decode("12:zz").is_err() && decode("12").is_err());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use tokio::runtime::{Builder, Runtime};
 
 use super::allocs::{self, AllocCount};
 use super::latency::Latency;
-use super::scenario::Prepare;
+use super::scenario::{Pacing, Prepare};
 use super::verify::Status;
 use super::workload::Workload;
 
@@ -93,6 +93,13 @@ pub struct Sample {
     pub latency: Option<Latency>,
     /// The mean interval between a task's bursts, with `--pace`.
     pub pace_actual: Option<Duration>,
+    /// Bursts sent and overflowed, and how late they started, with `--pace`.
+    pub pacing: Option<Pacing>,
+    /// The receiver's latency histogram as [`super::latency::encode`] writes it, with `--latency`.
+    pub latency_histogram: Option<String>,
+    /// The process's resident set, in bytes, before the sample's runtime was built and after it
+    /// was torn down (filled in by [`guarded_sample`]; `None` where /proc/self/statm is missing).
+    pub resident: Option<(u64, u64)>,
     /// Allocations inside the clock, with `--count-allocs` (filled in by [`guarded_sample`]
     /// once every thread of the sample has stopped).
     pub allocs: Option<AllocCount>,
@@ -118,6 +125,9 @@ impl Sample {
             bytes: 0,
             latency: None,
             pace_actual: None,
+            pacing: None,
+            latency_histogram: None,
+            resident: None,
             allocs: None,
             dropped: 0,
             involuntary_switches: None,
@@ -178,8 +188,11 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         cpu,
         status,
         bytes: delivery.bytes,
-        latency: delivery.latency.and_then(|latency| latency.finish()),
+        latency: delivery.latency.as_ref().and_then(|latency| latency.finish()),
+        latency_histogram: delivery.latency.and_then(|latency| latency.encoded()),
         pace_actual: delivery.pace_actual,
+        pacing: delivery.pacing,
+        resident: None,
         allocs: None,
         dropped: delivery.dropped,
         involuntary_switches,
@@ -262,6 +275,7 @@ pub fn guarded_sample(
     (warm_up, warmups): (&Workload, usize),
     watchdog: &Watchdog,
 ) -> anyhow::Result<Option<Sample>> {
+    let resident_start = resident_bytes();
     let runtime = kind
         .build(workers, workload.pace.is_some())
         .with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
@@ -312,6 +326,7 @@ pub fn guarded_sample(
                 // The thread ends right after sending; joining makes sure it has.
                 let _ = thread.join();
                 sample.allocs = count_allocs.then(allocs::totals);
+                sample.resident = resident_start.zip(resident_bytes());
                 return Ok(Some(sample));
             }
             Ok(None) | Err(TryRecvError::Disconnected) => {
@@ -332,6 +347,16 @@ pub fn guarded_sample(
         }
         watchdog.sleep(watchdog.timeout - elapsed);
     }
+}
+
+/// The process's resident set in bytes: the second number of /proc/self/statm, in pages.
+/// Read outside the clock, so it costs the measured run nothing. `None` where it cannot be read.
+pub fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u64::try_from(page).ok().filter(|&page| page > 0).map(|page| pages.saturating_mul(page))
 }
 
 /// What `getrusage(RUSAGE_SELF)` says of the whole process at one moment.

@@ -32,8 +32,23 @@ pub struct Delivery {
     pub latency: Option<LatencyRecorder>,
     /// The mean time between a task's bursts, with `--pace`.
     pub pace_actual: Option<Duration>,
+    /// How the paced senders kept to their schedule, with `--pace`.
+    pub pacing: Option<Pacing>,
     /// Messages the senders dropped because the channel was full (`--send try`); 0 otherwise.
     pub dropped: u64,
+}
+
+/// How the paced senders kept to their schedule, summed over every task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pacing {
+    /// Bursts (frames) sent.
+    pub frames: u64,
+    /// Bursts with at least one message dropped on a full channel (`--send try`).
+    pub overflowed: u64,
+    /// The latest a burst started after its scheduled time.
+    pub lateness_max: Duration,
+    /// The mean of every burst's start after its scheduled time.
+    pub lateness_mean: Duration,
 }
 
 /// One spawned run, every task parked behind the start gate.
@@ -61,7 +76,8 @@ impl Prepared {
     /// Waits for the receiver to take its last message and every sender to finish;
     /// returns what the receiver found, checked against what the senders dropped.
     pub async fn finish(self) -> Delivery {
-        let panicked = |status| Delivery { status, bytes: 0, latency: None, pace_actual: None, dropped: 0 };
+        let panicked =
+            |status| Delivery { status, bytes: 0, latency: None, pace_actual: None, pacing: None, dropped: 0 };
         let receiving = match self.receiver.await {
             Ok(receiving) => receiving,
             Err(error) => return panicked(Status::Panicked(format!("receiver: {error}"))),
@@ -75,6 +91,7 @@ impl Prepared {
         }
         let mut delivery = receiving.finish(sent.dropped);
         delivery.pace_actual = sent.mean_interval();
+        delivery.pacing = sent.pacing();
         delivery
     }
 }
@@ -89,6 +106,14 @@ struct Sent {
     span: Duration,
     /// Messages dropped on a full channel, summed over tasks.
     dropped: u64,
+    /// Bursts sent, summed over tasks.
+    frames: u64,
+    /// Bursts with a dropped message, summed over tasks.
+    overflowed: u64,
+    /// How late bursts started against their schedule, summed over tasks.
+    lateness_sum: Duration,
+    /// The latest any burst started against its schedule.
+    lateness_max: Duration,
 }
 
 impl Sent {
@@ -96,6 +121,20 @@ impl Sent {
         self.intervals += other.intervals;
         self.span += other.span;
         self.dropped += other.dropped;
+        self.frames += other.frames;
+        self.overflowed += other.overflowed;
+        self.lateness_sum += other.lateness_sum;
+        self.lateness_max = self.lateness_max.max(other.lateness_max);
+    }
+
+    fn pacing(self) -> Option<Pacing> {
+        let frames = u32::try_from(self.frames).ok().filter(|&frames| frames > 0)?;
+        Some(Pacing {
+            frames: self.frames,
+            overflowed: self.overflowed,
+            lateness_max: self.lateness_max,
+            lateness_mean: self.lateness_sum / frames,
+        })
     }
 
     fn mean_interval(self) -> Option<Duration> {
@@ -233,19 +272,28 @@ async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate:
 async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Sent {
     gate.wait().await;
     let mut pacer = sending.pace.map(|pace| Pacer::new(pace, sending.offset));
-    let mut dropped = 0;
+    let (mut dropped, mut overflowed) = (0, 0);
+    // The burst of the last drop: a burst counts as overflowed once, however many it lost.
+    let mut last_overflowed = None;
+    let burst = sending.pace.map_or(u32::MAX, |pace| pace.burst);
     for seq in 0..sending.count {
         if let Some(pacer) = &mut pacer {
             pacer.before(seq).await;
         }
         match C::try_send(&mut sender, sending.message(seq)) {
             Ok(()) => {}
-            Err(TrySendError::Full) => dropped += 1,
+            Err(TrySendError::Full) => {
+                dropped += 1;
+                if last_overflowed.replace(seq / burst) != Some(seq / burst) {
+                    overflowed += 1;
+                }
+            }
             // The receiver is gone; it reports what it did not get.
             Err(TrySendError::Closed) => break,
         }
     }
-    Sent { dropped, ..pacer.map_or_else(Sent::default, Pacer::finish) }
+    let sent = pacer.map_or_else(Sent::default, Pacer::finish);
+    Sent { dropped, overflowed: if sent.frames > 0 { overflowed } else { 0 }, ..sent }
 }
 
 /// Holds a paced task to its schedule: a burst every interval.
@@ -255,6 +303,8 @@ struct Pacer {
     bursts: u32,
     first: Option<Instant>,
     last: Option<Instant>,
+    lateness_sum: Duration,
+    lateness_max: Duration,
 }
 
 impl Pacer {
@@ -263,13 +313,25 @@ impl Pacer {
         // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
         // a task that falls behind catches up, so the offered load stays what was asked for.
         let ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace.interval);
-        Self { pace, ticker, bursts: 0, first: None, last: None }
+        Self {
+            pace,
+            ticker,
+            bursts: 0,
+            first: None,
+            last: None,
+            lateness_sum: Duration::ZERO,
+            lateness_max: Duration::ZERO,
+        }
     }
 
-    /// Before message `seq`: at the start of a burst, waits for its tick and notes when it came.
+    /// Before message `seq`: at the start of a burst, waits for its tick and notes when it
+    /// came and how late against the tick's scheduled time.
     async fn before(&mut self, seq: u32) {
         if seq.is_multiple_of(self.pace.burst) {
-            self.ticker.tick().await;
+            let due = self.ticker.tick().await;
+            let lateness = tokio::time::Instant::now().saturating_duration_since(due);
+            self.lateness_sum += lateness;
+            self.lateness_max = self.lateness_max.max(lateness);
             let now = Instant::now();
             self.first.get_or_insert(now);
             self.last = Some(now);
@@ -279,7 +341,14 @@ impl Pacer {
 
     fn finish(self) -> Sent {
         match (self.first, self.last) {
-            (Some(first), Some(last)) => Sent { intervals: self.bursts - 1, span: last - first, dropped: 0 },
+            (Some(first), Some(last)) => Sent {
+                intervals: self.bursts - 1,
+                span: last - first,
+                frames: u64::from(self.bursts),
+                lateness_sum: self.lateness_sum,
+                lateness_max: self.lateness_max,
+                ..Sent::default()
+            },
             _ => Sent::default(),
         }
     }
@@ -326,7 +395,7 @@ impl Receiving {
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
-        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None, dropped }
+        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None, pacing: None, dropped }
     }
 }
 

@@ -182,6 +182,14 @@ pub struct Workload {
     pub send: SendMode,
 }
 
+/// The resolution of tokio's timer: it ticks in whole milliseconds, so no pace can be finer
+/// and a burst may start up to one tick after its deadline.
+pub const TIMER_TICK: Duration = Duration::from_millis(1);
+
+/// The share of the interval by which bursts may start late on average before a paced
+/// sample is marked as one whose pacer could not keep up ([`Workload::pacer_behind`]).
+pub const BEHIND_FRACTION: f64 = 0.1;
+
 /// The most messages a warm-up run moves. A warm-up only has to start the runtime's threads
 /// and warm the allocator; without any, the first of 1,048,576-message samples already
 /// matched the rest (README, "Warm-up"), so a full-size one would only cost time.
@@ -250,6 +258,33 @@ impl Workload {
                 Duration::from_nanos(Pcg64Mcg::seed_from_u64(seed).random_range(0..nanos))
             }
             _ => Duration::ZERO,
+        }
+    }
+
+    /// The interval between a task's bursts; zero when unpaced.
+    pub fn pace_interval(&self) -> Duration {
+        self.pace.map_or(Duration::ZERO, |pace| pace.interval)
+    }
+
+    /// The schedule's length: a task's bursts × the interval (what `--duration` asked for,
+    /// rounded down to whole frames). `None` when unpaced.
+    pub fn schedule(&self) -> Option<Duration> {
+        let pace = self.pace?;
+        Some(pace.interval * self.messages_for(0).div_ceil(pace.burst))
+    }
+
+    /// Whether the pacer could not keep up: its bursts started late on average by more than
+    /// one [`TIMER_TICK`] (tokio wakes a timer on the tick after its deadline) plus
+    /// [`BEHIND_FRACTION`] of the interval, or the run overran its schedule by more
+    /// than one interval (its last burst is due before the schedule ends, whatever the phase).
+    /// Always false unpaced.
+    pub fn pacer_behind(&self, elapsed: Duration, mean_lateness: Duration) -> bool {
+        match (self.pace, self.schedule()) {
+            (Some(pace), Some(schedule)) => {
+                mean_lateness > TIMER_TICK + pace.interval.mul_f64(BEHIND_FRACTION)
+                    || elapsed > schedule + pace.interval
+            }
+            _ => false,
         }
     }
 

@@ -1,0 +1,132 @@
+//! `channel-bench sfu`: the SFU's load as a preset of ordinary sweep flags. The preset only
+//! fills flags; a flag given after `sfu` replaces the preset's, and the merged command line
+//! is printed first so the sweep can be rerun by hand. docs/sfu.md says where the numbers
+//! come from.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use super::{print_error, sweep};
+use crate::cli::{Cli, SfuArgs};
+use crate::error::UsageError;
+use crate::output::console::print_line;
+use crate::plan::Plan;
+use crate::registry::ChannelEntry;
+use crate::run::workload::SendMode;
+
+/// The preset, as sweep flags: the multi-thread runtime and cloned-send (what an SFU runs:
+/// every participant's task holds a clone of the router's sender), 20 ms frames of 5 packets
+/// (one Opus audio packet and four video packets of at most 1200 bytes: about 1.5 Mbit/s of
+/// video), participants out of phase and in phase, the non-blocking send, latency stamps,
+/// 1024 slots (less than 512 participants' aligned frames, so the worst case can overflow),
+/// and samples and duration that fit 5 minutes with the 13 built-in channels.
+pub const PRESET: &[&str] = &[
+    "--runtimes",
+    "multi-thread",
+    "--modes",
+    "cloned-send",
+    "--tasks",
+    "1,8,64,512",
+    "--pace",
+    "20ms",
+    "--burst",
+    "5",
+    "--phase",
+    "random,aligned",
+    "--send",
+    "try",
+    "--latency",
+    "--capacity",
+    "1024",
+    "--duration",
+    "1s",
+    "--samples",
+    "2",
+    "--max-time",
+    "0",
+];
+
+/// Time a sample spends beyond its paced schedule, for the estimate: a warm-up run of at most
+/// 65,536 unpaced messages, the runtime's start and the teardown.
+const SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
+
+/// Runs the preset with `args`' flags over it.
+pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<ExitCode> {
+    let command_line = command_line(&args.flags)?;
+    print_line(&format!("sfu: {}", command_line.join(" ")));
+    let cli =
+        Cli::try_parse_from(&command_line).map_err(|error| UsageError(first_line(&error.render().to_string())))?;
+    if cli.command.is_some() {
+        return Err(UsageError("sfu takes sweep flags only: give the subcommand on its own".to_owned()).into());
+    }
+    let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
+    let plan = Plan::with_extra(cli.sweep, extra)?;
+    print_line(&estimate(&plan));
+    note(&plan);
+    if dry { super::dry_run::sweep(&plan, &exports) } else { sweep(plan, command_line, &exports) }
+}
+
+/// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`.
+pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
+    let flags: Vec<String> = flags
+        .iter()
+        .map(|flag| {
+            flag.to_str().map(str::to_owned).ok_or_else(|| UsageError(format!("sfu: {flag:?} is not UTF-8: retype it")))
+        })
+        .collect::<Result<_, _>>()?;
+    let given: Vec<&str> = flags.iter().filter_map(|flag| flag_name(flag)).collect();
+    let mut line = vec!["channel-bench".to_owned()];
+    let mut keep = true;
+    for &token in PRESET {
+        if let Some(name) = flag_name(token) {
+            keep = !given.contains(&name);
+        }
+        if keep {
+            line.push(token.to_owned());
+        }
+    }
+    line.extend(flags);
+    Ok(line)
+}
+
+/// The flag a token names (`--tasks` of `--tasks` and `--tasks=1,2`), `None` for a value.
+fn flag_name(token: &str) -> Option<&str> {
+    token.starts_with("--").then(|| token.split('=').next().unwrap_or(token))
+}
+
+/// How long the sweep's samples take at least: every cell's samples, each its paced schedule
+/// plus [`SAMPLE_OVERHEAD`] per run (the sample and its warm-ups).
+pub fn estimate(plan: &Plan) -> String {
+    let cells = plan.cells();
+    let runs = (1 + plan.warmup) as u32;
+    let per_sample: Duration = cells
+        .iter()
+        .map(|cell| cell.workload.paced_duration() + cell.workload.pace_interval() + SAMPLE_OVERHEAD * runs)
+        .sum();
+    let total = per_sample * plan.samples as u32;
+    format!(
+        "estimate: {} cells × {} samples, about {:.0} s ({:.1} min) without extra passes",
+        cells.len(),
+        plan.samples,
+        total.as_secs_f64(),
+        total.as_secs_f64() / 60.0
+    )
+}
+
+/// One line on stderr when the plan asks for something whose figure reads differently from
+/// what its flags suggest: `--send try` with senders that run flat out.
+pub fn note(plan: &Plan) {
+    if plan.pace.is_none() && plan.sends.contains(&SendMode::Try) {
+        print_error(
+            "note: --send try without --pace: senders run flat out, so the drops measure how far they outrun \
+             the receiver, not an SFU's load (add --pace 20ms for that)",
+        );
+    }
+}
+
+fn first_line(rendered: &str) -> String {
+    rendered.lines().next().unwrap_or_default().trim_start_matches("error: ").to_owned()
+}
