@@ -69,10 +69,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compare two channel-bench CSVs cell by cell: trimmed means and medians, the ratio of the trimmed means, whether
-    /// the change is beyond the noise, and the modes of cells whose samples form more than one
+    /// the change is beyond the noise, and the clusters of cells whose samples form more than one
     Compare(CompareArgs),
     /// Write the per-cell results of a channel-bench CSV (samples, trimmed mean and median with their 90% intervals,
-    /// min, max, modes, failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
+    /// min, max, clusters, failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
     Cells(CellsArgs),
     /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512, 1024+): the fastest or
     /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
@@ -292,7 +292,7 @@ pub struct SweepArgs {
     pub samples: Option<usize>,
 
     /// After --samples passes, keep sampling the cells whose trimmed mean is not yet known to ± this many percent
-    /// (90% confidence), or whose samples form separate modes, until --max-time runs out
+    /// (90% confidence), or whose samples form separate clusters, until --max-time runs out
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
     pub precision: f64,
 

@@ -302,19 +302,19 @@ fn differences_of_machine_and_build_are_named_above_the_table() {
 }
 
 #[test]
-fn a_mixed_cell_shows_its_modes_and_the_closing_lines_count_them() {
+fn a_mixed_cell_shows_its_clusters_and_the_closing_lines_count_them() {
     let dir = tempfile::tempdir().unwrap();
-    // Two modes (≈40 and ≈120) whose shares swap: the medians are 3× apart, the trimmed means less.
+    // Two clusters (≈40 and ≈120) whose shares swap: the medians are 3× apart, the trimmed means less.
     let old = [format!("{HEADER}\n"), cell("crossfire", "multi-thread", 64, &[40.0, 41.0, 39.0, 120.0, 121.0])];
     let new = [format!("{HEADER}\n"), cell("crossfire", "multi-thread", 64, &[40.0, 41.0, 119.0, 120.0, 121.0])];
     let (old, new) = (write(dir.path(), "old.csv", &old.concat()), write(dir.path(), "new.csv", &new.concat()));
     let (code, stdout, stderr) = compare(&old, &new);
     assert_eq!(code, Some(0), "{stderr}");
     let line = line_of(&stdout, "crossfire");
-    assert!(line.contains("  ~  modes old 40.0 ns ×60% | 120 ns ×40%; new 40.5 ns ×40% | 120 ns ×60%"), "{line}");
+    assert!(line.contains("  ~  clusters old 40.0 ns ×60% | 120 ns ×40%; new 40.5 ns ×40% | 120 ns ×60%"), "{line}");
     assert!(stdout.contains("1 cells in both: 0 faster, 0 slower, 1 no change beyond the noise"), "{stdout}");
     assert!(stdout.contains("multi-thread (1 cells) trimmed means 1.393/1.393, medians 2.902/2.902"), "{stdout}");
-    assert!(stdout.contains("mixed cells (more than one mode): 1 in old, 1 in new, 1 in both"), "{stdout}");
+    assert!(stdout.contains("mixed cells (more than one cluster): 1 in old, 1 in new, 1 in both"), "{stdout}");
     assert!(
         stdout.contains("same fastest channel (lowest trimmed mean) in 1 of 1 (runtime, mode, tasks) groups"),
         "{stdout}"
