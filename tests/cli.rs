@@ -2,11 +2,9 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 
-fn bench() -> Command {
-    Command::cargo_bin("channel-bench").expect("the binary is built")
-}
+mod common;
+use common::bench;
 
 /// A sweep small enough to finish in a fraction of a second.
 /// `--max-time 0`: exactly `--samples` samples per cell.

@@ -2,15 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
 mod common;
 use common::{HEADER, cell, write};
 
 fn compare(old: &Path, new: &Path) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(old).arg(new).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    compare_with(&[], old, new)
 }
 
 fn line_of<'a>(stdout: &'a str, channel: &str) -> &'a str {
@@ -69,14 +65,8 @@ fn verdicts_follow_the_noise_of_both_files() {
     assert!(stdout.contains("worst 1.426 (multi-thread cloned-send tasks=1 kanal)"), "{stdout}");
 
     // A smaller threshold turns the 2% change into a verdict.
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
-        .args(["compare", "--threshold", "0.5"])
-        .arg(&old)
-        .arg(&new)
-        .output()
-        .unwrap();
-    assert!(line_of(&String::from_utf8(output.stdout).unwrap(), "async-channel").ends_with("slower"));
+    let (_, stdout, _) = compare_with(&["--threshold", "0.5"], &old, &new);
+    assert!(line_of(&stdout, "async-channel").ends_with("slower"));
 }
 
 #[test]
@@ -216,10 +206,7 @@ fn run_of(messages: u64, values: &[f64]) -> String {
 }
 
 fn compare_with(args: &[&str], old: &Path, new: &Path) -> (Option<i32>, String, String) {
-    let output =
-        Command::cargo_bin("channel-bench").unwrap().arg("compare").args(args).arg(old).arg(new).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    common::output(common::bench().arg("compare").args(args).arg(old).arg(new))
 }
 
 #[test]
