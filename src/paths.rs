@@ -28,13 +28,6 @@ pub enum Found {
     Other(&'static str),
 }
 
-impl Found {
-    /// Whether something is at the path.
-    pub fn exists(self) -> bool {
-        self != Found::Nothing
-    }
-}
-
 /// What `path` names itself: a symbolic link is [`Found::Symlink`], not what it points at.
 pub fn examine(path: &Path) -> io::Result<Found> {
     match std::fs::symlink_metadata(path) {

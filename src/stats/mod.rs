@@ -44,13 +44,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Half the width of the confidence interval of the median, relative to the median
-    /// (0.02 means "known to within ±2%"); the wider side when the interval is lopsided.
-    pub fn median_precision(&self) -> Option<f64> {
-        let (low, high) = self.median_interval?;
-        Some((self.median - low).max(high - self.median) / self.median)
-    }
-
     /// Half the width of the confidence interval of the trimmed mean, relative to it, the
     /// wider side; `None` without an interval.
     pub fn trimmed_mean_precision(&self) -> Option<f64> {
@@ -432,10 +425,9 @@ mod tests {
     }
 
     #[test]
-    fn median_precision_is_the_wider_side() {
+    fn the_median_interval_of_five_values_is_their_range() {
         let summary = summarize(&[98.0, 99.0, 100.0, 101.0, 110.0]).unwrap();
         assert_eq!(summary.median_interval, Some((98.0, 110.0)));
-        assert!((summary.median_precision().unwrap() - 0.10).abs() < 1e-12);
     }
 
     fn rule() -> StopRule {
