@@ -130,6 +130,12 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
+/// The one line for an existing regular file a command leaves alone without `--force`:
+/// `x.md exists, left as it is (--force replaces it)`.
+pub fn kept(path: &Path) -> String {
+    format!("{} exists, left as it is (--force replaces it)", path.display())
+}
+
 /// What to do with a regular file already at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Existing {
