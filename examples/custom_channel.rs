@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! cargo run --release --example custom_channel -- --quick
-//! cargo run --release --example custom_channel -- --channels mutex-queue,tokio-mpsc --pace 20ms --send try
+//! cargo run --release --example custom_channel -- --channels mutex-queue,tokio-mpsc --latency --pace 20ms --tasks 64,512 --messages 65536 --send try
 //! ```
 //!
 //! `docs/custom-channel.md` walks through it.
