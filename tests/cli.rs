@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-
 mod common;
 use common::bench;
 

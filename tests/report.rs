@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-
 mod common;
 use common::{HEADER, bench, cell, write};
 

@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 mod common;
 use common::{HEADER, cell, write};
 
