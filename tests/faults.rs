@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
 mod common;
 
 fn rows(path: &std::path::Path) -> Vec<csv::StringRecord> {
