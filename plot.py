@@ -9,7 +9,7 @@ multi-thread / current-thread in columns. x: sending tasks (log2); y: the
 chosen metric (default: wall-clock ns per message). Per channel and setting, a
 line through the cells' trimmed means (the headline figure: the mean without the
 highest and lowest fifth of the samples) and every ok sample as a
-point, so a cell whose samples fall in two modes shows both; a cell whose
+point, so a cell whose samples fall in two clusters shows both; a cell whose
 samples all failed leaves a gap, and failures are counted in the caption. A
 channel keeps its colour in every plot; the line style tells settings and files
 apart. The channel's colour and its name in the legend are the binary's (each cell's
@@ -258,7 +258,7 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
 
 def cell_table(runs: list[Run], metric: str) -> list[str]:
     """One line per cell: the metric's trimmed mean, median, min, max, ok samples (of all
-    samples) and modes when there are several, lowest first within each (mode, runtime, tasks)."""
+    samples) and clusters when there are several, lowest first within each (mode, runtime, tasks)."""
     several = len(runs) > 1
     lines = []
     for run, label in zip(runs, file_labels(runs)):
@@ -269,11 +269,12 @@ def cell_table(runs: list[Run], metric: str) -> list[str]:
             values = [number(figures[k]) for k in ("trimmed_mean", "median", "min", "max")] if figures else ["-"] * 4
             count = len(figures["samples"]) if figures else 0
             numbers = " ".join(f"{v:>10}" for v in values) + f" {count:>3}"
-            modes = " | ".join(f"{number(m['centre'])} ×{m['share']:.0%}" for m in (figures or {}).get("modes", []))
+            clusters = " | ".join(f"{number(c['centre'])} ×{c['share']:.0%}"
+                                  for c in (figures or {}).get("clusters", []))
             file = f"{label}  " if several else ""
             lines.append((order, f"{file}{cell['mode']:<12} {cell['runtime']:<15} {cell['tasks']:>5} "
                                  f"{line_name(cell):<16} {numbers}/{cell['ok'] + cell['failed']}"
-                                 + (f"  modes {modes}" if modes else "")))
+                                 + (f"  clusters {clusters}" if clusters else "")))
     header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'trimmed':>10} {'median':>10} "
               f"{'min':>10} {'max':>10} ok")
     return [f"# {metric}", ("file  " if several else "") + header] + [text for _, text in sorted(lines)]
@@ -320,7 +321,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                        help="logarithmic y axis (the default for the latency metrics)")
     scale.add_argument("--linear-y", dest="log_y", action="store_const", const=False, help="linear y axis")
     parser.add_argument("--table", action="store_true",
-                        help="print each cell's trimmed mean, median, min, max and modes (lowest first per mode, "
+                        help="print each cell's trimmed mean, median, min, max and clusters (lowest first per mode, "
                         "runtime and tasks) "
                         "instead of drawing")
     return parser.parse_args(argv)

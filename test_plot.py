@@ -385,15 +385,15 @@ def test_table_lists_each_cell_fastest_first(tmp_path, capsys):
     assert rows[3][4:] == ["-", "-", "-", "-", "0/2"]
 
 
-def test_table_names_the_modes_of_a_mixed_cell(tmp_path, capsys):
+def test_table_names_the_clusters_of_a_mixed_cell(tmp_path, capsys):
     mixed = cell("crossfire", 64, [40.0, 41.0, 39.0, 120.0, 121.0])
-    mixed["ns_per_message"]["modes"] = [{"centre": 40.0, "share": 0.6, "count": 3},
-                                        {"centre": 120.5, "share": 0.4, "count": 2}]
+    mixed["ns_per_message"]["clusters"] = [{"centre": 40.0, "share": 0.6, "count": 3},
+                                           {"centre": 120.5, "share": 0.4, "count": 2}]
     path = write_run(tmp_path / "m.csv", [mixed, cell("kanal", 64, [60.0, 61.0])])
     assert plot.main([str(path), "--table"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "modes" not in lines[2]
-    assert lines[3].endswith("5/5  modes 40.0 ×60% | 120.5 ×40%"), lines[3]
+    assert "clusters" not in lines[2]
+    assert lines[3].endswith("5/5  clusters 40.0 ×60% | 120.5 ×40%"), lines[3]
 
 
 def test_an_existing_image_is_replaced_only_with_force(tmp_path, capsys):

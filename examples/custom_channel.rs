@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! cargo run --release --example custom_channel -- --quick
-//! cargo run --release --example custom_channel -- --channels mutex-queue,tokio-mpsc --pace 20ms --send try --tasks 64,512
+//! cargo run --release --example custom_channel -- --channels mutex-queue,tokio-mpsc --latency --pace 20ms --send try --tasks 64,512
 //! ```
 //!
 //! `docs/custom-channel.md` walks through it.

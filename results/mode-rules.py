@@ -1,5 +1,5 @@
 """How often a cell called mixed in one A/A sweep is mixed in the other, under variants of the
-modes rule (`stats::modes`: a log-scale gap of at least a ratio, at least twice the widest gap
+clusters rule (`stats::clusters`: a log-scale gap of at least a ratio, at least twice the widest gap
 inside either side, at least k samples a side), re-implemented here to try other settings.
 
 Reads the per-cell samples that `channel-bench cells` writes (disturbed samples left out),
@@ -26,7 +26,7 @@ VARIANTS = [(2, 1.5), (3, 1.5), (2, 1.8)]
 
 
 def clusters(values, min_count, ratio, over_inner=2.0):
-    """The index ranges of the modes of sorted `values`, as `stats::modes` finds them."""
+    """The index ranges of the clusters of sorted `values`, as `stats::clusters` finds them."""
     n = len(values)
     if n == 0:
         return []

@@ -28,13 +28,6 @@ pub enum Found {
     Other(&'static str),
 }
 
-impl Found {
-    /// Whether something is at the path.
-    pub fn exists(self) -> bool {
-        self != Found::Nothing
-    }
-}
-
 /// What `path` names itself: a symbolic link is [`Found::Symlink`], not what it points at.
 pub fn examine(path: &Path) -> io::Result<Found> {
     match std::fs::symlink_metadata(path) {
@@ -136,6 +129,12 @@ impl std::fmt::Display for Refused {
 }
 
 impl std::error::Error for Refused {}
+
+/// The one line for an existing regular file a command leaves alone without `--force`:
+/// `x.md exists, left as it is (--force replaces it)`.
+pub fn kept(path: &Path) -> String {
+    format!("{} exists, left as it is (--force replaces it)", path.display())
+}
 
 /// What to do with a regular file already at the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

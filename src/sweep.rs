@@ -6,7 +6,7 @@
 //! later passes visit only the cells that want more ([`StopRule`]), until the sweep's extra
 //! time, `--max-time` × cells, is spent. As long as some cell is short of `--samples` samples
 //! because some were measured in a disturbed stretch of the sweep (`stats::disturbed`, judged
-//! afresh before each of these passes), or may hold a second mode it has not yet had the
+//! afresh before each of these passes), or may hold a second cluster it has not yet had the
 //! samples to show, the passes visit only those cells, the short ones first; what the budget
 //! has left then goes to the cells whose trimmed mean is still wider than `--precision`.
 //! After the budget only the short cells are sampled again, each up to twice `--samples` in
@@ -76,10 +76,10 @@ impl Progress {
         }
     }
 
-    /// Owed, or not done and maybe mixed ([`StopRule::wants_modes_seen`]): while any cell is,
+    /// Owed, or not done and maybe mixed ([`StopRule::wants_clusters_seen`]): while any cell is,
     /// the extra passes visit only such cells.
     fn priority(&self, rule: &StopRule) -> bool {
-        self.owed(rule) || !self.finished && rule.wants_modes_seen(self.kept().count(), &self.ok_ns_per_message())
+        self.owed(rule) || !self.finished && rule.wants_clusters_seen(self.kept().count(), &self.ok_ns_per_message())
     }
 
     /// Short of `--samples` kept samples because some were disturbed, and not yet retaken as
@@ -263,7 +263,7 @@ fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, o
         let kept: Vec<Sample> = progress.kept().cloned().collect();
         let disturbed = progress.samples.len() - kept.len();
         outcome.disturbed += disturbed;
-        console.cell(cell, summary.as_ref(), &stats::modes(&ok), rule.precision, &kept, disturbed);
+        console.cell(cell, summary.as_ref(), &stats::clusters(&ok), rule.precision, &kept, disturbed);
         if progress.finished || kept.len() >= plan.samples || rule.is_done(kept.len(), &ok) {
             outcome.cells_done += 1;
         }

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use assert_cmd::Command;
 use channel_bench::results::cells::CellsFile;
 use channel_bench::results::thresholds::Thresholds;
 use channel_bench::results::{load, recommend};
@@ -13,15 +12,16 @@ use channel_bench::results::{load, recommend};
 mod common;
 use common::{HEADER, cell, write};
 
-fn run(args: &[&str], csv: &Path) -> String {
-    let output = Command::cargo_bin("channel-bench").unwrap().args(args).arg(csv).output().unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).unwrap()
+/// The stdout of `channel-bench ARGS CSV`, which must succeed.
+fn stdout_of(args: &[&str], csv: &Path) -> String {
+    let (code, stdout, stderr) = common::output(common::bench().args(args).arg(csv));
+    assert_eq!(code, Some(0), "{stderr}");
+    stdout
 }
 
 /// (runtime, tasks, channel) → mean, as `channel-bench cells --out -` writes it.
 fn cells_means(csv: &Path) -> BTreeMap<(String, u64, String), Option<f64>> {
-    let cells: CellsFile = serde_json::from_str(&run(&["cells", "--out", "-"], csv)).unwrap();
+    let cells: CellsFile = serde_json::from_str(&stdout_of(&["cells", "--out", "-"], csv)).unwrap();
     cells
         .cells
         .into_iter()
@@ -63,8 +63,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     }
 
     // compare, the file against itself: every cell, the same trimmed means to its one decimal.
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(&csv).arg(&csv).output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
+    let stdout = stdout_of(&["compare", csv.to_str().unwrap()], &csv);
     let table: BTreeMap<_, _> = stdout
         .lines()
         .skip_while(|line| line.starts_with("note: "))
@@ -100,7 +99,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
             other => panic!("{key:?}: {other:?}"),
         }
     }
-    let summary = run(&["summary"], &csv);
+    let summary = stdout_of(&["summary"], &csv);
     assert!(
         summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 100,"),
         "{summary}"
@@ -116,17 +115,10 @@ fn the_exports_carry_the_same_means_and_intervals() {
         &[format!("{HEADER}\n"), cell("kanal", "multi-thread", 64, &[5.0, 1.0, 3.0, 2.0, 4.0])].concat(),
     );
     let (bmf, github) = (dir.path().join("bmf.json"), dir.path().join("gh.json"));
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
-        .arg("cells")
-        .arg(&csv)
-        .arg("--export-bmf")
-        .arg(&bmf)
-        .arg("--export-github-action")
-        .arg(&github)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let (code, _, stderr) = common::output(
+        common::bench().arg("cells").arg(&csv).arg("--export-bmf").arg(&bmf).arg("--export-github-action").arg(&github),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
     let read =
         |path: &Path| -> serde_json::Value { serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap() };
     let name = "multi-thread/cloned-send/tasks=64/kanal";

@@ -2,15 +2,11 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
 mod common;
 use common::{HEADER, cell, write};
 
 fn channel_bench(args: &[&str], paths: &[&Path]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().args(args).args(paths).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    common::output(common::bench().args(args).args(paths))
 }
 
 #[test]

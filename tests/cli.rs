@@ -2,11 +2,8 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-fn bench() -> Command {
-    Command::cargo_bin("channel-bench").expect("the binary is built")
-}
+mod common;
+use common::bench;
 
 /// A sweep small enough to finish in a fraction of a second.
 /// `--max-time 0`: exactly `--samples` samples per cell.
@@ -296,7 +293,7 @@ fn samples_of(messages: &str, args: &[&str]) -> Vec<f64> {
 fn sampling_stops_at_the_minimum_when_precise_and_goes_on_while_time_allows() {
     // Five samples of 20,000 messages (a few ms each) are "precise" to ±99%: the sweep stops
     // there, unless a far sample (a busy machine) makes the cell maybe mixed, which is
-    // sampled on to show a second mode.
+    // sampled on to show a second cluster.
     let precise = samples_of("20000", &["--samples", "5", "--precision", "99"]);
     assert!(precise.len() >= 5);
     assert!(precise.len() == 5 || channel_bench::stats::may_be_mixed(&precise[..5]), "{precise:?}");

@@ -2,15 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
 mod common;
 use common::{HEADER, cell, write};
 
 fn compare(old: &Path, new: &Path) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("compare").arg(old).arg(new).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    compare_with(&[], old, new)
 }
 
 fn line_of<'a>(stdout: &'a str, channel: &str) -> &'a str {
@@ -69,14 +65,8 @@ fn verdicts_follow_the_noise_of_both_files() {
     assert!(stdout.contains("worst 1.426 (multi-thread cloned-send tasks=1 kanal)"), "{stdout}");
 
     // A smaller threshold turns the 2% change into a verdict.
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
-        .args(["compare", "--threshold", "0.5"])
-        .arg(&old)
-        .arg(&new)
-        .output()
-        .unwrap();
-    assert!(line_of(&String::from_utf8(output.stdout).unwrap(), "async-channel").ends_with("slower"));
+    let (_, stdout, _) = compare_with(&["--threshold", "0.5"], &old, &new);
+    assert!(line_of(&stdout, "async-channel").ends_with("slower"));
 }
 
 #[test]
@@ -216,10 +206,7 @@ fn run_of(messages: u64, values: &[f64]) -> String {
 }
 
 fn compare_with(args: &[&str], old: &Path, new: &Path) -> (Option<i32>, String, String) {
-    let output =
-        Command::cargo_bin("channel-bench").unwrap().arg("compare").args(args).arg(old).arg(new).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    common::output(common::bench().arg("compare").args(args).arg(old).arg(new))
 }
 
 #[test]
@@ -302,19 +289,19 @@ fn differences_of_machine_and_build_are_named_above_the_table() {
 }
 
 #[test]
-fn a_mixed_cell_shows_its_modes_and_the_closing_lines_count_them() {
+fn a_mixed_cell_shows_its_clusters_and_the_closing_lines_count_them() {
     let dir = tempfile::tempdir().unwrap();
-    // Two modes (≈40 and ≈120) whose shares swap: the medians are 3× apart, the trimmed means less.
+    // Two clusters (≈40 and ≈120) whose shares swap: the medians are 3× apart, the trimmed means less.
     let old = [format!("{HEADER}\n"), cell("crossfire", "multi-thread", 64, &[40.0, 41.0, 39.0, 120.0, 121.0])];
     let new = [format!("{HEADER}\n"), cell("crossfire", "multi-thread", 64, &[40.0, 41.0, 119.0, 120.0, 121.0])];
     let (old, new) = (write(dir.path(), "old.csv", &old.concat()), write(dir.path(), "new.csv", &new.concat()));
     let (code, stdout, stderr) = compare(&old, &new);
     assert_eq!(code, Some(0), "{stderr}");
     let line = line_of(&stdout, "crossfire");
-    assert!(line.contains("  ~  modes old 40.0 ns ×60% | 120 ns ×40%; new 40.5 ns ×40% | 120 ns ×60%"), "{line}");
+    assert!(line.contains("  ~  clusters old 40.0 ns ×60% | 120 ns ×40%; new 40.5 ns ×40% | 120 ns ×60%"), "{line}");
     assert!(stdout.contains("1 cells in both: 0 faster, 0 slower, 1 no change beyond the noise"), "{stdout}");
     assert!(stdout.contains("multi-thread (1 cells) trimmed means 1.393/1.393, medians 2.902/2.902"), "{stdout}");
-    assert!(stdout.contains("mixed cells (more than one mode): 1 in old, 1 in new, 1 in both"), "{stdout}");
+    assert!(stdout.contains("mixed cells (more than one cluster): 1 in old, 1 in new, 1 in both"), "{stdout}");
     assert!(
         stdout.contains("same fastest channel (lowest trimmed mean) in 1 of 1 (runtime, mode, tasks) groups"),
         "{stdout}"

@@ -144,7 +144,7 @@ fn invocations(line: &str, csv: &Path) -> Result<Vec<(PathBuf, Vec<String>)>, St
             *word = csv.display().to_string();
         }
     }
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_channel-bench"));
+    let binary = common::binary();
     let program = words.remove(0);
     if program.ends_with("channel-bench") {
         if let Some(synopsis) =

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use assert_cmd::Command;
 use channel_bench::run::payload::{self, PayloadSize};
+
+mod common;
 
 /// Rows of a sweep's CSV, each as column name → value.
 fn sweep(args: &[&str], out: &Path) -> Vec<HashMap<String, String>> {
-    let output = Command::cargo_bin("channel-bench").unwrap().args(args).arg("--out").arg(out).output().unwrap();
+    let output = common::bench().args(args).arg("--out").arg(out).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{args:?}: {stdout}{}", String::from_utf8_lossy(&output.stderr));
     let mut reader = csv::Reader::from_path(out).unwrap();

@@ -7,6 +7,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
+mod common;
+
 /// The repository root.
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -212,7 +214,7 @@ fn a_crate_of_your_own_builds_on_channel_bench_by_path() {
 
 /// Runs the binary in `dir`; panics unless it exits 0.
 fn channel_bench(dir: &Path, args: &[&str]) {
-    let output = Command::new(env!("CARGO_BIN_EXE_channel-bench")).args(args).current_dir(dir).output().unwrap();
+    let output = common::bench().args(args).current_dir(dir).output().unwrap();
     assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
 }
 

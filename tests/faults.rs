@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+mod common;
 
 fn rows(path: &std::path::Path) -> Vec<csv::StringRecord> {
     csv::Reader::from_path(path).unwrap().records().map(Result::unwrap).collect()
@@ -15,8 +15,7 @@ fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("hang.csv");
     let started = Instant::now();
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
+    let output = common::bench()
         .args(["--channels", "fault-hang,kanal", "--tasks", "2", "--messages", "2000", "--capacity", "64"])
         .args(["--timeout", "0.5", "--samples", "2", "--max-time", "0", "--out"])
         .arg(&out)
@@ -49,8 +48,7 @@ fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
 fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lossy.csv");
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
+    let output = common::bench()
         .args(["--channels", "fault-lossy", "--tasks", "3", "--messages", "3000", "--samples", "1", "--max-time", "0"])
         .arg("--out")
         .arg(&out)
@@ -71,7 +69,7 @@ fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
 
 #[test]
 fn a_fault_build_lists_its_faulty_channels() {
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("--list-channels").output().unwrap();
+    let output = common::bench().arg("--list-channels").output().unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("fault-hang") && stdout.contains("fault-lossy"), "{stdout}");
 }
@@ -81,8 +79,7 @@ fn a_truncated_sink_file_fails_its_sample() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sink.csv");
     let sink = format!("truncating-file:{}", dir.path().join("sink.bin").display());
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
+    let output = common::bench()
         .args(["--channels", "kanal", "--tasks", "2", "--messages", "500", "--capacity", "64", "--sink", &sink])
         .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "2", "--max-time", "0", "--out"])
         .arg(&out)

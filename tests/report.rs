@@ -3,14 +3,8 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
 mod common;
-use common::{HEADER, cell, write};
-
-fn bench() -> Command {
-    Command::cargo_bin("channel-bench").unwrap()
-}
+use common::{HEADER, bench, cell, write};
 
 /// The text of `html` without its tags, entities left as they are.
 fn without_tags(html: &str) -> String {

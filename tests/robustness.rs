@@ -5,8 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+
 fn binary() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("channel-bench")
+    common::binary()
 }
 
 /// A sweep long enough to be stopped half way: 36 cells of 200k messages.

@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+mod common;
+
 /// One sample per cell of a tiny sweep: 2 modes × 2 runtimes of one channel and one task count.
 const TINY: &[&str] = &[
     "--messages",
@@ -27,8 +29,9 @@ const TINY: &[&str] = &[
     "0",
 ];
 
-fn bench() -> Command {
-    let mut command = Command::cargo_bin("channel-bench").unwrap();
+/// The binary with a time limit.
+fn bounded() -> Command {
+    let mut command = common::bench();
     // A FIFO opened for writing would wait for a reader: a hang fails the test, it does not stall it.
     command.timeout(Duration::from_secs(60));
     command
@@ -80,7 +83,7 @@ fn not_regular_files(dir: &Path) -> (Vec<(PathBuf, &'static str)>, std::os::unix
 
 /// Runs `args`; asserts exit 2 with one `error:` line containing each of `expected`, nothing on stdout.
 fn refused(args: &[&str], expected: &[&str]) -> String {
-    let output = bench().args(args).output().unwrap();
+    let output = bounded().args(args).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
@@ -135,7 +138,7 @@ fn the_null_device_is_a_sink_written_and_left_in_place() {
     let Some(null) = mknod(&dir.path().join("null"), 1, 3) else { return };
     let out = dir.path().join("null.csv");
     let sink = format!("file:{}", null.display());
-    let output = bench().args(TINY).args(["--sink", &sink, "--out"]).arg(&out).output().unwrap();
+    let output = bounded().args(TINY).args(["--sink", &sink, "--out"]).arg(&out).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(is_char_device(&null), "the null device node is still there");
     let text = std::fs::read_to_string(&out).unwrap();
@@ -154,7 +157,7 @@ fn an_existing_sink_file_is_refused_and_under_force_emptied_in_place_and_kept() 
     refused(&[TINY, &["--sink", &flag, "--out", out.to_str().unwrap()]].concat(), &["--sink", "--force"]);
     assert_eq!(std::fs::read_to_string(&sink).unwrap(), "the user's own file");
 
-    let output = bench().args(TINY).args(["--sink", &flag, "--force", "--out"]).arg(&out).output().unwrap();
+    let output = bounded().args(TINY).args(["--sink", &flag, "--force", "--out"]).arg(&out).output().unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let kept = std::fs::metadata(&sink).expect("the user's file is kept");
     assert_eq!(kept.ino(), inode, "emptied in place, not deleted and made again");
@@ -168,7 +171,7 @@ fn a_sink_file_the_sweep_created_is_removed() {
     let sink = dir.path().join("new.bin");
     let out = dir.path().join("run.csv");
     let flag = format!("file:{}", sink.display());
-    bench().args(TINY).args(["--sink", &flag, "--out"]).arg(&out).assert().success();
+    bounded().args(TINY).args(["--sink", &flag, "--out"]).arg(&out).assert().success();
     assert!(!sink.exists());
 }
 
@@ -189,7 +192,7 @@ fn any_existing_file_of_the_output_set_refuses_the_sweep() {
     let out = dir.path().join("run.csv");
     std::fs::write(out.with_extension("md"), "the user's notes").unwrap();
     let inode = std::fs::metadata(out.with_extension("md")).unwrap().ino();
-    bench().args(TINY).arg("--out").arg(&out).arg("--force").assert().success();
+    bounded().args(TINY).arg("--out").arg(&out).arg("--force").assert().success();
     let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
     assert!(markdown.starts_with("Which channel, from `run.csv`"), "{markdown}");
     assert_eq!(std::fs::metadata(out.with_extension("md")).unwrap().ino(), inode);
@@ -207,13 +210,13 @@ fn an_out_named_like_another_member_is_refused() {
 fn summary_and_report_on_a_sweeps_own_csv_answer_and_leave_its_files_alone_without_force() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("run.csv");
-    bench().args(TINY).arg("--out").arg(&csv).assert().success();
+    bounded().args(TINY).arg("--out").arg(&csv).assert().success();
     let (markdown, html) = (csv.with_extension("md"), csv.with_extension("html"));
     std::fs::write(&markdown, "the user's notes").unwrap();
     std::fs::write(&html, "the user's page").unwrap();
     let shown = markdown.display().to_string();
     for (command, file, text) in [("summary", &markdown, "the user's notes"), ("report", &html, "the user's page")] {
-        let output = bench().args([command, csv.to_str().unwrap()]).output().unwrap();
+        let output = bounded().args([command, csv.to_str().unwrap()]).output().unwrap();
         assert_eq!(output.status.code(), Some(0), "{command}: {}", String::from_utf8_lossy(&output.stderr));
         let stdout = String::from_utf8(output.stdout).unwrap();
         let line = format!("{command}: {} exists, left as it is (--force replaces it)", file.display());
@@ -221,20 +224,20 @@ fn summary_and_report_on_a_sweeps_own_csv_answer_and_leave_its_files_alone_witho
         assert_eq!(stdout.lines().last(), Some(line.as_str()), "{stdout}");
         assert_eq!(std::fs::read_to_string(file).unwrap(), text, "{command}");
     }
-    let answered = bench().args(["summary", csv.to_str().unwrap()]).output().unwrap().stdout;
+    let answered = bounded().args(["summary", csv.to_str().unwrap()]).output().unwrap().stdout;
     assert!(String::from_utf8(answered).unwrap().contains("kanal"), "the answer is printed");
     // An explicit --out that exists is still refused.
     refused(&["summary", "--out", &shown, csv.to_str().unwrap()], &[&shown, "already exists", "--force"]);
 
-    let printed = bench().args(["summary", "--out", "-"]).arg(&csv).output().unwrap();
+    let printed = bounded().args(["summary", "--out", "-"]).arg(&csv).output().unwrap();
     assert!(printed.status.success());
     assert!(String::from_utf8(printed.stdout).unwrap().starts_with("Which channel, from `run.csv`"));
     let elsewhere = dir.path().join("elsewhere.md");
-    bench().args(["summary", "--out"]).arg(&elsewhere).arg(&csv).assert().success();
+    bounded().args(["summary", "--out"]).arg(&elsewhere).arg(&csv).assert().success();
     assert!(std::fs::read_to_string(&elsewhere).unwrap().starts_with("Which channel"));
     assert_eq!(std::fs::read_to_string(&markdown).unwrap(), "the user's notes");
 
-    bench().args(["summary", "--force"]).arg(&csv).assert().success();
+    bounded().args(["summary", "--force"]).arg(&csv).assert().success();
     assert!(std::fs::read_to_string(&markdown).unwrap().starts_with("Which channel"));
 
     // A FIFO in its place is refused, with --force too, without waiting for a reader.
@@ -280,14 +283,14 @@ fn a_symlink_as_out_beside_out_or_as_sink_is_refused_with_or_without_force() {
 fn summary_report_and_cells_do_not_write_through_a_symlink() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("run.csv");
-    bench().args(TINY).arg("--out").arg(&csv).assert().success();
+    bounded().args(TINY).arg("--out").arg(&csv).assert().success();
     for (command, extension) in [("summary", "md"), ("report", "html"), ("cells", "cells.json")] {
         let output = csv.with_extension(extension);
         std::fs::remove_file(&output).unwrap();
         let target = link_to_users_file(dir.path(), &output);
         for force in [&[][..], &["--force"]] {
             let args = [&[command][..], force, &[csv.to_str().unwrap()]].concat();
-            let stderr = bench().args(&args).output().unwrap();
+            let stderr = bounded().args(&args).output().unwrap();
             assert_eq!(stderr.status.code(), Some(2), "{args:?}");
             let stderr = String::from_utf8(stderr.stderr).unwrap();
             assert!(stderr.contains("is a symbolic link") && stderr.lines().count() == 1, "{args:?}: {stderr}");

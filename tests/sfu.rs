@@ -7,14 +7,13 @@ use std::process::ExitCode;
 use assert_cmd::Command;
 use channel_bench::app;
 
+mod common;
+use common::bench;
+
 // The example's channel itself, so the test measures exactly what the example ships.
 #[allow(dead_code)]
 #[path = "../examples/custom_channel.rs"]
 mod custom_channel;
-
-fn bench() -> Command {
-    Command::cargo_bin("channel-bench").expect("the binary is built")
-}
 
 /// `--max-time 0 --warmup 0 --samples 1`: one sample per cell.
 const ONE_SAMPLE: &[&str] = &["--samples", "1", "--max-time", "0", "--warmup", "0"];

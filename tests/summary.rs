@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
 mod common;
 use common::{HEADER, cell, write};
 
@@ -14,9 +12,7 @@ fn summary(csv: &Path) -> (Option<i32>, String, String) {
 }
 
 fn summary_with(csv: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").args(args).arg(csv).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    common::output(common::bench().arg("summary").args(args).arg(csv))
 }
 
 /// The line of `stdout` for the band labelled `band` (`small (1-8)`), up to its end.
@@ -110,12 +106,7 @@ fn channels_within_the_noise_are_tied_not_crowned() {
     assert!(markdown.contains("| tied within the noise: **kanal†** 100, **flume** 110 (1.10×); next"), "{markdown}");
 
     // A lower threshold separates the tight pair, not the noisy one.
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
-        .args(["summary", "--threshold", "0.5", "--out", "-"])
-        .arg(&csv)
-        .output()
-        .unwrap();
+    let output = common::bench().args(["summary", "--threshold", "0.5", "--out", "-"]).arg(&csv).output().unwrap();
     // `--out -`: the Markdown on stdout, tie.md left as it was.
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("| large (256) | **kanal†** 100, 1.01× faster than flume 101 |"), "{stdout}");
@@ -215,7 +206,7 @@ fn bad_files_give_one_line_and_exit_2() {
         assert!(stdout.is_empty(), "{stdout}");
     }
     assert_eq!(std::fs::read_to_string(dir.path().join("summary.md")).unwrap(), format!("{HEADER}\n{good}"));
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("summary").output().unwrap();
+    let output = common::bench().arg("summary").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8(output.stderr).unwrap().contains("<CSV>"));
 }
@@ -237,8 +228,7 @@ fn a_markdown_that_cannot_be_written_is_an_error_naming_it() {
 fn a_sweep_ends_with_the_summary_and_writes_it_beside_its_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sweep.csv");
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
+    let output = common::bench()
         .args(["--channels", "kanal,flume", "--tasks", "1,16", "--messages", "600", "--capacity", "64"])
         .args(["--warmup", "0", "--samples", "2", "--max-time", "0", "--out"])
         .arg(&out)
@@ -293,8 +283,7 @@ fn readme_answer() -> (String, PathBuf) {
 #[test]
 fn the_readme_short_answer_is_the_reference_runs() {
     let (block, reference) = readme_answer();
-    let output =
-        Command::cargo_bin("channel-bench").unwrap().args(["summary", "--short"]).arg(&reference).output().unwrap();
+    let output = common::bench().args(["summary", "--short"]).arg(&reference).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let short = String::from_utf8(output.stdout).unwrap();
     let csv = reference.strip_prefix(root()).unwrap().display();
@@ -359,12 +348,12 @@ fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
     let (code, text, stderr) = summary(&csv);
     assert_eq!(code, Some(0), "{stderr}");
     let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
-    let output = Command::cargo_bin("channel-bench").unwrap().args(["summary", "--short"]).arg(&csv).output().unwrap();
+    let output = common::bench().args(["summary", "--short"]).arg(&csv).output().unwrap();
     let short = String::from_utf8(output.stdout).unwrap();
-    let output = Command::cargo_bin("channel-bench").unwrap().arg("report").arg(&csv).output().unwrap();
+    let output = common::bench().arg("report").arg(&csv).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let html = std::fs::read_to_string(csv.with_extension("html")).unwrap();
-    let list = Command::cargo_bin("channel-bench").unwrap().arg("--list-channels").output().unwrap();
+    let list = common::bench().arg("--list-channels").output().unwrap();
     let list = String::from_utf8(list.stdout).unwrap();
     for channel in channel_bench::registry::CHANNELS.iter().filter(|c| !c.caveats.is_empty()) {
         let name = channel.name;

@@ -128,7 +128,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
 /// The one line for an output left as it was: `summary: x.md exists, left as it is (--force
 /// replaces it)`.
 fn kept(what: &str, path: &Path) -> String {
-    format!("{what}: {} exists, left as it is (--force replaces it)", path.display())
+    format!("{what}: {}", paths::kept(path))
 }
 
 /// Where the summary's Markdown goes.

@@ -99,7 +99,7 @@ fn output(path: &Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<
         return Ok("print it on stdout".to_owned());
     }
     if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
-        return Ok(format!("leave {} as it is (--force replaces it)", path.display()));
+        return Ok(format!("write nothing: {}", paths::kept(path)));
     }
     files::check_target(path, force, flag)?;
     Ok(format!("write {}", path.display()))

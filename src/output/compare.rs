@@ -92,7 +92,7 @@ pub struct Report {
 }
 
 /// The comparison table of two files: per cell the means with their precision, the medians,
-/// the ratio of the means, the verdict, and the modes of a cell whose samples form more than
+/// the ratio of the means, the verdict, and the clusters of a cell whose samples form more than
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
@@ -144,15 +144,19 @@ fn table(comparison: &Comparison) -> String {
     out
 }
 
-/// A compared cell's figures, verdict and modes.
+/// A compared cell's figures, verdict and clusters.
 fn row(compared: &Compared) -> String {
-    let modes = if compared.old_modes.len() > 1 || compared.new_modes.len() > 1 {
-        format!("  modes old {}; new {}", format::modes(&compared.old_modes), format::modes(&compared.new_modes))
+    let clusters = if compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1 {
+        format!(
+            "  clusters old {}; new {}",
+            format::found_clusters(&compared.old_clusters),
+            format::found_clusters(&compared.new_clusters)
+        )
     } else {
         String::new()
     };
     format!(
-        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {}{modes}",
+        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {}{clusters}",
         mean_text(&compared.old),
         mean_text(&compared.new),
         compared.old.median,
@@ -206,7 +210,7 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     let (mixed, (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
     let _ = write!(
         out,
-        "\nmixed cells (more than one mode): {} in old, {} in new, {} in both",
+        "\nmixed cells (more than one cluster): {} in old, {} in new, {} in both",
         mixed.old, mixed.new, mixed.both
     );
     let _ = write!(

@@ -12,7 +12,7 @@ use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
 use crate::run::workload::Workload;
-use crate::stats::{self, Mode, Summary};
+use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
 pub struct Console {
@@ -120,7 +120,7 @@ impl Console {
 
     /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
     /// half-width of its confidence interval; `noisy` when wider than `precision`), the
-    /// median, the min–max ns/message and the sample count, the `modes` when there are more
+    /// median, the min–max ns/message and the sample count, the `clusters` when there are more
     /// than one (`40 ns ×60% | 125 ns ×40%`), how many `disturbed` samples were left out, and
     /// the failures if any; `samples` are the ones kept. Then, as the run
     /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
@@ -129,7 +129,7 @@ impl Console {
         &self,
         cell: &Cell,
         summary: Option<&Summary>,
-        modes: &[Mode],
+        clusters: &[Cluster],
         precision: f64,
         samples: &[Sample],
         disturbed: usize,
@@ -145,7 +145,11 @@ impl Console {
                     Some(p) => format!("±{:>4.1}%      ", p * 100.0),
                     None => " ".repeat(13),
                 };
-                let mixed = if modes.len() > 1 { format!("  modes {}", format::modes(modes)) } else { String::new() };
+                let mixed = if clusters.len() > 1 {
+                    format!("  clusters {}", format::found_clusters(clusters))
+                } else {
+                    String::new()
+                };
                 format!(
                     "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}){mixed}",
                     s.trimmed_mean * messages / 1e6,

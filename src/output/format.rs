@@ -44,9 +44,9 @@ pub fn clusters(clusters: impl IntoIterator<Item = (f64, f64)>) -> String {
     clusters.into_iter().map(one).collect::<Vec<_>>().join(" | ")
 }
 
-/// [`clusters`] of the modes `stats::modes` found.
-pub fn modes(modes: &[stats::Mode]) -> String {
-    clusters(modes.iter().map(|mode| (mode.centre, mode.share)))
+/// [`clusters`] of what `stats::clusters` found.
+pub fn found_clusters(found: &[stats::Cluster]) -> String {
+    clusters(found.iter().map(|cluster| (cluster.centre, cluster.share)))
 }
 
 /// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
@@ -81,9 +81,9 @@ mod tests {
 
     #[test]
     fn clusters_read_as_centres_and_shares() {
-        let found = stats::modes(&[40.0, 41.0, 39.0, 124.0, 126.0]);
-        assert_eq!(modes(&found), "40.0 ns ×60% | 125 ns ×40%");
-        assert_eq!(clusters([(40.0, 0.6), (125.0, 0.4)]), modes(&found));
+        let found = stats::clusters(&[40.0, 41.0, 39.0, 124.0, 126.0]);
+        assert_eq!(found_clusters(&found), "40.0 ns ×60% | 125 ns ×40%");
+        assert_eq!(clusters([(40.0, 0.6), (125.0, 0.4)]), found_clusters(&found));
     }
 
     #[test]

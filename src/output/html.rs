@@ -160,7 +160,7 @@ fn groups(cells: &CellsFile) -> Vec<Group<'_>> {
 fn plots(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"plots\">\n<h2>ns/message against tasks</h2>\n<p class=\"note\">Lower is faster. A line joins \
-         a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two modes shows both. Failed \
+         a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two clusters shows both. Failed \
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
     let several_workers = |runtime: RuntimeKind| {
@@ -199,9 +199,9 @@ fn range((low, high): (f64, f64)) -> String {
     format!("{}–{}", number(low), number(high))
 }
 
-/// `40.0 ns ×60% | 125 ns ×40%` for a cell with several modes; empty otherwise.
-fn modes(figures: &Figures) -> String {
-    format::clusters(figures.modes.iter().map(|mode| (mode.centre, mode.share)))
+/// `40.0 ns ×60% | 125 ns ×40%` for a cell with several clusters; empty otherwise.
+fn clusters(figures: &Figures) -> String {
+    format::clusters(figures.clusters.iter().map(|cluster| (cluster.centre, cluster.share)))
 }
 
 fn cell_table(out: &mut String, cells: &CellsFile) {
@@ -209,21 +209,21 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
         "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the samples that delivered \
          every message in order: the trimmed mean (the mean without the highest and lowest fifth of the samples: \
          the headline figure, what the summary ranks) and its 90% confidence \
-         interval, the median, the min–max, and the modes when the samples fall in separate clusters; CPU \
+         interval, the median, the min–max, and the clusters when the samples form more than one; CPU \
          ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A sample measured while the samples of \
          other cells around it were slow too (a disturbed machine) is counted apart and left out of every \
          figure.</p>\n<table>\n<tr><th>runtime</th>\
          <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
-         <th>90% interval</th><th>median</th><th>min–max</th><th>modes</th><th>CPU</th><th>failed</th></tr>\n",
+         <th>90% interval</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
     );
     for cell in &cells.cells {
-        let (mean, interval, median, min_max, modes) = match &cell.ns_per_message {
+        let (mean, interval, median, min_max, clusters) = match &cell.ns_per_message {
             Some(f) => (
                 number(f.trimmed_mean),
                 f.trimmed_mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
                 number(f.median),
                 range((f.min, f.max)),
-                modes(f),
+                clusters(f),
             ),
             None => Default::default(),
         };
@@ -235,7 +235,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             out,
             "<tr{}><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{mean}</td><td class=\"n\">{interval}</td>\
-             <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{modes}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{clusters}</td><td class=\"n\">{}</td>\
              <td>{failed}</td></tr>",
             if cell.failed > 0 { " class=\"failed\"" } else { "" },
             cell.runtime,

@@ -99,7 +99,7 @@ pub fn tasks_text(tasks: &[u64]) -> String {
 /// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
 /// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
 /// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
-/// A channel marked `(mixed)` has a cell in the band whose samples form more than one mode.
+/// A channel marked `(mixed)` has a cell in the band whose samples form more than one cluster.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
     let name = |entry: &Entry| {
         let name = marked_entry(entry);
@@ -158,7 +158,7 @@ pub fn text(bands: &[Recommendation]) -> String {
     );
     if bands.iter().any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.mixed))) {
         out.push_str(
-            "(mixed): some of the channel's cells have samples in separate modes, shown in the sweep's cell lines\n",
+            "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
     }
     let mut group = None;
@@ -249,9 +249,9 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
          count (the mean of its samples without the highest and lowest fifth; not the median: a cell whose samples \
-         fall in two modes has a median that flips with the mode that won the draw); a ratio is the next channel's \
+         fall in two clusters has a median that flips with the cluster that won the draw); a ratio is the next channel's \
          figure over the first's. *(mixed)* marks a channel with a cell in the band whose samples form separate \
-         modes. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
+         clusters. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
          nearer on a log scale). Channels are *tied* when the first is not ahead beyond the noise: they are less \
          than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
          means the other's trimmed mean is that much higher and each outside the other's {confidence}% bootstrap \
@@ -376,7 +376,7 @@ mod tests {
         // Five samples of a 60/40 mixture leave its trimmed mean too uncertain to call kanal ahead.
         let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 68.3 (mixed) (1.14×)\n";
         assert!(text.contains(line), "{text}");
-        assert!(text.contains("(mixed): some of the channel's cells have samples in separate modes"), "{text}");
+        assert!(text.contains("(mixed): some of the channel's cells have samples in separate clusters"), "{text}");
         assert!(markdown("x.csv", &bands, Thresholds::uniform(0.02)).contains("**crossfire†** 68.3 (mixed) (1.14×) |"));
     }
 

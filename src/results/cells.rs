@@ -101,9 +101,9 @@ pub struct CellResult {
 }
 
 /// One metric of one cell: the values of its `ok` samples and what they say. The headline is
-/// the trimmed mean (what `compare` judges and `summary` ranks; see `stats`); the median and the modes
-/// stay beside it, since a cell whose samples fall in two modes has a median that flips with
-/// the mode that won the draw.
+/// the trimmed mean (what `compare` judges and `summary` ranks; see `stats`); the median and the clusters
+/// stay beside it, since a cell whose samples fall in two clusters has a median that flips with
+/// the cluster that won the draw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
@@ -125,20 +125,20 @@ pub struct Figures {
     pub min: f64,
     /// The largest sample.
     pub max: f64,
-    /// The separate clusters the samples form on a log scale (`stats::modes`), lowest first,
+    /// The separate clusters the samples form on a log scale (`stats::clusters`), lowest first,
     /// when they form more than one; empty for a cell with one behaviour.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub modes: Vec<ModeFigure>,
+    pub clusters: Vec<ClusterFigure>,
 }
 
-/// One mode of a cell's samples.
+/// One cluster of a cell's samples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ModeFigure {
-    /// The median of the mode's samples.
+pub struct ClusterFigure {
+    /// The median of the cluster's samples.
     pub centre: f64,
-    /// The mode's share of the samples, 0 to 1.
+    /// The cluster's share of the samples, 0 to 1.
     pub share: f64,
-    /// How many samples the mode has.
+    /// How many samples the cluster has.
     pub count: usize,
 }
 
@@ -146,7 +146,7 @@ impl Figures {
     /// The figures of `values`; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Self> {
         let summary = stats::summarize(values)?;
-        let modes = stats::modes(values);
+        let clusters = stats::clusters(values);
         Some(Figures {
             samples: values.to_vec(),
             trimmed_mean: summary.trimmed_mean,
@@ -155,10 +155,10 @@ impl Figures {
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
             min: summary.min,
             max: summary.max,
-            modes: if modes.len() > 1 {
-                modes
+            clusters: if clusters.len() > 1 {
+                clusters
                     .iter()
-                    .map(|mode| ModeFigure { centre: mode.centre, share: mode.share, count: mode.count })
+                    .map(|cluster| ClusterFigure { centre: cluster.centre, share: cluster.share, count: cluster.count })
                     .collect()
             } else {
                 Vec::new()

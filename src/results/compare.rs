@@ -123,10 +123,10 @@ pub struct Compared {
     pub new: Summary,
     /// What the comparison says ([`verdict`]).
     pub verdict: Verdict,
-    /// The clusters of the old samples (`stats::modes`): more than one for a mixed cell.
-    pub old_modes: Vec<stats::Mode>,
+    /// The clusters of the old samples (`stats::clusters`): more than one for a mixed cell.
+    pub old_clusters: Vec<stats::Cluster>,
     /// The clusters of the new samples.
-    pub new_modes: Vec<stats::Mode>,
+    pub new_clusters: Vec<stats::Cluster>,
 }
 
 impl Compared {
@@ -147,7 +147,7 @@ pub struct RuntimeSpread {
     pub medians: Spread,
 }
 
-/// Cells whose samples form more than one mode.
+/// Cells whose samples form more than one cluster.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Mixed {
     /// In the old file.
@@ -199,8 +199,8 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thres
                     old: old_summary,
                     new: new_summary,
                     verdict: verdict(&old_cell.ok, &new_cell.ok, thresholds.of(key.runtime)),
-                    old_modes: stats::modes(&old_cell.ok),
-                    new_modes: stats::modes(&new_cell.ok),
+                    old_clusters: stats::clusters(&old_cell.ok),
+                    new_clusters: stats::clusters(&new_cell.ok),
                 }
             });
         let verdict = compared.as_ref().map(|compared| compared.verdict);
@@ -211,7 +211,7 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thres
         });
         counts_by_runtime[at].1.add(verdict);
         if let Some(compared) = &compared {
-            let (old_mixed, new_mixed) = (compared.old_modes.len() > 1, compared.new_modes.len() > 1);
+            let (old_mixed, new_mixed) = (compared.old_clusters.len() > 1, compared.new_clusters.len() > 1);
             mixed.old += usize::from(old_mixed);
             mixed.new += usize::from(new_mixed);
             mixed.both += usize::from(old_mixed && new_mixed);
@@ -372,8 +372,8 @@ mod tests {
     }
 
     #[test]
-    fn a_flipped_majority_mode_is_no_change() {
-        // The same two modes, 60/40 one run and 40/60 the next: the median jumps 3×, the
+    fn a_flipped_majority_cluster_is_no_change() {
+        // The same two clusters, 60/40 one run and 40/60 the next: the median jumps 3×, the
         // trimmed means 67 and 93 are far apart, but so are the samples within each run.
         let old = [40.0, 41.0, 39.0, 120.0, 121.0];
         let new = [40.0, 41.0, 119.0, 120.0, 121.0];

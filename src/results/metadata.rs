@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::paths::{self, Existing, OpenError};
+use crate::paths::{self, Existing, OpenError, Refused};
 
 /// The machine and build a run happened on, written as JSON beside the CSV.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,7 +39,7 @@ impl Metadata {
         let mut file = match paths::open(path, Existing::Truncate) {
             Ok(file) => file,
             Err(OpenError::Io(error)) => return Err(error).with_context(|| format!("cannot write {}", path.display())),
-            Err(_) => anyhow::bail!("cannot write {}: not a regular file", path.display()),
+            Err(why) => return Err(Refused::new(path.display().to_string(), why).into()),
         };
         file.write_all((json + "\n").as_bytes()).with_context(|| format!("cannot write {}", path.display()))
     }

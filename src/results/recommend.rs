@@ -3,8 +3,8 @@
 //! For each runtime and mode, and each band of task counts ([`TaskBand`]), the channels are
 //! ranked by the geometric mean of their per-cell means over the band's task counts: ns per
 //! message for speed, CPU ns per message, and the p99 latency when the file has it. The mean,
-//! not the median: a cell whose samples fall in two modes has a median that flips with
-//! whichever mode won the draw, while its mean moves with the modes' shares (see
+//! not the median: a cell whose samples fall in two clusters has a median that flips with
+//! whichever cluster won the draw, while its mean moves with the clusters' shares (see
 //! [`crate::stats`]); the median stays beside it ([`Entry::median`]), and a channel with such
 //! a cell in the band is marked ([`Entry::mixed`]). The first
 //! of a ranking is named alone only when the second is beyond the noise of it
@@ -77,7 +77,7 @@ pub struct Entry {
     /// The same of the per-cell medians.
     pub median: f64,
     /// Whether the samples of one of the channel's cells in the band form more than one
-    /// mode ([`stats::modes`]).
+    /// cluster ([`stats::clusters`]).
     pub mixed: bool,
     /// Whether the channel is within the noise of the ranking's first ([`within_noise`]), and
     /// so is every channel ranked between them ([`rank`]); false for the first itself.
@@ -259,7 +259,7 @@ fn rank_band(
                 .iter()
                 .find(|((name, merge), _)| (*name, *merge) == (entry.channel.as_str(), entry.merge))
                 .map(|(_, cells)| cells);
-            entry.mixed = cells.is_some_and(|cells| cells.iter().any(|cell| stats::modes(values(cell)).len() > 1));
+            entry.mixed = cells.is_some_and(|cells| cells.iter().any(|cell| stats::clusters(values(cell)).len() > 1));
         }
         ranking
     };

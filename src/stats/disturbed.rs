@@ -3,7 +3,7 @@
 //! own cells usually are. A shared or virtual machine has such stretches (another tenant, the
 //! host moving a virtual CPU): for tens of seconds every multi-thread sample is about twice as
 //! slow while current-thread samples are not touched. A cell's own spread cannot tell such a
-//! sample from a second mode of the channel, since a cell is sampled once per pass; its
+//! sample from a second cluster of the channel, since a cell is sampled once per pass; its
 //! neighbours in time can. The sweep measures such cells again, and every figure leaves the
 //! disturbed samples out (they stay in the CSV).
 
@@ -30,7 +30,7 @@ pub const NEIGHBOUR_WINDOW: usize = 4 * NEIGHBOURS;
 /// no sample is called disturbed.
 pub const MIN_NEIGHBOURS: usize = 8;
 /// The fewest distinct cells among a sample's neighbours for a verdict: in a sweep of a few
-/// cells, one cell with a slow mode of its own would otherwise be half of every neighbourhood.
+/// cells, one cell with a slow cluster of its own would otherwise be half of every neighbourhood.
 pub const MIN_NEIGHBOUR_CELLS: usize = 6;
 /// A sample is disturbed when the median of its neighbours' ratios to their own cells'
 /// medians is at least this. A quiet stretch keeps that median within 0.9–1.2; the disturbed
@@ -137,7 +137,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cell_with_two_modes_among_quiet_cells_is_not_disturbed() {
+    fn a_cell_with_two_clusters_among_quiet_cells_is_not_disturbed() {
         // Cell 0 is slow in 2 of every 5 of its samples; the cells around it are quiet.
         let mut samples = sweep(20, 5, |_| 1.0);
         for (seen, sample) in samples.iter_mut().filter(|sample| sample.cell == 0).enumerate() {

@@ -3,9 +3,9 @@
 //! The headline figure of a cell is the **trimmed mean** cost per message ([`trimmed_mean`]:
 //! the mean of the samples without the lowest and highest [`TRIM`] of them), with a seeded
 //! bootstrap interval ([`trimmed_mean_interval`]). Many multi-thread cells are mixtures of two
-//! behaviours, one chosen when a fresh runtime starts (see [`modes`]); the median of a handful
-//! of samples is whichever mode won the draw, and flips between runs by up to the ratio of the
-//! modes. A mean moves smoothly with the modes' shares, and it is what an SFU pays in the long
+//! behaviours, one chosen when a fresh runtime starts (see [`clusters`]); the median of a handful
+//! of samples is whichever cluster won the draw, and flips between runs by up to the ratio of the
+//! clusters. A mean moves smoothly with the clusters' shares, and it is what an SFU pays in the long
 //! run; but one sample slowed by something outside the channel moves a plain mean of five by a
 //! fifth of its excess. The trimmed mean keeps the first property and sheds most of the second
 //! (docs/methodology.md has the runs that chose it). The median stays visible beside it.
@@ -44,13 +44,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Half the width of the confidence interval of the median, relative to the median
-    /// (0.02 means "known to within ±2%"); the wider side when the interval is lopsided.
-    pub fn median_precision(&self) -> Option<f64> {
-        let (low, high) = self.median_interval?;
-        Some((self.median - low).max(high - self.median) / self.median)
-    }
-
     /// Half the width of the confidence interval of the trimmed mean, relative to it, the
     /// wider side; `None` without an interval.
     pub fn trimmed_mean_precision(&self) -> Option<f64> {
@@ -110,7 +103,7 @@ pub const MIN_BOOTSTRAP_VALUES: usize = 3;
 /// Student's t with n − 1 degrees of freedom, times √(n / (n − 1)) ([`expanded_tail`]):
 /// about 87% at five samples, 90% from eight on. Each sample is one independent draw of a
 /// fresh runtime (the sweep spreads them over the whole run), so resampling samples is
-/// resampling what varies between runs, modes included. `None` below
+/// resampling what varies between runs, clusters included. `None` below
 /// [`MIN_BOOTSTRAP_VALUES`] values; NaN values are ignored.
 pub fn trimmed_mean_interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
     let values: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
@@ -154,9 +147,9 @@ pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
     Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }
 
-/// One cluster of a cell's samples ([`modes`]).
+/// One cluster of a cell's samples ([`clusters`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Mode {
+pub struct Cluster {
     /// The median of the cluster's values.
     pub centre: f64,
     /// The cluster's share of the values, 0 to 1.
@@ -165,55 +158,55 @@ pub struct Mode {
     pub count: usize,
 }
 
-/// The smallest gap between two modes, as a ratio of their neighbouring values: 1.5 (50%).
+/// The smallest gap between two clusters, as a ratio of their neighbouring values: 1.5 (50%).
 /// Run-to-run noise of one behaviour spreads samples by tens of percent at most; the mixed
-/// cells seen so far have modes 2.7× to 4× apart.
-pub const MODE_GAP_RATIO: f64 = 1.5;
-/// How much wider (on the log scale) the gap between two modes must be than the widest gap
+/// cells seen so far have clusters 2.7× to 4× apart.
+pub const CLUSTER_GAP_RATIO: f64 = 1.5;
+/// How much wider (on the log scale) the gap between two clusters must be than the widest gap
 /// inside either of them.
-pub const MODE_GAP_OVER_INNER: f64 = 2.0;
-/// The fewest values a mode has: a single far value is an outlier, not a behaviour.
-pub const MIN_MODE_COUNT: usize = 2;
+pub const CLUSTER_GAP_OVER_INNER: f64 = 2.0;
+/// The fewest values a cluster has: a single far value is an outlier, not a behaviour.
+pub const MIN_CLUSTER_COUNT: usize = 2;
 
 /// The clusters of `values` on a log scale, lowest first; one cluster when there is no
 /// clear gap. The values are sorted by logarithm and cut at every gap between neighbours of
-/// a ratio of at least [`MODE_GAP_RATIO`]; then a cluster of fewer than [`MIN_MODE_COUNT`]
-/// values joins its nearer neighbour, and a cut less than [`MODE_GAP_OVER_INNER`] times as
+/// a ratio of at least [`CLUSTER_GAP_RATIO`]; then a cluster of fewer than [`MIN_CLUSTER_COUNT`]
+/// values joins its nearer neighbour, and a cut less than [`CLUSTER_GAP_OVER_INNER`] times as
 /// wide as the widest gap inside the clusters on either side of it is undone, the weakest
-/// first, until every cut stands. A value between two modes goes with the one it is nearer
+/// first, until every cut stands. A value between two clusters goes with the one it is nearer
 /// to on the log scale. Non-positive and NaN values are ignored; empty when none is left.
-pub fn modes(values: &[f64]) -> Vec<Mode> {
+pub fn clusters(values: &[f64]) -> Vec<Cluster> {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
     let total = sorted.len() as f64;
-    clusters(&sorted, MIN_MODE_COUNT)
+    cluster_ranges(&sorted, MIN_CLUSTER_COUNT)
         .into_iter()
         .map(|range| {
             let cluster = &sorted[range];
-            Mode { centre: median_of_sorted(cluster), share: cluster.len() as f64 / total, count: cluster.len() }
+            Cluster { centre: median_of_sorted(cluster), share: cluster.len() as f64 / total, count: cluster.len() }
         })
         .collect()
 }
 
-/// Whether `values` may hold a second mode not yet seen twice: they split at a clear gap as
-/// [`modes`] splits them, counting a single far value as a cluster of its own. The sweep gives
-/// such a cell its samples for modes first ([`StopRule::wants_modes_seen`]): one far value of
-/// a handful is how a minority mode first shows.
+/// Whether `values` may hold a second cluster not yet seen twice: they split at a clear gap as
+/// [`clusters`] splits them, counting a single far value as a cluster of its own. The sweep gives
+/// such a cell its samples for clusters first ([`StopRule::wants_clusters_seen`]): one far value of
+/// a handful is how a minority cluster first shows.
 pub fn may_be_mixed(values: &[f64]) -> bool {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
-    clusters(&sorted, 1).len() > 1
+    cluster_ranges(&sorted, 1).len() > 1
 }
 
-/// The index ranges of [`modes`]' clusters in `sorted`, each of at least `min_count` values.
-fn clusters(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
+/// The index ranges of [`clusters`]' clusters in `sorted`, each of at least `min_count` values.
+fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
     let n = sorted.len();
     if n == 0 {
         return Vec::new();
     }
     // gap(i): between sorted[i] and sorted[i + 1]; a cut after i is `i` in `cuts`.
     let gap = |i: usize| (sorted[i + 1] / sorted[i]).ln();
-    let mut cuts: Vec<usize> = (0..n - 1).filter(|&i| gap(i) >= MODE_GAP_RATIO.ln()).collect();
+    let mut cuts: Vec<usize> = (0..n - 1).filter(|&i| gap(i) >= CLUSTER_GAP_RATIO.ln()).collect();
     loop {
         let starts = std::iter::once(0).chain(cuts.iter().map(|&cut| cut + 1));
         let ends = cuts.iter().map(|&cut| cut + 1).chain(std::iter::once(n));
@@ -237,7 +230,7 @@ fn clusters(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
         let inner = |range: &std::ops::Range<usize>| (range.start..range.end - 1).map(gap).fold(0.0, f64::max);
         let strength = |at: usize| gap(cuts[at]) / inner(&ranges[at]).max(inner(&ranges[at + 1]));
         let weakest = (0..cuts.len())
-            .filter(|&at| strength(at) < MODE_GAP_OVER_INNER)
+            .filter(|&at| strength(at) < CLUSTER_GAP_OVER_INNER)
             .min_by(|&a, &b| strength(a).total_cmp(&strength(b)));
         match weakest {
             Some(at) => {
@@ -249,32 +242,32 @@ fn clusters(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
 }
 
 /// The chance [`samples_to_see`] aims for.
-pub const MODE_SEEN_PROBABILITY: f64 = 0.90;
-/// The smallest share of a mode the sweep tries to see in every run: 20% of samples.
-pub const MODE_SHARE_TO_SEE: f64 = 0.20;
+pub const CLUSTER_SEEN_PROBABILITY: f64 = 0.90;
+/// The smallest share of a cluster the sweep tries to see in every run: 20% of samples.
+pub const CLUSTER_SHARE_TO_SEE: f64 = 0.20;
 
-/// How many independent samples it takes to draw at least [`MIN_MODE_COUNT`] of a mode of
-/// share `share` (so that [`modes`] reports it) with probability `probability`: the least n
-/// with P(X ≥ MIN_MODE_COUNT) ≥ probability for X ~ Binomial(n, share). For 90%: a share of
+/// How many independent samples it takes to draw at least [`MIN_CLUSTER_COUNT`] of a cluster of
+/// share `share` (so that [`clusters`] reports it) with probability `probability`: the least n
+/// with P(X ≥ MIN_CLUSTER_COUNT) ≥ probability for X ~ Binomial(n, share). For 90%: a share of
 /// 50% takes 7 samples, 25% takes 15, 20% takes 18, 10% takes 38. So the five samples every
-/// cell gets reliably show only a mode of about half; a cell that may be mixed
-/// ([`may_be_mixed`]) gets up to `samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)`.
-/// [`MIN_MODE_COUNT`] for a share of 1 or more; `usize::MAX` for a share of 0 or less.
+/// cell gets reliably show only a cluster of about half; a cell that may be mixed
+/// ([`may_be_mixed`]) gets up to `samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)`.
+/// [`MIN_CLUSTER_COUNT`] for a share of 1 or more; `usize::MAX` for a share of 0 or less.
 pub fn samples_to_see(share: f64, probability: f64) -> usize {
     if share >= 1.0 {
-        return MIN_MODE_COUNT;
+        return MIN_CLUSTER_COUNT;
     }
     if share <= 0.0 || share.is_nan() {
         return usize::MAX;
     }
-    (MIN_MODE_COUNT..).find(|&n| mode_seen_probability(share, n) >= probability).unwrap_or(usize::MAX)
+    (MIN_CLUSTER_COUNT..).find(|&n| cluster_seen_probability(share, n) >= probability).unwrap_or(usize::MAX)
 }
 
-/// P(X ≥ MIN_MODE_COUNT) for X ~ Binomial(n, share).
-fn mode_seen_probability(share: f64, n: usize) -> f64 {
+/// P(X ≥ MIN_CLUSTER_COUNT) for X ~ Binomial(n, share).
+fn cluster_seen_probability(share: f64, n: usize) -> f64 {
     let mut term = (1.0 - share).powi(n as i32);
     let mut below = 0.0;
-    for k in 0..MIN_MODE_COUNT {
+    for k in 0..MIN_CLUSTER_COUNT {
         below += term;
         term *= (n - k) as f64 / (k + 1) as f64 * share / (1.0 - share);
     }
@@ -326,8 +319,8 @@ pub struct StopRule {
 impl StopRule {
     /// Whether a cell with `samples` samples so far, `ok_values` of them successful, has
     /// what it needs: the minimum, and then its trimmed mean to within `precision` and, when its
-    /// samples form more than one mode, at least `samples_to_see(MODE_SHARE_TO_SEE,
-    /// MODE_SEEN_PROBABILITY)` samples. A cell with failed samples stops at the minimum: its
+    /// samples form more than one cluster, at least `samples_to_see(CLUSTER_SHARE_TO_SEE,
+    /// CLUSTER_SEEN_PROBABILITY)` samples. A cell with failed samples stops at the minimum: its
     /// problem is not noise.
     pub fn is_done(&self, samples: usize, ok_values: &[f64]) -> bool {
         if samples < self.min_samples {
@@ -337,14 +330,14 @@ impl StopRule {
         let precise = summarize(ok_values)
             .and_then(|summary| summary.trimmed_mean_precision())
             .is_some_and(|precision| precision <= self.precision);
-        failed || (precise && !self.wants_modes_seen(samples, ok_values))
+        failed || (precise && !self.wants_clusters_seen(samples, ok_values))
     }
 
-    /// Whether a cell's samples may form more than one mode ([`may_be_mixed`]) and are fewer
-    /// than `samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)`: the sweep gives such
+    /// Whether a cell's samples may form more than one cluster ([`may_be_mixed`]) and are fewer
+    /// than `samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)`: the sweep gives such
     /// cells their extra samples first.
-    pub fn wants_modes_seen(&self, samples: usize, ok_values: &[f64]) -> bool {
-        may_be_mixed(ok_values) && samples < samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)
+    pub fn wants_clusters_seen(&self, samples: usize, ok_values: &[f64]) -> bool {
+        may_be_mixed(ok_values) && samples < samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)
     }
 }
 
@@ -432,10 +425,9 @@ mod tests {
     }
 
     #[test]
-    fn median_precision_is_the_wider_side() {
+    fn the_median_interval_of_five_values_is_their_range() {
         let summary = summarize(&[98.0, 99.0, 100.0, 101.0, 110.0]).unwrap();
         assert_eq!(summary.median_interval, Some((98.0, 110.0)));
-        assert!((summary.median_precision().unwrap() - 0.10).abs() < 1e-12);
     }
 
     fn rule() -> StopRule {
@@ -465,10 +457,14 @@ mod tests {
     fn stop_rule_wants_a_mixed_cell_to_show_its_shares() {
         let mixed = [118.0, 302.0, 115.0, 336.0, 113.0];
         let lenient = StopRule { precision: 0.9, ..rule() };
-        assert!(!lenient.is_done(5, &mixed) && lenient.wants_modes_seen(5, &mixed));
-        assert!(!lenient.wants_modes_seen(5, &[100.0, 130.0, 90.0, 120.0, 105.0]));
-        let enough: Vec<f64> =
-            mixed.iter().cycle().take(samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY)).copied().collect();
+        assert!(!lenient.is_done(5, &mixed) && lenient.wants_clusters_seen(5, &mixed));
+        assert!(!lenient.wants_clusters_seen(5, &[100.0, 130.0, 90.0, 120.0, 105.0]));
+        let enough: Vec<f64> = mixed
+            .iter()
+            .cycle()
+            .take(samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY))
+            .copied()
+            .collect();
         assert!(!lenient.is_done(enough.len() - 1, &enough[1..]));
         assert!(lenient.is_done(enough.len(), &enough));
     }
@@ -481,45 +477,45 @@ mod tests {
     }
 
     fn centres(values: &[f64]) -> Vec<(f64, usize)> {
-        modes(values).iter().map(|mode| (mode.centre, mode.count)).collect()
+        clusters(values).iter().map(|cluster| (cluster.centre, cluster.count)).collect()
     }
 
     #[test]
-    fn two_behaviours_come_out_as_two_modes() {
-        // 87 is nearer 111 than 46 on the log scale: it joins the upper mode.
+    fn two_behaviours_come_out_as_two_clusters() {
+        // 87 is nearer 111 than 46 on the log scale: it joins the upper cluster.
         assert_eq!(centres(&[46.0, 126.0, 115.0, 43.0, 43.0, 87.0, 38.0, 111.0, 123.0]), [(43.0, 4), (115.0, 5)]);
         assert_eq!(centres(&[140.0, 133.0, 33.0, 132.0, 41.0]), [(37.0, 2), (133.0, 3)]);
         assert_eq!(centres(&[118.0, 302.0, 115.0, 336.0, 113.0]), [(115.0, 3), (319.0, 2)]);
-        assert_eq!(centres(&[353.0, 316.0, 338.0, 316.0, 112.0]).len(), 1, "one value alone is no mode");
+        assert_eq!(centres(&[353.0, 316.0, 338.0, 316.0, 112.0]).len(), 1, "one value alone is no cluster");
         assert_eq!(centres(&[631.0, 410.0, 114.0, 148.0, 443.0]), [(131.0, 2), (443.0, 3)]);
         assert_eq!(centres(&[138.0, 628.0, 452.0, 130.0, 132.0]), [(132.0, 3), (540.0, 2)]);
-        let shares: Vec<f64> = modes(&[118.0, 302.0, 115.0, 336.0, 113.0]).iter().map(|m| m.share).collect();
+        let shares: Vec<f64> = clusters(&[118.0, 302.0, 115.0, 336.0, 113.0]).iter().map(|m| m.share).collect();
         assert_eq!(shares, [0.6, 0.4]);
     }
 
     #[test]
-    fn noise_and_outliers_stay_one_mode() {
+    fn noise_and_outliers_stay_one_cluster() {
         assert_eq!(centres(&[100.0, 130.0, 90.0, 120.0, 105.0]), [(105.0, 5)]);
         assert_eq!(centres(&[100.0, 101.0, 99.0, 100.0, 5000.0]), [(100.0, 5)]);
         assert_eq!(centres(&[100.0]), [(100.0, 1)]);
-        assert!(modes(&[]).is_empty() && modes(&[0.0, f64::NAN]).is_empty());
+        assert!(clusters(&[]).is_empty() && clusters(&[0.0, f64::NAN]).is_empty());
         // A steady spread in steps of 30%: no gap stands out from the others.
         let steps: Vec<f64> = (0..8).map(|k| 100.0 * 1.3f64.powi(k)).collect();
-        assert_eq!(modes(&steps).len(), 1);
+        assert_eq!(clusters(&steps).len(), 1);
     }
 
     #[test]
-    fn three_behaviours_come_out_as_three_modes() {
+    fn three_behaviours_come_out_as_three_clusters() {
         assert_eq!(centres(&[10.0, 11.0, 50.0, 52.0, 300.0, 310.0]), [(10.5, 2), (51.0, 2), (305.0, 2)]);
     }
 
     #[test]
-    fn samples_to_see_a_mode_twice_follow_the_binomial_law() {
+    fn samples_to_see_a_cluster_twice_follow_the_binomial_law() {
         assert_eq!(samples_to_see(0.5, 0.9), 7);
         assert_eq!(samples_to_see(0.25, 0.9), 15);
         assert_eq!(samples_to_see(0.2, 0.9), 18);
         assert_eq!(samples_to_see(0.1, 0.9), 38);
-        assert_eq!((samples_to_see(1.0, 0.9), samples_to_see(0.0, 0.9)), (MIN_MODE_COUNT, usize::MAX));
+        assert_eq!((samples_to_see(1.0, 0.9), samples_to_see(0.0, 0.9)), (MIN_CLUSTER_COUNT, usize::MAX));
         for share in [0.05, 0.2, 0.33, 0.6] {
             let n = samples_to_see(share, 0.9);
             // P(at least two) = 1 - P(none) - P(exactly one).
@@ -530,15 +526,15 @@ mod tests {
     }
 
     #[test]
-    fn a_lone_far_value_may_be_a_mode_but_is_not_one_yet() {
+    fn a_lone_far_value_may_be_a_cluster_but_is_not_one_yet() {
         let lone = [48.0, 49.0, 47.0, 50.0, 115.0];
         assert!(may_be_mixed(&lone));
-        assert_eq!(modes(&lone).len(), 1);
+        assert_eq!(clusters(&lone).len(), 1);
         assert!(!may_be_mixed(&[48.0, 49.0, 47.0, 50.0, 60.0]), "no clear gap");
         assert!(may_be_mixed(&[48.0, 49.0, 115.0, 120.0]));
         let rule = StopRule { min_samples: 5, precision: 0.02 };
-        assert!(rule.wants_modes_seen(5, &lone));
-        assert!(!rule.wants_modes_seen(samples_to_see(MODE_SHARE_TO_SEE, MODE_SEEN_PROBABILITY), &lone));
+        assert!(rule.wants_clusters_seen(5, &lone));
+        assert!(!rule.wants_clusters_seen(samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY), &lone));
     }
 
     #[test]
@@ -615,7 +611,7 @@ mod tests {
 
     #[test]
     fn the_mean_interval_narrows_with_more_samples() {
-        // The same two-mode mixture, 5 and 40 samples: the interval shrinks roughly as 1/√n.
+        // The same two-cluster mixture, 5 and 40 samples: the interval shrinks roughly as 1/√n.
         let few = [40.0, 120.0, 40.0, 120.0, 40.0];
         let many: Vec<f64> = few.iter().cycle().take(40).copied().collect();
         let width = |values: &[f64]| {
@@ -627,7 +623,7 @@ mod tests {
 
     #[test]
     fn the_trimmed_mean_follows_the_shares_where_the_median_flips() {
-        // 60% and 40% of the fast mode: the median jumps from one mode to the other, the
+        // 60% and 40% of the fast cluster: the median jumps from one cluster to the other, the
         // trimmed mean (the middle three of five) moves by a third of the gap.
         let (a, b) = ([40.0, 40.0, 40.0, 120.0, 120.0], [40.0, 40.0, 120.0, 120.0, 120.0]);
         let (a, b) = (summarize(&a).unwrap(), summarize(&b).unwrap());

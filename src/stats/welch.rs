@@ -2,7 +2,7 @@
 //! t-test on the logarithms of the samples (unequal variances, Welch–Satterthwaite degrees of
 //! freedom). On the log scale a difference is a ratio, the way channel-bench states every
 //! change, and the test does not assume the two sets are equally noisy. A cell whose samples
-//! fall in two modes has a wide spread of logarithms, so a shift of the modes' shares between
+//! fall in two clusters has a wide spread of logarithms, so a shift of the clusters' shares between
 //! two runs is not taken for a change.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};

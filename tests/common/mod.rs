@@ -1,6 +1,41 @@
-//! Hand-made channel-bench CSVs for the tests of `compare` and `summary`.
+//! The one runner of the binary every test file calls, and hand-made channel-bench CSVs for
+//! the tests of `compare`, `summary` and the other commands that read one.
 
+// Each test file is a crate of its own and uses only some of these.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+/// The path of the channel-bench binary this test build made.
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_channel-bench"))
+}
+
+/// The channel-bench binary as a command, to add arguments, stdin or a timeout to.
+pub fn bench() -> Command {
+    Command::new(binary())
+}
+
+/// Runs channel-bench with `args` to its end: the exit code (`None` when a signal ended it),
+/// stdout and stderr as text.
+pub fn run<I, S>(args: I) -> (Option<i32>, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    output(bench().args(args))
+}
+
+/// Runs `command` to its end: the exit code (`None` when a signal ended it), stdout and stderr
+/// as text.
+pub fn output(command: &mut Command) -> (Option<i32>, String, String) {
+    let output = command.output().expect("the binary runs");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("the binary prints UTF-8");
+    (output.status.code(), text(output.stdout), text(output.stderr))
+}
 
 /// The 14 columns every channel-bench CSV has had; newer columns are optional to readers.
 pub const HEADER: &str = "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,ns_per_message,cpu_ns,status";

@@ -1,0 +1,289 @@
+//! The command line: clap's structs, the defaults of their flags, and the parsers of their values.
+//! The validation of a whole sweep is the `plan` module; the sweep's own options are in [`sweep`].
+
+mod sweep;
+
+pub use sweep::{SweepArgs, TaskCounts};
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::builder::RangedU64ValueParser;
+use clap::{Args, Parser, Subcommand};
+
+use crate::results::thresholds::Thresholds;
+
+/// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
+pub const DEFAULT_MESSAGES: u64 = 1 << 20;
+/// Messages per run under `--quick`.
+pub const QUICK_MESSAGES: u64 = 1 << 16;
+/// Slots in flight unless `--capacity` says otherwise.
+pub const DEFAULT_CAPACITY: usize = 1 << 16;
+/// Task counts swept unless `--tasks` says otherwise.
+pub const DEFAULT_TASKS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+/// Task counts swept under `--quick`.
+pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
+/// Recorded samples per cell unless `--samples` or `--quick` says otherwise.
+pub const DEFAULT_SAMPLES: usize = 5;
+/// Recorded samples per cell under `--quick`.
+pub const QUICK_SAMPLES: usize = 3;
+/// The relative precision of a cell's mean at which it wants no more samples, in percent.
+pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
+/// Seconds per cell, averaged over the sweep, that samples beyond `--samples` may take: a
+/// quarter to a third of the time the first five passes take, so that the default sweep lasts
+/// about as long as it did when each cell sampled on its own (docs/methodology.md has the
+/// measured wall times).
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.18;
+/// The same under `--quick`.
+pub const QUICK_MAX_TIME_SECS: f64 = 0.05;
+/// Seconds a sample may run before the watchdog abandons it.
+pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+/// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
+pub const DEFAULT_BURST: u32 = 8;
+/// How long each paced task sends its bursts unless `--duration` says otherwise.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(2);
+/// The most worker threads `--workers` accepts: oversubscribing the cores is a fair
+/// experiment, but past this a sample measures the OS scheduler, not the channel.
+pub const MAX_WORKERS: usize = 1024;
+/// The largest end of a `--tasks A..B` range.
+pub const MAX_TASK_RANGE: usize = 1 << 20;
+
+fn positive() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..)
+}
+
+/// Async channel fan-in benchmark, WebRTC SFU scenario: many tasks forward RTP-sized
+/// packets into one receiving task. Sweeps every channel × mode × runtime × task count,
+/// verifies every delivery, prints trimmed means and medians and writes one CSV row per sample, then the summary
+/// (FILE.md) and a self-contained report (FILE.html) beside the CSV.
+#[derive(Debug, Parser)]
+#[command(name = "channel-bench", version, args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    /// Something other than a sweep.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// The sweep's options.
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare two channel-bench CSVs cell by cell: trimmed means and medians, the ratio of the trimmed means, whether
+    /// the change is beyond the noise, and the clusters of cells whose samples form more than one
+    Compare(CompareArgs),
+    /// Write the per-cell results of a channel-bench CSV (samples, trimmed mean and median with their 90% intervals,
+    /// min, max, clusters, failures) as JSON to FILE.cells.json beside FILE.csv: what plot.py draws
+    Cells(CellsArgs),
+    /// Which channel to use, per runtime, mode and band of task counts (1-8, 16-64, 128-512, 1024+): the fastest or
+    /// a tie within the noise, the lowest CPU per message and p99; also written to FILE.md beside FILE.csv
+    /// (never replacing one without --force)
+    Summary(SummaryArgs),
+    /// Write FILE.html beside FILE.csv: one self-contained page with the answer, its caveats, the plots,
+    /// every cell's figures and the machine (from FILE.json); a sweep writes it too
+    Report(ReportArgs),
+    /// The SFU's load: a sweep whose flags are filled by a preset (paced 20 ms frames, in and out of
+    /// phase, --send try, --latency, multi-thread, cloned-send), printed in full first; any sweep flag
+    /// given after `sfu` overrides the preset's
+    Sfu(SfuArgs),
+}
+
+/// `channel-bench sfu [SWEEP FLAGS]`.
+#[derive(Debug, Args)]
+pub struct SfuArgs {
+    /// Sweep flags, each overriding the preset's value of the same flag
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SWEEP FLAGS")]
+    pub flags: Vec<std::ffi::OsString>,
+}
+
+impl Command {
+    /// Whether `--dry-run` was given.
+    pub fn dry_run(&self) -> bool {
+        match self {
+            Command::Compare(args) => args.dry_run,
+            Command::Cells(args) => args.dry_run,
+            Command::Summary(args) => args.dry_run,
+            Command::Report(args) => args.dry_run,
+            // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
+            Command::Sfu(_) => false,
+        }
+    }
+}
+
+/// `channel-bench report FILE`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A channel-bench CSV; the report goes beside it, with the extension .html
+    pub csv: PathBuf,
+    /// Replace the report if it exists
+    #[arg(long)]
+    pub force: bool,
+    /// Channels less than this far apart, in percent, are tied however little their samples spread
+    #[arg(long, value_name = "PCT", value_parser = parse_percent,
+          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
+    pub threshold: Option<f64>,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `channel-bench summary FILE`.
+#[derive(Debug, Args)]
+pub struct SummaryArgs {
+    /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
+    pub csv: PathBuf,
+    /// Channels less than this far apart, in percent, are tied however little their samples spread
+    #[arg(long, value_name = "PCT", value_parser = parse_percent,
+          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
+    pub threshold: Option<f64>,
+    /// Print only the short answer, as Markdown (the README's block), and write nothing
+    #[arg(long)]
+    pub short: bool,
+    /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Replace the Markdown file if it exists (a regular file, emptied in place)
+    #[arg(long)]
+    pub force: bool,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `channel-bench cells FILE`.
+#[derive(Debug, Args)]
+pub struct CellsArgs {
+    /// A channel-bench CSV
+    pub csv: PathBuf,
+    /// Where to write the JSON, `-` for stdout [default: FILE.cells.json beside FILE.csv]
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Replace the output and export files if they exist
+    #[arg(long)]
+    pub force: bool,
+    /// The exports, as on a sweep.
+    #[command(flatten)]
+    pub export: ExportArgs,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Per-cell results for other tools, written at the end of a sweep or by `channel-bench cells`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExportArgs {
+    /// Also write the per-cell results (as in FILE.cells.json) to PATH, for scripts
+    #[arg(long, value_name = "PATH")]
+    pub export_json: Option<PathBuf>,
+    /// Also write each cell's trimmed mean ns/message and its 90% interval in Bencher Metric Format to PATH
+    #[arg(long, value_name = "PATH")]
+    pub export_bmf: Option<PathBuf>,
+    /// Also write each cell's trimmed mean ns/message as github-action-benchmark's customSmallerIsBetter list to PATH
+    #[arg(long, value_name = "PATH")]
+    pub export_github_action: Option<PathBuf>,
+}
+
+/// `channel-bench compare OLD NEW`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The earlier CSV
+    pub old: PathBuf,
+    /// The later CSV
+    pub new: PathBuf,
+    /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
+    /// significantly
+    #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
+        "Changes of the trimmed mean smaller than this, in percent, are \"no change\" even when the samples differ significantly"))]
+    pub threshold: Option<f64>,
+    /// Pair cells even when the files ran different workloads (messages, capacity, workers)
+    #[arg(long)]
+    pub allow_different: bool,
+    /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI
+    #[arg(long)]
+    pub fail_on_slower: bool,
+    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `help`, then the default thresholds of [`Thresholds::DEFAULT`], in percent.
+fn with_thresholds(help: &str) -> String {
+    let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
+    format!(
+        "{help} [default: {} on the current-thread runtime, {} on the multi-thread one]",
+        percent(current_thread),
+        percent(multi_thread)
+    )
+}
+
+/// A fraction as a percentage, without the float's noise: 0.2 is `20`, 0.025 is `2.5`.
+fn percent(fraction: f64) -> String {
+    let percent = (fraction * 100.0 * 1e6).round() / 1e6;
+    format!("{percent}")
+}
+
+/// `1,8,64`.
+fn list(values: &[usize]) -> String {
+    values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(percent) if percent > 0.0 && percent < 100.0 => Ok(percent),
+        Ok(_) => Err("must be a percentage above 0 and below 100".to_owned()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
+    use crate::run::sink::WRITE_BUFFER_BYTES;
+    use crate::run::workload::WARMUP_MESSAGES;
+    use clap::CommandFactory;
+
+    /// The help of `channel-bench SUBCOMMAND` (or of the sweep), as printed.
+    fn help(subcommand: Option<&str>) -> String {
+        let mut command = Cli::command();
+        let command = match subcommand {
+            Some(name) => command.find_subcommand_mut(name).unwrap(),
+            None => &mut command,
+        };
+        command.render_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn the_help_states_the_defaults_of_their_owning_constants() {
+        let sweep = help(None);
+        let tasks = |counts: &[usize]| counts.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",");
+        for expected in [
+            format!("[default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
+            format!("[default: {}; --quick: {}]", tasks(&DEFAULT_TASKS), tasks(&QUICK_TASKS)),
+            format!("[default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"),
+            format!("[default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"),
+            format!("[default: {DEFAULT_PAYLOAD_BYTES}]"),
+            format!("[default: {DEFAULT_CAPACITY}]"),
+            format!("[default: {DEFAULT_BURST},"),
+            format!("at most {WARMUP_MESSAGES} messages"),
+            format!("a {} KiB buffered writer", WRITE_BUFFER_BYTES / 1024),
+            format!("{QUICK_MESSAGES} messages, tasks {}, {QUICK_SAMPLES} samples", tasks(&QUICK_TASKS)),
+        ] {
+            assert!(sweep.contains(&expected), "the sweep's help lacks {expected:?}");
+        }
+        let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
+        let thresholds = format!(
+            "[default: {} on the current-thread runtime, {} on the multi-thread one]",
+            current_thread * 100.0,
+            multi_thread * 100.0
+        );
+        for subcommand in ["summary", "report", "compare"] {
+            assert_eq!(help(Some(subcommand)).matches(&thresholds).count(), 1, "{subcommand}: {thresholds}");
+        }
+        for text in [sweep, help(Some("compare")), help(Some("cells"))] {
+            let bare = text.replace("trimmed mean", "");
+            assert!(!bare.contains(" mean") && !bare.contains(" means"), "an untrimmed mean in: {text}");
+        }
+    }
+}

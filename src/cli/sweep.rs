@@ -1,0 +1,230 @@
+//! The options of a sweep, and the parsers of the values only a sweep takes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use super::{
+    DEFAULT_BURST, DEFAULT_CAPACITY, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES,
+    DEFAULT_PRECISION_PERCENT, DEFAULT_SAMPLES, DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE,
+    QUICK_MAX_TIME_SECS, QUICK_MESSAGES, QUICK_SAMPLES, QUICK_TASKS, list, parse_percent, positive,
+};
+use crate::run::measure::RuntimeKind;
+use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
+use crate::run::sink::{Sink, WRITE_BUFFER_BYTES};
+use crate::run::workload::{Merge, Mode, Phase, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES};
+
+/// The options of a sweep.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Messages moved per run, split evenly across the tasks, when senders run flat out
+    #[arg(long, value_name = "N", help = format!(
+        "Messages moved per run, split evenly across the tasks, when senders run flat out (under --pace the load is --duration) [default: {DEFAULT_MESSAGES}; --quick: {QUICK_MESSAGES}]"),
+        value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+    pub messages: Option<u64>,
+
+    /// Slots in flight: the one channel's in cloned-send, split across the tasks' channels in merged-recv
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY, value_parser = positive(), allow_negative_numbers = true)]
+    pub capacity: usize,
+
+    /// Comma-separated sending-task counts, each N or a range A..B of powers of two
+    #[arg(long, value_name = "LIST", help = format!(
+        "Comma-separated sending-task counts, each N or a range A..B of powers of two (1..8192 is 1,2,4,…,8192) \
+         [default: {}; --quick: {}]", list(&DEFAULT_TASKS), list(&QUICK_TASKS)), value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
+    pub tasks: Option<Vec<TaskCounts>>,
+
+    /// Comma-separated channels to measure [default: all; see --list-channels]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub channels: Option<Vec<String>>,
+
+    /// Comma-separated modes [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub modes: Option<Vec<Mode>>,
+
+    /// Comma-separated runtimes [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub runtimes: Option<Vec<RuntimeKind>>,
+
+    /// Comma-separated worker-thread counts of the multi-thread runtime, each a cell of its own
+    /// (more than the cores is allowed) [default: available parallelism]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub workers: Option<Vec<usize>>,
+
+    /// Payload bytes per message (the default is an RTP packet's), or MIN..MAX: a size drawn
+    /// uniformly per message (both ends included) from a generator seeded with --seed
+    #[arg(long, value_name = "BYTES|MIN..MAX", default_value_t = PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES), allow_negative_numbers = true)]
+    pub payload: PayloadSize,
+
+    /// Seed of the payload sizes under --payload MIN..MAX: the same seed moves the same sizes
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true)]
+    pub seed: u64,
+
+    /// Comma-separated ways merged-recv merges its receivers: futures-buffered, select-all, stream-map
+    /// [default: futures-buffered]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub merge: Option<Vec<Merge>>,
+
+    /// Each task sends a burst of --burst messages every INTERVAL (such as 20ms) for --duration,
+    /// instead of as fast as the channel takes them; at least 1ms (tokio's timer ticks in milliseconds)
+    #[arg(long, value_name = "INTERVAL", value_parser = parse_interval)]
+    pub pace: Option<Duration>,
+
+    /// How long each task sends its bursts under --pace: a paced cell lasts this long at any task count
+    #[arg(long, value_name = "TIME", value_parser = parse_duration, help = format!(
+        "How long each task sends its bursts under --pace (such as 2s): a paced cell lasts this long at any task count [default: {}]",
+        humantime::format_duration(DEFAULT_DURATION)))]
+    pub duration: Option<Duration>,
+
+    /// Messages per burst under --pace
+    #[arg(long, value_name = "N", help = format!("Messages per burst under --pace [default: {DEFAULT_BURST}, a video frame's packets]"), value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
+    pub burst: Option<u32>,
+
+    /// Comma-separated phases, each a cell of its own: when each paced task's first burst is due,
+    /// random (an offset within one interval per task, drawn from --seed) or aligned (all at once,
+    /// the worst case) [default: random]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub phase: Option<Vec<Phase>>,
+
+    /// Comma-separated ways senders send, each a cell of its own: wait (for a free slot) or try
+    /// (the non-blocking send: a message that finds the channel full is dropped and counted;
+    /// ns/message is then per delivered message) [default: wait]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub send: Option<Vec<SendMode>>,
+
+    /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
+    #[arg(long)]
+    pub latency: bool,
+
+    /// What the receiver does with each payload besides verifying it: none, or file:PATH
+    /// (written through a buffered writer, checked for size, removed after each sample if the
+    /// sweep created it; file:/dev/null is written and left alone)
+    #[arg(long, value_name = "none|file:PATH", default_value = "none", help = format!(
+        "What the receiver does with each payload besides verifying it: none, or file:PATH (written through a {} KiB \
+         buffered writer, checked for size, removed after each sample if the sweep created it; file:/dev/null is \
+         written and left alone)", WRITE_BUFFER_BYTES / 1024))]
+    pub sink: Sink,
+
+    /// Leave the --sink file in place after each sample (it then holds the last sample's payloads)
+    #[arg(long)]
+    pub keep_sink: bool,
+
+    /// Count allocations and bytes allocated per message inside the clock
+    #[arg(long)]
+    pub count_allocs: bool,
+
+    /// Unrecorded warm-up runs per cell before the samples
+    #[arg(long, value_name = "N", default_value_t = 1, help = format!(
+        "Unrecorded warm-up runs per cell before the samples, each of at most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
+    pub warmup: usize,
+
+    /// Recorded runs per cell at least
+    #[arg(long, value_name = "N", help = format!(
+        "Recorded runs per cell at least [default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"), value_parser = positive(), allow_negative_numbers = true)]
+    pub samples: Option<usize>,
+
+    /// After --samples passes, keep sampling the cells whose trimmed mean is not yet known to ± this many percent
+    /// (90% confidence), or whose samples form separate modes, until --max-time runs out
+    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
+    pub precision: f64,
+
+    /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
+    /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones,
+    /// except with 0: then exactly --samples)
+    #[arg(long, value_name = "SECS", help = format!(
+        "Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop once \
+         they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones, \
+         except with 0: then exactly --samples) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub max_time: Option<f64>,
+
+    /// Seconds a sample (with its warm-ups) may run before it is recorded as a timeout and abandoned
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT_SECS, value_parser = parse_timeout, allow_negative_numbers = true)]
+    pub timeout: f64,
+
+    /// CSV file to write [default: results/channel-bench-YYYYMMDDTHHMMSSZ.csv, the sweep's UTC start time]
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Overwrite the sweep's files if they exist (--out and the .json, .md, .cells.json, .html beside it,
+    /// each a regular file, emptied in place), and write an existing --sink file (emptied, then kept)
+    #[arg(long)]
+    pub force: bool,
+
+    /// A short sweep: fewer messages, task counts and samples, and a shorter --max-time
+    #[arg(long, help = format!(
+        "A short sweep: {QUICK_MESSAGES} messages, tasks {}, {QUICK_SAMPLES} samples, --max-time {QUICK_MAX_TIME_SECS} \
+         (explicit flags win)", list(&QUICK_TASKS)))]
+    pub quick: bool,
+
+    /// List the channels, their crate versions and capacity, and each crate's known problems, then exit
+    #[arg(long)]
+    pub list_channels: bool,
+
+    /// Validate the sweep, print its cells, samples, an estimate of its wall time and its peak
+    /// memory, and exit: nothing measured, nothing written
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// The per-cell exports written at the end of the sweep.
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let interval = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20ms or 1s"))?;
+    if interval < FINEST_PACE {
+        return Err(format!(
+            "must be at least {}: tokio's timer ticks in milliseconds, so the finest meaningful pace is {}",
+            humantime::format_duration(FINEST_PACE),
+            humantime::format_duration(FINEST_PACE)
+        ));
+    }
+    if interval > Duration::from_secs(3600) {
+        return Err("must be at most 1h".to_owned());
+    }
+    Ok(interval)
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let duration = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 2s or 500ms"))?;
+    if duration.is_zero() || duration > Duration::from_secs(3600) {
+        return Err("must be more than 0 and at most 1h".to_owned());
+    }
+    Ok(duration)
+}
+
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    let seconds = parse_seconds(text)?;
+    if seconds > 0.0 { Ok(seconds) } else { Err("must be more than 0 seconds".to_owned()) }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        // Up to a day: anything longer is a typo, and Duration::from_secs_f64 must not overflow.
+        Ok(seconds) if (0.0..=86_400.0).contains(&seconds) => Ok(seconds),
+        Ok(_) => Err("must be seconds from 0 to 86400".to_owned()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// One item of `--tasks`: a count, or the powers of two of a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskCounts(pub Vec<usize>);
+
+/// `N`, or `A..B` with A ≤ B both powers of two: A, 2A, 4A, …, B.
+fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
+    let count = |text: &str| match text.trim().parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(format!("{text:?}: {error}")),
+    };
+    let Some((low, high)) = text.split_once("..") else { return Ok(TaskCounts(vec![count(text)?])) };
+    let (low, high) = (count(low)?, count(high)?);
+    if !low.is_power_of_two() || !high.is_power_of_two() || low > high {
+        return Err(format!("{text}: write a range as A..B, powers of two with A <= B, such as 1..8192"));
+    }
+    if high > MAX_TASK_RANGE {
+        return Err(format!("{text}: a range ends at {MAX_TASK_RANGE} at most"));
+    }
+    Ok(TaskCounts(std::iter::successors(Some(low), |&n| (n < high).then_some(n * 2)).collect()))
+}
