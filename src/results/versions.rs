@@ -1,5 +1,5 @@
 //! The crate versions beside an answer: tokio's, then those of the channels a results file
-//! holds, each as the run's JSON records it ([`Metadata::crates`]) or, where the JSON has none,
+//! holds (by crate name), each as the run's JSON records it ([`Metadata::crates`]) or, where the JSON has none,
 //! as this build's Cargo.lock holds it. Figures move across releases of both, so an answer is
 //! read with the versions that made it.
 
@@ -30,7 +30,7 @@ pub struct CrateVersion {
 /// The versions beside an answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Versions {
-    /// tokio first, then each channel crate in the order the file first names its channels.
+    /// tokio first, then the file's channel crates by name.
     pub crates: Vec<CrateVersion>,
     /// Whether the run's JSON was there to read.
     pub has_json: bool,
@@ -40,14 +40,14 @@ pub struct Versions {
 /// run's JSON) over this build's. A channel the table does not hold (a user's own) names no
 /// crate and is left out.
 pub fn versions(file: &ResultsFile, metadata: Option<&Metadata>) -> Versions {
-    let mut names = vec![RUNTIME_CRATE];
-    for key in &file.order {
-        if let Some(entry) = registry::find(&key.channel).filter(|entry| !names.contains(&entry.crate_name)) {
-            names.push(entry.crate_name);
-        }
-    }
-    let crates = names
+    let mut names: Vec<&str> =
+        file.order.iter().filter_map(|key| registry::find(&key.channel)).map(|e| e.crate_name).collect();
+    names.sort_unstable();
+    names.dedup();
+    names.retain(|name| *name != RUNTIME_CRATE);
+    let crates = [RUNTIME_CRATE]
         .into_iter()
+        .chain(names)
         .map(|crate_name| {
             let recorded = metadata.and_then(|metadata| metadata.crates.get(crate_name));
             let (version, source) = match recorded {
