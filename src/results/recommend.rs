@@ -13,6 +13,9 @@
 //! with a failed sample, or without a cell at one of the band's task counts, is not ranked
 //! there and is listed with the reason.
 //!
+//! Beside each band's speed ranking, [`Recommendation::careful`] names the fastest channel with
+//! no known problem ([`super::careful`]).
+//!
 //! [`recommend`] computes; `output::summary` formats.
 
 use std::collections::HashMap;
