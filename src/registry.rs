@@ -114,6 +114,16 @@ pub fn locked_versions(crate_name: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// [`locked_versions`] as one text: several joined by `, `, `unknown` when the crate is not in
+/// Cargo.lock (a channel of your own built elsewhere).
+pub fn locked_version(crate_name: &str) -> String {
+    let versions = locked_versions(crate_name);
+    if versions.is_empty() { "unknown".to_owned() } else { versions.join(", ") }
+}
+
+/// The crate of the runtime every channel runs on; its version belongs beside every answer.
+pub const RUNTIME_CRATE: &str = "tokio";
+
 /// When the crates' issue trackers were last searched for [`ChannelEntry::caveats`].
 pub const CAVEATS_CHECKED: &str = "November 2026";
 
@@ -135,11 +145,9 @@ impl ChannelEntry {
         Self { caveats, ..self }
     }
 
-    /// The locked version of [`ChannelEntry::crate_name`] (several joined by `, `, `unknown` if
-    /// the crate is not in Cargo.lock, as for a channel of your own built elsewhere).
+    /// The locked version of [`ChannelEntry::crate_name`] ([`locked_version`]).
     pub fn version(&self) -> String {
-        let versions = locked_versions(self.crate_name);
-        if versions.is_empty() { "unknown".to_owned() } else { versions.join(", ") }
+        locked_version(self.crate_name)
     }
 
     /// Whether the channel has a known problem: a caveat whose range holds the locked version

@@ -55,8 +55,8 @@ fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv()
     assert!(markdown.starts_with("Which channel, from `run.csv`"), "{markdown}");
     assert!(
         markdown.contains(
-            "| multi-thread | cloned-send | small (1-4) | **kanal†** 50.0, 2.50× faster than flume 125 | kanal† 100, \
-             2.50× lower than flume 250 |"
+            "| multi-thread | cloned-send | small (1-4) | **kanal†** 50.0, 2.50× faster than flume 125 | flume 125, \
+             2.50× behind | kanal† 100, 2.50× lower than flume 250 |"
         ),
         "{markdown}"
     );
@@ -299,6 +299,8 @@ fn the_reference_runs_summary_is_committed_beside_it_and_in_its_results_page() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join(reference.file_name().unwrap());
     std::fs::copy(&reference, &csv).unwrap();
+    // The run's JSON too: the summary names the crate versions it records.
+    std::fs::copy(reference.with_extension("json"), csv.with_extension("json")).unwrap();
     let (code, _, stderr) = summary(&csv);
     assert_eq!(code, Some(0), "{stderr}");
     let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
@@ -361,7 +363,8 @@ fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
         for (what, rankings) in
             [("text", text.split("† known problems").next().unwrap()), ("markdown", &markdown), ("short", &short)]
         {
-            let rankings = rankings.split("† Known problems").next().unwrap();
+            // The crate versions under the table name crates, not ranked channels.
+            let rankings = rankings.split("† Known problems").next().unwrap().split("crate versions").next().unwrap();
             assert!(rankings.contains(&format!("{name}†")), "{what}: {name} is not ranked: {rankings}");
             let bare = rankings.match_indices(name).filter(|(at, _)| !rankings[at + name.len()..].starts_with('†'));
             assert_eq!(bare.count(), 0, "{what}: {name} without its mark: {rankings}");
@@ -369,14 +372,13 @@ fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
         let answer =
             &html[html.find("<section id=\"answer\">").unwrap()..html.find("<section id=\"caveats\">").unwrap()];
         assert!(answer.contains(&format!("{name}<span class=\"mark\">†</span>")), "{answer}");
-        // And below them, each of its caveats with its link.
+        // And below them, each of its caveats with its link and how it is known.
         for caveat in channel.caveats {
-            assert!(
-                text.contains(&format!("{name}† ({}): {} <{}>", caveat.versions, caveat.text, caveat.link)),
-                "{text}"
-            );
+            let evidence = caveat.evidence.label();
+            let line = format!("{name}† ({}): {} <{}>; {evidence}", caveat.versions, caveat.text, caveat.link);
+            assert!(text.contains(&line), "{text}");
             let line = format!(
-                "**{name}** ({}): {} ([{}]({}))",
+                "**{name}** ({}): {} ([{}]({})); {evidence}",
                 caveat.versions,
                 caveat.text,
                 caveat.link_label(),
@@ -388,7 +390,69 @@ fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
                 html.contains(caveat.text) && html.contains(&format!("<a href=\"{}\">", caveat.link)),
                 "{name}: {html}"
             );
-            assert!(list.contains(caveat.text) && list.contains(caveat.link), "--list-channels: {list}");
+            assert!(html.contains(&format!("</a>); {evidence}</li>")), "{name}: {html}");
+            let line = format!("{} ({}): {}; {evidence}", caveat.text, caveat.versions, caveat.link);
+            assert!(list.contains(&line), "--list-channels: {list}");
         }
     }
+}
+
+#[test]
+fn the_short_answer_names_the_fastest_with_no_known_problem_and_the_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    // kanal (a known problem) is fastest on multi-thread, flume the fastest with none; tokio-mpsc,
+    // with none, is fastest on current-thread.
+    let body = [
+        format!("{HEADER}\n"),
+        cell("kanal", "multi-thread", 1, &scaled(0.5)),
+        cell("flume", "multi-thread", 1, &scaled(1.0)),
+        cell("tokio-mpsc", "multi-thread", 1, &scaled(2.0)),
+        cell("tokio-mpsc", "current-thread", 1, &scaled(0.5)),
+        cell("kanal", "current-thread", 1, &scaled(1.0)),
+    ]
+    .concat();
+    let csv = write(dir.path(), "run.csv", &body);
+    let (code, short, stderr) = summary_with(&csv, &["--short"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let header =
+        "| runtime | mode | tasks | pick (ns/message) | fastest with no known problem | next, how far behind |";
+    assert!(short.contains(header), "{short}");
+    let multi =
+        "| multi-thread | cloned-send | small (1) | kanal† 50.0 | flume 100, 2.00× behind | flume 100, 2.00× behind |";
+    assert!(short.contains(multi), "{short}");
+    let current = "| current-thread | cloned-send | small (1) | tokio-mpsc 50.0 | same | kanal† 100, 2.00× behind |";
+    assert!(short.contains(current), "{short}");
+    // Without the run's JSON: this build's versions, tokio first, one line under the table.
+    let version = |name: &str| channel_bench::registry::locked_version(name);
+    let built = format!(
+        "|\n\ncrate versions, from this build's Cargo.lock (no JSON from the run beside the CSV): tokio {}, flume {}, \
+         kanal {}\n",
+        version("tokio"),
+        version("flume"),
+        version("kanal")
+    );
+    assert!(short.contains(&built), "{short}");
+    // With it: the run's own versions, and the build's only for what it lacks.
+    let json = r#"{"cpu_model": null, "cores": 2, "os": "", "hostname": null, "rustc": "", "crates": {"tokio": "1.0.0",
+        "kanal": "0.0.9"}, "git_commit": null, "command_line": [], "started_utc": ""}"#;
+    write(dir.path(), "run.json", json);
+    let (code, short, stderr) = summary_with(&csv, &["--short"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let recorded = format!(
+        "crate versions, as the run's JSON records them: tokio 1.0.0, kanal 0.0.9; from this build's Cargo.lock, \
+         which the run's JSON lacks: flume {}\n",
+        version("flume")
+    );
+    assert!(short.contains(&recorded), "{short}");
+    // The full summary says the same, on the console and in the Markdown.
+    let (code, text, stderr) = summary(&csv);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(text.contains("fastest with no known problem: flume 100, 2.00× behind\n"), "{text}");
+    assert!(text.contains("fastest with no known problem: same\n") && text.contains(&recorded), "{text}");
+    let markdown = std::fs::read_to_string(dir.path().join("run.md")).unwrap();
+    assert!(
+        markdown.contains("| **kanal†** 50.0, 2.00× faster than flume 100 | flume 100, 2.00× behind |"),
+        "{markdown}"
+    );
+    assert!(markdown.contains(&recorded), "{markdown}");
 }

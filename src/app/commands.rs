@@ -8,13 +8,13 @@ use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
-use crate::output::{self, console::print_line, export, machine};
+use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
 use crate::results::thresholds::Thresholds;
-use crate::results::{cells, recommend};
+use crate::results::{cells, recommend, versions};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -91,7 +91,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if args.short {
         let samples = read(&args.csv)?;
         let bands = recommend::recommend(&samples, Thresholds::from_percent(args.threshold));
-        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands));
+        let versions = versions::versions(&samples, metadata(&args.csv).as_ref());
+        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands, &versions));
         return Ok(ExitCode::SUCCESS);
     }
     if markdown_path(&args.csv) == args.csv {
@@ -151,16 +152,17 @@ pub(crate) fn print_summary(
 ) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, thresholds);
     let name = file_name(csv);
-    let text = output::summary::markdown(&name, &bands, thresholds);
+    let versions = versions::versions(samples, metadata(csv).as_ref());
+    let text = output::summary::markdown(&name, &bands, thresholds, &versions);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
         Markdown::File(path, force) => {
-            print_line(output::summary::text(&bands).trim_end());
+            print_line(output::summary::text(&bands, &versions).trim_end());
             files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
         Markdown::Kept(path) => {
-            print_line(output::summary::text(&bands).trim_end());
+            print_line(output::summary::text(&bands, &versions).trim_end());
             print_line(&kept("summary", path));
         }
     }
@@ -203,7 +205,14 @@ pub(crate) fn write_report(
     let bands = recommend::recommend(samples, thresholds);
     let name = file_name(set.csv());
     let cells = cells::cells(&set.csv().display().to_string(), samples);
-    let report = output::html::Report { csv_name: &name, cells: &cells, bands: &bands, metadata: metadata.as_ref() };
+    let versions = versions::versions(samples, metadata.as_ref());
+    let report = output::html::Report {
+        csv_name: &name,
+        cells: &cells,
+        bands: &bands,
+        metadata: metadata.as_ref(),
+        versions: &versions,
+    };
     let html = set.html();
     files::write(&html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
@@ -224,11 +233,14 @@ pub fn list_channels(extra: &'static [ChannelEntry]) {
             0 => "exact".to_owned(),
             slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
         };
-        let version = machine::locked_version(channel.crate_name);
+        let version = channel.version();
         print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
         for caveat in channel.caveats {
-            let mark = output::summary::MARK;
-            print_line(&format!("{:<16} {mark} {} ({}): {}", "", caveat.text, caveat.versions, caveat.link));
+            let (mark, evidence) = (output::summary::MARK, caveat.evidence.label());
+            print_line(&format!(
+                "{:<16} {mark} {} ({}): {}; {evidence}",
+                "", caveat.text, caveat.versions, caveat.link
+            ));
         }
     }
     print_line(&format!(

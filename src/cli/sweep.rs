@@ -124,7 +124,7 @@ pub struct SweepArgs {
     pub samples: Option<usize>,
 
     /// After --samples passes, keep sampling the cells whose trimmed mean is not yet known to ± this many percent
-    /// (90% confidence), or whose samples form separate modes, until --max-time runs out
+    /// (90% confidence), or whose samples form separate clusters, until --max-time runs out
     #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
     pub precision: f64,
 
@@ -227,4 +227,20 @@ fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
         return Err(format!("{text}: a range ends at {MAX_TASK_RANGE} at most"));
     }
     Ok(TaskCounts(std::iter::successors(Some(low), |&n| (n < high).then_some(n * 2)).collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_range_is_its_powers_of_two() {
+        assert_eq!(parse_tasks("1..8192").unwrap().0.len(), 14);
+        assert_eq!(parse_tasks("4..32").unwrap(), TaskCounts(vec![4, 8, 16, 32]));
+        assert_eq!(parse_tasks("64..64").unwrap(), TaskCounts(vec![64]));
+        assert_eq!(parse_tasks("3").unwrap(), TaskCounts(vec![3]));
+        for bad in ["0", "3..8", "8..4", "1..", "..4", "1..3000000", "x"] {
+            assert!(parse_tasks(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -11,6 +11,7 @@ use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
+use crate::results::versions::Versions;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 
@@ -31,6 +32,8 @@ pub struct Report<'a> {
     pub bands: &'a [Recommendation],
     /// The JSON beside the CSV, when there is one.
     pub metadata: Option<&'a Metadata>,
+    /// The crate versions of the answer ([`crate::results::versions`]).
+    pub versions: &'a Versions,
 }
 
 /// The [`MARK`], in red.
@@ -71,6 +74,7 @@ pub fn page(report: &Report) -> String {
         );
     }
     answer(&mut out, report.bands);
+    let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
     caveats(&mut out, report.bands);
     plots(&mut out, report.cells);
     cell_table(&mut out, report.cells);
@@ -78,7 +82,7 @@ pub fn page(report: &Report) -> String {
         out,
         "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
          prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-        marked_text(summary::text(report.bands).trim_end())
+        marked_text(summary::text(report.bands, report.versions).trim_end())
     );
     machine(&mut out, report.metadata);
     out.push_str("</body>\n</html>\n");
@@ -90,22 +94,26 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
         out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
          channel by trimmed mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
-         within the noise (≈), and the next one beyond the noise with how far behind it is. {} marks a crate with a \
-         known problem, listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
-         <th>pick (ns/message)</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
-        mark()
+         within the noise (≈), and the next one beyond the noise with how far behind it is; beside them the fastest \
+         channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
+         listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
+         <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
+        mark(),
+        summary::CAREFUL
     );
     for band in bands {
         let (pick, next) = summary::pick_and_next(band);
         let (runtime, mode) = summary::group_text(band);
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td><b>{}</b></td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
+             <td>{}</td></tr>",
             escape(&runtime),
             escape(&mode),
             band.size.name(),
             summary::tasks_text(&band.tasks),
             marked_text(&pick),
+            marked_text(&summary::careful_text(band)),
             marked_text(&next),
             escape(&summary::excluded_names(band))
         );
@@ -125,11 +133,12 @@ fn caveats(out: &mut String, bands: &[Recommendation]) {
         for caveat in summary::caveats_of(name) {
             let _ = writeln!(
                 out,
-                "<li data-channel=\"{name}\"><b>{name}</b> ({}): {} (<a href=\"{}\">{}</a>)</li>",
+                "<li data-channel=\"{name}\"><b>{name}</b> ({}): {} (<a href=\"{}\">{}</a>); {}</li>",
                 escape(caveat.versions),
                 escape(caveat.text),
                 escape(caveat.link),
-                escape(&caveat.link_label())
+                escape(&caveat.link_label()),
+                escape(&caveat.evidence.label())
             );
         }
     }

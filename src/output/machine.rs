@@ -2,14 +2,16 @@
 
 use std::collections::BTreeMap;
 
-use crate::registry::ChannelEntry;
+use crate::registry::{self, ChannelEntry, RUNTIME_CRATE};
 use crate::results::metadata::Metadata;
 
 /// Describes this machine and build for a sweep over `channels`.
 pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {
+    // The runtime's version too: every channel's figures move with it.
     let crates = channels
         .iter()
-        .map(|channel| (channel.crate_name.to_owned(), locked_version(channel.crate_name)))
+        .map(|channel| (channel.crate_name.to_owned(), channel.version()))
+        .chain([(RUNTIME_CRATE.to_owned(), registry::locked_version(RUNTIME_CRATE))])
         .collect::<BTreeMap<_, _>>();
     Metadata {
         cpu_model: cpu_model(),
@@ -22,18 +24,6 @@ pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_u
         command_line,
         started_utc,
     }
-}
-
-/// The version of `crate_name` locked when the binary was built ("unknown" if not in Cargo.lock;
-/// all versions, comma-separated, if several are locked).
-pub fn locked_version(crate_name: &str) -> String {
-    let versions: Vec<&str> = env!("CHANNEL_BENCH_LOCKED")
-        .split(';')
-        .filter_map(|pair| pair.split_once('='))
-        .filter(|(name, _)| *name == crate_name)
-        .map(|(_, version)| version)
-        .collect();
-    if versions.is_empty() { "unknown".to_owned() } else { versions.join(", ") }
 }
 
 fn cpu_model() -> Option<String> {

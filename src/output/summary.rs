@@ -6,9 +6,11 @@ use std::fmt::Write as _;
 
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::thresholds::Thresholds;
+use crate::results::versions::{Source, Versions};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Merge;
 use crate::stats::{CONFIDENCE, MIN_BOOTSTRAP_VALUES};
@@ -62,7 +64,8 @@ fn caveats_text(bands: &[Recommendation]) -> String {
     let mut out = String::new();
     for name in caveated(bands) {
         for caveat in caveats_of(name) {
-            let _ = writeln!(out, "  {name}{MARK} ({}): {} <{}>", caveat.versions, caveat.text, caveat.link);
+            let (versions, text, link, evidence) = (caveat.versions, caveat.text, caveat.link, caveat.evidence.label());
+            let _ = writeln!(out, "  {name}{MARK} ({versions}): {text} <{link}>; {evidence}");
         }
     }
     if out.is_empty() {
@@ -77,7 +80,8 @@ fn caveats_markdown(bands: &[Recommendation]) -> String {
     for name in caveated(bands) {
         for caveat in caveats_of(name) {
             let (text, versions, label) = (caveat.text, caveat.versions, caveat.link_label());
-            let _ = writeln!(out, "- {MARK} **{name}** ({versions}): {text} ([{label}]({}))", caveat.link);
+            let (link, evidence) = (caveat.link, caveat.evidence.label());
+            let _ = writeln!(out, "- {MARK} **{name}** ({versions}): {text} ([{label}]({link})); {evidence}");
         }
     }
     if out.is_empty() {
@@ -150,8 +154,9 @@ fn p99_text(band: &Recommendation) -> Option<String> {
 /// What follows a figure whose channel has a mixed cell in the band.
 const MIXED: &str = " (mixed)";
 
-/// The summary for the console: per runtime and mode, one block per band.
-pub fn text(bands: &[Recommendation]) -> String {
+/// The summary for the console: per runtime and mode, one block per band, then the
+/// `versions` it was measured with and the caveats.
+pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
     let mut out = String::from(
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
@@ -175,6 +180,9 @@ pub fn text(bands: &[Recommendation]) -> String {
         };
         let _ = writeln!(out, "  {label:<16} {fastest}");
         let indent = " ".repeat(19);
+        if band.speed.first().is_some() {
+            let _ = writeln!(out, "{indent}{CAREFUL}: {}", careful_text(band));
+        }
         if band.cpu.first().is_some() {
             let cpu = leaders_text(&band.cpu, number, "lower than", false);
             let _ = writeln!(out, "{indent}lowest CPU ns/msg: {cpu}");
@@ -187,6 +195,7 @@ pub fn text(bands: &[Recommendation]) -> String {
             let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
         }
     }
+    let _ = write!(out, "\n{}\n", versions_line(versions));
     out.push_str(&caveats_text(bands));
     out
 }
@@ -195,17 +204,20 @@ pub fn text(bands: &[Recommendation]) -> String {
 /// names it): one table, a column for p99 only when some band has latency, one for the
 /// channels not ranked only when some band has them, then how to read it (`thresholds` as
 /// given to `recommend`).
-pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds) -> String {
+pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds, versions: &Versions) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
         "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
          band of task counts, the channel with the lowest trimmed mean ns/message and how far ahead of the next \
-         it is, and the one with the lowest CPU time per message{}.\n\n",
+         it is, the fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU \
+         time per message{}.\n\n",
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
-    let mut header = vec!["runtime", "mode", "tasks", "fastest (ns/message)", "lowest CPU (ns/message)"];
+    let careful_header = format!("{CAREFUL} (ns/message)");
+    let mut header =
+        vec!["runtime", "mode", "tasks", "fastest (ns/message)", &careful_header, "lowest CPU (ns/message)"];
     if with_p99 {
         header.push("lowest p99 latency");
     }
@@ -224,6 +236,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
                 Some(_) => leaders_text(&band.speed, number, "faster than", true),
                 None => "no channel without failures".to_owned(),
             },
+            careful_text(band),
             leaders_text(&band.cpu, number, "lower than", false),
         ];
         if with_p99 {
@@ -256,10 +269,52 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
          than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
          means the other's trimmed mean is that much higher and each outside the other's {confidence}% bootstrap \
          interval (the min–max below {fewest} samples). A channel with a failed sample, or missing at one of the band's task \
-         counts, is not ranked in that band."
+         counts, is not ranked in that band. The fastest with no known problem is the first channel of the ranking \
+         whose crate has no caveat covering its version; *same* when that is the fastest itself.\n\n{}",
+        versions_line(versions)
     );
     out.push_str(&caveats_markdown(bands));
     out
+}
+
+/// What the careful pick's column or line is headed.
+pub const CAREFUL: &str = "fastest with no known problem";
+
+/// The careful pick of `band` ([`Careful`]): `same` when the fastest has no known problem,
+/// `flume 63.5, 1.57× behind`, `tokio-recv-many 70.0 (tied, 1.02×)` when it is tied with the
+/// fastest, `none ranked` when every channel ranked has one; empty when none is ranked.
+pub fn careful_text(band: &Recommendation) -> String {
+    match &band.careful {
+        _ if band.speed.first().is_none() => String::new(),
+        Careful::Same => "same".to_owned(),
+        Careful::Behind { entry, ratio } if entry.tied_with_first => {
+            format!("{} {} (tied, {ratio:.2}×)", marked_entry(entry), number(entry.value))
+        }
+        Careful::Behind { entry, ratio } => {
+            format!("{} {}, {ratio:.2}× behind", marked_entry(entry), number(entry.value))
+        }
+        Careful::NoneRanked => "none ranked".to_owned(),
+    }
+}
+
+/// One line: `crate versions, as the run's JSON records them: tokio 1.54.1, kanal 0.1.1`, with
+/// a second part for those read from this build's Cargo.lock instead.
+pub fn versions_line(versions: &Versions) -> String {
+    let list = |source: Source| -> String {
+        let found = versions.crates.iter().filter(|found| found.source == source);
+        found.map(|found| format!("{} {}", found.crate_name, found.version)).collect::<Vec<_>>().join(", ")
+    };
+    let (run, build) = (list(Source::Run), list(Source::Build));
+    let mut parts = Vec::new();
+    if !run.is_empty() {
+        parts.push(format!("as the run's JSON records them: {run}"));
+    }
+    if !build.is_empty() {
+        let why =
+            if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
+        parts.push(format!("from this build's Cargo.lock{why}: {build}"));
+    }
+    format!("crate versions, {}", parts.join("; "))
 }
 
 /// The pick of a band and what comes next, as the short answer words them: `kanal† 83.0`, or
@@ -295,15 +350,16 @@ pub fn excluded_names(band: &Recommendation) -> String {
 /// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
 /// (or the channels tied with it), the next one beyond the noise and how far behind, the
 /// channels left out for failures, then the caveats of every channel named.
-pub fn short_markdown(csv_name: &str, bands: &[Recommendation]) -> String {
+pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versions) -> String {
     let mut out = format!(
         "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean ns/message \
          (geometric mean over the band's task counts), or the channels tied with it within the noise (≈), and the \
-         next one beyond the noise with how far behind it is. {MARK} marks a crate with a known problem, listed \
-         below the table.\n\n"
+         next one beyond the noise with how far behind it is, and beside them the fastest channel with no known \
+         problem (*same* when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
+         table.\n\n"
     );
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let mut header = vec!["runtime", "mode", "tasks", "pick (ns/message)", "next, how far behind"];
+    let mut header = vec!["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"];
     if with_excluded {
         header.push("not ranked (failures)");
     }
@@ -313,12 +369,13 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation]) -> String {
         let (pick, next) = pick_and_next(band);
         let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
         let (runtime, mode) = group_text(band);
-        let mut row = vec![runtime, mode, tasks, pick, next];
+        let mut row = vec![runtime, mode, tasks, pick, careful_text(band), next];
         if with_excluded {
             row.push(excluded_names(band));
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
+    let _ = writeln!(out, "\n{}", versions_line(versions));
     out.push_str(&caveats_markdown(bands));
     out
 }
@@ -330,6 +387,11 @@ mod tests {
     use crate::results::recommend::{rank, recommend};
     use crate::run::workload::Mode;
     use crate::stats::{self, Summary};
+
+    /// This build's versions of no channel: tokio's alone.
+    fn built() -> Versions {
+        crate::results::versions::versions(&Default::default(), None)
+    }
 
     /// Five samples spread ±`spread` around `median`.
     fn around(median: f64, spread: f64) -> Summary {
@@ -351,15 +413,22 @@ mod tests {
             ]),
             Thresholds::uniform(0.02),
         );
-        let text = text(&bands);
+        let text = text(&bands, &built());
         assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200\n"), "{text}");
         assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400\n"), "{text}");
         assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 110 (1.10×)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
-        let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | kanal† 200, 2.00× \
-                   lower than flume 400 |";
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
+        let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | flume 200, \
+                   2.00× behind | kanal† 200, 2.00× lower than flume 400 |";
         assert!(markdown.contains(row), "{markdown}");
-        assert!(markdown.contains("| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) |"));
+        let row =
+            "| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) | flume 110 (tied, 1.10×) |";
+        assert!(markdown.contains(row), "{markdown}");
+        // The careful pick in the console: the next clean channel, or the tied one.
+        assert!(
+            text.contains("flume 200\n                   fastest with no known problem: flume 200, 2.00× behind\n")
+        );
+        assert!(text.contains("(1.10×)\n                   fastest with no known problem: flume 110 (tied, 1.10×)\n"));
         assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
         assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
     }
@@ -372,12 +441,15 @@ mod tests {
             &hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]),
             Thresholds::uniform(0.02),
         );
-        let text = text(&bands);
+        let text = text(&bands, &built());
         // Five samples of a 60/40 mixture leave its trimmed mean too uncertain to call kanal ahead.
         let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 68.3 (mixed) (1.14×)\n";
         assert!(text.contains(line), "{text}");
         assert!(text.contains("(mixed): some of the channel's cells have samples in separate clusters"), "{text}");
-        assert!(markdown("x.csv", &bands, Thresholds::uniform(0.02)).contains("**crossfire†** 68.3 (mixed) (1.14×) |"));
+        assert!(
+            markdown("x.csv", &bands, Thresholds::uniform(0.02), &built())
+                .contains("**crossfire†** 68.3 (mixed) (1.14×) |")
+        );
     }
 
     #[test]
@@ -416,10 +488,10 @@ mod tests {
             file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
         }
         let bands = recommend(&file, Thresholds::uniform(0.02));
-        let text = text(&bands);
+        let text = text(&bands, &built());
         assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs\n"), "{text}");
         assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
         assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
         assert!(
             markdown
@@ -435,15 +507,26 @@ mod tests {
             &hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]),
             Thresholds::uniform(0.02),
         );
-        let text = text(&bands);
+        let text = text(&bands, &built());
         assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02));
-        let short = short_markdown("x.csv", &bands);
-        assert!(short.contains("| small (1) | tokio-mpsc 100 | kanal† 200, 2.00× behind |"), "{short}");
+        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
+        let short = short_markdown("x.csv", &bands, &built());
+        // A clean winner is its own careful pick, said once.
+        assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× behind |\n\ncrate versions, "));
+        assert!(text.contains("fastest with no known problem: same\n"), "{text}");
+        let tokio = format!(
+            "from this build's Cargo.lock (no JSON from the run beside the CSV): tokio {}",
+            built().crates[0].version
+        );
+        for answer in [&text, &markdown, &short] {
+            assert!(answer.contains(&tokio), "{answer}");
+        }
         for caveat in caveats_of("kanal") {
-            assert!(text.contains(&format!("kanal† ({}): {} <{}>", caveat.versions, caveat.text, caveat.link)));
+            let evidence = caveat.evidence.label();
+            let line = format!("kanal† ({}): {} <{}>; {evidence}", caveat.versions, caveat.text, caveat.link);
+            assert!(text.contains(&line), "{text}");
             let line = format!(
-                "**kanal** ({}): {} ([{}]({}))",
+                "**kanal** ({}): {} ([{}]({})); {evidence}",
                 caveat.versions,
                 caveat.text,
                 caveat.link_label(),

@@ -4,9 +4,12 @@
 
 use crate::registry;
 
-/// The colours of [`registry::CHANNELS`] in table order.
-const PALETTE: [&str; 9] =
-    ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#393b79"];
+/// The colours of [`registry::CHANNELS`] in table order, one per channel: a channel added to
+/// the table without a colour here does not compile.
+const PALETTE: [&str; registry::CHANNELS.len()] = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#393b79", "#e6ab02",
+    "#1b9e77", "#000000", "#a6d854",
+];
 
 /// Colours of channels the table does not hold, chosen by a hash of the name.
 const FALLBACK: [&str; 6] = ["#7f7f7f", "#bcbd22", "#843c39", "#637939", "#e7969c", "#6b6ecf"];
@@ -33,6 +36,7 @@ mod tests {
     #[test]
     fn known_channels_have_distinct_colours_and_others_a_stable_one() {
         let known: Vec<&str> = registry::CHANNELS.iter().map(|entry| of(entry.name)).collect();
+        assert!(known.iter().all(|colour| !FALLBACK.contains(colour)), "{known:?}");
         let mut distinct = known.clone();
         distinct.sort_unstable();
         distinct.dedup();

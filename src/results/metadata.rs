@@ -21,7 +21,7 @@ pub struct Metadata {
     pub hostname: Option<String>,
     /// `rustc --version` of the compiler that built the binary.
     pub rustc: String,
-    /// Version of every channel crate, from Cargo.lock at build time.
+    /// Version of every channel crate and of tokio, from Cargo.lock at build time.
     pub crates: std::collections::BTreeMap<String, String>,
     /// Git commit the binary was built from (`-dirty` if it had uncommitted changes).
     pub git_commit: Option<String>,

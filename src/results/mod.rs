@@ -1,8 +1,10 @@
 //! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
 //! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
-//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks; [`colour`] gives each
+//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks ([`careful`]: the
+//! fastest with no known problem); [`versions`]: the crate versions beside an answer; [`colour`] gives each
 //! channel its colour.
 
+pub mod careful;
 pub mod cells;
 pub mod colour;
 pub mod compare;
@@ -11,3 +13,4 @@ pub mod metadata;
 pub mod recommend;
 pub mod schema;
 pub mod thresholds;
+pub mod versions;
