@@ -98,8 +98,17 @@ impl Command {
 /// `channel-bench report FILE`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A channel-bench CSV; the report goes beside it, with the extension .html
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several separated by commas: runs of one machine are pooled, runs of
+    /// different machines (or --workers) shown side by side; the report goes beside the first, with the extension
+    /// .html, or to --out
+    #[arg(value_delimiter = ',', num_args = 1, required = true)]
+    pub csv: Vec<PathBuf>,
+    /// Write the report to PATH instead of beside the first CSV
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Replace the report if it exists
     #[arg(long)]
     pub force: bool,
@@ -115,8 +124,13 @@ pub struct ReportArgs {
 /// `channel-bench summary FILE`.
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled; the Markdown of one CSV
+    /// goes beside it, with the extension .md, that of several only to --out
+    #[arg(value_delimiter = ',', num_args = 1, required = true)]
+    pub csv: Vec<PathBuf>,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
     #[arg(long, value_name = "PCT", value_parser = parse_percent,
           help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
@@ -138,8 +152,12 @@ pub struct SummaryArgs {
 /// `channel-bench cells FILE`.
 #[derive(Debug, Args)]
 pub struct CellsArgs {
-    /// A channel-bench CSV
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled (then --out is needed)
+    #[arg(value_delimiter = ',', num_args = 1, required = true)]
+    pub csv: Vec<PathBuf>,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Where to write the JSON, `-` for stdout [default: FILE.cells.json beside FILE.csv]
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -171,16 +189,19 @@ pub struct ExportArgs {
 /// `channel-bench compare OLD NEW`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The earlier CSV
-    pub old: PathBuf,
-    /// The later CSV
-    pub new: PathBuf,
+    /// The earlier CSV, or several runs of one machine separated by commas, pooled
+    #[arg(value_delimiter = ',', num_args = 1, required = true)]
+    pub old: Vec<PathBuf>,
+    /// The later CSV, or several runs separated by commas, pooled
+    #[arg(value_delimiter = ',', num_args = 1, required = true)]
+    pub new: Vec<PathBuf>,
     /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
     /// significantly
     #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
         "Changes of the trimmed mean smaller than this, in percent, are \"no change\" even when the samples differ significantly"))]
     pub threshold: Option<f64>,
-    /// Pair cells even when the files ran different workloads (messages, capacity, workers)
+    /// Pair cells even when the files ran different workloads (messages, capacity, workers), and pool runs of
+    /// different builds on a side
     #[arg(long)]
     pub allow_different: bool,
     /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI

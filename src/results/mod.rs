@@ -1,6 +1,6 @@
 //! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
 //! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
-//! [`recommend`] turn loaded files into per-cell figures, verdicts and picks; [`colour`] gives each
+//! [`recommend`] turn loaded files (several runs pooled by [`pool`]) into per-cell figures, verdicts and picks; [`colour`] gives each
 //! channel its colour.
 
 pub mod cells;
@@ -8,6 +8,7 @@ pub mod colour;
 pub mod compare;
 pub mod load;
 pub mod metadata;
+pub mod pool;
 pub mod recommend;
 pub mod schema;
 pub mod thresholds;
