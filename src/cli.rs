@@ -101,8 +101,8 @@ pub struct ReportArgs {
     /// A channel-bench CSV, or several separated by commas: runs of one machine are pooled, runs of
     /// different machines (or --workers) shown side by side; the report goes beside the first, with the extension
     /// .html, or to --out
-    #[arg(value_delimiter = ',', num_args = 1, required = true)]
-    pub csv: Vec<PathBuf>,
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
     /// Write the report to PATH instead of beside the first CSV
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -126,8 +126,8 @@ pub struct ReportArgs {
 pub struct SummaryArgs {
     /// A channel-bench CSV, or several runs of one machine separated by commas, pooled; the Markdown of one CSV
     /// goes beside it, with the extension .md, that of several only to --out
-    #[arg(value_delimiter = ',', num_args = 1, required = true)]
-    pub csv: Vec<PathBuf>,
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -153,8 +153,8 @@ pub struct SummaryArgs {
 #[derive(Debug, Args)]
 pub struct CellsArgs {
     /// A channel-bench CSV, or several runs of one machine separated by commas, pooled (then --out is needed)
-    #[arg(value_delimiter = ',', num_args = 1, required = true)]
-    pub csv: Vec<PathBuf>,
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -190,11 +190,11 @@ pub struct ExportArgs {
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The earlier CSV, or several runs of one machine separated by commas, pooled
-    #[arg(value_delimiter = ',', num_args = 1, required = true)]
-    pub old: Vec<PathBuf>,
+    #[arg(value_parser = parse_csv_list)]
+    pub old: CsvList,
     /// The later CSV, or several runs separated by commas, pooled
-    #[arg(value_delimiter = ',', num_args = 1, required = true)]
-    pub new: Vec<PathBuf>,
+    #[arg(value_parser = parse_csv_list)]
+    pub new: CsvList,
     /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
     /// significantly
     #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
@@ -493,4 +493,25 @@ mod tests {
             assert!(parse_tasks(bad).is_err(), "{bad}");
         }
     }
+}
+
+/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
+/// read results take them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsvList(pub Vec<PathBuf>);
+
+impl std::ops::Deref for CsvList {
+    type Target = [PathBuf];
+    fn deref(&self) -> &[PathBuf] {
+        &self.0
+    }
+}
+
+/// `a.csv,b.csv`: the paths in order; an empty one is refused.
+fn parse_csv_list(text: &str) -> Result<CsvList, String> {
+    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
+    if paths.iter().any(|path| path.as_os_str().is_empty()) {
+        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
+    }
+    Ok(CsvList(paths))
 }

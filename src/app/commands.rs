@@ -51,12 +51,12 @@ fn metadata(csv: &Path) -> Option<Metadata> {
 }
 
 /// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
-/// the file name of one, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
+/// the path of one as given, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
 /// pooled are a usage error naming the difference.
 fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
     let mut runs = Vec::new();
     for path in paths {
-        runs.push(Run { name: file_name(path), file: read(path)?, metadata: metadata(path) });
+        runs.push(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) });
     }
     if let Some(line) = pool::refusal(&runs, allow_different_builds) {
         return Err(usage(format!("cannot pool these runs: {line}")));
@@ -100,13 +100,13 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if let Some(line) = different {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
     }
-    let noise = pool::noise(&[&old, &new], args.threshold);
-    notes.push(output::pool::noise_line(&noise));
     for note in notes {
         print_line(&format!("note: {note}"));
     }
+    let noise = pool::noise(&[&old, &new], args.threshold);
     let report = output::compare::report(&old_name, &old, &new_name, &new, noise.thresholds);
     print_line(report.text.trim_end());
+    print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
@@ -115,6 +115,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if args.short {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
         let bands = recommend::recommend(&samples, pool::noise(&[&samples], args.threshold).thresholds);
         print!("{}", output::summary::short_markdown(&name, &bands));
         return Ok(ExitCode::SUCCESS);
@@ -123,8 +124,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if args.csv.len() > 1 && args.out.is_none() {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
         let noise = pool::noise(&[&samples], args.threshold);
-        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
         print_line(output::summary::text(&recommend::recommend(&samples, noise.thresholds)).trim_end());
+        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
         print_line(&format!("summary of {name}: Markdown written only with --out"));
         return Ok(ExitCode::SUCCESS);
     }
@@ -156,10 +157,11 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     };
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
     let noise = pool::noise(&[&samples], args.threshold);
+    let name = if args.csv.len() == 1 { file_name(csv) } else { name };
+    print_summary(&name, &samples, noise.thresholds, markdown)?;
     if noise.basis != pool::Basis::Given {
         print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     }
-    print_summary(&name, &samples, noise.thresholds, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -66,7 +66,7 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
 pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
     let (name, inputs, writes): (&str, Vec<&PathBuf>, String) = match command {
         Command::Compare(args) => {
-            ("compare", args.old.iter().chain(&args.new).collect(), "print the comparison".to_owned())
+            ("compare", args.old.iter().chain(args.new.iter()).collect(), "print the comparison".to_owned())
         }
         Command::Summary(args) if args.short => {
             ("summary", args.csv.iter().collect(), "print the short answer".to_owned())

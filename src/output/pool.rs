@@ -25,8 +25,8 @@ pub fn noise_line(noise: &Noise) -> String {
              (A.csv,B.csv,C.csv) to measure them on this machine"
         ),
         Basis::Calibrated { thin: Some(fewest) } => format!(
-            "thin run: a cell has only {fewest} samples where the margins were calibrated on {CALIBRATED_SAMPLES} on \
-             {CALIBRATED_ON}; widened to {margins}; pool several runs for finer claims"
+            "thin run: a cell has only {fewest} samples where the margins ({margins}) were calibrated on \
+             {CALIBRATED_SAMPLES} on {CALIBRATED_ON}: verdicts and ties may not survive a re-run; pool several runs"
         ),
     }
 }

@@ -135,8 +135,8 @@ pub enum Basis {
     /// `--threshold`.
     Given,
     /// The calibrated constants ([`Thresholds::DEFAULT`]) for a single run on each side; `thin`
-    /// holds the fewest `ok` samples of a cell when that is below [`CALIBRATED_SAMPLES`], and the
-    /// constants were widened by √(calibrated / fewest).
+    /// holds the fewest `ok` samples of a cell when that is below [`CALIBRATED_SAMPLES`]: the
+    /// constants do not hold there, and outputs say so.
     Calibrated {
         /// The fewest `ok` samples of a compared cell, when below [`CALIBRATED_SAMPLES`].
         thin: Option<usize>,
@@ -161,7 +161,7 @@ pub struct Noise {
 /// new for a comparison): `given` (`--threshold`, a percent) when there is one; with two runs
 /// or more pooled on each side, per runtime the [`pooled::margin`] of the between-run spread
 /// pooled over every cell of that runtime on both sides, at [`SIGNIFICANCE`]; otherwise the
-/// calibrated constants, widened for cells thinner than those they were calibrated on.
+/// calibrated constants, marked thin for cells with fewer samples than they were calibrated on.
 pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
     if given.is_some() {
         return Noise { thresholds: Thresholds::from_percent(given), basis: Basis::Given };
@@ -181,13 +181,10 @@ pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
         return Noise { thresholds, basis: Basis::Measured { runs } };
     }
     let fewest = sides.iter().flat_map(|file| file.cells.values()).map(|cell| cell.ok.len()).filter(|&n| n > 0).min();
-    let thin = fewest.filter(|&n| n < CALIBRATED_SAMPLES);
-    let widen = thin.map_or(1.0, |n| (CALIBRATED_SAMPLES as f64 / n as f64).sqrt());
-    let thresholds = Thresholds {
-        current_thread: Thresholds::DEFAULT.current_thread * widen,
-        multi_thread: Thresholds::DEFAULT.multi_thread * widen,
-    };
-    Noise { thresholds, basis: Basis::Calibrated { thin } }
+    Noise {
+        thresholds: Thresholds::DEFAULT,
+        basis: Basis::Calibrated { thin: fewest.filter(|&n| n < CALIBRATED_SAMPLES) },
+    }
 }
 
 #[cfg(test)]
@@ -217,14 +214,12 @@ mod tests {
     }
 
     #[test]
-    fn margins_come_from_the_runs_spread_when_pooled_and_widen_for_thin_runs() {
+    fn margins_come_from_the_runs_spread_when_pooled_and_thin_runs_are_marked() {
         let single = hand_made(&[("a", 1, &steady(100.0), 0)]);
         let noise = noise(&[&single, &single], None);
         assert_eq!((noise.thresholds, noise.basis), (Thresholds::DEFAULT, Basis::Calibrated { thin: None }));
         let thin = hand_made(&[("a", 1, &[100.0, 101.0, 99.0], 0)]);
-        let wide = super::noise(&[&thin], None);
-        assert!(wide.thresholds.multi_thread > Thresholds::DEFAULT.multi_thread);
-        assert_eq!(wide.basis, Basis::Calibrated { thin: Some(3) });
+        assert_eq!(super::noise(&[&thin], None).basis, Basis::Calibrated { thin: Some(3) });
         let runs = |spread: f64| {
             pool(
                 (0..3)
