@@ -109,7 +109,7 @@ fn runs_of_other_machines_workloads_or_builds_are_refused_in_one_line() {
     machine(dir.path(), "b.csv", "big-server", "abc");
     let (code, _, stderr) = run(&["summary", &list, "--allow-different"]);
     assert_eq!(code, Some(2), "{stderr}");
-    assert!(stderr.contains("different host: vm (a.csv), big-server (b.csv)"), "{stderr}");
+    assert!(stderr.contains("different host: vm (") && stderr.contains("), big-server ("), "{stderr}");
     let other = write(
         dir.path(),
         "c.csv",

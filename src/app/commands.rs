@@ -158,10 +158,11 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
     let noise = pool::noise(&[&samples], args.threshold);
     let name = if args.csv.len() == 1 { file_name(csv) } else { name };
-    print_summary(&name, &samples, noise.thresholds, markdown)?;
-    if noise.basis != pool::Basis::Given {
+    // Markdown on stdout is the page itself: the note stays out of it.
+    if noise.basis != pool::Basis::Given && !matches!(markdown, Markdown::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     }
+    print_summary(&name, &samples, noise.thresholds, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -215,7 +216,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let html = args.out.clone().unwrap_or_else(|| set.html());
     if args.csv.contains(&html) {
         return Err(usage(format!(
-            "{} is a CSV read: the report would overwrite it; give the CSV a .csv name or --out another path",
+            "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
             html.display()
         )));
     }
