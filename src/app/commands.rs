@@ -13,17 +13,21 @@ use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
+use crate::results::pool::{self, Run};
 use crate::results::thresholds::Thresholds;
 use crate::results::{cells, recommend, versions};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
-    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv).cells_json());
-    if out == args.csv {
+    if args.csv.len() > 1 && args.out.is_none() {
+        return Err(usage("several CSVs pooled: give --out PATH for their cells".to_owned()));
+    }
+    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).cells_json());
+    if args.csv.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
-    let samples = read(&args.csv)?;
-    let cells = cells::cells(&args.csv.display().to_string(), &samples);
+    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let cells = cells::cells(&name, &samples);
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
     if out != Path::new("-") {
@@ -46,10 +50,29 @@ fn metadata(csv: &Path) -> Option<Metadata> {
         .ok()
 }
 
+/// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
+/// the path of one as given, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
+/// pooled are a usage error naming the difference.
+fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
+    let mut runs = Vec::new();
+    for path in paths {
+        runs.push(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) });
+    }
+    if let Some(line) = pool::refusal(&runs, allow_different_builds) {
+        return Err(usage(format!("cannot pool these runs: {line}")));
+    }
+    let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
+    let name = match names.len() {
+        1 => names[0].clone(),
+        count => format!("{} ({count} runs pooled)", names.join(", ")),
+    };
+    Ok((name, pool::pool(runs.into_iter().map(|run| run.file).collect())))
+}
+
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let (mut old, mut new) = (read(&args.old)?, read(&args.new)?);
-    let (old_name, new_name) = (args.old.display().to_string(), args.new.display().to_string());
+    let ((old_name, mut old), (new_name, mut new)) =
+        (read_pooled(&args.old, args.allow_different)?, read_pooled(&args.new, args.allow_different)?);
     let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
     if let Some(line) = &different
         && !args.allow_different
@@ -70,9 +93,9 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let mut notes = output::compare::machine_differences(
         &old_name,
-        metadata(&args.old).as_ref(),
+        metadata(&args.old[0]).as_ref(),
         &new_name,
-        metadata(&args.new).as_ref(),
+        metadata(&args.new[0]).as_ref(),
     );
     if let Some(line) = different {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
@@ -80,8 +103,10 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for note in notes {
         print_line(&format!("note: {note}"));
     }
-    let report = output::compare::report(&old_name, &old, &new_name, &new, Thresholds::from_percent(args.threshold));
+    let noise = pool::noise(&[&old, &new], args.threshold);
+    let report = output::compare::report(&old_name, &old, &new_name, &new, noise.thresholds);
     print_line(report.text.trim_end());
+    print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
@@ -89,23 +114,34 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if args.short {
-        let samples = read(&args.csv)?;
-        let bands = recommend::recommend(&samples, Thresholds::from_percent(args.threshold));
-        let versions = versions::versions(&samples, metadata(&args.csv).as_ref());
-        print!("{}", output::summary::short_markdown(&file_name(&args.csv), &bands, &versions));
+        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
+        let bands = recommend::recommend(&samples, pool::noise(&[&samples], args.threshold).thresholds);
+        let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
+        print!("{}", output::summary::short_markdown(&name, &bands, &versions));
         return Ok(ExitCode::SUCCESS);
     }
-    if markdown_path(&args.csv) == args.csv {
+    let csv = &args.csv[0];
+    if args.csv.len() > 1 && args.out.is_none() {
+        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let noise = pool::noise(&[&samples], args.threshold);
+        let versions = versions::versions(&samples, metadata(csv).as_ref());
+        print_line(output::summary::text(&recommend::recommend(&samples, noise.thresholds), &versions).trim_end());
+        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
+        print_line(&format!("summary of {name}: Markdown written only with --out"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if markdown_path(csv) == *csv {
         return Err(UsageError(format!(
             "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
-            args.csv.display()
+            csv.display()
         ))
         .into());
     }
-    let beside = markdown_path(&args.csv);
+    let beside = markdown_path(csv);
     let markdown = match &args.out {
         Some(out) if out.as_os_str() == "-" => Markdown::Stdout,
-        Some(out) if *out == args.csv => {
+        Some(out) if args.csv.contains(out) => {
             return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
         }
         Some(out) => {
@@ -121,8 +157,14 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             Markdown::File(&beside, args.force)
         }
     };
-    let samples = read(&args.csv)?;
-    print_summary(&args.csv, &samples, Thresholds::from_percent(args.threshold), markdown)?;
+    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let noise = pool::noise(&[&samples], args.threshold);
+    let name = if args.csv.len() == 1 { file_name(csv) } else { name };
+    // Markdown on stdout is the page itself: the note stays out of it.
+    if noise.basis != pool::Basis::Given && !matches!(markdown, Markdown::Stdout) {
+        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
+    }
+    print_summary(&name, csv, &samples, noise.thresholds, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -145,15 +187,15 @@ pub(crate) enum Markdown<'a> {
 
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
 pub(crate) fn print_summary(
+    name: &str,
     csv: &Path,
     samples: &ResultsFile,
     thresholds: Thresholds,
     markdown: Markdown,
 ) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, thresholds);
-    let name = file_name(csv);
     let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = output::summary::markdown(&name, &bands, thresholds, &versions);
+    let text = output::summary::markdown(name, &bands, thresholds, &versions);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
         Markdown::File(path, force) => {
@@ -171,20 +213,25 @@ pub(crate) fn print_summary(
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let set = OutputSet::new(&args.csv);
-    if set.html() == args.csv {
+    let set = OutputSet::new(&args.csv[0]);
+    if args.csv.len() > 1 && args.out.is_none() {
+        return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
+    }
+    let html = args.out.clone().unwrap_or_else(|| set.html());
+    if args.csv.contains(&html) {
         return Err(usage(format!(
-            "{} ends in .html: the report would overwrite it; give the CSV a .csv name",
-            args.csv.display()
+            "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
+            html.display()
         )));
     }
-    let samples = read(&args.csv)?;
-    if !args.force && paths::examine(&set.html()).is_ok_and(|found| found == Found::Regular) {
-        print_line(&kept("report", &set.html()));
+    let (_, samples) = read_pooled(&args.csv, args.allow_different)?;
+    if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
+        print_line(&kept("report", &html));
         return Ok(ExitCode::SUCCESS);
     }
-    files::check_target(&set.html(), args.force, "the report")?;
-    write_report(&set, &samples, Thresholds::from_percent(args.threshold), args.force)?;
+    files::check_target(&html, args.force, "the report")?;
+    let noise = pool::noise(&[&samples], args.threshold);
+    write_report(&set, &html, &samples, noise.thresholds, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -192,6 +239,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
 /// machine from the JSON beside the CSV when there is one.
 pub(crate) fn write_report(
     set: &OutputSet,
+    html: &Path,
     samples: &ResultsFile,
     thresholds: Thresholds,
     force: bool,
@@ -213,8 +261,7 @@ pub(crate) fn write_report(
         metadata: metadata.as_ref(),
         versions: &versions,
     };
-    let html = set.html();
-    files::write(&html, output::html::page(&report).as_bytes(), force, "the report")?;
+    files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! CSV read it (so a missing or malformed input is refused as it would be) and say what they
 //! would write.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::read;
@@ -64,21 +64,33 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
 /// A subcommand under `--dry-run`: its inputs read, its output checked as the command would,
 /// what it would write said.
 pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
-    let (name, inputs, writes) = match command {
-        Command::Compare(args) => ("compare", vec![&*args.old, &*args.new], "print the comparison".to_owned()),
-        Command::Summary(args) if args.short => ("summary", vec![&*args.csv], "print the short answer".to_owned()),
+    let (name, inputs, writes): (&str, Vec<&PathBuf>, String) = match command {
+        Command::Compare(args) => {
+            ("compare", args.old.iter().chain(args.new.iter()).collect(), "print the comparison".to_owned())
+        }
+        Command::Summary(args) if args.short => {
+            ("summary", args.csv.iter().collect(), "print the short answer".to_owned())
+        }
         Command::Summary(args) => {
-            let beside = OutputSet::new(&args.csv).markdown();
-            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?;
-            ("summary", vec![&*args.csv], format!("print the answer, {writes}"))
+            let beside = OutputSet::new(&args.csv[0]).markdown();
+            let writes = match &args.out {
+                None if args.csv.len() > 1 => "write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
+                out => output(out.as_deref().unwrap_or(&beside), args.force, out.is_none(), "the summary")?,
+            };
+            ("summary", args.csv.iter().collect(), format!("print the answer, {writes}"))
         }
         Command::Cells(args) => {
             export::check_free(&args.export, args.force)?;
-            let beside = OutputSet::new(&args.csv).cells_json();
-            ("cells", vec![&*args.csv], output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?)
+            let beside = OutputSet::new(&args.csv[0]).cells_json();
+            (
+                "cells",
+                args.csv.iter().collect(),
+                output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?,
+            )
         }
         Command::Report(args) => {
-            ("report", vec![&*args.csv], output(&OutputSet::new(&args.csv).html(), args.force, true, "the report")?)
+            let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).html());
+            ("report", args.csv.iter().collect(), output(&html, args.force, args.out.is_none(), "the report")?)
         }
         Command::Sfu(_) => unreachable!("Command::dry_run is false for sfu, whose flags are planned as a sweep"),
     };

@@ -53,9 +53,15 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let summarized = match load::load(csv.path()) {
         Ok(samples) => {
             print_line("");
-            print_summary(csv.path(), &samples, Thresholds::DEFAULT, Markdown::File(&set.markdown(), plan.force))
-                .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-                .and_then(|()| write_report(&set, &samples, Thresholds::DEFAULT, plan.force))
+            print_summary(
+                &super::file_name(csv.path()),
+                csv.path(),
+                &samples,
+                Thresholds::DEFAULT,
+                Markdown::File(&set.markdown(), plan.force),
+            )
+            .and_then(|()| write_cells(&set, &samples, exports, plan.force))
+            .and_then(|()| write_report(&set, &set.html(), &samples, Thresholds::DEFAULT, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

@@ -114,8 +114,17 @@ impl Command {
 /// `channel-bench report FILE`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A channel-bench CSV; the report goes beside it, with the extension .html
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several separated by commas: runs of one machine are pooled, runs of
+    /// different machines (or --workers) shown side by side; the report goes beside the first, with the extension
+    /// .html, or to --out
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
+    /// Write the report to PATH instead of beside the first CSV
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Replace the report if it exists
     #[arg(long)]
     pub force: bool,
@@ -131,8 +140,13 @@ pub struct ReportArgs {
 /// `channel-bench summary FILE`.
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// A channel-bench CSV; the Markdown goes beside it, with the extension .md
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled; the Markdown of one CSV
+    /// goes beside it, with the extension .md, that of several only to --out
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Channels less than this far apart, in percent, are tied however little their samples spread
     #[arg(long, value_name = "PCT", value_parser = parse_percent,
           help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
@@ -154,8 +168,12 @@ pub struct SummaryArgs {
 /// `channel-bench cells FILE`.
 #[derive(Debug, Args)]
 pub struct CellsArgs {
-    /// A channel-bench CSV
-    pub csv: PathBuf,
+    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled (then --out is needed)
+    #[arg(value_parser = parse_csv_list)]
+    pub csv: CsvList,
+    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
+    #[arg(long)]
+    pub allow_different: bool,
     /// Where to write the JSON, `-` for stdout [default: FILE.cells.json beside FILE.csv]
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -187,16 +205,19 @@ pub struct ExportArgs {
 /// `channel-bench compare OLD NEW`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The earlier CSV
-    pub old: PathBuf,
-    /// The later CSV
-    pub new: PathBuf,
+    /// The earlier CSV, or several runs of one machine separated by commas, pooled
+    #[arg(value_parser = parse_csv_list)]
+    pub old: CsvList,
+    /// The later CSV, or several runs separated by commas, pooled
+    #[arg(value_parser = parse_csv_list)]
+    pub new: CsvList,
     /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
     /// significantly
     #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
         "Changes of the trimmed mean smaller than this, in percent, are \"no change\" even when the samples differ significantly"))]
     pub threshold: Option<f64>,
-    /// Pair cells even when the files ran different workloads (messages, capacity, workers)
+    /// Pair cells even when the files ran different workloads (messages, capacity, workers), and pool runs of
+    /// different builds on a side
     #[arg(long)]
     pub allow_different: bool,
     /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI
@@ -286,4 +307,25 @@ mod tests {
             assert!(!bare.contains(" mean") && !bare.contains(" means"), "an untrimmed mean in: {text}");
         }
     }
+}
+
+/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
+/// read results take them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CsvList(pub Vec<PathBuf>);
+
+impl std::ops::Deref for CsvList {
+    type Target = [PathBuf];
+    fn deref(&self) -> &[PathBuf] {
+        &self.0
+    }
+}
+
+/// `a.csv,b.csv`: the paths in order; an empty one is refused.
+fn parse_csv_list(text: &str) -> Result<CsvList, String> {
+    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
+    if paths.iter().any(|path| path.as_os_str().is_empty()) {
+        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
+    }
+    Ok(CsvList(paths))
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, ResultsFile};
+use super::pool::speed;
 use super::recommend::{Recommendation, recommend};
 use super::thresholds::{SIGNIFICANCE, Thresholds};
 use crate::run::measure::RuntimeKind;
@@ -52,6 +53,24 @@ pub fn verdict(old: &[f64], new: &[f64], threshold: f64) -> Verdict {
     } else {
         log_welch_p(old, new).is_some_and(|p| p < SIGNIFICANCE)
     };
+    if (ratio - 1.0).abs() < threshold || !apart {
+        Verdict::NoChange
+    } else if ratio < 1.0 {
+        Verdict::Faster
+    } else {
+        Verdict::Slower
+    }
+}
+
+/// The verdict on a cell when one side or both pooled several runs (`results::pool`): faster
+/// or slower when the two figures differ by at least `threshold` *and* each lies outside the
+/// other's interval (a pooled side's t interval from its runs' spread, a single run's
+/// bootstrap interval of its samples); otherwise no change.
+pub fn pooled_verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
+    let ratio = new.trimmed_mean / old.trimmed_mean;
+    let ((old_low, old_high), (new_low, new_high)) = (old.trimmed_mean_band(), new.trimmed_mean_band());
+    let apart = (new.trimmed_mean > old_high && old.trimmed_mean < new_low)
+        || (new.trimmed_mean < old_low && old.trimmed_mean > new_high);
     if (ratio - 1.0).abs() < threshold || !apart {
         Verdict::NoChange
     } else if ratio < 1.0 {
@@ -193,16 +212,20 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thres
     let mut counts_by_runtime: Vec<(RuntimeKind, Counts)> = Vec::new();
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let compared =
-            stats::summarize(&old_cell.ok).zip(stats::summarize(&new_cell.ok)).map(|(old_summary, new_summary)| {
-                Compared {
-                    old: old_summary,
-                    new: new_summary,
-                    verdict: verdict(&old_cell.ok, &new_cell.ok, thresholds.of(key.runtime)),
-                    old_clusters: stats::clusters(&old_cell.ok),
-                    new_clusters: stats::clusters(&new_cell.ok),
-                }
-            });
+        let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| {
+            let threshold = thresholds.of(key.runtime);
+            Compared {
+                old: old_summary,
+                new: new_summary,
+                verdict: if old_cell.runs.len().max(new_cell.runs.len()) >= 2 {
+                    pooled_verdict(&old_summary, &new_summary, threshold)
+                } else {
+                    verdict(&old_cell.ok, &new_cell.ok, threshold)
+                },
+                old_clusters: stats::clusters(&old_cell.ok),
+                new_clusters: stats::clusters(&new_cell.ok),
+            }
+        });
         let verdict = compared.as_ref().map(|compared| compared.verdict);
         counts.add(verdict);
         let at = counts_by_runtime.iter().position(|(runtime, _)| *runtime == key.runtime).unwrap_or_else(|| {
@@ -302,7 +325,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -
     fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
-            let Some(summary) = stats::summarize(&cell.ok) else { continue };
+            let Some(summary) = speed(cell) else { continue };
             let group = (key.runtime, key.mode, key.tasks, key.setting.as_str());
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {

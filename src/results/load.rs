@@ -154,6 +154,9 @@ pub struct CellSamples {
     pub allocs_per_message: Vec<f64>,
     /// `alloc_bytes_per_message` of the `ok` samples that have one.
     pub alloc_bytes_per_message: Vec<f64>,
+    /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
+    /// that has `ok` samples of the cell, in the runs' order; empty for a single file.
+    pub runs: Vec<f64>,
 }
 
 /// One file's cells, in the sweep's order ([`sweep_order`]).
@@ -165,6 +168,8 @@ pub struct ResultsFile {
     pub cells: HashMap<CellKey, CellSamples>,
     /// Set when the file ended in a partial line (a run killed mid-write), which was skipped.
     pub skipped_partial_line: bool,
+    /// How many runs were pooled into these cells (`results::pool`); 0 for a single file.
+    pub runs: usize,
 }
 
 impl ResultsFile {
@@ -179,7 +184,8 @@ impl ResultsFile {
     /// The same cells keyed without their workload, so that cells of two files that ran
     /// different workloads pair up; `None` when two cells of this file differ only by workload.
     pub fn without_workload(&self) -> Option<ResultsFile> {
-        let mut file = ResultsFile { skipped_partial_line: self.skipped_partial_line, ..ResultsFile::default() };
+        let mut file =
+            ResultsFile { skipped_partial_line: self.skipped_partial_line, runs: self.runs, ..ResultsFile::default() };
         for key in &self.order {
             let stripped = CellKey { workload: WorkloadKey::default(), ..key.clone() };
             if file.cells.insert(stripped.clone(), self.cells[key].clone()).is_some() {

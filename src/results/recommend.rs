@@ -267,9 +267,9 @@ fn rank_band(
         }
     }
     // A channel enters a metric's ranking when each of its cells has values of that metric.
-    let by = |values: fn(&CellSamples) -> &[f64]| {
+    let by = |values: fn(&CellSamples) -> &[f64], summary: fn(&CellSamples) -> Option<Summary>| {
         let summaries = candidates.iter().filter_map(|(channel, cells)| {
-            let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| stats::summarize(values(cell))).collect();
+            let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| summary(cell)).collect();
             Some(((channel.0.to_owned(), channel.1), per_task?))
         });
         let mut ranking = rank(summaries.collect(), threshold);
@@ -282,7 +282,13 @@ fn rank_band(
         }
         ranking
     };
-    (by(|cell| &cell.ok), by(|cell| &cell.cpu_ns_per_message), by(|cell| &cell.lat_p99_ns), excluded)
+    // Speed reads pooled runs as runs (`results::pool::speed`); the other metrics read samples.
+    (
+        by(|cell| &cell.ok, super::pool::speed),
+        by(|cell| &cell.cpu_ns_per_message, |cell| stats::summarize(&cell.cpu_ns_per_message)),
+        by(|cell| &cell.lat_p99_ns, |cell| stats::summarize(&cell.lat_p99_ns)),
+        excluded,
+    )
 }
 
 /// Ranks channels by the geometric mean of their per-cell means (`summaries[i]`: one per

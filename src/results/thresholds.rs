@@ -9,6 +9,13 @@ use crate::run::measure::RuntimeKind;
 /// where looser levels called more than 1% of the cells changed in the noisier pairs.
 pub const SIGNIFICANCE: f64 = 0.001;
 
+/// The `ok` samples per cell of the sweeps that calibrated [`Thresholds::DEFAULT`] (the default
+/// `--samples`): a run with fewer has its margins widened by √(this / its fewest), and says so.
+pub const CALIBRATED_SAMPLES: usize = 5;
+
+/// The machine [`Thresholds::DEFAULT`] was calibrated on, as outputs name it.
+pub const CALIBRATED_ON: &str = "a 2-core VM";
+
 /// The smallest relative difference that `compare` calls a change and `summary` lets separate
 /// two channels, per runtime: a claim must survive a re-run. `--threshold PCT` sets both.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,5 +64,10 @@ mod tests {
         assert_eq!(default.of(RuntimeKind::MultiThread), default.multi_thread);
         let given = Thresholds::from_percent(Some(5.0));
         assert_eq!((given.of(RuntimeKind::CurrentThread), given.of(RuntimeKind::MultiThread)), (0.05, 0.05));
+    }
+
+    #[test]
+    fn the_calibration_samples_are_the_default_samples() {
+        assert_eq!(CALIBRATED_SAMPLES, crate::cli::DEFAULT_SAMPLES);
     }
 }

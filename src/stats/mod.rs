@@ -11,6 +11,7 @@
 //! (docs/methodology.md has the runs that chose it). The median stays visible beside it.
 
 pub mod disturbed;
+pub mod pool;
 pub mod welch;
 
 use rand::{RngExt, SeedableRng};

@@ -1,0 +1,236 @@
+//! Several runs of one sweep read as one ([`pool`]), the two-level design of `stats::pool`: a
+//! cell's figure is the geometric mean of its runs' trimmed means and its interval comes from
+//! the spread between the runs ([`speed`]); the noise margins come from that spread measured
+//! over the cells ([`noise`]), or, for a single run, from the calibrated constants. Runs of
+//! different workloads or machines are never pooled, runs of different builds only when asked
+//! ([`refusal`]).
+
+use super::load::{CellSamples, ResultsFile, sweep_order};
+use super::metadata::Metadata;
+use super::thresholds::{CALIBRATED_SAMPLES, SIGNIFICANCE, Thresholds};
+use crate::run::measure::RuntimeKind;
+use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
+
+/// One run: the CSV's name as given, its cells, and the machine description beside it.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The CSV as named on the command line.
+    pub name: String,
+    /// Its cells.
+    pub file: ResultsFile,
+    /// The JSON beside it, when there is a readable one.
+    pub metadata: Option<Metadata>,
+}
+
+/// Why `runs` cannot be pooled, in one line naming the first difference: a workload (messages,
+/// capacity, workers, or the settings of the cells), a machine (host, CPU, cores), or, unless
+/// `allow_different_builds`, a build (commit, rustc, a channel crate's version). `None` when
+/// they can be.
+pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
+    let (first, rest) = runs.split_first()?;
+    let settings = |file: &ResultsFile| {
+        let mut settings: Vec<String> = file.order.iter().map(|key| key.setting.clone()).collect();
+        settings.sort();
+        settings.dedup();
+        settings
+    };
+    for run in rest {
+        let (a, b) = (&first.file.workloads(), &run.file.workloads());
+        if a != b {
+            let text = |workloads: &[super::load::WorkloadKey]| {
+                let parts: Vec<String> = workloads
+                    .iter()
+                    .map(|w| format!("--messages {} --capacity {} --workers {}", w.messages, w.capacity, w.workers))
+                    .collect();
+                parts.join(" / ")
+            };
+            return Some(format!("{} ran {}, {} ran {}", first.name, text(a), run.name, text(b)));
+        }
+        if settings(&first.file) != settings(&run.file) {
+            return Some(format!("{} and {} ran cells of different settings", first.name, run.name));
+        }
+        let (Some(one), Some(other)) = (&first.metadata, &run.metadata) else { continue };
+        let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
+        let machine = [
+            ("host", shown(&one.hostname), shown(&other.hostname)),
+            ("CPU", shown(&one.cpu_model), shown(&other.cpu_model)),
+            ("cores", one.cores.to_string(), other.cores.to_string()),
+        ];
+        let build = [
+            ("build", shown(&one.git_commit), shown(&other.git_commit)),
+            ("rustc", one.rustc.clone(), other.rustc.clone()),
+            ("channel crates", format!("{:?}", one.crates), format!("{:?}", other.crates)),
+        ];
+        if let Some((what, a, b)) = machine.into_iter().find(|(_, a, b)| a != b) {
+            return Some(format!(
+                "different {what}: {a} ({}), {b} ({}): runs of one machine pool",
+                first.name, run.name
+            ));
+        }
+        if let Some((what, a, b)) = build.into_iter().find(|(_, a, b)| a != b && !allow_different_builds) {
+            let (a, b) = if what == "channel crates" { ("", "") } else { (a.as_str(), b.as_str()) };
+            return Some(format!(
+                "different {what}{}{a} ({}){}{b} ({}): pool runs of one build, or pass --allow-different",
+                if a.is_empty() { " in" } else { ": " },
+                first.name,
+                if b.is_empty() { " and" } else { ", " },
+                run.name
+            ));
+        }
+    }
+    None
+}
+
+/// The runs' cells as one file: each cell's samples of every run together (so the samples'
+/// own figures and modes still read), and the trimmed mean of each run in
+/// [`CellSamples::runs`]. One run is returned as it is.
+pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
+    if runs.len() == 1 {
+        return runs.into_iter().next().expect("one run");
+    }
+    let mut pooled = ResultsFile { runs: runs.len(), ..ResultsFile::default() };
+    for run in runs {
+        pooled.skipped_partial_line |= run.skipped_partial_line;
+        for key in run.order {
+            let cell = &run.cells[&key];
+            let into = pooled.cells.entry(key.clone()).or_insert_with(|| {
+                pooled.order.push(key);
+                CellSamples::default()
+            });
+            into.runs.extend(stats::summarize(&cell.ok).map(|summary| summary.trimmed_mean));
+            into.failed += cell.failed;
+            if into.first_failure.is_none() {
+                into.first_failure.clone_from(&cell.first_failure);
+            }
+            for (into, from) in [
+                (&mut into.ok, &cell.ok),
+                (&mut into.disturbed, &cell.disturbed),
+                (&mut into.cpu_ns_per_message, &cell.cpu_ns_per_message),
+                (&mut into.lat_p50_ns, &cell.lat_p50_ns),
+                (&mut into.lat_p99_ns, &cell.lat_p99_ns),
+                (&mut into.lat_p999_ns, &cell.lat_p999_ns),
+                (&mut into.lat_max_ns, &cell.lat_max_ns),
+                (&mut into.mb_per_s, &cell.mb_per_s),
+                (&mut into.allocs_per_message, &cell.allocs_per_message),
+                (&mut into.alloc_bytes_per_message, &cell.alloc_bytes_per_message),
+            ] {
+                into.extend_from_slice(from);
+            }
+        }
+    }
+    sweep_order(&mut pooled.order);
+    pooled
+}
+
+/// The ns/message of a cell as rankings and verdicts read it: with two runs or more, the
+/// geometric mean of the runs' trimmed means and its t interval from the runs' spread
+/// (`stats::pool::pooled_summary`); otherwise the summary of the cell's samples.
+pub fn speed(cell: &CellSamples) -> Option<Summary> {
+    pooled::pooled_summary(&cell.runs, CONFIDENCE).or_else(|| stats::summarize(&cell.ok))
+}
+
+/// Where the noise margins came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Basis {
+    /// `--threshold`.
+    Given,
+    /// The calibrated constants ([`Thresholds::DEFAULT`]) for a single run on each side; `thin`
+    /// holds the fewest `ok` samples of a cell when that is below [`CALIBRATED_SAMPLES`]: the
+    /// constants do not hold there, and outputs say so.
+    Calibrated {
+        /// The fewest `ok` samples of a compared cell, when below [`CALIBRATED_SAMPLES`].
+        thin: Option<usize>,
+    },
+    /// Measured from the spread between the pooled runs: the runs on each side.
+    Measured {
+        /// Runs pooled on the first side (the only side of a summary).
+        runs: (usize, usize),
+    },
+}
+
+/// The noise margins of a summary or a comparison, and where they came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Noise {
+    /// The margin per runtime.
+    pub thresholds: Thresholds,
+    /// Where it came from.
+    pub basis: Basis,
+}
+
+/// The noise margins for telling apart two figures of `sides` (one file for a summary, old and
+/// new for a comparison): `given` (`--threshold`, a percent) when there is one; with two runs
+/// or more pooled on each side, per runtime the [`pooled::margin`] of the between-run spread
+/// pooled over every cell of that runtime on both sides, at [`SIGNIFICANCE`]; otherwise the
+/// calibrated constants, marked thin for cells with fewer samples than they were calibrated on.
+pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
+    if given.is_some() {
+        return Noise { thresholds: Thresholds::from_percent(given), basis: Basis::Given };
+    }
+    let runs = (sides[0].runs, sides[sides.len() - 1].runs);
+    if runs.0 >= 2 && runs.1 >= 2 {
+        let of = |runtime: RuntimeKind| {
+            let cells = sides.iter().flat_map(|file| {
+                file.cells.iter().filter(move |(key, _)| key.runtime == runtime).map(|(_, cell)| cell.runs.as_slice())
+            });
+            pooled::pooled_log_sd(cells).map_or(Thresholds::DEFAULT.of(runtime), |(sd, degrees)| {
+                pooled::margin(sd, degrees, runs.0, runs.1, SIGNIFICANCE)
+            })
+        };
+        let thresholds =
+            Thresholds { current_thread: of(RuntimeKind::CurrentThread), multi_thread: of(RuntimeKind::MultiThread) };
+        return Noise { thresholds, basis: Basis::Measured { runs } };
+    }
+    let fewest = sides.iter().flat_map(|file| file.cells.values()).map(|cell| cell.ok.len()).filter(|&n| n > 0).min();
+    Noise {
+        thresholds: Thresholds::DEFAULT,
+        basis: Basis::Calibrated { thin: fewest.filter(|&n| n < CALIBRATED_SAMPLES) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::hand_made;
+
+    fn steady(value: f64) -> [f64; 5] {
+        [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998]
+    }
+
+    #[test]
+    fn pooled_cells_hold_each_runs_figure_and_every_sample() {
+        let (a, b) = (steady(100.0), steady(121.0));
+        let pooled = pool(vec![hand_made(&[("a", 1, &a, 0)]), hand_made(&[("a", 1, &b, 1), ("b", 1, &a, 0)])]);
+        assert_eq!(pooled.runs, 2);
+        let cell = &pooled.cells[&pooled.order[0]];
+        assert_eq!((cell.ok.len(), cell.runs.len(), cell.failed), (10, 2, 1));
+        let speed = speed(cell).unwrap();
+        assert!((speed.trimmed_mean - 110.0).abs() < 0.1, "the geometric mean of 100 and 121");
+        let only_once = pooled.cells.values().find(|cell| cell.runs.len() == 1).unwrap();
+        assert_eq!(speed_of(only_once), stats::summarize(&only_once.ok).unwrap().trimmed_mean);
+    }
+
+    fn speed_of(cell: &CellSamples) -> f64 {
+        speed(cell).unwrap().trimmed_mean
+    }
+
+    #[test]
+    fn margins_come_from_the_runs_spread_when_pooled_and_thin_runs_are_marked() {
+        let single = hand_made(&[("a", 1, &steady(100.0), 0)]);
+        let noise = noise(&[&single, &single], None);
+        assert_eq!((noise.thresholds, noise.basis), (Thresholds::DEFAULT, Basis::Calibrated { thin: None }));
+        let thin = hand_made(&[("a", 1, &[100.0, 101.0, 99.0], 0)]);
+        assert_eq!(super::noise(&[&thin], None).basis, Basis::Calibrated { thin: Some(3) });
+        let runs = |spread: f64| {
+            pool(
+                (0..3)
+                    .map(|run| hand_made(&[("a", 1, &steady(100.0 * (1.0 + spread * (run as f64 - 1.0))), 0)]))
+                    .collect(),
+            )
+        };
+        let (quiet, loud) = (runs(0.01), runs(0.10));
+        let (quiet_noise, loud_noise) = (super::noise(&[&quiet, &quiet], None), super::noise(&[&loud, &loud], None));
+        assert_eq!(quiet_noise.basis, Basis::Measured { runs: (3, 3) });
+        assert!(quiet_noise.thresholds.multi_thread < loud_noise.thresholds.multi_thread);
+        assert_eq!(super::noise(&[&loud], Some(5.0)).thresholds, Thresholds::uniform(0.05));
+    }
+}
