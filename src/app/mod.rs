@@ -1,6 +1,6 @@
 //! The binary as a library: [`main_with`] parses the command line, dispatches to a command and
 //! owns the one error path (exit 2 for usage, 1 for everything else). The commands are a
-//! [`sweep()`] and the ones that read its files ([`commands`]): `compare`, `summary`, `cells`,
+//! `sweep` and the ones that read its files (`commands`): `compare`, `summary`, `cells`,
 //! `report`, `--list-channels`.
 
 use std::io::Write;
@@ -16,13 +16,13 @@ use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
 
-pub mod commands;
-pub mod dry_run;
-pub mod sfu;
-pub mod sweep;
+mod commands;
+mod dry_run;
+mod sfu;
+mod sweep;
 
-pub use commands::{cells, compare, list_channels, report, summarize};
-pub use sweep::sweep;
+use commands::{cells, compare, list_channels, report, summarize};
+use sweep::sweep;
 
 /// The channel-bench binary with `extra` channels besides the built-in ones: the same command
 /// line (read from the process's arguments), CSV, summary and checks; `--channels` and

@@ -3,7 +3,7 @@
 
 mod sweep;
 
-pub use sweep::{SweepArgs, TaskCounts};
+pub use sweep::SweepArgs;
 
 use std::path::PathBuf;
 use std::time::Duration;
