@@ -284,7 +284,7 @@ pub const CAREFUL: &str = "fastest with no known problem";
 /// `flume 63.5, 1.57× behind`, `tokio-recv-many 70.0 (tied, 1.02×)` when it is tied with the
 /// fastest, `none ranked` when every channel ranked has one; empty when none is ranked.
 pub fn careful_text(band: &Recommendation) -> String {
-    match &band.careful {
+    match &band.careful() {
         _ if band.speed.first().is_none() => String::new(),
         Careful::Same => "same".to_owned(),
         Careful::Behind { entry, ratio } if entry.tied_with_first => {

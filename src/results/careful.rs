@@ -2,7 +2,7 @@
 //! known problem ([`crate::registry::ChannelEntry::has_known_problem`]), beside the fastest of
 //! all. It is read off the same speed ranking, so its figure and ratio are the ranking's own.
 
-use super::recommend::{Entry, Ranking};
+use super::recommend::{Entry, Ranking, Recommendation};
 use crate::registry;
 
 /// The fastest channel with no known problem in one band's speed ranking.
@@ -33,6 +33,13 @@ pub fn careful_pick(speed: &Ranking, has_known_problem: impl Fn(&str) -> bool) -
             Careful::Behind { entry, ratio }
         }
         None => Careful::NoneRanked,
+    }
+}
+
+impl Recommendation {
+    /// The band's careful pick: [`careful_pick`] of its speed ranking by the table's caveats.
+    pub fn careful(&self) -> Careful {
+        careful_pick(&self.speed, known_problem)
     }
 }
 
@@ -67,7 +74,7 @@ mod tests {
         assert!(!known_problem("flume") && !known_problem("tokio-mpsc"));
         let bands = recommend(&file, Thresholds::uniform(0.02));
         assert_eq!(bands[0].speed.first().unwrap().channel, "kanal");
-        let Careful::Behind { entry, ratio } = &bands[0].careful else { panic!("{:?}", bands[0].careful) };
+        let Careful::Behind { entry, ratio } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
         assert_eq!(entry.channel, "flume");
         assert!((ratio - 2.0).abs() < 0.01, "{ratio}");
         assert!(!entry.tied_with_first);
@@ -77,14 +84,14 @@ mod tests {
     fn a_winner_with_no_known_problem_is_the_careful_pick_itself() {
         let file = hand_made(&[("flume", 1, &steady(50.0), 0), ("kanal", 1, &steady(100.0), 0)]);
         let bands = recommend(&file, Thresholds::uniform(0.02));
-        assert_eq!(bands[0].careful, Careful::Same);
+        assert_eq!(bands[0].careful(), Careful::Same);
     }
 
     #[test]
     fn a_clean_channel_tied_with_the_winner_is_picked_and_known_as_tied() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("tokio-mpsc", 1, &steady(101.0), 0)]);
         let bands = recommend(&file, Thresholds::uniform(0.02));
-        let Careful::Behind { entry, .. } = &bands[0].careful else { panic!("{:?}", bands[0].careful) };
+        let Careful::Behind { entry, .. } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
         assert_eq!(entry.channel, "tokio-mpsc");
         assert!(entry.tied_with_first);
     }
@@ -92,7 +99,7 @@ mod tests {
     #[test]
     fn no_clean_channel_or_none_ranked_is_said() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("kanal", 1, &steady(200.0), 0)]);
-        assert_eq!(recommend(&file, Thresholds::uniform(0.02))[0].careful, Careful::NoneRanked);
+        assert_eq!(recommend(&file, Thresholds::uniform(0.02))[0].careful(), Careful::NoneRanked);
         assert_eq!(careful_pick(&Ranking::default(), |_| false), Careful::NoneRanked);
         // A channel the table does not know has no known problem.
         assert!(!known_problem("my-own-channel"));

@@ -13,14 +13,13 @@
 //! with a failed sample, or without a cell at one of the band's task counts, is not ranked
 //! there and is listed with the reason.
 //!
-//! Beside each band's speed ranking, [`Recommendation::careful`] names the fastest channel with
-//! no known problem ([`super::careful`]).
+//! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
+//! fastest channel with no known problem.
 //!
 //! [`recommend`] computes; `output::summary` formats.
 
 use std::collections::HashMap;
 
-use super::careful::{Careful, careful_pick, known_problem};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::thresholds::Thresholds;
 use crate::run::measure::RuntimeKind;
@@ -173,8 +172,6 @@ pub struct Recommendation {
     pub p99: Ranking,
     /// Channels not ranked, with the reason.
     pub excluded: Vec<Excluded>,
-    /// The fastest channel with no known problem, beside [`Recommendation::speed`]'s first.
-    pub careful: Careful,
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
@@ -216,20 +213,7 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
             }
             let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, thresholds.of(runtime));
             let (workers, setting) = (several_workers.then_some(workers), setting.to_owned());
-            let careful = careful_pick(&speed, known_problem);
-            bands.push(Recommendation {
-                runtime,
-                mode,
-                workers,
-                setting,
-                size,
-                tasks,
-                speed,
-                cpu,
-                p99,
-                excluded,
-                careful,
-            });
+            bands.push(Recommendation { runtime, mode, workers, setting, size, tasks, speed, cpu, p99, excluded });
         }
     }
     bands
