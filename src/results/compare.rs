@@ -53,6 +53,12 @@ pub fn verdict(old: &[f64], new: &[f64], threshold: f64) -> Verdict {
     } else {
         log_welch_p(old, new).is_some_and(|p| p < SIGNIFICANCE)
     };
+    verdict_of(ratio, threshold, apart)
+}
+
+/// Faster or slower when `ratio` (new over old) is `threshold` or more from 1 and the two sides
+/// are `apart` by the rule of the caller; otherwise no change.
+fn verdict_of(ratio: f64, threshold: f64, apart: bool) -> Verdict {
     if (ratio - 1.0).abs() < threshold || !apart {
         Verdict::NoChange
     } else if ratio < 1.0 {
@@ -71,13 +77,7 @@ pub fn pooled_verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
     let ((old_low, old_high), (new_low, new_high)) = (old.trimmed_mean_band(), new.trimmed_mean_band());
     let apart = (new.trimmed_mean > old_high && old.trimmed_mean < new_low)
         || (new.trimmed_mean < old_low && old.trimmed_mean > new_high);
-    if (ratio - 1.0).abs() < threshold || !apart {
-        Verdict::NoChange
-    } else if ratio < 1.0 {
-        Verdict::Faster
-    } else {
-        Verdict::Slower
-    }
+    verdict_of(ratio, threshold, apart)
 }
 
 /// How far apart two runs' figures are over a set of cells.

@@ -9,18 +9,12 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::Summary;
+use super::welch::LogMoments;
 
 /// The mean and the sample variance of the logarithms of `values` (each positive and finite),
 /// and how many there were; `None` below two such values.
 fn log_moments(values: &[f64]) -> Option<(f64, f64, usize)> {
-    let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0 && v.is_finite()).map(|v| v.ln()).collect();
-    if logs.len() < 2 {
-        return None;
-    }
-    let count = logs.len() as f64;
-    let mean = logs.iter().sum::<f64>() / count;
-    let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (count - 1.0);
-    Some((mean, variance, logs.len()))
+    LogMoments::of(values).map(|moments| (moments.mean, moments.variance, moments.count as usize))
 }
 
 /// The `quantile` of Student's t with `degrees` degrees of freedom.

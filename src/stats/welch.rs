@@ -26,14 +26,15 @@ pub fn log_welch_p(a: &[f64], b: &[f64]) -> Option<f64> {
 }
 
 /// The count, mean and sample variance of the logarithms of a set's positive values.
-struct LogMoments {
-    count: f64,
-    mean: f64,
-    variance: f64,
+pub(super) struct LogMoments {
+    pub(super) count: f64,
+    pub(super) mean: f64,
+    pub(super) variance: f64,
 }
 
 impl LogMoments {
-    fn of(values: &[f64]) -> Option<Self> {
+    /// The moments of the positive, finite `values`; `None` below two such values.
+    pub(super) fn of(values: &[f64]) -> Option<Self> {
         let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0 && v.is_finite()).map(|v| v.ln()).collect();
         if logs.len() < 2 {
             return None;
