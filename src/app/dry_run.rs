@@ -39,12 +39,7 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
         format!("at least, then more where needed for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
     };
     print_line(&format!("samples: {} per cell {rule}, after {} warm-up(s)", plan.samples, plan.warmup));
-    let wall = estimate::wall_time(plan);
-    print_line(&format!(
-        "wall time: about {} (a guess at {} ns per message, or the --pace schedule)",
-        humantime::format_duration(std::time::Duration::from_secs(wall.as_secs().max(1))),
-        estimate::ASSUMED_NS_PER_MESSAGE
-    ));
+    print_line(&estimate::wall_time_line(plan));
     if let Some((cell, peak)) = estimate::largest_cell(plan) {
         let available = estimate::available_memory().map_or_else(String::new, |(bytes, source)| {
             format!(", of {} available ({source})", estimate::bytes_text(u128::from(bytes)))

@@ -5,7 +5,6 @@
 
 use std::ffi::OsString;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use clap::Parser;
 
@@ -14,6 +13,7 @@ use crate::cli::{Cli, SfuArgs};
 use crate::error::UsageError;
 use crate::output::console::print_line;
 use crate::plan::Plan;
+use crate::plan::estimate::wall_time_line;
 use crate::registry::ChannelEntry;
 use crate::run::workload::SendMode;
 
@@ -49,10 +49,6 @@ pub const PRESET: &[&str] = &[
     "0",
 ];
 
-/// Time a sample spends beyond its paced schedule, for the estimate: a warm-up run of at most
-/// 65,536 unpaced messages, the runtime's start and the teardown.
-const SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
-
 /// Runs the preset with `args`' flags over it.
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<ExitCode> {
     let command_line = command_line(&args.flags)?;
@@ -64,9 +60,12 @@ pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<Exi
     }
     let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
     let plan = Plan::with_extra(cli.sweep, extra)?;
-    print_line(&estimate(&plan));
     note(&plan);
-    if dry { super::dry_run::sweep(&plan, &exports) } else { sweep(plan, command_line, &exports) }
+    if dry {
+        return super::dry_run::sweep(&plan, &exports);
+    }
+    print_line(&format!("{} cells × {} samples, {}", plan.cells().len(), plan.samples, wall_time_line(&plan)));
+    sweep(plan, command_line, &exports)
 }
 
 /// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`.
@@ -95,25 +94,6 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
 /// The flag a token names (`--tasks` of `--tasks` and `--tasks=1,2`), `None` for a value.
 fn flag_name(token: &str) -> Option<&str> {
     token.starts_with("--").then(|| token.split('=').next().unwrap_or(token))
-}
-
-/// How long the sweep's samples take at least: every cell's samples, each its paced schedule
-/// plus [`SAMPLE_OVERHEAD`] per run (the sample and its warm-ups).
-pub fn estimate(plan: &Plan) -> String {
-    let cells = plan.cells();
-    let runs = (1 + plan.warmup) as u32;
-    let per_sample: Duration = cells
-        .iter()
-        .map(|cell| cell.workload.paced_duration() + cell.workload.pace_interval() + SAMPLE_OVERHEAD * runs)
-        .sum();
-    let total = per_sample * plan.samples as u32;
-    format!(
-        "estimate: {} cells × {} samples, about {:.0} s ({:.1} min) without extra passes",
-        cells.len(),
-        plan.samples,
-        total.as_secs_f64(),
-        total.as_secs_f64() / 60.0
-    )
 }
 
 /// One line on stderr when the plan asks for something whose figure reads differently from

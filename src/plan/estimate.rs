@@ -126,6 +126,19 @@ fn cgroup_room() -> Option<u64> {
     (limit < 1 << 60).then(|| limit.saturating_sub(used))
 }
 
+/// What a paced sample takes beyond its schedule and last frame: its runtime's start and
+/// teardown, the capacity probe and the unpaced warm-up.
+const PACED_SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
+
+/// The wall time line of `--dry-run` and `sfu`: [`wall_time`], said as a guess.
+pub fn wall_time_line(plan: &Plan) -> String {
+    format!(
+        "wall time: about {} (a guess at {} ns per message, or the --pace schedule)",
+        humantime::format_duration(Duration::from_secs(wall_time(plan).as_secs().max(1))),
+        ASSUMED_NS_PER_MESSAGE
+    )
+}
+
 /// A rough wall time of the whole sweep: each cell's warm-ups and `--samples` at
 /// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), plus the extra passes'
 /// budget (`--max-time` × cells).
@@ -135,7 +148,11 @@ pub fn wall_time(plan: &Plan) -> Duration {
         let workload = &cell.workload;
         let warm = workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64));
         let measured = Duration::from_nanos(workload.messages.saturating_mul(ASSUMED_NS_PER_MESSAGE));
-        let sample = measured.max(workload.paced_duration());
+        let sample = match workload.pace {
+            // The schedule, its last frame, and the runtime's start and teardown around it.
+            Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
+            None => measured,
+        };
         sample * plan.samples as u32 + Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32
     };
     cells.iter().map(per_cell).sum::<Duration>() + plan.max_time * cells.len() as u32
