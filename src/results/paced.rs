@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use super::compare::{Spread, spread};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::margins::PacedMargins;
 use super::recommend::TaskBand;
@@ -112,6 +113,13 @@ pub struct PacedEntry {
     pub offered_per_s: f64,
     /// At the band's largest task count: the share of a core the load costs.
     pub core_share: Option<f64>,
+}
+
+impl PacedEntry {
+    /// The channel as reports name it (`results::load::channel_label`).
+    pub fn channel_label(&self) -> String {
+        super::load::channel_label(&self.channel, self.merge)
+    }
 }
 
 /// Channels ordered by one figure, lowest first, and how many lead: the first and every
@@ -253,13 +261,86 @@ fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntr
 /// The entries that have a `value`, lowest first (ties in value in entry order), and how many
 /// lead: the first and those after it that `tied(first, other)` holds for, up to the first that
 /// it does not.
-fn rank(entries: &[PacedEntry], value: fn(&PacedEntry) -> Option<f64>, tied: impl Fn(f64, f64) -> bool) -> PacedRanking {
+fn rank(
+    entries: &[PacedEntry],
+    value: fn(&PacedEntry) -> Option<f64>,
+    tied: impl Fn(f64, f64) -> bool,
+) -> PacedRanking {
     let mut order: Vec<(usize, f64)> =
         entries.iter().enumerate().filter_map(|(at, entry)| Some((at, value(entry)?))).collect();
     order.sort_by(|a, b| a.1.total_cmp(&b.1));
     let Some(&(_, best)) = order.first() else { return PacedRanking::default() };
     let leaders = 1 + order.iter().skip(1).take_while(|(_, other)| tied(best, *other)).count();
     PacedRanking { order: order.into_iter().map(|(at, _)| at).collect(), leaders }
+}
+
+/// One paced cell of two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedPair<'a> {
+    /// The cell, by its full key (phase and send included).
+    pub key: &'a CellKey,
+    /// Its figures in the old run.
+    pub old: PacedCell,
+    /// Its figures in the new run.
+    pub new: PacedCell,
+}
+
+/// How far two paced runs agree: the A/A figures that calibrate [`PacedMargins`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedAgreement<'a> {
+    /// The paced cells of both runs, in the old run's order.
+    pub cells: Vec<PacedPair<'a>>,
+    /// Pooled p99, larger over smaller, over the cells with latency in both.
+    pub p99: Option<Spread>,
+    /// The difference of the shares of frames overflowed, in points: (median, worst) over the cells.
+    pub overflow_points: Option<(f64, f64)>,
+    /// CPU per delivered message, larger over smaller.
+    pub cpu: Option<Spread>,
+    /// Bands of both runs (same group and band).
+    pub bands: usize,
+    /// Bands where the runs' leaders share no channel, by p99, CPU and overflow.
+    pub contradicted: [usize; 3],
+}
+
+/// The A/A figures of two paced runs, cells matched by their full key.
+pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile, margins: PacedMargins) -> PacedAgreement<'a> {
+    let cells: Vec<PacedPair> = old
+        .order
+        .iter()
+        .filter_map(|key| {
+            let (old_cell, new_cell) = (of(key, &old.cells[key])?, of(key, new.cells.get(key)?)?);
+            Some(PacedPair { key, old: old_cell, new: new_cell })
+        })
+        .collect();
+    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
+    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
+    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
+    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
+    let points: Vec<f64> =
+        cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
+    let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
+    let (old_bands, new_bands) = (answer(old, margins), answer(new, margins));
+    let (mut bands, mut contradicted) = (0, [0; 3]);
+    for band in &old_bands {
+        let same = |other: &&PacedBand| {
+            (other.runtime, other.mode, other.workers, &other.setting, other.size)
+                == (band.runtime, band.mode, band.workers, &band.setting, band.size)
+        };
+        let Some(other) = new_bands.iter().find(same) else { continue };
+        bands += 1;
+        let rankings: [fn(&PacedBand) -> &PacedRanking; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
+        for (at, ranking) in rankings.into_iter().enumerate() {
+            let leaders = |band: &PacedBand| -> Vec<String> {
+                let ranking = ranking(band);
+                ranking.order.iter().take(ranking.leaders).map(|&i| band.entries[i].channel.clone()).collect()
+            };
+            let (a, b) = (leaders(band), leaders(other));
+            if !a.is_empty() && !b.is_empty() && !a.iter().any(|name| b.contains(name)) {
+                contradicted[at] += 1;
+            }
+        }
+    }
+    PacedAgreement { cells, p99, overflow_points, cpu, bands, contradicted }
 }
 
 #[cfg(test)]

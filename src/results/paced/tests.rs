@@ -119,3 +119,27 @@ fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
     assert_eq!(ranked, ["steady"]);
     assert_eq!(band.p99.leaders, 1);
 }
+
+#[test]
+fn two_runs_agree_by_the_ratio_of_pooled_p99s_the_overflow_points_and_the_cpu_ratio() {
+    let run = |p99: u64, overflowed: u64, cpu: u64| {
+        file(vec![
+            ("a", 8, vec![sample(vec![p99; 100], (100, overflowed), overflowed, cpu)]),
+            ("b", 8, vec![sample(vec![1000; 100], (100, 0), 0, 1_000_000)]),
+        ])
+    };
+    let (old, new) = (run(1000, 0, 1_000_000), run(3000, 10, 1_200_000));
+    let aa = agreement(&old, &new, PacedMargins::DEFAULT);
+    assert_eq!(aa.cells.len(), 2);
+    let p99 = aa.p99.unwrap();
+    assert!((p99.worst / 3.0 - 1.0).abs() < 0.01 && p99.median > 1.0, "{p99:?}");
+    assert_eq!(aa.overflow_points, Some((5.0, 10.0)));
+    // Per delivered message: 800 then 790 delivered.
+    assert!((aa.cpu.unwrap().worst - (1_200_000.0 / 790.0) / (1_000_000.0 / 800.0)).abs() < 1e-9);
+    // Old: a ≈ b on p99 (tied); new: b alone. They share b: not contradicted. On overflow,
+    // old ties a and b, new names b alone: not contradicted either.
+    assert_eq!((aa.bands, aa.contradicted), (1, [0, 0, 0]));
+    let alone = run(500, 0, 1_000_000);
+    let flipped = agreement(&alone, &new, PacedMargins::DEFAULT);
+    assert_eq!(flipped.contradicted[0], 1, "a alone, then b alone");
+}
