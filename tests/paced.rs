@@ -74,3 +74,26 @@ fn compare_of_two_paced_runs_sets_every_phase_side_by_side_and_prints_the_a_a_li
     assert_eq!(per_cell, 8, "one line per paced cell, aligned and random apart: {stdout}");
     assert!(stdout.contains("random phase"), "{stdout}");
 }
+
+/// What opens the README's SFU short answer; the reference sfu run's CSV follows it, then ` -->`.
+const SFU_BEGIN: &str = "<!-- BEGIN channel-bench sfu --short ";
+/// What closes it.
+const SFU_END: &str = "<!-- END channel-bench sfu -->";
+
+#[test]
+fn the_readme_sfu_answer_is_the_reference_sfu_runs_once_there_is_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find(SFU_BEGIN).unwrap_or_else(|| panic!("README.md has no {SFU_BEGIN}… -->"));
+    let (csv, rest) = readme[start + SFU_BEGIN.len()..].split_once(" -->\n").expect("the marker ends with -->");
+    let block = &rest[..rest.find(SFU_END).unwrap_or_else(|| panic!("README.md has no {SFU_END}"))];
+    let reference = root.join(csv);
+    if !reference.is_file() {
+        // The placeholder until the reference sfu run is committed: it says so and how.
+        assert!(block.contains("pending") && block.contains("make answer SFU="), "{block}");
+        return;
+    }
+    let (code, short, stderr) = output(bench().args(["summary", "--short"]).arg(&reference));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(block, short, "README.md's SFU answer differs from {csv}'s: regenerate with make answer SFU={csv}");
+}
