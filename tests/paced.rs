@@ -38,6 +38,9 @@ fn summary_leads_with_latency_under_load_for_a_paced_file_and_cells_carry_the_po
     let markdown = std::fs::read_to_string(csv.with_extension("md")).unwrap();
     assert!(markdown.contains("### latency under load"), "{markdown}");
 
+    let html = std::fs::read_to_string(csv.with_extension("html")).unwrap();
+    assert!(html.contains("<section id=\"latency\">") && html.contains("pooled p99 latency, ns"), "{html}");
+    assert!(!html.contains("samples that delivered every message"), "not under --send try");
     let cells: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(csv.with_extension("cells.json")).unwrap()).unwrap();
     let cells = cells["cells"].as_array().unwrap();

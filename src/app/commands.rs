@@ -269,6 +269,7 @@ pub(crate) fn write_report(
         bands: &bands,
         metadata: metadata.as_ref(),
         versions: &versions,
+        paced: &paced::answer(samples, PacedMargins::DEFAULT),
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));

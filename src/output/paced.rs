@@ -5,8 +5,10 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, duration, number};
+use super::format::{self, duration, escape, number};
 use super::summary::tasks_text;
+use super::svg::{self, Series};
+use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::margins::{PROVISIONAL, PacedMargins};
 use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
 
@@ -245,4 +247,82 @@ pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: For
         "{latency}\n{heading}: every cell is paced, so ns/message restates the schedule; read the latency answer \
          above first\n\n{throughput}"
     )
+}
+
+/// The report's "latency under load" section, when `cells` has paced cells: the answer, the
+/// pooled p99 against the task count per channel (an SVG panel per group), and a table of every
+/// paced cell's drops, CPU, core share and memory growth. Empty otherwise.
+pub fn html_section(cells: &CellsFile, bands: &[PacedBand], margins: PacedMargins) -> String {
+    let paced: Vec<(&CellResult, &PacedResult)> =
+        cells.cells.iter().filter_map(|cell| Some((cell, cell.paced.as_ref()?))).collect();
+    if paced.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "<section id=\"latency\">\n<h2>{HEADING}</h2>\n<p class=\"note\">{}</p>\n<pre>{}</pre>\n<div class=\"plots\">\n",
+        escape(&capitalized(&how_to_read(margins))),
+        escape(text(bands, margins).split_once('\n').map_or("", |(_, rest)| rest).trim())
+    );
+    let mut groups: Vec<(&CellResult, Vec<Series>)> = Vec::new();
+    for &(cell, figures) in &paced {
+        let Some(p99) = figures.pooled_p99_ns else { continue };
+        let same = |other: &CellResult| {
+            (other.runtime, other.workers, other.mode, &other.setting)
+                == (cell.runtime, cell.workers, cell.mode, &cell.setting)
+        };
+        let at = match groups.iter().position(|(first, _)| same(first)) {
+            Some(at) => at,
+            None => {
+                groups.push((cell, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let series = &mut groups[at].1;
+        let point = (cell.tasks, p99 as f64, &[][..]);
+        match series.iter_mut().find(|s| s.label == cell.label) {
+            Some(line) => line.points.push(point),
+            None => series.push(Series {
+                channel: &cell.channel,
+                label: &cell.label,
+                colour: &cell.colour,
+                points: vec![point],
+            }),
+        }
+    }
+    for (first, mut series) in groups {
+        series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));
+        let title = format!("{} {}{}", first.runtime, first.mode, format::group_notes(None, &first.setting));
+        out.push_str(&svg::panel_of(&title, "pooled p99 latency, ns", "pooled p99", &series));
+    }
+    out.push_str(
+        "</div>\n<table>\n<tr><th>runtime</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th>\
+         <th>p99, pooled</th><th>p99.9, pooled</th><th>max</th><th>frames overflowed</th><th>dropped</th>\
+         <th>CPU per delivered msg (trimmed mean)</th><th>share of a core</th><th>resident growth (median)</th>\
+         <th>pacer</th></tr>\n",
+    );
+    let latency = |ns: Option<u64>| ns.map_or(String::new(), |ns| duration(ns as f64));
+    for (cell, figures) in paced {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            cell.runtime,
+            cell.mode,
+            escape(&cell.setting),
+            cell.tasks,
+            escape(&cell.label),
+            latency(figures.pooled_p99_ns),
+            latency(figures.pooled_p999_ns),
+            latency(figures.pooled_max_ns),
+            number(figures.overflow_share * 100.0),
+            number(figures.drop_share * 100.0),
+            figures.cpu_ns_per_delivered.map_or(String::new(), duration),
+            figures.core_share.map_or(String::new(), |share| format!("{}%", number(share * 100.0))),
+            figures.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0))),
+            if figures.pacer_behind { "behind: not ranked" } else { "kept up" },
+        );
+    }
+    out.push_str("</table>\n</section>\n");
+    out
 }
