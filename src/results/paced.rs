@@ -174,7 +174,7 @@ pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
     let mut bands = Vec::new();
     for &(runtime, workers, mode, setting) in &groups {
         let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
-        let mut cells: HashMap<(&str, Option<Merge>, u64), (&CellSamples, Option<PacedCell>)> = HashMap::new();
+        let mut cells: GroupCells = HashMap::new();
         let mut channels: Vec<(&str, Option<Merge>)> = Vec::new();
         let in_group = |key: &&&CellKey| {
             (key.runtime, key.workload.workers, key.mode, key.setting.as_str()) == (runtime, workers, mode, setting)
@@ -193,10 +193,11 @@ pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
             if tasks.is_empty() {
                 continue;
             }
+            let workers = several_workers.then_some(workers);
             let mut band = PacedBand {
                 runtime,
                 mode,
-                workers: several_workers.then_some(workers),
+                workers,
                 setting: setting.to_owned(),
                 size,
                 tasks,
@@ -207,30 +208,39 @@ pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
-            for &(channel, merge) in &channels {
-                let found: Vec<_> = band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
-                let label = super::load::channel_label(channel, merge);
-                let figures: Option<Vec<&PacedCell>> = found
-                    .iter()
-                    .map(|cell| cell.filter(|(samples, _)| samples.failed == 0).and_then(|(_, f)| f.as_ref()))
-                    .collect();
-                match figures {
-                    None => band.excluded.push(label),
-                    Some(figures) if figures.iter().any(|f| f.pacer_behind) => band.behind.push(label),
-                    Some(figures) => band.entries.push(entry(channel, merge, &figures)),
-                }
-            }
-            band.p99 = rank(&band.entries, |e| e.p99_ns, |best, other| other <= best * margins.p99_ratio);
-            band.cpu = rank(&band.entries, |e| e.cpu_ns, |best, other| other <= best * margins.cpu_ratio);
-            band.overflow = rank(
-                &band.entries,
-                |e| Some(e.overflow_share),
-                |best, other| (other - best) * 100.0 <= margins.overflow_points,
-            );
+            fill(&mut band, &cells, &channels, margins);
             bands.push(band);
         }
     }
     bands
+}
+
+/// A group's cells by (channel, merge, tasks): their samples and paced figures.
+type GroupCells<'a> = HashMap<(&'a str, Option<Merge>, u64), (&'a CellSamples, Option<PacedCell>)>;
+
+/// Ranks `channels` in `band` from the group's `cells`: a channel missing a cell or with a
+/// failed sample is excluded, one whose pacer fell behind is named apart, the rest ranked.
+fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], margins: PacedMargins) {
+    for &(channel, merge) in channels {
+        let found: Vec<_> = band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
+        let label = super::load::channel_label(channel, merge);
+        let figures: Option<Vec<&PacedCell>> = found
+            .iter()
+            .map(|cell| cell.filter(|(samples, _)| samples.failed == 0).and_then(|(_, f)| f.as_ref()))
+            .collect();
+        match figures {
+            None => band.excluded.push(label),
+            Some(figures) if figures.iter().any(|f| f.pacer_behind) => band.behind.push(label),
+            Some(figures) => band.entries.push(entry(channel, merge, &figures)),
+        }
+    }
+    band.p99 = rank(&band.entries, |e| e.p99_ns, |best, other| other <= best * margins.p99_ratio);
+    band.cpu = rank(&band.entries, |e| e.cpu_ns, |best, other| other <= best * margins.cpu_ratio);
+    band.overflow = rank(
+        &band.entries,
+        |e| Some(e.overflow_share),
+        |best, other| (other - best) * 100.0 <= margins.overflow_points,
+    );
 }
 
 /// One channel's band figures from its cells, task counts ascending.
