@@ -4,7 +4,8 @@
 #   make test    Rust and Python tests (what .ci/run runs)
 # Options: make bench ARGS="--quick"   make bench OUT=results/mine.csv
 # Also:    make plot CSV=results/X.csv   the PNG of one CSV (needs Python 3 with venv)
-#          make answer CSV=results/X.csv the reference run's summary, report and README short answer
+#          make answer CSV=results/X.csv [SFU=results/Y.csv]  the reference runs' summary, cells, report
+#                                    and README short answers
 
 CARGO  ?= cargo
 PYTHON ?= python3
@@ -13,7 +14,7 @@ ARGS   ?=
 OUT    := results/channel-bench-$(shell date -u +%Y%m%dT%H%M%SZ).csv
 BIN    := $(or $(CARGO_TARGET_DIR),target)/release/channel-bench
 
-.PHONY: bench plot answer test rust-test python-test lint
+.PHONY: bench plot answer readme-block test rust-test python-test lint
 
 # Plot whatever was recorded, even when some cells failed; the exit code is the sweep's.
 bench:
@@ -32,19 +33,27 @@ plot:
 	  echo "plot: skipped $(basename $(CSV)).png: no Python venv with matplotlib ($(PYTHON) -m venv or pip failed, see target/venv.log); the plots are in $(basename $(CSV)).html; for the PNG install Python 3 with venv and run: make plot CSV=$(CSV)"; \
 	fi
 
-# The reference run's summary (.md) and report (.html) beside CSV, and README.md's short answer
-# between its markers, regenerated from CSV; then `make test` checks they agree.
+# The reference runs' summary (.md), cells (.cells.json) and report (.html) beside each CSV, and
+# README.md's short answers between their markers, regenerated: CSV= the default sweep's,
+# SFU= a `channel-bench sfu` run's (either or both); then `make test` checks they agree.
 answer:
-	@if [ -z "$(CSV)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv"; exit 2; fi
+	@if [ -z "$(CSV)$(SFU)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv [SFU=results/Y.csv]"; exit 2; fi
 	$(CARGO) build --release --locked
-	$(BIN) summary --force $(CSV) >/dev/null
-	$(BIN) report --force $(CSV)
+	@for csv in $(CSV) $(SFU); do \
+	  $(BIN) summary --force $$csv >/dev/null && $(BIN) cells --force $$csv && $(BIN) report --force $$csv || exit 1; \
+	done
 	@mkdir -p target
-	$(BIN) summary --short $(CSV) >target/short-answer.md
-	awk -v csv="$(CSV)" -v answer=target/short-answer.md \
-	  '/^<!-- BEGIN channel-bench summary --short / { print "<!-- BEGIN channel-bench summary --short " csv " -->"; \
+	@if [ -n "$(CSV)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(CSV) BLOCK=summary; fi
+	@if [ -n "$(SFU)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(SFU) BLOCK=sfu; fi
+
+# README.md's block between `<!-- BEGIN channel-bench BLOCK --short RUN -->` and
+# `<!-- END channel-bench BLOCK -->` replaced by `channel-bench summary --short RUN`.
+readme-block:
+	$(BIN) summary --short $(RUN) >target/short-answer.md
+	awk -v csv="$(RUN)" -v block="$(BLOCK)" -v answer=target/short-answer.md \
+	  '$$0 ~ "^<!-- BEGIN channel-bench " block " --short " { print "<!-- BEGIN channel-bench " block " --short " csv " -->"; \
 	     while ((getline line < answer) > 0) print line; skip = 1; next } \
-	   /^<!-- END channel-bench summary -->/ { skip = 0 } \
+	   $$0 ~ "^<!-- END channel-bench " block " -->" { skip = 0 } \
 	   !skip' README.md >target/README.md
 	cp target/README.md README.md
 

@@ -8,14 +8,16 @@ use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
 use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
+use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
+use crate::results::margins::PacedMargins;
 use crate::results::metadata::Metadata;
 use crate::results::pool::{self, Run};
 use crate::results::thresholds::Thresholds;
-use crate::results::{cells, recommend, versions};
+use crate::results::{cells, paced, recommend, versions};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -106,6 +108,10 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let noise = pool::noise(&[&old, &new], args.threshold);
     let report = output::compare::report(&old_name, &old, &new_name, &new, noise.thresholds);
     print_line(report.text.trim_end());
+    let latency = output::paced::agreement(&paced::agreement(&old, &new, PacedMargins::DEFAULT), PacedMargins::DEFAULT);
+    if !latency.is_empty() {
+        print_line(latency.trim_end());
+    }
     print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
@@ -118,7 +124,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
         let bands = recommend::recommend(&samples, pool::noise(&[&samples], args.threshold).thresholds);
         let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
-        print!("{}", output::summary::short_markdown(&name, &bands, &versions));
+        let short = output::summary::short_markdown(&name, &bands, &versions);
+        print!("{}", with_latency(&short, &samples, Form::Markdown));
         return Ok(ExitCode::SUCCESS);
     }
     let csv = &args.csv[0];
@@ -126,7 +133,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
         let noise = pool::noise(&[&samples], args.threshold);
         let versions = versions::versions(&samples, metadata(csv).as_ref());
-        print_line(output::summary::text(&recommend::recommend(&samples, noise.thresholds), &versions).trim_end());
+        let text = output::summary::text(&recommend::recommend(&samples, noise.thresholds), &versions);
+        print_line(with_latency(&text, &samples, Form::Text).trim_end());
         print_line(&format!("note: {}", output::pool::noise_line(&noise)));
         print_line(&format!("summary of {name}: Markdown written only with --out"));
         return Ok(ExitCode::SUCCESS);
@@ -195,16 +203,17 @@ pub(crate) fn print_summary(
 ) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples, thresholds);
     let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = output::summary::markdown(name, &bands, thresholds, &versions);
+    let text = with_latency(&output::summary::markdown(name, &bands, thresholds, &versions), samples, Form::Markdown);
+    let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
         Markdown::File(path, force) => {
-            print_line(output::summary::text(&bands, &versions).trim_end());
+            print_line(console.trim_end());
             files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
         Markdown::Kept(path) => {
-            print_line(output::summary::text(&bands, &versions).trim_end());
+            print_line(console.trim_end());
             print_line(&kept("summary", path));
         }
     }
@@ -260,10 +269,18 @@ pub(crate) fn write_report(
         bands: &bands,
         metadata: metadata.as_ref(),
         versions: &versions,
+        paced: &paced::answer(samples, PacedMargins::DEFAULT),
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
+}
+
+/// `throughput` (the summary in `form`) with the answer for the paced cells of `samples` beside
+/// it (`output::paced::beside`).
+fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
+    let bands = paced::answer(samples, PacedMargins::DEFAULT);
+    output::paced::beside(throughput, &bands, paced::only_paced(samples), form, PacedMargins::DEFAULT)
 }
 
 /// `x.csv` → `x.md`, beside it.

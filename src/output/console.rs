@@ -34,23 +34,27 @@ impl Console {
         self.bar.suspend(|| print_line(&line));
     }
 
-    /// The first line of the sweep, from one of its workloads.
+    /// The first line of the sweep, from one of its workloads: the size of a flat-out run, or
+    /// the rate and duration of a paced one.
     pub fn header(&self, workload: &Workload) {
-        let mut line = format!(
-            "running WebRTC SFU benchmark with {} messages and capacity {} ({}-byte payload",
-            workload.messages, workload.capacity, workload.payload
-        );
+        let mut line = match workload.pace {
+            Some(pace) => format!(
+                "running WebRTC SFU benchmark: each task sending {} messages every {} for {}, capacity {} ({}-byte payload",
+                pace.burst,
+                humantime::format_duration(pace.interval),
+                humantime::format_duration(paced_for(workload, pace)),
+                workload.capacity,
+                workload.payload
+            ),
+            None => format!(
+                "running WebRTC SFU benchmark with {} messages and capacity {} ({}-byte payload",
+                workload.messages, workload.capacity, workload.payload
+            ),
+        };
         if workload.payload.varies() {
             line += &format!(", sizes drawn with seed {}", workload.seed);
         }
         line.push(')');
-        if let Some(pace) = workload.pace {
-            line += &format!(
-                ", each task sending {} messages every {}",
-                pace.burst,
-                humantime::format_duration(pace.interval)
-            );
-        }
         if workload.latency {
             line += ", recording latency";
         }
@@ -63,19 +67,34 @@ impl Console {
         self.print(line);
     }
 
-    /// The heading of a (runtime, tasks) section.
+    /// The heading of a (runtime, tasks) section: the tasks, what each sends (a paced run's
+    /// rate: `8 tasks × 5 messages every 20ms for 1s`), and the capacity, shared in
+    /// cloned-send and split among the tasks in merged-recv.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
         let threads = match runtime {
             RuntimeKind::MultiThread => format!(" ({})", format::workers(workers as u64)),
             RuntimeKind::CurrentThread => String::new(),
         };
-        let fewest = workload.messages_for(workload.tasks - 1);
-        let most = workload.messages_for(0);
-        let per_task = if fewest == most { most.to_string() } else { format!("{fewest}-{most}") };
+        let load = match workload.pace {
+            Some(pace) => format!(
+                "{} tasks × {} messages every {} for {}",
+                workload.tasks,
+                pace.burst,
+                humantime::format_duration(pace.interval),
+                humantime::format_duration(paced_for(workload, pace))
+            ),
+            None => {
+                let fewest = workload.messages_for(workload.tasks - 1);
+                let most = workload.messages_for(0);
+                let per_task = if fewest == most { most.to_string() } else { format!("{fewest}-{most}") };
+                format!("messages per task: {per_task}")
+            }
+        };
         self.print(format!(
-            "\n# {}{threads}, tasks: {}, messages per task: {per_task}, capacity per task: {}",
+            "\n# {}{threads}, tasks: {}, {load}, capacity: {} (shared in cloned-send, {} per task in merged-recv)",
             runtime.name(),
             workload.tasks,
+            workload.capacity,
             workload.capacity / workload.tasks,
         ));
     }
@@ -233,7 +252,7 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
         let interval = median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0));
         if let (Some(cpu), Some(interval)) = (cpu, interval) {
             let asked = pace.interval.as_secs_f64() * 1000.0;
-            out += &format!("  cpu {cpu:.1} ns/msg, bursts every {interval:.2} ms (asked {asked:.2})");
+            out += &format!("  cpu {cpu:.1} ns/sent msg (median), bursts every {interval:.2} ms (asked {asked:.2})");
         }
     }
     if workload.count_allocs {
@@ -244,6 +263,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
         }
     }
     out
+}
+
+/// How long each task of a paced `workload` sends: its bursts × the interval.
+fn paced_for(workload: &Workload, pace: crate::run::workload::Pace) -> Duration {
+    let frames = workload.messages_for(0).div_ceil(pace.burst.max(1));
+    pace.interval * frames
 }
 
 /// How many of the noisy cells the closing lines name.

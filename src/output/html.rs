@@ -9,7 +9,9 @@ use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
+use crate::results::margins::PacedMargins;
 use crate::results::metadata::Metadata;
+use crate::results::paced::PacedBand;
 use crate::results::recommend::Recommendation;
 use crate::results::versions::Versions;
 use crate::run::measure::RuntimeKind;
@@ -34,6 +36,8 @@ pub struct Report<'a> {
     pub metadata: Option<&'a Metadata>,
     /// The crate versions of the answer ([`crate::results::versions`]).
     pub versions: &'a Versions,
+    /// The answer for its paced cells, from [`crate::results::paced::answer`]; empty without any.
+    pub paced: &'a [PacedBand],
 }
 
 /// The [`MARK`], in red.
@@ -77,6 +81,7 @@ pub fn page(report: &Report) -> String {
     let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
     caveats(&mut out, report.bands);
     plots(&mut out, report.cells);
+    out.push_str(&super::paced::html_section(report.cells, report.paced, PacedMargins::DEFAULT));
     cell_table(&mut out, report.cells);
     let _ = writeln!(
         out,
@@ -215,8 +220,9 @@ fn clusters(figures: &Figures) -> String {
 
 fn cell_table(out: &mut String, cells: &CellsFile) {
     out.push_str(
-        "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the samples that delivered \
-         every message in order: the trimmed mean (the mean without the highest and lowest fifth of the samples: \
+        "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the <code>ok</code> samples \
+         (every message accounted for and in order; under <code>--send try</code>, per delivered message, and a paced \
+         cell's figure restates its schedule: its latency, drops and CPU are under latency under load): the trimmed mean (the mean without the highest and lowest fifth of the samples: \
          the headline figure, what the summary ranks) and its 90% confidence \
          interval, the median, the min–max, and the clusters when the samples form more than one; CPU \
          ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A sample measured while the samples of \

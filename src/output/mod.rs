@@ -1,6 +1,6 @@
 //! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
 //! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`html`] report and its
-//! [`svg`] plots, the [`files`] a sweep writes, the [`pool`]ed runs' noise margins; [`format`] says how
+//! [`svg`] plots, the [`files`] a sweep writes, the [`pool`]ed runs' noise margins, the [`paced`] answer (latency under load); [`format`] says how
 //! every number and label reads.
 //! Formatting and writing only.
 
@@ -12,6 +12,7 @@ pub mod files;
 pub mod format;
 pub mod html;
 pub mod machine;
+pub mod paced;
 pub mod pool;
 pub mod summary;
 pub mod svg;

@@ -36,6 +36,12 @@ fn tick_step(max: f64) -> f64 {
 
 /// One panel titled `title`: an `<svg>` element sized to fit its legend.
 pub fn panel(title: &str, series: &[Series]) -> String {
+    panel_of(title, "ns/message", "trimmed mean", series)
+}
+
+/// [`panel`] of another figure: `unit` labels the vertical axis, `statistic` says what each
+/// line's point is (`trimmed mean`, `pooled p99`).
+pub fn panel_of(title: &str, unit: &str, statistic: &str, series: &[Series]) -> String {
     let tasks = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let (low, high) = tasks.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)));
     let (mut x0, mut x1) = ((low.max(1) as f64).log2(), (high.max(1) as f64).log2());
@@ -90,19 +96,20 @@ pub fn panel(title: &str, series: &[Series]) -> String {
         svg,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_w:.1}\" height=\"{plot_h:.1}\" fill=\"none\" stroke=\"#888\"/>\n\
          <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
-         <text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">ns/message</text>",
+         <text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{unit}</text>",
         LEFT + plot_w / 2.0,
         height - 6.0,
         TOP + plot_h / 2.0
     );
-    lines(&mut svg, series, x, y);
+    lines(&mut svg, series, x, y, (unit, statistic));
     svg.push_str("</svg>\n");
     svg
 }
 
 /// One line and its dots per channel, then its legend entry; `x` and `y` place a task count
 /// and a value.
-fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64) {
+fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64, what: (&str, &str)) {
+    let (unit, statistic) = what;
     for (row, line) in series.iter().enumerate() {
         let colour = line.colour;
         let name = escape(line.label);
@@ -120,8 +127,8 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
             }
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: trimmed mean \
-                 {mean:.1} ns/message, {} samples</title></circle>",
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: {statistic} \
+                 {mean:.1} {unit}, {} samples</title></circle>",
                 x(t),
                 y(mean),
                 samples.len()

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::colour;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
@@ -98,6 +99,60 @@ pub struct CellResult {
     /// Bytes allocated inside the clock per message; absent without `--count-allocs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alloc_bytes_per_message: Option<Figures>,
+    /// The figures of a paced cell (`--pace`), over all its samples; absent when not paced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paced: Option<PacedResult>,
+}
+
+/// A paced cell's figures (`results::paced::PacedCell`), each naming its statistic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PacedResult {
+    /// p99 latency pooled over every delivered message of the cell's samples, nanoseconds;
+    /// absent without `--latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled_p99_ns: Option<u64>,
+    /// p99.9 latency, pooled the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled_p999_ns: Option<u64>,
+    /// The largest latency of any delivered message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pooled_max_ns: Option<u64>,
+    /// Frames with a message dropped over frames sent, all samples together, 0 to 1.
+    pub overflow_share: f64,
+    /// Messages dropped over messages sent, all samples together, 0 to 1.
+    pub drop_share: f64,
+    /// CPU nanoseconds per delivered message, the trimmed mean over the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_ns_per_delivered: Option<f64>,
+    /// The offered rate, tasks × burst ÷ interval, messages per second.
+    pub offered_per_s: f64,
+    /// The share of one core the fan-in costs at the offered rate (CPU per delivered message ×
+    /// the offered rate; 0.12 = 12% of a core).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub core_share: Option<f64>,
+    /// `resident_growth_bytes`, the median over the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resident_growth_bytes: Option<f64>,
+    /// Whether any sample's pacer fell behind its schedule (the cell is never ranked).
+    pub pacer_behind: bool,
+}
+
+impl PacedResult {
+    /// The figures of `cell`.
+    pub fn of(cell: &PacedCell) -> Self {
+        PacedResult {
+            pooled_p99_ns: cell.latency.map(|latency| latency.p99),
+            pooled_p999_ns: cell.latency.map(|latency| latency.p999),
+            pooled_max_ns: cell.latency.map(|latency| latency.max),
+            overflow_share: cell.overflow_share,
+            drop_share: cell.drop_share,
+            cpu_ns_per_delivered: cell.cpu_ns_per_delivered,
+            offered_per_s: cell.offered_per_s,
+            core_share: cell.core_share,
+            resident_growth_bytes: cell.resident_growth_bytes,
+            pacer_behind: cell.pacer_behind,
+        }
+    }
 }
 
 /// One metric of one cell: the values of its `ok` samples and what they say. The headline is
@@ -224,6 +279,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
         lat_max_ns: Figures::of(&samples.lat_max_ns),
         allocs_per_message: Figures::of(&samples.allocs_per_message),
         alloc_bytes_per_message: Figures::of(&samples.alloc_bytes_per_message),
+        paced: paced::of(key, samples).as_ref().map(PacedResult::of),
     }
 }
 

@@ -157,6 +157,53 @@ pub struct CellSamples {
     /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
     /// that has `ok` samples of the cell, in the runs' order; empty for a single file.
     pub runs: Vec<f64>,
+    /// What every `ok` sample of a paced cell recorded (`results::paced` computes from them),
+    /// disturbed ones included: a paced sample's ns/message follows the schedule, so the test
+    /// for a disturbed stretch says nothing about it. Empty when the cell was not paced.
+    pub paced: Vec<PacedSample>,
+}
+
+/// What one `ok` sample of a paced cell recorded, as `results::paced` needs it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PacedSample {
+    /// `pace_ns`: nanoseconds between a task's bursts.
+    pub pace_ns: u64,
+    /// `burst`: messages per burst.
+    pub burst: u64,
+    /// `messages`: sent, all tasks.
+    pub sent: u64,
+    /// `dropped`: messages dropped on a full channel.
+    pub dropped: u64,
+    /// `frames`: bursts sent, all tasks; 0 in files without the column.
+    pub frames: u64,
+    /// `frames_overflowed`: bursts with a message dropped; 0 in files without the column.
+    pub frames_overflowed: u64,
+    /// `cpu_ns` of the sample, when recorded.
+    pub cpu_ns: Option<u64>,
+    /// `lat_histogram`: the encoded latency histogram; empty without `--latency`.
+    pub lat_histogram: String,
+    /// `resident_growth_bytes`, when recorded.
+    pub resident_growth_bytes: Option<i64>,
+    /// `pacer_behind`: the pacer could not keep up with the schedule.
+    pub pacer_behind: bool,
+}
+
+impl PacedSample {
+    /// The paced part of `record`; `None` when it was not paced.
+    fn of(record: &Record) -> Option<Self> {
+        Some(PacedSample {
+            pace_ns: record.pace_ns?,
+            burst: u64::from(record.burst.unwrap_or(1)),
+            sent: record.messages,
+            dropped: record.dropped,
+            frames: record.frames.unwrap_or(0),
+            frames_overflowed: record.frames_overflowed.unwrap_or(0),
+            cpu_ns: record.cpu_ns,
+            lat_histogram: record.lat_histogram.clone(),
+            resident_growth_bytes: record.resident_growth_bytes,
+            pacer_behind: record.pacer_behind.unwrap_or(false),
+        })
+    }
 }
 
 /// One file's cells, in the sweep's order ([`sweep_order`]).
@@ -228,6 +275,10 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         let record: Record = row
             .deserialize(Some(&header))
             .map_err(|error| anyhow::anyhow!("{name} line {line}: {}", field_error(&error, &header, &row)))?;
+        if !record.lat_histogram.is_empty() {
+            crate::run::latency::decode(&record.lat_histogram)
+                .map_err(|error| anyhow::anyhow!("{name} line {line}: {error}"))?;
+        }
         if record.tasks == 0 {
             bail!("{name} line {line}: tasks \"0\" is not a positive integer");
         }
@@ -252,6 +303,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             cell.first_failure.get_or_insert(record.status);
         } else if disturbed {
             cell.disturbed.push(record.ns_per_message);
+            cell.paced.extend(PacedSample::of(&record));
         } else {
             cell.ok.push(record.ns_per_message);
             // Per delivered message, as ns_per_message is under `--send try`.
@@ -269,6 +321,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             cell.allocs_per_message.extend(record.allocs_per_message);
             cell.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
             cell.mb_per_s.extend(mb_per_s(&record));
+            cell.paced.extend(PacedSample::of(&record));
         }
     }
     sweep_order(&mut file.order);

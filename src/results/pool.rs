@@ -116,6 +116,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             ] {
                 into.extend_from_slice(from);
             }
+            into.paced.extend_from_slice(&cell.paced);
         }
     }
     sweep_order(&mut pooled.order);

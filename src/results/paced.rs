@@ -1,0 +1,357 @@
+//! The answer for paced load (`--pace`): which channel keeps latency, CPU and drops lowest at a
+//! given participant count and rate. A paced cell's ns/message restates its schedule, so it is
+//! not ranked by speed here: per cell, [`cell`] pools every delivered message's latency (the
+//! samples' histograms merged), the share of frames that overflowed and of messages dropped, the
+//! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
+//! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
+//! lowest CPU and the fewest overflowed frames, with channels tied within [`PacedMargins`]. A
+//! channel whose pacer fell behind in any sample of the band is named and never ranked.
+//!
+//! [`answer`] computes; `output::paced` formats.
+
+use std::collections::HashMap;
+
+use super::compare::{Spread, spread};
+use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
+use super::margins::PacedMargins;
+use super::recommend::TaskBand;
+use crate::run::latency::{Latency, merge};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Merge, Mode};
+use crate::stats;
+
+/// The paced figures of one cell, over all its samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedCell {
+    /// Samples the figures come from.
+    pub samples: usize,
+    /// Percentiles of every delivered message of the cell together (the samples' latency
+    /// histograms merged), nanoseconds; `None` without `--latency`.
+    pub latency: Option<Latency>,
+    /// Frames with a message dropped over frames sent, all samples together (0.05 = 5%).
+    pub overflow_share: f64,
+    /// Messages dropped over messages sent, all samples together.
+    pub drop_share: f64,
+    /// CPU nanoseconds per delivered message: the trimmed mean over the samples of
+    /// `cpu_ns / delivered`; `None` without CPU time.
+    pub cpu_ns_per_delivered: Option<f64>,
+    /// The offered rate: tasks × burst ÷ interval, messages per second.
+    pub offered_per_s: f64,
+    /// The share of one core the fan-in costs at the offered rate: CPU per delivered message ×
+    /// the offered rate (0.12 = 12% of a core).
+    pub core_share: Option<f64>,
+    /// The median over the samples of `resident_growth_bytes`.
+    pub resident_growth_bytes: Option<f64>,
+    /// Whether any sample's pacer fell behind its schedule: the cell then describes a lighter
+    /// load than asked for, and is never ranked.
+    pub pacer_behind: bool,
+}
+
+/// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
+/// paced, or no `ok` sample).
+pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
+    let first = samples.first()?;
+    let sum = |of: fn(&PacedSample) -> u64| samples.iter().map(of).sum::<u64>();
+    let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
+    let histograms: Vec<&str> = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty()).collect();
+    // `load` checked every histogram, so a merge cannot fail on the text.
+    let latency = merge(histograms).ok().and_then(|merged| Latency::of(&merged));
+    let cpu: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| Some(s.cpu_ns? as f64 / s.sent.checked_sub(s.dropped).filter(|&d| d > 0)? as f64))
+        .collect();
+    let cpu_ns_per_delivered = stats::summarize(&cpu).map(|summary| summary.trimmed_mean);
+    let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
+    let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
+    Some(PacedCell {
+        samples: samples.len(),
+        latency,
+        overflow_share: share(sum(|s| s.frames_overflowed), sum(|s| s.frames)),
+        drop_share: share(sum(|s| s.dropped), sum(|s| s.sent)),
+        cpu_ns_per_delivered,
+        offered_per_s,
+        core_share: cpu_ns_per_delivered.map(|ns| ns * offered_per_s / 1e9),
+        resident_growth_bytes: stats::summarize(&growth).map(|summary| summary.median),
+        pacer_behind: samples.iter().any(|s| s.pacer_behind),
+    })
+}
+
+/// The paced figures of `key`'s cell in `file`, when it was paced.
+pub fn of(key: &CellKey, samples: &CellSamples) -> Option<PacedCell> {
+    cell(key.tasks, &samples.paced)
+}
+
+/// Whether `file` has a paced cell.
+pub fn has_paced(file: &ResultsFile) -> bool {
+    file.cells.values().any(|cell| !cell.paced.is_empty())
+}
+
+/// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.
+pub fn only_paced(file: &ResultsFile) -> bool {
+    !file.cells.is_empty() && file.cells.values().all(|cell| !cell.paced.is_empty() || cell.ok.is_empty())
+}
+
+/// One channel's figures over a band: each the geometric mean over the band's task counts
+/// (each task count weighs the same), but the shares, which are arithmetic means.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedEntry {
+    /// Channel name.
+    pub channel: String,
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub merge: Option<Merge>,
+    /// Pooled p99 latency, nanoseconds; `None` without `--latency`.
+    pub p99_ns: Option<f64>,
+    /// Pooled p99.9 latency, nanoseconds.
+    pub p999_ns: Option<f64>,
+    /// Trimmed mean CPU nanoseconds per delivered message.
+    pub cpu_ns: Option<f64>,
+    /// Share of frames overflowed (0.05 = 5%).
+    pub overflow_share: f64,
+    /// Share of messages dropped.
+    pub drop_share: f64,
+    /// At the band's largest task count: the offered rate, messages per second.
+    pub offered_per_s: f64,
+    /// At the band's largest task count: the share of a core the load costs.
+    pub core_share: Option<f64>,
+}
+
+impl PacedEntry {
+    /// The channel as reports name it (`results::load::channel_label`).
+    pub fn channel_label(&self) -> String {
+        super::load::channel_label(&self.channel, self.merge)
+    }
+}
+
+/// Channels ordered by one figure, lowest first, and how many lead: the first and every
+/// channel within the margin of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PacedRanking {
+    /// Indexes into [`PacedBand::entries`], lowest figure first.
+    pub order: Vec<usize>,
+    /// How many of `order` lead (1 when the first stands alone; 0 when none is ranked).
+    pub leaders: usize,
+}
+
+/// The answer for one runtime, mode, setting and band of task counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedBand {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// The worker threads, when the file holds several for the runtime.
+    pub workers: Option<u64>,
+    /// The cells' setting: pace, burst, phase, send ([`CellKey::setting`]).
+    pub setting: String,
+    /// Which band.
+    pub size: TaskBand,
+    /// The band's task counts, ascending.
+    pub tasks: Vec<u64>,
+    /// The channels ranked: every cell of the band present, without failures or a pacer behind.
+    pub entries: Vec<PacedEntry>,
+    /// By pooled p99.
+    pub p99: PacedRanking,
+    /// By CPU per delivered message.
+    pub cpu: PacedRanking,
+    /// By share of frames overflowed.
+    pub overflow: PacedRanking,
+    /// Channels whose pacer fell behind in a sample of the band: never ranked.
+    pub behind: Vec<String>,
+    /// Channels with a failed sample or a missing cell in the band: not ranked.
+    pub excluded: Vec<String>,
+}
+
+/// The answer for every paced group and band of `file`, in file order, bands smallest first.
+pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
+    let paced: Vec<&CellKey> = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).collect();
+    let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
+    for key in &paced {
+        let group = (key.runtime, key.workload.workers, key.mode, key.setting.as_str());
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    let mut bands = Vec::new();
+    for &(runtime, workers, mode, setting) in &groups {
+        let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
+        let mut cells: GroupCells = HashMap::new();
+        let mut channels: Vec<(&str, Option<Merge>)> = Vec::new();
+        let in_group = |key: &&&CellKey| {
+            (key.runtime, key.workload.workers, key.mode, key.setting.as_str()) == (runtime, workers, mode, setting)
+        };
+        for key in paced.iter().filter(in_group) {
+            let samples = &file.cells[*key];
+            cells.insert((key.channel.as_str(), key.merge, key.tasks), (samples, of(key, samples)));
+            if !channels.contains(&(key.channel.as_str(), key.merge)) {
+                channels.push((key.channel.as_str(), key.merge));
+            }
+        }
+        for size in TaskBand::ALL {
+            let mut tasks: Vec<u64> = cells.keys().map(|k| k.2).filter(|&t| TaskBand::of(t) == size).collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            if tasks.is_empty() {
+                continue;
+            }
+            let workers = several_workers.then_some(workers);
+            let mut band = PacedBand {
+                runtime,
+                mode,
+                workers,
+                setting: setting.to_owned(),
+                size,
+                tasks,
+                entries: Vec::new(),
+                p99: PacedRanking::default(),
+                cpu: PacedRanking::default(),
+                overflow: PacedRanking::default(),
+                behind: Vec::new(),
+                excluded: Vec::new(),
+            };
+            fill(&mut band, &cells, &channels, margins);
+            bands.push(band);
+        }
+    }
+    bands
+}
+
+/// A group's cells by (channel, merge, tasks): their samples and paced figures.
+type GroupCells<'a> = HashMap<(&'a str, Option<Merge>, u64), (&'a CellSamples, Option<PacedCell>)>;
+
+/// Ranks `channels` in `band` from the group's `cells`: a channel missing a cell or with a
+/// failed sample is excluded, one whose pacer fell behind is named apart, the rest ranked.
+fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], margins: PacedMargins) {
+    for &(channel, merge) in channels {
+        let found: Vec<_> = band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
+        let label = super::load::channel_label(channel, merge);
+        let figures: Option<Vec<&PacedCell>> = found
+            .iter()
+            .map(|cell| cell.filter(|(samples, _)| samples.failed == 0).and_then(|(_, f)| f.as_ref()))
+            .collect();
+        match figures {
+            None => band.excluded.push(label),
+            Some(figures) if figures.iter().any(|f| f.pacer_behind) => band.behind.push(label),
+            Some(figures) => band.entries.push(entry(channel, merge, &figures)),
+        }
+    }
+    band.p99 = rank(&band.entries, |e| e.p99_ns, |best, other| other <= best * margins.p99_ratio);
+    band.cpu = rank(&band.entries, |e| e.cpu_ns, |best, other| other <= best * margins.cpu_ratio);
+    band.overflow = rank(
+        &band.entries,
+        |e| Some(e.overflow_share),
+        |best, other| (other - best) * 100.0 <= margins.overflow_points,
+    );
+}
+
+/// One channel's band figures from its cells, task counts ascending.
+fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntry {
+    let geometric = |value: fn(&PacedCell) -> Option<f64>| -> Option<f64> {
+        let values: Option<Vec<f64>> = cells.iter().map(|cell| value(cell)).collect();
+        let values = values?;
+        if values.iter().any(|&v| v <= 0.0) {
+            return Some(0.0);
+        }
+        Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())
+    };
+    let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(|cell| value(cell)).sum::<f64>() / cells.len() as f64;
+    let largest = cells.last().expect("a band has a task count");
+    PacedEntry {
+        channel: channel.to_owned(),
+        merge,
+        p99_ns: geometric(|cell| cell.latency.map(|l| l.p99 as f64)),
+        p999_ns: geometric(|cell| cell.latency.map(|l| l.p999 as f64)),
+        cpu_ns: geometric(|cell| cell.cpu_ns_per_delivered),
+        overflow_share: mean(|cell| cell.overflow_share),
+        drop_share: mean(|cell| cell.drop_share),
+        offered_per_s: largest.offered_per_s,
+        core_share: largest.core_share,
+    }
+}
+
+/// The entries that have a `value`, lowest first (ties in value in entry order), and how many
+/// lead: the first and those after it that `tied(first, other)` holds for, up to the first that
+/// it does not.
+fn rank(
+    entries: &[PacedEntry],
+    value: fn(&PacedEntry) -> Option<f64>,
+    tied: impl Fn(f64, f64) -> bool,
+) -> PacedRanking {
+    let mut order: Vec<(usize, f64)> =
+        entries.iter().enumerate().filter_map(|(at, entry)| Some((at, value(entry)?))).collect();
+    order.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let Some(&(_, best)) = order.first() else { return PacedRanking::default() };
+    let leaders = 1 + order.iter().skip(1).take_while(|(_, other)| tied(best, *other)).count();
+    PacedRanking { order: order.into_iter().map(|(at, _)| at).collect(), leaders }
+}
+
+/// One paced cell of two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedPair<'a> {
+    /// The cell, by its full key (phase and send included).
+    pub key: &'a CellKey,
+    /// Its figures in the old run.
+    pub old: PacedCell,
+    /// Its figures in the new run.
+    pub new: PacedCell,
+}
+
+/// How far two paced runs agree: the A/A figures that calibrate [`PacedMargins`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedAgreement<'a> {
+    /// The paced cells of both runs, in the old run's order.
+    pub cells: Vec<PacedPair<'a>>,
+    /// Pooled p99, larger over smaller, over the cells with latency in both.
+    pub p99: Option<Spread>,
+    /// The difference of the shares of frames overflowed, in points: (median, worst) over the cells.
+    pub overflow_points: Option<(f64, f64)>,
+    /// CPU per delivered message, larger over smaller.
+    pub cpu: Option<Spread>,
+    /// Bands of both runs (same group and band).
+    pub bands: usize,
+    /// Bands where the runs' leaders share no channel, by p99, CPU and overflow.
+    pub contradicted: [usize; 3],
+}
+
+/// The A/A figures of two paced runs, cells matched by their full key.
+pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile, margins: PacedMargins) -> PacedAgreement<'a> {
+    let cells: Vec<PacedPair> = old
+        .order
+        .iter()
+        .filter_map(|key| {
+            let (old_cell, new_cell) = (of(key, &old.cells[key])?, of(key, new.cells.get(key)?)?);
+            Some(PacedPair { key, old: old_cell, new: new_cell })
+        })
+        .collect();
+    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
+    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
+    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
+    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
+    let points: Vec<f64> =
+        cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
+    let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
+    let (old_bands, new_bands) = (answer(old, margins), answer(new, margins));
+    let (mut bands, mut contradicted) = (0, [0; 3]);
+    for band in &old_bands {
+        let same = |other: &&PacedBand| {
+            (other.runtime, other.mode, other.workers, &other.setting, other.size)
+                == (band.runtime, band.mode, band.workers, &band.setting, band.size)
+        };
+        let Some(other) = new_bands.iter().find(same) else { continue };
+        bands += 1;
+        let rankings: [fn(&PacedBand) -> &PacedRanking; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
+        for (at, ranking) in rankings.into_iter().enumerate() {
+            let leaders = |band: &PacedBand| -> Vec<String> {
+                let ranking = ranking(band);
+                ranking.order.iter().take(ranking.leaders).map(|&i| band.entries[i].channel.clone()).collect()
+            };
+            let (a, b) = (leaders(band), leaders(other));
+            if !a.is_empty() && !b.is_empty() && !a.iter().any(|name| b.contains(name)) {
+                contradicted[at] += 1;
+            }
+        }
+    }
+    PacedAgreement { cells, p99, overflow_points, cpu, bands, contradicted }
+}
+
+#[cfg(test)]
+mod tests;

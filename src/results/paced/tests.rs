@@ -1,0 +1,145 @@
+use super::*;
+use crate::results::load::{CellKey, WorkloadKey};
+use crate::run::latency::{empty_histogram, encode};
+
+/// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
+fn sample(values: impl IntoIterator<Item = u64>, frames: (u64, u64), dropped: u64, cpu_ns: u64) -> PacedSample {
+    let mut histogram = empty_histogram();
+    for value in values {
+        histogram.record(value).unwrap();
+    }
+    PacedSample {
+        pace_ns: 20_000_000,
+        burst: 8,
+        sent: frames.0 * 8,
+        dropped,
+        frames: frames.0,
+        frames_overflowed: frames.1,
+        cpu_ns: Some(cpu_ns),
+        lat_histogram: encode(&histogram),
+        resident_growth_bytes: Some(4096),
+        pacer_behind: false,
+    }
+}
+
+/// A file of paced cells: (channel, tasks, samples).
+fn file(cells: Vec<(&str, u64, Vec<PacedSample>)>) -> ResultsFile {
+    let mut file = ResultsFile::default();
+    for (channel, tasks, paced) in cells {
+        let key = CellKey {
+            runtime: RuntimeKind::MultiThread,
+            mode: Mode::ClonedSend,
+            tasks,
+            channel: channel.into(),
+            merge: None,
+            workload: WorkloadKey::default(),
+            setting: "paced 8 every 20ms, send try, latency".into(),
+        };
+        file.order.push(key.clone());
+        let ok = vec![20_000.0; paced.len()];
+        file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
+    }
+    file
+}
+
+#[test]
+fn the_pooled_p99_is_the_percentile_of_every_message_of_the_cell() {
+    // One sample fast throughout, one with a slow tail: the pooled p99 is that of all 2,000
+    // values together, which neither sample's own p99 nor their median is.
+    let fast = sample((1..=1000).map(|v| v * 10), (125, 0), 0, 1_000_000);
+    let slow = sample((1..=970).map(|v| v * 10).chain((1..=30).map(|v| v * 1_000_000)), (125, 3), 24, 1_000_000);
+    let mut all = empty_histogram();
+    for value in (1..=1000).map(|v| v * 10).chain((1..=970).map(|v| v * 10)).chain((1..=30).map(|v| v * 1_000_000)) {
+        all.record(value).unwrap();
+    }
+    let cell = cell(1, &[fast, slow]).unwrap();
+    let latency = cell.latency.unwrap();
+    assert_eq!(Some(latency), Latency::of(&all));
+    assert!(latency.p99 >= 10_000_000, "the slow tail is 1.5% of all messages: {latency:?}");
+    assert_eq!(cell.overflow_share, 3.0 / 250.0);
+    assert_eq!(cell.drop_share, 24.0 / 2000.0);
+    assert_eq!(cell.resident_growth_bytes, Some(4096.0));
+}
+
+#[test]
+fn the_core_share_is_cpu_per_delivered_message_times_the_offered_rate() {
+    // 2 tasks × 8 messages every 20 ms = 800 messages/s; 1,000 delivered for 1 ms of CPU: 1 µs each.
+    let cell = cell(2, &[sample([100], (125, 0), 0, 1_000_000)]).unwrap();
+    assert_eq!(cell.offered_per_s, 800.0);
+    assert_eq!(cell.cpu_ns_per_delivered, Some(1000.0));
+    assert!((cell.core_share.unwrap() - 0.0008).abs() < 1e-12);
+    assert_eq!(super::cell(2, &[]), None);
+}
+
+#[test]
+fn channels_within_the_margin_of_the_first_are_tied() {
+    let at = |p99: u64, overflowed: u64, cpu: u64| vec![sample(vec![p99; 100], (125, overflowed), overflowed, cpu)];
+    let file = file(vec![
+        ("slow", 8, at(5000, 0, 1_000_000)),
+        ("near", 8, at(1200, 20, 1_050_000)),
+        ("fast", 8, at(1000, 40, 2_000_000)),
+    ]);
+    let bands = answer(&file, PacedMargins::DEFAULT);
+    assert_eq!(bands.len(), 1);
+    let band = &bands[0];
+    let names = |ranking: &PacedRanking| -> Vec<&str> {
+        ranking.order.iter().take(ranking.leaders).map(|&at| band.entries[at].channel.as_str()).collect()
+    };
+    // p99 1,000 and 1,200 ns: within 1.25×; 5,000 is not.
+    assert_eq!(names(&band.p99), ["fast", "near"]);
+    // CPU 1.00 and 1.05 µs per delivered message: within 1.10×.
+    assert_eq!(names(&band.cpu), ["slow", "near"]);
+    // 0, 16 and 32% of frames overflowed: 16 points is beyond 5.
+    assert_eq!(names(&band.overflow), ["slow"]);
+    let tight = PacedMargins { p99_ratio: 1.1, overflow_points: 20.0, cpu_ratio: 1.01 };
+    let band = &answer(&file, tight)[0];
+    assert_eq!((band.p99.leaders, band.overflow.leaders, band.cpu.leaders), (1, 2, 1));
+}
+
+#[test]
+fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
+    let mut behind = sample([10], (125, 0), 0, 1);
+    behind.pacer_behind = true;
+    let steady = || vec![sample([1000], (125, 0), 0, 1_000_000), sample([1000], (125, 0), 0, 1_000_000)];
+    let file = file(vec![
+        ("lucky", 1, vec![sample([10], (125, 0), 0, 1), behind]),
+        ("lucky", 4, vec![sample([10], (125, 0), 0, 1)]),
+        ("steady", 1, steady()),
+        ("gone", 1, steady()),
+        ("gone", 4, steady()),
+        ("steady", 4, steady()),
+    ]);
+    let mut file = file;
+    let gone_key = file.order.iter().find(|k| k.channel == "gone" && k.tasks == 4).unwrap().clone();
+    file.cells.get_mut(&gone_key).unwrap().failed = 1;
+    let band = &answer(&file, PacedMargins::DEFAULT)[0];
+    assert_eq!(band.behind, ["lucky"]);
+    assert_eq!(band.excluded, ["gone"]);
+    let ranked: Vec<&str> = band.entries.iter().map(|e| e.channel.as_str()).collect();
+    assert_eq!(ranked, ["steady"]);
+    assert_eq!(band.p99.leaders, 1);
+}
+
+#[test]
+fn two_runs_agree_by_the_ratio_of_pooled_p99s_the_overflow_points_and_the_cpu_ratio() {
+    let run = |p99: u64, overflowed: u64, cpu: u64| {
+        file(vec![
+            ("a", 8, vec![sample(vec![p99; 100], (100, overflowed), overflowed, cpu)]),
+            ("b", 8, vec![sample(vec![1000; 100], (100, 0), 0, 1_000_000)]),
+        ])
+    };
+    let (old, new) = (run(1000, 0, 1_000_000), run(3000, 10, 1_200_000));
+    let aa = agreement(&old, &new, PacedMargins::DEFAULT);
+    assert_eq!(aa.cells.len(), 2);
+    let p99 = aa.p99.unwrap();
+    assert!((p99.worst / 3.0 - 1.0).abs() < 0.01 && p99.median > 1.0, "{p99:?}");
+    assert_eq!(aa.overflow_points, Some((5.0, 10.0)));
+    // Per delivered message: 800 then 790 delivered.
+    assert!((aa.cpu.unwrap().worst - (1_200_000.0 / 790.0) / (1_000_000.0 / 800.0)).abs() < 1e-9);
+    // Old: a ≈ b on p99 (tied); new: b alone. They share b: not contradicted. On overflow,
+    // old ties a and b, new names b alone: not contradicted either.
+    assert_eq!((aa.bands, aa.contradicted), (1, [0, 0, 0]));
+    let alone = run(500, 0, 1_000_000);
+    let flipped = agreement(&alone, &new, PacedMargins::DEFAULT);
+    assert_eq!(flipped.contradicted[0], 1, "a alone, then b alone");
+}
