@@ -17,7 +17,12 @@ apart. The channel's colour and its name in the legend are the binary's (each ce
 description in X.json, when present, goes into the caption.
 
 With no CSV named, plots the newest CSV in results/. Writes X.png beside the
-first CSV unless -o is given, and prints the path written.
+first CSV unless -o is given, and prints the path written. When the files hold
+paced cells (`--pace`), a second figure goes beside it, X.latency.png (the
+image's name with .latency before its extension): per channel, the p99 latency
+pooled over every delivered message of a cell (`paced.pooled_p99_ns` in
+X.cells.json) against the number of tasks, one panel per runtime, mode and
+setting (phase, send); a cell whose pacer fell behind is drawn hollow.
 """
 
 from __future__ import annotations
@@ -256,6 +261,56 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     return fig
 
 
+def paced_cells(runs: list[Run]) -> list[dict]:
+    """The cells with a paced answer (`paced` in X.cells.json), of every file."""
+    return [cell for run in runs for cell in run.cells if cell.get("paced")]
+
+
+def build_latency_figure(runs: list[Run]) -> Figure:
+    """Pooled p99 (µs, log y) against tasks: one panel per (runtime, mode, setting), a line
+    per channel in its colour; a cell whose pacer fell behind is a hollow point."""
+    cells = paced_cells(runs)
+    panels = sorted({(c["runtime"], c["mode"], c["setting"]) for c in cells},
+                    key=lambda p: (rank(p[0], RUNTIME_ORDER), rank(p[1], MODE_ORDER), p[2]))
+    tasks = sorted({c["tasks"] for c in cells})
+    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
+                             figsize=(8.0, 3.4 * len(panels) + 1.0), layout="constrained")
+    legend = {}
+    for ax, (runtime, mode, setting) in zip((row[0] for row in axes), panels):
+        ax.set_title(f"{runtime} · {mode} · {setting}", fontsize=9)
+        lines: dict[str, list[dict]] = {}
+        for cell in cells:
+            if (cell["runtime"], cell["mode"], cell["setting"]) == (runtime, mode, setting):
+                lines.setdefault(cell["label"], []).append(cell)
+        for name, line_cells in sorted(lines.items()):
+            line_cells.sort(key=lambda c: c["tasks"])
+            colour = line_cells[0]["colour"]
+            xs = [c["tasks"] for c in line_cells]
+            ys = [c["paced"]["pooled_p99_ns"] / 1000 if c["paced"].get("pooled_p99_ns") else math.nan
+                  for c in line_cells]
+            (line,) = ax.plot(xs, ys, color=colour, label=name, linewidth=1.5, marker="o", markersize=4)
+            behind = [(x, y) for x, y, c in zip(xs, ys, line_cells) if c["paced"].get("pacer_behind")]
+            ax.scatter([x for x, _ in behind], [y for _, y in behind], s=40, facecolors="none",
+                       edgecolors=colour, linewidths=1.2)
+            legend.setdefault(name, line)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(tasks, labels=[str(t) for t in tasks])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_ylabel("p99 µs (pooled)")
+    axes[-1][0].set_xlabel("tasks")
+    fig.legend(list(legend.values()), list(legend), loc="outside right upper", fontsize=9, title="channel")
+    fig.suptitle("Latency under load: p99 of every delivered message of a cell, by number of tasks")
+    return fig
+
+
+def latency_path(image: Path) -> Path:
+    """X.png → X.latency.png: the latency figure beside the throughput one."""
+    return image.with_name(f"{image.stem}.latency{image.suffix}")
+
+
 def cell_table(runs: list[Run], metric: str) -> list[str]:
     """One line per cell: the metric's trimmed mean, median, min, max, ok samples (of all
     samples) and clusters when there are several, lowest first within each (mode, runtime, tasks)."""
@@ -345,13 +400,24 @@ def main(argv: list[str]) -> int:
         fig = build_figure(runs, args.metric, args.log_y)
         try:
             out = output_path(args.output, runs[0].path, paths, fig.canvas.get_supported_filetypes(), args.force)
+            latency = latency_path(out) if paced_cells(runs) else None
+            if latency is not None:
+                # Checked before anything is written, as the first image is.
+                output_path(str(latency), runs[0].path, paths, fig.canvas.get_supported_filetypes(), args.force)
             savefig(fig, out)
         finally:
             plt.close(fig)
+        print(out)
+        if latency is not None:
+            lat_fig = build_latency_figure(runs)
+            try:
+                savefig(lat_fig, latency)
+            finally:
+                plt.close(lat_fig)
+            print(latency)
     except FatalError as error:
         print(f"fatal: {error}", file=sys.stderr)
         return 2
-    print(out)
     return 0
 
 

@@ -526,3 +526,33 @@ def test_a_custom_channel_has_the_same_colour_in_the_html_report_and_the_png(tmp
         assert f'data-channel="{channel}" fill="{colour}"' in html
         assert drawn[channel] == colour
     assert drawn["my-own-channel"] != drawn["kanal"]
+
+
+def test_a_paced_run_gets_a_latency_figure_of_the_pooled_p99_beside_the_throughput_one(tmp_path, capsys):
+    # A tiny paced sweep by the binary: its cells.json carries each cell's pooled p99.
+    csv = tmp_path / "paced.csv"
+    channel_bench("--pace", "10ms", "--duration", "30ms", "--tasks", "1,4", "--send", "try", "--latency",
+                  "--channels", "kanal,flume", "--samples", "1", "--max-time", "0", "--warmup", "0",
+                  "--runtimes", "current-thread", "--modes", "cloned-send", "--out", csv)
+    assert plot.main([str(csv)]) == 0
+    written = capsys.readouterr().out.split()
+    latency = tmp_path / "paced.latency.png"
+    assert written == [str(tmp_path / "paced.png"), str(latency)]
+    assert latency.read_bytes().startswith(PNG_MAGIC)
+    run = plot.load_run(csv)
+    fig = plot.build_latency_figure([run])
+    ax = fig.axes[0]
+    for cell in plot.paced_cells([run]):
+        points = line_data(ax, cell["label"])
+        assert points[cell["tasks"]] == pytest.approx(cell["paced"]["pooled_p99_ns"] / 1000)
+    colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
+    assert colours == {c["label"]: c["colour"] for c in plot.paced_cells([run])}
+    # A second run leaves both images alone without --force, naming the first that exists.
+    assert plot.main([str(csv)]) == 2
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_an_unpaced_run_gets_no_latency_figure(tmp_path, capsys):
+    path = write_run(tmp_path / "run.csv", sweep())
+    assert plot.main([str(path)]) == 0
+    assert not (tmp_path / "run.latency.png").exists()
