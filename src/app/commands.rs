@@ -13,8 +13,7 @@ use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
-use crate::results::pool::{self, Run};
-use crate::results::thresholds::Thresholds;
+use crate::results::pool::{self, Noise, Run};
 use crate::results::{cells, recommend, versions};
 
 /// `channel-bench cells`.
@@ -164,7 +163,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if noise.basis != pool::Basis::Given && !matches!(markdown, Markdown::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     }
-    print_summary(&name, csv, &samples, noise.thresholds, markdown)?;
+    print_summary(&name, csv, &samples, &noise, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -190,12 +189,15 @@ pub(crate) fn print_summary(
     name: &str,
     csv: &Path,
     samples: &ResultsFile,
-    thresholds: Thresholds,
+    noise: &Noise,
     markdown: Markdown,
 ) -> anyhow::Result<()> {
-    let bands = recommend::recommend(samples, thresholds);
+    let bands = recommend::recommend(samples, noise.thresholds);
     let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = output::summary::markdown(name, &bands, thresholds, &versions);
+    let mut text = output::summary::markdown(name, &bands, noise.thresholds, &versions);
+    if let Some(line) = output::pool::thin_line(noise) {
+        text.push_str(&format!("\n{line}\n"));
+    }
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
         Markdown::File(path, force) => {
@@ -231,7 +233,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     files::check_target(&html, args.force, "the report")?;
     let noise = pool::noise(&[&samples], args.threshold);
-    write_report(&set, &html, &samples, noise.thresholds, args.force)?;
+    write_report(&set, &html, &samples, &noise, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -241,7 +243,7 @@ pub(crate) fn write_report(
     set: &OutputSet,
     html: &Path,
     samples: &ResultsFile,
-    thresholds: Thresholds,
+    noise: &Noise,
     force: bool,
 ) -> anyhow::Result<()> {
     let json = set.json();
@@ -250,8 +252,9 @@ pub(crate) fn write_report(
         print_error(&format!("warning: {error:#}; the report leaves the machine out"));
         None
     });
-    let bands = recommend::recommend(samples, thresholds);
+    let bands = recommend::recommend(samples, noise.thresholds);
     let name = file_name(set.csv());
+    let thin = output::pool::thin_line(noise);
     let cells = cells::cells(&set.csv().display().to_string(), samples);
     let versions = versions::versions(samples, metadata.as_ref());
     let report = output::html::Report {
@@ -260,6 +263,7 @@ pub(crate) fn write_report(
         bands: &bands,
         metadata: metadata.as_ref(),
         versions: &versions,
+        thin: thin.as_deref(),
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));

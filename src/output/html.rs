@@ -34,6 +34,8 @@ pub struct Report<'a> {
     pub metadata: Option<&'a Metadata>,
     /// The crate versions of the answer ([`crate::results::versions`]).
     pub versions: &'a Versions,
+    /// The line of a thin run (`output::pool::thin_line`), shown under the answer.
+    pub thin: Option<&'a str>,
 }
 
 /// The [`MARK`], in red.
@@ -74,6 +76,9 @@ pub fn page(report: &Report) -> String {
         );
     }
     answer(&mut out, report.bands);
+    if let Some(thin) = report.thin {
+        let _ = writeln!(out, "<p class=\"note\" id=\"thin\">{}</p>", escape(thin));
+    }
     let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
     caveats(&mut out, report.bands);
     plots(&mut out, report.cells);
