@@ -29,6 +29,10 @@ use crate::sweep as sweeping;
 pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     // Refused before the sweep, not after its hours of work.
     export::check_free(exports, plan.force)?;
+    #[cfg(feature = "faults")]
+    if let Some((channel, per_message)) = crate::run::slow::requested().map_err(crate::error::usage)? {
+        print_error(&format!("faults build: {channel} slowed by {per_message:?} per message received"));
+    }
     let started = SystemTime::now();
     let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
     set.check(plan.force)?;
