@@ -103,8 +103,7 @@ fn a_leaking_channel_grows_the_resident_set_more_than_a_normal_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("leak.csv");
     // 40,000 payloads of 1200 bytes: the leaking channel keeps some 48 MB.
-    let output = Command::cargo_bin("channel-bench")
-        .unwrap()
+    let output = common::bench()
         .args(["--channels", "tokio-mpsc,fault-leaky", "--tasks", "4", "--messages", "40000", "--capacity", "64"])
         .args(["--runtimes", "current-thread", "--modes", "cloned-send", "--samples", "2", "--max-time", "0"])
         .arg("--out")
