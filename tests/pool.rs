@@ -127,11 +127,17 @@ fn a_thin_run_says_so_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let body = [format!("{HEADER}\n"), cell("kanal", "multi-thread", 1, &[50.0, 51.0, 49.0])].concat();
     let thin = write(dir.path(), "thin.csv", &body);
-    let (code, stdout, stderr) = run(&["compare", &thin.display().to_string(), &thin.display().to_string()]);
+    let path = thin.display().to_string();
+    let said = |text: &str| text.lines().filter(|line| line.contains("thin run: its cells have a median of 3")).count();
+    let (code, stdout, stderr) = run(&["compare", &path, &path]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(
-        stdout.lines().filter(|line| line.contains("thin run: a cell has only 3 samples")).count(),
-        1,
-        "{stdout}"
-    );
+    assert_eq!(said(&stdout), 1, "{stdout}");
+    // The summary on stdout and in its Markdown, and the report.
+    let (code, stdout, stderr) = run(&["summary", &path]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(said(&stdout), 1, "{stdout}");
+    assert_eq!(said(&std::fs::read_to_string(dir.path().join("thin.md")).unwrap()), 1);
+    let (code, _, stderr) = run(&["report", &path]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(said(&std::fs::read_to_string(dir.path().join("thin.html")).unwrap()), 1);
 }

@@ -15,9 +15,8 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::margins::PacedMargins;
 use crate::results::metadata::Metadata;
-use crate::results::pool::{self, Run};
-use crate::results::thresholds::Thresholds;
-use crate::results::{cells, paced, recommend, versions};
+use crate::results::pool::{self, Noise, Run};
+use crate::results::{cells, machines, paced, recommend, versions};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -56,10 +55,20 @@ fn metadata(csv: &Path) -> Option<Metadata> {
 /// the path of one as given, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
 /// pooled are a usage error naming the difference.
 fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
+    pooled(read_runs(paths)?, allow_different_builds)
+}
+
+/// The CSVs at `paths` read, each with the JSON beside it.
+fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
     let mut runs = Vec::new();
     for path in paths {
         runs.push(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) });
     }
+    Ok(runs)
+}
+
+/// `runs` pooled, named as [`read_pooled`] names them.
+fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
     if let Some(line) = pool::refusal(&runs, allow_different_builds) {
         return Err(usage(format!("cannot pool these runs: {line}")));
     }
@@ -172,7 +181,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if noise.basis != pool::Basis::Given && !matches!(markdown, Markdown::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(&noise)));
     }
-    print_summary(&name, csv, &samples, noise.thresholds, markdown)?;
+    print_summary(&name, csv, &samples, &noise, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -198,12 +207,16 @@ pub(crate) fn print_summary(
     name: &str,
     csv: &Path,
     samples: &ResultsFile,
-    thresholds: Thresholds,
+    noise: &Noise,
     markdown: Markdown,
 ) -> anyhow::Result<()> {
-    let bands = recommend::recommend(samples, thresholds);
+    let bands = recommend::recommend(samples, noise.thresholds);
     let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = with_latency(&output::summary::markdown(name, &bands, thresholds, &versions), samples, Form::Markdown);
+    let mut text = output::summary::markdown(name, &bands, noise.thresholds, &versions);
+    if let Some(line) = output::pool::thin_line(noise) {
+        text.push_str(&format!("\n{line}\n"));
+    }
+    let text = with_latency(&text, samples, Form::Markdown);
     let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
@@ -233,14 +246,38 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             html.display()
         )));
     }
-    let (_, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let mut groups = machines::group(read_runs(&args.csv)?);
+    if groups.len() > 1 {
+        return report_machines(args, groups, &html);
+    }
+    let (_, samples) = pooled(groups.remove(0), args.allow_different)?;
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
         print_line(&kept("report", &html));
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
     let noise = pool::noise(&[&samples], args.threshold);
-    write_report(&set, &html, &samples, noise.thresholds, args.force)?;
+    write_report(&set, &html, &samples, &noise, args.force)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `channel-bench report` of runs from several machines (or worker counts), `groups` of runs
+/// of one machine each: each group pooled, the picks side by side on stdout and in `html`.
+fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> anyhow::Result<ExitCode> {
+    files::check_target(html, args.force, "the report")?;
+    let mut each = Vec::new();
+    for runs in groups {
+        let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
+        let metadata = runs[0].metadata.clone();
+        let (_, file) = pooled(runs, args.allow_different)?;
+        let noise = pool::noise(&[&file], args.threshold);
+        let bands = recommend::recommend(&file, noise.thresholds);
+        each.push(machines::Machine { names, file, metadata, noise, bands });
+    }
+    let side = machines::side_by_side(&each);
+    print_line(output::machines::text(&each, &side).trim_end());
+    files::write(html, output::machines::page(&each, &side).as_bytes(), args.force, "the report")?;
+    print_line(&format!("report: {}", html.display()));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -250,7 +287,7 @@ pub(crate) fn write_report(
     set: &OutputSet,
     html: &Path,
     samples: &ResultsFile,
-    thresholds: Thresholds,
+    noise: &Noise,
     force: bool,
 ) -> anyhow::Result<()> {
     let json = set.json();
@@ -259,8 +296,9 @@ pub(crate) fn write_report(
         print_error(&format!("warning: {error:#}; the report leaves the machine out"));
         None
     });
-    let bands = recommend::recommend(samples, thresholds);
+    let bands = recommend::recommend(samples, noise.thresholds);
     let name = file_name(set.csv());
+    let thin = output::pool::thin_line(noise);
     let cells = cells::cells(&set.csv().display().to_string(), samples);
     let versions = versions::versions(samples, metadata.as_ref());
     let report = output::html::Report {
@@ -270,6 +308,7 @@ pub(crate) fn write_report(
         metadata: metadata.as_ref(),
         versions: &versions,
         paced: &paced::answer(samples, PacedMargins::DEFAULT),
+        thin: thin.as_deref(),
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));

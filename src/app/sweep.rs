@@ -15,11 +15,11 @@ use super::commands::{Markdown, print_summary, write_report};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
-use crate::output::{console::Console, console::print_line, csv::CsvWriter, export, machine};
+use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
 use crate::results::cells;
 use crate::results::load::{self, ResultsFile};
-use crate::results::thresholds::Thresholds;
+use crate::results::pool;
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
@@ -29,6 +29,10 @@ use crate::sweep as sweeping;
 pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     // Refused before the sweep, not after its hours of work.
     export::check_free(exports, plan.force)?;
+    #[cfg(feature = "faults")]
+    if let Some((channel, per_message)) = crate::run::slow::requested().map_err(crate::error::usage)? {
+        print_error(&format!("faults build: {channel} slowed by {per_message:?} per message received"));
+    }
     let started = SystemTime::now();
     let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
     set.check(plan.force)?;
@@ -53,15 +57,19 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let summarized = match load::load(csv.path()) {
         Ok(samples) => {
             print_line("");
+            let noise = pool::noise(&[&samples], None);
+            if let Some(line) = output::pool::thin_line(&noise) {
+                print_line(&format!("note: {line}"));
+            }
             print_summary(
                 &super::file_name(csv.path()),
                 csv.path(),
                 &samples,
-                Thresholds::DEFAULT,
+                &noise,
                 Markdown::File(&set.markdown(), plan.force),
             )
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-            .and_then(|()| write_report(&set, &set.html(), &samples, Thresholds::DEFAULT, plan.force))
+            .and_then(|()| write_report(&set, &set.html(), &samples, &noise, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

@@ -115,8 +115,8 @@ impl Command {
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A channel-bench CSV, or several separated by commas: runs of one machine are pooled, runs of
-    /// different machines (or --workers) shown side by side; the report goes beside the first, with the extension
-    /// .html, or to --out
+    /// different machines (or --workers) shown side by side; the report of one CSV goes beside it, with the
+    /// extension .html, or to --out; that of several only to --out
     #[arg(value_parser = parse_csv_list)]
     pub csv: CsvList,
     /// Write the report to PATH instead of beside the first CSV

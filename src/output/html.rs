@@ -17,7 +17,7 @@ use crate::results::versions::Versions;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 
-const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
+pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
 text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
@@ -38,6 +38,8 @@ pub struct Report<'a> {
     pub versions: &'a Versions,
     /// The answer for its paced cells, from [`crate::results::paced::answer`]; empty without any.
     pub paced: &'a [PacedBand],
+    /// The line of a thin run (`output::pool::thin_line`), shown under the answer.
+    pub thin: Option<&'a str>,
 }
 
 /// The [`MARK`], in red.
@@ -78,6 +80,9 @@ pub fn page(report: &Report) -> String {
         );
     }
     answer(&mut out, report.bands);
+    if let Some(thin) = report.thin {
+        let _ = writeln!(out, "<p class=\"note\" id=\"thin\">{}</p>", escape(thin));
+    }
     let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
     caveats(&mut out, report.bands);
     plots(&mut out, report.cells);

@@ -12,6 +12,7 @@ pub mod files;
 pub mod format;
 pub mod html;
 pub mod machine;
+pub mod machines;
 pub mod paced;
 pub mod pool;
 pub mod summary;

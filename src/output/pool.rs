@@ -25,10 +25,17 @@ pub fn noise_line(noise: &Noise) -> String {
              (A.csv,B.csv,C.csv) to measure them on this machine"
         ),
         Basis::Calibrated { thin: Some(fewest) } => format!(
-            "thin run: a cell has only {fewest} samples where the margins ({margins}) were calibrated on \
-             {CALIBRATED_SAMPLES} on {CALIBRATED_ON}: verdicts and ties may not survive a re-run; pool several runs"
+            "thin run: its cells have a median of {fewest} samples where the constants were calibrated on {CALIBRATED_SAMPLES} on \
+             {CALIBRATED_ON}, so the noise margins are widened to {margins}; verdicts and ties may still not survive \
+             a re-run: measure the default --samples, or pool several runs"
         ),
     }
+}
+
+/// The [`noise_line`] of a thin run (`Basis::Calibrated` with too few samples), which every
+/// output of one carries; `None` otherwise.
+pub fn thin_line(noise: &Noise) -> Option<String> {
+    matches!(noise.basis, Basis::Calibrated { thin: Some(_) }).then(|| noise_line(noise))
 }
 
 #[cfg(test)]
@@ -40,8 +47,13 @@ mod tests {
     fn each_basis_names_where_the_margins_came_from() {
         let line = |basis| noise_line(&Noise { thresholds: Thresholds::DEFAULT, basis });
         assert!(line(Basis::Calibrated { thin: None }).contains(CALIBRATED_ON));
-        assert!(line(Basis::Calibrated { thin: Some(3) }).starts_with("thin run: a cell has only 3 samples"));
+        assert!(
+            line(Basis::Calibrated { thin: Some(3) }).starts_with("thin run: its cells have a median of 3 samples")
+        );
         assert!(line(Basis::Measured { runs: (3, 3) }).contains("the 3 pooled runs"));
         assert!(line(Basis::Given).contains("--threshold") && line(Basis::Given).contains("20.0%"));
+        let thin = |basis| thin_line(&Noise { thresholds: Thresholds::DEFAULT, basis });
+        assert_eq!(thin(Basis::Calibrated { thin: Some(3) }), Some(line(Basis::Calibrated { thin: Some(3) })));
+        assert_eq!(thin(Basis::Calibrated { thin: None }), None);
     }
 }

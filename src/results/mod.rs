@@ -10,6 +10,7 @@ pub mod cells;
 pub mod colour;
 pub mod compare;
 pub mod load;
+pub mod machines;
 pub mod margins;
 pub mod metadata;
 pub mod paced;

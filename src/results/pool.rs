@@ -136,10 +136,11 @@ pub enum Basis {
     /// `--threshold`.
     Given,
     /// The calibrated constants ([`Thresholds::DEFAULT`]) for a single run on each side; `thin`
-    /// holds the fewest `ok` samples of a cell when that is below [`CALIBRATED_SAMPLES`]: the
-    /// constants do not hold there, and outputs say so.
+    /// holds the median count of `ok` samples over the cells when that is below
+    /// [`CALIBRATED_SAMPLES`]: the constants are widened for it ([`Thresholds::for_samples`]),
+    /// and outputs say so. The median, so that one cell short of a sample does not silence a run.
     Calibrated {
-        /// The fewest `ok` samples of a compared cell, when below [`CALIBRATED_SAMPLES`].
+        /// The cells' median count of `ok` samples, when below [`CALIBRATED_SAMPLES`].
         thin: Option<usize>,
     },
     /// Measured from the spread between the pooled runs: the runs on each side.
@@ -162,7 +163,8 @@ pub struct Noise {
 /// new for a comparison): `given` (`--threshold`, a percent) when there is one; with two runs
 /// or more pooled on each side, per runtime the [`pooled::margin`] of the between-run spread
 /// pooled over every cell of that runtime on both sides, at [`SIGNIFICANCE`]; otherwise the
-/// calibrated constants, marked thin for cells with fewer samples than they were calibrated on.
+/// calibrated constants, and when the cells' median count of `ok` samples is below the count
+/// they were calibrated on, those widened for it ([`Thresholds::for_samples`]) and marked thin.
 pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
     if given.is_some() {
         return Noise { thresholds: Thresholds::from_percent(given), basis: Basis::Given };
@@ -181,10 +183,13 @@ pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
             Thresholds { current_thread: of(RuntimeKind::CurrentThread), multi_thread: of(RuntimeKind::MultiThread) };
         return Noise { thresholds, basis: Basis::Measured { runs } };
     }
-    let fewest = sides.iter().flat_map(|file| file.cells.values()).map(|cell| cell.ok.len()).filter(|&n| n > 0).min();
+    let mut counts: Vec<usize> =
+        sides.iter().flat_map(|file| file.cells.values()).map(|cell| cell.ok.len()).filter(|&n| n > 0).collect();
+    counts.sort_unstable();
+    let thin = counts.get(counts.len().saturating_sub(1) / 2).copied().filter(|&n| n < CALIBRATED_SAMPLES);
     Noise {
-        thresholds: Thresholds::DEFAULT,
-        basis: Basis::Calibrated { thin: fewest.filter(|&n| n < CALIBRATED_SAMPLES) },
+        thresholds: thin.map_or(Thresholds::DEFAULT, |typical| Thresholds::DEFAULT.for_samples(typical)),
+        basis: Basis::Calibrated { thin },
     }
 }
 
@@ -220,7 +225,9 @@ mod tests {
         let noise = noise(&[&single, &single], None);
         assert_eq!((noise.thresholds, noise.basis), (Thresholds::DEFAULT, Basis::Calibrated { thin: None }));
         let thin = hand_made(&[("a", 1, &[100.0, 101.0, 99.0], 0)]);
-        assert_eq!(super::noise(&[&thin], None).basis, Basis::Calibrated { thin: Some(3) });
+        let thin_noise = super::noise(&[&single, &thin], None);
+        assert_eq!(thin_noise.basis, Basis::Calibrated { thin: Some(3) });
+        assert_eq!(thin_noise.thresholds, Thresholds::DEFAULT.for_samples(3));
         let runs = |spread: f64| {
             pool(
                 (0..3)

@@ -1,6 +1,8 @@
 //! The one owner of the thresholds below which `compare` calls no change and `summary` ties
 //! two channels, and of the significance level of `compare`'s test.
 
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
 use crate::run::measure::RuntimeKind;
 
 /// The p-value (of Welch's t-test on the logarithms of one cell's samples in two runs,
@@ -43,6 +45,21 @@ impl Thresholds {
         percent.map_or(Self::DEFAULT, |percent| Self::uniform(percent / 100.0))
     }
 
+    /// These margins for cells of only `samples` `ok` samples: below [`CALIBRATED_SAMPLES`], each
+    /// widened on the log scale by the factor that keeps a t interval on a mean at [`SIGNIFICANCE`]
+    /// as sure with `samples` as with [`CALIBRATED_SAMPLES`]:
+    /// `t(samples − 1) · √(1/samples) / (t(CALIBRATED_SAMPLES − 1) · √(1/CALIBRATED_SAMPLES))`,
+    /// t the two-sided quantile of Student's t. Fewer samples know their level far less: 20% at 5
+    /// samples is about 137% at 3, and beyond any ratio at 2 or 1. Unchanged at or above it.
+    pub fn for_samples(&self, samples: usize) -> Self {
+        if samples >= CALIBRATED_SAMPLES {
+            return *self;
+        }
+        let factor = thin_factor(samples) / thin_factor(CALIBRATED_SAMPLES);
+        let widen = |threshold: f64| ((1.0 + threshold).ln() * factor).exp() - 1.0;
+        Thresholds { current_thread: widen(self.current_thread), multi_thread: widen(self.multi_thread) }
+    }
+
     /// The threshold on `runtime`.
     pub fn of(&self, runtime: RuntimeKind) -> f64 {
         match runtime {
@@ -50,6 +67,17 @@ impl Thresholds {
             RuntimeKind::MultiThread => self.multi_thread,
         }
     }
+}
+
+/// The half-width, in standard deviations of one sample, of the t interval on the mean of
+/// `samples` at [`SIGNIFICANCE`]: infinite below two samples, where there is no spread to go on.
+fn thin_factor(samples: usize) -> f64 {
+    if samples < 2 {
+        return f64::INFINITY;
+    }
+    let quantile = StudentsT::new(0.0, 1.0, samples as f64 - 1.0)
+        .map_or(f64::INFINITY, |t| t.inverse_cdf(1.0 - SIGNIFICANCE / 2.0));
+    quantile / (samples as f64).sqrt()
 }
 
 #[cfg(test)]
@@ -64,6 +92,22 @@ mod tests {
         assert_eq!(default.of(RuntimeKind::MultiThread), default.multi_thread);
         let given = Thresholds::from_percent(Some(5.0));
         assert_eq!((given.of(RuntimeKind::CurrentThread), given.of(RuntimeKind::MultiThread)), (0.05, 0.05));
+    }
+
+    #[test]
+    fn fewer_samples_than_calibrated_widen_the_margins_as_the_t_interval() {
+        let calibrated = Thresholds::DEFAULT;
+        assert_eq!(calibrated.for_samples(CALIBRATED_SAMPLES), calibrated);
+        assert_eq!(calibrated.for_samples(CALIBRATED_SAMPLES * 4), calibrated);
+        let (four, three) = (calibrated.for_samples(4), calibrated.for_samples(3));
+        for runtime in RuntimeKind::ALL {
+            let log = |thresholds: Thresholds| (1.0 + thresholds.of(runtime)).ln();
+            // Student's t at p = 0.001 two-sided: 31.60 with 2 degrees, 8.610 with 4.
+            let expected = (31.5991 / 3f64.sqrt()) / (8.6103 / 5f64.sqrt());
+            assert!((log(three) / log(calibrated) - expected).abs() < 1e-3, "{}", log(three) / log(calibrated));
+            assert!(three.of(runtime) > four.of(runtime) && four.of(runtime) > calibrated.of(runtime));
+            assert!(calibrated.for_samples(1).of(runtime).is_infinite());
+        }
     }
 
     #[test]

@@ -8,5 +8,6 @@ pub mod measure;
 pub mod payload;
 pub mod scenario;
 pub mod sink;
+pub mod slow;
 pub mod verify;
 pub mod workload;

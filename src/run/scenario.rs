@@ -16,6 +16,7 @@ use tokio_stream::StreamMap;
 use super::latency::{LatencyRecorder, RunClock};
 use super::payload::TaskPayloads;
 use super::sink::SinkWriter;
+use super::slow::Slowdown;
 use super::verify::{Status, Verifier};
 use super::workload::{Merge, Mode, Pace, SendMode, Workload};
 use crate::channel::{Channel, Message, TrySendError, clone_senders};
@@ -190,6 +191,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         latency: clock.clone().map(LatencyRecorder::new),
         sink,
         sink_failed,
+        slow: Slowdown::of(C::NAME),
     };
     let capacity = workload.capacity_per_channel();
     let senders_per_channel = workload.senders_per_channel();
@@ -364,6 +366,7 @@ struct Receiving {
     sink: Option<SinkWriter>,
     /// Why the sink's file could not be opened, if it could not.
     sink_failed: Option<String>,
+    slow: Slowdown,
 }
 
 impl Receiving {
@@ -378,6 +381,7 @@ impl Receiving {
         if let Some(sink) = &mut self.sink {
             sink.write(&message.payload);
         }
+        self.slow.spin();
     }
 
     /// The verdict, once the senders have said how many messages they `dropped`.

@@ -1,0 +1,209 @@
+//! Several machines, one report: runs grouped by machine and workload ([`group`]), each group
+//! pooled as one machine (`results::pool`), and the pick of every band set side by side, one
+//! column per machine and worker count ([`side_by_side`]), with the bands whose answer changes
+//! from one column to another. Runs of one machine that differ only in `--workers` are two
+//! columns of one machine: a small scaling study of the same code.
+
+use super::load::ResultsFile;
+use super::metadata::Metadata;
+use super::pool::{Noise, Run};
+use super::recommend::{Recommendation, TaskBand};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Merge, Mode};
+
+/// What tells machines apart: host, CPU and cores of the JSON beside a run (`None` without
+/// one), and the run's workloads (messages, capacity, workers).
+type MachineKey = (Option<(Option<String>, Option<String>, usize)>, Vec<super::load::WorkloadKey>);
+
+fn machine_key(run: &Run) -> MachineKey {
+    let machine = run.metadata.as_ref().map(|m| (m.hostname.clone(), m.cpu_model.clone(), m.cores));
+    (machine, run.file.workloads())
+}
+
+/// `runs` grouped by machine (host, CPU, cores) and workload (messages, capacity, workers), in
+/// the order each group first appears, each group's runs in the order given: the runs of one
+/// group pool, different groups are different machines (or worker counts) of one report.
+pub fn group(runs: Vec<Run>) -> Vec<Vec<Run>> {
+    let mut groups: Vec<(MachineKey, Vec<Run>)> = Vec::new();
+    for run in runs {
+        let key = machine_key(&run);
+        match groups.iter_mut().find(|(known, _)| *known == key) {
+            Some((_, group)) => group.push(run),
+            None => groups.push((key, vec![run])),
+        }
+    }
+    groups.into_iter().map(|(_, group)| group).collect()
+}
+
+/// One machine of the report: its runs pooled, and what it was measured on.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    /// The CSVs of its runs, as named on the command line.
+    pub names: Vec<String>,
+    /// Its runs pooled.
+    pub file: ResultsFile,
+    /// The JSON beside its first run, when there is a readable one.
+    pub metadata: Option<Metadata>,
+    /// Its noise margins (`results::pool::noise`).
+    pub noise: Noise,
+    /// Its summary (`results::recommend`), with those margins.
+    pub bands: Vec<Recommendation>,
+}
+
+impl Machine {
+    /// The worker threads of its multi-thread cells, ascending; empty when it has none.
+    pub fn multi_thread_workers(&self) -> Vec<u64> {
+        let mut workers: Vec<u64> = self
+            .file
+            .order
+            .iter()
+            .filter(|key| key.runtime == RuntimeKind::MultiThread)
+            .map(|key| key.workload.workers)
+            .collect();
+        workers.sort_unstable();
+        workers.dedup();
+        workers
+    }
+}
+
+/// One column of the side-by-side table: a machine, and the worker count of its bands when
+/// its file holds several for a runtime (`Recommendation::workers`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// Index into the machines.
+    pub machine: usize,
+    /// The bands' worker count when the machine's file names one, else `None`.
+    pub workers: Option<u64>,
+}
+
+/// One band (runtime, mode, setting, band of task counts) across the columns.
+#[derive(Debug, Clone)]
+pub struct Row<'a> {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// What else set the band's cells apart from a default run.
+    pub setting: String,
+    /// Which band.
+    pub size: TaskBand,
+    /// The band in each column, in column order; `None` where that column has no such band.
+    pub bands: Vec<Option<&'a Recommendation>>,
+    /// Whether the answer changes between the columns: no channel is among the leaders (the
+    /// first and the channels tied with it) of every column that ranks the band.
+    pub changes: bool,
+}
+
+/// The picks of every machine side by side.
+#[derive(Debug, Clone)]
+pub struct SideBySide<'a> {
+    /// The columns, machine by machine, worker counts ascending.
+    pub columns: Vec<Column>,
+    /// The bands, in the order they first appear.
+    pub rows: Vec<Row<'a>>,
+}
+
+/// The bands of `machines` side by side: one column per machine and worker count, one row per
+/// runtime, mode, setting and band of task counts.
+pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
+    let mut columns: Vec<Column> = Vec::new();
+    for (at, machine) in machines.iter().enumerate() {
+        let mut workers: Vec<Option<u64>> = machine.bands.iter().map(|band| band.workers).collect();
+        workers.sort_unstable();
+        workers.dedup();
+        columns.extend(workers.into_iter().map(|workers| Column { machine: at, workers }));
+    }
+    let row_key = |band: &Recommendation| (band.runtime, band.mode, band.setting.clone(), band.size);
+    let mut rows: Vec<Row> = Vec::new();
+    for (at, column) in columns.iter().enumerate() {
+        for band in machines[column.machine].bands.iter().filter(|band| band.workers == column.workers) {
+            let (runtime, mode, setting, size) = row_key(band);
+            let row = match rows
+                .iter()
+                .position(|row| (row.runtime, row.mode, &row.setting, row.size) == (runtime, mode, &setting, size))
+            {
+                Some(row) => &mut rows[row],
+                None => {
+                    rows.push(Row { runtime, mode, setting, size, bands: vec![None; columns.len()], changes: false });
+                    rows.last_mut().expect("just pushed")
+                }
+            };
+            row.bands[at] = Some(band);
+        }
+    }
+    for row in &mut rows {
+        row.changes = answer_changes(&row.bands);
+    }
+    SideBySide { columns, rows }
+}
+
+/// Whether no channel leads (first or tied with it) in every band of `bands` that ranks one.
+fn answer_changes(bands: &[Option<&Recommendation>]) -> bool {
+    let leaders: Vec<Vec<(&str, Option<Merge>)>> = bands
+        .iter()
+        .flatten()
+        .map(|band| band.speed.leaders().iter().map(|entry| (entry.channel.as_str(), entry.merge)).collect::<Vec<_>>())
+        .filter(|leaders| !leaders.is_empty())
+        .collect();
+    let Some((first, rest)) = leaders.split_first() else { return false };
+    !first.iter().any(|channel| rest.iter().all(|other| other.contains(channel)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::hand_made;
+    use crate::results::recommend::recommend;
+
+    fn steady(value: f64) -> [f64; 5] {
+        [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998]
+    }
+
+    fn machine(file: ResultsFile) -> Machine {
+        let noise = crate::results::pool::noise(&[&file], Some(2.0));
+        let bands = recommend(&file, noise.thresholds);
+        Machine { names: vec!["x.csv".to_owned()], file, metadata: None, noise, bands }
+    }
+
+    #[test]
+    fn runs_group_by_workload_and_bands_line_up_with_their_changes() {
+        let (fast, slow) = (steady(100.0), steady(200.0));
+        let one = hand_made(&[("a", 1, &fast, 0), ("b", 1, &slow, 0), ("a", 64, &fast, 0), ("b", 64, &slow, 0)]);
+        let other = hand_made(&[("a", 1, &fast, 0), ("b", 1, &slow, 0), ("a", 64, &slow, 0), ("b", 64, &fast, 0)]);
+        let other_workload = {
+            let mut file = other.clone();
+            let keys: Vec<_> = file.order.drain(..).collect();
+            for mut key in keys {
+                let cell = file.cells.remove(&key).unwrap();
+                key.workload.workers += 1;
+                file.cells.insert(key.clone(), cell);
+                file.order.push(key);
+            }
+            file
+        };
+        let run = |file: &ResultsFile, name: &str| Run { name: name.to_owned(), file: file.clone(), metadata: None };
+        let groups = group(vec![run(&one, "a1"), run(&other_workload, "b1"), run(&one, "a2")]);
+        let names: Vec<Vec<&str>> = groups.iter().map(|g| g.iter().map(|run| run.name.as_str()).collect()).collect();
+        assert_eq!(names, [vec!["a1", "a2"], vec!["b1"]]);
+
+        let machines = [machine(one), machine(other_workload)];
+        let side = side_by_side(&machines);
+        assert_eq!(side.columns, [Column { machine: 0, workers: None }, Column { machine: 1, workers: None }]);
+        assert_eq!(side.rows.len(), 2);
+        let small = &side.rows[0];
+        assert_eq!((small.size, small.changes), (TaskBand::Small, false));
+        assert!(small.bands.iter().all(|band| band.unwrap().speed.first().unwrap().channel == "a"));
+        let medium = &side.rows[1];
+        assert_eq!((medium.size, medium.changes), (TaskBand::Medium, true));
+    }
+
+    #[test]
+    fn a_tie_shared_by_every_column_is_no_change() {
+        let (a, near, far) = (steady(100.0), steady(100.5), steady(200.0));
+        let tied = machine(hand_made(&[("a", 1, &a, 0), ("b", 1, &near, 0)]));
+        let b_alone = machine(hand_made(&[("a", 1, &far, 0), ("b", 1, &a, 0)]));
+        let a_alone = machine(hand_made(&[("a", 1, &a, 0), ("b", 1, &far, 0)]));
+        assert!(!side_by_side(&[tied.clone(), b_alone.clone()]).rows[0].changes);
+        assert!(side_by_side(&[a_alone, b_alone]).rows[0].changes);
+    }
+}
