@@ -31,6 +31,12 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     export::check_free(exports, plan.force)?;
     #[cfg(feature = "faults")]
     if let Some((channel, per_message)) = crate::run::slow::requested().map_err(crate::error::usage)? {
+        if !plan.channels.iter().any(|entry| entry.name == channel) {
+            return Err(crate::error::usage(format!(
+                "{}: the sweep measures no channel named {channel:?}; give CHANNEL:NS with one of --channels (--list-channels)",
+                crate::run::slow::VARIABLE
+            )));
+        }
         print_error(&format!("faults build: {channel} slowed by {per_message:?} per message received"));
     }
     let started = SystemTime::now();
