@@ -302,7 +302,7 @@ def build_latency_figure(runs: list[Run]) -> Figure:
         ax.set_ylabel("p99 µs (pooled)")
     axes[-1][0].set_xlabel("tasks")
     fig.legend(list(legend.values()), list(legend), loc="outside right upper", fontsize=9, title="channel")
-    fig.suptitle("Latency under load: p99 of every delivered message of a cell, by number of tasks")
+    fig.suptitle("Latency under load: pooled p99 by tasks")
     return fig
 
 

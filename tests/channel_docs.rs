@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use channel_bench::registry::CHANNELS;
+
+mod common;
 
 fn read(relative: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
@@ -14,9 +15,8 @@ fn read(relative: &str) -> String {
 
 /// The cells `channel-bench ARGS --dry-run` plans.
 fn planned_cells(args: &[&str]) -> u64 {
-    let output = Command::cargo_bin("channel-bench").unwrap().args(args).arg("--dry-run").output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let (code, stdout, stderr) = common::output(common::bench().args(args).arg("--dry-run"));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
     let line = stdout.lines().find_map(|line| line.strip_prefix("cells: ")).unwrap_or_else(|| panic!("{stdout}"));
     line.trim().parse().unwrap()
 }

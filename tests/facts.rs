@@ -233,10 +233,19 @@ fn shown_files(doc: &str) -> Vec<(String, String)> {
     shown
 }
 
+/// The run docs/exports.md shows: the CSV its `channel-bench cells results/….csv` lines name.
+fn exports_csv() -> String {
+    let exports = read("docs/exports.md");
+    let named = exports.lines().filter_map(|line| line.strip_prefix("$ channel-bench cells ")).find_map(|rest| {
+        rest.split_whitespace().next().filter(|path| path.starts_with("results/") && path.ends_with(".csv"))
+    });
+    named.expect("docs/exports.md names the run it shows").to_string()
+}
+
 #[test]
-fn the_export_examples_show_what_cells_writes_for_the_reference_run() {
+fn the_export_examples_show_what_cells_writes_for_the_run_they_name() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join(reference_csv()), dir.path().join("x.csv")).unwrap();
+    std::fs::copy(root().join(exports_csv()), dir.path().join("x.csv")).unwrap();
     channel_bench(dir.path(), &["cells", "x.csv", "--export-bmf", "bmf.json", "--export-github-action", "bench.json"]);
     let shown = shown_files(&read("docs/exports.md"));
     assert_eq!(shown.len(), 3, "docs/exports.md shows x.cells.json, bmf.json and bench.json");
@@ -244,7 +253,7 @@ fn the_export_examples_show_what_cells_writes_for_the_reference_run() {
         let written: Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join(&name)).unwrap()).unwrap();
         let excerpt = shortened::parse(&text).unwrap_or_else(|error| panic!("docs/exports.md, {name}: {error}"));
         if let Err(error) = shortened::matches(&excerpt, &written, &name) {
-            panic!("docs/exports.md shows {name} of the reference run otherwise than `cells` writes it: {error}");
+            panic!("docs/exports.md shows {name} of {} otherwise than `cells` writes it: {error}", exports_csv());
         }
     }
 }

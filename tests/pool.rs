@@ -3,15 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-
 mod common;
 use common::{HEADER, cell, write};
 
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("channel-bench").unwrap().args(args).output().unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (output.status.code(), text(output.stdout), text(output.stderr))
+    common::run(args)
 }
 
 /// Samples tight around `level`, so that each run's figure is about `level`.

@@ -9,7 +9,7 @@ use super::format::{self, duration, escape, number};
 use super::summary::tasks_text;
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
-use crate::results::margins::{PROVISIONAL, PacedMargins};
+use crate::results::margins::{CALIBRATED_ON, PacedMargins};
 use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
 
 /// The heading of the answer, in every output.
@@ -17,7 +17,6 @@ pub const HEADING: &str = "latency under load";
 
 /// What the answer ranks by and how channels tie, in one paragraph.
 pub fn how_to_read(margins: PacedMargins) -> String {
-    let provisional = if PROVISIONAL { " (provisional, pending an A/A calibration of two paced runs)" } else { "" };
     format!(
         "per runtime, mode, setting (pace, phase, send) and band of task counts, the lowest p99 latency pooled over \
          every delivered message of the cell's samples (p99.9 beside it), the lowest CPU per delivered message \
@@ -25,7 +24,7 @@ pub fn how_to_read(margins: PacedMargins) -> String {
          interval) at the band's largest task count, and the fewest frames overflowed (a frame with a message \
          dropped; the share of messages dropped beside it); each the geometric mean over the band's task counts, \
          shares their mean. Channels are tied within {}× on p99, {}× on CPU and {} points of frames \
-         overflowed{provisional}. A channel whose pacer fell behind its schedule in a sample is never ranked.",
+         overflowed (calibrated by {CALIBRATED_ON}). A channel whose pacer fell behind its schedule in a sample is never ranked.",
         margins.p99_ratio, margins.cpu_ratio, margins.overflow_points
     )
 }

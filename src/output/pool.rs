@@ -6,7 +6,15 @@ use crate::results::thresholds::{CALIBRATED_ON, CALIBRATED_SAMPLES};
 
 /// `noise margins: …`, one line, without a trailing newline.
 pub fn noise_line(noise: &Noise) -> String {
-    let percent = |value: f64| format!("{:.1}%", value * 100.0);
+    // Two samples a side widen a margin past any real difference: said as such, not as a
+    // number of eleven digits.
+    let percent = |value: f64| {
+        if value.is_finite() && value < 10.0 {
+            format!("{:.1}%", value * 100.0)
+        } else {
+            "over 1000% (nothing is told apart)".to_owned()
+        }
+    };
     let margins = format!(
         "current-thread {}, multi-thread {}",
         percent(noise.thresholds.current_thread),
@@ -52,6 +60,12 @@ mod tests {
         );
         assert!(line(Basis::Measured { runs: (3, 3) }).contains("the 3 pooled runs"));
         assert!(line(Basis::Given).contains("--threshold") && line(Basis::Given).contains("20.0%"));
+        let wide = Noise { thresholds: Thresholds::DEFAULT.for_samples(2), basis: Basis::Calibrated { thin: Some(2) } };
+        assert!(
+            noise_line(&wide).contains("current-thread over 1000% (nothing is told apart)"),
+            "{}",
+            noise_line(&wide)
+        );
         let thin = |basis| thin_line(&Noise { thresholds: Thresholds::DEFAULT, basis });
         assert_eq!(thin(Basis::Calibrated { thin: Some(3) }), Some(line(Basis::Calibrated { thin: Some(3) })));
         assert_eq!(thin(Basis::Calibrated { thin: None }), None);

@@ -1,7 +1,10 @@
 //! A known slowdown, for checking what a comparison can resolve (cargo feature `faults`):
-//! `CHANNEL_BENCH_SLOW=CHANNEL:NS` makes the receiving task of channel CHANNEL spin on the
-//! clock for NS nanoseconds on every message it takes, so that channel's ns/message rises by
-//! about NS and no other channel's does. A normal build has the type and does nothing.
+//! `CHANNEL_BENCH_SLOW=CHANNEL:NS` makes the receiving task of channel CHANNEL do busy work
+//! on every message it takes, NS nanoseconds' worth by a rate timed once per process, so that
+//! channel's ns/message rises and no other channel's does. The rate is timed on a long loop, and
+//! a few iterations per message run faster than that (on the reference VM NS=20 added about 3 ns
+//! a message and NS=200 about 110): measure the slowdown an A/B actually applied from its A and
+//! B runs, not from NS. A normal build has the type and does nothing.
 
 /// The environment variable that names the slowed channel and its nanoseconds per message.
 pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
@@ -9,9 +12,9 @@ pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
 /// The busy work a receiving task does per message: none, or (faults build) a spin.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Slowdown {
-    /// How long each message spins.
+    /// Iterations of the busy loop per message.
     #[cfg(feature = "faults")]
-    per_message: Option<std::time::Duration>,
+    iterations: u64,
 }
 
 impl Slowdown {
@@ -20,7 +23,8 @@ impl Slowdown {
         #[cfg(feature = "faults")]
         {
             let per_message = requested().ok().flatten().filter(|(channel, _)| channel == name).map(|(_, ns)| ns);
-            Slowdown { per_message }
+            let iterations = per_message.map_or(0, |ns| (ns.as_nanos() as f64 * iterations_per_ns()).round() as u64);
+            Slowdown { iterations }
         }
         #[cfg(not(feature = "faults"))]
         {
@@ -29,18 +33,41 @@ impl Slowdown {
         }
     }
 
-    /// Spins until the message's time has passed: measured on the clock, so the work per
-    /// message does not depend on the CPU's speed.
+    /// The message's busy work: [`Slowdown::of`]'s iterations of an addition the compiler
+    /// cannot see through.
     #[inline(always)]
     pub fn spin(&self) {
         #[cfg(feature = "faults")]
-        if let Some(per_message) = self.per_message {
-            let start = std::time::Instant::now();
-            while start.elapsed() < per_message {
-                std::hint::spin_loop();
-            }
-        }
+        busy(self.iterations);
     }
+}
+
+/// `iterations` additions, each through [`std::hint::black_box`] so none is folded away.
+#[cfg(feature = "faults")]
+#[inline(never)]
+fn busy(iterations: u64) {
+    let mut sum = 0u64;
+    for i in 0..iterations {
+        sum = std::hint::black_box(sum.wrapping_add(i));
+    }
+    std::hint::black_box(sum);
+}
+
+/// Iterations of [`busy`] per nanosecond on this machine: the best of a few timed rounds of
+/// ten million, measured once per process.
+#[cfg(feature = "faults")]
+fn iterations_per_ns() -> f64 {
+    static RATE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *RATE.get_or_init(|| {
+        const ROUND: u64 = 10_000_000;
+        (0..5)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                busy(ROUND);
+                ROUND as f64 / start.elapsed().as_nanos().max(1) as f64
+            })
+            .fold(0.0, f64::max)
+    })
 }
 
 /// The channel and the time per message [`VARIABLE`] asks for: `None` when it is unset or empty,

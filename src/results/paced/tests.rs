@@ -79,7 +79,8 @@ fn channels_within_the_margin_of_the_first_are_tied() {
         ("near", 8, at(1200, 20, 1_050_000)),
         ("fast", 8, at(1000, 40, 2_000_000)),
     ]);
-    let bands = answer(&file, PacedMargins::DEFAULT);
+    let margins = PacedMargins { p99_ratio: 1.25, overflow_points: 5.0, cpu_ratio: 1.10 };
+    let bands = answer(&file, margins);
     assert_eq!(bands.len(), 1);
     let band = &bands[0];
     let names = |ranking: &PacedRanking| -> Vec<&str> {
@@ -129,7 +130,8 @@ fn two_runs_agree_by_the_ratio_of_pooled_p99s_the_overflow_points_and_the_cpu_ra
         ])
     };
     let (old, new) = (run(1000, 0, 1_000_000), run(3000, 10, 1_200_000));
-    let aa = agreement(&old, &new, PacedMargins::DEFAULT);
+    let margins = PacedMargins { p99_ratio: 1.25, overflow_points: 5.0, cpu_ratio: 1.10 };
+    let aa = agreement(&old, &new, margins);
     assert_eq!(aa.cells.len(), 2);
     let p99 = aa.p99.unwrap();
     assert!((p99.worst / 3.0 - 1.0).abs() < 0.01 && p99.median > 1.0, "{p99:?}");
@@ -140,6 +142,6 @@ fn two_runs_agree_by_the_ratio_of_pooled_p99s_the_overflow_points_and_the_cpu_ra
     // old ties a and b, new names b alone: not contradicted either.
     assert_eq!((aa.bands, aa.contradicted), (1, [0, 0, 0]));
     let alone = run(500, 0, 1_000_000);
-    let flipped = agreement(&alone, &new, PacedMargins::DEFAULT);
+    let flipped = agreement(&alone, &new, margins);
     assert_eq!(flipped.contradicted[0], 1, "a alone, then b alone");
 }
