@@ -19,7 +19,7 @@ impl PacedMargins {
     /// Calibrated by an A/A pair: two `channel-bench sfu` runs of one build back to back on a
     /// 2-core VM (docs/results/2core-xeon-vm-2026-11-23.md), each margin the 95th percentile over
     /// the 104 paced cells of the two runs' per-cell disagreement: pooled p99 4.16× (median
-    /// 1.40×), CPU per delivered message 1.33× (median 1.09×), frames overflowed 1.5 points
+    /// 1.38×), CPU per delivered message 1.33× (median 1.09×), frames overflowed 1.5 points
     /// (worst 4.9, kept at 5). A channel is ahead only beyond what a re-run moves a cell by.
     pub const DEFAULT: PacedMargins = PacedMargins { p99_ratio: 4.2, overflow_points: 5.0, cpu_ratio: 1.33 };
 }
