@@ -134,7 +134,19 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let bands = recommend::recommend(&samples, pool::noise(&[&samples], args.threshold).thresholds);
         let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
         let short = output::summary::short_markdown(&name, &bands, &versions);
-        print!("{}", with_latency(&short, &samples, Form::Markdown));
+        let paced_bands = paced::answer(&samples, PacedMargins::DEFAULT);
+        if paced::only_paced(&samples) && !paced_bands.is_empty() {
+            // A paced run's ns/message restates its schedule: its short answer is the latency
+            // answer, then the crate versions and caveats the throughput table ends with.
+            let tail = short.find(output::summary::VERSIONS_LEAD).map_or("", |at| &short[at..]);
+            print!(
+                "{}
+{tail}",
+                output::paced::markdown(&paced_bands, PacedMargins::DEFAULT)
+            );
+        } else {
+            print!("{}", with_latency(&short, &samples, Form::Markdown));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let csv = &args.csv[0];
