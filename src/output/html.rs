@@ -193,16 +193,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let mut series: Vec<Series> = Vec::new();
         for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
             let Some(figures) = &cell.ns_per_message else { continue };
-            let point = (cell.tasks, figures.trimmed_mean, figures.samples.as_slice());
-            match series.iter_mut().find(|s| s.label == cell.label) {
-                Some(line) => line.points.push(point),
-                None => series.push(Series {
-                    channel: &cell.channel,
-                    label: &cell.label,
-                    colour: &cell.colour,
-                    points: vec![point],
-                }),
-            }
+            Series::add(&mut series, cell, (cell.tasks, figures.trimmed_mean, figures.samples.as_slice()));
         }
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);

@@ -277,16 +277,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand], margins: PacedMargin
             }
         };
         let series = &mut groups[at].1;
-        let point = (cell.tasks, p99 as f64, &[][..]);
-        match series.iter_mut().find(|s| s.label == cell.label) {
-            Some(line) => line.points.push(point),
-            None => series.push(Series {
-                channel: &cell.channel,
-                label: &cell.label,
-                colour: &cell.colour,
-                points: vec![point],
-            }),
-        }
+        Series::add(series, cell, (cell.tasks, p99 as f64, &[][..]));
     }
     for (first, mut series) in groups {
         series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));

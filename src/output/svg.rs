@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::format::escape;
 use super::summary;
+use crate::results::cells::CellResult;
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
@@ -18,6 +19,21 @@ pub struct Series<'a> {
     pub colour: &'a str,
     /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
+}
+
+impl<'a> Series<'a> {
+    /// Adds `point` to the line of `cell` in `series`, starting that line at its first point.
+    pub fn add(series: &mut Vec<Series<'a>>, cell: &'a CellResult, point: (u64, f64, &'a [f64])) {
+        match series.iter_mut().find(|line| line.label == cell.label) {
+            Some(line) => line.points.push(point),
+            None => series.push(Series {
+                channel: &cell.channel,
+                label: &cell.label,
+                colour: &cell.colour,
+                points: vec![point],
+            }),
+        }
+    }
 }
 
 const WIDTH: f64 = 570.0;
