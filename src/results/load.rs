@@ -402,21 +402,28 @@ pub fn sweep_order(order: &mut [CellKey]) {
     });
 }
 
+/// The key of a cloned-send, multi-thread cell of the default workload with `setting`. For
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey {
+    CellKey {
+        runtime: RuntimeKind::MultiThread,
+        mode: Mode::ClonedSend,
+        tasks,
+        channel: channel.into(),
+        merge: None,
+        workload: WorkloadKey::default(),
+        setting: setting.into(),
+    }
+}
+
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,
 /// failed samples); CPU time is twice the wall time. For unit tests.
 #[cfg(test)]
 pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     let mut samples = ResultsFile::default();
     for &(channel, tasks, ok, failed) in cells {
-        let key = CellKey {
-            runtime: RuntimeKind::MultiThread,
-            mode: Mode::ClonedSend,
-            tasks,
-            channel: channel.into(),
-            merge: None,
-            workload: WorkloadKey::default(),
-            setting: String::new(),
-        };
+        let key = hand_made_key(channel, tasks, "");
         samples.order.push(key.clone());
         let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
         samples

@@ -1,5 +1,5 @@
 use super::*;
-use crate::results::load::{CellKey, WorkloadKey};
+use crate::results::load::hand_made_key;
 use crate::run::latency::{empty_histogram, encode};
 
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
@@ -26,15 +26,7 @@ fn sample(values: impl IntoIterator<Item = u64>, frames: (u64, u64), dropped: u6
 fn file(cells: Vec<(&str, u64, Vec<PacedSample>)>) -> ResultsFile {
     let mut file = ResultsFile::default();
     for (channel, tasks, paced) in cells {
-        let key = CellKey {
-            runtime: RuntimeKind::MultiThread,
-            mode: Mode::ClonedSend,
-            tasks,
-            channel: channel.into(),
-            merge: None,
-            workload: WorkloadKey::default(),
-            setting: "paced 8 every 20ms, send try, latency".into(),
-        };
+        let key = hand_made_key(channel, tasks, "paced 8 every 20ms, send try, latency");
         file.order.push(key.clone());
         let ok = vec![20_000.0; paced.len()];
         file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
