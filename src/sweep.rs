@@ -1,21 +1,21 @@
-//! Drives the whole sweep in passes. Each pass visits every cell that still wants samples
-//! once, in an order shuffled afresh per pass from [`ORDER_SEED`], so a cell's samples are
-//! drawn across the whole run rather than within one second: the machine's slow changes of
-//! state (frequency, other load, the page cache) hit every cell alike and land in each
-//! cell's spread instead of in its figure. The first `--samples` passes visit every cell;
-//! later passes visit only the cells that want more ([`StopRule`]), until the sweep's extra
-//! time, `--max-time` × cells, is spent. As long as some cell is short of `--samples` samples
-//! because some were measured in a disturbed stretch of the sweep (`stats::disturbed`, judged
-//! afresh before each of these passes), or may hold a second cluster it has not yet had the
-//! samples to show, the passes visit only those cells, the short ones first; what the budget
-//! has left then goes to the cells whose trimmed mean is still wider than `--precision`.
-//! After the budget only the short cells are sampled again, each up to twice `--samples` in
-//! all; with `--max-time 0` there are no extra passes at all.
+//! Drives the whole sweep in rounds. A **round** measures some channels of one group (the
+//! cells that differ only by channel: same runtime, workers, mode, task count and setting)
+//! back to back, in an order shuffled per round from [`ORDER_SEED`], one sample each, so that
+//! a verdict between two of them can pair their samples round by round: the host's drift over
+//! minutes, which moves every channel measured together alike, cancels in the pair's ratio.
+//!
+//! - **Screening**: `--samples` passes, each a round of every group in a shuffled group order.
+//!   The first round has every channel; later screening rounds leave out a channel whose first
+//!   sample was more than [`SCREEN_CUT`] times the group's fastest (clearly behind on any
+//!   runtime). A channel left out keeps its figure and its interval.
+//! - **Duels**: passes over the groups whose answer is still open ([`open`]): the leader and
+//!   every channel whose verdict against it is neither separated nor a tie within
+//!   [`duel_resolution`] are measured in another round, until no group is open or the duels
+//!   have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
-//! watchdog, and goes to the CSV as soon as it is measured (`sample` numbers it within its
-//! cell). The console shows progress per pass and, at the end, every cell's line, grouped
-//! by runtime and task count.
+//! watchdog, and goes to the CSV as soon as it is measured, with its round. The console
+//! shows progress per pass and, at the end, every cell's line, grouped by runtime and task count.
 
 use std::time::{Duration, Instant};
 
@@ -25,67 +25,65 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
+use crate::results::schema::Record;
 use crate::plan::{Cell, Plan};
+use crate::results::load::{CellKey, CellSamples, ResultsFile};
+use crate::results::noise::{FileNoise, Metric};
+use crate::results::recommend::rank;
 use crate::run::measure::{self, RuntimeKind, Sample, Watchdog};
 use crate::run::verify::Status;
-use crate::stats::disturbed::{Timed, disturbed};
-use crate::stats::{self, StopRule};
+use crate::stats;
+use crate::stats::verdict::Call;
 
-/// The seed of the passes' visiting orders: the same plan visits its cells in the same
-/// orders in every run.
+/// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
 pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
+
+/// A channel whose first sample took more than this many times the group's fastest first sample
+/// is clearly behind: the later screening rounds and the duels leave it out.
+pub const SCREEN_CUT: f64 = 2.0;
+
+/// How close a tie must be before a duel stops: a channel tied with the leader within this
+/// (0.05 = 5%) at one task count is decided. A band averages several task counts, so its ties
+/// come out closer.
+pub fn duel_resolution(runtime: RuntimeKind) -> f64 {
+    match runtime {
+        RuntimeKind::CurrentThread => 0.05,
+        RuntimeKind::MultiThread => 0.10,
+    }
+}
 
 /// A cell being sampled.
 struct Progress {
     cell: Cell,
+    /// Its key, as the results name it.
+    key: CellKey,
     samples: Vec<Sample>,
-    /// For each of `samples`, whether it was measured in a disturbed stretch ([`judge`]).
-    disturbed: Vec<bool>,
+    /// The round of each of `samples`.
+    rounds: Vec<u64>,
     /// Never to be sampled again: it hung, or its channel does not hold its capacity.
     finished: bool,
-    /// How many kept samples the cell had when [`StopRule::is_done`] last judged it, and
-    /// what it said ([`Progress::judge_done`]).
-    judged_done: Option<(usize, bool)>,
 }
 
 impl Progress {
-    /// The samples that count: all but the disturbed ones.
-    fn kept(&self) -> impl Iterator<Item = &Sample> {
-        self.samples.iter().zip(&self.disturbed).filter(|(_, disturbed)| !**disturbed).map(|(sample, _)| sample)
-    }
-
     fn ok_ns_per_message(&self) -> Vec<f64> {
         let messages = self.cell.workload.messages;
-        self.kept().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
+        self.samples.iter().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
     }
 
-    /// Whether the cell wants no more samples, as [`Progress::judge_done`] last found.
-    fn done(&self) -> bool {
-        self.finished || self.judged_done.is_some_and(|(_, done)| done)
-    }
-
-    /// Judges afresh whether the cell wants no more samples ([`StopRule::is_done`], whose
-    /// bootstrap costs time that grows with the samples), when its count of kept samples has
-    /// moved since the last judgement: by one below 20 samples, by a tenth from there, so that
-    /// a cell sampled hundreds of times is not bootstrapped once per sample.
-    fn judge_done(&mut self, rule: &StopRule) {
-        let kept = self.kept().count();
-        let stale = self.judged_done.is_none_or(|(judged, _)| kept.abs_diff(judged) * 10 >= judged.max(20));
-        if stale {
-            self.judged_done = Some((kept, rule.is_done(kept, &self.ok_ns_per_message())));
+    /// The cell's samples as the results read them: ns/message and CPU per message of the
+    /// `ok` samples, with their rounds.
+    fn samples(&self) -> CellSamples {
+        let messages = self.cell.workload.messages;
+        let mut cell = CellSamples::default();
+        for (sample, round) in self.samples.iter().zip(&self.rounds) {
+            if sample.status.is_ok() {
+                cell.ok.push(sample.ns_per_message(messages));
+                cell.rounds.push(Some(*round));
+            } else {
+                cell.failed += 1;
+            }
         }
-    }
-
-    /// Owed, or not done and maybe mixed ([`StopRule::wants_clusters_seen`]): while any cell is,
-    /// the extra passes visit only such cells.
-    fn priority(&self, rule: &StopRule) -> bool {
-        self.owed(rule) || !self.finished && rule.wants_clusters_seen(self.kept().count(), &self.ok_ns_per_message())
-    }
-
-    /// Short of `--samples` kept samples because some were disturbed, and not yet retaken as
-    /// often as `--samples` again: visited in the extra passes whatever their budget says.
-    fn owed(&self, rule: &StopRule) -> bool {
-        !self.finished && self.kept().count() < rule.min_samples && self.samples.len() < 2 * rule.min_samples
+        cell
     }
 }
 
@@ -94,114 +92,146 @@ impl Progress {
 pub struct Outcome {
     /// One line per cell that had failed samples.
     pub failed_cells: Vec<String>,
-    /// Each cell whose mean stayed less precise than `--precision`: that precision, and a line.
-    pub noisy_cells: Vec<(f64, String)>,
-    /// Cells that reached `--samples` samples (or stopped early on a hang).
+    /// Cells sampled at least once (or stopped early on a hang).
     pub cells_done: usize,
     /// Samples written to the CSV.
     pub samples: usize,
-    /// Samples measured in a disturbed stretch of the sweep, left out of the figures.
-    pub disturbed: usize,
+    /// Rounds measured after screening.
+    pub duel_rounds: usize,
     /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
 }
 
-/// Runs every cell of `plan` in passes, or until `watchdog.interrupted` is set, then prints
-/// every sampled cell's line. Stops early with an error only when the CSV cannot be written
-/// or a runtime cannot start.
+/// Runs `plan`'s screening rounds and then its duels, or until `watchdog.interrupted` is set,
+/// then prints every sampled cell's line. Stops early with an error only when the CSV cannot
+/// be written or a runtime cannot start.
 pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWriter) -> anyhow::Result<Outcome> {
-    let rule = plan.stop_rule();
     let mut cells: Vec<Progress> = plan
         .cells()
         .into_iter()
-        .map(|cell| Progress { cell, samples: Vec::new(), disturbed: Vec::new(), finished: false, judged_done: None })
+        .map(|cell| {
+            let key = CellKey::of(&csv::record(&cell, 0, &Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok)));
+            Progress { cell, key, samples: Vec::new(), rounds: Vec::new(), finished: false }
+        })
         .collect();
+    let groups = groups(&cells);
     let budget = plan.max_time.mul_f64(cells.len() as f64);
-    let mut extra_spent = Duration::ZERO;
     let mut outcome = Outcome::default();
-    // `--max-time 0` asks for exactly `--samples` passes: not even disturbed samples are retaken.
-    let retakes = !budget.is_zero();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
-    // Every sample in the order it was measured: (cell, its sample number there).
-    let mut measured: Vec<(usize, usize)> = Vec::new();
-    'passes: for pass in 1.. {
-        let extra = pass > plan.samples;
-        if extra {
-            judge(&mut cells, &measured);
-            cells.iter_mut().for_each(|cell| cell.judge_done(&rule));
+    let mut round = 0u64;
+    let mut duels: Option<Instant> = None;
+    let spent = |duels: Option<Instant>| duels.is_some_and(|started| started.elapsed() >= budget);
+    'sweep: for pass in 1.. {
+        let screening = pass <= plan.samples;
+        if !screening && duels.is_none() {
+            duels = Some(Instant::now());
         }
-        let spent = extra && extra_spent >= budget;
-        // While a cell is short of samples or may be mixed, the extra passes visit only those.
-        let first_things = extra && cells.iter().any(|cell| cell.priority(&rule));
-        let mut visiting: Vec<usize> = (0..cells.len())
-            .filter(|&at| match (spent, first_things) {
-                (true, _) => retakes && cells[at].owed(&rule),
-                (false, true) => cells[at].priority(&rule),
-                (false, false) => !cells[at].done(),
-            })
-            .collect();
-        if visiting.is_empty() {
+        let visiting: Vec<Vec<usize>> = if screening {
+            groups.iter().map(|group| if pass == 1 { group.clone() } else { screened(group, &cells) }).collect()
+        } else {
+            let noise = FileNoise::of(&as_results(&cells));
+            groups.iter().map(|group| open(group, &cells, &noise)).collect()
+        };
+        let mut visiting: Vec<Vec<usize>> = visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
+        visiting.retain(|members| !members.is_empty());
+        if visiting.is_empty() || spent(duels) {
             break;
         }
         visiting.shuffle(&mut generator);
-        if extra {
-            // Owed cells first: the budget may run out before a pass ends.
-            visiting.sort_by_cached_key(|&at| !cells[at].owed(&rule));
-        }
-        console.pass(pass, visiting.len(), extra.then(|| (budget.saturating_sub(extra_spent), budget)));
-        for at in visiting {
-            if extra && extra_spent >= budget && !(retakes && cells[at].owed(&rule)) {
-                break;
+        let count = visiting.iter().map(Vec::len).sum();
+        console.pass(pass, count, duels.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
+        for members in visiting {
+            if spent(duels) {
+                break 'sweep;
             }
-            let started = Instant::now();
-            if !sample_cell(&mut cells[at], plan, watchdog, console, csv)? {
-                outcome.interrupted = true;
-                break 'passes;
+            let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
+            order.shuffle(&mut generator);
+            round += 1;
+            for at in order {
+                if !sample_cell(&mut cells[at], round, plan, watchdog, console, csv)? {
+                    outcome.interrupted = true;
+                    break 'sweep;
+                }
+                outcome.samples += 1;
             }
-            measured.push((at, cells[at].samples.len() - 1));
-            outcome.samples += 1;
-            if extra {
-                extra_spent += started.elapsed();
-            }
+            outcome.duel_rounds += usize::from(!screening);
         }
     }
-    judge(&mut cells, &measured);
-    report(&cells, plan, &rule, console, &mut outcome);
+    report(&cells, console, &mut outcome);
     Ok(outcome)
 }
 
-/// Marks the samples measured in a disturbed stretch (`stats::disturbed`), as
-/// `results::load` will read them from the CSV: in the order they were measured, grouped by
-/// runtime and worker count.
-fn judge(cells: &mut [Progress], measured: &[(usize, usize)]) {
-    let mut groups: Vec<(RuntimeKind, usize)> = Vec::new();
-    let (mut timed, mut at) = (Vec::new(), Vec::new());
-    for &(cell, sample) in measured {
-        let progress = &cells[cell];
-        let measured = &progress.samples[sample];
-        if !measured.status.is_ok() {
-            continue;
+/// The cells of `cells` by group (all but the channel alike), in plan order.
+fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<(CellKey, Vec<usize>)> = Vec::new();
+    for (at, progress) in cells.iter().enumerate() {
+        let group = CellKey { channel: String::new(), ..progress.key.clone() };
+        match groups.iter_mut().find(|(key, _)| *key == group) {
+            Some((_, members)) => members.push(at),
+            None => groups.push((group, vec![at])),
         }
-        let key = (progress.cell.runtime, progress.cell.workers);
-        let group = groups.iter().position(|known| *known == key).unwrap_or_else(|| {
-            groups.push(key);
-            groups.len() - 1
-        });
-        timed.push(Timed { group, cell, value: measured.ns_per_message(progress.cell.workload.messages) });
-        at.push((cell, sample));
     }
-    for progress in cells.iter_mut() {
-        progress.disturbed = vec![false; progress.samples.len()];
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
+/// The members of `group` a later screening round measures: those whose first `ok` sample is
+/// within [`SCREEN_CUT`] of the group's fastest first sample.
+fn screened(group: &[usize], cells: &[Progress]) -> Vec<usize> {
+    let first = |at: usize| cells[at].ok_ns_per_message().first().copied();
+    let fastest = group.iter().filter_map(|&at| first(at)).fold(f64::INFINITY, f64::min);
+    group.iter().copied().filter(|&at| first(at).is_some_and(|value| value <= fastest * SCREEN_CUT)).collect()
+}
+
+/// The sweep's samples so far as the results read them.
+fn as_results(cells: &[Progress]) -> ResultsFile {
+    let mut file = ResultsFile::default();
+    for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
+        file.order.push(progress.key.clone());
+        file.cells.insert(progress.key.clone(), progress.samples());
     }
-    for ((cell, sample), flag) in at.into_iter().zip(disturbed(&timed)) {
-        cells[cell].disturbed[sample] = flag;
+    file
+}
+
+/// The members of `group` a duel round measures: its leader by the same ranking the answer
+/// uses (`results::recommend::rank`, on this task count alone) and every channel whose verdict
+/// against it is still open: no verdict yet, or a tie wider than [`duel_resolution`]. A channel
+/// screened out (see [`screened`]) is not among them. Empty when nothing is open.
+fn open(group: &[usize], cells: &[Progress], noise: &FileNoise) -> Vec<usize> {
+    let in_play = screened(group, cells);
+    let Some(&any) = in_play.first() else { return Vec::new() };
+    let runtime = cells[any].cell.runtime;
+    let samples: Vec<CellSamples> = in_play.iter().map(|&at| cells[at].samples()).collect();
+    let channels: Vec<((String, Option<crate::run::workload::Merge>), Vec<&CellSamples>)> = in_play
+        .iter()
+        .zip(&samples)
+        .filter(|(_, cell)| cell.failed == 0 && !cell.ok.is_empty())
+        .map(|(&at, cell)| ((cells[at].key.channel.clone(), cells[at].key.merge), vec![cell]))
+        .collect();
+    let ranking = rank(&channels, Metric::Speed, runtime, noise);
+    let resolution = (1.0 + duel_resolution(runtime)).ln();
+    let open: Vec<&str> = ranking
+        .entries
+        .iter()
+        .skip(1)
+        .filter(|entry| entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution))
+        .map(|entry| entry.channel.as_str())
+        .collect();
+    if open.is_empty() {
+        return Vec::new();
     }
+    let leader = ranking.first().map(|entry| entry.channel.as_str());
+    let wanted = |at: &usize| {
+        let name = cells[*at].key.channel.as_str();
+        Some(name) == leader || open.contains(&name)
+    };
+    in_play.iter().copied().filter(wanted).collect()
 }
 
 /// Takes one sample of `progress`'s cell and writes its row; false when the user
 /// interrupted it (nothing was measured).
 fn sample_cell(
     progress: &mut Progress,
+    round: u64,
     plan: &Plan,
     watchdog: &Watchdog,
     console: &Console,
@@ -218,10 +248,10 @@ fn sample_cell(
         // A channel that does not hold what it was given would be measured on other terms
         // than the rest: one failed row says so, and the cell is not sampled.
         let sample = Sample::failed(Duration::ZERO, Duration::ZERO, status);
-        csv.append(&csv::record(cell, 1, &sample))?;
+        csv.append(&Record { round: Some(round), ..csv::record(cell, 1, &sample) })?;
         console.sampled();
         progress.samples.push(sample);
-        progress.disturbed.push(false);
+        progress.rounds.push(round);
         progress.finished = true;
         return Ok(true);
     }
@@ -238,18 +268,18 @@ fn sample_cell(
     else {
         return Ok(false);
     };
-    csv.append(&csv::record(cell, progress.samples.len() + 1, &sample))?;
+    csv.append(&Record { round: Some(round), ..csv::record(cell, progress.samples.len() + 1, &sample) })?;
     console.sampled();
     // A channel that hung once would hang again: each retry would only cost the timeout.
     progress.finished |= matches!(sample.status, Status::Timeout(_));
     progress.samples.push(sample);
-    progress.disturbed.push(false);
+    progress.rounds.push(round);
     Ok(true)
 }
 
 /// Prints every sampled cell, a section heading per (runtime, tasks), and lists the failed
-/// and the noisy cells in `outcome`.
-fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, outcome: &mut Outcome) {
+/// cells in `outcome`.
+fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
     console.finish_passes();
     let mut section = None;
     for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
@@ -259,25 +289,13 @@ fn report(cells: &[Progress], plan: &Plan, rule: &StopRule, console: &Console, o
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
         let ok = progress.ok_ns_per_message();
-        let summary = stats::summarize(&ok);
-        let kept: Vec<Sample> = progress.kept().cloned().collect();
-        let disturbed = progress.samples.len() - kept.len();
-        outcome.disturbed += disturbed;
-        console.cell(cell, summary.as_ref(), &stats::clusters(&ok), rule.precision, &kept, disturbed);
-        if progress.finished || kept.len() >= plan.samples || rule.is_done(kept.len(), &ok) {
-            outcome.cells_done += 1;
-        }
+        console.cell(cell, stats::summarize(&ok).as_ref(), &stats::clusters(&ok), &progress.samples);
+        outcome.cells_done += 1;
         let label = cell.label();
-        let failures: Vec<&Sample> = kept.iter().filter(|s| !s.status.is_ok()).collect();
+        let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
         if let Some(first) = failures.first() {
-            let (failed, all) = (failures.len(), kept.len());
+            let (failed, all) = (failures.len(), progress.samples.len());
             outcome.failed_cells.push(format!("{label}: {failed} of {all} samples failed, first: {}", first.status));
-        }
-        let precision = summary.and_then(|summary| summary.trimmed_mean_precision());
-        if let Some(precision) = precision.filter(|&precision| precision > rule.precision) {
-            let samples = kept.len();
-            let line = format!("{label}: trimmed mean ±{:.1}% after {samples} samples", precision * 100.0);
-            outcome.noisy_cells.push((precision, line));
         }
     }
 }

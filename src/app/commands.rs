@@ -13,9 +13,8 @@ use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
-use crate::results::margins::PacedMargins;
 use crate::results::metadata::Metadata;
-use crate::results::pool::{self, Noise, Run};
+use crate::results::pool::{self, Run};
 use crate::results::{cells, machines, paced, recommend, versions};
 
 /// `channel-bench cells`.
@@ -114,14 +113,13 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for note in notes {
         print_line(&format!("note: {note}"));
     }
-    let noise = pool::noise(&[&old, &new], args.threshold);
-    let report = output::compare::report(&old_name, &old, &new_name, &new, noise.thresholds);
+    let report = output::compare::report(&old_name, &old, &new_name, &new);
     print_line(report.text.trim_end());
-    let latency = output::paced::agreement(&paced::agreement(&old, &new, PacedMargins::DEFAULT), PacedMargins::DEFAULT);
+    let latency = output::paced::agreement(&paced::agreement(&old, &new));
     if !latency.is_empty() {
         print_line(latency.trim_end());
     }
-    print_line(&format!("note: {}", output::pool::noise_line(&noise)));
+    print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
     Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
@@ -131,10 +129,10 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if args.short {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
         let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
-        let bands = recommend::recommend(&samples, pool::noise(&[&samples], args.threshold).thresholds);
+        let bands = recommend::recommend(&samples);
         let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
         let short = output::summary::short_markdown(&name, &bands, &versions);
-        let paced_bands = paced::answer(&samples, PacedMargins::DEFAULT);
+        let paced_bands = paced::answer(&samples);
         if paced::only_paced(&samples) && !paced_bands.is_empty() {
             // A paced run's ns/message restates its schedule: its short answer is the latency
             // answer, then the crate versions and caveats the throughput table ends with.
@@ -142,7 +140,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             print!(
                 "{}
 {tail}",
-                output::paced::markdown(&paced_bands, PacedMargins::DEFAULT)
+                output::paced::markdown(&paced_bands)
             );
         } else {
             print!("{}", with_latency(&short, &samples, Form::Markdown));
@@ -152,11 +150,10 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let csv = &args.csv[0];
     if args.csv.len() > 1 && args.out.is_none() {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let noise = pool::noise(&[&samples], args.threshold);
         let versions = versions::versions(&samples, metadata(csv).as_ref());
-        let text = output::summary::text(&recommend::recommend(&samples, noise.thresholds), &versions);
+        let text = output::summary::text(&recommend::recommend(&samples), &versions);
         print_line(with_latency(&text, &samples, Form::Text).trim_end());
-        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
+        print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
         print_line(&format!("summary of {name}: Markdown written only with --out"));
         return Ok(ExitCode::SUCCESS);
     }
@@ -187,13 +184,12 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let noise = pool::noise(&[&samples], args.threshold);
     let name = if args.csv.len() == 1 { file_name(csv) } else { name };
     // Markdown on stdout is the page itself: the note stays out of it.
-    if noise.basis != pool::Basis::Given && !matches!(markdown, Markdown::Stdout) {
-        print_line(&format!("note: {}", output::pool::noise_line(&noise)));
+    if !matches!(markdown, Markdown::Stdout) {
+        print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
-    print_summary(&name, csv, &samples, &noise, markdown)?;
+    print_summary(&name, csv, &samples, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -219,15 +215,11 @@ pub(crate) fn print_summary(
     name: &str,
     csv: &Path,
     samples: &ResultsFile,
-    noise: &Noise,
     markdown: Markdown,
 ) -> anyhow::Result<()> {
-    let bands = recommend::recommend(samples, noise.thresholds);
+    let bands = recommend::recommend(samples);
     let versions = versions::versions(samples, metadata(csv).as_ref());
-    let mut text = output::summary::markdown(name, &bands, noise.thresholds, &versions);
-    if let Some(line) = output::pool::thin_line(noise) {
-        text.push_str(&format!("\n{line}\n"));
-    }
+    let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
     let text = with_latency(&text, samples, Form::Markdown);
     let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
     match markdown {
@@ -268,8 +260,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
-    let noise = pool::noise(&[&samples], args.threshold);
-    write_report(&set, &html, &samples, &noise, args.force)?;
+    write_report(&set, &html, &samples, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -282,9 +273,8 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
         let metadata = runs[0].metadata.clone();
         let (_, file) = pooled(runs, args.allow_different)?;
-        let noise = pool::noise(&[&file], args.threshold);
-        let bands = recommend::recommend(&file, noise.thresholds);
-        each.push(machines::Machine { names, file, metadata, noise, bands });
+        let bands = recommend::recommend(&file);
+        each.push(machines::Machine { names, file, metadata, bands });
     }
     let side = machines::side_by_side(&each);
     print_line(output::machines::text(&each, &side).trim_end());
@@ -299,7 +289,6 @@ pub(crate) fn write_report(
     set: &OutputSet,
     html: &Path,
     samples: &ResultsFile,
-    noise: &Noise,
     force: bool,
 ) -> anyhow::Result<()> {
     let json = set.json();
@@ -308,9 +297,9 @@ pub(crate) fn write_report(
         print_error(&format!("warning: {error:#}; the report leaves the machine out"));
         None
     });
-    let bands = recommend::recommend(samples, noise.thresholds);
+    let bands = recommend::recommend(samples);
     let name = file_name(set.csv());
-    let thin = output::pool::thin_line(noise);
+    let noise = output::pool::noise_line(samples.runs.max(1));
     let cells = cells::cells(&set.csv().display().to_string(), samples);
     let versions = versions::versions(samples, metadata.as_ref());
     let report = output::html::Report {
@@ -319,8 +308,8 @@ pub(crate) fn write_report(
         bands: &bands,
         metadata: metadata.as_ref(),
         versions: &versions,
-        paced: &paced::answer(samples, PacedMargins::DEFAULT),
-        thin: thin.as_deref(),
+        paced: &paced::answer(samples),
+        noise: &noise,
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
@@ -330,8 +319,8 @@ pub(crate) fn write_report(
 /// `throughput` (the summary in `form`) with the answer for the paced cells of `samples` beside
 /// it (`output::paced::beside`).
 fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
-    let bands = paced::answer(samples, PacedMargins::DEFAULT);
-    output::paced::beside(throughput, &bands, paced::only_paced(samples), form, PacedMargins::DEFAULT)
+    let bands = paced::answer(samples);
+    output::paced::beside(throughput, &bands, paced::only_paced(samples), form)
 }
 
 /// `x.csv` → `x.md`, beside it.

@@ -19,7 +19,6 @@ use crate::output::{self, console::Console, console::print_line, csv::CsvWriter,
 use crate::plan::Plan;
 use crate::results::cells;
 use crate::results::load::{self, ResultsFile};
-use crate::results::pool;
 use crate::run::measure::Watchdog;
 use crate::sweep as sweeping;
 
@@ -56,26 +55,22 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let console = Console::new((cells * plan.samples) as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
-    console.finish(csv.path(), outcome.disturbed, &outcome.noisy_cells, &outcome.failed_cells);
+    console.finish(csv.path(), &outcome.failed_cells);
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.
     let summarized = match load::load(csv.path()) {
         Ok(samples) => {
             print_line("");
-            let noise = pool::noise(&[&samples], None);
-            if let Some(line) = output::pool::thin_line(&noise) {
-                print_line(&format!("note: {line}"));
-            }
+            print_line(&format!("note: {}", output::pool::noise_line(1)));
             print_summary(
                 &super::file_name(csv.path()),
                 csv.path(),
                 &samples,
-                &noise,
                 Markdown::File(&set.markdown(), plan.force),
             )
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-            .and_then(|()| write_report(&set, &set.html(), &samples, &noise, plan.force))
+            .and_then(|()| write_report(&set, &set.html(), &samples, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

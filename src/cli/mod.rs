@@ -11,7 +11,6 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-use crate::results::thresholds::Thresholds;
 
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
@@ -23,19 +22,17 @@ pub const DEFAULT_CAPACITY: usize = 1 << 16;
 pub const DEFAULT_TASKS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /// Task counts swept under `--quick`.
 pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
-/// Recorded samples per cell unless `--samples` or `--quick` says otherwise.
-pub const DEFAULT_SAMPLES: usize = 5;
-/// Recorded samples per cell under `--quick`.
-pub const QUICK_SAMPLES: usize = 3;
-/// The relative precision of a cell's mean at which it wants no more samples, in percent.
-pub const DEFAULT_PRECISION_PERCENT: f64 = 2.0;
-/// Seconds per cell, averaged over the sweep, that samples beyond `--samples` may take: a
-/// quarter to a third of the time the first five passes take, so that the default sweep lasts
-/// about as long as it did when each cell sampled on its own (docs/methodology.md has the
-/// measured wall times).
-pub const DEFAULT_MAX_TIME_SECS: f64 = 0.18;
+/// Screening rounds unless `--samples` or `--quick` says otherwise: every channel of a group in
+/// the first, those within `sweep::SCREEN_CUT` of the fastest in the second.
+pub const DEFAULT_SAMPLES: usize = 2;
+/// Screening rounds under `--quick`.
+pub const QUICK_SAMPLES: usize = 2;
+/// Seconds per cell, averaged over the sweep, that the duels after screening may take: the
+/// default sweep's duels take about as long as one screening round (docs/methodology.md has
+/// the measured wall times).
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.2;
 /// The same under `--quick`.
-pub const QUICK_MAX_TIME_SECS: f64 = 0.05;
+pub const QUICK_MAX_TIME_SECS: f64 = 0.02;
 /// Seconds a sample may run before the watchdog abandons it.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 /// Messages per burst under `--pace` unless `--burst` says otherwise: a video frame's packets.
@@ -128,10 +125,6 @@ pub struct ReportArgs {
     /// Replace the report if it exists
     #[arg(long)]
     pub force: bool,
-    /// Channels less than this far apart, in percent, are tied however little their samples spread
-    #[arg(long, value_name = "PCT", value_parser = parse_percent,
-          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
-    pub threshold: Option<f64>,
     /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
     #[arg(long)]
     pub dry_run: bool,
@@ -147,10 +140,6 @@ pub struct SummaryArgs {
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
-    /// Channels less than this far apart, in percent, are tied however little their samples spread
-    #[arg(long, value_name = "PCT", value_parser = parse_percent,
-          help = with_thresholds("Channels less than this far apart, in percent, are tied however little their samples spread"))]
-    pub threshold: Option<f64>,
     /// Print only the short answer, as Markdown (the README's block), and write nothing
     #[arg(long)]
     pub short: bool,
@@ -211,11 +200,6 @@ pub struct CompareArgs {
     /// The later CSV, or several runs separated by commas, pooled
     #[arg(value_parser = parse_csv_list)]
     pub new: CsvList,
-    /// Changes of the trimmed mean smaller than this, in percent, are "no change" even when the samples differ
-    /// significantly
-    #[arg(long, value_name = "PCT", value_parser = parse_percent, help = with_thresholds(
-        "Changes of the trimmed mean smaller than this, in percent, are \"no change\" even when the samples differ significantly"))]
-    pub threshold: Option<f64>,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers), and pool runs of
     /// different builds on a side
     #[arg(long)]
@@ -228,33 +212,10 @@ pub struct CompareArgs {
     pub dry_run: bool,
 }
 
-/// `help`, then the default thresholds of [`Thresholds::DEFAULT`], in percent.
-fn with_thresholds(help: &str) -> String {
-    let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
-    format!(
-        "{help} [default: {} on the current-thread runtime, {} on the multi-thread one]",
-        percent(current_thread),
-        percent(multi_thread)
-    )
-}
-
-/// A fraction as a percentage, without the float's noise: 0.2 is `20`, 0.025 is `2.5`.
-fn percent(fraction: f64) -> String {
-    let percent = (fraction * 100.0 * 1e6).round() / 1e6;
-    format!("{percent}")
-}
 
 /// `1,8,64`.
 fn list(values: &[usize]) -> String {
     values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
-}
-
-fn parse_percent(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(percent) if percent > 0.0 && percent < 100.0 => Ok(percent),
-        Ok(_) => Err("must be a percentage above 0 and below 100".to_owned()),
-        Err(error) => Err(error.to_string()),
-    }
 }
 
 #[cfg(test)]
@@ -292,15 +253,6 @@ mod tests {
             format!("{QUICK_MESSAGES} messages, tasks {}, {QUICK_SAMPLES} samples", tasks(&QUICK_TASKS)),
         ] {
             assert!(sweep.contains(&expected), "the sweep's help lacks {expected:?}");
-        }
-        let Thresholds { current_thread, multi_thread } = Thresholds::DEFAULT;
-        let thresholds = format!(
-            "[default: {} on the current-thread runtime, {} on the multi-thread one]",
-            current_thread * 100.0,
-            multi_thread * 100.0
-        );
-        for subcommand in ["summary", "report", "compare"] {
-            assert_eq!(help(Some(subcommand)).matches(&thresholds).count(), 1, "{subcommand}: {thresholds}");
         }
         for text in [sweep, help(Some("compare")), help(Some("cells"))] {
             let bare = text.replace("trimmed mean", "");

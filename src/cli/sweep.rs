@@ -7,8 +7,8 @@ use clap::Args;
 
 use super::{
     DEFAULT_BURST, DEFAULT_CAPACITY, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES,
-    DEFAULT_PRECISION_PERCENT, DEFAULT_SAMPLES, DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE,
-    QUICK_MAX_TIME_SECS, QUICK_MESSAGES, QUICK_SAMPLES, QUICK_TASKS, list, parse_percent, positive,
+    DEFAULT_SAMPLES, DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE,
+    QUICK_MAX_TIME_SECS, QUICK_MESSAGES, QUICK_SAMPLES, QUICK_TASKS, list, positive,
 };
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
@@ -118,23 +118,20 @@ pub struct SweepArgs {
         "Unrecorded warm-up runs per cell before the samples, each of at most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
     pub warmup: usize,
 
-    /// Recorded runs per cell at least
+    /// Screening rounds: rounds of every group (its channels measured back to back), the first with every
+    /// channel, later ones without the channels clearly behind
     #[arg(long, value_name = "N", help = format!(
-        "Recorded runs per cell at least [default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"), value_parser = positive(), allow_negative_numbers = true)]
+        "Screening rounds: rounds of every group (its channels measured back to back), the first with every channel, \
+         later ones without the channels clearly behind [default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"), value_parser = positive(), allow_negative_numbers = true)]
     pub samples: Option<usize>,
 
-    /// After --samples passes, keep sampling the cells whose trimmed mean is not yet known to ± this many percent
-    /// (90% confidence), or whose samples form separate clusters, until --max-time runs out
-    #[arg(long, value_name = "PCT", default_value_t = DEFAULT_PRECISION_PERCENT, value_parser = parse_percent)]
-    pub precision: f64,
-
-    /// Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop
-    /// once they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones,
-    /// except with 0: then exactly --samples)
+    /// Seconds per cell, averaged over the sweep, for the duels after screening: rounds of each group's leader and
+    /// the channels not yet told apart from it, until every group is decided or the duels have taken this × the
+    /// number of cells (0: screening only)
     #[arg(long, value_name = "SECS", help = format!(
-        "Seconds per cell, averaged over the sweep, for samples beyond --samples: the sweep's extra passes stop once \
-         they have taken this × the number of cells (every cell always takes --samples, not counting disturbed ones, \
-         except with 0: then exactly --samples) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
+        "Seconds per cell, averaged over the sweep, for the duels after screening: rounds of each group's leader and \
+         the channels not yet told apart from it, until every group is decided or the duels have taken this × the \
+         number of cells (0: screening only) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 
     /// Seconds a sample (with its warm-ups) may run before it is recorded as a timeout and abandoned

@@ -8,7 +8,6 @@ use super::format;
 use crate::results::compare::{Compared, Comparison, Counts, Spread, compare};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
-use crate::results::thresholds::Thresholds;
 use crate::stats::Summary;
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
@@ -97,8 +96,8 @@ pub struct Report {
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
 /// channel. [`compare`] computes all of it; this lays it out.
-pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile, thresholds: Thresholds) -> Report {
-    let comparison = compare(old, new, thresholds);
+pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile) -> Report {
+    let comparison = compare(old, new);
     let mut out = table(&comparison);
     for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
         if !only.is_empty() {
@@ -156,13 +155,15 @@ fn row(compared: &Compared) -> String {
         String::new()
     };
     format!(
-        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {}{clusters}",
+        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {} [{:.2}–{:.2}]{clusters}",
         mean_text(&compared.old),
         mean_text(&compared.new),
         compared.old.median,
         compared.new.median,
         compared.ratio(),
-        compared.verdict.word()
+        compared.verdict.word(),
+        compared.interval.0,
+        compared.interval.1
     )
 }
 

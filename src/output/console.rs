@@ -104,16 +104,16 @@ impl Console {
         self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Starts pass number `pass`, visiting `cells` cells, with a line on stdout; an extra
-    /// pass (beyond `--samples`) is given the sweep's extra time `left` of `budget`, and adds
-    /// its cells to the bar's length.
+    /// Starts pass number `pass`, visiting `cells` cells, with a line on stdout; a duel pass
+    /// (beyond `--samples`) is given the duels' time `left` of `budget`, and adds its cells to
+    /// the bar's length.
     pub fn pass(&self, pass: usize, cells: usize, extra: Option<(Duration, Duration)>) {
         let line = match extra {
             None => format!("pass {pass}: {cells} cells"),
             Some((left, budget)) => {
                 self.bar.inc_length(cells as u64);
                 format!(
-                    "extra pass {pass}: {cells} cells still wide, maybe mixed or short of samples ({:.1} s left of {:.1} s)",
+                    "duel pass {pass}: {cells} cells of groups whose leader is not yet told apart ({:.1} s left of {:.1} s)",
                     left.as_secs_f64(),
                     budget.as_secs_f64()
                 )
@@ -138,10 +138,9 @@ impl Console {
     }
 
     /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
-    /// half-width of its confidence interval; `noisy` when wider than `precision`), the
-    /// median, the min–max ns/message and the sample count, the `clusters` when there are more
-    /// than one (`40 ns ×60% | 125 ns ×40%`), how many `disturbed` samples were left out, and
-    /// the failures if any; `samples` are the ones kept. Then, as the run
+    /// half-width of its confidence interval), the median, the min–max ns/message and the
+    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`),
+    /// and the failures if any. Then, as the run
     /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
     /// and allocations.
     pub fn cell(
@@ -149,9 +148,7 @@ impl Console {
         cell: &Cell,
         summary: Option<&Summary>,
         clusters: &[Cluster],
-        precision: f64,
         samples: &[Sample],
-        disturbed: usize,
     ) {
         let messages = cell.workload.messages as f64;
         let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
@@ -160,9 +157,8 @@ impl Console {
         let timing = match summary {
             Some(s) => {
                 let spread = match s.trimmed_mean_precision() {
-                    Some(p) if p > precision => format!("±{:>4.1}% noisy", p * 100.0),
-                    Some(p) => format!("±{:>4.1}%      ", p * 100.0),
-                    None => " ".repeat(13),
+                    Some(p) => format!("±{:>4.1}%", p * 100.0),
+                    None => " ".repeat(7),
                 };
                 let mixed = if clusters.len() > 1 {
                     format!("  clusters {}", format::found_clusters(clusters))
@@ -185,36 +181,12 @@ impl Console {
             Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
             None => String::new(),
         };
-        let left_out = match disturbed {
-            0 => String::new(),
-            n => format!("  ({n} disturbed, left out)"),
-        };
-        self.print(format!("{label} {timing}{left_out}{}{failed}", extras(&cell.workload, &ok)));
+        self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
     }
 
-    /// The closing lines: where the CSV is, how many samples were `disturbed`, the noisiest
-    /// cells (`noisy_cells` as (precision, line)), and every failed cell.
-    pub fn finish(&self, csv: &Path, disturbed: usize, noisy_cells: &[(f64, String)], failed_cells: &[String]) {
+    /// The closing lines: where the CSV is, and every failed cell.
+    pub fn finish(&self, csv: &Path, failed_cells: &[String]) {
         print_line(&format!("\nresults: {}", csv.display()));
-        if disturbed > 0 {
-            print_line(&format!(
-                "{disturbed} sample(s) were measured while the samples of other cells around them were slow too \
-                 (a disturbed machine): they stay in the CSV, every figure leaves them out, and their cells were \
-                 sampled again"
-            ));
-        }
-        if !noisy_cells.is_empty() {
-            let mut noisiest: Vec<&(f64, String)> = noisy_cells.iter().collect();
-            noisiest.sort_by(|a, b| b.0.total_cmp(&a.0));
-            let shown = noisiest.len().min(NOISIEST_SHOWN);
-            print_line(&format!(
-                "{} cell(s) stayed noisier than --precision (marked `noisy` above); the {shown} noisiest:",
-                noisy_cells.len()
-            ));
-            for (_, cell) in &noisiest[..shown] {
-                print_line(&format!("  {cell}"));
-            }
-        }
         if !failed_cells.is_empty() {
             print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
             for cell in failed_cells {
@@ -272,7 +244,6 @@ fn paced_for(workload: &Workload, pace: crate::run::workload::Pace) -> Duration 
 }
 
 /// How many of the noisy cells the closing lines name.
-const NOISIEST_SHOWN: usize = 10;
 
 /// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and
 /// its CSV stays complete.

@@ -3,6 +3,7 @@
 //! count and setting that tell a group of cells apart.
 
 use crate::stats;
+use crate::stats::verdict::Verdict;
 
 /// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -35,6 +36,32 @@ pub fn duration(ns: f64) -> String {
         ns if ns >= 1e3 => format!("{} µs", number(ns / 1e3)),
         ns => format!("{} ns", number(ns)),
     }
+}
+
+/// A verdict's ratio and interval on a log scale, as every report writes it: `1.21× [1.15–1.27]`.
+pub fn ratio(verdict: &Verdict) -> String {
+    format!("{:.2}× [{:.2}–{:.2}]", verdict.mean.exp(), verdict.low.exp(), verdict.high.exp())
+}
+
+/// How close a tie is, as every report writes it: `within 4%` (a ratio, `is_ratio`) or
+/// `within 1.2 points` (a share); a tie wider than 2× says what the run could resolve instead
+/// (`not told apart (this run resolves 3.1× or more here)`), never a margin over 100%.
+pub fn within(verdict: &Verdict, is_ratio: bool) -> String {
+    if is_ratio {
+        let within = verdict.within().exp() - 1.0;
+        // A tie wider than 2× tells little: said as what this run could not resolve.
+        if within > 1.0 {
+            return format!("not told apart (this run resolves {:.1}× or more here)", within + 1.0);
+        }
+        format!("within {}%", number(within * 100.0))
+    } else {
+        format!("within {} points", number(verdict.within()))
+    }
+}
+
+/// A verdict on points of a share: `+2.1 points [0.5–3.7]`.
+pub fn points(verdict: &Verdict) -> String {
+    format!("{:+.1} points [{:.1}–{:.1}]", verdict.mean, verdict.low, verdict.high)
 }
 
 /// `40.0 ns ×60% | 125 ns ×40%`: the clusters of a cell's samples, each as (centre in ns,

@@ -9,7 +9,6 @@ use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
-use crate::results::margins::PacedMargins;
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedBand;
 use crate::results::recommend::Recommendation;
@@ -38,8 +37,8 @@ pub struct Report<'a> {
     pub versions: &'a Versions,
     /// The answer for its paced cells, from [`crate::results::paced::answer`]; empty without any.
     pub paced: &'a [PacedBand],
-    /// The line of a thin run (`output::pool::thin_line`), shown under the answer.
-    pub thin: Option<&'a str>,
+    /// How the verdicts were made (`output::pool::noise_line`), shown under the answer.
+    pub noise: &'a str,
 }
 
 /// The [`MARK`], in red.
@@ -80,13 +79,13 @@ pub fn page(report: &Report) -> String {
         );
     }
     answer(&mut out, report.bands);
-    if let Some(thin) = report.thin {
-        let _ = writeln!(out, "<p class=\"note\" id=\"thin\">{}</p>", escape(thin));
+    {
+        let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(report.noise));
     }
     let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
     caveats(&mut out, report.bands);
     plots(&mut out, report.cells);
-    out.push_str(&super::paced::html_section(report.cells, report.paced, PacedMargins::DEFAULT));
+    out.push_str(&super::paced::html_section(report.cells, report.paced));
     cell_table(&mut out, report.cells);
     let _ = writeln!(
         out,

@@ -181,7 +181,7 @@ fn each_machine(out: &mut String, machines: &[Machine]) {
             escape(&machine.names.join(", ")),
             escape(&description(machine)),
             escape(&os),
-            escape(&noise_line(&machine.noise)),
+            escape(&noise_line(machine.file.runs.max(1))),
             marked(summary::text(&machine.bands, &versions).trim_end())
         );
     }

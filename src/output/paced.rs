@@ -9,23 +9,24 @@ use super::format::{self, duration, escape, number};
 use super::summary::tasks_text;
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
-use crate::results::margins::{CALIBRATED_ON, PacedMargins};
 use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
 
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
 
 /// What the answer ranks by and how channels tie, in one paragraph.
-pub fn how_to_read(margins: PacedMargins) -> String {
+pub fn how_to_read() -> String {
     format!(
         "per runtime, mode, setting (pace, phase, send) and band of task counts, the lowest p99 latency pooled over \
          every delivered message of the cell's samples (p99.9 beside it), the lowest CPU per delivered message \
          (trimmed mean over samples) with the share of one core the load costs at the offered rate (tasks × burst ÷ \
          interval) at the band's largest task count, and the fewest frames overflowed (a frame with a message \
          dropped; the share of messages dropped beside it); each the geometric mean over the band's task counts, \
-         shares their mean. Channels are tied within {}× on p99, {}× on CPU and {} points of frames \
-         overflowed (calibrated by {CALIBRATED_ON}). A channel whose pacer fell behind its schedule in a sample is never ranked.",
-        margins.p99_ratio, margins.cpu_ratio, margins.overflow_points
+         shares their mean. Each other channel is compared with the first by the noise model: the \
+         ratio (points, for frames overflowed) of their samples paired round by round, with its {}% interval; \
+         channels whose interval holds no difference are tied with the first (≈ N others within X%). A channel \
+         whose pacer fell behind its schedule in a sample is never ranked.",
+        crate::results::noise::VERDICT_CONFIDENCE * 100.0
     )
 }
 
@@ -72,17 +73,34 @@ fn thousands(value: f64) -> String {
     out
 }
 
-/// The leaders of `ranking` joined by ≈, then the next channel: `kanal 2.10 µs ≈ flume 2.30 µs;
-/// next thingbuf 9.00 µs`; `none ranked` when none is.
-fn leaders(band: &PacedBand, ranking: &PacedRanking, show: fn(&PacedEntry) -> String) -> String {
+/// The first of `ranking`, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
+/// others within 40%`), then the next channel with its verdict: `kanal 2.10 µs ≈ 4 others
+/// within 40%; next thingbuf 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
+fn leaders(band: &PacedBand, ranking: &PacedRanking, show: fn(&PacedEntry) -> String, is_ratio: bool) -> String {
     if ranking.leaders == 0 {
         return "none ranked".to_owned();
     }
     let named = |at: usize| format!("{} {}", band.entries[at].channel_label(), show(&band.entries[at]));
-    let mut text: String = ranking.order[..ranking.leaders].iter().map(|&at| named(at)).collect::<Vec<_>>().join(" ≈ ");
+    let mut text = named(ranking.order[0]);
+    let tied: Vec<&crate::stats::verdict::Verdict> = ranking.verdicts[1..ranking.leaders].iter().flatten().collect();
+    if let Some(widest) = tied.iter().max_by(|a, b| a.within().total_cmp(&b.within())) {
+        let within = format::within(widest, is_ratio);
+        match tied.len() {
+            1 => {
+                let _ = write!(text, " ≈ {}, {within}", band.entries[ranking.order[1]].channel_label());
+            }
+            n => {
+                let _ = write!(text, " ≈ {n} others {within}");
+            }
+        }
+    }
     match ranking.order.get(ranking.leaders) {
         Some(&next) => {
-            let _ = write!(text, "; next {}", named(next));
+            let verdict = ranking.verdicts[ranking.leaders].as_ref();
+            let how = verdict.map_or(String::new(), |v| {
+                format!(", {}", if is_ratio { format::ratio(v) } else { format::points(v) })
+            });
+            let _ = write!(text, "; next {}{how}", named(next));
         }
         None if ranking.order.len() == 1 => text.push_str(" (the only one ranked)"),
         None => {}
@@ -103,8 +121,8 @@ fn not_ranked(band: &PacedBand) -> String {
 }
 
 /// The answer for the console: one block per group, one line per figure of each band.
-pub fn text(bands: &[PacedBand], margins: PacedMargins) -> String {
-    let mut out = format!("{HEADING}: {}\n", how_to_read(margins));
+pub fn text(bands: &[PacedBand]) -> String {
+    let mut out = format!("{HEADING}: {}\n", how_to_read());
     let mut current = None;
     for band in bands {
         let heading = group(band);
@@ -113,9 +131,9 @@ pub fn text(bands: &[PacedBand], margins: PacedMargins) -> String {
             current = Some(heading);
         }
         let indent = " ".repeat(19);
-        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, &band.p99, p99));
-        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, &band.cpu, cpu));
-        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, &band.overflow, overflow));
+        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, &band.p99, p99, true));
+        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, &band.cpu, cpu, true));
+        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, &band.overflow, overflow, false));
         let not_ranked = not_ranked(band);
         if !not_ranked.is_empty() {
             let _ = writeln!(out, "{indent}not ranked: {not_ranked}");
@@ -125,7 +143,7 @@ pub fn text(bands: &[PacedBand], margins: PacedMargins) -> String {
 }
 
 /// The answer as a Markdown table, headed `### latency under load`, then how to read it.
-pub fn markdown(bands: &[PacedBand], margins: PacedMargins) -> String {
+pub fn markdown(bands: &[PacedBand]) -> String {
     let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
     let mut header = vec![
         "runtime, mode, setting",
@@ -142,16 +160,16 @@ pub fn markdown(bands: &[PacedBand], margins: PacedMargins) -> String {
         let mut row = vec![
             group(band),
             size(band),
-            leaders(band, &band.p99, p99),
-            leaders(band, &band.cpu, cpu),
-            leaders(band, &band.overflow, overflow),
+            leaders(band, &band.p99, p99, true),
+            leaders(band, &band.cpu, cpu, true),
+            leaders(band, &band.overflow, overflow, false),
         ];
         if with_not_ranked {
             row.push(not_ranked(band));
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let _ = writeln!(out, "\n{}", capitalized(&how_to_read(margins)));
+    let _ = writeln!(out, "\n{}", capitalized(&how_to_read()));
     out
 }
 
@@ -161,8 +179,8 @@ fn capitalized(text: &str) -> String {
 }
 
 /// `compare`'s paced section: one line per paced cell in both runs, then the A/A figures (their
-/// median and worst over the cells) that the margins are calibrated from.
-pub fn agreement(agreement: &PacedAgreement, margins: PacedMargins) -> String {
+/// median and worst over the cells), which two runs of one build calibrate the paced drift with.
+pub fn agreement(agreement: &PacedAgreement) -> String {
     if agreement.cells.is_empty() {
         return String::new();
     }
@@ -193,18 +211,12 @@ pub fn agreement(agreement: &PacedAgreement, margins: PacedMargins) -> String {
             format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)
         })
     };
-    let _ =
-        writeln!(out, "A/A pooled p99, larger over smaller: {} (margin {}×)", ratio(agreement.p99), margins.p99_ratio);
+    let _ = writeln!(out, "two runs' pooled p99, larger over smaller: {}", ratio(agreement.p99));
     let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
         format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
     });
-    let _ = writeln!(out, "A/A frames overflowed, difference: {points} (margin {} points)", margins.overflow_points);
-    let _ = writeln!(
-        out,
-        "A/A CPU per delivered message, larger over smaller: {} (margin {}×)",
-        ratio(agreement.cpu),
-        margins.cpu_ratio
-    );
+    let _ = writeln!(out, "two runs' frames overflowed, difference: {points}");
+    let _ = writeln!(out, "two runs' CPU per delivered message, larger over smaller: {}", ratio(agreement.cpu));
     let [p99, cpu, overflow] = agreement.contradicted;
     let _ = writeln!(
         out,
@@ -227,13 +239,13 @@ pub enum Form {
 /// for a file with only paced cells (whose ns/message restates the schedule), first, with the
 /// throughput answer after it under a line saying so. The throughput answer alone when `bands`
 /// is empty.
-pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: Form, margins: PacedMargins) -> String {
+pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: Form) -> String {
     if bands.is_empty() {
         return throughput.to_owned();
     }
     let latency = match form {
-        Form::Text => text(bands, margins),
-        Form::Markdown => markdown(bands, margins),
+        Form::Text => text(bands),
+        Form::Markdown => markdown(bands),
     };
     if !only_paced {
         return format!("{}\n\n{latency}", throughput.trim_end());
@@ -251,7 +263,7 @@ pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: For
 /// The report's "latency under load" section, when `cells` has paced cells: the answer, the
 /// pooled p99 against the task count per channel (an SVG panel per group), and a table of every
 /// paced cell's drops, CPU, core share and memory growth. Empty otherwise.
-pub fn html_section(cells: &CellsFile, bands: &[PacedBand], margins: PacedMargins) -> String {
+pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     let paced: Vec<(&CellResult, &PacedResult)> =
         cells.cells.iter().filter_map(|cell| Some((cell, cell.paced.as_ref()?))).collect();
     if paced.is_empty() {
@@ -259,8 +271,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand], margins: PacedMargin
     }
     let mut out = format!(
         "<section id=\"latency\">\n<h2>{HEADING}</h2>\n<p class=\"note\">{}</p>\n<pre>{}</pre>\n<div class=\"plots\">\n",
-        escape(&capitalized(&how_to_read(margins))),
-        escape(text(bands, margins).split_once('\n').map_or("", |(_, rest)| rest).trim())
+        escape(&capitalized(&how_to_read())),
+        escape(text(bands).split_once('\n').map_or("", |(_, rest)| rest).trim())
     );
     let mut groups: Vec<(&CellResult, Vec<Series>)> = Vec::new();
     for &(cell, figures) in &paced {

@@ -9,11 +9,8 @@ use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
-use crate::results::thresholds::Thresholds;
 use crate::results::versions::{Source, Versions};
-use crate::run::measure::RuntimeKind;
 use crate::run::workload::Merge;
-use crate::stats::{CONFIDENCE, MIN_BOOTSTRAP_VALUES};
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -99,38 +96,47 @@ pub fn tasks_text(tasks: &[u64]) -> String {
     }
 }
 
-/// How a ranking's leaders read: `kanal 65.2, 2.41× faster than async-channel 157`, or
-/// `tied within the noise: kanal 65.2, async-channel 66.0 (1.01×); next flume 130, 2.00×`
-/// (`up to` the last tied one's ratio when more than two are tied). `strong` marks the leaders
-/// (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
+/// How a ranking's leaders read, every figure with its verdict against the first:
+/// `crossfire† 63.1, 1.21× faster than kanal† 76.4 [1.15–1.27]` when the runner-up is behind
+/// beyond the noise; `kanal 65.2 ≈ flume 66.0, within 4%; next tokio-mpsc 130, 2.00× [1.90–2.10]`
+/// when tied, the tied channels collapsed to `≈ 3 others within 9%` when more than one.
+/// `strong` marks the first (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
 /// A channel marked `(mixed)` has a cell in the band whose samples form more than one cluster.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
-    let name = |entry: &Entry| {
-        let name = marked_entry(entry);
-        if strong { format!("**{name}**") } else { name }
-    };
     let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.mixed { MIXED } else { "" });
     let Some(first) = ranking.first() else { return String::new() };
-    let mut line = if ranking.is_tie() {
-        let leaders = ranking.leaders();
-        let tied: Vec<String> = leaders.iter().map(|e| format!("{} {}", name(e), figure(e))).collect();
-        let spread = ranking.tie_spread().unwrap_or(1.0);
-        let up_to = if leaders.len() > 2 { "up to " } else { "" };
-        format!("tied within the noise: {} ({up_to}{spread:.2}×)", tied.join(", "))
-    } else {
-        format!("{} {}", name(first), figure(first))
-    };
+    let name = marked_entry(first);
+    let mut line = format!("{} {}", if strong { format!("**{name}**") } else { name }, figure(first));
+    line.push_str(&tied_text(ranking));
     match ranking.next() {
-        Some((next, ratio)) if ranking.is_tie() => {
-            let _ = write!(line, "; next {} {}, {ratio:.2}×", marked_entry(next), figure(next));
+        Some((next, _)) if ranking.is_tie() => {
+            let _ = write!(line, "; next {} {}, {}", marked_entry(next), figure(next), verdict_ratio(next));
         }
-        Some((next, ratio)) => {
-            let _ = write!(line, ", {ratio:.2}× {ahead} {} {}", marked_entry(next), figure(next));
+        Some((next, _)) => {
+            let (ratio, low, high) = next.ratio().unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+            let _ = write!(line, ", {ratio:.2}× {ahead} {} {} [{low:.2}–{high:.2}]", marked_entry(next), figure(next));
         }
         None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
         None => {}
     }
     line
+}
+
+/// The channels tied with a ranking's first, as they follow its name: ` ≈ kanal†, within 4%`,
+/// ` ≈ 3 others within 9%`; empty without a tie.
+fn tied_text(ranking: &Ranking) -> String {
+    let tied: Vec<&Entry> = ranking.leaders().into_iter().skip(1).collect();
+    let widest = tied.iter().filter_map(|entry| entry.verdict).max_by(|a, b| a.within().total_cmp(&b.within()));
+    match (tied.as_slice(), widest) {
+        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, true)),
+        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, true)),
+        _ => String::new(),
+    }
+}
+
+/// An entry's verdict against the first as a ratio with its interval: `1.27× [1.20–1.35]`.
+fn verdict_ratio(entry: &Entry) -> String {
+    entry.verdict.as_ref().map_or_else(|| "no verdict".to_owned(), format::ratio)
 }
 
 fn excluded_text(excluded: &Excluded) -> String {
@@ -202,9 +208,9 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
 
 /// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
 /// names it): one table, a column for p99 only when some band has latency, one for the
-/// channels not ranked only when some band has them, then how to read it (`thresholds` as
-/// given to `recommend`).
-pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds, versions: &Versions) -> String {
+/// channels not ranked only when some band has them, then how to read it (`runs`: how many
+/// runs the file pooled, 1 for one).
+pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions: &Versions) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
@@ -247,30 +253,19 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], thresholds: Thresholds
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let percent = match (thresholds.current_thread, thresholds.multi_thread) {
-        (one, other) if one == other => format!("{}%", one * 100.0),
-        (current, multi) => format!(
-            "{}% ({}) or {}% ({})",
-            current * 100.0,
-            RuntimeKind::CurrentThread,
-            multi * 100.0,
-            RuntimeKind::MultiThread
-        ),
-    };
-    let (confidence, fewest) = (CONFIDENCE * 100.0, MIN_BOOTSTRAP_VALUES);
     let _ = writeln!(
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
-         count (the mean of its samples without the highest and lowest fifth; not the median: a cell whose samples \
-         fall in two clusters has a median that flips with the cluster that won the draw); a ratio is the next channel's \
-         figure over the first's. *(mixed)* marks a channel with a cell in the band whose samples form separate \
-         clusters. Bands: small is 1–8 tasks, medium 16–64, large 128–512{x_large} (a count between them goes to the \
-         nearer on a log scale). Channels are *tied* when the first is not ahead beyond the noise: they are less \
-         than {percent} apart, or the first is ahead at no more than half of the band's task counts, where ahead \
-         means the other's trimmed mean is that much higher and each outside the other's {confidence}% bootstrap \
-         interval (the min–max below {fewest} samples). A channel with a failed sample, or missing at one of the band's task \
-         counts, is not ranked in that band. The fastest with no known problem is the first channel of the ranking \
-         whose crate has no caveat covering its version; *same* when that is the fastest itself.\n\n{}",
+         count (the mean of its samples without the highest and lowest fifth); *(mixed)* marks a channel with a cell \
+         in the band whose samples form separate clusters. Bands: small is 1–8 tasks, medium 16–64, large \
+         128–512{x_large} (a count between them goes to the nearer on a log scale). Every other channel is compared \
+         with the first by the ratio of their samples measured back to back, round by round, averaged over the \
+         band's task counts: `1.21× [1.15–1.27]` is that ratio and its interval, and a channel whose interval holds \
+         1 is *tied* with the first (`≈ kanal, within 4%`: the interval's far end). A channel with a failed sample, \
+         or missing at one of the band's task counts, is not ranked in that band. The fastest with no known problem \
+         is the first channel of the ranking whose crate has no caveat covering its version; *same* when that is \
+         the fastest itself.\n\n{}\n\n{}",
+        super::pool::noise_line(runs),
         versions_line(versions)
     );
     out.push_str(&caveats_markdown(bands));
@@ -287,11 +282,12 @@ pub fn careful_text(band: &Recommendation) -> String {
     match &band.careful() {
         _ if band.speed.first().is_none() => String::new(),
         Careful::Same => "same".to_owned(),
-        Careful::Behind { entry, ratio } if entry.tied_with_first => {
-            format!("{} {} (tied, {ratio:.2}×)", marked_entry(entry), number(entry.value))
+        Careful::Behind { entry, .. } if entry.tied_with_first => {
+            let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
+            format!("{} {} (tied{within})", marked_entry(entry), number(entry.value))
         }
-        Careful::Behind { entry, ratio } => {
-            format!("{} {}, {ratio:.2}× behind", marked_entry(entry), number(entry.value))
+        Careful::Behind { entry, .. } => {
+            format!("{} {}, {} behind", marked_entry(entry), number(entry.value), verdict_ratio(entry))
         }
         Careful::NoneRanked => "none ranked".to_owned(),
     }
@@ -321,20 +317,15 @@ pub fn versions_line(versions: &Versions) -> String {
 }
 
 /// The pick of a band and what comes next, as the short answer words them: `kanal† 83.0`, or
-/// `kanal† 83.0 ≈ crossfire† 109 (tied, 1.31×)`; then `thingbuf 163, 1.97× behind`, or `none`
-/// when every other channel is tied or there is no other.
+/// `kanal† 83.0 ≈ crossfire†, within 6%`, or `kanal† 83.0 ≈ 3 others within 12%`; then
+/// `thingbuf 163, 1.97× behind [1.80–2.10]`, or `none` when every other channel is tied or
+/// there is no other.
 pub fn pick_and_next(band: &Recommendation) -> (String, String) {
     let ranking = &band.speed;
     let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
-    let leaders: Vec<String> =
-        ranking.leaders().iter().map(|entry| format!("{} {}", marked_entry(entry), number(entry.value))).collect();
-    let mut pick = leaders.join(" ≈ ");
-    if let Some(spread) = ranking.tie_spread().filter(|_| ranking.is_tie()) {
-        let up_to = if leaders.len() > 2 { "up to " } else { "" };
-        let _ = write!(pick, " (tied, {up_to}{spread:.2}×)");
-    }
+    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking));
     let next = match ranking.next() {
-        Some((next, ratio)) => format!("{} {}, {ratio:.2}× behind", marked_entry(next), number(next.value)),
+        Some((next, _)) => format!("{} {}, {} behind", marked_entry(next), number(next.value), verdict_ratio(next)),
         None if ranking.entries.len() == 1 => {
             format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge))
         }

@@ -12,7 +12,6 @@ use crate::run::measure::RuntimeKind;
 use crate::run::payload::PayloadSize;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
-use crate::stats::StopRule;
 
 pub mod estimate;
 
@@ -97,12 +96,10 @@ pub struct Plan {
     pub count_allocs: bool,
     /// Unrecorded runs per cell.
     pub warmup: usize,
-    /// Recorded runs per cell, at least.
+    /// Screening rounds (`--samples`).
     pub samples: usize,
-    /// Relative precision of the mean at which a cell wants no more samples (0.02 = ±2%).
-    pub precision: f64,
-    /// Time per cell, averaged over the sweep, that passes beyond `samples` may spend: the
-    /// sweep's extra time is this × the number of cells.
+    /// Time per cell, averaged over the sweep, that the duels after screening may spend: their
+    /// time is this × the number of cells.
     pub max_time: Duration,
     /// Time a sample may run before the watchdog abandons it.
     pub timeout: Duration,
@@ -150,11 +147,6 @@ impl Plan {
             Mode::MergedRecv => &self.merges,
             Mode::ClonedSend => &self.merges[..1],
         }
-    }
-
-    /// When a cell has been sampled enough.
-    pub fn stop_rule(&self) -> StopRule {
-        StopRule { min_samples: self.samples, precision: self.precision }
     }
 
     /// The worker counts `runtime` runs with: every `--workers` for multi-thread, 1 otherwise.
@@ -264,7 +256,6 @@ impl Plan {
             count_allocs: cli.count_allocs,
             warmup: cli.warmup,
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
-            precision: cli.precision / 100.0,
             max_time: Duration::from_secs_f64(cli.max_time.unwrap_or(if quick {
                 QUICK_MAX_TIME_SECS
             } else {

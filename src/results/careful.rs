@@ -15,7 +15,7 @@ pub enum Careful {
         /// Its place in the ranking ([`Entry::tied_with_first`] says whether it is tied with
         /// the fastest).
         entry: Entry,
-        /// Its figure over the fastest's (≥ 1).
+        /// Its figure over the fastest's, as its verdict against the fastest measured it.
         ratio: f64,
     },
     /// Every channel ranked has a known problem, or none is ranked.
@@ -29,7 +29,7 @@ pub fn careful_pick(speed: &Ranking, has_known_problem: impl Fn(&str) -> bool) -
         Some(0) => Careful::Same,
         Some(at) => {
             let entry = speed.entries[at].clone();
-            let ratio = entry.value / first.value;
+            let ratio = entry.ratio().map_or(entry.value / first.value, |(ratio, ..)| ratio);
             Careful::Behind { entry, ratio }
         }
         None => Careful::NoneRanked,
@@ -54,7 +54,6 @@ mod tests {
     use super::*;
     use crate::results::load::hand_made;
     use crate::results::recommend::recommend;
-    use crate::results::thresholds::Thresholds;
 
     fn steady(around: f64) -> [f64; 5] {
         [around, around * 1.005, around * 0.995, around * 1.002, around * 0.998]
@@ -72,7 +71,7 @@ mod tests {
         ]);
         assert!(known_problem("kanal") && known_problem("crossfire"));
         assert!(!known_problem("flume") && !known_problem("tokio-mpsc"));
-        let bands = recommend(&file, Thresholds::uniform(0.02));
+        let bands = recommend(&file);
         assert_eq!(bands[0].speed.first().unwrap().channel, "kanal");
         let Careful::Behind { entry, ratio } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
         assert_eq!(entry.channel, "flume");
@@ -83,14 +82,14 @@ mod tests {
     #[test]
     fn a_winner_with_no_known_problem_is_the_careful_pick_itself() {
         let file = hand_made(&[("flume", 1, &steady(50.0), 0), ("kanal", 1, &steady(100.0), 0)]);
-        let bands = recommend(&file, Thresholds::uniform(0.02));
+        let bands = recommend(&file);
         assert_eq!(bands[0].careful(), Careful::Same);
     }
 
     #[test]
     fn a_clean_channel_tied_with_the_winner_is_picked_and_known_as_tied() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("tokio-mpsc", 1, &steady(101.0), 0)]);
-        let bands = recommend(&file, Thresholds::uniform(0.02));
+        let bands = recommend(&file);
         let Careful::Behind { entry, .. } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
         assert_eq!(entry.channel, "tokio-mpsc");
         assert!(entry.tied_with_first);
@@ -99,7 +98,7 @@ mod tests {
     #[test]
     fn no_clean_channel_or_none_ranked_is_said() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("kanal", 1, &steady(200.0), 0)]);
-        assert_eq!(recommend(&file, Thresholds::uniform(0.02))[0].careful(), Careful::NoneRanked);
+        assert_eq!(recommend(&file)[0].careful(), Careful::NoneRanked);
         assert_eq!(careful_pick(&Ranking::default(), |_| false), Careful::NoneRanked);
         // A channel the table does not know has no known problem.
         assert!(!known_problem("my-own-channel"));

@@ -1,17 +1,17 @@
 //! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not,
 //! on the cells' mean cost per message (the headline figure, [`crate::stats`]); and how far
 //! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
-//! build twice) calibrate the [`Thresholds`].
+//! build twice) calibrate the noise model's drift (`super::noise`).
 
 use std::collections::HashMap;
 
 use super::load::{CellKey, ResultsFile};
 use super::pool::speed;
 use super::recommend::{Recommendation, recommend};
-use super::thresholds::{SIGNIFICANCE, Thresholds};
+use super::noise::{FileNoise, Metric, change};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
-use crate::stats::welch::log_welch_p;
+use crate::stats::verdict::Call;
 use crate::stats::{self, Summary};
 
 /// What a comparison says about one cell.
@@ -36,45 +36,15 @@ impl Verdict {
     }
 }
 
-/// Faster or slower when the trimmed means of the two runs' samples of one cell differ by at
-/// least `threshold` (0.10 = 10%) *and* Welch's t-test on the samples' logarithms gives a
-/// p-value below [`SIGNIFICANCE`] (`stats::welch`); otherwise no change. The test runs at the
-/// samples there are, so with few of them only a large, steady difference passes, and a side
-/// of one sample is never called changed. Both conditions: the test alone calls the small,
-/// steady differences between two processes on one machine changes, the threshold alone
-/// ignores a noisy cell. `old` and `new` are the cell's ok samples in each run; `threshold` is
-/// already fit to their count ([`Thresholds::for_samples`]).
-pub fn verdict(old: &[f64], new: &[f64], threshold: f64) -> Verdict {
-    let (Some(old_summary), Some(new_summary)) = (stats::summarize(old), stats::summarize(new)) else {
-        return Verdict::NoChange;
-    };
-    let ratio = new_summary.trimmed_mean / old_summary.trimmed_mean;
-    let apart = log_welch_p(old, new).is_some_and(|p| p < SIGNIFICANCE);
-    verdict_of(ratio, threshold, apart)
-}
-
-/// Faster or slower when `ratio` (new over old) is `threshold` or more from 1 and the two sides
-/// are `apart` by the rule of the caller; otherwise no change.
-fn verdict_of(ratio: f64, threshold: f64, apart: bool) -> Verdict {
-    if (ratio - 1.0).abs() < threshold || !apart {
-        Verdict::NoChange
-    } else if ratio < 1.0 {
-        Verdict::Faster
-    } else {
-        Verdict::Slower
+impl Verdict {
+    /// The verdict of the noise model's call on new − old.
+    fn of(call: Call) -> Verdict {
+        match call {
+            Call::Lower => Verdict::Faster,
+            Call::Higher => Verdict::Slower,
+            Call::Tied => Verdict::NoChange,
+        }
     }
-}
-
-/// The verdict on a cell when one side or both pooled several runs (`results::pool`): faster
-/// or slower when the two figures differ by at least `threshold` *and* each lies outside the
-/// other's interval (a pooled side's t interval from its runs' spread, a single run's
-/// bootstrap interval of its samples); otherwise no change.
-pub fn pooled_verdict(old: &Summary, new: &Summary, threshold: f64) -> Verdict {
-    let ratio = new.trimmed_mean / old.trimmed_mean;
-    let ((old_low, old_high), (new_low, new_high)) = (old.trimmed_mean_band(), new.trimmed_mean_band());
-    let apart = (new.trimmed_mean > old_high && old.trimmed_mean < new_low)
-        || (new.trimmed_mean < old_low && old.trimmed_mean > new_high);
-    verdict_of(ratio, threshold, apart)
 }
 
 /// How far apart two runs' figures are over a set of cells.
@@ -137,8 +107,10 @@ pub struct Compared {
     pub old: Summary,
     /// The same in the new file.
     pub new: Summary,
-    /// What the comparison says ([`verdict`]).
+    /// What the comparison says (`noise::change` on ns/message).
     pub verdict: Verdict,
+    /// The interval of new over old that the verdict rests on (`noise::change`).
+    pub interval: (f64, f64),
     /// The clusters of the old samples (`stats::clusters`): more than one for a mixed cell.
     pub old_clusters: Vec<stats::Cluster>,
     /// The clusters of the new samples.
@@ -202,26 +174,23 @@ pub struct Comparison<'a> {
     pub several_workers: Vec<RuntimeKind>,
 }
 
-/// Compares `new` with `old` cell by cell, with the [`Thresholds`] of each runtime.
-pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thresholds) -> Comparison<'a> {
+/// Compares `new` with `old` cell by cell, each verdict from the noise model
+/// (`noise::change`, each side with the spread its own file measured).
+pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
+    let noise = (FileNoise::of(old), FileNoise::of(new));
     let mut cells = Vec::new();
     let (mut counts, mut mixed) = (Counts::default(), Mixed::default());
     let mut counts_by_runtime: Vec<(RuntimeKind, Counts)> = Vec::new();
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| {
-            let threshold = thresholds.of(key.runtime);
-            Compared {
-                old: old_summary,
-                new: new_summary,
-                verdict: if old_cell.runs.len().max(new_cell.runs.len()) >= 2 {
-                    pooled_verdict(&old_summary, &new_summary, threshold)
-                } else {
-                    verdict(&old_cell.ok, &new_cell.ok, threshold)
-                },
-                old_clusters: stats::clusters(&old_cell.ok),
-                new_clusters: stats::clusters(&new_cell.ok),
-            }
+        let judged = change(old_cell, new_cell, Metric::Speed, key.runtime, (&noise.0, &noise.1));
+        let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| Compared {
+            old: old_summary,
+            new: new_summary,
+            verdict: judged.map_or(Verdict::NoChange, |judged| Verdict::of(judged.call)),
+            interval: judged.map_or((0.0, f64::INFINITY), |judged| (judged.low.exp(), judged.high.exp())),
+            old_clusters: stats::clusters(&old_cell.ok),
+            new_clusters: stats::clusters(&new_cell.ok),
         });
         let verdict = compared.as_ref().map(|compared| compared.verdict);
         counts.add(verdict);
@@ -252,7 +221,7 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile, thresholds: Thres
         counts_by_runtime,
         mixed,
         disturbed: (disturbed(old), disturbed(new)),
-        agreement: agreement(old, new, thresholds),
+        agreement: agreement(old, new),
         several_workers: several_workers(old, new),
         cells,
     }
@@ -316,8 +285,8 @@ pub struct Agreement {
 }
 
 /// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
-/// group of cells and per band of the summary (with `thresholds`, as `summary` ranks).
-pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -> Agreement {
+/// group of cells and per band of the summary (as `summary` ranks).
+pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
     type Group<'a> = (RuntimeKind, Mode, u64, &'a str);
     fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
@@ -339,7 +308,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile, thresholds: Thresholds) -
             result.same_fastest += usize::from(channel == other);
         }
     }
-    let (old_bands, new_bands) = (recommend(old, thresholds), recommend(new, thresholds));
+    let (old_bands, new_bands) = (recommend(old), recommend(new));
     for band in &old_bands {
         let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.setting.clone(), b.size);
         let Some(other) = new_bands.iter().find(|b| group(b) == group(band)) else {
@@ -368,27 +337,39 @@ mod tests {
     use super::*;
     use crate::stats;
 
+    fn cell(values: &[f64]) -> ResultsFile {
+        crate::results::load::hand_made(&[("a", 1, values, 0)])
+    }
+
+    /// The verdict of `compare` on one hand-made cell.
+    fn verdict(old: &[f64], new: &[f64]) -> Verdict {
+        let (old, new) = (cell(old), cell(new));
+        compare(&old, &new).cells[0].1.as_ref().map_or(Verdict::NoChange, |compared| compared.verdict)
+    }
+
     #[test]
     fn clearly_lower_is_faster_and_higher_is_slower() {
         let old = [100.0, 101.0, 99.0, 100.5, 100.2];
-        let new = [80.0, 81.0, 79.5, 80.2, 80.9];
-        assert_eq!(verdict(&old, &new, 0.02), Verdict::Faster);
-        assert_eq!(verdict(&new, &old, 0.02), Verdict::Slower);
+        let new = [60.0, 61.0, 59.5, 60.2, 60.9];
+        assert_eq!(verdict(&old, &new), Verdict::Faster);
+        assert_eq!(verdict(&new, &old), Verdict::Slower);
     }
 
     #[test]
     fn overlapping_noise_is_no_change() {
         let old = [100.0, 140.0, 90.0, 120.0, 105.0];
         let new = [115.0, 150.0, 95.0, 130.0, 118.0];
-        assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
+        assert_eq!(verdict(&old, &new), Verdict::NoChange);
     }
 
     #[test]
-    fn a_separated_change_below_the_threshold_is_no_change() {
+    fn a_steady_change_inside_the_drift_between_runs_is_no_change() {
+        // 5% apart with almost no spread: runs of one build move a multi-thread cell that much.
         let old = [100.0, 100.1, 100.2, 100.0, 100.1];
-        let new = [101.0, 101.1, 101.2, 101.0, 101.1];
-        assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
-        assert_eq!(verdict(&old, &new, 0.005), Verdict::Slower);
+        let new = [105.0, 105.1, 105.2, 105.0, 105.1];
+        assert_eq!(verdict(&old, &new), Verdict::NoChange);
+        let interval = compare(&cell(&old), &cell(&new)).cells[0].1.as_ref().unwrap().interval;
+        assert!(interval.0 < 1.0 && interval.1 > 1.05, "{interval:?}");
     }
 
     #[test]
@@ -398,20 +379,7 @@ mod tests {
         let old = [40.0, 41.0, 39.0, 120.0, 121.0];
         let new = [40.0, 41.0, 119.0, 120.0, 121.0];
         assert!(stats::median_of(&mut new.clone()) / stats::median_of(&mut old.clone()) > 2.9);
-        assert_eq!(verdict(&old, &new, 0.02), Verdict::NoChange);
-    }
-
-    #[test]
-    fn samples_apart_are_a_change_only_when_their_spread_makes_a_fluke_unlikely() {
-        // 22% slower and no sample of one run within the other's range, yet a run-to-run
-        // shift this large against this spread is too likely (p = 0.004) to be called.
-        let old = [100.0, 104.0, 97.0, 108.0, 101.0];
-        let wide = [118.0, 130.0, 112.0, 140.0, 124.0];
-        assert!(old.iter().fold(0.0f64, |a, b| a.max(*b)) < wide.iter().fold(f64::MAX, |a, b| a.min(*b)));
-        assert_eq!(verdict(&old, &wide, 0.10), Verdict::NoChange);
-        // As far apart with half the spread: p = 0.0002.
-        let steady = [120.0, 126.0, 117.0, 133.0, 122.0];
-        assert_eq!(verdict(&old, &steady, 0.10), Verdict::Slower);
+        assert_eq!(verdict(&old, &new), Verdict::NoChange);
     }
 
     #[test]
@@ -430,23 +398,17 @@ mod tests {
         // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
         let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
         let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
-        let agreement = agreement(&old, &new, Thresholds::uniform(0.02));
+        let agreement = agreement(&old, &new);
         assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
         assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
         // A tie within the threshold contradicts nothing.
         let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
-        let agreement =
-            super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied, Thresholds::uniform(0.02));
+        let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied);
         assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
     }
 
     #[test]
-    fn two_samples_a_side_need_a_large_steady_difference_and_one_is_never_enough() {
-        // Ranges apart by 1%, 5% slower: two samples a side cannot tell that from a re-run.
-        let old = [100.0, 104.0];
-        assert_eq!(verdict(&old, &[105.0, 110.0], 0.02), Verdict::NoChange);
-        // Twice as slow with under 1% spread on each side passes the test at two samples.
-        assert_eq!(verdict(&[100.0, 100.5], &[200.0, 201.0], 0.02), Verdict::Slower);
-        assert_eq!(verdict(&[100.0], &[300.0], 0.02), Verdict::NoChange);
+    fn one_sample_a_side_with_nothing_else_measured_is_never_enough() {
+        assert_eq!(verdict(&[100.0], &[300.0]), Verdict::NoChange);
     }
 }

@@ -128,6 +128,9 @@ pub struct CellSamples {
     /// ns/message of the `ok` samples that every figure is computed from, in file order: all
     /// of them but the disturbed ones.
     pub ok: Vec<f64>,
+    /// The round of each of `ok` (`Record::round`), in the same order; `None` in files
+    /// without rounds.
+    pub rounds: Vec<Option<u64>>,
     /// ns/message of the `ok` samples measured in a disturbed stretch of the sweep
     /// (`stats::disturbed`), left out of `ok` and of every other list here.
     pub disturbed: Vec<f64>,
@@ -186,6 +189,10 @@ pub struct PacedSample {
     pub resident_growth_bytes: Option<i64>,
     /// `pacer_behind`: the pacer could not keep up with the schedule.
     pub pacer_behind: bool,
+    /// `lat_p99_ns`: the sample's own p99 latency, when recorded.
+    pub p99_ns: Option<u64>,
+    /// `round`: the round the sample was measured in, when recorded.
+    pub round: Option<u64>,
 }
 
 impl PacedSample {
@@ -202,6 +209,8 @@ impl PacedSample {
             lat_histogram: record.lat_histogram.clone(),
             resident_growth_bytes: record.resident_growth_bytes,
             pacer_behind: record.pacer_behind.unwrap_or(false),
+            p99_ns: record.lat_p99_ns,
+            round: record.round,
         })
     }
 }
@@ -306,6 +315,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             cell.paced.extend(PacedSample::of(&record));
         } else {
             cell.ok.push(record.ns_per_message);
+            cell.rounds.push(record.round);
             // Per delivered message, as ns_per_message is under `--send try`.
             if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
                 cell.cpu_ns_per_message.push(cpu_ns as f64 / delivered as f64);
@@ -418,7 +428,8 @@ pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey
 }
 
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,
-/// failed samples); CPU time is twice the wall time. For unit tests.
+/// failed samples); CPU time is twice the wall time; the i-th value of every cell was measured
+/// in round i + 1. For unit tests.
 #[cfg(test)]
 pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     let mut samples = ResultsFile::default();
@@ -426,9 +437,9 @@ pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
         let key = hand_made_key(channel, tasks, "");
         samples.order.push(key.clone());
         let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
-        samples
-            .cells
-            .insert(key, CellSamples { ok: ok.to_vec(), failed, cpu_ns_per_message, ..CellSamples::default() });
+        let rounds = (1..=ok.len() as u64).map(Some).collect();
+        let cell = CellSamples { ok: ok.to_vec(), rounds, failed, cpu_ns_per_message, ..CellSamples::default() };
+        samples.cells.insert(key, cell);
     }
     samples
 }

@@ -6,7 +6,7 @@
 
 use super::load::ResultsFile;
 use super::metadata::Metadata;
-use super::pool::{Noise, Run};
+use super::pool::Run;
 use super::recommend::{Recommendation, TaskBand};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
@@ -44,9 +44,7 @@ pub struct Machine {
     pub file: ResultsFile,
     /// The JSON beside its first run, when there is a readable one.
     pub metadata: Option<Metadata>,
-    /// Its noise margins (`results::pool::noise`).
-    pub noise: Noise,
-    /// Its summary (`results::recommend`), with those margins.
+    /// Its summary (`results::recommend`).
     pub bands: Vec<Recommendation>,
 }
 
@@ -160,9 +158,8 @@ mod tests {
     }
 
     fn machine(file: ResultsFile) -> Machine {
-        let noise = crate::results::pool::noise(&[&file], Some(2.0));
-        let bands = recommend(&file, noise.thresholds);
-        Machine { names: vec!["x.csv".to_owned()], file, metadata: None, noise, bands }
+        let bands = recommend(&file);
+        Machine { names: vec!["x.csv".to_owned()], file, metadata: None, bands }
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! samples' histograms merged), the share of frames that overflowed and of messages dropped, the
 //! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
-//! lowest CPU and the fewest overflowed frames, with channels tied within [`PacedMargins`]. A
+//! lowest CPU and the fewest overflowed frames, each other channel with its verdict against the
+//! first from the noise model (`results::noise::verdict`), tied when that is a tie. A
 //! channel whose pacer fell behind in any sample of the band is named and never ranked.
 //!
 //! [`answer`] computes; `output::paced` formats.
@@ -13,12 +14,13 @@ use std::collections::HashMap;
 
 use super::compare::{Spread, spread};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::margins::PacedMargins;
+use super::noise::{self, FileNoise, Metric};
 use super::recommend::TaskBand;
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
 use crate::stats;
+use crate::stats::verdict::{Call, Verdict};
 
 /// The paced figures of one cell, over all its samples.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,12 +124,16 @@ impl PacedEntry {
     }
 }
 
-/// Channels ordered by one figure, lowest first, and how many lead: the first and every
-/// channel within the margin of it.
+/// Channels ordered by one figure, and how many lead: the first and every channel whose
+/// verdict against it is a tie.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PacedRanking {
-    /// Indexes into [`PacedBand::entries`], lowest figure first.
+    /// Indexes into [`PacedBand::entries`]: the lowest figure first, then the channels tied
+    /// with it, then the others, each by its verdict's estimate against the first.
     pub order: Vec<usize>,
+    /// The verdict of each of `order` against the first (`results::noise::verdict`: log
+    /// ratio for p99 and CPU, points for overflow); `None` for the first.
+    pub verdicts: Vec<Option<Verdict>>,
     /// How many of `order` lead (1 when the first stands alone; 0 when none is ranked).
     pub leaders: usize,
 }
@@ -161,8 +167,10 @@ pub struct PacedBand {
     pub excluded: Vec<String>,
 }
 
-/// The answer for every paced group and band of `file`, in file order, bands smallest first.
-pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
+/// The answer for every paced group and band of `file`, in file order, bands smallest first,
+/// every verdict from the noise model with the spread `file` measured.
+pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
+    let noise = FileNoise::of(file);
     let paced: Vec<&CellKey> = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).collect();
     let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
     for key in &paced {
@@ -208,7 +216,7 @@ pub fn answer(file: &ResultsFile, margins: PacedMargins) -> Vec<PacedBand> {
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
-            fill(&mut band, &cells, &channels, margins);
+            fill(&mut band, &cells, &channels, &noise);
             bands.push(band);
         }
     }
@@ -220,7 +228,8 @@ type GroupCells<'a> = HashMap<(&'a str, Option<Merge>, u64), (&'a CellSamples, O
 
 /// Ranks `channels` in `band` from the group's `cells`: a channel missing a cell or with a
 /// failed sample is excluded, one whose pacer fell behind is named apart, the rest ranked.
-fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], margins: PacedMargins) {
+fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], noise: &FileNoise) {
+    let mut samples: Vec<Vec<&CellSamples>> = Vec::new();
     for &(channel, merge) in channels {
         let found: Vec<_> = band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
         let label = super::load::channel_label(channel, merge);
@@ -231,16 +240,16 @@ fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merg
         match figures {
             None => band.excluded.push(label),
             Some(figures) if figures.iter().any(|f| f.pacer_behind) => band.behind.push(label),
-            Some(figures) => band.entries.push(entry(channel, merge, &figures)),
+            Some(figures) => {
+                band.entries.push(entry(channel, merge, &figures));
+                samples.push(found.iter().flatten().map(|(cell, _)| *cell).collect());
+            }
         }
     }
-    band.p99 = rank(&band.entries, |e| e.p99_ns, |best, other| other <= best * margins.p99_ratio);
-    band.cpu = rank(&band.entries, |e| e.cpu_ns, |best, other| other <= best * margins.cpu_ratio);
-    band.overflow = rank(
-        &band.entries,
-        |e| Some(e.overflow_share),
-        |best, other| (other - best) * 100.0 <= margins.overflow_points,
-    );
+    let runtime = band.runtime;
+    let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| rank(&band.entries, &samples, value, metric, runtime, noise);
+    (band.p99, band.cpu, band.overflow) =
+        (rank(|e| e.p99_ns, Metric::P99), rank(|e| e.cpu_ns, Metric::Cpu), rank(|e| Some(e.overflow_share), Metric::Overflow));
 }
 
 /// One channel's band figures from its cells, task counts ascending.
@@ -268,20 +277,34 @@ fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntr
     }
 }
 
-/// The entries that have a `value`, lowest first (ties in value in entry order), and how many
-/// lead: the first and those after it that `tied(first, other)` holds for, up to the first that
-/// it does not.
+/// The entries that have a `value` (`samples[i]`: entry i's cells, the band's task counts in
+/// order): the lowest first, then each other entry with its verdict against it on `metric`
+/// (`results::noise::verdict`), the tied ones first.
 fn rank(
     entries: &[PacedEntry],
+    samples: &[Vec<&CellSamples>],
     value: fn(&PacedEntry) -> Option<f64>,
-    tied: impl Fn(f64, f64) -> bool,
+    metric: Metric,
+    runtime: RuntimeKind,
+    noise: &FileNoise,
 ) -> PacedRanking {
     let mut order: Vec<(usize, f64)> =
         entries.iter().enumerate().filter_map(|(at, entry)| Some((at, value(entry)?))).collect();
     order.sort_by(|a, b| a.1.total_cmp(&b.1));
-    let Some(&(_, best)) = order.first() else { return PacedRanking::default() };
-    let leaders = 1 + order.iter().skip(1).take_while(|(_, other)| tied(best, *other)).count();
-    PacedRanking { order: order.into_iter().map(|(at, _)| at).collect(), leaders }
+    let Some(&(first, _)) = order.first() else { return PacedRanking::default() };
+    let mut judged: Vec<(usize, Option<Verdict>)> = order
+        .iter()
+        .map(|&(at, _)| (at, (at != first).then(|| noise::verdict(&samples[first], &samples[at], metric, runtime, noise)).flatten()))
+        .collect();
+    let tied = |verdict: &Option<Verdict>| verdict.is_some_and(|verdict| verdict.call == Call::Tied);
+    judged[1..].sort_by(|a, b| {
+        let key = |(_, verdict): &(usize, Option<Verdict>)| (!tied(verdict), verdict.map_or(f64::INFINITY, |v| v.mean));
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    let leaders = 1 + judged.iter().skip(1).filter(|(_, verdict)| tied(verdict)).count();
+    let (order, verdicts) = judged.into_iter().unzip();
+    PacedRanking { order, verdicts, leaders }
 }
 
 /// One paced cell of two runs.
@@ -295,7 +318,8 @@ pub struct PacedPair<'a> {
     pub new: PacedCell,
 }
 
-/// How far two paced runs agree: the A/A figures that calibrate [`PacedMargins`].
+/// How far two paced runs agree: the A/A figures that calibrate the paced drift
+/// (`results::noise::Metric::drift`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacedAgreement<'a> {
     /// The paced cells of both runs, in the old run's order.
@@ -313,7 +337,7 @@ pub struct PacedAgreement<'a> {
 }
 
 /// The A/A figures of two paced runs, cells matched by their full key.
-pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile, margins: PacedMargins) -> PacedAgreement<'a> {
+pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile) -> PacedAgreement<'a> {
     let cells: Vec<PacedPair> = old
         .order
         .iter()
@@ -329,7 +353,7 @@ pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile, margins: PacedMarg
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (answer(old, margins), answer(new, margins));
+    let (old_bands, new_bands) = (answer(old), answer(new));
     let (mut bands, mut contradicted) = (0, [0; 3]);
     for band in &old_bands {
         let same = |other: &&PacedBand| {

@@ -5,10 +5,8 @@
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
 
-use super::load::{CellSamples, ResultsFile, sweep_order};
+use super::load::{CellSamples, PacedSample, ResultsFile, sweep_order};
 use super::metadata::Metadata;
-use super::thresholds::{CALIBRATED_SAMPLES, SIGNIFICANCE, Thresholds};
-use crate::run::measure::RuntimeKind;
 use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
 
 /// One run: the CSV's name as given, its cells, and the machine description beside it.
@@ -89,7 +87,9 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
         return runs.into_iter().next().expect("one run");
     }
     let mut pooled = ResultsFile { runs: runs.len(), ..ResultsFile::default() };
-    for run in runs {
+    for (index, run) in runs.into_iter().enumerate() {
+        // Rounds are numbered within a run: each run's get a range of their own.
+        let round = |round: Option<u64>| round.map(|round| round + ((index as u64) << 40));
         pooled.skipped_partial_line |= run.skipped_partial_line;
         for key in run.order {
             let cell = &run.cells[&key];
@@ -116,7 +116,8 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             ] {
                 into.extend_from_slice(from);
             }
-            into.paced.extend_from_slice(&cell.paced);
+            into.rounds.extend(cell.rounds.iter().map(|&r| round(r)));
+            into.paced.extend(cell.paced.iter().map(|sample| PacedSample { round: round(sample.round), ..sample.clone() }));
         }
     }
     sweep_order(&mut pooled.order);
@@ -128,69 +129,6 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
 /// (`stats::pool::pooled_summary`); otherwise the summary of the cell's samples.
 pub fn speed(cell: &CellSamples) -> Option<Summary> {
     pooled::pooled_summary(&cell.runs, CONFIDENCE).or_else(|| stats::summarize(&cell.ok))
-}
-
-/// Where the noise margins came from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Basis {
-    /// `--threshold`.
-    Given,
-    /// The calibrated constants ([`Thresholds::DEFAULT`]) for a single run on each side; `thin`
-    /// holds the median count of `ok` samples over the cells when that is below
-    /// [`CALIBRATED_SAMPLES`]: the constants are widened for it ([`Thresholds::for_samples`]),
-    /// and outputs say so. The median, so that one cell short of a sample does not silence a run.
-    Calibrated {
-        /// The cells' median count of `ok` samples, when below [`CALIBRATED_SAMPLES`].
-        thin: Option<usize>,
-    },
-    /// Measured from the spread between the pooled runs: the runs on each side.
-    Measured {
-        /// Runs pooled on the first side (the only side of a summary).
-        runs: (usize, usize),
-    },
-}
-
-/// The noise margins of a summary or a comparison, and where they came from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Noise {
-    /// The margin per runtime.
-    pub thresholds: Thresholds,
-    /// Where it came from.
-    pub basis: Basis,
-}
-
-/// The noise margins for telling apart two figures of `sides` (one file for a summary, old and
-/// new for a comparison): `given` (`--threshold`, a percent) when there is one; with two runs
-/// or more pooled on each side, per runtime the [`pooled::margin`] of the between-run spread
-/// pooled over every cell of that runtime on both sides, at [`SIGNIFICANCE`]; otherwise the
-/// calibrated constants, and when the cells' median count of `ok` samples is below the count
-/// they were calibrated on, those widened for it ([`Thresholds::for_samples`]) and marked thin.
-pub fn noise(sides: &[&ResultsFile], given: Option<f64>) -> Noise {
-    if given.is_some() {
-        return Noise { thresholds: Thresholds::from_percent(given), basis: Basis::Given };
-    }
-    let runs = (sides[0].runs, sides[sides.len() - 1].runs);
-    if runs.0 >= 2 && runs.1 >= 2 {
-        let of = |runtime: RuntimeKind| {
-            let cells = sides.iter().flat_map(|file| {
-                file.cells.iter().filter(move |(key, _)| key.runtime == runtime).map(|(_, cell)| cell.runs.as_slice())
-            });
-            pooled::pooled_log_sd(cells).map_or(Thresholds::DEFAULT.of(runtime), |(sd, degrees)| {
-                pooled::margin(sd, degrees, runs.0, runs.1, SIGNIFICANCE)
-            })
-        };
-        let thresholds =
-            Thresholds { current_thread: of(RuntimeKind::CurrentThread), multi_thread: of(RuntimeKind::MultiThread) };
-        return Noise { thresholds, basis: Basis::Measured { runs } };
-    }
-    let mut counts: Vec<usize> =
-        sides.iter().flat_map(|file| file.cells.values()).map(|cell| cell.ok.len()).filter(|&n| n > 0).collect();
-    counts.sort_unstable();
-    let thin = counts.get(counts.len().saturating_sub(1) / 2).copied().filter(|&n| n < CALIBRATED_SAMPLES);
-    Noise {
-        thresholds: thin.map_or(Thresholds::DEFAULT, |typical| Thresholds::DEFAULT.for_samples(typical)),
-        basis: Basis::Calibrated { thin },
-    }
 }
 
 #[cfg(test)]
@@ -217,28 +155,5 @@ mod tests {
 
     fn speed_of(cell: &CellSamples) -> f64 {
         speed(cell).unwrap().trimmed_mean
-    }
-
-    #[test]
-    fn margins_come_from_the_runs_spread_when_pooled_and_thin_runs_are_marked() {
-        let single = hand_made(&[("a", 1, &steady(100.0), 0)]);
-        let noise = noise(&[&single, &single], None);
-        assert_eq!((noise.thresholds, noise.basis), (Thresholds::DEFAULT, Basis::Calibrated { thin: None }));
-        let thin = hand_made(&[("a", 1, &[100.0, 101.0, 99.0], 0)]);
-        let thin_noise = super::noise(&[&single, &thin], None);
-        assert_eq!(thin_noise.basis, Basis::Calibrated { thin: Some(3) });
-        assert_eq!(thin_noise.thresholds, Thresholds::DEFAULT.for_samples(3));
-        let runs = |spread: f64| {
-            pool(
-                (0..3)
-                    .map(|run| hand_made(&[("a", 1, &steady(100.0 * (1.0 + spread * (run as f64 - 1.0))), 0)]))
-                    .collect(),
-            )
-        };
-        let (quiet, loud) = (runs(0.01), runs(0.10));
-        let (quiet_noise, loud_noise) = (super::noise(&[&quiet, &quiet], None), super::noise(&[&loud, &loud], None));
-        assert_eq!(quiet_noise.basis, Basis::Measured { runs: (3, 3) });
-        assert!(quiet_noise.thresholds.multi_thread < loud_noise.thresholds.multi_thread);
-        assert_eq!(super::noise(&[&loud], Some(5.0)).thresholds, Thresholds::uniform(0.05));
     }
 }

@@ -6,10 +6,10 @@
 //! not the median: a cell whose samples fall in two clusters has a median that flips with
 //! whichever cluster won the draw, while its mean moves with the clusters' shares (see
 //! [`crate::stats`]); the median stays beside it ([`Entry::median`]), and a channel with such
-//! a cell in the band is marked ([`Entry::mixed`]). The first
-//! of a ranking is named alone only when the second is beyond the noise of it
-//! ([`within_noise`]); otherwise the first and the channels after it that are within its noise
-//! are named as tied ([`rank`]). A channel
+//! a cell in the band is marked ([`Entry::mixed`]). Every other channel gets its verdict
+//! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
+//! samples paired round by round, with its interval), and is tied with the first exactly when
+//! that verdict is a tie ([`rank`]). A channel
 //! with a failed sample, or without a cell at one of the band's task counts, is not ranked
 //! there and is listed with the reason.
 //!
@@ -21,9 +21,10 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::thresholds::Thresholds;
+use super::noise::{self, FileNoise, Metric};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
+use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
 
 /// A band of task counts summarized together.
@@ -82,15 +83,33 @@ pub struct Entry {
     /// Whether the samples of one of the channel's cells in the band form more than one
     /// cluster ([`stats::clusters`]).
     pub mixed: bool,
-    /// Whether the channel is within the noise of the ranking's first ([`within_noise`]), and
-    /// so is every channel ranked between them ([`rank`]); false for the first itself.
+    /// The verdict on this channel against the ranking's first, on the log scale (its `mean`
+    /// is the log of this channel's figure over the first's, from their paired samples where
+    /// they have them: `results::noise::verdict`); `None` for the first itself, or when the
+    /// two have too few samples for one.
+    pub verdict: Option<Verdict>,
+    /// Whether the verdict is a tie: the channel is within the noise of the first.
     pub tied_with_first: bool,
+}
+
+impl Entry {
+    /// This channel's figure over the first's, as the verdict measured it (paired where it
+    /// could be), with its interval: `(ratio, low, high)`. `None` for the first.
+    pub fn ratio(&self) -> Option<(f64, f64, f64)> {
+        self.verdict.map(|verdict| (verdict.mean.exp(), verdict.low.exp(), verdict.high.exp()))
+    }
+
+    /// For a channel tied with the first: how far apart the two may be, as a fraction (0.04 =
+    /// within 4%): the end of the ratio's interval farthest from 1.
+    pub fn tied_within(&self) -> Option<f64> {
+        self.verdict.filter(|_| self.tied_with_first).map(|verdict| verdict.within().exp() - 1.0)
+    }
 }
 
 /// Channels ordered by one metric, lowest (best) first.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ranking {
-    /// Lowest value first.
+    /// The first, then the others by their verdicts' estimates against it.
     pub entries: Vec<Entry>,
 }
 
@@ -116,19 +135,23 @@ impl Ranking {
         self.entries.iter().any(|entry| entry.tied_with_first)
     }
 
-    /// The best channel beyond the noise of the first (the runner-up when there is no tie),
-    /// and its value over the first's; `None` when every other channel is tied with the first
-    /// or there is none.
-    pub fn next(&self) -> Option<(&Entry, f64)> {
-        let first = self.first()?;
-        let next = self.entries.iter().skip(1).find(|entry| !entry.tied_with_first)?;
-        Some((next, next.value / first.value))
+    /// The runner-up: the second entry, with its verdict against the first; `None` with one
+    /// entry or none.
+    pub fn runner_up(&self) -> Option<&Entry> {
+        self.entries.get(1)
     }
 
-    /// The last of [`Ranking::leaders`] over the first: how far apart the tied channels are.
-    pub fn tie_spread(&self) -> Option<f64> {
-        let leaders = self.leaders();
-        Some(leaders.last()?.value / leaders.first()?.value)
+    /// The best channel beyond the noise of the first, and its figure over the first's (the
+    /// verdict's ratio); `None` when every other channel is tied with the first or there is none.
+    pub fn next(&self) -> Option<(&Entry, f64)> {
+        let next = self.entries.iter().skip(1).find(|entry| !entry.tied_with_first)?;
+        Some((next, next.ratio().map_or(f64::NAN, |(ratio, ..)| ratio)))
+    }
+
+    /// How far from the first the channels tied with it may be, the widest of their
+    /// [`Entry::tied_within`]; `None` without a tie.
+    pub fn tied_within(&self) -> Option<f64> {
+        self.entries.iter().filter_map(Entry::tied_within).reduce(f64::max)
     }
 }
 
@@ -175,9 +198,10 @@ pub struct Recommendation {
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
-/// order the runtimes and modes first appear in the file, bands smallest first. `thresholds`
-/// give, per runtime, the smallest difference that can separate two channels ([`within_noise`]).
-pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendation> {
+/// order the runtimes and modes first appear in the file, bands smallest first, every verdict
+/// from the noise model ([`noise::verdict`]) with the spread `file` measured.
+pub fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
+    let noise = FileNoise::of(file);
     // A group is one runtime, worker count, mode and setting: worker counts are never mixed.
     let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
     for key in &file.order {
@@ -211,7 +235,7 @@ pub fn recommend(file: &ResultsFile, thresholds: Thresholds) -> Vec<Recommendati
             if tasks.is_empty() {
                 continue;
             }
-            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, thresholds.of(runtime));
+            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, runtime, &noise);
             let (workers, setting) = (several_workers.then_some(workers), setting.to_owned());
             bands.push(Recommendation { runtime, mode, workers, setting, size, tasks, speed, cpu, p99, excluded });
         }
@@ -231,9 +255,10 @@ fn rank_band(
     cells: &HashMap<(Contender, u64), &CellSamples>,
     channels: &[Contender],
     tasks: &[u64],
-    threshold: f64,
+    runtime: RuntimeKind,
+    noise: &FileNoise,
 ) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
-    let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
+    let mut candidates: Vec<(Ranked, Vec<&CellSamples>)> = Vec::new();
     let mut excluded = Vec::new();
     for &channel in channels {
         let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
@@ -242,91 +267,76 @@ fn rank_band(
         };
         let missing_at = at(|cell| cell.is_none());
         let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0));
+        let (name, merge) = channel;
         if missing_at.is_empty() && failed_at.is_empty() {
-            candidates.push((channel, found.into_iter().flatten().collect()));
+            candidates.push(((name.to_owned(), merge), found.into_iter().flatten().collect()));
         } else {
             let failed_samples = found.iter().flatten().map(|cell| cell.failed).sum();
-            let (name, merge) = channel;
             excluded.push(Excluded { channel: name.to_owned(), merge, failed_samples, failed_at, missing_at });
         }
     }
-    // A channel enters a metric's ranking when each of its cells has values of that metric.
-    let by = |values: fn(&CellSamples) -> &[f64], summary: fn(&CellSamples) -> Option<Summary>| {
-        let summaries = candidates.iter().filter_map(|(channel, cells)| {
-            let per_task: Option<Vec<Summary>> = cells.iter().map(|cell| summary(cell)).collect();
-            Some(((channel.0.to_owned(), channel.1), per_task?))
-        });
-        let mut ranking = rank(summaries.collect(), threshold);
-        for entry in &mut ranking.entries {
-            let cells = candidates
-                .iter()
-                .find(|((name, merge), _)| (*name, *merge) == (entry.channel.as_str(), entry.merge))
-                .map(|(_, cells)| cells);
-            entry.mixed = cells.is_some_and(|cells| cells.iter().any(|cell| stats::clusters(values(cell)).len() > 1));
-        }
-        ranking
-    };
-    // Speed reads pooled runs as runs (`results::pool::speed`); the other metrics read samples.
-    (
-        by(|cell| &cell.ok, super::pool::speed),
-        by(|cell| &cell.cpu_ns_per_message, |cell| stats::summarize(&cell.cpu_ns_per_message)),
-        by(|cell| &cell.lat_p99_ns, |cell| stats::summarize(&cell.lat_p99_ns)),
-        excluded,
-    )
+    let by = |metric: Metric| rank(&candidates, metric, runtime, noise);
+    (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
 }
 
-/// Ranks channels by the geometric mean of their per-cell means (`summaries[i]`: one per
-/// task count, the same task counts for every channel), lowest first, ties in value kept in
-/// the given order. Marks as tied with the first the channels from the second on that are
-/// [`within_noise`] of it, up to the first that is not: a channel clearly behind the first
-/// ends the tie, even if one ranked after it is noisy enough to be within the noise, since
-/// naming that one as co-fastest and not a channel with a lower figure would read backwards.
-pub fn rank(channels: Vec<(Ranked, Vec<Summary>)>, threshold: f64) -> Ranking {
-    let mut scored: Vec<(f64, Ranked, Vec<Summary>)> = channels
-        .into_iter()
-        .map(|(channel, cells)| (geometric_mean_of_trimmed_means(&cells), channel, cells))
-        .collect();
-    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let Some((_, _, best)) = scored.first() else { return Ranking::default() };
-    let best = best.clone();
-    let mut tie_goes_on = true;
-    let entries = scored
-        .into_iter()
-        .enumerate()
-        .map(|(at, (value, (channel, merge), cells))| {
-            tie_goes_on = tie_goes_on && (at == 0 || within_noise(&best, &cells, threshold));
-            let median = geometric_mean(cells.iter().map(|cell| cell.median));
-            Entry { channel, merge, value, median, mixed: false, tied_with_first: at > 0 && tie_goes_on }
+/// The values of one metric of a cell, and its summary as rankings show it.
+fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
+    match metric {
+        // Speed reads pooled runs as runs (`results::pool::speed`); the other metrics read samples.
+        Metric::Speed => (&cell.ok, super::pool::speed(cell)),
+        Metric::Cpu => (&cell.cpu_ns_per_message, stats::summarize(&cell.cpu_ns_per_message)),
+        Metric::P99 | Metric::Overflow => (&cell.lat_p99_ns, stats::summarize(&cell.lat_p99_ns)),
+    }
+}
+
+/// Ranks `channels` (each with its cells at the band's task counts, in the same order) by
+/// `metric`: a channel enters when each of its cells has values of it. The first is the
+/// channel with the lowest geometric mean of its cells' figures, unless the verdicts against
+/// it say another is lower (paired samples outrank figures taken apart); every other channel
+/// gets its verdict against the first ([`noise::verdict`]) and is ranked by that verdict's
+/// estimate. A channel is tied with the first exactly when its verdict is a tie.
+pub fn rank(channels: &[(Ranked, Vec<&CellSamples>)], metric: Metric, runtime: RuntimeKind, noise: &FileNoise) -> Ranking {
+    let mut scored: Vec<(&Ranked, &Vec<&CellSamples>, Vec<Summary>)> = channels
+        .iter()
+        .filter_map(|(channel, cells)| {
+            let summaries: Option<Vec<Summary>> = cells.iter().map(|cell| figures(cell, metric).1).collect();
+            Some((channel, cells, summaries?))
         })
         .collect();
+    scored.sort_by(|a, b| geometric_mean_of_trimmed_means(&a.2).total_cmp(&geometric_mean_of_trimmed_means(&b.2)));
+    if scored.is_empty() {
+        return Ranking::default();
+    }
+    let against = |scored: &[(&Ranked, &Vec<&CellSamples>, Vec<Summary>)]| -> Vec<Option<Verdict>> {
+        let first = scored[0].1;
+        let judge = |cells: &Vec<&CellSamples>| noise::verdict(first, cells, metric, runtime, noise);
+        scored.iter().enumerate().map(|(at, (_, cells, _))| (at != 0).then(|| judge(cells)).flatten()).collect()
+    };
+    let mut verdicts = against(&scored);
+    let lower = verdicts.iter().enumerate().filter_map(|(at, v)| Some((at, v.as_ref()?.mean)));
+    if let Some((first, _)) = lower.filter(|(_, mean)| *mean < 0.0).min_by(|a, b| a.1.total_cmp(&b.1)) {
+        scored.swap(0, first);
+        verdicts = against(&scored);
+    }
+    let mut entries: Vec<Entry> = scored
+        .iter()
+        .zip(verdicts)
+        .map(|((channel, cells, summaries), verdict)| Entry {
+            channel: channel.0.clone(),
+            merge: channel.1,
+            value: geometric_mean_of_trimmed_means(summaries),
+            median: geometric_mean(summaries.iter().map(|cell| cell.median)),
+            mixed: cells.iter().any(|cell| stats::clusters(figures(cell, metric).0).len() > 1),
+            tied_with_first: verdict.is_some_and(|verdict| verdict.call == Call::Tied),
+            verdict,
+        })
+        .collect();
+    // The first stays first; the others by their estimate against it (no verdict: last).
+    entries[1..].sort_by(|a, b| {
+        let key = |entry: &Entry| entry.verdict.map_or(f64::INFINITY, |verdict| verdict.mean);
+        key(a).total_cmp(&key(b))
+    });
     Ranking { entries }
-}
-
-/// Whether `best` is ahead of `other` beyond the noise in one cell: `other`'s mean is at
-/// least `threshold` (0.02 = 2%) higher, and each mean lies outside the other's interval (the
-/// [`stats::CONFIDENCE`] bootstrap interval of the mean, or the min–max below
-/// [`stats::MIN_BOOTSTRAP_VALUES`] samples).
-///
-/// A looser test than `compare`'s (Welch's t-test at `thresholds::SIGNIFICANCE`): the band's
-/// task counts are the replication that makes up for it ([`within_noise`]).
-pub fn ahead_beyond_noise(best: &Summary, other: &Summary, threshold: f64) -> bool {
-    let ((_, best_high), (other_low, _)) = (best.trimmed_mean_band(), other.trimmed_mean_band());
-    other.trimmed_mean >= best.trimmed_mean * (1.0 + threshold)
-        && best.trimmed_mean < other_low
-        && other.trimmed_mean > best_high
-}
-
-/// Whether `other` is within the noise of `best` over a band (one summary per task count,
-/// the same task counts in the same order). It is not — `best` is ahead beyond the noise —
-/// when `other`'s geometric mean is at least `threshold` higher (0.02 = 2%) and `best` is
-/// [`ahead_beyond_noise`] at more than half of the band's task counts: one task count where
-/// a channel happens to fall behind does not crown the other, nor does a band where the two
-/// take turns.
-pub fn within_noise(best: &[Summary], other: &[Summary], threshold: f64) -> bool {
-    assert_eq!(best.len(), other.len(), "the same task counts for both channels");
-    let ratio = geometric_mean_of_trimmed_means(other) / geometric_mean_of_trimmed_means(best);
-    let ahead = best.iter().zip(other).filter(|(b, o)| ahead_beyond_noise(b, o, threshold)).count();
-    !(ratio >= 1.0 + threshold && 2 * ahead > best.len())
 }
 
 /// The geometric mean of the cells' means: each task count weighs the same whatever its
@@ -357,15 +367,11 @@ mod tests {
         stats::summarize(values).unwrap()
     }
 
-    /// Five samples spread ±`spread` around `median`.
-    fn around(median: f64, spread: f64) -> Summary {
-        summary(&[
-            median * (1.0 - spread),
-            median * (1.0 - spread / 2.0),
-            median,
-            median * (1.0 + spread / 2.0),
-            median * (1.0 + spread),
-        ])
+    /// Eight rounds of `level` moved by a host drift common to every channel of a round, and
+    /// by `own` (a fraction) of noise of its own, alternating in sign.
+    fn rounds(level: f64, own: f64) -> Vec<f64> {
+        let host = [1.0, 1.3, 0.9, 1.6, 1.0, 1.1, 0.8, 1.4];
+        host.iter().enumerate().map(|(at, h)| level * h * (1.0 + if at % 2 == 0 { own } else { -own })).collect()
     }
 
     #[test]
@@ -386,75 +392,38 @@ mod tests {
     }
 
     #[test]
-    fn separated_everywhere_is_not_within_noise() {
-        let best = [around(100.0, 0.02), around(100.0, 0.02)];
-        let other = [around(150.0, 0.02), around(160.0, 0.02)];
-        assert!(!within_noise(&best, &other, 0.02));
+    fn paired_rounds_separate_a_small_gap_that_the_host_drift_hides_from_the_figures() {
+        // The host moves every round by up to 1.6×; b is 8% behind a in every round.
+        let (a, b) = (rounds(100.0, 0.002), rounds(108.0, 0.002));
+        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]));
+        let speed = &bands[0].speed;
+        assert_eq!(speed.first().unwrap().channel, "a");
+        let runner_up = speed.runner_up().unwrap();
+        assert_eq!(runner_up.verdict.unwrap().call, Call::Higher, "{runner_up:?}");
+        let (ratio, low, high) = runner_up.ratio().unwrap();
+        assert!((ratio - 1.08).abs() < 0.005 && low > 1.0 && high < 1.2, "{ratio} [{low}, {high}]");
+        assert!(!speed.is_tie());
+        // The same samples with the rounds shuffled apart: unpaired, the drift hides the gap.
+        let mut file = hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]);
+        for cell in file.cells.values_mut() {
+            cell.rounds = vec![None; cell.ok.len()];
+        }
+        assert!(recommend(&file)[0].speed.is_tie());
     }
 
     #[test]
-    fn overlapping_intervals_are_within_noise() {
-        let best = [around(100.0, 0.3), around(100.0, 0.3)];
-        let other = [around(110.0, 0.3), around(115.0, 0.3)];
-        assert!(within_noise(&best, &other, 0.02));
-    }
-
-    #[test]
-    fn separated_but_under_the_threshold_is_within_noise() {
-        let best = [around(100.0, 0.001)];
-        let other = [around(101.0, 0.001)];
-        assert!(within_noise(&best, &other, 0.02));
-        assert!(!within_noise(&best, &other, 0.005));
-    }
-
-    #[test]
-    fn ahead_at_only_half_the_task_counts_is_within_noise() {
-        // Clearly ahead at two task counts, inside the noise at the other two.
-        let best = [around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.3), around(100.0, 0.3)];
-        let other = [around(130.0, 0.01), around(130.0, 0.01), around(105.0, 0.3), around(105.0, 0.3)];
-        assert!(within_noise(&best, &other, 0.02));
-        // Ahead at three of four: beyond the noise.
-        let other = [around(130.0, 0.01), around(130.0, 0.01), around(130.0, 0.01), around(105.0, 0.3)];
-        let best_three = [around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.01), around(100.0, 0.3)];
-        assert!(!within_noise(&best_three, &other, 0.02));
-    }
-
-    #[test]
-    fn ranking_is_by_geometric_mean_and_names_every_channel_tied_with_the_first() {
-        let ranking = rank(
-            vec![
-                (("slow".to_owned(), None), vec![around(300.0, 0.01)]),
-                (("noisy".to_owned(), None), vec![around(110.0, 0.4)]),
-                (("fast".to_owned(), None), vec![around(100.0, 0.01)]),
-                (("second".to_owned(), None), vec![around(150.0, 0.01)]),
-            ],
-            0.02,
-        );
-        let order: Vec<&str> = ranking.entries.iter().map(|e| e.channel.as_str()).collect();
-        assert_eq!(order, ["fast", "noisy", "second", "slow"]);
-        assert!(ranking.is_tie());
-        let leaders: Vec<&str> = ranking.leaders().iter().map(|e| e.channel.as_str()).collect();
-        assert_eq!(leaders, ["fast", "noisy"]);
-        let (next, ratio) = ranking.next().unwrap();
-        assert_eq!(next.channel, "second");
-        assert!((ratio - 1.5).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_clear_winner_stands_alone() {
-        let ranking = rank(
-            vec![
-                (("a".to_owned(), None), vec![around(200.0, 0.01)]),
-                (("b".to_owned(), None), vec![around(100.0, 0.01)]),
-            ],
-            0.02,
-        );
-        assert!(!ranking.is_tie());
-        assert_eq!(ranking.leaders().len(), 1);
-        let (next, ratio) = ranking.next().unwrap();
-        assert_eq!((ranking.first().unwrap().channel.as_str(), next.channel.as_str()), ("b", "a"));
-        assert!((ratio - 2.0).abs() < 1e-9);
-        assert_eq!(rank(Vec::new(), 0.02), Ranking::default());
+    fn a_tie_says_how_close_and_the_first_is_who_the_pairs_say() {
+        let (a, b) = (rounds(100.0, 0.01), rounds(100.5, 0.01));
+        // c's figure is the lowest by luck of its one slow round missing, but paired it is behind.
+        let mut c = rounds(103.0, 0.01);
+        c[3] = 60.0;
+        let bands = recommend(&hand_made(&[("a", 8, &a, 0), ("b", 8, &b, 0), ("c", 8, &c, 0)]));
+        let speed = &bands[0].speed;
+        assert_eq!(speed.first().unwrap().channel, "a", "{speed:?}");
+        assert!(speed.is_tie());
+        let within = speed.entries[1].tied_within().unwrap();
+        assert!(within > 0.005 && within < 0.05, "{within}");
+        assert_eq!(speed.tied_within(), speed.entries.iter().filter_map(Entry::tied_within).reduce(f64::max));
     }
 
     #[test]
@@ -471,7 +440,6 @@ mod tests {
                 ("tokio", 64, &steady, 0),
                 ("flume", 64, &steady, 0),
             ]),
-            Thresholds::uniform(0.02),
         );
         assert_eq!(bands.len(), 2, "{bands:?}");
         let small = &bands[0];
@@ -507,39 +475,12 @@ mod tests {
     }
 
     #[test]
-    fn a_tie_ends_at_the_first_channel_clearly_behind() {
-        let ranking = rank(
-            vec![
-                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
-                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
-                (("c".to_owned(), None), vec![around(150.0, 0.01)]),
-                (("d".to_owned(), None), vec![around(160.0, 0.9)]),
-            ],
-            0.02,
-        );
-        // d's noise reaches down to a, but c, with a lower figure, is clearly behind a.
-        assert!(within_noise(&[around(100.0, 0.01)], &[around(160.0, 0.9)], 0.02));
-        let tied: Vec<bool> = ranking.entries.iter().map(|e| e.tied_with_first).collect();
-        assert_eq!(tied, [false, true, false, false]);
-        assert_eq!(ranking.next().unwrap().0.channel, "c");
-        let three = rank(
-            vec![
-                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
-                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
-                (("c".to_owned(), None), vec![around(101.6, 0.01)]),
-            ],
-            0.02,
-        );
-        assert_eq!(three.next(), None);
-    }
-
-    #[test]
     fn a_mixed_cell_is_ranked_by_its_trimmed_mean_and_marked() {
         // b's median (41) beats a's (60), but 40% of b's samples take 125 ns: its trimmed mean
         // (the middle three of five) is 68.3.
         let a = [60.0, 60.5, 59.5, 60.2, 59.8];
         let b = [40.0, 41.0, 39.0, 125.0, 124.0];
-        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]), Thresholds::uniform(0.02));
+        let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]));
         let speed = &bands[0].speed;
         let order: Vec<(&str, bool)> = speed.entries.iter().map(|e| (e.channel.as_str(), e.mixed)).collect();
         assert_eq!(order, [("a", false), ("b", true)]);

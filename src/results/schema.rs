@@ -39,6 +39,12 @@ pub struct Record {
     /// Sample number within the cell, from 1; warm-up runs are not written.
     #[serde(default)]
     pub sample: usize,
+    /// The round the sample was measured in, numbered from 1 within the run: the samples of one
+    /// round are one cell's channels (same runtime, mode, task count and setting) measured back
+    /// to back, so a verdict between two of them pairs their samples round by round. Empty in
+    /// files without the column.
+    #[serde(default)]
+    pub round: Option<u64>,
     /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
     #[serde(default)]
     pub elapsed_ns: u64,

@@ -12,6 +12,7 @@
 
 pub mod disturbed;
 pub mod pool;
+pub mod verdict;
 pub mod welch;
 
 use rand::{RngExt, SeedableRng};

@@ -1,0 +1,239 @@
+//! The one owner of the noise model's numbers, and the one place verdicts on results are made
+//! ([`verdict`], through `stats::verdict::judge`): a band's leader against each channel,
+//! `compare`'s old against new, the paced figures. What it adds to a run's own samples is only
+//! the drift between runs that calibration measured ([`drift`]); the rest is measured by the
+//! run itself ([`FileNoise::of`]).
+
+use std::collections::HashMap;
+
+use super::load::{CellSamples, ResultsFile};
+use crate::run::measure::RuntimeKind;
+use crate::stats::verdict::{Estimate, Prior, Verdict, judge};
+
+/// The two-sided confidence of a verdict between two channels of one run (a band's answer,
+/// the sweep's duels): a few dozen such verdicts make an answer.
+pub const VERDICT_CONFIDENCE: f64 = 0.95;
+
+/// The two-sided confidence of `compare`'s verdict on one cell in two runs: hundreds of cells
+/// are judged at once, and an A/A comparison should call about none of them changed.
+pub const CHANGE_CONFIDENCE: f64 = 0.999;
+
+/// A figure whose verdicts are made here: which values of a cell's samples, on which scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// ns/message (log scale: differences are ratios).
+    Speed,
+    /// CPU ns per delivered message (log scale).
+    Cpu,
+    /// A sample's p99 latency (log scale).
+    P99,
+    /// A paced sample's share of frames overflowed, in percentage points (linear).
+    Overflow,
+}
+
+impl Metric {
+    /// Whether differences are of logarithms (ratios) rather than of points.
+    pub fn is_ratio(self) -> bool {
+        self != Metric::Overflow
+    }
+
+    /// The standard deviation of this metric's difference between two runs that pairing or
+    /// sampling inside one run cannot see, on `runtime`: paired (two channels measured in the
+    /// same rounds) or not (figures measured minutes or runs apart).
+    ///
+    /// Calibrated by A/A runs of one build on a 2-core VM (docs/methodology.md has the runs
+    /// and the script): for unpaired speed, the robust standard deviation of a cell's log ratio
+    /// between two default sweeps over √2 (0.070/√2 current-thread, 0.125/√2 multi-thread);
+    /// for paired speed, how far a leader's ratio to another channel moved between two runs.
+    /// The paced figures' from one A/A pair of `channel-bench sfu` runs.
+    pub fn drift(self, runtime: RuntimeKind, paired: bool) -> f64 {
+        match (self, runtime, paired) {
+            (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.01,
+            (Metric::Speed | Metric::Cpu, RuntimeKind::MultiThread, true) => 0.03,
+            (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, false) => 0.05,
+            (Metric::Speed | Metric::Cpu, RuntimeKind::MultiThread, false) => 0.09,
+            (Metric::P99, _, true) => 0.10,
+            (Metric::P99, _, false) => 0.30,
+            (Metric::Overflow, _, true) => 0.2,
+            (Metric::Overflow, _, false) => 0.6,
+        }
+    }
+
+    /// The values of `cell`'s samples on this metric's scale, each with its round (when the
+    /// file recorded rounds): the samples that count (`ok`, not disturbed; for paced figures
+    /// every `ok` sample).
+    fn values(self, cell: &CellSamples) -> Vec<(f64, Option<u64>)> {
+        let with_rounds = |values: &[f64]| -> Vec<(f64, Option<u64>)> {
+            let rounds = (values.len() == cell.rounds.len()).then_some(&cell.rounds);
+            values
+                .iter()
+                .enumerate()
+                .filter(|(_, value)| **value > 0.0 && value.is_finite())
+                .map(|(at, value)| (value.ln(), rounds.and_then(|rounds| rounds[at])))
+                .collect()
+        };
+        match self {
+            Metric::Speed => with_rounds(&cell.ok),
+            Metric::Cpu => with_rounds(&cell.cpu_ns_per_message),
+            Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.lat_p99_ns),
+            Metric::P99 => cell
+                .paced
+                .iter()
+                .filter_map(|sample| Some(((sample.p99_ns?.max(1) as f64).ln(), sample.round)))
+                .collect(),
+            Metric::Overflow => cell
+                .paced
+                .iter()
+                .map(|sample| (100.0 * sample.frames_overflowed as f64 / sample.frames.max(1) as f64, sample.round))
+                .collect(),
+        }
+    }
+}
+
+/// The noise one file measured: per runtime and metric, the spread of its paired differences
+/// and of its samples, pooled over its cells ([`Prior`]s for pairs and cells with few
+/// observations of their own).
+#[derive(Debug, Clone, Default)]
+pub struct FileNoise {
+    priors: HashMap<(RuntimeKind, MetricKey, bool), Prior>,
+    /// Runs pooled in the file (at least 1): the drift between runs averages over them.
+    runs: usize,
+}
+
+type MetricKey = u8;
+
+fn metric_key(metric: Metric) -> MetricKey {
+    metric as u8
+}
+
+impl FileNoise {
+    /// Measures `file`'s spread per runtime and metric: the variance of each cell's values
+    /// about its mean (unpaired), and of each two channels' differences over the rounds they
+    /// share about their mean (paired), each pooled over the runtime by degrees of freedom.
+    pub fn of(file: &ResultsFile) -> FileNoise {
+        let mut sums: HashMap<(RuntimeKind, MetricKey, bool), (f64, f64)> = HashMap::new();
+        for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
+            let mut groups: HashMap<_, Vec<Vec<(f64, Option<u64>)>>> = HashMap::new();
+            for key in &file.order {
+                let values = metric.values(&file.cells[key]);
+                if values.is_empty() {
+                    continue;
+                }
+                let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
+                let entry = sums.entry((key.runtime, metric_key(metric), false)).or_default();
+                (entry.0 += sum, entry.1 += degrees);
+                let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
+                groups.entry(group).or_default().push(values);
+            }
+            for ((runtime, ..), cells) in groups {
+                for (at, a) in cells.iter().enumerate() {
+                    for b in &cells[at + 1..] {
+                        let (sum, degrees) = spread(differences(a, b).into_iter());
+                        let entry = sums.entry((runtime, metric_key(metric), true)).or_default();
+                        (entry.0 += sum, entry.1 += degrees);
+                    }
+                }
+            }
+        }
+        let priors = sums
+            .into_iter()
+            .filter(|(_, (_, degrees))| *degrees > 0.0)
+            .map(|(key, (sum, degrees))| (key, Prior::measured((sum / degrees).sqrt(), degrees)))
+            .collect();
+        FileNoise { priors, runs: file.runs.max(1) }
+    }
+
+    fn prior(&self, runtime: RuntimeKind, metric: Metric, paired: bool) -> Option<Prior> {
+        self.priors.get(&(runtime, metric_key(metric), paired)).copied()
+    }
+}
+
+/// The sum of squares of `values` about their mean, and its degrees of freedom.
+fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let values: Vec<f64> = values.collect();
+    let n = values.len() as f64;
+    if values.len() < 2 {
+        return (0.0, 0.0);
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    (values.iter().map(|v| (v - mean).powi(2)).sum(), n - 1.0)
+}
+
+/// `b − a` in every round both have a value in.
+fn differences(a: &[(f64, Option<u64>)], b: &[(f64, Option<u64>)]) -> Vec<f64> {
+    let rounds: HashMap<u64, f64> = a.iter().filter_map(|(value, round)| Some(((*round)?, *value))).collect();
+    b.iter().filter_map(|(value, round)| Some(value - rounds.get(&(*round)?)?)).collect()
+}
+
+/// The estimate of `b − a` on `metric` at one task count: paired when the two share rounds
+/// (measured back to back), else from their samples as two independent sets. Also says which.
+pub fn estimate(
+    a: &CellSamples,
+    b: &CellSamples,
+    metric: Metric,
+    runtime: RuntimeKind,
+    noise: &FileNoise,
+) -> Option<(Estimate, bool)> {
+    let (a, b) = (metric.values(a), metric.values(b));
+    let shared = differences(&a, &b);
+    if !shared.is_empty() {
+        return Some((Estimate::paired(&shared, noise.prior(runtime, metric, true))?, true));
+    }
+    let plain = |values: &[(f64, Option<u64>)]| values.iter().map(|(v, _)| *v).collect::<Vec<f64>>();
+    Some((Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(runtime, metric, false))?, false))
+}
+
+/// The verdict on channel `b` against channel `a` on `metric` over a band: `a_cells[i]` and
+/// `b_cells[i]` are the two channels' cells at the band's i-th task count. Each task count's
+/// [`estimate`], their mean ([`Estimate::mean_of`]), judged at [`VERDICT_CONFIDENCE`] with the
+/// metric's drift (paired when every task count was), which averages over the runs a pooled
+/// file holds. `None` when a task count has no estimate.
+pub fn verdict(
+    a_cells: &[&CellSamples],
+    b_cells: &[&CellSamples],
+    metric: Metric,
+    runtime: RuntimeKind,
+    noise: &FileNoise,
+) -> Option<Verdict> {
+    let parts: Option<Vec<(Estimate, bool)>> =
+        a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, runtime, noise)).collect();
+    let parts = parts?;
+    let paired = parts.iter().all(|(_, paired)| *paired);
+    let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
+    let drift = metric.drift(runtime, paired) / (noise.runs as f64).sqrt();
+    Some(judge(Estimate::mean_of(&estimates)?, drift, VERDICT_CONFIDENCE))
+}
+
+/// `compare`'s verdict on one cell in two runs (`old`, `new`): the two as independent sets
+/// (the runs were minutes apart, so nothing pairs), each with its own run's spread as prior,
+/// judged at [`CHANGE_CONFIDENCE`] with the unpaired drift of each side (averaged over its
+/// runs when it pooled several).
+pub fn change(
+    old: &CellSamples,
+    new: &CellSamples,
+    metric: Metric,
+    runtime: RuntimeKind,
+    noise: (&FileNoise, &FileNoise),
+) -> Option<Verdict> {
+    let plain = |cell: &CellSamples| metric.values(cell).into_iter().map(|(v, _)| v).collect::<Vec<f64>>();
+    let prior = |noise: &FileNoise| noise.prior(runtime, metric, false);
+    let (old_values, new_values) = (plain(old), plain(new));
+    let estimate = two_runs(&old_values, prior(noise.0), &new_values, prior(noise.1))?;
+    let drift = metric.drift(runtime, false) * (1.0 / noise.0.runs as f64 + 1.0 / noise.1.runs as f64).sqrt();
+    Some(judge(estimate, drift, CHANGE_CONFIDENCE))
+}
+
+/// The estimate of the difference of two independent sets' means, each shrunk towards its own
+/// prior (each set read as [`Estimate::paired`] reads differences: its mean and standard error).
+fn two_runs(old: &[f64], old_prior: Option<Prior>, new: &[f64], new_prior: Option<Prior>) -> Option<Estimate> {
+    let old_part = Estimate::paired(old, old_prior)?;
+    let new_part = Estimate::paired(new, new_prior)?;
+    let (old_var, new_var) = (old_part.se.powi(2), new_part.se.powi(2));
+    let total = old_var + new_var;
+    let degrees = if total > 0.0 {
+        total.powi(2) / (old_var.powi(2) / old_part.degrees + new_var.powi(2) / new_part.degrees)
+    } else {
+        f64::INFINITY
+    };
+    Some(Estimate { mean: new_part.mean - old_part.mean, se: total.sqrt(), degrees })
+}
