@@ -58,8 +58,8 @@ struct Progress {
     /// Its key, as the results name it.
     key: CellKey,
     samples: Vec<Sample>,
-    /// The round of each of `samples`.
-    rounds: Vec<u64>,
+    /// The same as the results read them (rows as written, with their rounds).
+    read: CellSamples,
     /// Never to be sampled again: it hung, or its channel does not hold its capacity.
     finished: bool,
 }
@@ -70,21 +70,6 @@ impl Progress {
         self.samples.iter().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
     }
 
-    /// The cell's samples as the results read them: ns/message and CPU per message of the
-    /// `ok` samples, with their rounds.
-    fn samples(&self) -> CellSamples {
-        let messages = self.cell.workload.messages;
-        let mut cell = CellSamples::default();
-        for (sample, round) in self.samples.iter().zip(&self.rounds) {
-            if sample.status.is_ok() {
-                cell.ok.push(sample.ns_per_message(messages));
-                cell.rounds.push(Some(*round));
-            } else {
-                cell.failed += 1;
-            }
-        }
-        cell
-    }
 }
 
 /// What the sweep found beyond the samples themselves.
@@ -111,7 +96,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         .into_iter()
         .map(|cell| {
             let key = CellKey::of(&csv::record(&cell, 0, &Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok)));
-            Progress { cell, key, samples: Vec::new(), rounds: Vec::new(), finished: false }
+            Progress { cell, key, samples: Vec::new(), read: CellSamples::default(), finished: false }
         })
         .collect();
     let groups = groups(&cells);
@@ -187,44 +172,45 @@ fn as_results(cells: &[Progress]) -> ResultsFile {
     let mut file = ResultsFile::default();
     for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
         file.order.push(progress.key.clone());
-        file.cells.insert(progress.key.clone(), progress.samples());
+        file.cells.insert(progress.key.clone(), progress.read.clone());
     }
     file
 }
 
-/// The members of `group` a duel round measures: its leader by the same ranking the answer
-/// uses (`results::recommend::rank`, on this task count alone) and every channel whose verdict
-/// against it is still open: no verdict yet, or a tie wider than [`duel_resolution`]. A channel
-/// screened out (see [`screened`]) is not among them. Empty when nothing is open.
+/// The members of `group` a duel round measures: on each metric the answer ranks the group by
+/// (ns/message; for paced cells p99 and CPU per delivered message, whose ns/message restates the
+/// schedule), its leader by the same ranking the answer uses (`results::recommend::rank`, on
+/// this task count alone) and every channel whose verdict against it is still open: no verdict
+/// yet, or a tie wider than the metric's resolution ([`duel_resolution`]; 1.5× for p99). A
+/// channel screened out (see [`screened`]) is not among them. Empty when nothing is open.
 fn open(group: &[usize], cells: &[Progress], noise: &FileNoise) -> Vec<usize> {
     let in_play = screened(group, cells);
     let Some(&any) = in_play.first() else { return Vec::new() };
     let runtime = cells[any].cell.runtime;
-    let samples: Vec<CellSamples> = in_play.iter().map(|&at| cells[at].samples()).collect();
     let channels: Vec<((String, Option<crate::run::workload::Merge>), Vec<&CellSamples>)> = in_play
         .iter()
-        .zip(&samples)
+        .map(|&at| (at, &cells[at].read))
         .filter(|(_, cell)| cell.failed == 0 && !cell.ok.is_empty())
-        .map(|(&at, cell)| ((cells[at].key.channel.clone(), cells[at].key.merge), vec![cell]))
+        .map(|(at, cell)| ((cells[at].key.channel.clone(), cells[at].key.merge), vec![cell]))
         .collect();
-    let ranking = rank(&channels, Metric::Speed, runtime, noise);
-    let resolution = (1.0 + duel_resolution(runtime)).ln();
-    let open: Vec<&str> = ranking
-        .entries
-        .iter()
-        .skip(1)
-        .filter(|entry| entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution))
-        .map(|entry| entry.channel.as_str())
-        .collect();
-    if open.is_empty() {
-        return Vec::new();
-    }
-    let leader = ranking.first().map(|entry| entry.channel.as_str());
-    let wanted = |at: &usize| {
-        let name = cells[*at].key.channel.as_str();
-        Some(name) == leader || open.contains(&name)
+    let metrics: &[(Metric, f64)] = if cells[any].cell.workload.pace.is_some() {
+        &[(Metric::P99, 1.5), (Metric::Cpu, 1.0 + duel_resolution(runtime))]
+    } else {
+        &[(Metric::Speed, 1.0 + duel_resolution(runtime))]
     };
-    in_play.iter().copied().filter(wanted).collect()
+    let mut wanted: Vec<String> = Vec::new();
+    for &(metric, resolution) in metrics {
+        let ranking = rank(&channels, metric, runtime, noise);
+        let undecided = |entry: &&crate::results::recommend::Entry| {
+            entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution.ln())
+        };
+        let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
+        if !open.is_empty() {
+            wanted.extend(ranking.first().map(|entry| entry.channel.clone()));
+            wanted.extend(open);
+        }
+    }
+    in_play.iter().copied().filter(|&at| wanted.contains(&cells[at].key.channel)).collect()
 }
 
 /// Takes one sample of `progress`'s cell and writes its row; false when the user
@@ -248,10 +234,11 @@ fn sample_cell(
         // A channel that does not hold what it was given would be measured on other terms
         // than the rest: one failed row says so, and the cell is not sampled.
         let sample = Sample::failed(Duration::ZERO, Duration::ZERO, status);
-        csv.append(&Record { round: Some(round), ..csv::record(cell, 1, &sample) })?;
+        let record = Record { round: Some(round), ..csv::record(cell, 1, &sample) };
+        csv.append(&record)?;
         console.sampled();
         progress.samples.push(sample);
-        progress.rounds.push(round);
+        progress.read.add(record, false);
         progress.finished = true;
         return Ok(true);
     }
@@ -268,12 +255,13 @@ fn sample_cell(
     else {
         return Ok(false);
     };
-    csv.append(&Record { round: Some(round), ..csv::record(cell, progress.samples.len() + 1, &sample) })?;
+    let record = Record { round: Some(round), ..csv::record(cell, progress.samples.len() + 1, &sample) };
+    csv.append(&record)?;
     console.sampled();
     // A channel that hung once would hang again: each retry would only cost the timeout.
     progress.finished |= matches!(sample.status, Status::Timeout(_));
     progress.samples.push(sample);
-    progress.rounds.push(round);
+    progress.read.add(record, false);
     Ok(true)
 }
 

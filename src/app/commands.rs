@@ -126,6 +126,13 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
+    if args.json {
+        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
+        let (bands, paced) = (recommend::recommend(&samples), paced::answer(&samples));
+        print!("{}", output::answer::json(&name, &bands, &paced, &output::pool::noise_line(samples.runs.max(1))));
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.short {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
         let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };

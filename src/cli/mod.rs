@@ -143,6 +143,10 @@ pub struct SummaryArgs {
     /// Print only the short answer, as Markdown (the README's block), and write nothing
     #[arg(long)]
     pub short: bool,
+    /// Print the answer as JSON (per band the leader, the runner-up and the other contenders with their
+    /// verdicts, the careful pick; per paced band the same for p99, CPU and frames overflowed), and write nothing
+    #[arg(long, conflicts_with = "short")]
+    pub json: bool,
     /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,

@@ -1,9 +1,10 @@
-//! Who is told: the [`console`], the [`csv`] rows, the [`machine`] description, the
+//! Who is told: the [`answer`] as JSON, the [`console`], the [`csv`] rows, the [`machine`] description, the
 //! [`summary`]'s and [`compare`]'s text, the per-cell [`export`]s, the [`html`] report and its
 //! [`svg`] plots, the [`files`] a sweep writes, the [`pool`]ed runs' noise margins, the [`paced`] answer (latency under load); [`format`] says how
 //! every number and label reads.
 //! Formatting and writing only.
 
+pub mod answer;
 pub mod compare;
 pub mod console;
 pub mod csv;

@@ -378,7 +378,8 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
 mod tests {
     use super::*;
     use crate::results::load::{CellKey, WorkloadKey, hand_made};
-    use crate::results::recommend::{rank, recommend};
+    use crate::results::recommend::recommend;
+    use crate::run::measure::RuntimeKind;
     use crate::run::workload::Mode;
     use crate::stats::{self, Summary};
 
@@ -405,24 +406,18 @@ mod tests {
                 ("kanal", 64, &steady, 0),
                 ("flume", 64, &noisy, 0),
             ]),
-            Thresholds::uniform(0.02),
         );
         let text = text(&bands, &built());
-        assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200\n"), "{text}");
-        assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400\n"), "{text}");
-        assert!(text.contains("\n  medium (64)      tied within the noise: kanal† 100, flume 110 (1.10×)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
-        let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 | flume 200, \
-                   2.00× behind | kanal† 200, 2.00× lower than flume 400 |";
+        assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
+        assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
+        assert!(text.contains("\n  medium (64)      kanal† 100 ≈ flume, within "), "{text}");
+        let markdown = markdown("x.csv", &bands, 1, &built());
+        let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
         assert!(markdown.contains(row), "{markdown}");
-        let row =
-            "| medium (64) | tied within the noise: **kanal†** 100, **flume** 110 (1.10×) | flume 110 (tied, 1.10×) |";
-        assert!(markdown.contains(row), "{markdown}");
-        // The careful pick in the console: the next clean channel, or the tied one.
-        assert!(
-            text.contains("flume 200\n                   fastest with no known problem: flume 200, 2.00× behind\n")
-        );
-        assert!(text.contains("(1.10×)\n                   fastest with no known problem: flume 110 (tied, 1.10×)\n"));
+        assert!(markdown.contains("| medium (64) | **kanal†** 100 ≈ flume, within "), "{markdown}");
+        // The careful pick in the console: the next clean channel with its verdict, or the tied one.
+        assert!(text.contains("fastest with no known problem: flume 200, 2.00× [1."), "{text}");
+        assert!(text.contains("fastest with no known problem: flume 110 (tied, within "), "{text}");
         assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
         assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
     }
@@ -433,33 +428,23 @@ mod tests {
         let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
         let bands = recommend(
             &hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]),
-            Thresholds::uniform(0.02),
         );
         let text = text(&bands, &built());
-        // Five samples of a 60/40 mixture leave its trimmed mean too uncertain to call kanal ahead.
-        let line = "  medium (64)      tied within the noise: kanal† 60.0, crossfire† 68.3 (mixed) (1.14×)\n";
+        // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
+        let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
         assert!(text.contains(line), "{text}");
         assert!(text.contains("(mixed): some of the channel's cells have samples in separate clusters"), "{text}");
-        assert!(
-            markdown("x.csv", &bands, Thresholds::uniform(0.02), &built())
-                .contains("**crossfire†** 68.3 (mixed) (1.14×) |")
-        );
     }
 
     #[test]
-    fn three_tied_say_up_to() {
-        let three = rank(
-            vec![
-                (("a".to_owned(), None), vec![around(100.0, 0.01)]),
-                (("b".to_owned(), None), vec![around(101.0, 0.01)]),
-                (("c".to_owned(), None), vec![around(101.6, 0.01)]),
-            ],
-            0.02,
-        );
-        assert_eq!(
-            leaders_text(&three, number, "faster than", false),
-            "tied within the noise: a 100, b 101, c 102 (up to 1.02×)"
-        );
+    fn three_tied_collapse_to_others_within_the_widest() {
+        let steady = |level: f64| [level, level * 1.001, level * 0.999, level * 1.002, level * 0.998];
+        let (a, b, c) = (steady(100.0), steady(101.0), steady(101.6));
+        let bands = recommend(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("c", 1, &c, 0)]));
+        let line = leaders_text(&bands[0].speed, number, "faster than", false);
+        assert!(line.starts_with("a 100 ≈ 2 others within "), "{line}");
+        let widest = bands[0].speed.tied_within().unwrap();
+        assert!(line.ends_with(&format!("within {}%", number(widest * 100.0))), "{line}");
     }
 
     #[test]
@@ -481,15 +466,14 @@ mod tests {
             };
             file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
         }
-        let bands = recommend(&file, Thresholds::uniform(0.02));
+        let bands = recommend(&file);
         let text = text(&bands, &built());
-        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs\n"), "{text}");
+        assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs ["), "{text}");
         assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
+        let markdown = markdown("x.csv", &bands, 1, &built());
         assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
         assert!(
-            markdown
-                .contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs | tokio (2 failed sample(s) at tasks 1) |")
+            markdown.contains("| tokio (2 failed sample(s) at tasks 1) |") && markdown.contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs [")
         );
         assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
     }
@@ -499,14 +483,13 @@ mod tests {
         let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
         let bands = recommend(
             &hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]),
-            Thresholds::uniform(0.02),
         );
         let text = text(&bands, &built());
         assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
-        let markdown = markdown("x.csv", &bands, Thresholds::uniform(0.02), &built());
+        let markdown = markdown("x.csv", &bands, 1, &built());
         let short = short_markdown("x.csv", &bands, &built());
         // A clean winner is its own careful pick, said once.
-        assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× behind |\n\ncrate versions, "));
+        assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× [1."), "{short}");
         assert!(text.contains("fastest with no known problem: same\n"), "{text}");
         let tokio = format!(
             "from this build's Cargo.lock (no JSON from the run beside the CSV): tokio {}",

@@ -166,6 +166,40 @@ pub struct CellSamples {
     pub paced: Vec<PacedSample>,
 }
 
+impl CellSamples {
+    /// Adds one row of the cell: a failure, a disturbed sample (`disturbed`: measured in a
+    /// disturbed stretch, `stats::disturbed`), or an `ok` sample to every list it has a value for.
+    pub fn add(&mut self, record: Record, disturbed: bool) {
+        if record.status != "ok" {
+            self.failed += 1;
+            self.first_failure.get_or_insert(record.status);
+            return;
+        }
+        self.paced.extend(PacedSample::of(&record));
+        if disturbed {
+            self.disturbed.push(record.ns_per_message);
+            return;
+        }
+        self.ok.push(record.ns_per_message);
+        self.rounds.push(record.round);
+        // Per delivered message, as ns_per_message is under `--send try`.
+        if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
+            self.cpu_ns_per_message.push(cpu_ns as f64 / delivered as f64);
+        }
+        for (values, value) in [
+            (&mut self.lat_p50_ns, record.lat_p50_ns),
+            (&mut self.lat_p99_ns, record.lat_p99_ns),
+            (&mut self.lat_p999_ns, record.lat_p999_ns),
+            (&mut self.lat_max_ns, record.lat_max_ns),
+        ] {
+            values.extend(value.map(|ns| ns as f64));
+        }
+        self.allocs_per_message.extend(record.allocs_per_message);
+        self.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
+        self.mb_per_s.extend(mb_per_s(&record));
+    }
+}
+
 /// What one `ok` sample of a paced cell recorded, as `results::paced` needs it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PacedSample {
@@ -307,32 +341,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
             file.order.push(key);
             CellSamples::default()
         });
-        if record.status != "ok" {
-            cell.failed += 1;
-            cell.first_failure.get_or_insert(record.status);
-        } else if disturbed {
-            cell.disturbed.push(record.ns_per_message);
-            cell.paced.extend(PacedSample::of(&record));
-        } else {
-            cell.ok.push(record.ns_per_message);
-            cell.rounds.push(record.round);
-            // Per delivered message, as ns_per_message is under `--send try`.
-            if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
-                cell.cpu_ns_per_message.push(cpu_ns as f64 / delivered as f64);
-            }
-            for (values, value) in [
-                (&mut cell.lat_p50_ns, record.lat_p50_ns),
-                (&mut cell.lat_p99_ns, record.lat_p99_ns),
-                (&mut cell.lat_p999_ns, record.lat_p999_ns),
-                (&mut cell.lat_max_ns, record.lat_max_ns),
-            ] {
-                values.extend(value.map(|ns| ns as f64));
-            }
-            cell.allocs_per_message.extend(record.allocs_per_message);
-            cell.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
-            cell.mb_per_s.extend(mb_per_s(&record));
-            cell.paced.extend(PacedSample::of(&record));
-        }
+        cell.add(record, disturbed);
     }
     sweep_order(&mut file.order);
     Ok(file)

@@ -74,7 +74,15 @@ impl Metric {
         };
         match self {
             Metric::Speed => with_rounds(&cell.ok),
-            Metric::Cpu => with_rounds(&cell.cpu_ns_per_message),
+            Metric::Cpu if cell.paced.is_empty() => with_rounds(&cell.cpu_ns_per_message),
+            Metric::Cpu => cell
+                .paced
+                .iter()
+                .filter_map(|s| {
+                    let delivered = s.sent.checked_sub(s.dropped).filter(|&d| d > 0)?;
+                    Some(((s.cpu_ns? as f64 / delivered as f64).max(f64::MIN_POSITIVE).ln(), s.round))
+                })
+                .collect(),
             Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.lat_p99_ns),
             Metric::P99 => cell
                 .paced

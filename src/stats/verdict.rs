@@ -145,8 +145,13 @@ impl Verdict {
 /// every margin). Lower or higher when the interval excludes 0, else tied.
 pub fn judge(estimate: Estimate, drift: f64, confidence: f64) -> Verdict {
     let tail = 0.5 + confidence / 2.0;
-    let t = StudentsT::new(0.0, 1.0, estimate.degrees.max(1.0)).map_or(f64::INFINITY, |t| t.inverse_cdf(tail));
     let z = Normal::new(0.0, 1.0).map_or(f64::INFINITY, |normal| normal.inverse_cdf(tail));
+    // Past a million degrees of freedom (or infinitely many: no spread at all) t is the normal.
+    let t = if estimate.degrees < 1e6 {
+        StudentsT::new(0.0, 1.0, estimate.degrees.max(1.0)).map_or(f64::INFINITY, |t| t.inverse_cdf(tail))
+    } else {
+        z
+    };
     let half = ((t * estimate.se).powi(2) + (z * drift).powi(2)).sqrt();
     let (low, high) = (estimate.mean - half, estimate.mean + half);
     let call = if low > 0.0 {
@@ -218,7 +223,9 @@ mod tests {
         let floor = judge(Estimate { mean: 0.03, se: 0.0, degrees: 30.0 }, 0.02, 0.95);
         assert_eq!(floor.call, Call::Tied, "3% is inside a 1.96 × 2% floor");
         assert!((floor.high - floor.mean - 1.96 * 0.02).abs() < 1e-3);
-        let stricter = judge(Estimate { mean: 0.2, se: 0.05, degrees: 30.0 }, 0.01, 0.999);
+        let exact = judge(Estimate { mean: 0.1, se: 0.0, degrees: f64::INFINITY }, 0.01, 0.95);
+        assert_eq!(exact.call, Call::Higher, "no spread at all: the drift alone, and it ends");
+        let stricter = judge(Estimate { mean: 0.15, se: 0.05, degrees: 30.0 }, 0.01, 0.999);
         assert_eq!(stricter.call, Call::Tied, "a stricter confidence needs more evidence: {stricter:?}");
     }
 }
