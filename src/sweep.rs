@@ -8,10 +8,10 @@
 //!   The first round has every channel; later screening rounds leave out a channel whose first
 //!   sample was more than [`SCREEN_CUT`] times the group's fastest (clearly behind on any
 //!   runtime). A channel left out keeps its figure and its interval.
-//! - **Duels**: passes over the groups whose answer is still open ([`open`]): the leader and
-//!   every channel whose verdict against it is neither separated nor a tie within
-//!   [`duel_resolution`] are measured in another round, until no group is open or the duels
-//!   have taken `--max-time` × the number of cells.
+//! - **Duels**: passes over the bands whose answer is still open ([`duels`]): at each task
+//!   count of the band, the band's leader and every channel whose verdict against it is neither
+//!   separated nor a tie within [`duel_resolution`] are measured in another round, until no band
+//!   is open or the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
 //! watchdog, and goes to the CSV as soon as it is measured, with its round. The console
@@ -28,8 +28,9 @@ use crate::output::csv::{self, CsvWriter};
 use crate::results::schema::Record;
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, CellSamples, ResultsFile};
-use crate::results::noise::{FileNoise, Metric};
-use crate::results::recommend::rank;
+use crate::results::paced;
+use crate::results::recommend::{Entry, Ranking, recommend};
+use crate::run::workload::Mode;
 use crate::run::measure::{self, RuntimeKind, Sample, Watchdog};
 use crate::run::verify::Status;
 use crate::stats;
@@ -42,13 +43,12 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
 
-/// How close a tie must be before a duel stops: a channel tied with the leader within this
-/// (0.05 = 5%) at one task count is decided. A band averages several task counts, so its ties
-/// come out closer.
+/// How close a tie must be before a duel stops: a channel tied with the band's leader within
+/// this (0.08 = 8%) is decided.
 pub fn duel_resolution(runtime: RuntimeKind) -> f64 {
     match runtime {
-        RuntimeKind::CurrentThread => 0.05,
-        RuntimeKind::MultiThread => 0.10,
+        RuntimeKind::CurrentThread => 0.08,
+        RuntimeKind::MultiThread => 0.12,
     }
 }
 
@@ -104,29 +104,28 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     let mut round = 0u64;
-    let mut duels: Option<Instant> = None;
-    let spent = |duels: Option<Instant>| duels.is_some_and(|started| started.elapsed() >= budget);
+    let mut dueling: Option<Instant> = None;
+    let spent = |dueling: Option<Instant>| dueling.is_some_and(|started| started.elapsed() >= budget);
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
-        if !screening && duels.is_none() {
-            duels = Some(Instant::now());
+        if !screening && dueling.is_none() {
+            dueling = Some(Instant::now());
         }
         let visiting: Vec<Vec<usize>> = if screening {
             groups.iter().map(|group| if pass == 1 { group.clone() } else { screened(group, &cells) }).collect()
         } else {
-            let noise = FileNoise::of(&as_results(&cells));
-            groups.iter().map(|group| open(group, &cells, &noise)).collect()
+            duels(&groups, &cells)
         };
         let mut visiting: Vec<Vec<usize>> = visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
         visiting.retain(|members| !members.is_empty());
-        if visiting.is_empty() || spent(duels) {
+        if visiting.is_empty() || spent(dueling) {
             break;
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        console.pass(pass, count, duels.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
+        console.pass(pass, count, dueling.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
         for members in visiting {
-            if spent(duels) {
+            if spent(dueling) {
                 break 'sweep;
             }
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
@@ -177,40 +176,72 @@ fn as_results(cells: &[Progress]) -> ResultsFile {
     file
 }
 
-/// The members of `group` a duel round measures: on each metric the answer ranks the group by
-/// (ns/message; for paced cells p99 and CPU per delivered message, whose ns/message restates the
-/// schedule), its leader by the same ranking the answer uses (`results::recommend::rank`, on
-/// this task count alone) and every channel whose verdict against it is still open: no verdict
-/// yet, or a tie wider than the metric's resolution ([`duel_resolution`]; 1.5× for p99). A
-/// channel screened out (see [`screened`]) is not among them. Empty when nothing is open.
-fn open(group: &[usize], cells: &[Progress], noise: &FileNoise) -> Vec<usize> {
-    let in_play = screened(group, cells);
-    let Some(&any) = in_play.first() else { return Vec::new() };
-    let runtime = cells[any].cell.runtime;
-    let channels: Vec<((String, Option<crate::run::workload::Merge>), Vec<&CellSamples>)> = in_play
-        .iter()
-        .map(|&at| (at, &cells[at].read))
-        .filter(|(_, cell)| cell.failed == 0 && !cell.ok.is_empty())
-        .map(|(at, cell)| ((cells[at].key.channel.clone(), cells[at].key.merge), vec![cell]))
-        .collect();
-    let metrics: &[(Metric, f64)] = if cells[any].cell.workload.pace.is_some() {
-        &[(Metric::P99, 1.5), (Metric::Cpu, 1.0 + duel_resolution(runtime))]
-    } else {
-        &[(Metric::Speed, 1.0 + duel_resolution(runtime))]
-    };
-    let mut wanted: Vec<String> = Vec::new();
-    for &(metric, resolution) in metrics {
-        let ranking = rank(&channels, metric, runtime, noise);
-        let undecided = |entry: &&crate::results::recommend::Entry| {
+/// The rounds the next duel pass measures: for every band of the answer so far (as
+/// `summary` computes it from these samples: `results::recommend`, or `results::paced` for
+/// paced cells on p99 and CPU), whose leader is not yet told apart from some channel (no
+/// verdict yet, or a tie wider than [`duel_resolution`]; 1.5× for p99), one round per task
+/// count of the band with the leader and those channels. A channel screened out (see
+/// [`screened`]) is not among them.
+fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
+    let file = as_results(cells);
+    // Per band: its group's key without the task count, its task counts, and the channels wanted.
+    let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
+    let open = |ranking: &Ranking, resolution: f64| -> Vec<String> {
+        let undecided = |entry: &&Entry| {
             entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution.ln())
         };
         let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
-        if !open.is_empty() {
-            wanted.extend(ranking.first().map(|entry| entry.channel.clone()));
-            wanted.extend(open);
-        }
+        if open.is_empty() { open } else { ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect() }
+    };
+    for band in recommend(&file) {
+        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, &file);
+        let channels = open(&band.speed, 1.0 + duel_resolution(band.runtime));
+        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
     }
-    in_play.iter().copied().filter(|&at| wanted.contains(&cells[at].key.channel)).collect()
+    for band in paced::answer(&file) {
+        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, &file);
+        let mut channels = Vec::new();
+        for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, 1.0 + duel_resolution(band.runtime))] {
+            let resolution = f64::ln(resolution);
+            let tied_wide = |at: usize| {
+                ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
+            };
+            let open: Vec<String> =
+                (1..ranking.order.len()).filter(|&at| tied_wide(at)).map(|at| band.entries[ranking.order[at]].channel.clone()).collect();
+            if !open.is_empty() {
+                channels.extend(ranking.order.first().map(|&first| band.entries[first].channel.clone()));
+                channels.extend(open);
+            }
+        }
+        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
+    }
+    groups
+        .iter()
+        .map(|group| {
+            let in_play = screened(group, cells);
+            let first = &cells[group[0]].key;
+            let band = wanted.iter().find(|(key, tasks, _)| {
+                tasks.contains(&first.tasks) && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() } == CellKey { channel: String::new(), ..first.clone() }
+            });
+            let Some((_, _, channels)) = band else { return Vec::new() };
+            in_play.into_iter().filter(|&at| channels.contains(&cells[at].key.channel)).collect()
+        })
+        .filter(|members: &Vec<usize>| members.len() > 1)
+        .collect()
+}
+
+/// The key of a band's cells (any channel, any task count) in `file`: the first cell of
+/// `runtime`, `workers` (or the runtime's only worker count), `mode` and `setting`.
+fn band_key(runtime: RuntimeKind, workers: Option<u64>, mode: Mode, setting: &str, file: &ResultsFile) -> Option<CellKey> {
+    file.order
+        .iter()
+        .find(|key| {
+            key.runtime == runtime
+                && key.mode == mode
+                && key.setting == setting
+                && workers.is_none_or(|workers| key.workload.workers == workers)
+        })
+        .cloned()
 }
 
 /// Takes one sample of `progress`'s cell and writes its row; false when the user

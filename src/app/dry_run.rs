@@ -33,12 +33,18 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     for cell in &cells {
         print_line(&format!("  {}", cell.label()));
     }
-    let rule = if plan.max_time.is_zero() {
-        "exactly".to_owned()
+    let duels = if plan.max_time.is_zero() {
+        "no duels".to_owned()
     } else {
-        format!("at least, then more where needed for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
+        format!("then duels between each band's leaders for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
     };
-    print_line(&format!("samples: {} per cell {rule}, after {} warm-up(s)", plan.samples, plan.warmup));
+    print_line(&format!(
+        "samples: {} screening round(s) of every group (after the first without the channels {}× behind), {duels}, \
+         after {} warm-up(s)",
+        plan.samples,
+        crate::sweep::SCREEN_CUT,
+        plan.warmup
+    ));
     print_line(&estimate::wall_time_line(plan));
     if let Some((cell, peak)) = estimate::largest_cell(plan) {
         let available = estimate::available_memory().map_or_else(String::new, |(bytes, source)| {

@@ -24,9 +24,15 @@ const TASK_BYTES: u128 = 4096;
 const CHANNEL_BYTES: u128 = 1024;
 /// What a worker thread of the runtime costs: its run queue and the stack it touches.
 const WORKER_BYTES: u128 = 256 * 1024;
-/// The nanoseconds per message `--dry-run` assumes for its wall time: within the range the
-/// built-in channels measure, so the estimate gives the order of magnitude, no more.
-pub const ASSUMED_NS_PER_MESSAGE: u64 = 100;
+/// The nanoseconds per message `--dry-run` assumes for its wall time, a sample's runtime start
+/// and teardown included: about the mean of the default sweep's samples on a 2-core VM
+/// (docs/methodology.md has the run).
+pub const ASSUMED_NS_PER_MESSAGE: u64 = 200;
+
+/// The share of a group's channels the later screening rounds keep (within
+/// `sweep::SCREEN_CUT` of the fastest), as `--dry-run` assumes it: about what the default
+/// sweep kept on a 2-core VM.
+const ASSUMED_SCREENED_SHARE: f64 = 0.65;
 
 /// One cost of a cell, named by the flag that sets it.
 struct Part {
@@ -139,9 +145,10 @@ pub fn wall_time_line(plan: &Plan) -> String {
     )
 }
 
-/// A rough wall time of the whole sweep: each cell's warm-ups and `--samples` at
-/// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), plus the extra passes'
-/// budget (`--max-time` × cells).
+/// A rough wall time of the whole sweep: each cell's warm-ups and screening rounds at
+/// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), the rounds after the first
+/// for [`ASSUMED_SCREENED_SHARE`] of the cells, plus the duels' budget (`--max-time` × cells),
+/// which the default sweep spends.
 pub fn wall_time(plan: &Plan) -> Duration {
     let cells = plan.cells();
     let per_cell = |cell: &Cell| {
@@ -153,7 +160,8 @@ pub fn wall_time(plan: &Plan) -> Duration {
             Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
             None => measured,
         };
-        sample * plan.samples as u32 + Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32
+        let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * ASSUMED_SCREENED_SHARE;
+        sample.mul_f64(rounds) + Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32
     };
     cells.iter().map(per_cell).sum::<Duration>() + plan.max_time * cells.len() as u32
 }
