@@ -180,8 +180,8 @@ fn as_results(cells: &[Progress]) -> ResultsFile {
 /// `summary` computes it from these samples: `results::recommend`, or `results::paced` for
 /// paced cells on p99 and CPU), whose leader is not yet told apart from some channel (no
 /// verdict yet, or a tie wider than [`duel_resolution`]; 1.5× for p99), one round per task
-/// count of the band with the leader and those channels. A channel screened out (see
-/// [`screened`]) is not among them.
+/// count of the band with the leader and those channels, also at a task count whose screening
+/// left one of them out (a single first sample decides no band).
 fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
     let file = as_results(cells);
     // Per band: its group's key without the task count, its task counts, and the channels wanted.
@@ -218,13 +218,12 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
     groups
         .iter()
         .map(|group| {
-            let in_play = screened(group, cells);
             let first = &cells[group[0]].key;
             let band = wanted.iter().find(|(key, tasks, _)| {
                 tasks.contains(&first.tasks) && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() } == CellKey { channel: String::new(), ..first.clone() }
             });
             let Some((_, _, channels)) = band else { return Vec::new() };
-            in_play.into_iter().filter(|&at| channels.contains(&cells[at].key.channel)).collect()
+            group.iter().copied().filter(|&at| channels.contains(&cells[at].key.channel)).collect()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
         .collect()

@@ -156,15 +156,21 @@ impl FileNoise {
     }
 }
 
-/// The sum of squares of `values` about their mean, and its degrees of freedom.
+/// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
+/// pair (from five values on, the lowest and highest fifth set to the nearest kept), and its
+/// degrees of freedom.
 fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let values: Vec<f64> = values.collect();
-    let n = values.len() as f64;
-    if values.len() < 2 {
+    let mut values: Vec<f64> = values.collect();
+    let n = values.len();
+    if n < 2 {
         return (0.0, 0.0);
     }
-    let mean = values.iter().sum::<f64>() / n;
-    (values.iter().map(|v| (v - mean).powi(2)).sum(), n - 1.0)
+    values.sort_by(f64::total_cmp);
+    let cut = if n >= 5 { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
+    let (low, high) = (values[cut], values[n - 1 - cut]);
+    let winsorized: Vec<f64> = values.iter().map(|v| v.clamp(low, high)).collect();
+    let mean = winsorized.iter().sum::<f64>() / n as f64;
+    (winsorized.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
 /// `b − a` in every round both have a value in.

@@ -48,16 +48,28 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// From paired differences (each `b − a` of one round): their mean, and the standard error
-    /// from their spread shrunk towards `prior` (a pooled variance, the pair's own with
-    /// `n − 1` degrees and the prior's with its own). `None` without a difference, or with one
-    /// and no prior.
+    /// From paired differences (each `b − a` of one round): their trimmed mean (without the
+    /// lowest and highest [`crate::stats::TRIM`] of them, as a cell's headline figure) and its
+    /// standard error by Yuen's method (the winsorized spread over the share kept), the spread
+    /// shrunk towards `prior` (a pooled variance, the pair's own and the prior's each with its
+    /// degrees of freedom). A round disturbed for one channel and not the other (a stretch
+    /// that began between the two samples) is one of the differences the trim leaves out. Below
+    /// five differences nothing is trimmed. `None` without a difference, or with one and no prior.
     pub fn paired(differences: &[f64], prior: Option<Prior>) -> Option<Estimate> {
-        let n = differences.len() as f64;
-        let mean = differences.iter().sum::<f64>() / n;
-        let own = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>();
-        let (variance, degrees) = shrunk(own, n - 1.0, prior)?;
-        Some(Estimate { mean, se: (variance / n).sqrt(), degrees })
+        let mut sorted = differences.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let cut = if n >= 5 { (super::TRIM * n as f64).floor() as usize } else { 0 };
+        let kept = sorted.get(cut..n.checked_sub(cut)?)?;
+        let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+        let (low, high) = (kept[0], kept[kept.len() - 1]);
+        let winsorized: Vec<f64> = sorted.iter().map(|d| d.clamp(low, high)).collect();
+        let winsorized_mean = winsorized.iter().sum::<f64>() / n as f64;
+        let own = winsorized.iter().map(|d| (d - winsorized_mean).powi(2)).sum::<f64>();
+        let (variance, _) = shrunk(own, n as f64 - 1.0, prior)?;
+        let share = kept.len() as f64 / n as f64;
+        let degrees = kept.len() as f64 - 1.0 + prior.map_or(0.0, |prior| prior.degrees);
+        Some(Estimate { mean, se: (variance / n as f64).sqrt() / share, degrees })
     }
 
     /// From two independent sets of observations (`b`'s mean less `a`'s): each set's variance
@@ -169,12 +181,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paired_differences_give_their_mean_and_standard_error() {
+    fn paired_differences_give_their_trimmed_mean_and_yuens_standard_error() {
+        let four = Estimate::paired(&[0.10, 0.12, 0.08, 0.11], None).unwrap();
+        assert!((four.mean - 0.1025).abs() < 1e-12, "below five, the plain mean");
+        assert_eq!(four.degrees, 3.0);
+        // Five: one trimmed off each end, the mean of 0.09, 0.10, 0.11; winsorized to 0.09,
+        // 0.09, 0.10, 0.11, 0.11 (sd 0.01), se = sd / √5 / (3/5).
         let estimate = Estimate::paired(&[0.10, 0.12, 0.08, 0.11, 0.09], None).unwrap();
         assert!((estimate.mean - 0.10).abs() < 1e-12);
-        // sd of the five is 0.0158; se = sd / √5.
-        assert!((estimate.se - 0.015811 / 5f64.sqrt()).abs() < 1e-5, "{}", estimate.se);
-        assert_eq!(estimate.degrees, 4.0);
+        assert!((estimate.se - 0.01 / 5f64.sqrt() / 0.6).abs() < 1e-9, "{}", estimate.se);
+        assert_eq!(estimate.degrees, 2.0);
+        // One round far off (a stretch disturbed for one of the two) barely moves it.
+        let outlier = Estimate::paired(&[0.10, 0.12, 0.08, 0.11, 0.09, 0.10, 0.11, 0.09, 0.10, 1.5], None).unwrap();
+        assert!((outlier.mean - 0.10).abs() < 0.01 && outlier.se < 0.01, "{outlier:?}");
         assert_eq!(Estimate::paired(&[0.1], None), None, "one difference has no spread of its own");
         let with_prior = Estimate::paired(&[0.1], Some(Prior { sd: 0.05, degrees: 4.0 })).unwrap();
         assert_eq!((with_prior.se, with_prior.degrees), (0.05, 4.0));
