@@ -25,14 +25,14 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
-use crate::results::schema::Record;
 use crate::plan::{Cell, Plan};
-use crate::results::load::{CellKey, CellSamples, ResultsFile};
+use crate::results::load::{CellKey, ResultsFile, load};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, recommend};
-use crate::run::workload::Mode;
+use crate::results::schema::Record;
 use crate::run::measure::{self, RuntimeKind, Sample, Watchdog};
 use crate::run::verify::Status;
+use crate::run::workload::Mode;
 use crate::stats;
 use crate::stats::verdict::Call;
 
@@ -58,8 +58,6 @@ struct Progress {
     /// Its key, as the results name it.
     key: CellKey,
     samples: Vec<Sample>,
-    /// The same as the results read them (rows as written, with their rounds).
-    read: CellSamples,
     /// Never to be sampled again: it hung, or its channel does not hold its capacity.
     finished: bool,
 }
@@ -69,7 +67,6 @@ impl Progress {
         let messages = self.cell.workload.messages;
         self.samples.iter().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
     }
-
 }
 
 /// What the sweep found beyond the samples themselves.
@@ -96,7 +93,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         .into_iter()
         .map(|cell| {
             let key = CellKey::of(&csv::record(&cell, 0, &Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok)));
-            Progress { cell, key, samples: Vec::new(), read: CellSamples::default(), finished: false }
+            Progress { cell, key, samples: Vec::new(), finished: false }
         })
         .collect();
     let groups = groups(&cells);
@@ -114,9 +111,11 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         let visiting: Vec<Vec<usize>> = if screening {
             groups.iter().map(|group| if pass == 1 { group.clone() } else { screened(group, &cells) }).collect()
         } else {
-            duels(&groups, &cells)
+            // The answer so far exactly as `summary` will read it: from the CSV written so far.
+            duels(&groups, &cells, &load(csv.path())?)
         };
-        let mut visiting: Vec<Vec<usize>> = visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
+        let mut visiting: Vec<Vec<usize>> =
+            visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
         visiting.retain(|members| !members.is_empty());
         if visiting.is_empty() || spent(dueling) {
             break;
@@ -166,24 +165,13 @@ fn screened(group: &[usize], cells: &[Progress]) -> Vec<usize> {
     group.iter().copied().filter(|&at| first(at).is_some_and(|value| value <= fastest * SCREEN_CUT)).collect()
 }
 
-/// The sweep's samples so far as the results read them.
-fn as_results(cells: &[Progress]) -> ResultsFile {
-    let mut file = ResultsFile::default();
-    for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
-        file.order.push(progress.key.clone());
-        file.cells.insert(progress.key.clone(), progress.read.clone());
-    }
-    file
-}
-
-/// The rounds the next duel pass measures: for every band of the answer so far (as
-/// `summary` computes it from these samples: `results::recommend`, or `results::paced` for
+/// The rounds the next duel pass measures: for every band of the answer so far (`file`: the
+/// CSV as `summary` reads it, `results::recommend`, or `results::paced` for
 /// paced cells on p99 and CPU), whose leader is not yet told apart from some channel (no
 /// verdict yet, or a tie wider than [`duel_resolution`]; 1.5× for p99), one round per task
 /// count of the band with the leader and those channels, also at a task count whose screening
 /// left one of them out (a single first sample decides no band).
-fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
-    let file = as_results(cells);
+fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, its task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     let open = |ranking: &Ranking, resolution: f64| -> Vec<String> {
@@ -191,23 +179,29 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
             entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution.ln())
         };
         let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
-        if open.is_empty() { open } else { ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect() }
+        if open.is_empty() {
+            open
+        } else {
+            ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect()
+        }
     };
-    for band in recommend(&file) {
-        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, &file);
+    for band in recommend(file) {
+        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
         let channels = open(&band.speed, 1.0 + duel_resolution(band.runtime));
         wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
     }
-    for band in paced::answer(&file) {
-        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, &file);
+    for band in paced::answer(file) {
+        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
         let mut channels = Vec::new();
         for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, 1.0 + duel_resolution(band.runtime))] {
             let resolution = f64::ln(resolution);
             let tied_wide = |at: usize| {
                 ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
             };
-            let open: Vec<String> =
-                (1..ranking.order.len()).filter(|&at| tied_wide(at)).map(|at| band.entries[ranking.order[at]].channel.clone()).collect();
+            let open: Vec<String> = (1..ranking.order.len())
+                .filter(|&at| tied_wide(at))
+                .map(|at| band.entries[ranking.order[at]].channel.clone())
+                .collect();
             if !open.is_empty() {
                 channels.extend(ranking.order.first().map(|&first| band.entries[first].channel.clone()));
                 channels.extend(open);
@@ -220,7 +214,9 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
         .map(|group| {
             let first = &cells[group[0]].key;
             let band = wanted.iter().find(|(key, tasks, _)| {
-                tasks.contains(&first.tasks) && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() } == CellKey { channel: String::new(), ..first.clone() }
+                tasks.contains(&first.tasks)
+                    && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() }
+                        == CellKey { channel: String::new(), ..first.clone() }
             });
             let Some((_, _, channels)) = band else { return Vec::new() };
             group.iter().copied().filter(|&at| channels.contains(&cells[at].key.channel)).collect()
@@ -231,7 +227,13 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress]) -> Vec<Vec<usize>> {
 
 /// The key of a band's cells (any channel, any task count) in `file`: the first cell of
 /// `runtime`, `workers` (or the runtime's only worker count), `mode` and `setting`.
-fn band_key(runtime: RuntimeKind, workers: Option<u64>, mode: Mode, setting: &str, file: &ResultsFile) -> Option<CellKey> {
+fn band_key(
+    runtime: RuntimeKind,
+    workers: Option<u64>,
+    mode: Mode,
+    setting: &str,
+    file: &ResultsFile,
+) -> Option<CellKey> {
     file.order
         .iter()
         .find(|key| {
@@ -268,7 +270,7 @@ fn sample_cell(
         csv.append(&record)?;
         console.sampled();
         progress.samples.push(sample);
-        progress.read.add(record, false);
+
         progress.finished = true;
         return Ok(true);
     }
@@ -291,7 +293,7 @@ fn sample_cell(
     // A channel that hung once would hang again: each retry would only cost the timeout.
     progress.finished |= matches!(sample.status, Status::Timeout(_));
     progress.samples.push(sample);
-    progress.read.add(record, false);
+
     Ok(true)
 }
 

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use channel_bench::results::cells::CellsFile;
-use channel_bench::results::thresholds::Thresholds;
 use channel_bench::results::{load, recommend};
 
 mod common;
@@ -80,7 +79,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
 
     // summary: with one task count per band, a channel's figure is its cell's mean.
     let file = load::load(&csv).unwrap();
-    let bands = recommend::recommend(&file, Thresholds::uniform(0.02));
+    let bands = recommend::recommend(&file);
     let mut ranked = BTreeMap::new();
     for band in &bands {
         assert_eq!(band.tasks.len(), 1);
@@ -99,16 +98,13 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
             other => panic!("{key:?}: {other:?}"),
         }
     }
-    // The summary ranks at the same 2% as above; by default its thin cells (a median of three
-    // samples) widen the margins until a 1.30× lead is a tie, and it says why.
-    let summary = stdout_of(&["summary", "--threshold", "2"], &csv);
+    // The summary names the same figures, each other channel with its verdict against the first.
+    let summary = stdout_of(&["summary"], &csv);
     assert!(
-        summary.contains("kanal† 54.8, 1.30× faster than flume 71.0") && summary.contains("kanal† 100,"),
+        summary.contains("kanal† 54.8") && summary.contains("flume 71.0") && summary.contains("kanal† 100"),
         "{summary}"
     );
-    let thin = stdout_of(&["summary"], &csv);
-    assert!(thin.starts_with("note: thin run: its cells have a median of 3 samples"), "{thin}");
-    assert!(thin.contains("tied within the noise: kanal† 54.8, flume 71.0 (1.30×)"), "{thin}");
+    assert!(summary.starts_with("note: verdicts: 95% intervals"), "{summary}");
 }
 
 #[test]

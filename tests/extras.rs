@@ -154,10 +154,16 @@ fn each_merge_strategy_is_a_cell_of_its_own_and_delivers_everything() {
         &[SMALL, &args, &["--tasks", "1,64", "--channels", "tokio-mpsc,flume,kanal"]].concat(),
         &dir.path().join("m.csv"),
     );
-    // 3 merges × 3 channels × 2 task counts × 2 runtimes × 2 samples (kanal's own stream
-    // corrupted the heap under stream-map: see `Kanal::stream`)
-    assert_eq!(rows.len(), 72);
+    // 3 merges × 3 channels × 2 task counts × 2 runtimes, each in the first screening round and
+    // in the second unless 2× behind its group's fastest (kanal's own stream corrupted the heap
+    // under stream-map: see `Kanal::stream`)
+    assert!(rows.len() > 36 && rows.len() <= 72, "{} rows", rows.len());
     for merge in ["futures-buffered", "select-all", "stream-map"] {
-        assert_eq!(rows.iter().filter(|row| row["merge"] == merge).count(), 24, "{merge}");
+        let cells: std::collections::HashSet<_> = rows
+            .iter()
+            .filter(|row| row["merge"] == merge)
+            .map(|row| (row["channel"].clone(), row["tasks"].clone(), row["runtime"].clone()))
+            .collect();
+        assert_eq!(cells.len(), 12, "{merge}");
     }
 }

@@ -115,12 +115,15 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let report = output::compare::report(&old_name, &old, &new_name, &new);
     print_line(report.text.trim_end());
-    let latency = output::paced::agreement(&paced::agreement(&old, &new));
+    let paced = paced::agreement(&old, &new);
+    let latency = output::paced::agreement(&paced);
     if !latency.is_empty() {
         print_line(latency.trim_end());
     }
     print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
-    Ok(if args.fail_on_slower && report.slower > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    // A paced cell worse on p99, CPU or frames overflowed fails the gate as a slower cell does.
+    let worse = report.slower + paced.cells.iter().filter(|pair| pair.slower()).count();
+    Ok(if args.fail_on_slower && worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
@@ -218,12 +221,7 @@ pub(crate) enum Markdown<'a> {
 }
 
 /// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
-pub(crate) fn print_summary(
-    name: &str,
-    csv: &Path,
-    samples: &ResultsFile,
-    markdown: Markdown,
-) -> anyhow::Result<()> {
+pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markdown: Markdown) -> anyhow::Result<()> {
     let bands = recommend::recommend(samples);
     let versions = versions::versions(samples, metadata(csv).as_ref());
     let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
@@ -292,12 +290,7 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
 
 /// Writes the HTML report of `samples` (read from `set.csv()`) as `set.html()`, with the
 /// machine from the JSON beside the CSV when there is one.
-pub(crate) fn write_report(
-    set: &OutputSet,
-    html: &Path,
-    samples: &ResultsFile,
-    force: bool,
-) -> anyhow::Result<()> {
+pub(crate) fn write_report(set: &OutputSet, html: &Path, samples: &ResultsFile, force: bool) -> anyhow::Result<()> {
     let json = set.json();
     // The machine is the report's last section, not a reason to have none.
     let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {

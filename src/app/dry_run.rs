@@ -36,7 +36,11 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     let duels = if plan.max_time.is_zero() {
         "no duels".to_owned()
     } else {
-        format!("then duels between each band's leaders for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
+        format!(
+            "then duels between each band's leaders for {:.3} s × {} cells",
+            plan.max_time.as_secs_f64(),
+            cells.len()
+        )
     };
     print_line(&format!(
         "samples: {} screening round(s) of every group (after the first without the channels {}× behind), {duels}, \

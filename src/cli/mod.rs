@@ -11,7 +11,6 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
-
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
 /// Messages per run under `--quick`.
@@ -208,14 +207,14 @@ pub struct CompareArgs {
     /// different builds on a side
     #[arg(long)]
     pub allow_different: bool,
-    /// Exit with 1 when any cell is slower beyond the noise (after printing the table), for CI
+    /// Exit with 1 when any cell is slower beyond the noise, or any paced cell worse on p99, CPU or frames
+    /// overflowed (after printing the table), for CI
     #[arg(long)]
     pub fail_on_slower: bool,
     /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
     #[arg(long)]
     pub dry_run: bool,
 }
-
 
 /// `1,8,64`.
 fn list(values: &[usize]) -> String {

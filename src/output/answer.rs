@@ -46,7 +46,12 @@ fn ranking(ranking: &Ranking) -> Value {
 }
 
 /// One paced ranking, in the same shape.
-fn paced_ranking(band: &PacedBand, ranking: &PacedRanking, value: fn(&crate::results::paced::PacedEntry) -> Option<f64>, is_ratio: bool) -> Value {
+fn paced_ranking(
+    band: &PacedBand,
+    ranking: &PacedRanking,
+    value: fn(&crate::results::paced::PacedEntry) -> Option<f64>,
+    is_ratio: bool,
+) -> Value {
     let entry = |at: usize| {
         let entry = &band.entries[ranking.order[at]];
         against(entry.channel_label(), value(entry), ranking.verdicts[at].as_ref(), is_ratio)
@@ -69,7 +74,9 @@ pub fn json(csv_name: &str, bands: &[Recommendation], paced: &[PacedBand], noise
         .map(|band| {
             let careful = match band.careful() {
                 Careful::Same => json!("same"),
-                Careful::Behind { entry, .. } => against(entry.label(), Some(entry.value), entry.verdict.as_ref(), true),
+                Careful::Behind { entry, .. } => {
+                    against(entry.label(), Some(entry.value), entry.verdict.as_ref(), true)
+                }
                 Careful::NoneRanked => Value::Null,
             };
             let mut object = json!({

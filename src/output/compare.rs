@@ -118,7 +118,7 @@ fn table(comparison: &Comparison) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>10} {:>10} {:>8}  verdict",
+        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>10} {:>10} {:>8} [99.9% interval]  verdict",
         "runtime",
         "mode",
         "tasks",
@@ -155,15 +155,15 @@ fn row(compared: &Compared) -> String {
         String::new()
     };
     format!(
-        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3}  {} [{:.2}–{:.2}]{clusters}",
+        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3} [{:.2}–{:.2}]  {}{clusters}",
         mean_text(&compared.old),
         mean_text(&compared.new),
         compared.old.median,
         compared.new.median,
         compared.ratio(),
-        compared.verdict.word(),
         compared.interval.0,
-        compared.interval.1
+        compared.interval.1,
+        compared.verdict.word()
     )
 }
 
@@ -208,6 +208,21 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
         })
         .collect();
     let _ = write!(out, "\nratios by runtime, median/worst over cells:{}", by_runtime.join(";"));
+    let drift: Vec<String> = comparison
+        .drift
+        .by_runtime
+        .iter()
+        .filter(|(runtime, ..)| comparison.cells.iter().any(|(key, _)| key.runtime == *runtime))
+        .map(|(runtime, drift, measured)| {
+            let basis = if *measured {
+                "measured from the two files' cells"
+            } else {
+                "calibrated, too few cells to measure it"
+            };
+            format!(" {runtime} {}% ({basis})", format::number(drift * 100.0))
+        })
+        .collect();
+    let _ = write!(out, "\ndrift between the two runs, each verdict's floor:{}", drift.join(";"));
     let (mixed, (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
     let _ = write!(
         out,

@@ -143,13 +143,7 @@ impl Console {
     /// and the failures if any. Then, as the run
     /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
     /// and allocations.
-    pub fn cell(
-        &self,
-        cell: &Cell,
-        summary: Option<&Summary>,
-        clusters: &[Cluster],
-        samples: &[Sample],
-    ) {
+    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, clusters: &[Cluster], samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
         let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
         let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();

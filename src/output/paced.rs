@@ -132,7 +132,8 @@ pub fn text(bands: &[PacedBand]) -> String {
         }
         let indent = " ".repeat(19);
         let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, &band.p99, p99, true));
-        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, &band.cpu, cpu, true));
+        let _ =
+            writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, &band.cpu, cpu, true));
         let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, &band.overflow, overflow, false));
         let not_ranked = not_ranked(band);
         if !not_ranked.is_empty() {
@@ -178,7 +179,18 @@ fn capitalized(text: &str) -> String {
     chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }
 
-/// `compare`'s paced section: one line per paced cell in both runs, then the A/A figures (their
+/// `(slower)`, `(faster)` or `(~)`: a paced verdict of `compare`, new against old.
+fn verdict_word(verdict: Option<&crate::stats::verdict::Verdict>) -> &'static str {
+    use crate::stats::verdict::Call;
+    match verdict.map(|verdict| verdict.call) {
+        Some(Call::Higher) => "(worse)",
+        Some(Call::Lower) => "(better)",
+        _ => "(~)",
+    }
+}
+
+/// `compare`'s paced section: one line per paced cell in both runs, with the verdict on each
+/// figure (`noise::change`), how many cells are worse, then how far the two runs agree (their
 /// median and worst over the cells), which two runs of one build calibrate the paced drift with.
 pub fn agreement(agreement: &PacedAgreement) -> String {
     if agreement.cells.is_empty() {
@@ -193,9 +205,10 @@ pub fn agreement(agreement: &PacedAgreement) -> String {
         let cpu = |cell: &crate::results::paced::PacedCell| {
             cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns)))
         };
+        let [p99_verdict, cpu_verdict, overflow_verdict] = pair.verdicts.map(|verdict| verdict_word(verdict.as_ref()));
         let _ = writeln!(
             out,
-            "  {}: p99 {} → {}, overflowed {}% → {}%, CPU {} → {}",
+            "  {}: p99 {} → {} {p99_verdict}, overflowed {}% → {}% {overflow_verdict}, CPU {} → {} {cpu_verdict}",
             pair.key.label(),
             p99(&pair.old),
             p99(&pair.new),
@@ -205,6 +218,12 @@ pub fn agreement(agreement: &PacedAgreement) -> String {
             cpu(&pair.new)
         );
     }
+    let slower = agreement.cells.iter().filter(|pair| pair.slower()).count();
+    let _ = writeln!(
+        out,
+        "paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {}",
+        agreement.cells.len()
+    );
     let cells = agreement.cells.len();
     let ratio = |spread: Option<crate::results::compare::Spread>| {
         spread.map_or("no cell with it in both".to_owned(), |s| {

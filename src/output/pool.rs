@@ -14,7 +14,7 @@ pub fn noise_line(runs: usize) -> String {
     format!(
         "verdicts: {:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
          spread{pooled}), widened by the drift between runs that calibration measured on a 2-core VM (sd {} \
-         current-thread, {} multi-thread; unpaired {} and {}); compare judges cells at {:.1}%",
+         current-thread, {} multi-thread; unpaired {} and {}); compare judges cells at {:.1}%, widened by the drift measured between its two files",
         VERDICT_CONFIDENCE * 100.0,
         percent(current, true),
         percent(multi, true),

@@ -399,14 +399,12 @@ mod tests {
         let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
         let slow = [200.0, 201.0, 199.0, 200.4, 199.6];
         let noisy = [90.0, 140.0, 110.0, 70.0, 130.0];
-        let bands = recommend(
-            &hand_made(&[
-                ("kanal", 1, &steady, 0),
-                ("flume", 1, &slow, 0),
-                ("kanal", 64, &steady, 0),
-                ("flume", 64, &noisy, 0),
-            ]),
-        );
+        let bands = recommend(&hand_made(&[
+            ("kanal", 1, &steady, 0),
+            ("flume", 1, &slow, 0),
+            ("kanal", 64, &steady, 0),
+            ("flume", 64, &noisy, 0),
+        ]));
         let text = text(&bands, &built());
         assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
         assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
@@ -426,9 +424,7 @@ mod tests {
     fn a_channel_with_a_mixed_cell_is_marked() {
         let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
         let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
-        let bands = recommend(
-            &hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]),
-        );
+        let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]));
         let text = text(&bands, &built());
         // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
         let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
@@ -473,7 +469,8 @@ mod tests {
         let markdown = markdown("x.csv", &bands, 1, &built());
         assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
         assert!(
-            markdown.contains("| tokio (2 failed sample(s) at tasks 1) |") && markdown.contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs [")
+            markdown.contains("| tokio (2 failed sample(s) at tasks 1) |")
+                && markdown.contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs [")
         );
         assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
     }
@@ -481,9 +478,7 @@ mod tests {
     #[test]
     fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
         let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
-        let bands = recommend(
-            &hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]),
-        );
+        let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]));
         let text = text(&bands, &built());
         assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
         let markdown = markdown("x.csv", &bands, 1, &built());

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, ResultsFile};
+use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::pool::speed;
 use super::recommend::{Recommendation, recommend};
-use super::noise::{FileNoise, Metric, change};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
 use crate::stats::verdict::Call;
@@ -172,18 +172,22 @@ pub struct Comparison<'a> {
     pub agreement: Agreement,
     /// The runtimes for which the files hold several worker counts, so a cell names its own.
     pub several_workers: Vec<RuntimeKind>,
+    /// The drift between the two files the verdicts were widened by.
+    pub drift: Drift,
 }
 
 /// Compares `new` with `old` cell by cell, each verdict from the noise model
 /// (`noise::change`, each side with the spread its own file measured).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
     let noise = (FileNoise::of(old), FileNoise::of(new));
+    let drift = Drift::between(old, new, Metric::Speed);
     let mut cells = Vec::new();
     let (mut counts, mut mixed) = (Counts::default(), Mixed::default());
     let mut counts_by_runtime: Vec<(RuntimeKind, Counts)> = Vec::new();
     for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
         let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let judged = change(old_cell, new_cell, Metric::Speed, key.runtime, (&noise.0, &noise.1));
+        let judged =
+            change(old_cell, new_cell, Metric::Speed, &Group::of(key), (&noise.0, &noise.1), drift.of(key.runtime));
         let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| Compared {
             old: old_summary,
             new: new_summary,
@@ -224,6 +228,7 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
         agreement: agreement(old, new),
         several_workers: several_workers(old, new),
         cells,
+        drift,
     }
 }
 

@@ -6,8 +6,9 @@
 
 use std::collections::HashMap;
 
-use super::load::{CellSamples, ResultsFile};
+use super::load::{CellKey, CellSamples, ResultsFile};
 use crate::run::measure::RuntimeKind;
+use crate::run::workload::Mode;
 use crate::stats::verdict::{Estimate, Prior, Verdict, judge};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
@@ -98,12 +99,31 @@ impl Metric {
     }
 }
 
-/// The noise one file measured: per runtime and metric, the spread of its paired differences
-/// and of its samples, pooled over its cells ([`Prior`]s for pairs and cells with few
-/// observations of their own).
+/// Cells whose noise is alike: one runtime, mode and setting (merged-recv on the current-thread
+/// runtime is far noisier than cloned-send, say), any channel and task count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Group {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// The setting (`CellKey::setting`).
+    pub setting: String,
+}
+
+impl Group {
+    /// The group of `key`'s cell.
+    pub fn of(key: &CellKey) -> Group {
+        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone() }
+    }
+}
+
+/// The noise one file measured: per group of cells ([`Group`]) and metric, the spread of its
+/// paired differences and of its samples, pooled over the group's cells ([`Prior`]s for pairs
+/// and cells with few observations of their own).
 #[derive(Debug, Clone, Default)]
 pub struct FileNoise {
-    priors: HashMap<(RuntimeKind, MetricKey, bool), Prior>,
+    priors: HashMap<(Group, MetricKey, bool), Prior>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
 }
@@ -115,11 +135,11 @@ fn metric_key(metric: Metric) -> MetricKey {
 }
 
 impl FileNoise {
-    /// Measures `file`'s spread per runtime and metric: the variance of each cell's values
+    /// Measures `file`'s spread per group and metric: the variance of each cell's values
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
-    /// share about their mean (paired), each pooled over the runtime by degrees of freedom.
+    /// share about their mean (paired), each pooled over the group by degrees of freedom.
     pub fn of(file: &ResultsFile) -> FileNoise {
-        let mut sums: HashMap<(RuntimeKind, MetricKey, bool), (f64, f64)> = HashMap::new();
+        let mut sums: HashMap<(Group, MetricKey, bool), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: HashMap<_, Vec<Vec<(f64, Option<u64>)>>> = HashMap::new();
             for key in &file.order {
@@ -128,16 +148,17 @@ impl FileNoise {
                     continue;
                 }
                 let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
-                let entry = sums.entry((key.runtime, metric_key(metric), false)).or_default();
+                let entry = sums.entry((Group::of(key), metric_key(metric), false)).or_default();
                 (entry.0 += sum, entry.1 += degrees);
                 let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
                 groups.entry(group).or_default().push(values);
             }
-            for ((runtime, ..), cells) in groups {
+            for ((runtime, _, mode, _, setting), cells) in groups {
+                let group = Group { runtime, mode, setting };
                 for (at, a) in cells.iter().enumerate() {
                     for b in &cells[at + 1..] {
                         let (sum, degrees) = spread(differences(a, b).into_iter());
-                        let entry = sums.entry((runtime, metric_key(metric), true)).or_default();
+                        let entry = sums.entry((group.clone(), metric_key(metric), true)).or_default();
                         (entry.0 += sum, entry.1 += degrees);
                     }
                 }
@@ -151,8 +172,8 @@ impl FileNoise {
         FileNoise { priors, runs: file.runs.max(1) }
     }
 
-    fn prior(&self, runtime: RuntimeKind, metric: Metric, paired: bool) -> Option<Prior> {
-        self.priors.get(&(runtime, metric_key(metric), paired)).copied()
+    fn prior(&self, group: &Group, metric: Metric, paired: bool) -> Option<Prior> {
+        self.priors.get(&(group.clone(), metric_key(metric), paired)).copied()
     }
 }
 
@@ -185,16 +206,16 @@ pub fn estimate(
     a: &CellSamples,
     b: &CellSamples,
     metric: Metric,
-    runtime: RuntimeKind,
+    group: &Group,
     noise: &FileNoise,
 ) -> Option<(Estimate, bool)> {
     let (a, b) = (metric.values(a), metric.values(b));
     let shared = differences(&a, &b);
     if !shared.is_empty() {
-        return Some((Estimate::paired(&shared, noise.prior(runtime, metric, true))?, true));
+        return Some((Estimate::paired(&shared, noise.prior(group, metric, true))?, true));
     }
     let plain = |values: &[(f64, Option<u64>)]| values.iter().map(|(v, _)| *v).collect::<Vec<f64>>();
-    Some((Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(runtime, metric, false))?, false))
+    Some((Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(group, metric, false))?, false))
 }
 
 /// The verdict on channel `b` against channel `a` on `metric` over a band: `a_cells[i]` and
@@ -206,34 +227,94 @@ pub fn verdict(
     a_cells: &[&CellSamples],
     b_cells: &[&CellSamples],
     metric: Metric,
-    runtime: RuntimeKind,
+    group: &Group,
     noise: &FileNoise,
 ) -> Option<Verdict> {
     let parts: Option<Vec<(Estimate, bool)>> =
-        a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, runtime, noise)).collect();
+        a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise)).collect();
     let parts = parts?;
     let paired = parts.iter().all(|(_, paired)| *paired);
     let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
-    let drift = metric.drift(runtime, paired) / (noise.runs as f64).sqrt();
+    let drift = metric.drift(group.runtime, paired) / (noise.runs as f64).sqrt();
     Some(judge(Estimate::mean_of(&estimates)?, drift, VERDICT_CONFIDENCE))
+}
+
+/// The fewest cells of a runtime that both files of a comparison hold for [`Drift::between`]
+/// to measure the drift from them.
+pub const DRIFT_CELLS: usize = 20;
+
+/// The samples a cell needs on each side to measure the drift by itself ([`Drift::between`]).
+const WELL_SAMPLED: usize = 5;
+
+/// The drift between two files, per runtime, that [`change`] widens its verdicts by.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Drift {
+    /// Per runtime: the standard deviation of a cell's log ratio new/old that the runs' drift
+    /// explains, and whether it was measured from the two files (else the calibrated one).
+    pub by_runtime: Vec<(RuntimeKind, f64, bool)>,
+}
+
+impl Drift {
+    /// The drift between `old` and `new` on `metric`: per runtime with at least [`DRIFT_CELLS`]
+    /// cells in both, measured from the two files themselves, as the robust root mean square
+    /// of the cells' log ratios (the median ratio, for a shift of the whole run, and 1.4826 ×
+    /// the median absolute deviation about it, for the spread) over the cells with five samples
+    /// or more on each side when there are enough: most cells of a comparison did not change,
+    /// and those that did barely move a median. With fewer cells, the calibrated
+    /// unpaired drift of each side ([`Metric::drift`], over √runs).
+    pub fn between(old: &ResultsFile, new: &ResultsFile, metric: Metric) -> Drift {
+        let mean_log = |cell: &CellSamples, fewest: usize| {
+            let values: Vec<f64> = metric.values(cell).into_iter().map(|(v, _)| v).collect();
+            (!values.is_empty() && values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let mut by_runtime = Vec::new();
+        for runtime in RuntimeKind::ALL {
+            let ratios_of = |fewest: usize| -> Vec<f64> {
+                old.order
+                    .iter()
+                    .filter(|key| key.runtime == runtime)
+                    .filter_map(|key| Some(mean_log(new.cells.get(key)?, fewest)? - mean_log(&old.cells[key], fewest)?))
+                    .collect()
+            };
+            // The cells sampled at least WELL_SAMPLED times on both sides, whose own sampling
+            // error adds little, when there are enough of them; else every cell.
+            let well_sampled = ratios_of(WELL_SAMPLED);
+            let mut ratios = if well_sampled.len() >= DRIFT_CELLS { well_sampled } else { ratios_of(1) };
+            let calibrated =
+                metric.drift(runtime, false) * (1.0 / old.runs.max(1) as f64 + 1.0 / new.runs.max(1) as f64).sqrt();
+            if ratios.len() < DRIFT_CELLS {
+                by_runtime.push((runtime, calibrated, false));
+                continue;
+            }
+            let median = crate::stats::median_of(&mut ratios);
+            let mut deviations: Vec<f64> = ratios.iter().map(|r| (r - median).abs()).collect();
+            let spread = 1.4826 * crate::stats::median_of(&mut deviations);
+            by_runtime.push((runtime, (median.powi(2) + spread.powi(2)).sqrt(), true));
+        }
+        Drift { by_runtime }
+    }
+
+    /// The drift on `runtime`.
+    pub fn of(&self, runtime: RuntimeKind) -> f64 {
+        self.by_runtime.iter().find(|(known, ..)| *known == runtime).map_or(0.0, |(_, drift, _)| *drift)
+    }
 }
 
 /// `compare`'s verdict on one cell in two runs (`old`, `new`): the two as independent sets
 /// (the runs were minutes apart, so nothing pairs), each with its own run's spread as prior,
-/// judged at [`CHANGE_CONFIDENCE`] with the unpaired drift of each side (averaged over its
-/// runs when it pooled several).
+/// judged at [`CHANGE_CONFIDENCE`] with the `drift` between the two files ([`Drift`]).
 pub fn change(
     old: &CellSamples,
     new: &CellSamples,
     metric: Metric,
-    runtime: RuntimeKind,
+    group: &Group,
     noise: (&FileNoise, &FileNoise),
+    drift: f64,
 ) -> Option<Verdict> {
     let plain = |cell: &CellSamples| metric.values(cell).into_iter().map(|(v, _)| v).collect::<Vec<f64>>();
-    let prior = |noise: &FileNoise| noise.prior(runtime, metric, false);
+    let prior = |noise: &FileNoise| noise.prior(group, metric, false);
     let (old_values, new_values) = (plain(old), plain(new));
     let estimate = two_runs(&old_values, prior(noise.0), &new_values, prior(noise.1))?;
-    let drift = metric.drift(runtime, false) * (1.0 / noise.0.runs as f64 + 1.0 / noise.1.runs as f64).sqrt();
     Some(judge(estimate, drift, CHANGE_CONFIDENCE))
 }
 

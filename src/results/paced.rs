@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use super::compare::{Spread, spread};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::noise::{self, FileNoise, Metric};
+use super::noise::{self, Drift, FileNoise, Group, Metric};
 use super::recommend::TaskBand;
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
@@ -246,10 +246,14 @@ fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merg
             }
         }
     }
-    let runtime = band.runtime;
-    let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| rank(&band.entries, &samples, value, metric, runtime, noise);
-    (band.p99, band.cpu, band.overflow) =
-        (rank(|e| e.p99_ns, Metric::P99), rank(|e| e.cpu_ns, Metric::Cpu), rank(|e| Some(e.overflow_share), Metric::Overflow));
+    let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+    let rank =
+        |value: fn(&PacedEntry) -> Option<f64>, metric| rank(&band.entries, &samples, value, metric, &group, noise);
+    (band.p99, band.cpu, band.overflow) = (
+        rank(|e| e.p99_ns, Metric::P99),
+        rank(|e| e.cpu_ns, Metric::Cpu),
+        rank(|e| Some(e.overflow_share), Metric::Overflow),
+    );
 }
 
 /// One channel's band figures from its cells, task counts ascending.
@@ -285,7 +289,7 @@ fn rank(
     samples: &[Vec<&CellSamples>],
     value: fn(&PacedEntry) -> Option<f64>,
     metric: Metric,
-    runtime: RuntimeKind,
+    group: &Group,
     noise: &FileNoise,
 ) -> PacedRanking {
     let mut order: Vec<(usize, f64)> =
@@ -294,7 +298,9 @@ fn rank(
     let Some(&(first, _)) = order.first() else { return PacedRanking::default() };
     let mut judged: Vec<(usize, Option<Verdict>)> = order
         .iter()
-        .map(|&(at, _)| (at, (at != first).then(|| noise::verdict(&samples[first], &samples[at], metric, runtime, noise)).flatten()))
+        .map(|&(at, _)| {
+            (at, (at != first).then(|| noise::verdict(&samples[first], &samples[at], metric, group, noise)).flatten())
+        })
         .collect();
     let tied = |verdict: &Option<Verdict>| verdict.is_some_and(|verdict| verdict.call == Call::Tied);
     judged[1..].sort_by(|a, b| {
@@ -316,6 +322,16 @@ pub struct PacedPair<'a> {
     pub old: PacedCell,
     /// Its figures in the new run.
     pub new: PacedCell,
+    /// `compare`'s verdicts on new against old (`results::noise::change`): p99, CPU per
+    /// delivered message, frames overflowed; `None` where a side has too little to judge.
+    pub verdicts: [Option<Verdict>; 3],
+}
+
+impl PacedPair<'_> {
+    /// Whether any of the cell's verdicts says the new run is worse beyond the noise.
+    pub fn slower(&self) -> bool {
+        self.verdicts.iter().flatten().any(|verdict| verdict.call == Call::Higher)
+    }
 }
 
 /// How far two paced runs agree: the A/A figures that calibrate the paced drift
@@ -338,12 +354,27 @@ pub struct PacedAgreement<'a> {
 
 /// The A/A figures of two paced runs, cells matched by their full key.
 pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile) -> PacedAgreement<'a> {
+    let noise = (FileNoise::of(old), FileNoise::of(new));
+    let drifts = [Metric::P99, Metric::Cpu, Metric::Overflow].map(|metric| Drift::between(old, new, metric));
     let cells: Vec<PacedPair> = old
         .order
         .iter()
         .filter_map(|key| {
-            let (old_cell, new_cell) = (of(key, &old.cells[key])?, of(key, new.cells.get(key)?)?);
-            Some(PacedPair { key, old: old_cell, new: new_cell })
+            let (old_samples, new_samples) = (&old.cells[key], new.cells.get(key)?);
+            let (old_cell, new_cell) = (of(key, old_samples)?, of(key, new_samples)?);
+            let judge = |metric, drift: &Drift| {
+                noise::change(
+                    old_samples,
+                    new_samples,
+                    metric,
+                    &Group::of(key),
+                    (&noise.0, &noise.1),
+                    drift.of(key.runtime),
+                )
+            };
+            let verdicts =
+                [judge(Metric::P99, &drifts[0]), judge(Metric::Cpu, &drifts[1]), judge(Metric::Overflow, &drifts[2])];
+            Some(PacedPair { key, old: old_cell, new: new_cell, verdicts })
         })
         .collect();
     let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);

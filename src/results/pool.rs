@@ -117,7 +117,8 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
                 into.extend_from_slice(from);
             }
             into.rounds.extend(cell.rounds.iter().map(|&r| round(r)));
-            into.paced.extend(cell.paced.iter().map(|sample| PacedSample { round: round(sample.round), ..sample.clone() }));
+            into.paced
+                .extend(cell.paced.iter().map(|sample| PacedSample { round: round(sample.round), ..sample.clone() }));
         }
     }
     sweep_order(&mut pooled.order);

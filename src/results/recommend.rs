@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Metric};
+use super::noise::{self, FileNoise, Group, Metric};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
 use crate::stats::verdict::{Call, Verdict};
@@ -240,7 +240,8 @@ pub fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
             if tasks.is_empty() {
                 continue;
             }
-            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, runtime, &noise);
+            let group = Group { runtime, mode, setting: setting.to_owned() };
+            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, &group, &noise);
             let (workers, setting) = (several_workers.then_some(workers), setting.to_owned());
             bands.push(Recommendation { runtime, mode, workers, setting, size, tasks, speed, cpu, p99, excluded });
         }
@@ -260,7 +261,7 @@ fn rank_band(
     cells: &HashMap<(Contender, u64), &CellSamples>,
     channels: &[Contender],
     tasks: &[u64],
-    runtime: RuntimeKind,
+    group: &Group,
     noise: &FileNoise,
 ) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
     let mut candidates: Vec<(Ranked, Vec<&CellSamples>)> = Vec::new();
@@ -280,7 +281,7 @@ fn rank_band(
             excluded.push(Excluded { channel: name.to_owned(), merge, failed_samples, failed_at, missing_at });
         }
     }
-    let by = |metric: Metric| rank(&candidates, metric, runtime, noise);
+    let by = |metric: Metric| rank(&candidates, metric, group, noise);
     (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
 }
 
@@ -300,7 +301,7 @@ fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
 /// calls another lower beyond the noise (paired samples outrank figures taken apart); every other channel
 /// gets its verdict against the first ([`noise::verdict`]) and is ranked by that verdict's
 /// estimate. A channel is tied with the first exactly when its verdict is a tie.
-pub fn rank(channels: &[(Ranked, Vec<&CellSamples>)], metric: Metric, runtime: RuntimeKind, noise: &FileNoise) -> Ranking {
+pub fn rank(channels: &[(Ranked, Vec<&CellSamples>)], metric: Metric, group: &Group, noise: &FileNoise) -> Ranking {
     let mut scored: Vec<(&Ranked, &Vec<&CellSamples>, Vec<Summary>)> = channels
         .iter()
         .filter_map(|(channel, cells)| {
@@ -314,11 +315,12 @@ pub fn rank(channels: &[(Ranked, Vec<&CellSamples>)], metric: Metric, runtime: R
     }
     let against = |scored: &[(&Ranked, &Vec<&CellSamples>, Vec<Summary>)]| -> Vec<Option<Verdict>> {
         let first = scored[0].1;
-        let judge = |cells: &Vec<&CellSamples>| noise::verdict(first, cells, metric, runtime, noise);
+        let judge = |cells: &Vec<&CellSamples>| noise::verdict(first, cells, metric, group, noise);
         scored.iter().enumerate().map(|(at, (_, cells, _))| (at != 0).then(|| judge(cells)).flatten()).collect()
     };
     let mut verdicts = against(&scored);
-    let lower = verdicts.iter().enumerate().filter_map(|(at, v)| v.filter(|v| v.call == Call::Lower).map(|v| (at, v.mean)));
+    let lower =
+        verdicts.iter().enumerate().filter_map(|(at, v)| v.filter(|v| v.call == Call::Lower).map(|v| (at, v.mean)));
     if let Some((first, _)) = lower.min_by(|a, b| a.1.total_cmp(&b.1)) {
         scored.swap(0, first);
         verdicts = against(&scored);
@@ -445,17 +447,15 @@ mod tests {
     fn a_failed_or_missing_channel_is_not_ranked_even_when_fastest() {
         let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
         let fast = [50.0, 50.5, 49.5, 50.2, 49.8];
-        let bands = recommend(
-            &hand_made(&[
-                ("kanal", 1, &fast, 1),
-                ("kanal", 4, &fast, 0),
-                ("flume", 1, &steady, 0),
-                ("flume", 4, &steady, 0),
-                ("tokio", 1, &fast, 0),
-                ("tokio", 64, &steady, 0),
-                ("flume", 64, &steady, 0),
-            ]),
-        );
+        let bands = recommend(&hand_made(&[
+            ("kanal", 1, &fast, 1),
+            ("kanal", 4, &fast, 0),
+            ("flume", 1, &steady, 0),
+            ("flume", 4, &steady, 0),
+            ("tokio", 1, &fast, 0),
+            ("tokio", 64, &steady, 0),
+            ("flume", 64, &steady, 0),
+        ]));
         assert_eq!(bands.len(), 2, "{bands:?}");
         let small = &bands[0];
         assert_eq!((small.size, small.tasks.as_slice()), (TaskBand::Small, &[1, 4][..]));

@@ -60,7 +60,7 @@ impl Estimate {
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
         let cut = if n >= 5 { (super::TRIM * n as f64).floor() as usize } else { 0 };
-        let kept = sorted.get(cut..n.checked_sub(cut)?)?;
+        let kept = sorted.get(cut..n.checked_sub(cut)?).filter(|kept| !kept.is_empty())?;
         let mean = kept.iter().sum::<f64>() / kept.len() as f64;
         let (low, high) = (kept[0], kept[kept.len() - 1]);
         let winsorized: Vec<f64> = sorted.iter().map(|d| d.clamp(low, high)).collect();
@@ -84,7 +84,11 @@ impl Estimate {
             Some((mean, variance / n, degrees))
         };
         let ((mean_a, var_a, df_a), (mean_b, var_b, df_b)) = (side(a)?, side(b)?);
-        Some(Estimate { mean: mean_b - mean_a, se: (var_a + var_b).sqrt(), degrees: satterthwaite(&[(var_a, df_a), (var_b, df_b)]) })
+        Some(Estimate {
+            mean: mean_b - mean_a,
+            se: (var_a + var_b).sqrt(),
+            degrees: satterthwaite(&[(var_a, df_a), (var_b, df_b)]),
+        })
     }
 
     /// The mean of several estimates of one difference (a band's task counts, each weighing
@@ -105,7 +109,8 @@ impl Estimate {
 /// The variance of one observation from a sum of squares `own` with `degrees` degrees of
 /// freedom, pooled with `prior`; `None` when neither has a degree of freedom.
 fn shrunk(own: f64, degrees: f64, prior: Option<Prior>) -> Option<(f64, f64)> {
-    let (prior_sum, prior_degrees) = prior.map_or((0.0, 0.0), |prior| (prior.sd.powi(2) * prior.degrees, prior.degrees));
+    let (prior_sum, prior_degrees) =
+        prior.map_or((0.0, 0.0), |prior| (prior.sd.powi(2) * prior.degrees, prior.degrees));
     let total = degrees.max(0.0) + prior_degrees;
     (total > 0.0).then(|| ((own + prior_sum) / total, total))
 }
@@ -195,6 +200,7 @@ mod tests {
         let outlier = Estimate::paired(&[0.10, 0.12, 0.08, 0.11, 0.09, 0.10, 0.11, 0.09, 0.10, 1.5], None).unwrap();
         assert!((outlier.mean - 0.10).abs() < 0.01 && outlier.se < 0.01, "{outlier:?}");
         assert_eq!(Estimate::paired(&[0.1], None), None, "one difference has no spread of its own");
+        assert_eq!(Estimate::paired(&[], Some(Prior { sd: 0.05, degrees: 4.0 })), None);
         let with_prior = Estimate::paired(&[0.1], Some(Prior { sd: 0.05, degrees: 4.0 })).unwrap();
         assert_eq!((with_prior.se, with_prior.degrees), (0.05, 4.0));
     }
