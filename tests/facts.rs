@@ -48,11 +48,21 @@ fn version(text: &str) -> (u64, u64, u64) {
     (parts.next().unwrap(), parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
-/// `cargo metadata` of the locked dependency graph, every platform's crates included.
+/// The platform this test runs on, as rustc names it (`x86_64-unknown-linux-gnu`).
+fn host() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let output = Command::new(rustc).arg("-vV").output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    text.lines().find_map(|line| line.strip_prefix("host: ")).expect("rustc -vV names its host").to_owned()
+}
+
+/// `cargo metadata` of the locked dependency graph for this platform: the crates a build here
+/// fetched, and no other platform's, so that a fresh machine's cargo cache (which holds only
+/// what its build downloaded) answers it offline.
 fn metadata() -> Value {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = Command::new(cargo)
-        .args(["metadata", "--locked", "--offline", "--format-version", "1"])
+        .args(["metadata", "--locked", "--offline", "--format-version", "1", "--filter-platform", &host()])
         .current_dir(root())
         .output()
         .unwrap();

@@ -62,15 +62,15 @@ fn summary_leads_with_latency_under_load_for_a_paced_file_and_cells_carry_the_po
 }
 
 #[test]
-fn compare_of_two_paced_runs_sets_every_phase_side_by_side_and_prints_the_a_a_lines() {
+fn compare_of_two_paced_runs_sets_every_phase_side_by_side_with_verdicts_and_agreement() {
     let dir = tempfile::tempdir().unwrap();
     let (old, new) = (paced_sweep(dir.path(), "old.csv"), paced_sweep(dir.path(), "new.csv"));
     let (code, stdout, stderr) = output(bench().arg("compare").arg(&old).arg(&new));
     assert_eq!(code, Some(0), "{stderr}");
     for line in [
-        "A/A pooled p99, larger over smaller: median",
-        "A/A frames overflowed, difference: median",
-        "A/A CPU per delivered message, larger over smaller: median",
+        "two runs' pooled p99, larger over smaller: median",
+        "two runs' frames overflowed, difference: median",
+        "two runs' CPU per delivered message, larger over smaller: median",
     ] {
         assert!(stdout.contains(line), "{line}: {stdout}");
         assert!(stdout.contains("(8 cells)") || line.contains("overflowed"), "{stdout}");

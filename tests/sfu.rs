@@ -419,7 +419,7 @@ fn the_sfu_preset_prints_its_command_line_which_reruns_the_same_sweep() {
     let line = stdout.lines().find_map(|line| line.strip_prefix("sfu: ")).expect("the command line is printed");
     assert!(line.contains("--send try") && line.contains("--latency") && line.contains("--phase random,aligned"));
     assert!(line.contains("--tasks 1,4") && !line.contains("512"), "the flags given replace the preset's: {line}");
-    assert!(stdout.contains("4 cells × 1 samples, wall time: about"), "{stdout}");
+    assert!(stdout.contains("4 cells × 1 screening rounds, then duels, wall time: about"), "{stdout}");
     let (column, rows) = read_csv(&out);
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|row| row[column("send")] == "try" && !row[column("lat_histogram")].is_empty()));

@@ -261,7 +261,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
          128–512{x_large} (a count between them goes to the nearer on a log scale). Every other channel is compared \
          with the first by the ratio of their samples measured back to back, round by round, averaged over the \
          band's task counts: `1.21× [1.15–1.27]` is that ratio and its interval, and a channel whose interval holds \
-         1 is *tied* with the first (`≈ kanal, within 4%`: the interval's far end). A channel with a failed sample, \
+         1 is *tied* with the first (`≈ flume, within 4%`: the interval's far end). A channel with a failed sample, \
          or missing at one of the band's task counts, is not ranked in that band. The fastest with no known problem \
          is the first channel of the ranking whose crate has no caveat covering its version; *same* when that is \
          the fastest itself.\n\n{}\n\n{}",
@@ -347,8 +347,9 @@ pub fn excluded_names(band: &Recommendation) -> String {
 pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versions) -> String {
     let mut out = format!(
         "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean ns/message \
-         (geometric mean over the band's task counts), or the channels tied with it within the noise (≈), and the \
-         next one beyond the noise with how far behind it is, and beside them the fastest channel with no known \
+         (geometric mean over the band's task counts) and the channels tied with it (≈, within the far end of \
+         their ratio's 95% interval), the next one beyond the noise with how far behind it is (the ratio of their \
+         samples paired round by round, with its interval), and beside them the fastest channel with no known \
          problem (*same* when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
          table.\n\n"
     );
