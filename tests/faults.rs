@@ -30,14 +30,14 @@ fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
     let hung: Vec<_> = rows.iter().filter(|row| &row[0] == "fault-hang").collect();
     assert_eq!(hung.len(), 4);
     for row in &hung {
-        assert!(row[13].starts_with("timeout"), "{row:?}");
-        let elapsed: u64 = row[10].parse().unwrap();
+        assert!(row[14].starts_with("timeout"), "{row:?}");
+        let elapsed: u64 = row[11].parse().unwrap();
         assert!((500_000_000..5_000_000_000).contains(&elapsed), "{row:?}");
     }
     // The sweep went on past every hang: kanal's cells all ran, on fresh runtimes.
     let kanal: Vec<_> = rows.iter().filter(|row| &row[0] == "kanal").collect();
     assert_eq!(kanal.len(), 4 * 2);
-    assert!(kanal.iter().all(|row| &row[13] == "ok"), "{kanal:?}");
+    assert!(kanal.iter().all(|row| &row[14] == "ok"), "{kanal:?}");
     assert_eq!(stdout.matches("fault-hang: 1 of 1 samples failed, first: timeout").count(), 4, "{stdout}");
     // The closing summary ranks kanal alone and says why the hung channel is not ranked.
     assert_eq!(stdout.matches("small (2)        kanal† ").count(), 4, "{stdout}");
@@ -61,7 +61,7 @@ fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
     for row in rows {
         // Each of the 3 senders loses seq 99, 199, …, 999: 30 messages; the first gap any
         // sender shows is at its seq 99.
-        let status = &row[13];
+        let status = &row[14];
         assert!(status.starts_with("lost: 30 of 3000 messages missing; first: sender "), "{status}");
         assert!(status.ends_with(" seq 99 (seq 100 came next)"), "{status}");
     }
@@ -91,7 +91,7 @@ fn a_truncated_sink_file_fails_its_sample() {
     assert!(!rows.is_empty());
     for row in &rows {
         assert!(
-            row[13].starts_with("sink: ") && row[13].contains("holds 599999 bytes, 600000 were received"),
+            row[14].starts_with("sink: ") && row[14].contains("holds 599999 bytes, 600000 were received"),
             "{row:?}"
         );
     }

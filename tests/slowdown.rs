@@ -1,5 +1,6 @@
-//! The known slowdown of the faults build (`CHANNEL_BENCH_SLOW=CHANNEL:NS`): the named
-//! channel's ns/message rises by NS's order, the others' do not, and a bad value is a usage error.
+//! The known slowdown of the faults build (`CHANNEL_BENCH_SLOW=CHANNEL:PCT%`): the named
+//! channel's ns/message rises, the others' do not, and a bad value is a usage error. How exactly
+//! the share asked for is added is the unit tests' of `run::slow`.
 #![cfg(feature = "faults")]
 
 use std::collections::HashMap;
@@ -7,8 +8,8 @@ use std::path::Path;
 
 mod common;
 
-/// Nanoseconds of spin per message asked for: far above a channel's own cost on one task.
-const SLOW_NS: f64 = 2000.0;
+/// The slowdown asked for: far above two runs' noise on one task.
+const SLOW: f64 = 1.0;
 
 /// The median ns/message per channel of a tiny current-thread sweep of kanal and flume, with
 /// `slow` as the variable's value (unset when `None`).
@@ -27,8 +28,8 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
     assert_eq!(code, Some(0), "{stderr}");
     let mut samples: HashMap<String, Vec<f64>> = HashMap::new();
     for row in csv::Reader::from_path(&out).unwrap().records().map(Result::unwrap) {
-        assert_eq!(&row[13], "ok", "{row:?}");
-        samples.entry(row[0].to_owned()).or_default().push(row[11].parse().unwrap());
+        assert_eq!(&row[14], "ok", "{row:?}");
+        samples.entry(row[0].to_owned()).or_default().push(row[12].parse().unwrap());
     }
     samples
         .into_iter()
@@ -43,16 +44,17 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
 fn the_named_channel_slows_and_no_other_does() {
     let dir = tempfile::tempdir().unwrap();
     let before = medians(dir.path(), "before.csv", None);
-    let after = medians(dir.path(), "after.csv", Some(&format!("kanal:{}", SLOW_NS as u64)));
-    let rise = |channel: &str| after[channel] - before[channel];
-    // The busy work's rate is timed on a long loop, so the rise is NS's order, not NS exactly.
-    assert!((0.3 * SLOW_NS..2.0 * SLOW_NS).contains(&rise("kanal")), "kanal {before:?} → {after:?}");
-    assert!(rise("flume") < 0.3 * SLOW_NS, "flume {before:?} → {after:?}");
+    let after = medians(dir.path(), "after.csv", Some(&format!("kanal:{}%", SLOW * 100.0)));
+    // kanal against flume, measured in the same rounds: the host's noise, which moves both
+    // runs' figures by a third and more on a busy machine, cancels; kanal alone got slower.
+    let relative = |medians: &HashMap<String, f64>| medians["kanal"] / medians["flume"];
+    let rise = relative(&after) / relative(&before) - 1.0;
+    assert!((0.3 * SLOW..3.0 * SLOW).contains(&rise), "kanal/flume {before:?} → {after:?}");
 }
 
 #[test]
 fn a_bad_value_is_a_usage_error_naming_the_variable() {
-    for value in ["kanal", "nope:200", "kanal:fast", "kanal:0"] {
+    for value in ["kanal", "nope:20%", "kanal:fast%", "kanal:0%", "kanal:20"] {
         let mut command = common::bench();
         command.env("CHANNEL_BENCH_SLOW", value).args(["--channels", "kanal", "--tasks", "1", "--messages", "100"]);
         let dir = tempfile::tempdir().unwrap();
@@ -60,7 +62,7 @@ fn a_bad_value_is_a_usage_error_naming_the_variable() {
         let (code, _, stderr) = common::output(&mut command);
         assert_eq!(code, Some(2), "{value}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.contains("CHANNEL_BENCH_SLOW") && stderr.contains("CHANNEL:NS"), "{stderr}");
+        assert!(stderr.contains("CHANNEL_BENCH_SLOW") && stderr.contains("CHANNEL:PCT%"), "{stderr}");
         assert!(!dir.path().join("x.csv").exists(), "refused before anything is written");
     }
 }

@@ -237,8 +237,6 @@ fn paced_for(workload: &Workload, pace: crate::run::workload::Pace) -> Duration 
     pace.interval * frames
 }
 
-/// How many of the noisy cells the closing lines name.
-
 /// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and
 /// its CSV stays complete.
 pub fn print_line(line: &str) {

@@ -382,17 +382,10 @@ mod tests {
     use crate::results::recommend::recommend;
     use crate::run::measure::RuntimeKind;
     use crate::run::workload::Mode;
-    use crate::stats::{self, Summary};
 
     /// This build's versions of no channel: tokio's alone.
     fn built() -> Versions {
         crate::results::versions::versions(&Default::default(), None)
-    }
-
-    /// Five samples spread ±`spread` around `median`.
-    fn around(median: f64, spread: f64) -> Summary {
-        let values: Vec<f64> = [-1.0, -0.5, 0.0, 0.5, 1.0].iter().map(|k| median * (1.0 + k * spread)).collect();
-        stats::summarize(&values).unwrap()
     }
 
     #[test]

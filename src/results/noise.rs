@@ -130,6 +130,9 @@ pub struct FileNoise {
 
 type MetricKey = u8;
 
+/// A cell's values on a metric's scale, each with its round.
+type Values = Vec<(f64, Option<u64>)>;
+
 fn metric_key(metric: Metric) -> MetricKey {
     metric as u8
 }
@@ -141,7 +144,7 @@ impl FileNoise {
     pub fn of(file: &ResultsFile) -> FileNoise {
         let mut sums: HashMap<(Group, MetricKey, bool), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
-            let mut groups: HashMap<_, Vec<Vec<(f64, Option<u64>)>>> = HashMap::new();
+            let mut groups: HashMap<_, Vec<Values>> = HashMap::new();
             for key in &file.order {
                 let values = metric.values(&file.cells[key]);
                 if values.is_empty() {
@@ -149,7 +152,8 @@ impl FileNoise {
                 }
                 let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
                 let entry = sums.entry((Group::of(key), metric_key(metric), false)).or_default();
-                (entry.0 += sum, entry.1 += degrees);
+                entry.0 += sum;
+                entry.1 += degrees;
                 let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
                 groups.entry(group).or_default().push(values);
             }
@@ -159,7 +163,8 @@ impl FileNoise {
                     for b in &cells[at + 1..] {
                         let (sum, degrees) = spread(differences(a, b).into_iter());
                         let entry = sums.entry((group.clone(), metric_key(metric), true)).or_default();
-                        (entry.0 += sum, entry.1 += degrees);
+                        entry.0 += sum;
+                        entry.1 += degrees;
                     }
                 }
             }

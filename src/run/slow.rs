@@ -1,20 +1,34 @@
 //! A known slowdown, for checking what a comparison can resolve (cargo feature `faults`):
-//! `CHANNEL_BENCH_SLOW=CHANNEL:NS` makes the receiving task of channel CHANNEL do busy work
-//! on every message it takes, NS nanoseconds' worth by a rate timed once per process, so that
-//! channel's ns/message rises and no other channel's does. The rate is timed on a long loop, and
-//! a few iterations per message run faster than that (on the reference VM NS=20 added about 3 ns
-//! a message and NS=200 about 110): measure the slowdown an A/B actually applied from its A and
-//! B runs, not from NS. A normal build has the type and does nothing.
+//! `CHANNEL_BENCH_SLOW=CHANNEL:PCT%` makes the receiving task of channel CHANNEL busy for PCT%
+//! of the time its messages take, so that channel's ns/message rises by about PCT% and no other
+//! channel's does. Every [`BATCH`] messages the receiver reads the clock, takes the time since
+//! the last batch ended (its own spinning left out) and spins for PCT% of it: a slowdown in
+//! proportion to the channel's own cost, whatever that is on this machine, with one clock read
+//! per batch. A normal build has the type and does nothing.
 
-/// The environment variable that names the slowed channel and its nanoseconds per message.
+#[cfg(feature = "faults")]
+use std::time::Instant;
+
+/// The environment variable that names the slowed channel and its slowdown.
 pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
 
-/// The busy work a receiving task does per message: none, or (faults build) a spin.
-#[derive(Debug, Clone, Copy, Default)]
+/// Messages between two readings of the clock.
+#[cfg(feature = "faults")]
+const BATCH: u32 = 256;
+
+/// The busy work a receiving task does: none, or (faults build) a spin in proportion to the
+/// time its messages take.
+#[derive(Debug, Clone, Default)]
 pub struct Slowdown {
-    /// Iterations of the busy loop per message.
+    /// The time spun over the time worked (0.15 = 15%); 0 for no slowdown.
     #[cfg(feature = "faults")]
-    iterations: u64,
+    fraction: f64,
+    /// Messages taken since the last reading of the clock.
+    #[cfg(feature = "faults")]
+    taken: u32,
+    /// When the last batch's spin ended.
+    #[cfg(feature = "faults")]
+    mark: Option<Instant>,
 }
 
 impl Slowdown {
@@ -22,9 +36,8 @@ impl Slowdown {
     pub fn of(name: &str) -> Self {
         #[cfg(feature = "faults")]
         {
-            let per_message = requested().ok().flatten().filter(|(channel, _)| channel == name).map(|(_, ns)| ns);
-            let iterations = per_message.map_or(0, |ns| (ns.as_nanos() as f64 * iterations_per_ns()).round() as u64);
-            Slowdown { iterations }
+            let fraction = requested().ok().flatten().filter(|(channel, _)| channel == name).map_or(0.0, |(_, f)| f);
+            Slowdown::by(fraction)
         }
         #[cfg(not(feature = "faults"))]
         {
@@ -33,54 +46,98 @@ impl Slowdown {
         }
     }
 
-    /// The message's busy work: [`Slowdown::of`]'s iterations of an addition the compiler
-    /// cannot see through.
+    /// A slowdown of `fraction` (0.15 = 15%) of the time the messages take.
+    #[cfg(feature = "faults")]
+    pub fn by(fraction: f64) -> Self {
+        Slowdown { fraction, taken: 0, mark: None }
+    }
+
+    /// Called once per message taken: every [`BATCH`] messages, spins for the slowdown's share
+    /// of the time since the last batch ended.
     #[inline(always)]
-    pub fn spin(&self) {
+    pub fn spin(&mut self) {
         #[cfg(feature = "faults")]
-        busy(self.iterations);
+        if self.fraction > 0.0 {
+            self.taken += 1;
+            if self.taken >= BATCH {
+                self.taken = 0;
+                let now = Instant::now();
+                if let Some(mark) = self.mark {
+                    let until = now + now.duration_since(mark).mul_f64(self.fraction);
+                    while Instant::now() < until {
+                        std::hint::spin_loop();
+                    }
+                    self.mark = Some(until.max(Instant::now()));
+                } else {
+                    self.mark = Some(now);
+                }
+            }
+        }
     }
 }
 
-/// `iterations` additions, each through [`std::hint::black_box`] so none is folded away.
+/// The channel and the slowdown [`VARIABLE`] asks for, as a fraction (0.15 for `15%`): `None`
+/// when it is unset or empty, `Err` (a line for the user) when it is not `CHANNEL:PCT%` with PCT
+/// a positive number of percent up to 1000. Whether CHANNEL is one the sweep measures is the
+/// sweep's to check.
 #[cfg(feature = "faults")]
-#[inline(never)]
-fn busy(iterations: u64) {
-    let mut sum = 0u64;
-    for i in 0..iterations {
-        sum = std::hint::black_box(sum.wrapping_add(i));
-    }
-    std::hint::black_box(sum);
-}
-
-/// Iterations of [`busy`] per nanosecond on this machine: the best of a few timed rounds of
-/// ten million, measured once per process.
-#[cfg(feature = "faults")]
-fn iterations_per_ns() -> f64 {
-    static RATE: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *RATE.get_or_init(|| {
-        const ROUND: u64 = 10_000_000;
-        (0..5)
-            .map(|_| {
-                let start = std::time::Instant::now();
-                busy(ROUND);
-                ROUND as f64 / start.elapsed().as_nanos().max(1) as f64
-            })
-            .fold(0.0, f64::max)
-    })
-}
-
-/// The channel and the time per message [`VARIABLE`] asks for: `None` when it is unset or empty,
-/// `Err` (a line for the user) when it is not `CHANNEL:NS` with NS a positive whole number of
-/// nanoseconds. Whether CHANNEL is one the sweep measures is the sweep's to check.
-#[cfg(feature = "faults")]
-pub fn requested() -> Result<Option<(String, std::time::Duration)>, String> {
+pub fn requested() -> Result<Option<(String, f64)>, String> {
     let value = std::env::var_os(VARIABLE).map(|value| value.to_string_lossy().into_owned()).unwrap_or_default();
     if value.is_empty() {
         return Ok(None);
     }
-    let bad = |why: &str| format!("{VARIABLE}={value:?}: {why}; give CHANNEL:NS, such as kanal:200");
-    let (channel, ns) = value.split_once(':').ok_or_else(|| bad("no colon"))?;
-    let ns: u64 = ns.parse().ok().filter(|ns| *ns > 0).ok_or_else(|| bad("NS is not a positive whole number"))?;
-    Ok(Some((channel.to_owned(), std::time::Duration::from_nanos(ns))))
+    let bad = |why: &str| format!("{VARIABLE}={value:?}: {why}; give CHANNEL:PCT%, such as kanal:15%");
+    let (channel, percent) = value.split_once(':').ok_or_else(|| bad("no colon"))?;
+    let percent: f64 = percent
+        .strip_suffix('%')
+        .and_then(|percent| percent.parse().ok())
+        .filter(|percent: &f64| *percent > 0.0 && *percent <= 1000.0)
+        .ok_or_else(|| bad("PCT% is not a percentage above 0 and at most 1000"))?;
+    Ok(Some((channel.to_owned(), percent / 100.0)))
+}
+
+#[cfg(all(test, feature = "faults"))]
+mod tests {
+    use super::*;
+
+    /// Seconds of `messages` rounds of `work` nanoseconds of busy work each, `slowdown` spun
+    /// after each as a receiver would.
+    fn timed(messages: u32, work: u64, slowdown: &mut Slowdown) -> f64 {
+        let start = Instant::now();
+        for _ in 0..messages {
+            let until = Instant::now() + std::time::Duration::from_nanos(work);
+            while Instant::now() < until {
+                std::hint::spin_loop();
+            }
+            slowdown.spin();
+        }
+        start.elapsed().as_secs_f64()
+    }
+
+    #[test]
+    fn the_slowdown_adds_the_share_asked_for_within_a_fifth_of_it() {
+        // Interleaved repeats, the median of their ratios: the host's own noise moves both sides.
+        let mut ratios: Vec<f64> = (0..7)
+            .map(|_| {
+                let plain = timed(20_000, 2_000, &mut Slowdown::default());
+                let slowed = timed(20_000, 2_000, &mut Slowdown::by(0.15));
+                slowed / plain
+            })
+            .collect();
+        ratios.sort_by(f64::total_cmp);
+        let added = ratios[3] - 1.0;
+        assert!((0.12..=0.18).contains(&added), "asked 15%, added {:.1}%: {ratios:?}", added * 100.0);
+    }
+
+    #[test]
+    fn a_percentage_is_read_and_anything_else_refused() {
+        // SAFETY: tests of this module are the only readers of the variable in this process.
+        unsafe { std::env::set_var(VARIABLE, "kanal:15%") };
+        assert_eq!(requested(), Ok(Some(("kanal".to_owned(), 0.15))));
+        for bad in ["kanal", "kanal:15", "kanal:0%", "kanal:fast%"] {
+            unsafe { std::env::set_var(VARIABLE, bad) };
+            assert!(requested().unwrap_err().contains("CHANNEL:PCT%"), "{bad}");
+        }
+        unsafe { std::env::remove_var(VARIABLE) };
+    }
 }

@@ -207,8 +207,9 @@ mod tests {
 
     #[test]
     fn a_prior_keeps_a_lucky_pair_from_a_spread_of_zero_and_is_outweighed_by_data() {
-        let prior = Some(Prior::measured(0.05, 1000.0));
-        assert_eq!(prior.unwrap().degrees, Prior::WEIGHT);
+        let measured = Prior::measured(0.05, 1000.0);
+        assert_eq!(measured.degrees, Prior::WEIGHT);
+        let prior = Some(measured);
         let lucky = Estimate::paired(&[0.1, 0.1], prior).unwrap();
         assert!(lucky.se > 0.02, "{}", lucky.se);
         let noisy: Vec<f64> = (0..40).map(|i| if i % 2 == 0 { 0.3 } else { -0.3 }).collect();
