@@ -22,11 +22,13 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
+use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, ResultsFile, load};
+use crate::results::noise::{Metric, VERDICT_CONFIDENCE};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, recommend};
 use crate::results::schema::Record;
@@ -43,13 +45,12 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
 
-/// How close a tie must be before a duel stops: a channel tied with the band's leader within
-/// this (0.08 = 8%) is decided.
+/// How close a tie must be before a duel stops (0.15 = 15%): a fifth more than the floor that
+/// the drift between runs sets under every verdict (`Metric::drift`, at the verdicts'
+/// confidence), past which more rounds of this run cannot narrow it.
 pub fn duel_resolution(runtime: RuntimeKind) -> f64 {
-    match runtime {
-        RuntimeKind::CurrentThread => 0.08,
-        RuntimeKind::MultiThread => 0.12,
-    }
+    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
+    ((1.2 * z * Metric::Speed.drift(runtime, true)).exp() - 1.0).max(0.0)
 }
 
 /// A cell being sampled.

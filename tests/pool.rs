@@ -32,7 +32,7 @@ fn joined(paths: &[&PathBuf]) -> String {
 
 fn machine(dir: &Path, csv: &str, host: &str, commit: &str) {
     let json = format!(
-        r#"{{"cpu_model":"X","cores":2,"os":"linux","hostname":"{host}","rustc":"rustc 1","crates":{{}},"git_commit":"{commit}","command_line":["channel-bench"],"started_utc":"2026-01-01T00:00:00Z"}}"#
+        r#"{{"cpu_model":"X","cores":2,"os":"linux","hostname":"{host}","rustc":"rustc 1","crates":{{}},"git_commit":"{commit}","command_line":["channel-bench","--out","{csv}"],"started_utc":"2026-01-01T00:00:00Z"}}"#
     );
     write(dir, &csv.replace(".csv", ".json"), &json);
 }
@@ -94,7 +94,7 @@ fn a_pooled_summary_ranks_by_the_runs_and_names_them() {
 fn runs_of_other_machines_workloads_or_builds_are_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let a = a_run(dir.path(), "a.csv", 50.0, 100.0);
-    let b = a_run(dir.path(), "b.csv", 50.0, 100.0);
+    let b = a_run(dir.path(), "b.csv", 51.0, 100.0);
     machine(dir.path(), "a.csv", "vm", "abc");
     machine(dir.path(), "b.csv", "vm", "def");
     let list = joined(&[&a, &b]);
@@ -138,4 +138,39 @@ fn every_output_says_once_how_its_verdicts_were_made() {
     let (code, _, stderr) = run(&["report", &path]);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(said(&std::fs::read_to_string(dir.path().join("one.html")).unwrap()), 1);
+}
+
+#[test]
+fn a_run_given_twice_is_refused_under_one_name_or_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = a_run(dir.path(), "a.csv", 50.0, 100.0);
+    let copy = dir.path().join("copy.csv");
+    std::fs::copy(&a, &copy).unwrap();
+    for list in [joined(&[&a, &a]), joined(&[&a, &copy])] {
+        let (code, _, stderr) = run(&["summary", &list]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("one run given twice"), "{stderr}");
+    }
+    // The same as separate arguments, as a shell glob gives them.
+    let (code, _, stderr) = run(&["summary", &a.display().to_string(), &copy.display().to_string()]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("one run given twice"), "{stderr}");
+}
+
+#[test]
+fn separate_csvs_are_pooled_as_commas_pool_them_and_compare_says_how_to_give_its_sides() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs: Vec<PathBuf> =
+        (0..3).map(|at| a_run(dir.path(), &format!("r{at}.csv"), 50.0 + at as f64, 100.0 - at as f64)).collect();
+    let separate: Vec<String> = runs.iter().map(|run| run.display().to_string()).collect();
+    let (code, stdout, stderr) =
+        run(&[&["summary"][..], &separate.iter().map(String::as_str).collect::<Vec<_>>()].concat());
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, commas, _) = run(&["summary", &joined(&runs.iter().collect::<Vec<_>>())]);
+    assert_eq!(stdout, commas);
+    assert!(stdout.contains("3 runs pooled"), "{stdout}");
+    let (code, _, stderr) = run(&[&["compare"][..], &separate.iter().map(String::as_str).collect::<Vec<_>>()].concat());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("compare a1.csv,a2.csv b1.csv,b2.csv"), "{stderr}");
 }

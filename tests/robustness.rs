@@ -229,3 +229,27 @@ fn a_plan_past_the_machines_memory_is_refused_at_once_naming_the_estimate_and_wh
         assert!(!out.exists(), "nothing written");
     }
 }
+
+#[test]
+fn a_plan_past_the_process_own_address_space_limit_is_refused_at_once_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("limited.csv");
+    // About 16 GiB by the estimate: within the memory of a 24 GiB machine, past `ulimit -v` of 4 GB.
+    let args = ["--tasks", "8192", "--capacity", "100000000", "--payload", "1000000", "--modes", "merged-recv"];
+    let started = std::time::Instant::now();
+    let output = Command::new("bash")
+        .args(["-c", r#"ulimit -v 4000000; exec "$0" "$@""#])
+        .arg(binary())
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("address-space limit (ulimit -v)") && stderr.contains("lower --"), "{stderr}");
+    assert!(!out.exists(), "nothing written");
+}

@@ -259,13 +259,14 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     if groups.len() > 1 {
         return report_machines(args, groups, &html);
     }
-    let (_, samples) = pooled(groups.remove(0), args.allow_different)?;
+    let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
+    let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
         print_line(&kept("report", &html));
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
-    write_report(&set, &html, &samples, args.force)?;
+    write_report(&set, &name, &html, &samples, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -288,9 +289,16 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of `samples` (read from `set.csv()`) as `set.html()`, with the
-/// machine from the JSON beside the CSV when there is one.
-pub(crate) fn write_report(set: &OutputSet, html: &Path, samples: &ResultsFile, force: bool) -> anyhow::Result<()> {
+/// Writes the HTML report of `samples` (read from `set.csv()`, and the other CSVs `name` lists
+/// when several runs were pooled) as `html`, with the machine from the JSON beside the CSV when
+/// there is one.
+pub(crate) fn write_report(
+    set: &OutputSet,
+    name: &str,
+    html: &Path,
+    samples: &ResultsFile,
+    force: bool,
+) -> anyhow::Result<()> {
     let json = set.json();
     // The machine is the report's last section, not a reason to have none.
     let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
@@ -298,12 +306,11 @@ pub(crate) fn write_report(set: &OutputSet, html: &Path, samples: &ResultsFile, 
         None
     });
     let bands = recommend::recommend(samples);
-    let name = file_name(set.csv());
     let noise = output::pool::noise_line(samples.runs.max(1));
     let cells = cells::cells(&set.csv().display().to_string(), samples);
     let versions = versions::versions(samples, metadata.as_ref());
     let report = output::html::Report {
-        csv_name: &name,
+        csv_name: name,
         cells: &cells,
         bands: &bands,
         metadata: metadata.as_ref(),

@@ -64,9 +64,22 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
             error.print()?;
             return Ok(ExitCode::SUCCESS);
         }
+        // `compare` of a shell glob: more than its two sides.
+        Err(error)
+            if error.kind() == ErrorKind::UnknownArgument
+                && args.iter().skip(1).filter_map(|arg| arg.to_str()).find(|arg| !arg.starts_with('-'))
+                    == Some("compare") =>
+        {
+            return Err(UsageError(
+                "compare takes two sides, OLD and NEW: give the runs of a side separated by commas, \
+                 such as compare a1.csv,a2.csv b1.csv,b2.csv"
+                    .to_owned(),
+            )
+            .into());
+        }
         Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),
     };
-    match cli.command {
+    match cli.command.map(Command::gather) {
         Some(command) if command.dry_run() => dry_run::command(&command),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),

@@ -29,7 +29,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     // Refused before the sweep, not after its hours of work.
     export::check_free(exports, plan.force)?;
     #[cfg(feature = "faults")]
-    if let Some((channel, fraction)) = crate::run::slow::requested().map_err(crate::error::usage)? {
+    for (channel, fraction) in crate::run::slow::requested().map_err(crate::error::usage)? {
         if !plan.channels.iter().any(|entry| entry.name == channel) {
             return Err(crate::error::usage(format!(
                 "{}: the sweep measures no channel named {channel:?}; give CHANNEL:PCT% with one of --channels (--list-channels)",
@@ -70,7 +70,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
                 Markdown::File(&set.markdown(), plan.force),
             )
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-            .and_then(|()| write_report(&set, &set.html(), &samples, plan.force))
+            .and_then(|()| write_report(&set, &super::file_name(csv.path()), &set.html(), &samples, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

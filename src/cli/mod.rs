@@ -105,15 +105,31 @@ impl Command {
             Command::Sfu(_) => false,
         }
     }
+
+    /// The command with each command's CSVs gathered into one list: those given as separate
+    /// arguments (a shell glob) and those separated by commas, in order.
+    pub fn gather(mut self) -> Command {
+        let all = |csvs: &[CsvList]| CsvList(csvs.iter().flat_map(|list| list.0.iter().cloned()).collect());
+        match &mut self {
+            Command::Summary(args) => args.csv = all(&args.csvs),
+            Command::Report(args) => args.csv = all(&args.csvs),
+            Command::Cells(args) => args.csv = all(&args.csvs),
+            Command::Compare(_) | Command::Sfu(_) => {}
+        }
+        self
+    }
 }
 
 /// `channel-bench report FILE`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A channel-bench CSV, or several separated by commas: runs of one machine are pooled, runs of
-    /// different machines (or --workers) shown side by side; the report of one CSV goes beside it, with the
+    /// Channel-bench CSVs (a shell glob, or several separated by commas): runs of one machine are pooled, runs
+    /// of different machines (or --workers) shown side by side; the report of one CSV goes beside it, with the
     /// extension .html, or to --out; that of several only to --out
-    #[arg(value_parser = parse_csv_list)]
+    #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
+    pub csvs: Vec<CsvList>,
+    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
+    #[arg(skip)]
     pub csv: CsvList,
     /// Write the report to PATH instead of beside the first CSV
     #[arg(long, value_name = "PATH")]
@@ -132,9 +148,12 @@ pub struct ReportArgs {
 /// `channel-bench summary FILE`.
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled; the Markdown of one CSV
-    /// goes beside it, with the extension .md, that of several only to --out
-    #[arg(value_parser = parse_csv_list)]
+    /// Channel-bench CSVs: one, or several runs of one machine (a shell glob, or separated by commas), pooled;
+    /// the Markdown of one CSV goes beside it, with the extension .md, that of several only to --out
+    #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
+    pub csvs: Vec<CsvList>,
+    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
+    #[arg(skip)]
     pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
@@ -160,8 +179,12 @@ pub struct SummaryArgs {
 /// `channel-bench cells FILE`.
 #[derive(Debug, Args)]
 pub struct CellsArgs {
-    /// A channel-bench CSV, or several runs of one machine separated by commas, pooled (then --out is needed)
-    #[arg(value_parser = parse_csv_list)]
+    /// Channel-bench CSVs: one, or several runs of one machine (a shell glob, or separated by commas), pooled
+    /// (then --out is needed)
+    #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
+    pub csvs: Vec<CsvList>,
+    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
+    #[arg(skip)]
     pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
@@ -266,7 +289,7 @@ mod tests {
 
 /// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
 /// read results take them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CsvList(pub Vec<PathBuf>);
 
 impl std::ops::Deref for CsvList {

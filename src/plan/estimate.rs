@@ -98,17 +98,45 @@ pub fn check_memory(plan: &Plan, available: Option<(u64, &'static str)>) -> anyh
 }
 
 /// The memory a run may take, in bytes, and where that figure comes from: the least of
-/// `MemAvailable` (/proc/meminfo) and the room left under the cgroup's limit, when set;
-/// `None` where neither can be read.
+/// `MemAvailable` (/proc/meminfo), the room left under the cgroup's limit, and the process's own
+/// limits on its address space and data (`RLIMIT_AS`, `RLIMIT_DATA`: `ulimit -v`, `ulimit -d`)
+/// less what it already holds; `None` where none can be read.
 pub fn available_memory() -> Option<(u64, &'static str)> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| mem_available(&text));
-    let cgroup = cgroup_room();
-    match (meminfo, cgroup) {
-        (Some(meminfo), Some(cgroup)) if cgroup < meminfo => Some((cgroup, "the cgroup's memory limit")),
-        (Some(meminfo), _) => Some((meminfo, "MemAvailable in /proc/meminfo")),
-        (None, Some(cgroup)) => Some((cgroup, "the cgroup's memory limit")),
-        (None, None) => None,
+    let held = process_sizes();
+    [
+        (meminfo, "MemAvailable in /proc/meminfo"),
+        (cgroup_room(), "the cgroup's memory limit"),
+        (
+            limit_room(libc::RLIMIT_AS, held.map(|(virtual_size, _)| virtual_size)),
+            "the process's address-space limit (ulimit -v)",
+        ),
+        (limit_room(libc::RLIMIT_DATA, held.map(|(_, data)| data)), "the process's data limit (ulimit -d)"),
+    ]
+    .into_iter()
+    .filter_map(|(room, source)| Some((room?, source)))
+    .min_by_key(|(room, _)| *room)
+}
+
+/// The room left under the process's soft limit `resource` (getrlimit), given what it already
+/// holds of it; `None` without a limit.
+fn limit_room(resource: libc::__rlimit_resource_t, held: Option<u64>) -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given and reads nothing else.
+    if unsafe { libc::getrlimit(resource, &mut limit) } != 0 || limit.rlim_cur == libc::RLIM_INFINITY {
+        return None;
     }
+    Some(limit.rlim_cur.saturating_sub(held.unwrap_or(0)))
+}
+
+/// The process's virtual size and data size in bytes (/proc/self/statm: pages of the whole
+/// mapping and of data + stack); `None` where it cannot be read.
+fn process_sizes() -> Option<(u64, u64)> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let fields: Vec<u64> = statm.split_whitespace().filter_map(|field| field.parse().ok()).collect();
+    // SAFETY: sysconf reads a constant of the system.
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+    Some((fields.first()? * page, fields.get(5)? * page))
 }
 
 /// `MemAvailable` of a /proc/meminfo text, in bytes.

@@ -25,6 +25,9 @@ pub struct Run {
 /// `allow_different_builds`, a build (commit, rustc, a channel crate's version). `None` when
 /// they can be.
 pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
+    if let Some(line) = given_twice(runs) {
+        return Some(line);
+    }
     let (first, rest) = runs.split_first()?;
     let settings = |file: &ResultsFile| {
         let mut settings: Vec<String> = file.order.iter().map(|key| key.setting.clone()).collect();
@@ -74,6 +77,36 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
                 if b.is_empty() { " and" } else { ", " },
                 run.name
             ));
+        }
+    }
+    None
+}
+
+/// A run given twice, under one name or two: the same started time and command line in the
+/// JSON beside each, or the same samples. Pooled, it would count its own spread as agreement
+/// between runs.
+fn given_twice(runs: &[Run]) -> Option<String> {
+    let samples = |file: &ResultsFile| -> Vec<(String, Vec<u64>)> {
+        let mut all: Vec<(String, Vec<u64>)> = file
+            .cells
+            .iter()
+            .map(|(key, cell)| (key.label(), cell.ok.iter().chain(&cell.disturbed).map(|v| v.to_bits()).collect()))
+            .collect();
+        all.sort();
+        all
+    };
+    for (at, one) in runs.iter().enumerate() {
+        for other in &runs[at + 1..] {
+            let same_run = match (&one.metadata, &other.metadata) {
+                (Some(a), Some(b)) => a.started_utc == b.started_utc && a.command_line == b.command_line,
+                _ => false,
+            };
+            if same_run || samples(&one.file) == samples(&other.file) {
+                return Some(format!(
+                    "{} and {} are one run given twice (the same samples): pool each run once",
+                    one.name, other.name
+                ));
+            }
         }
     }
     None

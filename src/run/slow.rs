@@ -1,5 +1,6 @@
 //! A known slowdown, for checking what a comparison can resolve (cargo feature `faults`):
-//! `CHANNEL_BENCH_SLOW=CHANNEL:PCT%` makes the receiving task of channel CHANNEL busy for PCT%
+//! `CHANNEL_BENCH_SLOW=CHANNEL:PCT%` (several separated by commas: `kanal:15%,flume:15%`) makes
+//! the receiving task of channel CHANNEL busy for PCT%
 //! of the time its messages take, so that channel's ns/message rises by about PCT% and no other
 //! channel's does. Every [`BATCH`] messages the receiver reads the clock, takes the time since
 //! the last batch ended (its own spinning left out) and spins for PCT% of it: a slowdown in
@@ -36,8 +37,8 @@ impl Slowdown {
     pub fn of(name: &str) -> Self {
         #[cfg(feature = "faults")]
         {
-            let fraction = requested().ok().flatten().filter(|(channel, _)| channel == name).map_or(0.0, |(_, f)| f);
-            Slowdown::by(fraction)
+            let asked = requested().unwrap_or_default();
+            Slowdown::by(asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, fraction)| *fraction))
         }
         #[cfg(not(feature = "faults"))]
         {
@@ -76,24 +77,27 @@ impl Slowdown {
     }
 }
 
-/// The channel and the slowdown [`VARIABLE`] asks for, as a fraction (0.15 for `15%`): `None`
-/// when it is unset or empty, `Err` (a line for the user) when it is not `CHANNEL:PCT%` with PCT
-/// a positive number of percent up to 1000. Whether CHANNEL is one the sweep measures is the
-/// sweep's to check.
+/// The channels and the slowdowns [`VARIABLE`] asks for, each as a fraction (0.15 for `15%`):
+/// empty when it is unset or empty, `Err` (a line for the user) when an item is not
+/// `CHANNEL:PCT%` with PCT a positive number of percent up to 1000. Whether each CHANNEL is one
+/// the sweep measures is the sweep's to check.
 #[cfg(feature = "faults")]
-pub fn requested() -> Result<Option<(String, f64)>, String> {
+pub fn requested() -> Result<Vec<(String, f64)>, String> {
     let value = std::env::var_os(VARIABLE).map(|value| value.to_string_lossy().into_owned()).unwrap_or_default();
-    if value.is_empty() {
-        return Ok(None);
-    }
     let bad = |why: &str| format!("{VARIABLE}={value:?}: {why}; give CHANNEL:PCT%, such as kanal:15%");
-    let (channel, percent) = value.split_once(':').ok_or_else(|| bad("no colon"))?;
-    let percent: f64 = percent
-        .strip_suffix('%')
-        .and_then(|percent| percent.parse().ok())
-        .filter(|percent: &f64| *percent > 0.0 && *percent <= 1000.0)
-        .ok_or_else(|| bad("PCT% is not a percentage above 0 and at most 1000"))?;
-    Ok(Some((channel.to_owned(), percent / 100.0)))
+    value
+        .split(',')
+        .filter(|item| !item.is_empty())
+        .map(|item| {
+            let (channel, percent) = item.split_once(':').ok_or_else(|| bad("no colon"))?;
+            let percent: f64 = percent
+                .strip_suffix('%')
+                .and_then(|percent| percent.parse().ok())
+                .filter(|percent: &f64| *percent > 0.0 && *percent <= 1000.0)
+                .ok_or_else(|| bad("PCT% is not a percentage above 0 and at most 1000"))?;
+            Ok((channel.to_owned(), percent / 100.0))
+        })
+        .collect()
 }
 
 #[cfg(all(test, feature = "faults"))]
@@ -133,7 +137,9 @@ mod tests {
     fn a_percentage_is_read_and_anything_else_refused() {
         // SAFETY: tests of this module are the only readers of the variable in this process.
         unsafe { std::env::set_var(VARIABLE, "kanal:15%") };
-        assert_eq!(requested(), Ok(Some(("kanal".to_owned(), 0.15))));
+        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), 0.15)]));
+        unsafe { std::env::set_var(VARIABLE, "kanal:15%,flume:5%") };
+        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), 0.15), ("flume".to_owned(), 0.05)]));
         for bad in ["kanal", "kanal:15", "kanal:0%", "kanal:fast%"] {
             unsafe { std::env::set_var(VARIABLE, bad) };
             assert!(requested().unwrap_err().contains("CHANNEL:PCT%"), "{bad}");

@@ -13,7 +13,6 @@
 pub mod disturbed;
 pub mod pool;
 pub mod verdict;
-pub mod welch;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -190,16 +189,6 @@ pub fn clusters(values: &[f64]) -> Vec<Cluster> {
         .collect()
 }
 
-/// Whether `values` may hold a second cluster not yet seen twice: they split at a clear gap as
-/// [`clusters`] splits them, counting a single far value as a cluster of its own. The sweep gives
-/// such a cell its samples for clusters first ([`StopRule::wants_clusters_seen`]): one far value of
-/// a handful is how a minority cluster first shows.
-pub fn may_be_mixed(values: &[f64]) -> bool {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    cluster_ranges(&sorted, 1).len() > 1
-}
-
 /// The index ranges of [`clusters`]' clusters in `sorted`, each of at least `min_count` values.
 fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
     let n = sorted.len();
@@ -243,40 +232,6 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
     }
 }
 
-/// The chance [`samples_to_see`] aims for.
-pub const CLUSTER_SEEN_PROBABILITY: f64 = 0.90;
-/// The smallest share of a cluster the sweep tries to see in every run: 20% of samples.
-pub const CLUSTER_SHARE_TO_SEE: f64 = 0.20;
-
-/// How many independent samples it takes to draw at least [`MIN_CLUSTER_COUNT`] of a cluster of
-/// share `share` (so that [`clusters`] reports it) with probability `probability`: the least n
-/// with P(X ≥ MIN_CLUSTER_COUNT) ≥ probability for X ~ Binomial(n, share). For 90%: a share of
-/// 50% takes 7 samples, 25% takes 15, 20% takes 18, 10% takes 38. So the five samples every
-/// cell gets reliably show only a cluster of about half; a cell that may be mixed
-/// ([`may_be_mixed`]) gets up to `samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)`.
-/// [`MIN_CLUSTER_COUNT`] for a share of 1 or more; `usize::MAX` for a share of 0 or less.
-pub fn samples_to_see(share: f64, probability: f64) -> usize {
-    if share >= 1.0 {
-        return MIN_CLUSTER_COUNT;
-    }
-    if share <= 0.0 || share.is_nan() {
-        return usize::MAX;
-    }
-    (MIN_CLUSTER_COUNT..).find(|&n| cluster_seen_probability(share, n) >= probability).unwrap_or(usize::MAX)
-}
-
-/// P(X ≥ MIN_CLUSTER_COUNT) for X ~ Binomial(n, share).
-fn cluster_seen_probability(share: f64, n: usize) -> f64 {
-    let mut term = (1.0 - share).powi(n as i32);
-    let mut below = 0.0;
-    for k in 0..MIN_CLUSTER_COUNT {
-        below += term;
-        term *= (n - k) as f64 / (k + 1) as f64 * share / (1.0 - share);
-    }
-    1.0 - below
-}
-
-/// The median of `values`, which it sorts; NaN when empty.
 pub(crate) fn median_of(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     if values.is_empty() { f64::NAN } else { median_of_sorted(values) }
@@ -306,41 +261,6 @@ pub fn median_interval_ranks(n: usize, confidence: f64) -> Option<(usize, usize)
         fitting = Some((k, n - 1 - k));
     }
     fitting
-}
-
-/// When a cell wants another sample, once it has its minimum. The sweep's time for extra
-/// samples is the sweep's to share, not a cell's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StopRule {
-    /// Never fewer samples than this (`--samples`).
-    pub min_samples: usize,
-    /// A cell whose trimmed mean is known to within this relative half-width (`--precision`) wants no more.
-    pub precision: f64,
-}
-
-impl StopRule {
-    /// Whether a cell with `samples` samples so far, `ok_values` of them successful, has
-    /// what it needs: the minimum, and then its trimmed mean to within `precision` and, when its
-    /// samples form more than one cluster, at least `samples_to_see(CLUSTER_SHARE_TO_SEE,
-    /// CLUSTER_SEEN_PROBABILITY)` samples. A cell with failed samples stops at the minimum: its
-    /// problem is not noise.
-    pub fn is_done(&self, samples: usize, ok_values: &[f64]) -> bool {
-        if samples < self.min_samples {
-            return false;
-        }
-        let failed = samples > ok_values.len();
-        let precise = summarize(ok_values)
-            .and_then(|summary| summary.trimmed_mean_precision())
-            .is_some_and(|precision| precision <= self.precision);
-        failed || (precise && !self.wants_clusters_seen(samples, ok_values))
-    }
-
-    /// Whether a cell's samples may form more than one cluster ([`may_be_mixed`]) and are fewer
-    /// than `samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)`: the sweep gives such
-    /// cells their extra samples first.
-    pub fn wants_clusters_seen(&self, samples: usize, ok_values: &[f64]) -> bool {
-        may_be_mixed(ok_values) && samples < samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY)
-    }
 }
 
 #[cfg(test)]
@@ -432,52 +352,6 @@ mod tests {
         assert_eq!(summary.median_interval, Some((98.0, 110.0)));
     }
 
-    fn rule() -> StopRule {
-        StopRule { min_samples: 5, precision: 0.02 }
-    }
-
-    #[test]
-    fn stop_rule_waits_for_the_minimum() {
-        let tight = [100.0, 100.1, 100.2, 99.9];
-        assert!(!rule().is_done(4, &tight));
-    }
-
-    #[test]
-    fn stop_rule_stops_a_precise_cell_at_the_minimum() {
-        let tight = [100.0, 100.1, 100.2, 99.9, 100.0];
-        assert!(rule().is_done(5, &tight));
-    }
-
-    #[test]
-    fn stop_rule_wants_more_of_a_noisy_cell() {
-        let noisy = [100.0, 130.0, 90.0, 120.0, 105.0];
-        assert!(!rule().is_done(5, &noisy));
-        assert!(StopRule { precision: 0.5, ..rule() }.is_done(5, &noisy));
-    }
-
-    #[test]
-    fn stop_rule_wants_a_mixed_cell_to_show_its_shares() {
-        let mixed = [118.0, 302.0, 115.0, 336.0, 113.0];
-        let lenient = StopRule { precision: 0.9, ..rule() };
-        assert!(!lenient.is_done(5, &mixed) && lenient.wants_clusters_seen(5, &mixed));
-        assert!(!lenient.wants_clusters_seen(5, &[100.0, 130.0, 90.0, 120.0, 105.0]));
-        let enough: Vec<f64> = mixed
-            .iter()
-            .cycle()
-            .take(samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY))
-            .copied()
-            .collect();
-        assert!(!lenient.is_done(enough.len() - 1, &enough[1..]));
-        assert!(lenient.is_done(enough.len(), &enough));
-    }
-
-    #[test]
-    fn stop_rule_does_not_resample_failures() {
-        let ok = [100.0, 130.0, 90.0];
-        assert!(rule().is_done(5, &ok));
-        assert!(rule().is_done(5, &[]));
-    }
-
     fn centres(values: &[f64]) -> Vec<(f64, usize)> {
         clusters(values).iter().map(|cluster| (cluster.centre, cluster.count)).collect()
     }
@@ -509,34 +383,6 @@ mod tests {
     #[test]
     fn three_behaviours_come_out_as_three_clusters() {
         assert_eq!(centres(&[10.0, 11.0, 50.0, 52.0, 300.0, 310.0]), [(10.5, 2), (51.0, 2), (305.0, 2)]);
-    }
-
-    #[test]
-    fn samples_to_see_a_cluster_twice_follow_the_binomial_law() {
-        assert_eq!(samples_to_see(0.5, 0.9), 7);
-        assert_eq!(samples_to_see(0.25, 0.9), 15);
-        assert_eq!(samples_to_see(0.2, 0.9), 18);
-        assert_eq!(samples_to_see(0.1, 0.9), 38);
-        assert_eq!((samples_to_see(1.0, 0.9), samples_to_see(0.0, 0.9)), (MIN_CLUSTER_COUNT, usize::MAX));
-        for share in [0.05, 0.2, 0.33, 0.6] {
-            let n = samples_to_see(share, 0.9);
-            // P(at least two) = 1 - P(none) - P(exactly one).
-            let seen =
-                |n: usize| 1.0 - (1.0 - share).powi(n as i32) - n as f64 * share * (1.0 - share).powi(n as i32 - 1);
-            assert!(seen(n) >= 0.9 && seen(n - 1) < 0.9, "{share} {n}");
-        }
-    }
-
-    #[test]
-    fn a_lone_far_value_may_be_a_cluster_but_is_not_one_yet() {
-        let lone = [48.0, 49.0, 47.0, 50.0, 115.0];
-        assert!(may_be_mixed(&lone));
-        assert_eq!(clusters(&lone).len(), 1);
-        assert!(!may_be_mixed(&[48.0, 49.0, 47.0, 50.0, 60.0]), "no clear gap");
-        assert!(may_be_mixed(&[48.0, 49.0, 115.0, 120.0]));
-        let rule = StopRule { min_samples: 5, precision: 0.02 };
-        assert!(rule.wants_clusters_seen(5, &lone));
-        assert!(!rule.wants_clusters_seen(samples_to_see(CLUSTER_SHARE_TO_SEE, CLUSTER_SEEN_PROBABILITY), &lone));
     }
 
     #[test]

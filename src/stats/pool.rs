@@ -2,19 +2,24 @@
 //! ("Rigorous benchmarking in reasonable time", ISMM 2013). Each run gives a cell one figure
 //! (the trimmed mean of its samples); the runs are the replication, so a pooled cell's figure
 //! is the geometric mean of its runs' figures and its interval a Student's t interval on their
-//! logarithms ([`pooled_summary`]). The spread between runs, pooled over many cells
-//! ([`pooled_log_sd`]), sets the margin below which two pooled figures are not told apart
-//! ([`margin`]). Pure functions, no I/O.
+//! logarithms ([`pooled_summary`]): the figure a pooled file shows. Verdicts on pooled runs are
+//! the noise model's (`results::noise`). Pure functions, no I/O.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::Summary;
-use super::welch::LogMoments;
 
-/// The mean and the sample variance of the logarithms of `values` (each positive and finite),
-/// and how many there were; `None` below two such values.
+/// The mean and the sample variance of the logarithms of the positive, finite `values`, and
+/// how many there were; `None` below two such values.
 fn log_moments(values: &[f64]) -> Option<(f64, f64, usize)> {
-    LogMoments::of(values).map(|moments| (moments.mean, moments.variance, moments.count as usize))
+    let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0 && v.is_finite()).map(|v| v.ln()).collect();
+    if logs.len() < 2 {
+        return None;
+    }
+    let count = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / count;
+    let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (count - 1.0);
+    Some((mean, variance, logs.len()))
 }
 
 /// The `quantile` of Student's t with `degrees` degrees of freedom.
@@ -55,28 +60,6 @@ pub fn pooled_summary(runs: &[f64], confidence: f64) -> Option<Summary> {
     })
 }
 
-/// The between-run spread pooled over several cells: the standard deviation of the
-/// logarithms of each cell's run figures around that cell's own mean, the cells' variances
-/// weighted by their degrees of freedom; with those degrees of freedom (the runs less one,
-/// summed). Cells with fewer than two runs add nothing; `None` when none has two.
-pub fn pooled_log_sd<'a>(cells: impl IntoIterator<Item = &'a [f64]>) -> Option<(f64, f64)> {
-    let (mut sum, mut degrees) = (0.0, 0.0);
-    for (_, variance, count) in cells.into_iter().filter_map(log_moments) {
-        sum += variance * (count as f64 - 1.0);
-        degrees += count as f64 - 1.0;
-    }
-    (degrees > 0.0).then(|| ((sum / degrees).sqrt(), degrees))
-}
-
-/// The smallest relative difference between two pooled figures, of `runs_a` and `runs_b`
-/// runs, that a between-run spread of `log_sd` (known with `degrees` degrees of freedom) lets
-/// through at a two-sided `significance`: `exp(t · sd · √(1/a + 1/b)) − 1` (0.10 = 10%). The
-/// margin shrinks as √runs, and widens as fewer cells or runs measured the spread.
-pub fn margin(log_sd: f64, degrees: f64, runs_a: usize, runs_b: usize, significance: f64) -> f64 {
-    let error = log_sd * (1.0 / runs_a as f64 + 1.0 / runs_b as f64).sqrt();
-    (t_quantile(degrees, 1.0 - significance / 2.0) * error).exp() - 1.0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,28 +84,5 @@ mod tests {
         assert!(few.0 < 100.0 && few.1 > 100.0);
         let same = log_t_interval(&[7.0, 7.0], 0.90).unwrap();
         assert!((same.0 - 7.0).abs() < 1e-12 && (same.1 - 7.0).abs() < 1e-12);
-    }
-
-    #[test]
-    fn the_pooled_spread_ignores_each_cells_level_and_weights_by_runs() {
-        // Two cells at very different levels with the same ±10% spread pool to that spread.
-        let (a, b): (&[f64], &[f64]) = (&[90.0, 110.0], &[9000.0, 11000.0]);
-        let (sd, degrees) = pooled_log_sd([a, b]).unwrap();
-        let (_, alone, _) = log_moments(a).unwrap();
-        assert!((sd - alone.sqrt()).abs() < 1e-12 && degrees == 2.0);
-        let single: &[f64] = &[5.0];
-        assert_eq!(pooled_log_sd([single]), None);
-        let (with_single, _) = pooled_log_sd([a, single]).unwrap();
-        assert!((with_single - sd).abs() < 1e-12, "a single run adds nothing");
-    }
-
-    #[test]
-    fn the_margin_shrinks_with_runs_and_widens_with_spread_and_fewer_degrees() {
-        let three = margin(0.05, 100.0, 3, 3, 0.001);
-        let nine = margin(0.05, 100.0, 9, 9, 0.001);
-        assert!(nine < three && three > 0.0);
-        assert!((three / nine - 3f64.sqrt()).abs() < 0.1, "about √3 narrower: {three} {nine}");
-        assert!(margin(0.10, 100.0, 3, 3, 0.001) > three);
-        assert!(margin(0.05, 4.0, 3, 3, 0.001) > three);
     }
 }

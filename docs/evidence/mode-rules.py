@@ -5,11 +5,11 @@ inside either side, at least k samples a side), re-implemented here to try other
 Reads the per-cell samples that `channel-bench cells` writes (disturbed samples left out),
 into a folder of their own laid out as results/ is:
 
-    for f in results/aa/*.csv results/aa-noisy-host/run*.csv results/aa-busier-host/run*.csv; do
+    for f in results/reference/aa/*.csv results/reference/aa-noisy-host/run*.csv results/reference/aa-busier-host/run*.csv; do
         mkdir -p "/tmp/modes/$(dirname "$f")"
         channel-bench cells --out "/tmp/modes/${f%.csv}.cells.json" "$f"
     done
-    python3 results/mode-rules.py /tmp/modes/results
+    python3 docs/evidence/mode-rules.py /tmp/modes/results
 
 and prints, per day and variant, the mixed cells per run and, over every pair of that day's
 sweeps read both ways, how many cells mixed in one were mixed in the other.

@@ -5,7 +5,7 @@ variance of the runs' means of log ns/message, over the mean within-run variance
 the samples per run. About 1 when the runs differ no more than their samples say; larger
 when something lasting a whole run (the process, or the host over minutes) moves a cell.
 
-    python3 results/process-trial/variance.py results/process-trial/blocks-one-process
+    python3 docs/evidence/process-trial/variance.py docs/evidence/process-trial/blocks-one-process
 
 prints the median, the 90th percentile and the largest of that ratio over the cells.
 """
