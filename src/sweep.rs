@@ -45,12 +45,12 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
 
-/// How close a tie must be before a duel stops (0.15 = 15%): a fifth more than the floor that
-/// the drift between runs sets under every verdict (`Metric::drift`, at the verdicts'
-/// confidence), past which more rounds of this run cannot narrow it.
+/// How close a tie must be before a duel stops (0.21 = 21%): half again the floor that the
+/// drift between runs sets under every verdict (`Metric::drift`, at the verdicts'
+/// confidence); closer than that, more rounds of this run narrow a tie by little.
 pub fn duel_resolution(runtime: RuntimeKind) -> f64 {
     let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-    ((1.2 * z * Metric::Speed.drift(runtime, true)).exp() - 1.0).max(0.0)
+    ((1.5 * z * Metric::Speed.drift(runtime, true)).exp() - 1.0).max(0.0)
 }
 
 /// A cell being sampled.

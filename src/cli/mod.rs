@@ -29,7 +29,7 @@ pub const QUICK_SAMPLES: usize = 2;
 /// Seconds per cell, averaged over the sweep, that the duels after screening may take: the
 /// default sweep stays within half the time of the sweep of passes it replaced (docs/methodology.md has
 /// the measured wall times).
-pub const DEFAULT_MAX_TIME_SECS: f64 = 0.3;
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.2;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.02;
 /// Seconds a sample may run before the watchdog abandons it.

@@ -27,7 +27,7 @@ const WORKER_BYTES: u128 = 256 * 1024;
 /// The nanoseconds per message `--dry-run` assumes for its wall time, a sample's runtime start
 /// and teardown included: about the mean of the default sweep's samples on a 2-core VM
 /// (docs/methodology.md has the run).
-pub const ASSUMED_NS_PER_MESSAGE: u64 = 200;
+pub const ASSUMED_NS_PER_MESSAGE: u64 = 140;
 
 /// The share of a group's channels the later screening rounds keep (within
 /// `sweep::SCREEN_CUT` of the fastest), as `--dry-run` assumes it: about what the default
