@@ -20,8 +20,13 @@ fn cells_writes_beside_the_csv_and_replaces_nothing_without_force() {
     let written = std::fs::read_to_string(&beside).unwrap();
     assert!(written.contains("\"median\": 1.5"), "{written}");
 
+    // Left as it is, and said so, as summary and report do; an explicit --out that exists is refused.
     std::fs::write(&beside, "mine").unwrap();
-    let (code, _, stderr) = channel_bench(&["cells"], &[&csv]);
+    let (code, stdout, stderr) = channel_bench(&["cells"], &[&csv]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, format!("cells: {} exists, left as it is (--force replaces it)\n", beside.display()));
+    assert_eq!(std::fs::read_to_string(&beside).unwrap(), "mine");
+    let (code, _, stderr) = channel_bench(&["cells", "--out", beside.to_str().unwrap()], &[&csv]);
     assert_eq!(code, Some(2));
     assert_eq!(
         stderr,

@@ -26,6 +26,11 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     if args.csv.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
+    // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
+    if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
+        print_line(&kept("cells", &out));
+        return Ok(ExitCode::SUCCESS);
+    }
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
     let cells = cells::cells(&name, &samples);
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;

@@ -70,11 +70,13 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
                 && args.iter().skip(1).filter_map(|arg| arg.to_str()).find(|arg| !arg.starts_with('-'))
                     == Some("compare") =>
         {
-            return Err(UsageError(
-                "compare takes two sides, OLD and NEW: give the runs of a side separated by commas, \
+            let extra = error
+                .get(clap::error::ContextKind::InvalidArg)
+                .map_or(String::new(), |arg| format!(" ({arg} is a third)"));
+            return Err(UsageError(format!(
+                "compare takes two sides, OLD and NEW{extra}: give the runs of a side separated by commas, \
                  such as compare a1.csv,a2.csv b1.csv,b2.csv"
-                    .to_owned(),
-            )
+            ))
             .into());
         }
         Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),

@@ -8,7 +8,7 @@ use crate::run::measure::RuntimeKind;
 /// (and, in a comparison, between two runs) rests on, for a file of `runs` pooled runs (1 for
 /// one run).
 pub fn noise_line(runs: usize) -> String {
-    let percent = |runtime, paired| format!("{:.0}%", Metric::Speed.drift(runtime, paired) * 100.0);
+    let percent = |runtime, paired| format!("{:.1}%", Metric::Speed.drift(runtime, paired) * 100.0);
     let (current, multi) = (RuntimeKind::CurrentThread, RuntimeKind::MultiThread);
     let pooled = if runs > 1 { format!(", over the {runs} pooled runs") } else { String::new() };
     format!(

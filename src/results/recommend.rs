@@ -377,7 +377,7 @@ mod tests {
     /// Eight rounds of `level` moved by a host drift common to every channel of a round, and
     /// by `own` (a fraction) of noise of its own, alternating in sign.
     fn rounds(level: f64, own: f64) -> Vec<f64> {
-        let host = [1.0, 1.3, 0.9, 1.6, 1.0, 1.1, 0.8, 1.4];
+        let host = [1.0, 1.8, 0.7, 2.2, 1.0, 1.4, 0.6, 1.9];
         host.iter().enumerate().map(|(at, h)| level * h * (1.0 + if at % 2 == 0 { own } else { -own })).collect()
     }
 
@@ -399,16 +399,17 @@ mod tests {
     }
 
     #[test]
-    fn paired_rounds_separate_a_small_gap_that_the_host_drift_hides_from_the_figures() {
-        // The host moves every round by up to 1.6×; b is 8% behind a in every round.
-        let (a, b) = (rounds(100.0, 0.002), rounds(108.0, 0.002));
+    fn paired_rounds_separate_a_gap_that_the_host_drift_hides_from_the_figures() {
+        // The host moves every round by up to 2.2×; b is 1.5× behind a in every round, beyond
+        // the floor the drift between runs sets under a paired ratio on multi-thread.
+        let (a, b) = (rounds(100.0, 0.002), rounds(150.0, 0.002));
         let bands = recommend(&hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]));
         let speed = &bands[0].speed;
         assert_eq!(speed.first().unwrap().channel, "a");
         let runner_up = speed.runner_up().unwrap();
         assert_eq!(runner_up.verdict.unwrap().call, Call::Higher, "{runner_up:?}");
         let (ratio, low, high) = runner_up.ratio().unwrap();
-        assert!((ratio - 1.08).abs() < 0.005 && low > 1.0 && high < 1.2, "{ratio} [{low}, {high}]");
+        assert!((ratio - 1.5).abs() < 0.01 && low > 1.0 && high < 2.2, "{ratio} [{low}, {high}]");
         assert!(!speed.is_tie());
         // The same samples with the rounds shuffled apart: unpaired, the drift hides the gap.
         let mut file = hand_made(&[("a", 64, &a, 0), ("b", 64, &b, 0)]);
@@ -426,17 +427,18 @@ mod tests {
         assert_eq!(speed.first().unwrap().channel, "a", "{speed:?}");
         assert!(speed.is_tie());
         let within = speed.entries[1].tied_within().unwrap();
-        assert!(within > 0.005 && within < 0.15, "{within}");
+        // Within the floor the drift between runs sets (about 40% on multi-thread), no closer.
+        assert!(within > 0.3 && within < 0.5, "{within}");
         assert_eq!(speed.tied_within(), Some(within));
     }
 
     #[test]
     fn the_pairs_name_the_first_when_they_call_another_lower() {
-        // b is 15% faster than a in each of the eight rounds both took part in; three more
+        // b is 1.7× faster than a in each of the eight rounds both took part in; three more
         // samples of b, in a slow stretch a was not measured in, raise its trimmed mean above a's.
         let a = rounds(100.0, 0.0);
-        let mut b: Vec<f64> = a.iter().map(|v| v * 0.85).collect();
-        b.extend([300.0, 300.0, 300.0]);
+        let mut b: Vec<f64> = a.iter().map(|v| v * 0.6).collect();
+        b.extend([900.0, 900.0, 900.0]);
         let figures = |values: &[f64]| stats::summarize(values).unwrap().trimmed_mean;
         assert!(figures(&b) > figures(&a));
         let bands = recommend(&hand_made(&[("a", 8, &a, 0), ("b", 8, &b, 0)]));
