@@ -79,8 +79,6 @@ pub struct Outcome {
     pub cells_done: usize,
     /// Samples written to the CSV.
     pub samples: usize,
-    /// Rounds measured after screening.
-    pub duel_rounds: usize,
     /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
 }
@@ -138,7 +136,6 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
                 }
                 outcome.samples += 1;
             }
-            outcome.duel_rounds += usize::from(!screening);
         }
     }
     report(&cells, console, &mut outcome);
