@@ -15,7 +15,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
 use crate::results::pool::{self, Run};
-use crate::results::{cells, machines, paced, recommend, versions};
+use crate::results::{cells, decision, machines, paced, recommend, versions};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -138,7 +138,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
         let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
         let (bands, paced) = (recommend::recommend(&samples), paced::answer(&samples));
-        print!("{}", output::answer::json(&name, &bands, &paced, &output::pool::noise_line(samples.runs.max(1))));
+        let noise = output::pool::noise_line(samples.runs.max(1));
+        print!("{}", output::answer::json(&name, &bands, &paced, &room(&samples), &noise));
         return Ok(ExitCode::SUCCESS);
     }
     if args.short {
@@ -147,19 +148,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let bands = recommend::recommend(&samples);
         let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
         let short = output::summary::short_markdown(&name, &bands, &versions);
-        let paced_bands = paced::answer(&samples);
-        if paced::only_paced(&samples) && !paced_bands.is_empty() {
-            // A paced run's ns/message restates its schedule: its short answer is the latency
-            // answer, then the crate versions and caveats the throughput table ends with.
-            let tail = short.find(output::summary::VERSIONS_LEAD).map_or("", |at| &short[at..]);
-            print!(
-                "{}
-{tail}",
-                output::paced::markdown(&paced_bands)
-            );
-        } else {
-            print!("{}", with_latency(&short, &samples, Form::Markdown));
-        }
+        print!("{}", with_latency(&short, &samples, Form::Markdown));
         return Ok(ExitCode::SUCCESS);
     }
     let csv = &args.csv[0];
@@ -321,6 +310,8 @@ pub(crate) fn write_report(
         metadata: metadata.as_ref(),
         versions: &versions,
         paced: &paced::answer(samples),
+        decisions: &room(samples),
+        only_paced: paced::only_paced(samples),
         noise: &noise,
     };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
@@ -332,7 +323,12 @@ pub(crate) fn write_report(
 /// it (`output::paced::beside`).
 fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
     let bands = paced::answer(samples);
-    output::paced::beside(throughput, &bands, paced::only_paced(samples), form)
+    output::paced::beside(throughput, &bands, &room(samples), paced::only_paced(samples), form)
+}
+
+/// The decisions for the room `samples` answers for (`results::decision::default_room`).
+fn room(samples: &ResultsFile) -> Vec<decision::Decision> {
+    decision::default_room(samples).map_or(Vec::new(), |participants| decision::decide(samples, participants))
 }
 
 /// `x.csv` → `x.md`, beside it.

@@ -1,6 +1,7 @@
 //! `channel-bench sfu`: the SFU's load as a preset of ordinary sweep flags. The preset only
 //! fills flags; a flag given after `sfu` replaces the preset's, and the merged command line
-//! is printed first so the sweep can be rerun by hand. docs/sfu.md says where the numbers
+//! is printed first so the sweep can be rerun by hand; `--participants N` measures one room
+//! (`--tasks 1,N`), whose decision the answer leads with. docs/sfu.md says where the numbers
 //! come from.
 
 use std::ffi::OsString;
@@ -74,7 +75,9 @@ pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<Exi
     sweep(plan, command_line, &exports)
 }
 
-/// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`.
+/// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`;
+/// `--participants N` becomes `--tasks 1,N`: the room, and one participant beside it for what
+/// a parked router's wake-up costs.
 pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     let flags: Vec<String> = flags
         .iter()
@@ -82,6 +85,7 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
             flag.to_str().map(str::to_owned).ok_or_else(|| UsageError(format!("sfu: {flag:?} is not UTF-8: retype it")))
         })
         .collect::<Result<_, _>>()?;
+    let flags = participants(flags)?;
     let given: Vec<&str> = flags.iter().filter_map(|flag| flag_name(flag)).collect();
     let mut line = vec!["channel-bench".to_owned()];
     let mut keep = true;
@@ -95,6 +99,37 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     }
     line.extend(flags);
     Ok(line)
+}
+
+/// The largest room `--participants` takes, as `--tasks` does.
+const MOST_PARTICIPANTS: u64 = 65_536;
+
+/// `flags` with `--participants N` (or `--participants=N`) replaced by `--tasks 1,N` (`--tasks 1`
+/// for one participant).
+fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
+    let Some(at) = flags.iter().position(|flag| flag_name(flag) == Some("--participants")) else { return Ok(flags) };
+    let (value, taken) = match flags[at].split_once('=') {
+        Some((_, value)) => (Some(value.to_owned()), 1),
+        None => (flags.get(at + 1).cloned(), 2),
+    };
+    let usage = |why: &str| UsageError(format!("sfu: --participants {why}"));
+    let n: u64 = match value.as_deref().map(str::parse) {
+        Some(Ok(n)) if (1..=MOST_PARTICIPANTS).contains(&n) => n,
+        Some(_) => {
+            return Err(usage(&format!(
+                "takes a whole number from 1 to {MOST_PARTICIPANTS}, as in --participants 300"
+            ))
+            .into());
+        }
+        None => return Err(usage("needs a number: --participants 300").into()),
+    };
+    if flags.iter().any(|flag| flag_name(flag) == Some("--tasks")) {
+        return Err(usage("and --tasks both say how many tasks: give one of them").into());
+    }
+    let mut flags = flags;
+    let tasks = if n == 1 { "1".to_owned() } else { format!("1,{n}") };
+    flags.splice(at..at + taken, ["--tasks".to_owned(), tasks]);
+    Ok(flags)
 }
 
 /// The flag a token names (`--tasks` of `--tasks` and `--tasks=1,2`), `None` for a value.

@@ -1,6 +1,7 @@
 //! The answer as JSON, for dashboards and scripts (`channel-bench summary --json`): per band the
 //! leader, the runner-up and every other contender with its verdict against the leader, and the
-//! careful pick; per paced band the same for each of its figures. Formatting only: every
+//! careful pick; per paced band the same for each of its figures; the decision for the room
+//! (`output::decision`). Formatting only: every
 //! verdict is the one `results::recommend` and `results::paced` computed, as every other
 //! output shows it.
 
@@ -8,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::summary::tasks_text;
 use crate::results::careful::Careful;
+use crate::results::decision::Decision;
 use crate::results::paced::{PacedBand, PacedRanking};
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
@@ -68,7 +70,13 @@ fn paced_ranking(
 
 /// The whole answer of `bands` and `paced` (from the CSV named `csv_name`; `noise`: how the
 /// verdicts were made, `output::pool::noise_line`), pretty-printed.
-pub fn json(csv_name: &str, bands: &[Recommendation], paced: &[PacedBand], noise: &str) -> String {
+pub fn json(
+    csv_name: &str,
+    bands: &[Recommendation],
+    paced: &[PacedBand],
+    decisions: &[Decision],
+    noise: &str,
+) -> String {
     let throughput: Vec<Value> = bands
         .iter()
         .map(|band| {
@@ -110,7 +118,12 @@ pub fn json(csv_name: &str, bands: &[Recommendation], paced: &[PacedBand], noise
             })
         })
         .collect();
-    let answer = json!({ "csv": csv_name, "verdicts": noise, "bands": throughput, "paced": latency });
+    let mut answer = json!({ "csv": csv_name, "verdicts": noise, "bands": throughput, "paced": latency });
+    // The room's decision: the file's first group's; any other group's beside it.
+    answer["decision"] = decisions.first().map_or(Value::Null, super::decision::json);
+    if decisions.len() > 1 {
+        answer["other_decisions"] = decisions[1..].iter().map(super::decision::json).collect();
+    }
     serde_json::to_string_pretty(&answer).expect("a JSON value serializes") + "\n"
 }
 

@@ -11,7 +11,7 @@ use super::format;
 use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
-use crate::run::workload::Workload;
+use crate::run::workload::{Phase, Workload};
 use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
@@ -77,11 +77,16 @@ impl Console {
         };
         let load = match workload.pace {
             Some(pace) => format!(
-                "{} tasks × {} messages every {} for {}",
+                "{} tasks × {} messages every {} for {}, {}, send {}",
                 workload.tasks,
                 pace.burst,
                 humantime::format_duration(pace.interval),
-                humantime::format_duration(paced_for(workload, pace))
+                humantime::format_duration(paced_for(workload, pace)),
+                match pace.phase {
+                    Phase::Random => "out of phase (random phase)",
+                    Phase::Aligned => "in phase (aligned)",
+                },
+                workload.send.name()
             ),
             None => {
                 let fewest = workload.messages_for(workload.tasks - 1);
@@ -199,13 +204,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     let messages = workload.messages as f64;
     let mut out = String::new();
     if workload.latency {
-        let percentiles: Option<Vec<f64>> =
-            [|l: Latency| l.p50, |l: Latency| l.p99, |l: Latency| l.p999, |l: Latency| l.max]
-                .iter()
-                .map(|pick| median(&|sample: &Sample| sample.latency.map(|latency| pick(latency) as f64 / 1000.0)))
-                .collect();
-        if let Some(us) = percentiles {
-            out += &format!("  latency p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
+        // Pooled over every delivered message of the cell's samples, as every answer gives it.
+        let histograms = ok.iter().filter_map(|sample| sample.latency_histogram.as_deref());
+        if let Some(pooled) = crate::run::latency::merge(histograms).ok().and_then(|merged| Latency::of(&merged)) {
+            let us = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
+            out +=
+                &format!("  latency (pooled) p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
         }
     }
     if (workload.payload.varies() || workload.sink.path().is_some())

@@ -38,6 +38,23 @@ pub fn duration(ns: f64) -> String {
     }
 }
 
+/// `25,000`: a whole number with its thousands separated.
+pub fn thousands(value: f64) -> String {
+    let digits = format!("{value:.0}");
+    let mut out = String::new();
+    for (at, digit) in digits.chars().enumerate() {
+        if at > 0
+            && digit.is_ascii_digit()
+            && (digits.len() - at) % 3 == 0
+            && out.ends_with(|c: char| c.is_ascii_digit())
+        {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// A verdict's ratio and interval on a log scale, as every report writes it: `1.21× [1.15–1.27]`.
 pub fn ratio(verdict: &Verdict) -> String {
     format!("{:.2}× [{:.2}–{:.2}]", verdict.mean.exp(), verdict.low.exp(), verdict.high.exp())
@@ -45,13 +62,13 @@ pub fn ratio(verdict: &Verdict) -> String {
 
 /// How close a tie is, as every report writes it: `within 4%` (a ratio, `is_ratio`) or
 /// `within 1.2 points` (a share); a tie wider than 2× says what the run could resolve instead
-/// (`not told apart (this run resolves 3.1× or more here)`), never a margin over 100%.
+/// (`not told apart below 3.1×`), never a margin over 100%.
 pub fn within(verdict: &Verdict, is_ratio: bool) -> String {
     if is_ratio {
         let within = verdict.within().exp() - 1.0;
         // A tie wider than 2× tells little: said as what this run could not resolve.
         if within > 1.0 {
-            return format!("not told apart (this run resolves {:.1}× or more here)", within + 1.0);
+            return format!("not told apart below {}×", number(within + 1.0));
         }
         format!("within {}%", number(within * 100.0))
     } else {
@@ -104,6 +121,7 @@ mod tests {
     fn numbers_keep_three_significant_figures() {
         assert_eq!([number(1234.4), number(65.23), number(7.891)], ["1234", "65.2", "7.89"]);
         assert_eq!([duration(850.0), duration(12_345.0), duration(4_560_000.0)], ["850 ns", "12.3 µs", "4.56 ms"]);
+        assert_eq!([thousands(999.0), thousands(75_000.0), thousands(1_048_576.4)], ["999", "75,000", "1,048,576"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
+use crate::results::decision::Decision;
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedBand;
 use crate::results::recommend::Recommendation;
@@ -37,6 +38,12 @@ pub struct Report<'a> {
     pub versions: &'a Versions,
     /// The answer for its paced cells, from [`crate::results::paced::answer`]; empty without any.
     pub paced: &'a [PacedBand],
+    /// The decisions for the room the file answers for (`results::decision`); empty without
+    /// paced cells.
+    pub decisions: &'a [Decision],
+    /// Every cell was paced: ns/message restates the schedule, so the page has no ns/message
+    /// answer, plots or table.
+    pub only_paced: bool,
     /// How the verdicts were made (`output::pool::noise_line`), shown under the answer.
     pub noise: &'a str,
 }
@@ -55,6 +62,20 @@ fn channel_cell(cell: &CellResult) -> String {
 /// Plain text from the summary with each [`MARK`] coloured.
 fn marked_text(text: &str) -> String {
     escape(text).replace(MARK, &mark())
+}
+
+/// Markdown's code spans (`` `x` ``) as `<code>x</code>`.
+fn code_spans(text: &str) -> String {
+    text.split('`')
+        .enumerate()
+        .map(|(at, part)| if at % 2 == 1 { format!("<code>{part}</code>") } else { part.to_owned() })
+        .collect()
+}
+
+/// `text` with its first letter in upper case.
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// The whole page.
@@ -78,21 +99,39 @@ pub fn page(report: &Report) -> String {
             escape(&metadata.started_utc)
         );
     }
-    answer(&mut out, report.bands);
-    {
-        let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(report.noise));
+    if !report.decisions.is_empty() {
+        out.push_str("<section id=\"decision\">\n");
+        let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
+        for decision in report.decisions {
+            let paragraph = super::decision::paragraph(decision, |pick| format!("\u{1}{pick}\u{2}"));
+            let paragraph = code_spans(&marked_text(&paragraph)).replace('\u{1}', "<b>").replace('\u{2}', "</b>");
+            let _ = writeln!(out, "<p>{paragraph}</p>");
+        }
+        out.push_str("</section>\n");
     }
+    if report.only_paced {
+        out.push_str(&super::paced::html_section(report.cells, report.paced));
+    } else {
+        answer(&mut out, report.bands);
+    }
+    let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(report.noise));
     let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
-    caveats(&mut out, report.bands);
-    plots(&mut out, report.cells);
-    out.push_str(&super::paced::html_section(report.cells, report.paced));
-    cell_table(&mut out, report.cells);
-    let _ = writeln!(
-        out,
-        "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
-         prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-        marked_text(summary::text(report.bands, report.versions).trim_end())
-    );
+    let caveated =
+        if report.only_paced { super::paced::caveated(report.paced) } else { summary::caveated(report.bands) };
+    caveats(&mut out, &caveated);
+    if report.only_paced {
+        let _ = writeln!(out, "<p class=\"note\">{}.</p>", escape(super::paced::NOT_RANKED_BY_SPEED));
+    } else {
+        plots(&mut out, report.cells);
+        out.push_str(&super::paced::html_section(report.cells, report.paced));
+        cell_table(&mut out, report.cells);
+        let _ = writeln!(
+            out,
+            "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
+             prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
+            marked_text(summary::text(report.bands, report.versions).trim_end())
+        );
+    }
     machine(&mut out, report.metadata);
     out.push_str("</body>\n</html>\n");
     out
@@ -130,15 +169,14 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
     out.push_str("</table>\n</section>\n");
 }
 
-fn caveats(out: &mut String, bands: &[Recommendation]) {
+fn caveats(out: &mut String, names: &[&str]) {
     let _ = writeln!(
         out,
         "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
          <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
         mark()
     );
-    let names = summary::caveated(bands);
-    for name in &names {
+    for name in names {
         for caveat in summary::caveats_of(name) {
             let _ = writeln!(
                 out,

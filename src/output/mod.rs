@@ -8,6 +8,7 @@ pub mod answer;
 pub mod compare;
 pub mod console;
 pub mod csv;
+pub mod decision;
 pub mod export;
 pub mod files;
 pub mod format;

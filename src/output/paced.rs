@@ -5,10 +5,11 @@
 
 use std::fmt::Write as _;
 
-use super::format::{self, duration, escape, number};
+use super::format::{self, duration, escape, number, thousands};
 use super::summary::tasks_text;
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
+use crate::results::decision::Decision;
 use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
 
 /// The heading of the answer, in every output.
@@ -30,9 +31,23 @@ pub fn how_to_read() -> String {
     )
 }
 
-/// `multi-thread cloned-send [paced 5 every 20ms, random phase, send try, latency]`.
+/// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
+/// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    format!("{} {}{}", band.runtime, band.mode, format::group_notes(band.workers, &band.setting))
+    format!("{} {}{}", band.runtime, band.mode, format::group_notes(band.workers, &phased(&band.setting)))
+}
+
+/// A paced setting with its phase in words: `random phase` as `out of phase`, and `in phase`
+/// where the key names none (aligned, as files older than `--phase` keyed it).
+pub fn phased(setting: &str) -> String {
+    if setting.contains("random phase") {
+        return setting.replace("random phase", "out of phase");
+    }
+    match setting.split_once(", ") {
+        Some((pace, rest)) if pace.starts_with("paced ") => format!("{pace}, in phase, {rest}"),
+        None if setting.starts_with("paced ") => format!("{setting}, in phase"),
+        _ => setting.to_owned(),
+    }
 }
 
 /// `small (1-8)`.
@@ -60,34 +75,66 @@ fn overflow(entry: &PacedEntry) -> String {
     format!("{}% (drops {}%)", number(entry.overflow_share * 100.0), number(entry.drop_share * 100.0))
 }
 
-/// `25,000`: a rate with thousands separated.
-fn thousands(value: f64) -> String {
-    let digits = format!("{:.0}", value);
-    let mut out = String::new();
-    for (at, digit) in digits.chars().enumerate() {
-        if at > 0 && (digits.len() - at) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+/// A figure of a band's entries as the answer shows it: in full for the first, brief for the
+/// next one beyond the noise.
+#[derive(Debug, Clone, Copy)]
+enum Figure {
+    /// Pooled p99 (p99.9 beside it in full).
+    P99,
+    /// CPU per delivered message (the core share beside it in full).
+    Cpu,
+    /// Frames overflowed (drops beside it in full).
+    Overflow,
 }
 
-/// The first of `ranking`, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
-/// others within 40%`), then the next channel with its verdict: `kanal 2.10 µs ≈ 4 others
-/// within 40%; next thingbuf 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
-fn leaders(band: &PacedBand, ranking: &PacedRanking, show: fn(&PacedEntry) -> String, is_ratio: bool) -> String {
+impl Figure {
+    fn ranking(self, band: &PacedBand) -> &PacedRanking {
+        match self {
+            Figure::P99 => &band.p99,
+            Figure::Cpu => &band.cpu,
+            Figure::Overflow => &band.overflow,
+        }
+    }
+
+    fn full(self, entry: &PacedEntry) -> String {
+        match self {
+            Figure::P99 => p99(entry),
+            Figure::Cpu => cpu(entry),
+            Figure::Overflow => overflow(entry),
+        }
+    }
+
+    fn brief(self, entry: &PacedEntry) -> String {
+        match self {
+            Figure::P99 => entry.p99_ns.map_or(String::new(), duration),
+            Figure::Cpu => entry.cpu_ns.map_or(String::new(), duration),
+            Figure::Overflow => format!("{}%", number(entry.overflow_share * 100.0)),
+        }
+    }
+}
+
+/// `kanal†`: a ranked channel, marked when its crate has a known problem.
+fn marked(entry: &PacedEntry) -> String {
+    super::summary::marked(&entry.channel, entry.merge)
+}
+
+/// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
+/// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
+/// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
+fn leaders(band: &PacedBand, figure: Figure) -> String {
+    let ranking = figure.ranking(band);
+    let is_ratio = !matches!(figure, Figure::Overflow);
     if ranking.leaders == 0 {
         return "none ranked".to_owned();
     }
-    let named = |at: usize| format!("{} {}", band.entries[at].channel_label(), show(&band.entries[at]));
-    let mut text = named(ranking.order[0]);
+    let first = &band.entries[ranking.order[0]];
+    let mut text = format!("{} {}", marked(first), figure.full(first));
     let tied: Vec<&crate::stats::verdict::Verdict> = ranking.verdicts[1..ranking.leaders].iter().flatten().collect();
     if let Some(widest) = tied.iter().max_by(|a, b| a.within().total_cmp(&b.within())) {
         let within = format::within(widest, is_ratio);
         match tied.len() {
             1 => {
-                let _ = write!(text, " ≈ {}, {within}", band.entries[ranking.order[1]].channel_label());
+                let _ = write!(text, " ≈ {}, {within}", marked(&band.entries[ranking.order[1]]));
             }
             n => {
                 let _ = write!(text, " ≈ {n} others {within}");
@@ -100,7 +147,8 @@ fn leaders(band: &PacedBand, ranking: &PacedRanking, show: fn(&PacedEntry) -> St
             let how = verdict.map_or(String::new(), |v| {
                 format!(", {}", if is_ratio { format::ratio(v) } else { format::points(v) })
             });
-            let _ = write!(text, "; next {}{how}", named(next));
+            let next = &band.entries[next];
+            let _ = write!(text, "; next {} {}{how}", marked(next), figure.brief(next));
         }
         None if ranking.order.len() == 1 => text.push_str(" (the only one ranked)"),
         None => {}
@@ -131,10 +179,9 @@ pub fn text(bands: &[PacedBand]) -> String {
             current = Some(heading);
         }
         let indent = " ".repeat(19);
-        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, &band.p99, p99, true));
-        let _ =
-            writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, &band.cpu, cpu, true));
-        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, &band.overflow, overflow, false));
+        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, Figure::P99));
+        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, Figure::Cpu));
+        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, Figure::Overflow));
         let not_ranked = not_ranked(band);
         if !not_ranked.is_empty() {
             let _ = writeln!(out, "{indent}not ranked: {not_ranked}");
@@ -161,9 +208,9 @@ pub fn markdown(bands: &[PacedBand]) -> String {
         let mut row = vec![
             group(band),
             size(band),
-            leaders(band, &band.p99, p99, true),
-            leaders(band, &band.cpu, cpu, true),
-            leaders(band, &band.overflow, overflow, false),
+            leaders(band, Figure::P99),
+            leaders(band, Figure::Cpu),
+            leaders(band, Figure::Overflow),
         ];
         if with_not_ranked {
             row.push(not_ranked(band));
@@ -254,11 +301,33 @@ pub enum Form {
     Markdown,
 }
 
-/// The throughput answer and the latency answer together: the latency answer after it, or,
-/// for a file with only paced cells (whose ns/message restates the schedule), first, with the
-/// throughput answer after it under a line saying so. The throughput answer alone when `bands`
-/// is empty.
-pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: Form) -> String {
+/// The heading of the decision for a room, in every output.
+pub const DECISION_HEADING: &str = "for your room";
+
+/// The decisions for a room (`output::decision`), each a paragraph under [`DECISION_HEADING`].
+pub fn decisions(decisions: &[Decision], form: Form) -> String {
+    let mut out = String::new();
+    for decision in decisions {
+        let _ = match form {
+            Form::Text => {
+                writeln!(out, "{DECISION_HEADING}: {}\n", super::decision::paragraph(decision, str::to_owned))
+            }
+            Form::Markdown => writeln!(
+                out,
+                "### {DECISION_HEADING}\n\n{}\n",
+                super::decision::paragraph(decision, |pick| format!("**{pick}**"))
+            ),
+        };
+    }
+    out
+}
+
+/// The answer of a file with paced cells: the decision for the room first, then the
+/// throughput answer and the latency answer after it; for a file with only paced cells (whose
+/// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
+/// ranked, and the throughput answer's versions and caveats (from [`super::summary::VERSIONS_LEAD`]).
+/// The throughput answer alone when `bands` is empty.
+pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_paced: bool, form: Form) -> String {
     if bands.is_empty() {
         return throughput.to_owned();
     }
@@ -266,22 +335,101 @@ pub fn beside(throughput: &str, bands: &[PacedBand], only_paced: bool, form: For
         Form::Text => text(bands),
         Form::Markdown => markdown(bands),
     };
+    let decided = decisions(decided, form);
     if !only_paced {
-        return format!("{}\n\n{latency}", throughput.trim_end());
+        return format!("{decided}{}\n\n{latency}", throughput.trim_end());
     }
-    let heading = match form {
-        Form::Text => "throughput",
-        Form::Markdown => "### throughput",
+    let versions = throughput.lines().find(|line| line.starts_with(super::summary::VERSIONS_LEAD)).unwrap_or("");
+    let caveats = match form {
+        Form::Text => super::summary::caveats_text(&caveated(bands)),
+        Form::Markdown => super::summary::caveats_markdown(&caveated(bands)),
     };
-    format!(
-        "{latency}\n{heading}: every cell is paced, so ns/message restates the schedule; read the latency answer \
-         above first\n\n{throughput}"
-    )
+    format!("{decided}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
 }
 
-/// The report's "latency under load" section, when `cells` has paced cells: the answer, the
-/// pooled p99 against the task count per channel (an SVG panel per group), and a table of every
-/// paced cell's drops, CPU, core share and memory growth. Empty otherwise.
+/// The channels with caveats that `bands` rank, in the order first ranked.
+pub fn caveated(bands: &[PacedBand]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for entry in bands.iter().flat_map(|band| &band.entries) {
+        let known = crate::registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
+        if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
+            names.push(known.name);
+        }
+    }
+    names
+}
+
+/// Why a file of paced cells has no ns/message answer.
+pub const NOT_RANKED_BY_SPEED: &str =
+    "ns/message is not ranked: every cell is paced, so it restates the schedule (the cells are in the report)";
+
+/// A channel's place in one of a band's rankings: `lowest` for the first, else its verdict
+/// against the first (`≈ 1.05× [0.90–1.22]` when tied, `2.10× [1.60–2.70]` when not; points for
+/// frames overflowed), `no verdict` without one, empty when it is not in the ranking.
+fn standing(ranking: &PacedRanking, at: usize, is_ratio: bool) -> String {
+    let Some(place) = ranking.order.iter().position(|&other| other == at) else { return String::new() };
+    if place == 0 {
+        return "lowest".to_owned();
+    }
+    match &ranking.verdicts[place] {
+        Some(verdict) => {
+            let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
+            if place < ranking.leaders { format!("≈ {figure}") } else { figure }
+        }
+        None => "no verdict".to_owned(),
+    }
+}
+
+/// A red † after a channel in the report when its crate has a known problem; empty otherwise.
+fn mark(channel: &str) -> String {
+    if super::summary::caveats_of(channel).is_empty() {
+        String::new()
+    } else {
+        format!("<span class=\"mark\">{}</span>", super::summary::MARK)
+    }
+}
+
+/// One band as a table: a row per ranked channel (by p99, or CPU without latency), each figure
+/// with its standing against the first ([`standing`]), † on a crate with a known problem; then
+/// the channels not ranked.
+fn band_table(band: &PacedBand) -> String {
+    let mut out = format!(
+        "<h3>{} · {}</h3>\n<table class=\"band\">\n<tr><th>channel</th><th>p99, pooled</th><th>against the lowest</th>\
+         <th>CPU per delivered msg</th><th>against the lowest</th><th>share of a core</th><th>frames overflowed \
+         (drops)</th><th>against the fewest</th></tr>\n",
+        escape(&group(band)),
+        escape(&size(band))
+    );
+    let by = if band.p99.order.is_empty() { &band.cpu } else { &band.p99 };
+    for &at in &by.order {
+        let entry = &band.entries[at];
+        let mark = mark(&entry.channel);
+        let _ = writeln!(
+            out,
+            "<tr><td>{}{mark}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            escape(&entry.channel_label()),
+            entry.p99_ns.map_or(String::new(), duration),
+            standing(&band.p99, at, true),
+            entry.cpu_ns.map_or(String::new(), duration),
+            standing(&band.cpu, at, true),
+            entry.core_share.map_or(String::new(), |share| format!("{}%", number(share * 100.0))),
+            escape(&overflow(entry)),
+            standing(&band.overflow, at, false),
+        );
+    }
+    out.push_str("</table>\n");
+    let not_ranked = not_ranked(band);
+    if !not_ranked.is_empty() {
+        let _ = writeln!(out, "<p class=\"note\">Not ranked: {}</p>", escape(&not_ranked));
+    }
+    out
+}
+
+/// The report's "latency under load" section, when `cells` has paced cells: how to read it, a
+/// table per band with every ranked channel ([`band_table`]), the pooled p99 against the task
+/// count per channel (an SVG panel per group, µs on a log axis), and a table of every paced
+/// cell's figures. Empty otherwise.
 pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     let paced: Vec<(&CellResult, &PacedResult)> =
         cells.cells.iter().filter_map(|cell| Some((cell, cell.paced.as_ref()?))).collect();
@@ -289,10 +437,14 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         return String::new();
     }
     let mut out = format!(
-        "<section id=\"latency\">\n<h2>{HEADING}</h2>\n<p class=\"note\">{}</p>\n<pre>{}</pre>\n<div class=\"plots\">\n",
-        escape(&capitalized(&how_to_read())),
-        escape(text(bands).split_once('\n').map_or("", |(_, rest)| rest).trim())
+        "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
+        capitalized(HEADING),
+        escape(&capitalized(&how_to_read()))
     );
+    for band in bands {
+        out.push_str(&band_table(band));
+    }
+    out.push_str("<div class=\"plots\">\n");
     let mut groups: Vec<(&CellResult, Vec<Series>)> = Vec::new();
     for &(cell, figures) in &paced {
         let Some(p99) = figures.pooled_p99_ns else { continue };
@@ -312,8 +464,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     for (first, mut series) in groups {
         series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));
-        let title = format!("{} {}{}", first.runtime, first.mode, format::group_notes(None, &first.setting));
-        out.push_str(&svg::panel_of(&title, "pooled p99 latency, ns", "pooled p99", &series));
+        let title = format!("{} {}{}", first.runtime, first.mode, format::group_notes(None, &phased(&first.setting)));
+        out.push_str(&svg::latency_panel(&title, "pooled p99", &series));
     }
     out.push_str(
         "</div>\n<table>\n<tr><th>runtime</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th>\
@@ -325,14 +477,15 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     for (cell, figures) in paced {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
-            escape(&cell.setting),
+            escape(&phased(&cell.setting)),
             cell.tasks,
             escape(&cell.label),
+            mark(&cell.channel),
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),
@@ -346,4 +499,17 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     out.push_str("</table>\n</section>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phased;
+
+    #[test]
+    fn a_paced_setting_names_its_phase_either_way() {
+        assert_eq!(phased("paced 5 every 20ms, random phase, send try"), "paced 5 every 20ms, out of phase, send try");
+        assert_eq!(phased("paced 5 every 20ms, send try, latency"), "paced 5 every 20ms, in phase, send try, latency");
+        assert_eq!(phased("paced 5 every 20ms"), "paced 5 every 20ms, in phase");
+        assert_eq!(phased("latency"), "latency");
+    }
 }

@@ -22,7 +22,7 @@ pub fn caveats_of(channel: &str) -> &'static [Caveat] {
 }
 
 /// `kanal†` or `kanal via select-all†` for a channel with caveats, the label alone otherwise.
-fn marked(channel: &str, merge: Option<Merge>) -> String {
+pub fn marked(channel: &str, merge: Option<Merge>) -> String {
     let label = channel_label(channel, merge);
     if caveats_of(channel).is_empty() { label } else { format!("{label}{MARK}") }
 }
@@ -56,10 +56,10 @@ pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
     names
 }
 
-/// The caveats of the channels `bands` names, one line each: for the console.
-fn caveats_text(bands: &[Recommendation]) -> String {
+/// The caveats of the channels `names` (from [`caveated`]), one line each: for the console.
+pub fn caveats_text(names: &[&str]) -> String {
     let mut out = String::new();
-    for name in caveated(bands) {
+    for &name in names {
         for caveat in caveats_of(name) {
             let (versions, text, link, evidence) = (caveat.versions, caveat.text, caveat.link, caveat.evidence.label());
             let _ = writeln!(out, "  {name}{MARK} ({versions}): {text} <{link}>; {evidence}");
@@ -71,10 +71,10 @@ fn caveats_text(bands: &[Recommendation]) -> String {
     format!("\n{MARK} known problems (issue trackers searched {CAVEATS_CHECKED}):\n{out}")
 }
 
-/// The caveats of the channels `bands` names, as a Markdown list.
-fn caveats_markdown(bands: &[Recommendation]) -> String {
+/// The caveats of the channels `names` (from [`caveated`]), as a Markdown list.
+pub fn caveats_markdown(names: &[&str]) -> String {
     let mut out = String::new();
-    for name in caveated(bands) {
+    for &name in names {
         for caveat in caveats_of(name) {
             let (text, versions, label) = (caveat.text, caveat.versions, caveat.link_label());
             let (link, evidence) = (caveat.link, caveat.evidence.label());
@@ -109,11 +109,11 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
     let mut line = format!("{} {}", if strong { format!("**{name}**") } else { name }, figure(first));
     line.push_str(&tied_text(ranking));
     match ranking.next() {
-        Some((next, _)) if ranking.is_tie() => {
+        Some((next, _)) if ranking.is_tie() || next.verdict.is_none() => {
             let _ = write!(line, "; next {} {}, {}", marked_entry(next), figure(next), verdict_ratio(next));
         }
         Some((next, _)) => {
-            let (ratio, low, high) = next.ratio().unwrap_or((f64::NAN, f64::NAN, f64::NAN));
+            let (ratio, low, high) = next.ratio().expect("the arm above takes a runner-up without a verdict");
             let _ = write!(line, ", {ratio:.2}× {ahead} {} {} [{low:.2}–{high:.2}]", marked_entry(next), figure(next));
         }
         None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
@@ -136,7 +136,7 @@ fn tied_text(ranking: &Ranking) -> String {
 
 /// An entry's verdict against the first as a ratio with its interval: `1.27× [1.20–1.35]`.
 fn verdict_ratio(entry: &Entry) -> String {
-    entry.verdict.as_ref().map_or_else(|| "no verdict".to_owned(), format::ratio)
+    entry.verdict.as_ref().map_or_else(|| "no verdict (too few samples)".to_owned(), format::ratio)
 }
 
 fn excluded_text(excluded: &Excluded) -> String {
@@ -202,7 +202,7 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
         }
     }
     let _ = write!(out, "\n{}\n", versions_line(versions));
-    out.push_str(&caveats_text(bands));
+    out.push_str(&caveats_text(&caveated(bands)));
     out
 }
 
@@ -268,7 +268,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
         super::pool::noise_line(runs),
         versions_line(versions)
     );
-    out.push_str(&caveats_markdown(bands));
+    out.push_str(&caveats_markdown(&caveated(bands)));
     out
 }
 
@@ -371,7 +371,7 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     let _ = writeln!(out, "\n{}", versions_line(versions));
-    out.push_str(&caveats_markdown(bands));
+    out.push_str(&caveats_markdown(&caveated(bands)));
     out
 }
 

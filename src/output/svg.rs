@@ -1,6 +1,7 @@
-//! The report's plots as inline SVG: ns/message against the task count on a log2 axis, one
-//! line per channel through its trimmed means, every `ok` sample a dot. Drawing only: the trimmed means
-//! come from [`crate::stats`].
+//! The report's plots as inline SVG: a figure against the task count on a log2 axis, one line
+//! per channel through its figures, every `ok` sample a dot: ns/message on a linear axis
+//! ([`panel`]), latency in µs on a log10 axis ([`latency_panel`]). Drawing only: the figures come
+//! from [`crate::stats`] and `results`.
 
 use std::fmt::Write as _;
 
@@ -40,7 +41,7 @@ const WIDTH: f64 = 570.0;
 const HEIGHT: f64 = 340.0;
 const LEFT: f64 = 56.0;
 const RIGHT: f64 = 150.0;
-const TOP: f64 = 28.0;
+const TOP: f64 = 44.0;
 const BOTTOM: f64 = 40.0;
 
 /// A round step for about five ticks from 0 to `max`.
@@ -52,38 +53,92 @@ fn tick_step(max: f64) -> f64 {
 
 /// One panel titled `title`: an `<svg>` element sized to fit its legend.
 pub fn panel(title: &str, series: &[Series]) -> String {
-    panel_of(title, "ns/message", "trimmed mean", series)
+    panel_of(title, ("ns/message", "trimmed mean"), Scale::Linear, series)
 }
 
-/// [`panel`] of another figure: `unit` labels the vertical axis, `statistic` says what each
-/// line's point is (`trimmed mean`, `pooled p99`).
-pub fn panel_of(title: &str, unit: &str, statistic: &str, series: &[Series]) -> String {
+/// A panel of latencies given in ns, drawn in µs on a log10 axis: `statistic` says what each
+/// line's point is (`pooled p99`).
+pub fn latency_panel(title: &str, statistic: &str, series: &[Series]) -> String {
+    let in_us: Vec<Vec<f64>> =
+        series.iter().flat_map(|line| line.points.iter().map(|p| p.2.iter().map(|ns| ns / 1e3).collect())).collect();
+    let mut samples = in_us.iter();
+    let series: Vec<Series> = series
+        .iter()
+        .map(|line| Series {
+            points: line
+                .points
+                .iter()
+                .map(|&(tasks, ns, _)| (tasks, ns / 1e3, samples.next().map_or(&[][..], Vec::as_slice)))
+                .collect(),
+            ..line.clone()
+        })
+        .collect();
+    panel_of(title, ("µs (log axis)", statistic), Scale::Log, &series)
+}
+
+/// How the vertical axis places a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scale {
+    /// From 0, in round steps.
+    Linear,
+    /// Decades, for values that span several.
+    Log,
+}
+
+/// `title` in one line, or two when it carries a bracketed setting (`multi-thread cloned-send`
+/// over `[paced 5 every 20ms, random phase, send try, latency]`), so it fits the panel.
+fn title_lines(title: &str) -> String {
+    let (first, second) = title.split_once(" [").map_or((title, String::new()), |(a, b)| (a, format!("[{b}")));
+    format!(
+        "<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n\
+         <text x=\"{LEFT}\" y=\"32\" font-size=\"11\">{}</text>\n",
+        escape(first),
+        escape(&second)
+    )
+}
+
+/// A panel of `series`: `what` is the vertical axis's label and what each line's point is.
+fn panel_of(title: &str, what: (&str, &str), scale: Scale, series: &[Series]) -> String {
+    let (unit, statistic) = what;
     let tasks = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let (low, high) = tasks.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)));
     let (mut x0, mut x1) = ((low.max(1) as f64).log2(), (high.max(1) as f64).log2());
     if x1 <= x0 {
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
     }
-    let top_value =
-        series.iter().flat_map(|s| s.points.iter().flat_map(|p| p.2.iter().copied().chain([p.1]))).fold(0.0, f64::max);
+    let values = || series.iter().flat_map(|s| s.points.iter().flat_map(|p| p.2.iter().copied().chain([p.1])));
+    let top_value = values().fold(0.0, f64::max);
     let step = tick_step(top_value.max(1.0));
     let y_max = (top_value / step).ceil().max(1.0) * step;
+    // The log axis: whole decades around every value above 0.
+    let low_value = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let decades = (low_value.min(top_value).max(1e-3).log10().floor(), top_value.max(1e-3).log10().ceil());
+    let decades = if decades.1 <= decades.0 { (decades.0, decades.0 + 1.0) } else { decades };
     let legend_rows = series.len().max(1) as f64;
     let height = HEIGHT.max(TOP + 18.0 * legend_rows + 10.0);
     let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, height - TOP - BOTTOM);
     let x = |tasks: u64| LEFT + ((tasks.max(1) as f64).log2() - x0) / (x1 - x0) * plot_w;
-    let y = |value: f64| TOP + plot_h - value / y_max * plot_h;
+    let y = |value: f64| match scale {
+        Scale::Linear => TOP + plot_h - value / y_max * plot_h,
+        Scale::Log => {
+            let at = (value.max(10f64.powf(decades.0)).log10() - decades.0) / (decades.1 - decades.0);
+            TOP + plot_h - at * plot_h
+        }
+    };
 
     let mut svg = format!(
         "<svg role=\"img\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
-         <title>{}</title>\n<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n",
+         <title>{}</title>\n{}",
         escape(title),
-        escape(title)
+        title_lines(title)
     );
     // Axes, grid and ticks.
-    let mut value = 0.0;
-    while value <= y_max + step / 2.0 {
+    let ticks: Vec<f64> = match scale {
+        Scale::Linear => (0..).map(|k| k as f64 * step).take_while(|value| *value <= y_max + step / 2.0).collect(),
+        Scale::Log => (decades.0 as i32..=decades.1 as i32).map(|decade| 10f64.powi(decade)).collect(),
+    };
+    for value in ticks {
         let at = y(value);
         let _ = writeln!(
             svg,
@@ -93,7 +148,6 @@ pub fn panel_of(title: &str, unit: &str, statistic: &str, series: &[Series]) -> 
             LEFT - 4.0,
             at + 4.0
         );
-        value += step;
     }
     let mut ticks: Vec<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
     ticks.sort_unstable();
@@ -188,5 +242,26 @@ mod tests {
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
         assert!(svg.contains("#9467bd") && svg.contains(">64</text>"), "{svg}");
+    }
+
+    #[test]
+    fn latency_is_drawn_in_microseconds_on_decades_and_a_long_title_takes_two_lines() {
+        let samples = [800.0, 250_000.0];
+        let series = [Series {
+            channel: "kanal",
+            label: "kanal",
+            colour: "#9467bd",
+            points: vec![(1, 13_600.0, &samples[..]), (512, 900.0, &samples[..1])],
+        }];
+        let svg = latency_panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", "pooled p99", &series);
+        for decade in [">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"] {
+            assert!(svg.contains(decade), "{decade}: {svg}");
+        }
+        assert!(svg.contains("pooled p99 13.6 µs (log axis)"), "{svg}");
+        assert!(
+            svg.contains(">multi-thread cloned-send</text>")
+                && svg.contains(">[paced 5 every 20ms, random phase]</text>")
+        );
+        assert!(svg.contains("kanal†"), "the legend marks a crate with a known problem");
     }
 }

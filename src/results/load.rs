@@ -227,6 +227,9 @@ pub struct PacedSample {
     pub p99_ns: Option<u64>,
     /// `round`: the round the sample was measured in, when recorded.
     pub round: Option<u64>,
+    /// `phase`: whether the tasks' bursts were spread over the interval or all landed at once;
+    /// aligned in files older than the column, which paced every task from the gate.
+    pub phase: Phase,
 }
 
 impl PacedSample {
@@ -245,6 +248,7 @@ impl PacedSample {
             pacer_behind: record.pacer_behind.unwrap_or(false),
             p99_ns: record.lat_p99_ns,
             round: record.round,
+            phase: record.phase.unwrap_or(Phase::Aligned),
         })
     }
 }

@@ -217,13 +217,35 @@ pub fn estimate(
     group: &Group,
     noise: &FileNoise,
 ) -> Option<(Estimate, bool)> {
+    let centre = centre(metric, a, b);
     let (a, b) = (metric.values(a), metric.values(b));
     let shared = differences(&a, &b);
-    if !shared.is_empty() {
-        return Some((Estimate::paired(&shared, noise.prior(group, metric, true))?, true));
-    }
     let plain = |values: &[(f64, Option<u64>)]| values.iter().map(|(v, _)| *v).collect::<Vec<f64>>();
-    Some((Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(group, metric, false))?, false))
+    let (estimate, paired) = if shared.is_empty() {
+        (Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(group, metric, false))?, false)
+    } else {
+        (Estimate::paired(&shared, noise.prior(group, metric, true))?, true)
+    };
+    Some((Estimate { mean: centre.unwrap_or(estimate.mean), ..estimate }, paired))
+}
+
+/// The p99 of every delivered message of a paced cell's samples (their histograms merged): the
+/// p99 every output shows for it; `None` without latency.
+fn pooled_p99(cell: &CellSamples) -> Option<f64> {
+    let histograms = cell.paced.iter().map(|sample| sample.lat_histogram.as_str()).filter(|text| !text.is_empty());
+    let merged = crate::run::latency::merge(histograms).ok()?;
+    Some(crate::run::latency::Latency::of(&merged)?.p99.max(1) as f64)
+}
+
+/// Where a verdict on `b − a` is centred when it is not at the mean of the samples' values: a
+/// paced p99 is shown pooled over the cell's messages, so its verdict sits at the log ratio of
+/// the two pooled p99s, the samples' own p99s giving only its spread. `None` for every other
+/// figure.
+fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
+    if metric != Metric::P99 || a.paced.is_empty() || b.paced.is_empty() {
+        return None;
+    }
+    Some((pooled_p99(b)? / pooled_p99(a)?).ln())
 }
 
 /// The verdict on channel `b` against channel `a` on `metric` over a band: `a_cells[i]` and
@@ -323,6 +345,7 @@ pub fn change(
     let prior = |noise: &FileNoise| noise.prior(group, metric, false);
     let (old_values, new_values) = (plain(old), plain(new));
     let estimate = two_runs(&old_values, prior(noise.0), &new_values, prior(noise.1))?;
+    let estimate = Estimate { mean: centre(metric, old, new).unwrap_or(estimate.mean), ..estimate };
     Some(judge(estimate, drift, CHANGE_CONFIDENCE))
 }
 

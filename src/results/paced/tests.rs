@@ -22,6 +22,7 @@ fn sample(values: impl IntoIterator<Item = u64>, frames: (u64, u64), dropped: u6
         pacer_behind: false,
         p99_ns,
         round: None,
+        phase: crate::run::workload::Phase::Aligned,
     }
 }
 
@@ -147,4 +148,20 @@ fn two_runs_agree_by_the_ratio_of_pooled_p99s_the_overflow_points_and_the_cpu_ra
     let alone = run(500, 0, 1_000_000);
     let flipped = agreement(&alone, &new);
     assert_eq!(flipped.contradicted[0], 1, "a alone, then b alone");
+}
+
+#[test]
+fn a_p99_verdict_is_centred_on_the_pooled_p99s_it_stands_beside() {
+    // b's samples each have a p99 near a's, but one has a tail of 3% of its messages: pooled
+    // over the cell, b's p99 is that tail. The verdict's ratio is the pooled figures' ratio.
+    let a = vec![sample(vec![1000; 100], (125, 0), 0, 1_000_000), sample(vec![1000; 100], (125, 0), 0, 1_000_000)];
+    let tail = (0..97).map(|_| 900).chain((0..3).map(|_| 50_000));
+    let b = vec![sample(vec![1100; 100], (125, 0), 0, 1_000_000), sample(tail, (125, 0), 0, 1_000_000)];
+    let band = &answer(&file(vec![("a", 8, a), ("b", 8, b)]))[0];
+    let figure = |name: &str| band.entries.iter().find(|e| e.channel == name).unwrap().p99_ns.unwrap();
+    let at = |name: &str| band.entries.iter().position(|e| e.channel == name).unwrap();
+    let place = band.p99.order.iter().position(|&entry| entry == at("b")).unwrap();
+    let verdict = band.p99.verdicts[place].unwrap();
+    assert_eq!(band.p99.order[0], at("a"));
+    assert!((verdict.mean.exp() - figure("b") / figure("a")).abs() < 1e-9, "{verdict:?}");
 }

@@ -1,0 +1,273 @@
+//! The decision for one room: which channel an SFU of N participants should use, from a paced
+//! run's cells at N tasks. Per runtime, worker count, mode and setting (phase aside), [`decide`]
+//! keeps the channels with no failure and a pacer that kept up, and picks among those with no
+//! known problem: first the fewest frames overflowed with every participant in phase (the
+//! worst case a room sees), tied ones kept by the noise model's verdict; then, of those, the
+//! lowest CPU per delivered message out of phase (what an ordinary call costs). Every
+//! comparison is a verdict of `results::noise::verdict`, as every other output makes it.
+//!
+//! Computing only: `output::decision` words it.
+
+use super::careful::known_problem;
+use super::load::{CellKey, CellSamples, ResultsFile, channel_label};
+use super::noise::{self, FileNoise, Group, Metric};
+use super::paced::{self, PacedCell};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Mode, Phase};
+use crate::stats::verdict::Call;
+
+/// One channel's cells in the room: out of phase and in phase, each when measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seat {
+    /// The channel as reports name it (`results::load::channel_label`).
+    pub channel: String,
+    /// The crate has a known problem (`results::careful::known_problem`).
+    pub known_problem: bool,
+    /// Its figures with the tasks out of phase (`--phase random`).
+    pub out_of_phase: Option<PacedCell>,
+    /// Its figures with every task in phase (`--phase aligned`).
+    pub in_phase: Option<PacedCell>,
+}
+
+/// Why a channel is one to avoid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Avoid {
+    /// Its crate has a known problem (†).
+    KnownProblem,
+    /// Its pacer fell behind the schedule: it did not carry the room's load.
+    PacerBehind,
+    /// A sample failed (a timeout, a lost or reordered message).
+    Failed,
+}
+
+/// The decision for one runtime, worker count, mode and setting at `participants` tasks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Participants: the task count of the room's cells.
+    pub participants: u64,
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// Worker threads of the runtime (`CellKey::workload`).
+    pub workers: u64,
+    /// The mode.
+    pub mode: Mode,
+    /// The setting out of phase (`CellKey::setting`), or in phase when only that was measured.
+    pub setting: String,
+    /// Slots in flight.
+    pub capacity: u64,
+    /// Messages per frame (`--burst`).
+    pub burst: u64,
+    /// Nanoseconds between a participant's frames (`--pace`).
+    pub interval_ns: u64,
+    /// The channel to use; `None` when no channel with no known problem was ranked.
+    pub pick: Option<Seat>,
+    /// How many other channels overflowed as few frames in phase as the pick, within the noise.
+    pub fewest_drops_with: usize,
+    /// Channels within the noise of the pick on frames overflowed in phase and on CPU out of
+    /// phase (marked ones included).
+    pub tied: Vec<Seat>,
+    /// Channels ranked: their pacer kept up and no sample failed (the pick included).
+    pub ranked: usize,
+    /// Channels to avoid, each with why, in the file's order.
+    pub avoid: Vec<(String, Avoid)>,
+    /// The pick at the file's fewest task count of the same group, out of phase, when fewer
+    /// than `participants`: (tasks, its figures), for what latency does as load rises.
+    pub quiet: Option<(u64, PacedCell)>,
+}
+
+impl Decision {
+    /// The capacity that holds every participant's frame at once: participants × burst.
+    pub fn capacity_for_no_drops(&self) -> u64 {
+        self.participants * self.burst
+    }
+}
+
+/// The paced task counts of `file`, ascending.
+pub fn rooms(file: &ResultsFile) -> Vec<u64> {
+    let mut tasks: Vec<u64> =
+        file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).map(|key| key.tasks).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    tasks
+}
+
+/// The room a file answers for by default: its largest paced task count (what
+/// `channel-bench sfu --participants N` measures last); `None` without paced cells.
+pub fn default_room(file: &ResultsFile) -> Option<u64> {
+    rooms(file).last().copied()
+}
+
+/// The cells of one room group: (runtime, workers, mode, setting with its phase taken out).
+type RoomKey = (RuntimeKind, u64, Mode, String);
+
+fn room_key(key: &CellKey) -> RoomKey {
+    let base = key.setting.replace(", random phase", "").replace("random phase, ", "");
+    (key.runtime, key.workload.workers, key.mode, base)
+}
+
+/// The phase a paced cell was measured in.
+fn phase_of(samples: &CellSamples) -> Phase {
+    samples.paced.first().map_or(Phase::Aligned, |sample| sample.phase)
+}
+
+/// The decisions for `participants` tasks, one per room group in file order; empty when the
+/// file has no paced cell at that task count.
+pub fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
+    let noise = FileNoise::of(file);
+    let mut groups: Vec<RoomKey> = Vec::new();
+    for key in file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty()) {
+        let room = room_key(key);
+        if !groups.contains(&room) {
+            groups.push(room);
+        }
+    }
+    groups.into_iter().map(|room| decide_room(file, &noise, participants, &room)).collect()
+}
+
+/// A cell of a room: its key and samples, when measured.
+type Cell<'a> = Option<(&'a CellKey, &'a CellSamples)>;
+
+/// One channel's cells of a room, per phase.
+struct Cells<'a> {
+    channel: String,
+    out_of_phase: Cell<'a>,
+    in_phase: Cell<'a>,
+}
+
+impl<'a> Cells<'a> {
+    fn seat(&self) -> Seat {
+        let figures = |cell: Option<(&CellKey, &CellSamples)>| cell.and_then(|(key, samples)| paced::of(key, samples));
+        Seat {
+            channel: self.channel.clone(),
+            known_problem: known_problem(
+                self.out_of_phase.or(self.in_phase).map_or("", |(key, _)| key.channel.as_str()),
+            ),
+            out_of_phase: figures(self.out_of_phase),
+            in_phase: figures(self.in_phase),
+        }
+    }
+
+    /// The cell drops are judged in: in phase, or out of phase when only that was measured.
+    fn worst(&self) -> Cell<'a> {
+        self.in_phase.or(self.out_of_phase)
+    }
+
+    /// The cell CPU is judged in: out of phase, or in phase when only that was measured.
+    fn everyday(&self) -> Cell<'a> {
+        self.out_of_phase.or(self.in_phase)
+    }
+
+    fn both(&self) -> impl Iterator<Item = (&'a CellKey, &'a CellSamples)> {
+        self.out_of_phase.into_iter().chain(self.in_phase)
+    }
+
+    fn avoid(&self) -> Option<Avoid> {
+        let seat = self.seat();
+        if self.both().any(|(_, samples)| samples.failed > 0 || samples.paced.is_empty()) {
+            Some(Avoid::Failed)
+        } else if [&seat.out_of_phase, &seat.in_phase].into_iter().flatten().any(|cell| cell.pacer_behind) {
+            Some(Avoid::PacerBehind)
+        } else if seat.known_problem {
+            Some(Avoid::KnownProblem)
+        } else {
+            None
+        }
+    }
+}
+
+fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
+    let mut channels: Vec<Cells> = Vec::new();
+    for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
+        let samples = &file.cells[key];
+        if samples.paced.is_empty() && samples.failed == 0 {
+            continue;
+        }
+        let channel = channel_label(&key.channel, key.merge);
+        let at = match channels.iter().position(|cells| cells.channel == channel) {
+            Some(at) => at,
+            None => {
+                channels.push(Cells { channel, out_of_phase: None, in_phase: None });
+                channels.len() - 1
+            }
+        };
+        match phase_of(samples) {
+            Phase::Random => channels[at].out_of_phase = Some((key, samples)),
+            Phase::Aligned => channels[at].in_phase = Some((key, samples)),
+        }
+    }
+    let first = channels.iter().find_map(|cells| cells.out_of_phase.or(cells.in_phase));
+    let (setting, capacity, burst, interval_ns) = first.map_or((String::new(), 0, 0, 0), |(key, samples)| {
+        let sample = &samples.paced[0];
+        (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
+    });
+    let avoid: Vec<(String, Avoid)> =
+        channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
+    let ranked: Vec<&Cells> =
+        channels.iter().filter(|cells| !matches!(cells.avoid(), Some(Avoid::Failed | Avoid::PacerBehind))).collect();
+    let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
+        let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
+        Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise)?.call)
+    };
+    let overflow =
+        |cells: &Cells| cells.worst().and_then(|(key, samples)| paced::of(key, samples)).map(|c| c.overflow_share);
+    let cpu = |cells: &Cells| {
+        cells
+            .everyday()
+            .and_then(|(key, samples)| paced::of(key, samples)?.cpu_ns_per_delivered)
+            .unwrap_or(f64::INFINITY)
+    };
+    let clean: Vec<&Cells> = ranked.iter().copied().filter(|cells| cells.avoid().is_none()).collect();
+    let fewest = clean.iter().copied().min_by(|a, b| overflow(a).unwrap_or(1.0).total_cmp(&overflow(b).unwrap_or(1.0)));
+    let pick = fewest.and_then(|fewest| {
+        let few: Vec<&Cells> = clean
+            .iter()
+            .copied()
+            .filter(|cells| {
+                std::ptr::eq(*cells, fewest)
+                    || call(fewest, cells, Metric::Overflow, Cells::worst) != Some(Call::Higher)
+            })
+            .collect();
+        let pick = few.iter().copied().min_by(|a, b| cpu(a).total_cmp(&cpu(b)))?;
+        Some((pick, few.len() - 1))
+    });
+    let tied = pick.map_or(Vec::new(), |(pick, _)| {
+        ranked
+            .iter()
+            .filter(|cells| !std::ptr::eq(**cells, pick))
+            .filter(|cells| {
+                call(pick, cells, Metric::Overflow, Cells::worst) == Some(Call::Tied)
+                    && call(pick, cells, Metric::Cpu, Cells::everyday) == Some(Call::Tied)
+            })
+            .map(|cells| cells.seat())
+            .collect()
+    });
+    let quiet = pick.and_then(|(pick, _)| {
+        let (key, _) = pick.everyday()?;
+        let fewest_tasks = file
+            .order
+            .iter()
+            .filter(|other| other.tasks < participants && room_key(other) == *room && other.setting == key.setting)
+            .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
+            .min_by_key(|other| other.tasks)?;
+        Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
+    });
+    Decision {
+        participants,
+        runtime: room.0,
+        workers: room.1,
+        mode: room.2,
+        setting,
+        capacity,
+        burst,
+        interval_ns,
+        pick: pick.map(|(pick, _)| pick.seat()),
+        fewest_drops_with: pick.map_or(0, |(_, with)| with),
+        tied,
+        ranked: ranked.len(),
+        avoid,
+        quiet,
+    }
+}
+
+#[cfg(test)]
+mod tests;

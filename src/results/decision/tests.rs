@@ -1,0 +1,124 @@
+use super::*;
+use crate::results::load::{PacedSample, hand_made_key};
+use crate::run::latency::{empty_histogram, encode};
+
+const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
+const IN: &str = "paced 5 every 20ms, send try, latency";
+
+/// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100
+/// frames, `cpu` ns per delivered message, every latency `latency` ns.
+fn rounds(phase: Phase, overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
+    [1.0, 1.1, 0.95, 1.05]
+        .iter()
+        .enumerate()
+        .map(|(at, host)| {
+            let mut histogram = empty_histogram();
+            histogram.record_n(latency, 500).unwrap();
+            PacedSample {
+                pace_ns: 20_000_000,
+                burst: 5,
+                sent: 500,
+                dropped: overflowed,
+                frames: 100,
+                frames_overflowed: overflowed,
+                cpu_ns: Some(((500 - overflowed) as f64 * cpu as f64 * host) as u64),
+                lat_histogram: encode(&histogram),
+                p99_ns: Some(latency),
+                round: Some(at as u64 + 1),
+                phase,
+                ..PacedSample::default()
+            }
+        })
+        .collect()
+}
+
+/// A room of `tasks` participants: (channel, in phase (overflowed, cpu), out of phase cpu).
+fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
+    let mut file = ResultsFile::default();
+    for &(channel, (overflowed, cpu_in), cpu_out) in channels {
+        for (setting, paced) in
+            [(OUT, rounds(Phase::Random, 0, cpu_out, 2_000)), (IN, rounds(Phase::Aligned, overflowed, cpu_in, 90_000))]
+        {
+            let mut key = hand_made_key(channel, tasks, setting);
+            key.workload.capacity = 1024;
+            file.order.push(key.clone());
+            let ok = vec![20_000.0; paced.len()];
+            file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
+        }
+    }
+    file
+}
+
+#[test]
+fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_cpu() {
+    let file = room(
+        300,
+        &[
+            // Marked: fewest drops and least CPU, never the pick.
+            ("kanal", (0, 500), 500),
+            // Least CPU of the clean ones, but 30 of 100 frames overflow in phase.
+            ("thingbuf-less", (30, 900), 600),
+            // Tied on drops; flume's CPU is lower beyond the noise.
+            ("flume", (2, 1000), 1000),
+            ("tokio-mpsc", (2, 1000), 2000),
+        ],
+    );
+    let decisions = decide(&file, 300);
+    assert_eq!(decisions.len(), 1, "one room: the two phases are one decision");
+    let decision = &decisions[0];
+    let pick = decision.pick.as_ref().unwrap();
+    assert_eq!(pick.channel, "flume");
+    assert_eq!(decision.fewest_drops_with, 1, "tokio-mpsc overflowed as few frames");
+    assert_eq!(pick.in_phase.as_ref().unwrap().overflow_share, 0.02);
+    assert_eq!(pick.out_of_phase.as_ref().unwrap().latency.unwrap().p99, decision_p99(2_000));
+    assert_eq!(decision.avoid, [("kanal".to_owned(), Avoid::KnownProblem)]);
+    assert!(decision.tied.is_empty(), "CPU 1 µs against 2 µs, drops 2% against 0% and 30%: {:?}", decision.tied);
+    assert_eq!(decision.capacity, 1024);
+    assert_eq!(decision.capacity_for_no_drops(), 1500);
+    assert_eq!(decision.setting, OUT);
+    assert!(decision.quiet.is_none(), "no smaller room measured");
+}
+
+/// The p99 an HDR histogram reports for a value recorded alone.
+fn decision_p99(latency: u64) -> u64 {
+    let mut histogram = empty_histogram();
+    histogram.record(latency).unwrap();
+    histogram.value_at_quantile(0.99)
+}
+
+#[test]
+fn channels_within_the_noise_are_tied_and_a_pacer_behind_or_a_failure_is_avoided() {
+    let mut file =
+        room(64, &[("flume", (0, 1000), 1000), ("async-channel", (0, 1010), 1010), ("tokio-mpsc", (0, 900), 900)]);
+    let mut quiet = room(1, &[("flume", (0, 3000), 3000)]);
+    for key in quiet.order.drain(..) {
+        file.cells.insert(key.clone(), quiet.cells.remove(&key).unwrap());
+        file.order.push(key);
+    }
+    let behind = file.order.iter().find(|key| key.channel == "tokio-mpsc" && key.tasks == 64).unwrap().clone();
+    file.cells.get_mut(&behind).unwrap().paced[0].pacer_behind = true;
+    let decision = &decide(&file, 64)[0];
+    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
+    let tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.as_str()).collect();
+    assert_eq!(tied, ["async-channel"]);
+    assert_eq!(decision.avoid, [("tokio-mpsc".to_owned(), Avoid::PacerBehind)]);
+    let (tasks, cell) = decision.quiet.as_ref().unwrap();
+    assert_eq!(*tasks, 1);
+    // 3 µs per message in rounds the host slowed by 1.025 on average.
+    assert_eq!(cell.cpu_ns_per_delivered.map(f64::round), Some(3075.0));
+
+    let failed = file.order.iter().find(|key| key.channel == "flume" && key.tasks == 64).unwrap().clone();
+    file.cells.get_mut(&failed).unwrap().failed = 1;
+    let decision = &decide(&file, 64)[0];
+    assert_eq!(decision.pick.as_ref().unwrap().channel, "async-channel");
+    assert!(decision.avoid.contains(&("flume".to_owned(), Avoid::Failed)), "{:?}", decision.avoid);
+}
+
+#[test]
+fn rooms_are_the_paced_task_counts_and_the_default_the_largest() {
+    let file = room(300, &[("flume", (0, 1000), 1000)]);
+    assert_eq!(rooms(&file), [300]);
+    assert_eq!(default_room(&file), Some(300));
+    assert!(decide(&file, 64).is_empty());
+    assert_eq!(default_room(&ResultsFile::default()), None);
+}
