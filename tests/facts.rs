@@ -201,7 +201,8 @@ fn a_crate_of_your_own_builds_on_channel_bench_by_path() {
     std::fs::copy(root().join("Cargo.lock"), dir.path().join("Cargo.lock")).unwrap();
     std::fs::create_dir(dir.path().join("src")).unwrap();
     std::fs::copy(root().join("examples/custom_channel.rs"), dir.path().join("src/main.rs")).unwrap();
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), Into::into);
+    // A relative CARGO_TARGET_DIR is the project's; the build below runs elsewhere.
+    let target = root().join(std::env::var_os("CARGO_TARGET_DIR").unwrap_or_else(|| "target".into()));
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let output = Command::new(cargo)
         .args(["build", "--offline", "--quiet"])
