@@ -111,7 +111,10 @@ fn compare_of_two_paced_runs_sets_every_phase_side_by_side_with_verdicts_and_agr
     }
     let per_cell = stdout.lines().filter(|line| line.contains(": p99 ") && line.contains("overflowed")).count();
     assert_eq!(per_cell, 8, "one line per paced cell, aligned and random apart: {stdout}");
-    assert!(stdout.contains("random phase"), "{stdout}");
+    // Named as every other output names them.
+    let named = |phase: &str| stdout.lines().filter(|l| l.contains(": p99 ") && l.contains(phase)).count();
+    assert_eq!((named("out of phase"), named("in phase")), (4, 4), "{stdout}");
+    assert!(!stdout.contains("random phase"), "{stdout}");
 }
 
 /// What opens the README's SFU short answer; the reference sfu run's CSV follows it, then ` -->`.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::format;
+use super::{format, paced};
 use crate::results::compare::{Compared, Comparison, Counts, Spread, compare};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
@@ -103,7 +103,12 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         if !only.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
             for key in only {
-                let _ = writeln!(out, "  {}{}", key.label(), format::group_notes(workers_named(&comparison, key), ""));
+                let _ = writeln!(
+                    out,
+                    "  {}{}",
+                    paced::cell_label(key),
+                    format::group_notes(workers_named(&comparison, key), "")
+                );
             }
         }
     }
@@ -130,8 +135,11 @@ fn table(comparison: &Comparison) -> String {
         "new/old"
     );
     for (key, compared) in &comparison.cells {
-        let channel =
-            format!("{}{}", key.channel_label(), format::group_notes(workers_named(comparison, key), &key.setting));
+        let channel = format!(
+            "{}{}",
+            key.channel_label(),
+            format::group_notes(workers_named(comparison, key), &paced::phased(&key.setting))
+        );
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
         let _ = match compared {
             Some(compared) => writeln!(out, "{label} {}", row(compared)),
@@ -190,7 +198,7 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
         "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
         overall.median,
         overall.worst,
-        worst.label()
+        paced::cell_label(worst)
     );
     let by_runtime: Vec<String> = comparison
         .by_runtime

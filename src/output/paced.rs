@@ -10,6 +10,7 @@ use super::summary::tasks_text;
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
+use crate::results::load::CellKey;
 use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
 
 /// The heading of the answer, in every output.
@@ -48,6 +49,14 @@ pub fn phased(setting: &str) -> String {
         None if setting.starts_with("paced ") => format!("{setting}, in phase"),
         _ => setting.to_owned(),
     }
+}
+
+/// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
+/// cell's label with its phase named either way ([`phased`]).
+pub fn cell_label(key: &CellKey) -> String {
+    let setting = phased(&key.setting);
+    let setting = if setting.is_empty() { setting } else { format!(" [{setting}]") };
+    format!("{} {} tasks={} {}{setting}", key.runtime, key.mode, key.tasks, key.channel_label())
 }
 
 /// `small (1-8)`.
@@ -256,7 +265,7 @@ pub fn agreement(agreement: &PacedAgreement) -> String {
         let _ = writeln!(
             out,
             "  {}: p99 {} → {} {p99_verdict}, overflowed {}% → {}% {overflow_verdict}, CPU {} → {} {cpu_verdict}",
-            pair.key.label(),
+            cell_label(pair.key),
             p99(&pair.old),
             p99(&pair.new),
             number(pair.old.overflow_share * 100.0),
