@@ -54,9 +54,7 @@ pub fn phased(setting: &str) -> String {
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
 /// cell's label with its phase named either way ([`phased`]).
 pub fn cell_label(key: &CellKey) -> String {
-    let setting = phased(&key.setting);
-    let setting = if setting.is_empty() { setting } else { format!(" [{setting}]") };
-    format!("{} {} tasks={} {}{setting}", key.runtime, key.mode, key.tasks, key.channel_label())
+    key.label_with(&phased(&key.setting))
 }
 
 /// `small (1-8)`.

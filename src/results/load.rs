@@ -70,7 +70,12 @@ impl CellKey {
 
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
     pub fn label(&self) -> String {
-        let setting = if self.setting.is_empty() { String::new() } else { format!(" [{}]", self.setting) };
+        self.label_with(&self.setting)
+    }
+
+    /// [`label`](Self::label) with `setting` in words of the caller's choosing.
+    pub fn label_with(&self, setting: &str) -> String {
+        let setting = if setting.is_empty() { String::new() } else { format!(" [{setting}]") };
         format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel_label())
     }
 
