@@ -218,6 +218,7 @@ pub const FAULTY: &[ChannelEntry] = &[
     ChannelEntry::of::<crate::channel::faults::Lossy>(),
     ChannelEntry::of::<crate::channel::faults::Reorder>(),
     ChannelEntry::of::<crate::channel::faults::Leaky>(),
+    ChannelEntry::of::<crate::channel::faults::Crash>(),
 ];
 /// Channels that misbehave on purpose: none in a normal build.
 #[cfg(not(feature = "faults"))]

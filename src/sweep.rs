@@ -3,6 +3,9 @@
 //! back to back, in an order shuffled per round from [`ORDER_SEED`], one sample each, so that
 //! a verdict between two of them can pair their samples round by round: the host's drift over
 //! minutes, which moves every channel measured together alike, cancels in the pair's ratio.
+//! Each round runs in a fresh process of this binary (`run::rounds`), so what one process
+//! does to a pair (where its memory landed) varies from round to round and is measured with
+//! the rest of the pair's noise, instead of moving the whole run.
 //!
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled group order.
 //!   The first round has every channel; later screening rounds leave out a channel whose first
@@ -13,8 +16,8 @@
 //!   separated nor a tie within [`duel_resolution`] are measured in another round, until no band
 //!   is open or the duels have taken `--max-time` × the number of cells.
 //!
-//! Each sample runs on a fresh runtime (the cell's first after its warm-up) under a
-//! watchdog, and goes to the CSV as soon as it is measured, with its round. The console
+//! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
+//! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round. The console
 //! shows progress per pass and, at the end, every cell's line, grouped by runtime and task count.
 
 use std::time::{Duration, Instant};
@@ -32,7 +35,8 @@ use crate::results::noise::{Metric, VERDICT_CONFIDENCE};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, recommend};
 use crate::results::schema::Record;
-use crate::run::measure::{self, RuntimeKind, Sample, Watchdog};
+use crate::run::measure::{RuntimeKind, Sample, Watchdog};
+use crate::run::rounds::{self, Isolation, Job};
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
 use crate::stats;
@@ -129,12 +133,11 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
             order.shuffle(&mut generator);
             round += 1;
-            for at in order {
-                if !sample_cell(&mut cells[at], round, plan, watchdog, console, csv)? {
-                    outcome.interrupted = true;
-                    break 'sweep;
-                }
-                outcome.samples += 1;
+            let (written, completed) = take_round(&mut cells, &order, round, plan, watchdog, console, csv)?;
+            outcome.samples += written;
+            if !completed {
+                outcome.interrupted = true;
+                break 'sweep;
             }
         }
     }
@@ -243,56 +246,89 @@ fn band_key(
         .cloned()
 }
 
-/// Takes one sample of `progress`'s cell and writes its row; false when the user
-/// interrupted it (nothing was measured).
-fn sample_cell(
-    progress: &mut Progress,
+/// Takes one sample of each of `order`'s cells as round `round`, where the plan says
+/// (`run::rounds`), and writes each row as it arrives: the rows written, and false when the
+/// user interrupted the round (the sample running then was not measured).
+fn take_round(
+    cells: &mut [Progress],
+    order: &[usize],
     round: u64,
     plan: &Plan,
     watchdog: &Watchdog,
     console: &Console,
     csv: &mut CsvWriter,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<(usize, bool)> {
     if watchdog.is_interrupted() {
-        return Ok(false);
+        return Ok((0, false));
     }
-    let cell = &progress.cell;
-    console.running(cell, progress.samples.len() + 1);
-    if progress.samples.is_empty()
-        && let Some(status) = capacity_mismatch(cell)
-    {
-        // A channel that does not hold what it was given would be measured on other terms
-        // than the rest: one failed row says so, and the cell is not sampled.
-        let sample = Sample::failed(Duration::ZERO, Duration::ZERO, status);
-        let record = Record { round: Some(round), ..csv::record(cell, 1, &sample) };
-        csv.append(&record)?;
-        console.sampled();
-        progress.samples.push(sample);
-
-        progress.finished = true;
-        return Ok(true);
+    let mut written = 0;
+    let mut measured = Vec::new();
+    for &at in order {
+        let progress = &mut cells[at];
+        match capacity_mismatch(&progress.cell).filter(|_| progress.samples.is_empty()) {
+            // A channel that does not hold what it was given would be measured on other terms
+            // than the rest: one failed row says so, and the cell is not sampled.
+            Some(status) => {
+                console.running(&progress.cell, 1);
+                record(progress, round, Sample::failed(Duration::ZERO, Duration::ZERO, status), console, csv)?;
+                progress.finished = true;
+                written += 1;
+            }
+            None => measured.push(at),
+        }
     }
-    let warmups = if progress.samples.is_empty() { plan.warmup } else { 0 };
-    let (workload, warm_up) = (&cell.workload, cell.workload.warm_up());
-    let Some(sample) = measure::guarded_sample(
-        cell.runtime,
-        cell.workers,
-        cell.channel.prepare,
-        workload,
-        (&warm_up, warmups),
-        watchdog,
-    )?
-    else {
-        return Ok(false);
+    // Each sample of a round in a process of its own is its cell's first there: each gets the
+    // warm-ups a cell's first sample gets.
+    let warmups = |progress: &Progress| match plan.isolation {
+        Isolation::Process => plan.warmup,
+        Isolation::InProcess if progress.samples.is_empty() => plan.warmup,
+        Isolation::InProcess => 0,
     };
-    let record = Record { round: Some(round), ..csv::record(cell, progress.samples.len() + 1, &sample) };
+    let jobs: Vec<Job> = measured
+        .iter()
+        .map(|&at| {
+            let (progress, cell) = (&cells[at], &cells[at].cell);
+            Job {
+                channel: cell.channel.name.to_owned(),
+                prepare: Some(cell.channel.prepare),
+                runtime: cell.runtime,
+                workers: cell.workers,
+                workload: cell.workload.clone(),
+                warmups: warmups(progress),
+            }
+        })
+        .collect();
+    let running = |cells: &[Progress], at: Option<&usize>| {
+        if let Some(&at) = at {
+            console.running(&cells[at].cell, cells[at].samples.len() + 1);
+        }
+    };
+    running(cells, measured.first());
+    let completed = rounds::take(plan.isolation, &jobs, watchdog, &mut |taken, sample| {
+        let progress = &mut cells[measured[taken]];
+        // A channel that hung once would hang again: each retry would only cost the timeout.
+        progress.finished |= matches!(sample.status, Status::Timeout(_));
+        record(progress, round, sample, console, csv)?;
+        written += 1;
+        running(cells, measured.get(taken + 1));
+        Ok(())
+    })?;
+    Ok((written, completed))
+}
+
+/// Writes `sample`, of `progress`'s cell in round `round`, as its next row and keeps it.
+fn record(
+    progress: &mut Progress,
+    round: u64,
+    sample: Sample,
+    console: &Console,
+    csv: &mut CsvWriter,
+) -> anyhow::Result<()> {
+    let record = Record { round: Some(round), ..csv::record(&progress.cell, progress.samples.len() + 1, &sample) };
     csv.append(&record)?;
     console.sampled();
-    // A channel that hung once would hang again: each retry would only cost the timeout.
-    progress.finished |= matches!(sample.status, Status::Timeout(_));
     progress.samples.push(sample);
-
-    Ok(true)
+    Ok(())
 }
 
 /// Prints every sampled cell, a section heading per (runtime, tasks), and lists the failed

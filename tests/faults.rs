@@ -121,3 +121,30 @@ fn a_leaking_channel_grows_the_resident_set_more_than_a_normal_one() {
     assert!(leaky > 40_000 * 1200 / 2, "the leak shows: {leaky} bytes");
     assert!(leaky > 4 * normal.max(1), "leaky {leaky} against normal {normal} bytes");
 }
+
+#[test]
+fn a_crash_ends_only_the_process_of_its_round_and_the_sweep_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("crash.csv");
+    let output = common::bench()
+        .args(["--channels", "fault-crash,kanal", "--tasks", "2", "--messages", "2000", "--capacity", "64"])
+        .args(["--samples", "2", "--max-time", "0", "--out"])
+        .arg(&out)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let rows = rows(&out);
+    // Every cell's sample of the crashing channel is a failed row that says why; the crash
+    // took only its round's process, so kanal's samples, before and after it, were all taken.
+    let crashed: Vec<_> = rows.iter().filter(|row| &row[0] == "fault-crash").collect();
+    // One sample per cell (2 modes × 2 runtimes): a failed first sample screens a channel out.
+    assert_eq!(crashed.len(), 4, "{crashed:?}");
+    for row in &crashed {
+        assert!(row[14].starts_with("panicked: the process measuring it ended: signal: 9 (SIGKILL)"), "{row:?}");
+    }
+    let kanal: Vec<_> = rows.iter().filter(|row| &row[0] == "kanal").collect();
+    assert_eq!(kanal.len(), 4 * 2);
+    assert!(kanal.iter().all(|row| &row[14] == "ok"), "{kanal:?}");
+}

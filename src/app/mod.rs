@@ -15,6 +15,7 @@ use crate::error::UsageError;
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
+use crate::run::rounds::Isolation;
 
 mod commands;
 mod dry_run;
@@ -27,18 +28,26 @@ use sweep::sweep;
 /// The channel-bench binary with `extra` channels besides the built-in ones: the same command
 /// line (read from the process's arguments), CSV, summary and checks; `--channels` and
 /// `--list-channels` know the extra channels, and a sweep without `--channels` runs them
-/// after the built-in ones. Prints `error: …` and returns 2 for bad usage, 1 for any other
-/// error. The binary's own `main` is `main_with(&[])`; see `examples/custom_channel.rs`.
+/// after the built-in ones. A sweep measures each round in a fresh process of this binary,
+/// which this function serves too. Prints `error: …` and returns 2 for bad usage, 1 for any
+/// other error. The binary's own `main` is `main_with(&[])`; see `examples/custom_channel.rs`.
 pub fn main_with(extra: &'static [ChannelEntry]) -> ExitCode {
-    main_with_args(extra, std::env::args_os())
+    main_of(extra, std::env::args_os().collect(), Isolation::Process)
 }
 
-/// [`main_with`], with the command line given (`args` starts with the program's name).
+/// [`main_with`], with the command line given (`args` starts with the program's name), every
+/// round of a sweep measured in this process: for a harness, such as a test, whose executable
+/// is no channel-bench binary.
 pub fn main_with_args(
     extra: &'static [ChannelEntry],
     args: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
 ) -> ExitCode {
-    match run(extra, args.into_iter().map(Into::into).collect()) {
+    main_of(extra, args.into_iter().map(Into::into).collect(), Isolation::InProcess)
+}
+
+/// The one error path of both.
+fn main_of(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>, isolation: Isolation) -> ExitCode {
+    match run(extra, args, isolation) {
         Ok(code) => code,
         Err(error) => {
             // Not eprintln!: a failing stderr must not turn the exit code into a panic's.
@@ -48,7 +57,11 @@ pub fn main_with_args(
     }
 }
 
-fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow::Result<ExitCode> {
+fn run(
+    extra: &'static [ChannelEntry],
+    args: Vec<std::ffi::OsString>,
+    isolation: Isolation,
+) -> anyhow::Result<ExitCode> {
     if let Some(taken) =
         extra.iter().find(|entry| registry::known().chain(extra).filter(|e| e.name == entry.name).count() > 1)
     {
@@ -87,7 +100,8 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),
         Some(Command::Report(args)) => report(&args),
-        Some(Command::Sfu(args)) => sfu::run(extra, &args),
+        Some(Command::Sfu(args)) => sfu::run(extra, &args, isolation),
+        Some(Command::TakeRound) => sweep::take_round(extra),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)
@@ -95,7 +109,7 @@ fn run(extra: &'static [ChannelEntry], args: Vec<std::ffi::OsString>) -> anyhow:
         None => {
             let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
             let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
-            let plan = Plan::with_extra(cli.sweep, extra)?;
+            let plan = Plan { isolation, ..Plan::with_extra(cli.sweep, extra)? };
             sfu::note(&plan);
             if dry { dry_run::sweep(&plan, &exports) } else { sweep(plan, command_line, &exports) }
         }

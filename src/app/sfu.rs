@@ -16,6 +16,7 @@ use crate::output::console::print_line;
 use crate::plan::Plan;
 use crate::plan::estimate::wall_time_line;
 use crate::registry::ChannelEntry;
+use crate::run::rounds::Isolation;
 use crate::run::workload::SendMode;
 
 /// The preset, as sweep flags: the multi-thread runtime and cloned-send (what an SFU runs:
@@ -51,8 +52,8 @@ pub const PRESET: &[&str] = &[
     "0.5",
 ];
 
-/// Runs the preset with `args`' flags over it.
-pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<ExitCode> {
+/// Runs the preset with `args`' flags over it, its rounds where `isolation` says.
+pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
     let command_line = command_line(&args.flags)?;
     print_line(&format!("sfu: {}", command_line.join(" ")));
     let cli =
@@ -61,7 +62,7 @@ pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs) -> anyhow::Result<Exi
         return Err(UsageError("sfu takes sweep flags only: give the subcommand on its own".to_owned()).into());
     }
     let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
-    let plan = Plan::with_extra(cli.sweep, extra)?;
+    let plan = Plan { isolation, ..Plan::with_extra(cli.sweep, extra)? };
     note(&plan);
     if dry {
         return super::dry_run::sweep(&plan, &exports);

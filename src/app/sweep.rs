@@ -17,9 +17,11 @@ use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
+use crate::registry::{self, ChannelEntry};
 use crate::results::cells;
 use crate::results::load::{self, ResultsFile};
 use crate::run::measure::Watchdog;
+use crate::run::rounds;
 use crate::sweep as sweeping;
 
 /// Runs a sweep of `plan` (started by `command_line`, which goes into the JSON beside the
@@ -49,6 +51,8 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
     for signal in STOP_SIGNALS {
         watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+        rounds::forward_stop(signal)
+            .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
 
     let cells = plan.cells().len();
@@ -95,6 +99,20 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     }
     summarized?;
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The child process of a sweep's round (`run::rounds`): takes the round on stdin with the
+/// built-in and `extra` channels; a stop signal ends it at the next sample boundary.
+pub fn take_round(extra: &'static [ChannelEntry]) -> anyhow::Result<ExitCode> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for signal in STOP_SIGNALS {
+        signal_hook::flag::register(signal, interrupted.clone())
+            .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+    }
+    let resolve =
+        |name: &str| registry::known().chain(extra).find(|entry| entry.name == name).map(|entry| entry.prepare);
+    rounds::serve(&resolve, interrupted, &STOP_SIGNALS)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The signals that stop a sweep at the next sample boundary, keeping what it measured:

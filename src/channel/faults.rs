@@ -150,3 +150,39 @@ impl Channel for Leaky {
         futures::StreamExt::map(TokioMpsc::stream(receiver), Self::keep)
     }
 }
+
+/// A tokio channel whose receiver kills its whole process at its first message (SIGKILL, as
+/// the out-of-memory killer would; no core file is written): the process measuring the round
+/// dies, and the sweep goes on.
+pub struct Crash;
+
+impl Crash {
+    fn abort(_message: Message) -> Message {
+        // SAFETY: kill(2) on this process's own id.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        unreachable!("SIGKILL cannot be caught")
+    }
+}
+
+impl Channel for Crash {
+    const NAME: &'static str = "fault-crash";
+    const CRATE: &'static str = "tokio";
+    type Sender = <TokioMpsc as Channel>::Sender;
+    type Receiver = <TokioMpsc as Channel>::Receiver;
+
+    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+        TokioMpsc::bounded(capacity, senders)
+    }
+    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        TokioMpsc::send(sender, message).await
+    }
+    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        TokioMpsc::try_send(sender, message)
+    }
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        TokioMpsc::recv(receiver).await.map(Self::abort)
+    }
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::abort)
+    }
+}

@@ -84,6 +84,10 @@ pub enum Command {
     /// given after `sfu` overrides the preset's; `--participants N` measures your room (tasks 1 and N)
     /// and leads the answer with the decision for it
     Sfu(SfuArgs),
+    /// Takes the round of samples handed over on stdin and writes each sample to stdout: the
+    /// process a sweep starts for each of its rounds (`run::rounds`), not for people
+    #[command(name = crate::run::rounds::SUBCOMMAND, hide = true)]
+    TakeRound,
 }
 
 /// `channel-bench sfu [SWEEP FLAGS]`.
@@ -104,7 +108,7 @@ impl Command {
             Command::Summary(args) => args.dry_run,
             Command::Report(args) => args.dry_run,
             // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
-            Command::Sfu(_) => false,
+            Command::Sfu(_) | Command::TakeRound => false,
         }
     }
 
@@ -116,7 +120,7 @@ impl Command {
             Command::Summary(args) => args.csv = all(&args.csvs),
             Command::Report(args) => args.csv = all(&args.csvs),
             Command::Cells(args) => args.csv = all(&args.csvs),
-            Command::Compare(_) | Command::Sfu(_) => {}
+            Command::Compare(_) | Command::Sfu(_) | Command::TakeRound => {}
         }
         self
     }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::{Cell, Plan};
 use crate::channel::Message;
 use crate::error::usage;
+use crate::run::rounds::Isolation;
 use crate::run::workload::{Mode, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
@@ -173,7 +174,7 @@ pub fn wall_time_line(plan: &Plan) -> String {
     )
 }
 
-/// A rough wall time of the whole sweep: each cell's warm-ups and screening rounds at
+/// A rough wall time of the whole sweep: each cell's screening rounds and their warm-ups at
 /// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), the rounds after the first
 /// for [`ASSUMED_SCREENED_SHARE`] of the cells, plus the duels' budget (`--max-time` × cells),
 /// which the default sweep spends.
@@ -189,7 +190,12 @@ pub fn wall_time(plan: &Plan) -> Duration {
             None => measured,
         };
         let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * ASSUMED_SCREENED_SHARE;
-        sample.mul_f64(rounds) + Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32
+        let warm_ups = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32;
+        match plan.isolation {
+            // Each sample is its cell's first in the process of its round: each is warmed up.
+            Isolation::Process => (sample + warm_ups).mul_f64(rounds),
+            Isolation::InProcess => sample.mul_f64(rounds) + warm_ups,
+        }
     };
     cells.iter().map(per_cell).sum::<Duration>() + plan.max_time * cells.len() as u32
 }

@@ -10,6 +10,7 @@ use crate::error::usage;
 use crate::registry::{self, ChannelEntry};
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::PayloadSize;
+use crate::run::rounds::Isolation;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
 
@@ -107,6 +108,9 @@ pub struct Plan {
     pub out: Option<PathBuf>,
     /// Overwrite the existing files of the output set (truncated in place) and the sink's file.
     pub force: bool,
+    /// Where the rounds are measured: each in a fresh process of this binary unless the caller
+    /// says otherwise (`app::main_with_args`).
+    pub isolation: Isolation,
 }
 
 impl Plan {
@@ -264,6 +268,7 @@ impl Plan {
             timeout: Duration::from_secs_f64(cli.timeout),
             out: cli.out,
             force: cli.force,
+            isolation: Isolation::Process,
         };
         if cli.phase.is_some() && cli.pace.is_none() {
             return Err(usage(

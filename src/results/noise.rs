@@ -52,8 +52,8 @@ impl Metric {
     /// `channel-bench sfu` runs.
     pub fn drift(self, runtime: RuntimeKind, paired: bool) -> f64 {
         match (self, runtime, paired) {
-            (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.065,
-            (Metric::Speed | Metric::Cpu, RuntimeKind::MultiThread, true) => 0.17,
+            (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.015,
+            (Metric::Speed | Metric::Cpu, RuntimeKind::MultiThread, true) => 0.04,
             (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, false) => 0.05,
             (Metric::Speed | Metric::Cpu, RuntimeKind::MultiThread, false) => 0.09,
             (Metric::P99, _, true) => 0.10,

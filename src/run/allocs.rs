@@ -55,7 +55,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
 }
 
 /// Allocations counted over one window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct AllocCount {
     /// Calls to `alloc`, `alloc_zeroed` and `realloc`.
     pub allocations: u64,

@@ -124,7 +124,7 @@ pub fn merge<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Histogram<u
 }
 
 /// Send→receive latency percentiles of one sample, in nanoseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Latency {
     /// Median.
     pub p50: u64,

@@ -79,7 +79,7 @@ impl std::fmt::Display for RuntimeKind {
 }
 
 /// One timed run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sample {
     /// Wall time from opening the gate to the last task finishing.
     pub elapsed: Duration,

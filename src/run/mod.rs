@@ -6,6 +6,7 @@ pub mod allocs;
 pub mod latency;
 pub mod measure;
 pub mod payload;
+pub mod rounds;
 pub mod scenario;
 pub mod sink;
 pub mod slow;

@@ -40,7 +40,7 @@ pub struct Delivery {
 }
 
 /// How the paced senders kept to their schedule, summed over every task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Pacing {
     /// Bursts (frames) sent.
     pub frames: u64,

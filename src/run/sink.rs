@@ -13,7 +13,7 @@ use crate::paths::{self, Existing, Found, OpenError, Refused};
 pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 /// Where payloads go.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub enum Sink {
     /// Nowhere: the receiver only counts and verifies.
     #[default]
@@ -27,7 +27,7 @@ pub enum Sink {
 
 /// Whose the sink's file is, and so what the run may do to it: decided once, before the sweep
 /// starts, by [`Sink::claim`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub enum Owner {
     /// Not examined yet: [`Sink::open`] refuses it.
     #[default]

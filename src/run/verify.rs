@@ -6,7 +6,7 @@
 use std::fmt;
 
 /// The outcome of one sample, as written in the CSV `status` column.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Status {
     /// Every message arrived, each sender's in order.
     Ok,

@@ -140,7 +140,7 @@ impl std::fmt::Display for Phase {
 }
 
 /// `--pace`: each task sends bursts of `burst` messages, one burst every `interval`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pace {
     /// Time from one burst's start to the next's.
     pub interval: Duration,
@@ -152,7 +152,7 @@ pub struct Pace {
 
 /// One run's shape: what is sent, by how many tasks, through how much buffer, and what the
 /// receiver does and records.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Workload {
     /// How the tasks reach the receiver.
     pub mode: Mode,
