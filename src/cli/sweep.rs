@@ -113,9 +113,10 @@ pub struct SweepArgs {
     #[arg(long)]
     pub count_allocs: bool,
 
-    /// Unrecorded warm-up runs per cell before the samples
+    /// Unrecorded warm-up runs before each sample (each is its cell's first in its round's process)
     #[arg(long, value_name = "N", default_value_t = 1, help = format!(
-        "Unrecorded warm-up runs per cell before the samples, each of at most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
+        "Unrecorded warm-up runs before each sample (each is its cell's first in its round's process), each of at \
+         most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
     pub warmup: usize,
 
     /// Screening rounds: rounds of every group (its channels measured back to back), the first with every

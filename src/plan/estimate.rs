@@ -165,20 +165,24 @@ fn cgroup_room() -> Option<u64> {
 /// teardown, the capacity probe and the unpaced warm-up.
 const PACED_SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
 
-/// The wall time line of `--dry-run` and `sfu`: [`wall_time`], said as a guess.
+/// The wall time line of `--dry-run` and `sfu`: [`wall_time`], said as a guess: the screening,
+/// and what the duels may add when some band's answer stays open to the end of their budget.
 pub fn wall_time_line(plan: &Plan) -> String {
-    format!(
-        "wall time: about {} (a guess at {} ns per message, or the --pace schedule)",
-        humantime::format_duration(Duration::from_secs(wall_time(plan).as_secs().max(1))),
-        ASSUMED_NS_PER_MESSAGE
-    )
+    let shown = |time: Duration| humantime::format_duration(Duration::from_secs(time.as_secs().max(1))).to_string();
+    let (screening, duels) = wall_time(plan);
+    let range = if duels.is_zero() {
+        shown(screening)
+    } else {
+        format!("{}, up to {} if the duels take all their time", shown(screening), shown(screening + duels))
+    };
+    format!("wall time: about {range} (a guess at {ASSUMED_NS_PER_MESSAGE} ns per message, or the --pace schedule)")
 }
 
-/// A rough wall time of the whole sweep: each cell's screening rounds and their warm-ups at
-/// [`ASSUMED_NS_PER_MESSAGE`] (or its paced schedule, when longer), the rounds after the first
-/// for [`ASSUMED_SCREENED_SHARE`] of the cells, plus the duels' budget (`--max-time` × cells),
-/// which the default sweep spends.
-pub fn wall_time(plan: &Plan) -> Duration {
+/// A rough wall time of the sweep: the screening (each cell's screening rounds and their
+/// warm-ups at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule when longer, the rounds after
+/// the first for [`ASSUMED_SCREENED_SHARE`] of the cells), and the duels' budget (`--max-time`
+/// × cells), which they spend only while some band's answer is still open.
+pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
     let cells = plan.cells();
     let per_cell = |cell: &Cell| {
         let workload = &cell.workload;
@@ -197,7 +201,7 @@ pub fn wall_time(plan: &Plan) -> Duration {
             Isolation::InProcess => sample.mul_f64(rounds) + warm_ups,
         }
     };
-    cells.iter().map(per_cell).sum::<Duration>() + plan.max_time * cells.len() as u32
+    (cells.iter().map(per_cell).sum::<Duration>(), plan.max_time * cells.len() as u32)
 }
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
@@ -258,6 +262,11 @@ mod tests {
     fn the_wall_time_grows_with_samples_and_messages() {
         let one = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "1", "--max-time", "0"]));
         let five = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "5", "--max-time", "0"]));
-        assert!(five > one && one > Duration::ZERO, "{one:?} {five:?}");
+        assert!(five.0 > one.0 && one.0 > Duration::ZERO, "{one:?} {five:?}");
+        assert_eq!((one.1, five.1), (Duration::ZERO, Duration::ZERO));
+        let dueled =
+            wall_time(&plan(&["--tasks", "1,2", "--channels", "kanal", "--samples", "1", "--max-time", "0.5"]));
+        // Two modes × two runtimes × two task counts, half a second each.
+        assert_eq!(dueled.1, Duration::from_secs(4));
     }
 }

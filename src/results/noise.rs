@@ -42,14 +42,13 @@ impl Metric {
     /// sampling inside one run cannot see, on `runtime`: paired (two channels measured in the
     /// same rounds) or not (figures measured minutes or runs apart).
     ///
-    /// Calibrated by A/A runs of one build on a 2-core VM (docs/methodology.md has the runs
-    /// and the script): for unpaired speed, the robust standard deviation of a cell's log ratio
+    /// Calibrated by A/A runs on a 2-core VM (docs/methodology.md has the runs and the
+    /// script): for unpaired speed, the robust standard deviation of a cell's log ratio
     /// between two default sweeps over √2 (0.070/√2 current-thread, 0.125/√2 multi-thread);
-    /// for paired speed, the robust standard deviation over √2 of how far a band's ratio of two
-    /// channels moved between two default sweeps of rounds back to back (0.092/√2 and
-    /// 0.22–0.28/√2): a channel's speed against another's changes from one process to the
-    /// next, which no pairing inside one run sees. The paced figures' from one A/A pair of
-    /// `channel-bench sfu` runs.
+    /// for paired speed, how far a band leader's ratio to its runner-up moved across runs of
+    /// one sitting: each round runs in a process of its own (`run::rounds`), so what one
+    /// process does to a pair is in the run's own spread, and this is only the host's state
+    /// between runs. The paced figures' from one A/A pair of `channel-bench sfu` runs.
     pub fn drift(self, runtime: RuntimeKind, paired: bool) -> f64 {
         match (self, runtime, paired) {
             (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.015,
