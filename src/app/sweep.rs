@@ -31,14 +31,14 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     // Refused before the sweep, not after its hours of work.
     export::check_free(exports, plan.force)?;
     #[cfg(feature = "faults")]
-    for (channel, fraction) in crate::run::slow::requested().map_err(crate::error::usage)? {
+    for (channel, asked) in crate::run::slow::requested().map_err(crate::error::usage)? {
         if !plan.channels.iter().any(|entry| entry.name == channel) {
             return Err(crate::error::usage(format!(
                 "{}: the sweep measures no channel named {channel:?}; give CHANNEL:PCT% with one of --channels (--list-channels)",
                 crate::run::slow::VARIABLE
             )));
         }
-        print_error(&format!("faults build: {channel} slowed by {}%", fraction * 100.0));
+        print_error(&format!("faults build: {channel} slowed by {asked}"));
     }
     let started = SystemTime::now();
     let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));

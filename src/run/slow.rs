@@ -2,7 +2,9 @@
 //! `CHANNEL_BENCH_SLOW=CHANNEL:PCT%` (several separated by commas: `kanal:15%,flume:15%`) makes
 //! the receiving task of channel CHANNEL busy for PCT%
 //! of the time its messages take, so that channel's ns/message rises by about PCT% and no other
-//! channel's does. Every [`BATCH`] messages the receiver reads the clock, takes the time since
+//! channel's does. `CHANNEL:LOW..HIGH%` draws the share once per process, uniformly between
+//! the two: a channel whose speed depends on the process it runs in, as on a host where where
+//! a process's memory lands matters. Every [`BATCH`] messages the receiver reads the clock, takes the time since
 //! the last batch ended (its own spinning left out) and spins for PCT% of it: a slowdown in
 //! proportion to the channel's own cost, whatever that is on this machine, with one clock read
 //! per batch. A normal build has the type and does nothing.
@@ -38,7 +40,8 @@ impl Slowdown {
         #[cfg(feature = "faults")]
         {
             let asked = requested().unwrap_or_default();
-            Slowdown::by(asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, fraction)| *fraction))
+            let fraction = asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, asked)| asked.here(name));
+            Slowdown::by(fraction)
         }
         #[cfg(not(feature = "faults"))]
         {
@@ -77,25 +80,72 @@ impl Slowdown {
     }
 }
 
-/// The channels and the slowdowns [`VARIABLE`] asks for, each as a fraction (0.15 for `15%`):
-/// empty when it is unset or empty, `Err` (a line for the user) when an item is not
-/// `CHANNEL:PCT%` with PCT a positive number of percent up to 1000. Whether each CHANNEL is one
-/// the sweep measures is the sweep's to check.
+/// A slowdown [`VARIABLE`] asks for, as fractions of the channel's own cost (0.15 for `15%`):
+/// `low` and `high` alike for one share, or the range a process draws its share from.
 #[cfg(feature = "faults")]
-pub fn requested() -> Result<Vec<(String, f64)>, String> {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Asked {
+    /// The least share.
+    pub low: f64,
+    /// The most share.
+    pub high: f64,
+}
+
+#[cfg(feature = "faults")]
+impl Asked {
+    /// The share of `channel` in this process: the one asked for, or drawn uniformly from the
+    /// range once per process and channel (the same for every sample the process takes).
+    pub fn here(self, channel: &str) -> f64 {
+        use std::hash::BuildHasher;
+        static PROCESS: std::sync::OnceLock<std::collections::hash_map::RandomState> = std::sync::OnceLock::new();
+        if self.high <= self.low {
+            return self.low;
+        }
+        // The process's own random keys: the same draw for a channel all through the process.
+        let hash = PROCESS.get_or_init(std::collections::hash_map::RandomState::new).hash_one(channel);
+        let uniform = (hash >> 11) as f64 / (1u64 << 53) as f64;
+        self.low + (self.high - self.low) * uniform
+    }
+}
+
+#[cfg(feature = "faults")]
+impl std::fmt::Display for Asked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.high <= self.low {
+            write!(f, "{}%", self.low * 100.0)
+        } else {
+            write!(f, "{}% to {}%, drawn once per process", self.low * 100.0, self.high * 100.0)
+        }
+    }
+}
+
+/// The channels and the slowdowns [`VARIABLE`] asks for: empty when it is unset or empty,
+/// `Err` (a line for the user) when an item is not `CHANNEL:PCT%` with PCT a positive number of
+/// percent up to 1000, or `CHANNEL:LOW..HIGH%` with 0 ≤ LOW < HIGH ≤ 1000. Whether each CHANNEL
+/// is one the sweep measures is the sweep's to check.
+#[cfg(feature = "faults")]
+pub fn requested() -> Result<Vec<(String, Asked)>, String> {
     let value = std::env::var_os(VARIABLE).map(|value| value.to_string_lossy().into_owned()).unwrap_or_default();
-    let bad = |why: &str| format!("{VARIABLE}={value:?}: {why}; give CHANNEL:PCT%, such as kanal:15%");
+    let bad =
+        |why: &str| format!("{VARIABLE}={value:?}: {why}; give CHANNEL:PCT%, such as kanal:15%, or CHANNEL:LOW..HIGH%");
+    let percent = |text: &str| text.parse::<f64>().ok().filter(|percent| (0.0..=1000.0).contains(percent));
     value
         .split(',')
         .filter(|item| !item.is_empty())
         .map(|item| {
-            let (channel, percent) = item.split_once(':').ok_or_else(|| bad("no colon"))?;
-            let percent: f64 = percent
-                .strip_suffix('%')
-                .and_then(|percent| percent.parse().ok())
-                .filter(|percent: &f64| *percent > 0.0 && *percent <= 1000.0)
-                .ok_or_else(|| bad("PCT% is not a percentage above 0 and at most 1000"))?;
-            Ok((channel.to_owned(), percent / 100.0))
+            let (channel, asked) = item.split_once(':').ok_or_else(|| bad("no colon"))?;
+            let asked = asked.strip_suffix('%').ok_or_else(|| bad("no % after the share"))?;
+            let (low, high) = match asked.split_once("..") {
+                Some((low, high)) => (percent(low), percent(high)),
+                None => (percent(asked), percent(asked)),
+            };
+            let (low, high) = low
+                .zip(high)
+                .filter(|&(low, high)| if asked.contains("..") { low < high } else { low > 0.0 })
+                .ok_or_else(|| {
+                    bad("PCT% is not a percentage above 0 and at most 1000, nor LOW..HIGH% a range in 0..1000")
+                })?;
+            Ok((channel.to_owned(), Asked { low: low / 100.0, high: high / 100.0 }))
         })
         .collect()
 }
@@ -136,14 +186,27 @@ mod tests {
     #[test]
     fn a_percentage_is_read_and_anything_else_refused() {
         // SAFETY: tests of this module are the only readers of the variable in this process.
+        let one = |share: f64| Asked { low: share, high: share };
         unsafe { std::env::set_var(VARIABLE, "kanal:15%") };
-        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), 0.15)]));
+        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), one(0.15))]));
         unsafe { std::env::set_var(VARIABLE, "kanal:15%,flume:5%") };
-        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), 0.15), ("flume".to_owned(), 0.05)]));
-        for bad in ["kanal", "kanal:15", "kanal:0%", "kanal:fast%"] {
+        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), one(0.15)), ("flume".to_owned(), one(0.05))]));
+        unsafe { std::env::set_var(VARIABLE, "kanal:0..30%") };
+        assert_eq!(requested(), Ok(vec![("kanal".to_owned(), Asked { low: 0.0, high: 0.3 })]));
+        for bad in ["kanal", "kanal:15", "kanal:0%", "kanal:fast%", "kanal:30..10%", "kanal:5..5%", "kanal:0..2000%"] {
             unsafe { std::env::set_var(VARIABLE, bad) };
             assert!(requested().unwrap_err().contains("CHANNEL:PCT%"), "{bad}");
         }
         unsafe { std::env::remove_var(VARIABLE) };
+    }
+
+    #[test]
+    fn a_range_is_drawn_once_per_process_and_channel_inside_it() {
+        let range = Asked { low: 0.1, high: 0.3 };
+        let kanal = range.here("kanal");
+        assert!((0.1..0.3).contains(&kanal), "{kanal}");
+        assert_eq!(range.here("kanal"), kanal, "the same share for every sample of the process");
+        assert_eq!(Asked { low: 0.15, high: 0.15 }.here("kanal"), 0.15);
+        assert_eq!(range.to_string(), "10% to 30%, drawn once per process");
     }
 }
