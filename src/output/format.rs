@@ -60,13 +60,20 @@ pub fn ratio(verdict: &Verdict) -> String {
     format!("{:.2}× [{:.2}–{:.2}]", verdict.mean.exp(), verdict.low.exp(), verdict.high.exp())
 }
 
+/// The widest tie said with its figure: past it a run resolves nothing worth a number.
+const UNRESOLVED: f64 = 10.0;
+
 /// How close a tie is, as every report writes it: `within 4%` (a ratio, `is_ratio`) or
 /// `within 1.2 points` (a share); a tie wider than 2× says what the run could resolve instead
-/// (`not told apart below 3.1×`), never a margin over 100%.
+/// (`not told apart below 3.1×`), and one wider than 10× that it resolves nothing under 10×;
+/// never a margin over 100%.
 pub fn within(verdict: &Verdict, is_ratio: bool) -> String {
     if is_ratio {
         let within = verdict.within().exp() - 1.0;
         // A tie wider than 2× tells little: said as what this run could not resolve.
+        if within + 1.0 > UNRESOLVED {
+            return format!("not told apart: this run resolves nothing under {UNRESOLVED}×");
+        }
         if within > 1.0 {
             return format!("not told apart below {}×", number(within + 1.0));
         }
@@ -129,6 +136,16 @@ mod tests {
         let found = stats::clusters(&[40.0, 41.0, 39.0, 124.0, 126.0]);
         assert_eq!(found_clusters(&found), "40.0 ns ×60% | 125 ns ×40%");
         assert_eq!(clusters([(40.0, 0.6), (125.0, 0.4)]), found_clusters(&found));
+    }
+
+    #[test]
+    fn a_tie_says_how_close_then_what_the_run_could_not_resolve() {
+        use crate::stats::verdict::{Call, Verdict};
+        let tie = |far: f64| Verdict { mean: 0.0, low: -far.ln(), high: far.ln(), call: Call::Tied };
+        assert_eq!(within(&tie(1.04), true), "within 4.00%");
+        assert_eq!(within(&tie(3.1), true), "not told apart below 3.10×");
+        assert_eq!(within(&tie(62_370.0), true), "not told apart: this run resolves nothing under 10×");
+        assert_eq!(within(&Verdict { mean: 0.0, low: -1.2, high: 0.5, call: Call::Tied }, false), "within 1.20 points");
     }
 
     #[test]
