@@ -17,8 +17,9 @@
 //!   is open or the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
-//! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round. The console
-//! shows progress per pass and, at the end, every cell's line, grouped by runtime and task count.
+//! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round.
+//! The console shows progress per pass and, at the end, every cell's line, grouped by runtime
+//! and task count.
 
 use std::time::{Duration, Instant};
 
@@ -265,7 +266,7 @@ fn take_round(
     let mut measured = Vec::new();
     for &at in order {
         let progress = &mut cells[at];
-        match capacity_mismatch(&progress.cell).filter(|_| progress.samples.is_empty()) {
+        match progress.samples.is_empty().then(|| capacity_mismatch(&progress.cell)).flatten() {
             // A channel that does not hold what it was given would be measured on other terms
             // than the rest: one failed row says so, and the cell is not sampled.
             Some(status) => {

@@ -218,6 +218,12 @@ pub fn serve(
     interrupted: std::sync::Arc<std::sync::atomic::AtomicBool>,
     wake_on: &[libc::c_int],
 ) -> anyhow::Result<()> {
+    // A sweep killed outright (SIGKILL) cannot forward its stop: its death stops this round.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(2) with PR_SET_PDEATHSIG only sets this process's own attribute.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM)
+    };
     let request: Request =
         serde_json::from_reader(std::io::stdin().lock()).context("cannot read the round to measure from stdin")?;
     let jobs: Vec<Job> = request.jobs.into_iter().map(|job| Job { prepare: resolve(&job.channel), ..job }).collect();
