@@ -11,6 +11,8 @@ A and B may each be several runs separated by commas (pooled). Prints, for the a
 - pairs (a channel against its band's leader, the same leader in both) whose two estimates
   differ beyond the 95% interval of their difference (the two intervals' half-widths added in
   quadrature, on the log scale): about 5% of the pairs when each interval is right;
+- of those pairs' estimates called separated in one answer (read either way), how many lie
+  outside the other answer's interval;
 - per runtime, how far those pairs' log ratios moved between the two answers: the robust
   standard deviation (1.4826 × the median absolute deviation from the median) of the change,
   and the same over √2, the figure `Metric::drift` takes for paired speed (one run's share).
@@ -52,6 +54,7 @@ def half_width(other):
 def main(a, b, binary):
     first, second = answer(binary, a), answer(binary, b)
     contradicted, pairs, differ = [], 0, 0
+    separated, outside = 0, 0
     moved = {}
     for key in first.keys() & second.keys():
         (lead_a, _, others_a), (lead_b, _, others_b) = first[key], second[key]
@@ -67,11 +70,16 @@ def main(a, b, binary):
             gap = abs(math.log(x["ratio"]) - math.log(y["ratio"]))
             differ += gap > 1.96 * math.hypot(half_width(x), half_width(y))
             moved.setdefault(key[0], []).append(math.log(x["ratio"]) - math.log(y["ratio"]))
+            for one, other in ((x, y), (y, x)):
+                if one["verdict"] == "separated":
+                    separated += 1
+                    outside += not other["interval"][0] <= one["ratio"] <= other["interval"][1]
     for name, bands in ((a, first), (b, second)):
         count = sum(decisive(key[0], runner_up) for key, (_, runner_up, _) in bands.items())
         print(f"{name}: {count} of {len(bands)} bands decisive")
     print(f"contradicted bands: {len(contradicted)} {contradicted if contradicted else ''}".rstrip())
     print(f"pairs under the same leader in both: {pairs}; estimates that differ beyond their combined 95% interval: {differ}")
+    print(f"estimates called separated (read either way): {separated}; outside the other answer's interval: {outside}")
     for runtime, changes in sorted(moved.items()):
         centre = statistics.median(changes)
         spread = 1.4826 * statistics.median(abs(change - centre) for change in changes)
