@@ -37,7 +37,7 @@ use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, recommend};
 use crate::results::schema::Record;
 use crate::run::measure::{RuntimeKind, Sample, Watchdog};
-use crate::run::rounds::{self, Isolation, Job};
+use crate::run::rounds::{self, Job};
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
 use crate::stats;
@@ -278,13 +278,6 @@ fn take_round(
             None => measured.push(at),
         }
     }
-    // Each sample of a round in a process of its own is its cell's first there: each gets the
-    // warm-ups a cell's first sample gets.
-    let warmups = |progress: &Progress| match plan.isolation {
-        Isolation::Process => plan.warmup,
-        Isolation::InProcess if progress.samples.is_empty() => plan.warmup,
-        Isolation::InProcess => 0,
-    };
     let jobs: Vec<Job> = measured
         .iter()
         .map(|&at| {
@@ -295,7 +288,7 @@ fn take_round(
                 runtime: cell.runtime,
                 workers: cell.workers,
                 workload: cell.workload.clone(),
-                warmups: warmups(progress),
+                warmups: plan.isolation.warmups(progress.samples.is_empty(), plan.warmup),
             }
         })
         .collect();

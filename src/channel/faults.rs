@@ -157,7 +157,7 @@ impl Channel for Leaky {
 pub struct Crash;
 
 impl Crash {
-    fn abort(_message: Message) -> Message {
+    fn kill_own_process(_message: Message) -> Message {
         // SAFETY: kill(2) on this process's own id.
         unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
         unreachable!("SIGKILL cannot be caught")
@@ -180,9 +180,9 @@ impl Channel for Crash {
         TokioMpsc::try_send(sender, message)
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        TokioMpsc::recv(receiver).await.map(Self::abort)
+        TokioMpsc::recv(receiver).await.map(Self::kill_own_process)
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::abort)
+        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::kill_own_process)
     }
 }

@@ -12,7 +12,6 @@ use std::time::Duration;
 use super::{Cell, Plan};
 use crate::channel::Message;
 use crate::error::usage;
-use crate::run::rounds::Isolation;
 use crate::run::workload::{Mode, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
@@ -194,12 +193,9 @@ pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
             None => measured,
         };
         let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * ASSUMED_SCREENED_SHARE;
-        let warm_ups = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE) * plan.warmup as u32;
-        match plan.isolation {
-            // Each sample is its cell's first in the process of its round: each is warmed up.
-            Isolation::Process => (sample + warm_ups).mul_f64(rounds),
-            Isolation::InProcess => sample.mul_f64(rounds) + warm_ups,
-        }
+        let warm_ups = |first: bool| plan.isolation.warmups(first, plan.warmup) as f64;
+        let warm_up = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE);
+        sample.mul_f64(rounds) + warm_up.mul_f64(warm_ups(true) + warm_ups(false) * (rounds - 1.0))
     };
     (cells.iter().map(per_cell).sum::<Duration>(), plan.max_time * cells.len() as u32)
 }

@@ -37,6 +37,19 @@ pub enum Isolation {
     InProcess,
 }
 
+impl Isolation {
+    /// The warm-up runs before a sample, `warmup` being a cell's: every sample gets them in a
+    /// process of its round's own (each is its cell's first there), only a cell's first sample
+    /// in this process.
+    pub fn warmups(self, first_of_cell: bool, warmup: usize) -> usize {
+        match self {
+            Isolation::Process => warmup,
+            Isolation::InProcess if first_of_cell => warmup,
+            Isolation::InProcess => 0,
+        }
+    }
+}
+
 /// One sample to take: a channel (by name; its scenario once resolved) under a workload on a
 /// fresh runtime, after `warmups` unrecorded warm-up runs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -245,6 +258,12 @@ pub fn serve(
 mod tests {
     use super::*;
     use crate::run::workload::Mode;
+
+    #[test]
+    fn a_process_per_round_warms_up_every_sample_and_one_process_only_a_cells_first() {
+        assert_eq!([Isolation::Process.warmups(true, 2), Isolation::Process.warmups(false, 2)], [2, 2]);
+        assert_eq!([Isolation::InProcess.warmups(true, 2), Isolation::InProcess.warmups(false, 2)], [2, 0]);
+    }
 
     #[test]
     fn a_round_and_its_samples_read_back_as_written() {

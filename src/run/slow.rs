@@ -3,8 +3,9 @@
 //! the receiving task of channel CHANNEL busy for PCT%
 //! of the time its messages take, so that channel's ns/message rises by about PCT% and no other
 //! channel's does. `CHANNEL:LOW..HIGH%` draws the share once per process, uniformly between
-//! the two: a channel whose speed depends on the process it runs in, as on a host where where
-//! a process's memory lands matters. Every [`BATCH`] messages the receiver reads the clock, takes the time since
+//! the two: a channel whose speed depends on the process it runs in, as on a host where it
+//! matters where a process's memory lands. Every [`BATCH`] messages the receiver reads the
+//! clock, takes the time since
 //! the last batch ended (its own spinning left out) and spins for PCT% of it: a slowdown in
 //! proportion to the channel's own cost, whatever that is on this machine, with one clock read
 //! per batch. A normal build has the type and does nothing.
