@@ -259,13 +259,26 @@ pub fn verdict(
     group: &Group,
     noise: &FileNoise,
 ) -> Option<Verdict> {
+    verdict_at(a_cells, b_cells, metric, group, noise, VERDICT_CONFIDENCE)
+}
+
+/// [`verdict`] at another two-sided `confidence` (many cells judged at once, say, at
+/// [`CHANGE_CONFIDENCE`]).
+pub fn verdict_at(
+    a_cells: &[&CellSamples],
+    b_cells: &[&CellSamples],
+    metric: Metric,
+    group: &Group,
+    noise: &FileNoise,
+    confidence: f64,
+) -> Option<Verdict> {
     let parts: Option<Vec<(Estimate, bool)>> =
         a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise)).collect();
     let parts = parts?;
     let paired = parts.iter().all(|(_, paired)| *paired);
     let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
     let drift = metric.drift(group.runtime, paired) / (noise.runs as f64).sqrt();
-    Some(judge(Estimate::mean_of(&estimates)?, drift, VERDICT_CONFIDENCE))
+    Some(judge(Estimate::mean_of(&estimates)?, drift, confidence))
 }
 
 /// The fewest cells of a runtime that both files of a comparison hold for [`Drift::between`]
