@@ -21,6 +21,7 @@
 //! The console shows progress per pass and, at the end, every cell's line, grouped by runtime
 //! and task count.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -31,10 +32,10 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
-use crate::results::load::{CellKey, ResultsFile, load};
+use crate::results::load::{CellKey, ResultsFile, WorkloadKey, load};
 use crate::results::noise::{Metric, VERDICT_CONFIDENCE};
 use crate::results::paced;
-use crate::results::recommend::{Entry, Ranking, recommend};
+use crate::results::recommend::{Entry, Ranking, TaskBand, recommend};
 use crate::results::schema::Record;
 use crate::run::measure::{RuntimeKind, Sample, Watchdog};
 use crate::run::rounds::{self, Job};
@@ -49,6 +50,10 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 /// A channel whose first sample took more than this many times the group's fastest first sample
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
+
+/// The fewest `ok` samples a band's leader and runner-up have at each task count before the
+/// duels end: no answer rests on one sample.
+pub const FEWEST_SAMPLES: usize = 3;
 
 /// How close a tie must be before a duel stops (0.21 = 21%): half again the floor that the
 /// drift between runs sets under every verdict (`Metric::drift`, at the verdicts'
@@ -112,11 +117,15 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         if !screening && dueling.is_none() {
             dueling = Some(Instant::now());
         }
-        let visiting: Vec<Vec<usize>> = if screening {
-            groups.iter().map(|group| if pass == 1 { group.clone() } else { screened(group, &cells) }).collect()
+        let visiting: Vec<Vec<usize>> = if pass == 1 {
+            groups.clone()
+        } else if screening {
+            // Read as `summary` reads it: from the CSV written so far, disturbed samples left out.
+            let file = load(csv.path())?;
+            let behind = behind(&file, &plan.keep);
+            groups.iter().map(|group| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect()).collect()
         } else {
-            // The answer so far exactly as `summary` will read it: from the CSV written so far.
-            duels(&groups, &cells, &load(csv.path())?)
+            duels(&groups, &cells, &load(csv.path())?, &plan.keep)
         };
         let mut visiting: Vec<Vec<usize>> =
             visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
@@ -159,22 +168,53 @@ fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
     groups.into_iter().map(|(_, members)| members).collect()
 }
 
-/// The members of `group` a later screening round measures: those whose first `ok` sample is
-/// within [`SCREEN_CUT`] of the group's fastest first sample.
-fn screened(group: &[usize], cells: &[Progress]) -> Vec<usize> {
-    let first = |at: usize| cells[at].ok_ns_per_message().first().copied();
-    let fastest = group.iter().filter_map(|&at| first(at)).fold(f64::INFINITY, f64::min);
-    group.iter().copied().filter(|&at| first(at).is_some_and(|value| value <= fastest * SCREEN_CUT)).collect()
+/// Which cells of `file` later screening rounds leave out: a channel not in `keep` whose every
+/// `ok` sample (disturbed ones are not among them) took more than [`SCREEN_CUT`] times the
+/// fastest sample of its group, either in two samples or more, or in its one sample here and at
+/// every other task count of its band too. One slow sample alone, which a burst on the host
+/// can make, leaves nothing out; nor does a cell with no `ok` sample but a disturbed one.
+fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&CellKey) -> bool + 'a {
+    let best = |key: &CellKey| file.cells.get(key).and_then(|cell| cell.ok.iter().copied().reduce(f64::min));
+    let mut fastest: HashMap<CellKey, f64> = HashMap::new();
+    for key in &file.order {
+        if let Some(value) = best(key) {
+            let group = fastest.entry(CellKey { channel: String::new(), ..key.clone() }).or_insert(value);
+            *group = group.min(value);
+        }
+    }
+    let slow = move |key: &CellKey| {
+        let fastest = fastest.get(&CellKey { channel: String::new(), ..key.clone() });
+        best(key).zip(fastest).is_some_and(|(value, fastest)| value > fastest * SCREEN_CUT)
+    };
+    move |key: &CellKey| {
+        let Some(cell) = file.cells.get(key) else { return false };
+        if cell.ok.is_empty() && cell.disturbed.is_empty() && cell.failed > 0 {
+            return true;
+        }
+        if keep.contains(&key.channel.as_str()) || !slow(key) {
+            return false;
+        }
+        let band = |other: &&CellKey| {
+            other.tasks != key.tasks
+                && TaskBand::of(other.tasks) == TaskBand::of(key.tasks)
+                && CellKey { tasks: 0, workload: WorkloadKey::default(), ..(*other).clone() }
+                    == CellKey { tasks: 0, workload: WorkloadKey::default(), ..key.clone() }
+                && other.workload.workers == key.workload.workers
+        };
+        let siblings: Vec<&CellKey> = file.order.iter().filter(band).collect();
+        cell.ok.len() >= 2 || (!siblings.is_empty() && siblings.iter().all(|other| slow(other)))
+    }
 }
 
 /// The rounds the next duel pass measures: for every band of the answer so far (`file`: the
-/// CSV as `summary` reads it, `results::recommend`, or `results::paced` for
-/// paced cells on p99 and CPU), whose leader is not yet told apart from some channel (no
-/// verdict yet, or a tie wider than [`duel_resolution`]; 1.5× for p99), one round per task
-/// count of the band with the leader and those channels, also at a task count whose screening
-/// left one of them out (a single first sample decides no band).
-fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile) -> Vec<Vec<usize>> {
-    // Per band: its group's key without the task count, its task counts, and the channels wanted.
+/// CSV as `summary` reads it, `results::recommend`, or `results::paced` for paced cells on p99
+/// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
+/// wider than [`duel_resolution`]; 1.5× for p99), one round per task count of the band with the
+/// leader, those channels and the channels of `keep`, also at a task count whose screening left
+/// one of them out. And at each task count where the leader or the runner-up of a band has
+/// fewer than [`FEWEST_SAMPLES`] samples, a round of the two: no answer rests on one sample.
+fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
+    // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     let open = |ranking: &Ranking, resolution: f64| -> Vec<String> {
         let undecided = |entry: &&Entry| {
@@ -184,13 +224,23 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile) -> Vec<V
         if open.is_empty() {
             open
         } else {
-            ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect()
+            let first = ranking.first().map(|first| first.channel.clone());
+            first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
         }
     };
     for band in recommend(file) {
-        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
+        let Some(key) = band_key(band.runtime, band.workers, band.mode, &band.setting, file) else { continue };
         let channels = open(&band.speed, 1.0 + duel_resolution(band.runtime));
-        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
+        let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
+        let thin = |tasks: u64| {
+            two.iter().any(|channel| {
+                let cell = CellKey { tasks, channel: channel.clone(), ..key.clone() };
+                file.cells.get(&cell).is_some_and(|cell| cell.ok.len() < FEWEST_SAMPLES)
+            })
+        };
+        let thin: Vec<u64> = band.tasks.iter().copied().filter(|&tasks| thin(tasks)).collect();
+        wanted.push((key.clone(), band.tasks.clone(), channels));
+        wanted.push((key, thin, two));
     }
     for band in paced::answer(file) {
         let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
@@ -215,13 +265,13 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile) -> Vec<V
         .iter()
         .map(|group| {
             let first = &cells[group[0]].key;
-            let band = wanted.iter().find(|(key, tasks, _)| {
+            let of_group = |(key, tasks, _): &&(CellKey, Vec<u64>, Vec<String>)| {
                 tasks.contains(&first.tasks)
                     && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() }
                         == CellKey { channel: String::new(), ..first.clone() }
-            });
-            let Some((_, _, channels)) = band else { return Vec::new() };
-            group.iter().copied().filter(|&at| channels.contains(&cells[at].key.channel)).collect()
+            };
+            let channels: Vec<&String> = wanted.iter().filter(of_group).flat_map(|(_, _, channels)| channels).collect();
+            group.iter().copied().filter(|&at| channels.contains(&&cells[at].key.channel)).collect()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
         .collect()

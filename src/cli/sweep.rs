@@ -38,6 +38,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub channels: Option<Vec<String>>,
 
+    /// Comma-separated channels never screened out and measured in every duel round of their
+    /// groups: the channels you came to follow (a program built on `app::main_with` follows its
+    /// own channels without it)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub keep: Option<Vec<String>>,
+
     /// Comma-separated modes [default: all]
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub modes: Option<Vec<Mode>>,

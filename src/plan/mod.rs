@@ -97,6 +97,9 @@ pub struct Plan {
     pub count_allocs: bool,
     /// Unrecorded runs per cell.
     pub warmup: usize,
+    /// Channels never screened out and in every duel round of their groups: `--keep`, and a
+    /// program's own channels (`app::main_with`).
+    pub keep: Vec<&'static str>,
     /// Screening rounds (`--samples`).
     pub samples: usize,
     /// Time per cell, averaged over the sweep, that the duels after screening may spend: their
@@ -220,7 +223,7 @@ impl Plan {
     pub fn with_extra(cli: SweepArgs, extra: &'static [ChannelEntry]) -> anyhow::Result<Plan> {
         check_load(&cli)?;
         let quick = cli.quick;
-        let channels = match cli.channels {
+        let channels: Vec<&'static ChannelEntry> = match cli.channels {
             None => registry::CHANNELS.iter().chain(extra).collect(),
             Some(names) => {
                 no_duplicates("--channels", &names)?;
@@ -234,6 +237,7 @@ impl Plan {
                 names.iter().map(find).collect::<anyhow::Result<_>>()?
             }
         };
+        let keep = keep(cli.keep.as_deref().unwrap_or_default(), &channels, extra)?;
         let tasks = cli.tasks.map(|items| items.into_iter().flat_map(|item| item.0).collect());
         let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
@@ -259,6 +263,7 @@ impl Plan {
             keep_sink: cli.keep_sink,
             count_allocs: cli.count_allocs,
             warmup: cli.warmup,
+            keep,
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
             max_time: Duration::from_secs_f64(cli.max_time.unwrap_or(if quick {
                 QUICK_MAX_TIME_SECS
@@ -289,6 +294,26 @@ impl Plan {
         plan.validate()?;
         Ok(plan)
     }
+}
+
+/// The channels a sweep follows: `named` (`--keep`, each among the sweep's `channels`) and the
+/// program's own channels (`extra`) that it measures.
+fn keep(
+    named: &[String],
+    channels: &[&'static ChannelEntry],
+    extra: &'static [ChannelEntry],
+) -> anyhow::Result<Vec<&'static str>> {
+    no_duplicates("--keep", named)?;
+    let mut keep = Vec::new();
+    for name in named {
+        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
+            usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
+        })?;
+        keep.push(entry.name);
+    }
+    let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
+    keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
+    Ok(keep)
 }
 
 impl Plan {

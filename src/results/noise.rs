@@ -126,9 +126,16 @@ impl Group {
 #[derive(Debug, Clone, Default)]
 pub struct FileNoise {
     priors: HashMap<(Group, MetricKey, bool), Prior>,
+    /// Per group and metric: the standard deviation of a pair's difference that moves slowly
+    /// through the run, measured from its early, middle and late rounds ([`batch_drift`]).
+    drifts: HashMap<(Group, MetricKey), f64>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
 }
+
+/// How many stretches of rounds (early, middle, late) a pair's differences are split into to
+/// see how far the pair moves through the run ([`batch_drift`]).
+pub const BATCHES: usize = 3;
 
 type MetricKey = u8;
 
@@ -145,6 +152,7 @@ impl FileNoise {
     /// share about their mean (paired), each pooled over the group by degrees of freedom.
     pub fn of(file: &ResultsFile) -> FileNoise {
         let mut sums: HashMap<(Group, MetricKey, bool), (f64, f64)> = HashMap::new();
+        let mut drift_sums: HashMap<(Group, MetricKey), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: HashMap<_, Vec<Values>> = HashMap::new();
             for key in &file.order {
@@ -152,7 +160,7 @@ impl FileNoise {
                 if values.is_empty() {
                     continue;
                 }
-                let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
+                let (sum, degrees) = plain_spread(values.iter().map(|(v, _)| *v));
                 let entry = sums.entry((Group::of(key), metric_key(metric), false)).or_default();
                 entry.0 += sum;
                 entry.1 += degrees;
@@ -163,10 +171,16 @@ impl FileNoise {
                 let group = Group { runtime, mode, setting };
                 for (at, a) in cells.iter().enumerate() {
                     for b in &cells[at + 1..] {
-                        let (sum, degrees) = spread(differences(a, b).into_iter());
+                        let shared = differences_by_round(a, b);
+                        let (sum, degrees) = plain_spread(shared.iter().map(|(_, d)| *d));
                         let entry = sums.entry((group.clone(), metric_key(metric), true)).or_default();
                         entry.0 += sum;
                         entry.1 += degrees;
+                        if let Some((excess, degrees)) = batch_drift(&shared) {
+                            let entry = drift_sums.entry((group.clone(), metric_key(metric))).or_default();
+                            entry.0 += excess * degrees;
+                            entry.1 += degrees;
+                        }
                     }
                 }
             }
@@ -176,35 +190,92 @@ impl FileNoise {
             .filter(|(_, (_, degrees))| *degrees > 0.0)
             .map(|(key, (sum, degrees))| (key, Prior::measured((sum / degrees).sqrt(), degrees)))
             .collect();
-        FileNoise { priors, runs: file.runs.max(1) }
+        let drifts = drift_sums
+            .into_iter()
+            .filter(|(_, (_, degrees))| *degrees > 0.0)
+            .map(|(key, (sum, degrees))| (key, (sum / degrees).max(0.0).sqrt()))
+            .collect();
+        FileNoise { priors, drifts, runs: file.runs.max(1) }
     }
 
     fn prior(&self, group: &Group, metric: Metric, paired: bool) -> Option<Prior> {
         self.priors.get(&(group.clone(), metric_key(metric), paired)).copied()
     }
+
+    /// The drift under a paired verdict of `group` on `metric`: what the run's drift adds to a
+    /// pair's mean ([`FileNoise::measured_drift`]), never below the calibrated floor
+    /// ([`Metric::drift`]), averaged over the runs the file pools.
+    pub fn paired_drift(&self, group: &Group, metric: Metric) -> f64 {
+        let measured = self.measured_drift(group, metric).unwrap_or(0.0);
+        measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt()
+    }
+
+    /// The standard deviation that the drift this file measured inside the run adds to a
+    /// pair's mean over the run: the stretches' drift ([`batch_drift`], pooled over the group's
+    /// pairs) over √[`BATCHES`], as a mean of that many stretches. `None` when no pair had
+    /// rounds enough to measure it.
+    pub fn measured_drift(&self, group: &Group, metric: Metric) -> Option<f64> {
+        let per_stretch = self.drifts.get(&(group.clone(), metric_key(metric))).copied()?;
+        Some(per_stretch / (BATCHES as f64).sqrt())
+    }
 }
 
-/// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
-/// pair (from five values on, the lowest and highest fifth set to the nearest kept), and its
-/// degrees of freedom.
-fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let mut values: Vec<f64> = values.collect();
+/// How far a pair's difference moves slowly through the run: its differences (each with its
+/// round) in round order, split into [`BATCHES`] stretches of nearly equal size, each value
+/// winsorized as [`Estimate::paired`] reads a pair. The variance of the stretches' means beyond
+/// what the spread inside them explains (a one-way analysis of variance: the mean square
+/// between less the mean square within, over the stretch size) is the variance of the part of
+/// the difference that drifts. Returns that variance (negative when the stretches agree better
+/// than chance, so that pooling stays unbiased) and its degrees of freedom (`BATCHES − 1`);
+/// `None` with fewer than two differences a stretch.
+pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
+    let n = differences.len();
+    if n < 2 * BATCHES {
+        return None;
+    }
+    let mut ordered = differences.to_vec();
+    ordered.sort_by_key(|(round, _)| *round);
+    let winsorized = winsorize(&ordered.iter().map(|(_, d)| *d).collect::<Vec<f64>>());
+    let batches: Vec<&[f64]> = (0..BATCHES).map(|at| &winsorized[at * n / BATCHES..(at + 1) * n / BATCHES]).collect();
+    let mean = winsorized.iter().sum::<f64>() / n as f64;
+    let means: Vec<f64> = batches.iter().map(|batch| batch.iter().sum::<f64>() / batch.len() as f64).collect();
+    let between: f64 =
+        batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum::<f64>();
+    let within: f64 =
+        batches.iter().zip(&means).map(|(batch, m)| batch.iter().map(|d| (d - m).powi(2)).sum::<f64>()).sum();
+    let between_square = between / (BATCHES - 1) as f64;
+    let within_square = within / (n - BATCHES) as f64;
+    Some(((between_square - within_square) / (n as f64 / BATCHES as f64), (BATCHES - 1) as f64))
+}
+
+/// `values` with, from five values on, the lowest and highest fifth ([`crate::stats::TRIM`])
+/// set to the nearest value kept, in their own order.
+fn winsorize(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = if n >= 5 { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
+    let (low, high) = (sorted[cut], sorted[n - 1 - cut]);
+    values.iter().map(|v| v.clamp(low, high)).collect()
+}
+
+/// The sum of squares of `values` about their mean, and its degrees of freedom. Not
+/// winsorized: a prior stands in for the spread of a pair with fewer than five observations,
+/// whose plain mean no trim protects, so it carries every tail the file measured.
+fn plain_spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let values: Vec<f64> = values.collect();
     let n = values.len();
     if n < 2 {
         return (0.0, 0.0);
     }
-    values.sort_by(f64::total_cmp);
-    let cut = if n >= 5 { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
-    let (low, high) = (values[cut], values[n - 1 - cut]);
-    let winsorized: Vec<f64> = values.iter().map(|v| v.clamp(low, high)).collect();
-    let mean = winsorized.iter().sum::<f64>() / n as f64;
-    (winsorized.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
+    let mean = values.iter().sum::<f64>() / n as f64;
+    (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
-/// `b − a` in every round both have a value in.
-fn differences(a: &[(f64, Option<u64>)], b: &[(f64, Option<u64>)]) -> Vec<f64> {
+/// `b − a` in every round both have a value in, with that round.
+fn differences_by_round(a: &[(f64, Option<u64>)], b: &[(f64, Option<u64>)]) -> Vec<(u64, f64)> {
     let rounds: HashMap<u64, f64> = a.iter().filter_map(|(value, round)| Some(((*round)?, *value))).collect();
-    b.iter().filter_map(|(value, round)| Some(value - rounds.get(&(*round)?)?)).collect()
+    b.iter().filter_map(|(value, round)| Some(((*round)?, value - rounds.get(&(*round)?)?))).collect()
 }
 
 /// The estimate of `b − a` on `metric` at one task count: paired when the two share rounds
@@ -218,7 +289,7 @@ pub fn estimate(
 ) -> Option<(Estimate, bool)> {
     let centre = centre(metric, a, b);
     let (a, b) = (metric.values(a), metric.values(b));
-    let shared = differences(&a, &b);
+    let shared: Vec<f64> = differences_by_round(&a, &b).into_iter().map(|(_, d)| d).collect();
     let plain = |values: &[(f64, Option<u64>)]| values.iter().map(|(v, _)| *v).collect::<Vec<f64>>();
     let (estimate, paired) = if shared.is_empty() {
         (Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(group, metric, false))?, false)
@@ -277,7 +348,11 @@ pub fn verdict_at(
     let parts = parts?;
     let paired = parts.iter().all(|(_, paired)| *paired);
     let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
-    let drift = metric.drift(group.runtime, paired) / (noise.runs as f64).sqrt();
+    let drift = if paired {
+        noise.paired_drift(group, metric)
+    } else {
+        metric.drift(group.runtime, false) / (noise.runs as f64).sqrt()
+    };
     Some(judge(Estimate::mean_of(&estimates)?, drift, confidence))
 }
 
@@ -375,3 +450,6 @@ fn two_runs(old: &[f64], old_prior: Option<Prior>, new: &[f64], new_prior: Optio
     };
     Some(Estimate { mean: new_part.mean - old_part.mean, se: total.sqrt(), degrees })
 }
+
+#[cfg(test)]
+mod tests;
