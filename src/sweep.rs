@@ -8,13 +8,16 @@
 //! the rest of the pair's noise, instead of moving the whole run.
 //!
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled group order.
-//!   The first round has every channel; later screening rounds leave out a channel whose first
-//!   sample was more than [`SCREEN_CUT`] times the group's fastest (clearly behind on any
-//!   runtime). A channel left out keeps its figure and its interval.
+//!   The first round has every channel; later screening rounds leave out a channel clearly
+//!   behind ([`behind`]: more than [`SCREEN_CUT`] times the group's fastest in two samples, or
+//!   in its one sample and across its band), never one of `--keep`. A channel left out keeps
+//!   its figure and its interval.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]): at each task
 //!   count of the band, the band's leader and every channel whose verdict against it is neither
-//!   separated nor a tie within [`duel_resolution`] are measured in another round, until no band
-//!   is open or the duels have taken `--max-time` × the number of cells.
+//!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
+//!   with the drift the run measured) are measured in another round, as are a leader and
+//!   runner-up with fewer than [`FEWEST_SAMPLES`] samples in a cell, until no band is open or
+//!   the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
 //! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round.
@@ -27,13 +30,12 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
-use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey, load};
-use crate::results::noise::{Metric, VERDICT_CONFIDENCE};
+use crate::results::noise::{FileNoise, Group, Metric};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, TaskBand, recommend};
 use crate::results::schema::Record;
@@ -54,14 +56,6 @@ pub const SCREEN_CUT: f64 = 2.0;
 /// The fewest `ok` samples a band's leader and runner-up have at each task count before the
 /// duels end: no answer rests on one sample.
 pub const FEWEST_SAMPLES: usize = 3;
-
-/// How close a tie must be before a duel stops (0.21 = 21%): half again the floor that the
-/// drift between runs sets under every verdict (`Metric::drift`, at the verdicts'
-/// confidence); closer than that, more rounds of this run narrow a tie by little.
-pub fn duel_resolution(runtime: RuntimeKind) -> f64 {
-    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-    ((1.5 * z * Metric::Speed.drift(runtime, true)).exp() - 1.0).max(0.0)
-}
 
 /// A cell being sampled.
 struct Progress {
@@ -209,7 +203,7 @@ fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&CellKey) -> b
 /// The rounds the next duel pass measures: for every band of the answer so far (`file`: the
 /// CSV as `summary` reads it, `results::recommend`, or `results::paced` for paced cells on p99
 /// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
-/// wider than [`duel_resolution`]; 1.5× for p99), one round per task count of the band with the
+/// wider than `FileNoise::resolution`; 1.5× for p99), one round per task count of the band with the
 /// leader, those channels and the channels of `keep`, also at a task count whose screening left
 /// one of them out. And at each task count where the leader or the runner-up of a band has
 /// fewer than [`FEWEST_SAMPLES`] samples, a round of the two: no answer rests on one sample.
@@ -228,9 +222,13 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
             first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
         }
     };
+    let noise = FileNoise::of(file);
+    let resolution = |runtime, mode, setting: &str, metric| {
+        1.0 + noise.resolution(&Group { runtime, mode, setting: setting.to_owned() }, metric)
+    };
     for band in recommend(file) {
         let Some(key) = band_key(band.runtime, band.workers, band.mode, &band.setting, file) else { continue };
-        let channels = open(&band.speed, 1.0 + duel_resolution(band.runtime));
+        let channels = open(&band.speed, resolution(band.runtime, band.mode, &band.setting, Metric::Speed));
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
             two.iter().any(|channel| {
@@ -245,7 +243,8 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
     for band in paced::answer(file) {
         let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
         let mut channels = Vec::new();
-        for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, 1.0 + duel_resolution(band.runtime))] {
+        let cpu = resolution(band.runtime, band.mode, &band.setting, Metric::Cpu);
+        for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
             let resolution = f64::ln(resolution);
             let tied_wide = |at: usize| {
                 ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)

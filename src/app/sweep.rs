@@ -67,6 +67,10 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
+            let budget = (plan.max_time.as_secs_f64(), cells);
+            for line in output::open::lines(&crate::results::decide::open_bands(&samples), Some(budget)) {
+                print_line(&line);
+            }
             print_summary(
                 &super::file_name(csv.path()),
                 csv.path(),

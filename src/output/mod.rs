@@ -15,6 +15,7 @@ pub mod format;
 pub mod html;
 pub mod machine;
 pub mod machines;
+pub mod open;
 pub mod paced;
 pub mod pool;
 pub mod summary;

@@ -13,8 +13,9 @@ pub fn noise_line(runs: usize) -> String {
     let pooled = if runs > 1 { format!(", over the {runs} pooled runs") } else { String::new() };
     format!(
         "verdicts: {:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
-         spread{pooled}), widened by the drift between runs that calibration measured on a 2-core VM (sd {} \
-         current-thread, {} multi-thread; unpaired {} and {}); compare judges cells at {:.1}%, widened by the drift measured between its two files",
+         spread{pooled}), widened by the drift the run measured through its early, middle and late rounds, never \
+         below the floor calibrated on a 2-core VM (sd {} current-thread, {} multi-thread; unpaired {} and {}); \
+         compare judges cells at {:.1}%, widened by the drift measured between its two files",
         VERDICT_CONFIDENCE * 100.0,
         percent(current, true),
         percent(multi, true),

@@ -9,6 +9,7 @@ pub mod careful;
 pub mod cells;
 pub mod colour;
 pub mod compare;
+pub mod decide;
 pub mod decision;
 pub mod load;
 pub mod machines;

@@ -9,6 +9,8 @@ use std::collections::HashMap;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
+use statrs::distribution::{ContinuousCDF, Normal};
+
 use crate::stats::verdict::{Estimate, Prior, Verdict, judge};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
@@ -208,6 +210,15 @@ impl FileNoise {
     pub fn paired_drift(&self, group: &Group, metric: Metric) -> f64 {
         let measured = self.measured_drift(group, metric).unwrap_or(0.0);
         measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt()
+    }
+
+    /// How close a tie of `group` on `metric` must be before more rounds of this run would
+    /// narrow it by little (0.05 = within 5%): half again the drift under its verdicts
+    /// ([`FileNoise::paired_drift`]) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
+    /// host it widens with the drift the run measured.
+    pub fn resolution(&self, group: &Group, metric: Metric) -> f64 {
+        let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
+        ((1.5 * z * self.paired_drift(group, metric)).exp() - 1.0).max(0.0)
     }
 
     /// The standard deviation that the drift this file measured inside the run adds to a

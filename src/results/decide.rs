@@ -1,0 +1,146 @@
+//! What would decide a band the run left open: from the spread its verdicts measured, how many
+//! more paired rounds would likely separate the band's leader from a channel still tied with
+//! it or tie the two within the run's resolution, and the time those rounds take; or that no
+//! number of rounds would, the drift the run measured being wider than the difference.
+
+use super::load::{CellKey, ResultsFile};
+use super::noise::{FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::recommend::{Entry, Recommendation, recommend};
+use crate::stats::verdict::{Call, Verdict};
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// What would likely decide one pair of a band.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Needed {
+    /// About this many more rounds at each of the band's task counts.
+    Rounds(usize),
+    /// No number of rounds: the drift under the verdict alone is wider than the difference
+    /// could be told from, or from a tie within the resolution.
+    Beyond,
+}
+
+/// A band the run left open, and what would likely decide it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Open {
+    /// The band.
+    pub band: Recommendation,
+    /// The channel still open against the leader that needs the most rounds.
+    pub channel: String,
+    /// What would decide it.
+    pub needed: Needed,
+    /// Seconds those rounds take, measuring the leader and that channel once per round at
+    /// each task count; 0 when [`Needed::Beyond`].
+    pub seconds: f64,
+}
+
+/// The more rounds per task count that would likely decide `verdict` (log ratio of a channel
+/// to the leader), measured over `rounds` rounds so far, with `drift` under it and the band's
+/// `resolution` (0.05 = a tie within 5% is decided): the rounds that shrink the interval's
+/// sampling part until it excludes 0 at the current estimate or fits a tie within the
+/// resolution, whichever comes first. `None` when the verdict is already decided.
+pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> Option<Needed> {
+    let limit = (1.0 + resolution).ln();
+    if verdict.call != Call::Tied || verdict.within() <= limit {
+        return None;
+    }
+    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
+    let half = (verdict.high - verdict.low) / 2.0;
+    let floor = z * drift;
+    let sampling = (half * half - floor * floor).max(0.0).sqrt();
+    let gap = verdict.mean.abs();
+    let target = gap.max(limit - gap);
+    if target <= floor * 1.0001 || sampling == 0.0 {
+        return Some(Needed::Beyond);
+    }
+    let factor = (sampling / (target * target - floor * floor).sqrt()).powi(2);
+    let more = (rounds.max(1) as f64 * (factor - 1.0)).ceil().max(1.0);
+    Some(Needed::Rounds(more as usize))
+}
+
+/// Every band of `file` with a speed verdict still open, and what would likely decide it.
+pub fn open_bands(file: &ResultsFile) -> Vec<Open> {
+    let noise = FileNoise::of(file);
+    let mut open = Vec::new();
+    for band in recommend(file) {
+        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let (drift, resolution) = (noise.paired_drift(&group, Metric::Speed), noise.resolution(&group, Metric::Speed));
+        let Some(first) = band.speed.first() else { continue };
+        let cells = |entry: &Entry| -> Vec<CellKey> {
+            let key = file.order.iter().find(|key| {
+                key.runtime == band.runtime
+                    && key.mode == band.mode
+                    && key.setting == band.setting
+                    && band.workers.is_none_or(|workers| key.workload.workers == workers)
+            });
+            band.tasks
+                .iter()
+                .filter_map(|&tasks| {
+                    Some(CellKey { tasks, channel: entry.channel.clone(), merge: entry.merge, ..key?.clone() })
+                })
+                .collect()
+        };
+        let seconds_per_round = |entry: &Entry| -> f64 {
+            let time = |key: &CellKey| {
+                file.cells.get(key).map_or(0.0, |cell| {
+                    let mean = cell.ok.iter().sum::<f64>() / cell.ok.len().max(1) as f64;
+                    mean * key.workload.messages as f64 * 1e-9
+                })
+            };
+            cells(first).iter().chain(&cells(entry)).map(time).sum()
+        };
+        let rounds = |entry: &Entry| -> usize {
+            cells(entry)
+                .iter()
+                .chain(&cells(first))
+                .filter_map(|key| file.cells.get(key))
+                .map(|c| c.ok.len())
+                .min()
+                .unwrap_or(0)
+        };
+        let worst = band
+            .speed
+            .entries
+            .iter()
+            .skip(1)
+            .filter_map(|entry| Some((entry, needed(entry.verdict.as_ref()?, rounds(entry), drift, resolution)?)))
+            .max_by_key(|(_, needed)| match needed {
+                Needed::Beyond => usize::MAX,
+                Needed::Rounds(rounds) => *rounds,
+            });
+        if let Some((entry, needed)) = worst {
+            let seconds = match needed {
+                Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
+                Needed::Beyond => 0.0,
+            };
+            open.push(Open { channel: entry.channel.clone(), needed, seconds, band: band.clone() });
+        }
+    }
+    open
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tied(mean: f64, half: f64) -> Verdict {
+        Verdict { mean, low: mean - half, high: mean + half, call: Call::Tied }
+    }
+
+    #[test]
+    fn a_decided_verdict_needs_nothing() {
+        assert_eq!(needed(&tied(0.0, 0.02), 10, 0.005, 0.05), None, "a tie within 5% is decided");
+        let separated = Verdict { mean: 0.2, low: 0.1, high: 0.3, call: Call::Higher };
+        assert_eq!(needed(&separated, 10, 0.005, 0.05), None);
+    }
+
+    #[test]
+    fn a_wide_tie_needs_the_rounds_that_narrow_its_sampling_part() {
+        // 10% apart, ± 20% over 4 rounds with no drift: half the width needs four times the
+        // rounds, so 12 more.
+        assert_eq!(needed(&tied(0.1, 0.2), 4, 0.0, 0.01), Some(Needed::Rounds(12)));
+        // The same with more drift needs more rounds, and a drift wider than the gap, none.
+        let Some(Needed::Rounds(more)) = needed(&tied(0.1, 0.2), 4, 0.03, 0.01) else { panic!() };
+        assert!(more > 12, "{more}");
+        assert_eq!(needed(&tied(0.1, 0.2), 4, 0.06, 0.01), Some(Needed::Beyond));
+    }
+}
