@@ -34,6 +34,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
+use crate::results::decide::{self, Needed};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey, load};
 use crate::results::noise::{FileNoise, Group, Metric};
 use crate::results::paced;
@@ -205,14 +206,20 @@ fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&CellKey) -> b
 /// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
 /// wider than `FileNoise::resolution`; 1.5× for p99), one round per task count of the band with the
 /// leader, those channels and the channels of `keep`, also at a task count whose screening left
-/// one of them out. And at each task count where the leader or the runner-up of a band has
-/// fewer than [`FEWEST_SAMPLES`] samples, a round of the two: no answer rests on one sample.
+/// one of them out. And at each task count where the leader or the runner-up of a band, or one
+/// of the two fastest channels of the task count itself, has fewer than [`FEWEST_SAMPLES`]
+/// samples, a round of the two: no answer and no leading figure rests on one sample.
 fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
-    let open = |ranking: &Ranking, resolution: f64| -> Vec<String> {
+    let noise = FileNoise::of(file);
+    let open = |ranking: &Ranking, group: &Group| -> Vec<String> {
+        let (drift, resolution) = (noise.paired_drift(group, Metric::Speed), noise.resolution(group, Metric::Speed));
+        // Open while more rounds could decide it: not once the drift alone is wider than the gap.
         let undecided = |entry: &&Entry| {
-            entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution.ln())
+            entry
+                .verdict
+                .is_none_or(|verdict| matches!(decide::needed(&verdict, 1, drift, resolution), Some(Needed::Rounds(_))))
         };
         let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
         if open.is_empty() {
@@ -222,13 +229,10 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
             first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
         }
     };
-    let noise = FileNoise::of(file);
-    let resolution = |runtime, mode, setting: &str, metric| {
-        1.0 + noise.resolution(&Group { runtime, mode, setting: setting.to_owned() }, metric)
-    };
     for band in recommend(file) {
         let Some(key) = band_key(band.runtime, band.workers, band.mode, &band.setting, file) else { continue };
-        let channels = open(&band.speed, resolution(band.runtime, band.mode, &band.setting, Metric::Speed));
+        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let channels = open(&band.speed, &group);
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
             two.iter().any(|channel| {
@@ -243,7 +247,8 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
     for band in paced::answer(file) {
         let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
         let mut channels = Vec::new();
-        let cpu = resolution(band.runtime, band.mode, &band.setting, Metric::Cpu);
+        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
         for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
             let resolution = f64::ln(resolution);
             let tied_wide = |at: usize| {
@@ -270,10 +275,28 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
                         == CellKey { channel: String::new(), ..first.clone() }
             };
             let channels: Vec<&String> = wanted.iter().filter(of_group).flat_map(|(_, _, channels)| channels).collect();
-            group.iter().copied().filter(|&at| channels.contains(&&cells[at].key.channel)).collect()
+            let fastest = fastest_two(group, cells, file);
+            let thin =
+                fastest.iter().any(|&at| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.len() < FEWEST_SAMPLES));
+            group
+                .iter()
+                .copied()
+                .filter(|&at| channels.contains(&&cells[at].key.channel) || (thin && fastest.contains(&at)))
+                .collect()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
         .collect()
+}
+
+/// The two members of `group` with the lowest trimmed mean ns/message in `file`: the cell's
+/// own fastest, whose figures the plot shows.
+fn fastest_two(group: &[usize], cells: &[Progress], file: &ResultsFile) -> Vec<usize> {
+    let mut figures: Vec<(usize, f64)> = group
+        .iter()
+        .filter_map(|&at| Some((at, stats::summarize(&file.cells.get(&cells[at].key)?.ok)?.trimmed_mean)))
+        .collect();
+    figures.sort_by(|a, b| a.1.total_cmp(&b.1));
+    figures.into_iter().take(2).map(|(at, _)| at).collect()
 }
 
 /// The key of a band's cells (any channel, any task count) in `file`: the first cell of

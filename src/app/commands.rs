@@ -221,6 +221,15 @@ pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markd
     let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
     let text = with_latency(&text, samples, Form::Markdown);
     let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
+    let open = output::open::lines(&crate::results::decide::open_bands(samples));
+    let (text, console) = if open.is_empty() {
+        (text, console)
+    } else {
+        (
+            format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n")),
+            format!("{}\n{}\n", console.trim_end(), open.join("\n")),
+        )
+    };
     match markdown {
         Markdown::Stdout => print_line(text.trim_end()),
         Markdown::File(path, force) => {

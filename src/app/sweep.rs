@@ -67,16 +67,17 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
-            let budget = (plan.max_time.as_secs_f64(), cells);
-            for line in output::open::lines(&crate::results::decide::open_bands(&samples), Some(budget)) {
-                print_line(&line);
-            }
+
             print_summary(
                 &super::file_name(csv.path()),
                 csv.path(),
                 &samples,
                 Markdown::File(&set.markdown(), plan.force),
             )
+            .map(|()| {
+                let open = crate::results::decide::open_bands(&samples);
+                output::open::max_time_line(&open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
+            })
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
             .and_then(|()| write_report(&set, &super::file_name(csv.path()), &set.html(), &samples, plan.force))
         }

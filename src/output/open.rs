@@ -3,11 +3,9 @@
 
 use crate::results::decide::{Needed, Open};
 
-/// One line per open band, then, when the run's `--max-time` and cell count are known, the
-/// `--max-time` that would likely give the duels the time to decide those that rounds can.
-pub fn lines(open: &[Open], max_time: Option<(f64, usize)>) -> Vec<String> {
-    let mut lines: Vec<String> = open
-        .iter()
+/// One line per open band.
+pub fn lines(open: &[Open]) -> Vec<String> {
+    open.iter()
         .map(|open| {
             let band = &open.band;
             let leader = band.speed.first().map_or("", |first| first.channel.as_str());
@@ -24,15 +22,20 @@ pub fn lines(open: &[Open], max_time: Option<(f64, usize)>) -> Vec<String> {
                 ),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The `--max-time` that would likely give a run's duels the time to decide the `open` bands
+/// that rounds can decide, the run having had `max_time` for each of its `cells`; `None` when
+/// no such band is open.
+pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<String> {
     let seconds: f64 = open.iter().map(|open| open.seconds).sum();
-    if let Some((max_time, cells)) = max_time.filter(|_| seconds > 0.0 && !open.is_empty()) {
-        let decidable = open.iter().filter(|open| open.needed != Needed::Beyond).count();
-        lines.push(format!(
-            "--max-time {:.2} would likely decide {decidable} of these {} bands here (the duels' time is --max-time × {cells} cells)",
-            max_time + seconds / cells.max(1) as f64,
-            open.len()
-        ));
-    }
-    lines
+    let decidable = open.iter().filter(|open| open.needed != Needed::Beyond).count();
+    (decidable > 0 && seconds > 0.0).then(|| {
+        format!(
+            "--max-time {:.2} would likely decide the {decidable} open band(s) that rounds can decide here (the duels' time \
+             is --max-time × {cells} cells)",
+            max_time + seconds / cells.max(1) as f64
+        )
+    })
 }
