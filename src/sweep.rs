@@ -436,6 +436,39 @@ fn capacity_mismatch(cell: &Cell) -> Option<Status> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::load::{hand_made, hand_made_key};
+
+    #[test]
+    fn one_slow_sample_screens_out_nothing_two_or_a_whole_band_do() {
+        let fast: &[f64] = &[50.0];
+        let file = hand_made(&[
+            ("fast", 128, fast, 0),
+            ("fast", 256, fast, 0),
+            ("fast", 512, fast, 0),
+            // One burst: slow at one task count only.
+            ("burst", 128, &[50.0], 0),
+            ("burst", 256, &[50.0], 0),
+            ("burst", 512, &[121.0], 0),
+            // Slow at every task count of the band.
+            ("slow", 128, &[150.0], 0),
+            ("slow", 256, &[150.0], 0),
+            ("slow", 512, &[150.0], 0),
+            // Slow twice where it was measured twice.
+            ("twice", 512, &[130.0, 140.0], 0),
+        ]);
+        let behind = behind(&file, &["kept"]);
+        let key = |channel: &str, tasks| hand_made_key(channel, tasks, "");
+        assert!(!behind(&key("burst", 512)), "one slow sample at one task count");
+        assert!(behind(&key("slow", 512)) && behind(&key("slow", 128)), "slow across the band");
+        assert!(behind(&key("twice", 512)), "slow in two samples");
+        assert!(!behind(&key("fast", 512)));
+        let kept = hand_made(&[("fast", 512, fast, 0), ("kept", 512, &[500.0, 500.0], 0)]);
+        assert!(!super::behind(&kept, &["kept"])(&key("kept", 512)), "a kept channel stays");
+        // A sample the disturbance test left out of `ok` eliminates nothing.
+        let mut disturbed = hand_made(&[("fast", 512, fast, 0), ("hit", 512, &[], 0)]);
+        disturbed.cells.get_mut(&key("hit", 512)).unwrap().disturbed.push(500.0);
+        assert!(!super::behind(&disturbed, &[])(&key("hit", 512)));
+    }
 
     #[test]
     fn each_pass_visits_every_cell_once_in_a_seeded_order() {

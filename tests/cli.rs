@@ -31,6 +31,8 @@ fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
         (&["--tasks", "8", "--capacity", "4", "--modes", "cloned-send", "--channels", "futures-channel"], "--capacity"),
         (&["--channels", "crossbeam"], "--channels"),
         (&["--channels", "flume,flume"], "--channels"),
+        (&["--channels", "flume", "--keep", "kanal"], "--keep"),
+        (&["--keep", "flume,flume"], "--keep"),
         (&["--modes", "broadcast"], "--modes"),
         (&["--runtimes", "multi-thread,multi-thread"], "--runtimes"),
         (&["--runtimes", "async-std"], "--runtimes"),
