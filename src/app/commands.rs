@@ -221,7 +221,14 @@ pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markd
     let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
     let text = with_latency(&text, samples, Form::Markdown);
     let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
-    let open = output::open::lines(&crate::results::decide::open_bands(samples));
+    let mut open = output::open::lines(&crate::results::decide::open_bands(samples));
+    let messages = crate::cli::DEFAULT_MESSAGES;
+    if samples.order.iter().any(|key| key.setting.is_empty() && key.workload.messages != messages && key.workload.messages > 0) {
+        open.push(format!(
+            "note: samples here moved other than the default {messages} messages (--quick moves fewer): the answer is \
+             for that workload, and a default run's may differ"
+        ));
+    }
     let (text, console) = if open.is_empty() {
         (text, console)
     } else {

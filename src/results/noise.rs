@@ -1,8 +1,9 @@
 //! The one owner of the noise model's numbers, and the one place verdicts on results are made
 //! ([`verdict`], through `stats::verdict::judge`): a band's leader against each channel,
-//! `compare`'s old against new, the paced figures. What it adds to a run's own samples is only
-//! the drift between runs that calibration measured ([`drift`]); the rest is measured by the
-//! run itself ([`FileNoise::of`]).
+//! `compare`'s old against new, the paced figures. Everything is measured by the run itself
+//! ([`FileNoise::of`]): the spread of its samples and of its pairs, and how far its pairs drift
+//! from its early to its late rounds ([`batch_drift`]); the drift calibrated on a calm host
+//! ([`Metric::drift`]) stays only as the floor under it.
 
 use std::collections::HashMap;
 
@@ -40,9 +41,10 @@ impl Metric {
         self != Metric::Overflow
     }
 
-    /// The standard deviation of this metric's difference between two runs that pairing or
-    /// sampling inside one run cannot see, on `runtime`: paired (two channels measured in the
-    /// same rounds) or not (figures measured minutes or runs apart).
+    /// The floor under the drift of this metric's difference that sampling inside one run
+    /// cannot see, on `runtime`: paired (two channels measured in the same rounds; the run's own
+    /// measure, [`FileNoise::paired_drift`], is never below it) or not (figures measured minutes
+    /// or runs apart).
     ///
     /// Calibrated by A/A runs on a 2-core VM (docs/methodology.md has the runs and the
     /// script): for unpaired speed, the robust standard deviation of a cell's log ratio
