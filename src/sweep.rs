@@ -208,7 +208,8 @@ fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&CellKey) -> b
 /// leader, those channels and the channels of `keep`, also at a task count whose screening left
 /// one of them out. And at each task count where the leader or the runner-up of a band, or one
 /// of the two fastest channels of the task count itself, has fewer than [`FEWEST_SAMPLES`]
-/// samples, a round of the two: no answer and no leading figure rests on one sample.
+/// samples, a round of the two: no answer and no leading figure rests on one sample. A cell
+/// whose every sample was disturbed is measured again beside those two.
 fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
@@ -278,10 +279,18 @@ fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[
             let fastest = fastest_two(group, cells, file);
             let thin =
                 fastest.iter().any(|&at| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.len() < FEWEST_SAMPLES));
+            // Every sample disturbed: no figure yet, so measured again beside the fastest.
+            let unmeasured =
+                |at: usize| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.is_empty() && c.failed == 0);
+            let again = group.iter().any(|&at| unmeasured(at));
             group
                 .iter()
                 .copied()
-                .filter(|&at| channels.contains(&&cells[at].key.channel) || (thin && fastest.contains(&at)))
+                .filter(|&at| {
+                    channels.contains(&&cells[at].key.channel)
+                        || ((thin || again) && fastest.contains(&at))
+                        || unmeasured(at)
+                })
                 .collect()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)

@@ -223,7 +223,11 @@ pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markd
     let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
     let mut open = output::open::lines(&crate::results::decide::open_bands(samples));
     let messages = crate::cli::DEFAULT_MESSAGES;
-    if samples.order.iter().any(|key| key.setting.is_empty() && key.workload.messages != messages && key.workload.messages > 0) {
+    if samples
+        .order
+        .iter()
+        .any(|key| key.setting.is_empty() && key.workload.messages != messages && key.workload.messages > 0)
+    {
         open.push(format!(
             "note: samples here moved other than the default {messages} messages (--quick moves fewer): the answer is \
              for that workload, and a default run's may differ"
