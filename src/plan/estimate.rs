@@ -179,7 +179,8 @@ pub fn wall_time_line(plan: &Plan) -> String {
 
 /// A rough wall time of the sweep: the screening (each cell's screening rounds and their
 /// warm-ups at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule when longer, the rounds after
-/// the first for [`ASSUMED_SCREENED_SHARE`] of the cells), and the duels' budget (`--max-time`
+/// the first for [`ASSUMED_SCREENED_SHARE`] of the cells, for every cell of a kept channel or of
+/// a sweep of two channels), and the duels' budget (`--max-time`
 /// × cells), which they spend only while some band's answer is still open.
 pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
     let cells = plan.cells();
@@ -192,7 +193,10 @@ pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
             Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
             None => measured,
         };
-        let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * ASSUMED_SCREENED_SHARE;
+        // A kept channel, or one of a group of two, is rarely left out.
+        let kept = plan.keep.contains(&cell.channel.name) || plan.channels.len() <= 2;
+        let share = if kept { 1.0 } else { ASSUMED_SCREENED_SHARE };
+        let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * share;
         let warm_ups = |first: bool| plan.isolation.warmups(first, plan.warmup) as f64;
         let warm_up = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE);
         sample.mul_f64(rounds) + warm_up.mul_f64(warm_ups(true) + warm_ups(false) * (rounds - 1.0))
