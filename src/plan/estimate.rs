@@ -30,7 +30,7 @@ const WORKER_BYTES: u128 = 256 * 1024;
 pub const ASSUMED_NS_PER_MESSAGE: u64 = 140;
 
 /// The share of a group's channels the later screening rounds keep (all but those clearly
-/// behind, `sweep::behind`), as `--dry-run` assumes it: about what the default sweep kept on a
+/// behind, `sweep::choose::behind`), as `--dry-run` assumes it: about what the default sweep kept on a
 /// 2-core VM.
 const ASSUMED_SCREENED_SHARE: f64 = 0.75;
 
