@@ -22,7 +22,7 @@ pub const DEFAULT_TASKS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /// Task counts swept under `--quick`.
 pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
 /// Screening rounds unless `--samples` or `--quick` says otherwise: every channel of a group in
-/// the first, those within `sweep::choose::SCREEN_CUT` of the fastest in the second.
+/// the first, all but those clearly behind (`sweep::choose::behind`) in the second.
 pub const DEFAULT_SAMPLES: usize = 2;
 /// Screening rounds under `--quick`.
 pub const QUICK_SAMPLES: usize = 2;
