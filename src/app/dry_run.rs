@@ -43,8 +43,8 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
         )
     };
     print_line(&format!(
-        "samples: {} screening round(s) of every group (after the first without the channels {}× behind), {duels}, \
-         after {} warm-up(s)",
+        "samples: {} screening round(s) of every group (after the first without the channels {}× behind in two \
+         samples or across their band), {duels}, after {} warm-up(s)",
         plan.samples,
         crate::sweep::SCREEN_CUT,
         plan.warmup
