@@ -164,7 +164,7 @@ impl FileNoise {
                 if values.is_empty() {
                     continue;
                 }
-                let (sum, degrees) = plain_spread(values.iter().map(|(v, _)| *v));
+                let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
                 let entry = sums.entry((Group::of(key), metric_key(metric), false)).or_default();
                 entry.0 += sum;
                 entry.1 += degrees;
@@ -176,7 +176,7 @@ impl FileNoise {
                 for (at, a) in cells.iter().enumerate() {
                     for b in &cells[at + 1..] {
                         let shared = differences_by_round(a, b);
-                        let (sum, degrees) = plain_spread(shared.iter().map(|(_, d)| *d));
+                        let (sum, degrees) = spread(shared.iter().map(|(_, d)| *d));
                         let entry = sums.entry((group.clone(), metric_key(metric), true)).or_default();
                         entry.0 += sum;
                         entry.1 += degrees;
@@ -272,17 +272,17 @@ fn winsorize(values: &[f64]) -> Vec<f64> {
     values.iter().map(|v| v.clamp(low, high)).collect()
 }
 
-/// The sum of squares of `values` about their mean, and its degrees of freedom. Not
-/// winsorized: a prior stands in for the spread of a pair with fewer than five observations,
-/// whose plain mean no trim protects, so it carries every tail the file measured.
-fn plain_spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
+/// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
+/// pair ([`winsorize`]), and its degrees of freedom.
+fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let values: Vec<f64> = values.collect();
     let n = values.len();
     if n < 2 {
         return (0.0, 0.0);
     }
-    let mean = values.iter().sum::<f64>() / n as f64;
-    (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
+    let winsorized = winsorize(&values);
+    let mean = winsorized.iter().sum::<f64>() / n as f64;
+    (winsorized.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
 /// `b − a` in every round both have a value in, with that round.
