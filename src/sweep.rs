@@ -120,7 +120,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        console.pass(pass, count, dueling.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
+        console.round(pass, count, dueling.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
         for members in visiting {
             if spent(dueling) {
                 break 'sweep;
@@ -234,7 +234,7 @@ fn record(
 /// Prints every sampled cell, a section heading per (runtime, tasks), and lists the failed
 /// cells in `outcome`.
 fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
-    console.finish_passes();
+    console.finish_rounds();
     let mut section = None;
     for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
         let cell = &progress.cell;

@@ -115,12 +115,12 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
     let (header, rows) = read_csv(&out);
     assert_eq!(
         header.join(","),
-        "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,round,elapsed_ns,\
+        "channel,mode,runtime,workers,tasks,messages,capacity,capacity_per_channel,payload_bytes,sample,elapsed_ns,\
          ns_per_message,cpu_ns,status,merge,payload,seed,bytes,mb_per_s,pace_ns,burst,pace_actual_ns,sink,\
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
          send,dropped,delivered_fraction,phase,involuntary_switches,steal_ns,duration_ns,delivered,frames,\
          frames_overflowed,lateness_max_ns,lateness_mean_ns,pacer_behind,resident_start_bytes,resident_growth_bytes,\
-         lat_histogram"
+         lat_histogram,round"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();
@@ -195,7 +195,7 @@ fn each_round_measures_one_groups_channels_back_to_back_in_an_order_that_changes
         rows.iter().filter(|row| row[at("round")] == round).map(|row| row[at("channel")].clone()).collect::<Vec<_>>()
     };
     assert_ne!(channels_of(&rounds[0].0), channels_of(&rounds[1].0), "each round shuffles its channels");
-    assert!(stdout.contains(&format!("\npass 1: {cells} cells\n")), "{stdout}");
+    assert!(stdout.contains(&format!("\nscreening round 1: {cells} cells\n")), "{stdout}");
     assert!(stdout.contains(&format!("\n{} samples in ", rows.len())), "{stdout}");
     // The table comes grouped as the plan lists the cells, once each.
     assert_eq!(stdout.matches("\ncloned-send  kanal ").count(), 4, "{stdout}");

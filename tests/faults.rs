@@ -29,15 +29,16 @@ fn a_hang_becomes_a_timeout_row_within_the_timeout_and_the_sweep_goes_on() {
     let rows = rows(&out);
     let hung: Vec<_> = rows.iter().filter(|row| &row[0] == "fault-hang").collect();
     assert_eq!(hung.len(), 4);
+    let (status, elapsed) = (common::column(&out, "status"), common::column(&out, "elapsed_ns"));
     for row in &hung {
-        assert!(row[14].starts_with("timeout"), "{row:?}");
-        let elapsed: u64 = row[11].parse().unwrap();
+        assert!(row[status].starts_with("timeout"), "{row:?}");
+        let elapsed: u64 = row[elapsed].parse().unwrap();
         assert!((500_000_000..5_000_000_000).contains(&elapsed), "{row:?}");
     }
     // The sweep went on past every hang: kanal's cells all ran, on fresh runtimes.
     let kanal: Vec<_> = rows.iter().filter(|row| &row[0] == "kanal").collect();
     assert_eq!(kanal.len(), 4 * 2);
-    assert!(kanal.iter().all(|row| &row[14] == "ok"), "{kanal:?}");
+    assert!(kanal.iter().all(|row| &row[status] == "ok"), "{kanal:?}");
     assert_eq!(stdout.matches("fault-hang: 1 of 1 samples failed, first: timeout").count(), 4, "{stdout}");
     // The closing summary ranks kanal alone and says why the hung channel is not ranked.
     assert_eq!(stdout.matches("small (2)        kanal† ").count(), 4, "{stdout}");
@@ -56,12 +57,12 @@ fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    let rows = rows(&out);
+    let (rows, status) = (rows(&out), common::column(&out, "status"));
     assert_eq!(rows.len(), 4);
     for row in rows {
         // Each of the 3 senders loses seq 99, 199, …, 999: 30 messages; the first gap any
         // sender shows is at its seq 99.
-        let status = &row[14];
+        let status = &row[status];
         assert!(status.starts_with("lost: 30 of 3000 messages missing; first: sender "), "{status}");
         assert!(status.ends_with(" seq 99 (seq 100 came next)"), "{status}");
     }
@@ -87,11 +88,11 @@ fn a_truncated_sink_file_fails_its_sample() {
         .unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stdout}");
-    let rows = rows(&out);
+    let (rows, status) = (rows(&out), common::column(&out, "status"));
     assert!(!rows.is_empty());
     for row in &rows {
         assert!(
-            row[14].starts_with("sink: ") && row[14].contains("holds 599999 bytes, 600000 were received"),
+            row[status].starts_with("sink: ") && row[status].contains("holds 599999 bytes, 600000 were received"),
             "{row:?}"
         );
     }
@@ -112,8 +113,7 @@ fn a_leaking_channel_grows_the_resident_set_more_than_a_normal_one() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let mut reader = csv::Reader::from_path(&out).unwrap();
-    let growth = reader.headers().unwrap().iter().position(|column| column == "resident_growth_bytes").unwrap();
+    let growth = common::column(&out, "resident_growth_bytes");
     let largest = |channel: &str| {
         rows(&out).iter().filter(|row| &row[0] == channel).map(|row| row[growth].parse::<i64>().unwrap()).max().unwrap()
     };
@@ -135,16 +135,16 @@ fn a_crash_ends_only_the_process_of_its_round_and_the_sweep_goes_on() {
         .unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stdout}");
-    let rows = rows(&out);
+    let (rows, status) = (rows(&out), common::column(&out, "status"));
     // Every cell's sample of the crashing channel is a failed row that says why; the crash
     // took only its round's process, so kanal's samples, before and after it, were all taken.
     let crashed: Vec<_> = rows.iter().filter(|row| &row[0] == "fault-crash").collect();
     // One sample per cell (2 modes × 2 runtimes): a failed first sample screens a channel out.
     assert_eq!(crashed.len(), 4, "{crashed:?}");
     for row in &crashed {
-        assert!(row[14].starts_with("panicked: the process measuring it ended: signal: 9 (SIGKILL)"), "{row:?}");
+        assert!(row[status].starts_with("panicked: the process measuring it ended: signal: 9 (SIGKILL)"), "{row:?}");
     }
     let kanal: Vec<_> = rows.iter().filter(|row| &row[0] == "kanal").collect();
     assert_eq!(kanal.len(), 4 * 2);
-    assert!(kanal.iter().all(|row| &row[14] == "ok"), "{kanal:?}");
+    assert!(kanal.iter().all(|row| &row[status] == "ok"), "{kanal:?}");
 }

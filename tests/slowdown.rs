@@ -27,9 +27,10 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
     let (code, _, stderr) = common::output(&mut command);
     assert_eq!(code, Some(0), "{stderr}");
     let mut samples: HashMap<String, Vec<f64>> = HashMap::new();
+    let (status, ns) = (common::column(&out, "status"), common::column(&out, "ns_per_message"));
     for row in csv::Reader::from_path(&out).unwrap().records().map(Result::unwrap) {
-        assert_eq!(&row[14], "ok", "{row:?}");
-        samples.entry(row[0].to_owned()).or_default().push(row[12].parse().unwrap());
+        assert_eq!(&row[status], "ok", "{row:?}");
+        samples.entry(row[0].to_owned()).or_default().push(row[ns].parse().unwrap());
     }
     samples
         .into_iter()

@@ -109,16 +109,16 @@ impl Console {
         self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Starts pass number `pass`, visiting `cells` cells, with a line on stdout; a duel pass
-    /// (beyond `--samples`) is given the duels' time `left` of `budget`, and adds its cells to
-    /// the bar's length.
-    pub fn pass(&self, pass: usize, cells: usize, extra: Option<(Duration, Duration)>) {
+    /// Starts the `number`th round of the groups it visits, `cells` cells in all, with a line on
+    /// stdout: a screening round (up to `--samples`), or a duel round, given the duels' time
+    /// `left` of `budget`, which adds its cells to the bar's length.
+    pub fn round(&self, number: usize, cells: usize, extra: Option<(Duration, Duration)>) {
         let line = match extra {
-            None => format!("pass {pass}: {cells} cells"),
+            None => format!("screening round {number}: {cells} cells"),
             Some((left, budget)) => {
                 self.bar.inc_length(cells as u64);
                 format!(
-                    "duel pass {pass}: {cells} cells of groups whose leader is not yet told apart ({:.1} s left of {:.1} s)",
+                    "duel round {number}: {cells} cells of groups whose answer is still open ({:.1} s left of {:.1} s)",
                     left.as_secs_f64(),
                     budget.as_secs_f64()
                 )
@@ -133,10 +133,10 @@ impl Console {
         self.bar.inc(1);
     }
 
-    /// Clears the progress bar before the table of cells, and says how long the passes took.
-    pub fn finish_passes(&self) {
+    /// Clears the progress bar before the table of cells, and says how long the rounds took.
+    pub fn finish_rounds(&self) {
         // Read before finishing: a finished bar stands at its length, which counts every cell
-        // an extra pass meant to visit, also those its budget ended before.
+        // a duel round meant to visit, also those its budget ended before.
         let (samples, elapsed) = (self.bar.position(), self.bar.elapsed());
         self.bar.finish_and_clear();
         print_line(&format!("{samples} samples in {:.1} s", elapsed.as_secs_f64()));

@@ -61,7 +61,7 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
     }
 }
 
-/// The rounds the next duel pass measures: for every band of the answer so far (`file`: the
+/// The rounds the next duel round of the groups measures: for every band of the answer so far (`file`: the
 /// CSV as `summary` reads it, `results::recommend`, or `results::paced` for paced cells on p99
 /// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
 /// wider than `FileNoise::resolution`; 1.5× for p99), one round per task count of the band with the

@@ -65,3 +65,9 @@ pub fn write(dir: &Path, name: &str, body: &str) -> PathBuf {
     std::fs::write(&path, body).unwrap();
     path
 }
+
+/// The position of column `name` in the CSV at `path`: readers find columns by name.
+pub fn column(path: &Path, name: &str) -> usize {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    reader.headers().unwrap().iter().position(|column| column == name).unwrap_or_else(|| panic!("no column {name}"))
+}
