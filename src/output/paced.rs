@@ -11,7 +11,10 @@ use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
 use crate::results::load::CellKey;
-use crate::results::paced::{PacedAgreement, PacedBand, PacedEntry, PacedRanking};
+use crate::results::paced::{PacedBand, PacedEntry, PacedRanking};
+
+mod agreement;
+pub use agreement::agreement;
 
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
@@ -231,72 +234,6 @@ pub fn markdown(bands: &[PacedBand]) -> String {
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
-}
-
-/// `(slower)`, `(faster)` or `(~)`: a paced verdict of `compare`, new against old.
-fn verdict_word(verdict: Option<&crate::stats::verdict::Verdict>) -> &'static str {
-    use crate::stats::verdict::Call;
-    match verdict.map(|verdict| verdict.call) {
-        Some(Call::Higher) => "(worse)",
-        Some(Call::Lower) => "(better)",
-        _ => "(~)",
-    }
-}
-
-/// `compare`'s paced section: one line per paced cell in both runs, with the verdict on each
-/// figure (`noise::change`), how many cells are worse, then how far the two runs agree (their
-/// median and worst over the cells), which two runs of one build calibrate the paced drift with.
-pub fn agreement(agreement: &PacedAgreement) -> String {
-    if agreement.cells.is_empty() {
-        return String::new();
-    }
-    let mut out = format!(
-        "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
-    );
-    for pair in &agreement.cells {
-        let p99 =
-            |cell: &crate::results::paced::PacedCell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64));
-        let cpu = |cell: &crate::results::paced::PacedCell| {
-            cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns)))
-        };
-        let [p99_verdict, cpu_verdict, overflow_verdict] = pair.verdicts.map(|verdict| verdict_word(verdict.as_ref()));
-        let _ = writeln!(
-            out,
-            "  {}: p99 {} → {} {p99_verdict}, overflowed {}% → {}% {overflow_verdict}, CPU {} → {} {cpu_verdict}",
-            cell_label(pair.key),
-            p99(&pair.old),
-            p99(&pair.new),
-            number(pair.old.overflow_share * 100.0),
-            number(pair.new.overflow_share * 100.0),
-            cpu(&pair.old),
-            cpu(&pair.new)
-        );
-    }
-    let slower = agreement.cells.iter().filter(|pair| pair.slower()).count();
-    let _ = writeln!(
-        out,
-        "paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {}",
-        agreement.cells.len()
-    );
-    let cells = agreement.cells.len();
-    let ratio = |spread: Option<crate::results::compare::Spread>| {
-        spread.map_or("no cell with it in both".to_owned(), |s| {
-            format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)
-        })
-    };
-    let _ = writeln!(out, "two runs' pooled p99, larger over smaller: {}", ratio(agreement.p99));
-    let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
-        format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
-    });
-    let _ = writeln!(out, "two runs' frames overflowed, difference: {points}");
-    let _ = writeln!(out, "two runs' CPU per delivered message, larger over smaller: {}", ratio(agreement.cpu));
-    let [p99, cpu, overflow] = agreement.contradicted;
-    let _ = writeln!(
-        out,
-        "bands whose leaders share no channel, of {}: {p99} on p99, {cpu} on CPU, {overflow} on frames overflowed",
-        agreement.bands
-    );
-    out
 }
 
 /// Which output the answer joins.

@@ -1,0 +1,126 @@
+use super::*;
+use crate::results::load::{CellKey, WorkloadKey, hand_made};
+use crate::results::recommend::recommend;
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::Mode;
+
+/// This build's versions of no channel: tokio's alone.
+fn built() -> Versions {
+    crate::results::versions::versions(&Default::default(), None)
+}
+
+#[test]
+fn renders_say_tied_or_name_the_winner_with_its_ratio() {
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let slow = [200.0, 201.0, 199.0, 200.4, 199.6];
+    let noisy = [90.0, 140.0, 110.0, 70.0, 130.0];
+    let bands = recommend(&hand_made(&[
+        ("kanal", 1, &steady, 0),
+        ("flume", 1, &slow, 0),
+        ("kanal", 64, &steady, 0),
+        ("flume", 64, &noisy, 0),
+    ]));
+    let text = text(&bands, &built());
+    assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
+    assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
+    assert!(text.contains("\n  medium (64)      kanal† 100 ≈ flume, within "), "{text}");
+    let markdown = markdown("x.csv", &bands, 1, &built());
+    let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
+    assert!(markdown.contains(row), "{markdown}");
+    assert!(markdown.contains("| medium (64) | **kanal†** 100 ≈ flume, within "), "{markdown}");
+    // The careful pick in the console: the next clean channel with its verdict, or the tied one.
+    assert!(text.contains("fastest with no known problem: flume 200, 2.00× [1."), "{text}");
+    assert!(text.contains("fastest with no known problem: flume 110 (tied, within "), "{text}");
+    assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
+    assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
+}
+
+#[test]
+fn a_channel_with_a_mixed_cell_is_marked() {
+    let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
+    let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
+    let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]));
+    let text = text(&bands, &built());
+    // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
+    let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
+    assert!(text.contains(line), "{text}");
+    assert!(text.contains("(mixed): some of the channel's cells have samples in separate clusters"), "{text}");
+}
+
+#[test]
+fn three_tied_collapse_to_others_within_the_widest() {
+    let steady = |level: f64| [level, level * 1.001, level * 0.999, level * 1.002, level * 0.998];
+    let (a, b, c) = (steady(100.0), steady(101.0), steady(101.6));
+    let bands = recommend(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("c", 1, &c, 0)]));
+    let line = leaders_text(&bands[0].speed, number, "faster than", false);
+    assert!(line.starts_with("a 100 ≈ 2 others within "), "{line}");
+    let widest = bands[0].speed.tied_within().unwrap();
+    assert!(line.ends_with(&format!("within {}%", number(widest * 100.0))), "{line}");
+}
+
+#[test]
+fn latency_and_exclusions_get_their_own_lines_and_columns() {
+    let mut file = hand_made(&[
+        ("kanal", 1, &[100.0, 101.0, 99.0, 100.5, 99.5], 0),
+        ("flume", 1, &[200.0, 201.0, 199.0, 200.5, 199.5], 0),
+        ("tokio", 1, &[50.0; 5], 2),
+    ]);
+    for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
+        let key = CellKey {
+            runtime: RuntimeKind::MultiThread,
+            mode: Mode::ClonedSend,
+            tasks: 1,
+            channel: channel.into(),
+            merge: None,
+            workload: WorkloadKey::default(),
+            setting: String::new(),
+        };
+        file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
+    }
+    let bands = recommend(&file);
+    let text = text(&bands, &built());
+    assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs ["), "{text}");
+    assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
+    let markdown = markdown("x.csv", &bands, 1, &built());
+    assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
+    assert!(
+        markdown.contains("| tokio (2 failed sample(s) at tasks 1) |")
+            && markdown.contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs [")
+    );
+    assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
+}
+
+#[test]
+fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]));
+    let text = text(&bands, &built());
+    assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
+    let markdown = markdown("x.csv", &bands, 1, &built());
+    let short = short_markdown("x.csv", &bands, &built());
+    // A clean winner is its own careful pick, said once.
+    assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× [1."), "{short}");
+    assert!(text.contains("fastest with no known problem: same\n"), "{text}");
+    let tokio = format!(
+        "from this build's Cargo.lock (no JSON from the run beside the CSV): tokio {}",
+        built().crates[0].version
+    );
+    for answer in [&text, &markdown, &short] {
+        assert!(answer.contains(&tokio), "{answer}");
+    }
+    for caveat in caveats_of("kanal") {
+        let evidence = caveat.evidence.label();
+        let line = format!("kanal† ({}): {} <{}>; {evidence}", caveat.versions, caveat.text, caveat.link);
+        assert!(text.contains(&line), "{text}");
+        let line = format!(
+            "**kanal** ({}): {} ([{}]({})); {evidence}",
+            caveat.versions,
+            caveat.text,
+            caveat.link_label(),
+            caveat.link
+        );
+        assert!(markdown.contains(&line) && short.contains(&line), "{markdown}");
+    }
+    assert!(!text.contains("tokio-mpsc†") && caveats_of("tokio-mpsc").is_empty());
+    assert_eq!(caveated(&bands), ["kanal"]);
+}

@@ -1,0 +1,63 @@
+use super::*;
+
+#[test]
+fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
+    let default =
+        Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
+    assert_eq!(setting(&default), "");
+    let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
+    let aligned = Record { phase: Some(Phase::Aligned), ..paced.clone() };
+    let random = Record { phase: Some(Phase::Random), ..paced.clone() };
+    let dropping = Record { send: SendMode::Try, ..aligned.clone() };
+    assert_eq!(setting(&paced), "paced 8 every 20ms");
+    assert_eq!(setting(&aligned), setting(&paced));
+    assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
+    assert_eq!(setting(&dropping), "paced 8 every 20ms, send try");
+}
+
+#[test]
+fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
+    // Five passes over 20 multi-thread and 20 current-thread cells, interleaved; in the
+    // third pass every multi-thread sample is 2.2 times slower.
+    let mut rows = Vec::new();
+    for pass in 0..5 {
+        for at in 0..40u64 {
+            let cell = (at * 7 + pass * 2) % 40;
+            let runtime = if cell % 2 == 0 { RuntimeKind::MultiThread } else { RuntimeKind::CurrentThread };
+            let slow = if pass == 2 && runtime == RuntimeKind::MultiThread { 2.2 } else { 1.0 };
+            let ns_per_message = (20.0 + cell as f64) * slow;
+            rows.push(Record {
+                channel: format!("c{cell}"),
+                runtime,
+                tasks: 1,
+                messages: 1000,
+                ns_per_message,
+                elapsed_ns: (ns_per_message * 1000.0) as u64,
+                cpu_ns: Some((ns_per_message * 2000.0) as u64),
+                status: "ok".into(),
+                payload: DEFAULT_PAYLOAD_BYTES.to_string(),
+                sink: Sink::None.kind().into(),
+                ..Record::default()
+            });
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.csv");
+    let mut writer = csv::Writer::from_path(&path).unwrap();
+    for row in &rows {
+        writer.serialize(row).unwrap();
+    }
+    writer.flush().unwrap();
+    let file = load(&path).unwrap();
+    let (mut multi, mut current) = (0, 0);
+    for (key, cell) in &file.cells {
+        assert_eq!(cell.ok.len() + cell.disturbed.len(), 5, "{key:?}");
+        assert_eq!(cell.cpu_ns_per_message.len(), cell.ok.len(), "the other lists leave them out too");
+        match key.runtime {
+            RuntimeKind::MultiThread => multi += cell.disturbed.len(),
+            RuntimeKind::CurrentThread => current += cell.disturbed.len(),
+        }
+    }
+    assert_eq!(current, 0, "the current-thread samples were not slow");
+    assert!((15..=30).contains(&multi), "the 20 slow multi-thread samples, give or take the stretch's edges: {multi}");
+}
