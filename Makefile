@@ -28,14 +28,15 @@ plot:
 	@if [ -z "$(CSV)" ]; then echo "plot: give the CSV: make plot CSV=results/X.csv"; exit 2; fi
 	@mkdir -p target
 	@if $(MAKE) --no-print-directory $(VENV)/installed >target/venv.log 2>&1; then \
-	  $(VENV)/bin/python plot.py $(CSV); \
+	  $(VENV)/bin/python plot.py $(PLOTFLAGS) $(CSV); \
 	else \
 	  echo "plot: skipped $(basename $(CSV)).png: no Python venv with matplotlib ($(PYTHON) -m venv or pip failed, see target/venv.log); the plots are in $(basename $(CSV)).html; for the PNG install Python 3 with venv and run: make plot CSV=$(CSV)"; \
 	fi
 
 # The reference runs' summary (.md), cells (.cells.json) and report (.html) beside each CSV, and
-# README.md's short answers between their markers, regenerated: CSV= the default sweep's,
-# SFU= a `channel-bench sfu` run's (either or both); then `make test` checks they agree.
+# README.md's short answers between their markers, and the PNGs the README shows under them,
+# regenerated: CSV= the default sweep's, SFU= a `channel-bench sfu` run's (either or both); then
+# `make test` checks they agree.
 answer:
 	@if [ -z "$(CSV)$(SFU)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv [SFU=results/Y.csv]"; exit 2; fi
 	$(CARGO) build --release --locked
@@ -45,6 +46,7 @@ answer:
 	@mkdir -p target
 	@if [ -n "$(CSV)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(CSV) BLOCK=summary; fi
 	@if [ -n "$(SFU)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(SFU) BLOCK=sfu; fi
+	@for csv in $(CSV) $(SFU); do $(MAKE) --no-print-directory plot CSV=$$csv PLOTFLAGS=--force || exit 1; done
 
 # README.md's block between `<!-- BEGIN channel-bench BLOCK --short RUN -->` and
 # `<!-- END channel-bench BLOCK -->` replaced by `channel-bench summary --short RUN`.

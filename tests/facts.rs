@@ -438,3 +438,17 @@ mod shortened {
         if ok { Ok(()) } else { Err(format!("{at}: {shown:?} against {actual}")) }
     }
 }
+
+#[test]
+fn the_readmes_pictures_are_files_of_the_repository() {
+    let readme = read("README.md");
+    let pictures: Vec<&str> = readme
+        .match_indices("![")
+        .filter_map(|(at, _)| readme[at..].split_once("](")?.1.split_once(')').map(|(path, _)| path))
+        .collect();
+    assert!(pictures.len() >= 2, "the README shows the reference run's plot and the SFU run's: {pictures:?}");
+    for path in pictures {
+        assert!(!path.starts_with("http"), "{path}: a picture of the repository, not of the web");
+        assert!(root().join(path).is_file(), "README.md shows {path}, which is not a file of the repository");
+    }
+}
