@@ -31,8 +31,13 @@ fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carr
     assert_eq!(code, Some(0), "{stderr}");
     // A file of paced cells: the decision for its largest room (8 tasks), the latency answer (its
     // ns/message restates the schedule, so it is not ranked), then the crate versions.
-    assert!(short.starts_with("### for your room\n\nFor 8 participants (multi-thread cloned-send"), "{short}");
-    assert!(short.contains("10ms, capacity") && short.contains(": use **"), "{short}");
+    assert!(short.starts_with("### for your room of 8 participants (multi-thread cloned-send"), "{short}");
+    assert!(short.contains("10ms, capacity") && short.contains("\n- use:     **"), "{short}");
+    // The card: at most eight lines, none over 120 characters, before the explanation.
+    let card: Vec<&str> =
+        short.lines().skip_while(|line| !line.starts_with("- use:")).take_while(|l| !l.is_empty()).collect();
+    assert!((1..=8).contains(&card.len()), "{card:?}");
+    assert!(card.iter().all(|line| line.replace("**", "").chars().count() <= 120), "{card:?}");
     let latency = short.find("### latency under load").unwrap_or_else(|| panic!("no latency table: {short}"));
     let versions = short.find("crate versions").unwrap_or_else(|| panic!("no versions line: {short}"));
     assert!(latency < versions && !short.contains("pick (ns/message)"), "{short}");
@@ -59,7 +64,12 @@ fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carr
     }
     assert!(decision["core_share"].as_f64().is_some() && decision["tied"].is_array(), "{decision}");
     let plain = short.replace("**", "");
-    assert!(plain.contains(decision["text"].as_str().unwrap()), "one paragraph in every output: {decision} {short}");
+    // The explanation below the card, in the summary's file (the README's --short keeps the card).
+    let markdown_plain = markdown.replace("**", "");
+    assert!(markdown_plain.contains(decision["text"].as_str().unwrap()), "the explanation: {decision} {markdown}");
+    for line in decision["card"].as_array().unwrap() {
+        assert!(plain.contains(line.as_str().unwrap()), "one card in every output: {line} {short}");
+    }
     if pick == "flume" {
         // kanal has a known problem: it is never the pick, and is named to avoid.
         assert_eq!(decision["avoid"][0]["channel"], "kanal", "{decision}");

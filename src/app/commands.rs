@@ -148,7 +148,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         let bands = recommend::recommend(&samples);
         let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
         let short = output::summary::short_markdown(&name, &bands, &versions);
-        print!("{}", with_latency(&short, &samples, Form::Markdown));
+        print!("{}", with_latency(&short, &samples, Form::Short));
         return Ok(ExitCode::SUCCESS);
     }
     let csv = &args.csv[0];

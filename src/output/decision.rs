@@ -1,13 +1,13 @@
-//! The decision for a room as every output words it: one paragraph for the console, the
-//! summary, the HTML report and the README, and an object for `summary --json`. Formatting
-//! only (`results::decision` computes).
+//! The decision for a room as every output words it: a card of labelled lines ([`card`]) and
+//! the explanation below it, for the console, the summary, the HTML report and the README, and
+//! an object for `summary --json`. Formatting only (`results::decision` computes).
 
 use serde_json::{Value, json};
 
 use super::format::{duration, number, thousands};
 use super::summary::MARK;
-use crate::results::decision::{Avoid, Decision, Seat};
-use crate::results::paced::PacedCell;
+use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
+use crate::results::paced::{PacedCell, Range};
 
 /// `kanal†` for a channel whose crate has a known problem, the label alone otherwise.
 fn marked(seat: &Seat) -> String {
@@ -24,106 +24,137 @@ fn percent(share: f64) -> String {
     format!("{}%", number(share * 100.0))
 }
 
-/// The paragraph, its sentences joined; `strong` sets the pick apart (Markdown `**` or none).
-pub fn paragraph(decision: &Decision, strong: fn(&str) -> String) -> String {
-    let n = decision.participants;
-    let mut head = format!(
-        "For {n} participants ({} {}, {}, capacity {}): ",
+/// The longest line of a card, in characters.
+pub const CARD_WIDTH: usize = 120;
+
+/// The width of a card line's label, `latency: ` the longest.
+const LABEL: usize = 9;
+
+/// `For N participants (runtime mode, frames, capacity C):`, the card's title.
+pub fn title(decision: &Decision) -> String {
+    format!("For {}:", room(decision))
+}
+
+/// `N participants (runtime mode, frames, capacity C)`: the room a decision is for.
+pub fn room(decision: &Decision) -> String {
+    format!(
+        "{} participants ({} {}, {}, capacity {})",
+        decision.participants,
         decision.runtime,
         decision.mode,
         frames(decision),
         thousands(decision.capacity as f64)
-    );
+    )
+}
+
+/// `low–high` of a range of figures, each as `show` writes it; one figure when they agree.
+fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
+    let (low, high) = range?;
+    let (low, high) = (show(low), show(high));
+    Some(if low == high { low } else { format!("{low}–{high}") })
+}
+
+/// `names` joined by commas, as many as fit in `width` characters, then `+K more`.
+fn fitted(names: &[String], width: usize) -> String {
+    let mut out = String::new();
+    for (at, name) in names.iter().enumerate() {
+        let more = format!(" +{} more", names.len() - at);
+        let next = if out.is_empty() { name.clone() } else { format!("{out}, {name}") };
+        if next.chars().count() + more.chars().count() > width && at + 1 < names.len() {
+            return format!("{out}{more}");
+        }
+        out = next;
+    }
+    out
+}
+
+/// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`), each at most
+/// [`CARD_WIDTH`] characters, the figures as their least–most over the cell's samples; `strong`
+/// sets the pick apart (Markdown `**` or none). Only `use` when no channel could be picked.
+pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static str, String)> {
     let Some(pick) = &decision.pick else {
-        head.push_str(
-            "no channel with no known problem kept up with this load without a failure; see the tables below.",
-        );
-        return head;
+        return vec![("use", "none: no channel with no known problem kept up without a failure; see below".into())];
     };
-    let mut sentences = vec![format!("{head}use {}.", strong(&pick.channel))];
+    let clean_ties = decision.tied.iter().filter(|seat| !seat.known_problem).count();
+    let by_rule = if clean_ties > 0 {
+        " (a tie on drops and CPU, broken by rule: tokio-mpsc if tied, else table order)"
+    } else {
+        ""
+    };
+    let mut lines = vec![("use", format!("{}{by_rule}", strong(&pick.channel)))];
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
-    let worst = inside.or(out);
+    let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
+    let latency = match (p99(out), p99(inside)) {
+        (Some(out), Some(inside)) => Some(format!("p99 {out} out of phase, {inside} in phase")),
+        (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
+        (None, None) => None,
+    };
+    lines.extend(latency.map(|latency| ("latency", format!("{latency} (least–most over the samples)"))));
+    if let Some(worst) = inside.or(out) {
+        let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
+        let when = if inside.is_some() { " in phase" } else { "" };
+        lines.push((
+            "drops",
+            format!(
+                "{dropped} of messages{when} at {} slots; {} slots ({} × {}) hold every frame at once",
+                thousands(decision.capacity as f64),
+                thousands(decision.capacity_for_no_drops() as f64),
+                decision.participants,
+                decision.burst
+            ),
+        ));
+    }
+    if let Some(cell) = out.or(inside)
+        && let Some(share) = spread(cell.ranges.core_share, percent)
+    {
+        lines.push(("cost", format!("{share} of a core at {} msg/s", thousands(cell.offered_per_s))));
+    }
+    let avoid: Vec<String> = decision
+        .avoid
+        .iter()
+        .map(|(channel, why)| match why {
+            Avoid::KnownProblem => format!("{channel}{MARK}"),
+            Avoid::PacerBehind => format!("{channel} (pacer behind)"),
+            Avoid::Failed => format!("{channel} (failed)"),
+        })
+        .collect();
+    if !avoid.is_empty() {
+        lines.push(("avoid", fitted(&avoid, CARD_WIDTH - LABEL)));
+    }
+    if !decision.tied.is_empty() {
+        let names: Vec<String> = decision.tied.iter().map(marked).collect();
+        let within = "within the noise of the measured pick on drops and CPU: ";
+        lines.push(("tie", format!("{within}{}", fitted(&names, CARD_WIDTH - LABEL - within.chars().count()))));
+    }
+    lines
+}
+
+/// The card as lines of text, `label: value`, the labels aligned.
+pub fn card_lines(decision: &Decision, strong: fn(&str) -> String) -> Vec<String> {
+    card(decision, strong).into_iter().map(|(label, value)| format!("{:<LABEL$}{value}", format!("{label}:"))).collect()
+}
+
+/// The explanation below the card: why the pick, the tie's rule in full, and what latency does
+/// as load rises.
+pub fn explanation(decision: &Decision) -> String {
+    let Some(pick) = &decision.pick else { return String::new() };
+    let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
+    let n = decision.participants;
     let when = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
-    let overflowed = worst.map_or(String::new(), |cell| format!(" {} of", percent(cell.overflow_share)));
     let among = match decision.fewest_drops_with {
         0 => "the fewest".to_owned(),
         k => format!("among the fewest ({} channels within the noise)", k + 1),
     };
-    let cpu = out.or(inside).and_then(|cell| cell.cpu_ns_per_delivered);
-    sentences.push(format!(
-        "It has no known problem; {when} it overflowed{overflowed} frames, {among}; and of those it costs the least \
-         CPU per message{}.",
-        cpu.map_or(String::new(), |ns| format!(" ({})", duration(ns)))
-    ));
-    let p99 = |cell: Option<&PacedCell>| cell.and_then(|cell| cell.latency).map(|latency| duration(latency.p99 as f64));
-    match (p99(out), p99(inside)) {
-        (Some(out), Some(inside)) => {
-            sentences.push(format!("Expect a p99 of {out} out of phase and {inside} in phase."))
-        }
-        (Some(p99), None) | (None, Some(p99)) => sentences.push(format!("Expect a p99 of {p99}.")),
-        (None, None) => {}
-    }
-    if let Some(worst) = worst {
-        let capacity = thousands(decision.capacity as f64);
-        let holds = format!(
-            "{} slots ({n} × {}) hold every participant's frame at once",
-            thousands(decision.capacity_for_no_drops() as f64),
-            decision.burst
-        );
-        let dropped = |cell: &PacedCell| {
-            if cell.drop_share == 0.0 {
-                "nothing".to_owned()
-            } else {
-                format!("{} of messages", percent(cell.drop_share))
-            }
-        };
-        sentences.push(match (out, inside) {
-            _ if worst.drop_share == 0.0 => format!("It dropped nothing at {capacity} slots; {holds}."),
-            (Some(out), Some(inside)) => format!(
-                "It dropped {} out of phase and {} in phase at {capacity} slots; {holds}.",
-                dropped(out),
-                dropped(inside)
-            ),
-            _ => format!("It dropped {} at {capacity} slots; {holds}.", dropped(worst)),
-        });
-    }
-    if let Some(cell) = out.or(inside)
-        && let Some(share) = cell.core_share
-    {
+    let mut sentences = vec![format!(
+        "The pick has no known problem; {when} it overflowed {} of frames, {among}; of those, the least CPU per \
+         message out of phase decides.",
+        (inside.or(out)).map_or("-".to_owned(), |cell| percent(cell.overflow_share))
+    )];
+    if decision.tied.iter().any(|seat| !seat.known_problem) {
         sentences.push(format!(
-            "It costs {} of a core at {} msg/s ({n} × {}).",
-            percent(share),
-            thousands(cell.offered_per_s),
-            frames(decision)
+            "Channels within the noise of it on both are a tie no run of this host resolves, so the pick among \
+             them is by a rule no measurement can flip: {TIE_RULE}."
         ));
-    }
-    if decision.tied.len() + 1 == decision.ranked && decision.ranked > 2 {
-        sentences.push(format!(
-            "Every other channel ranked ({}) is within the noise of it on drops and CPU: choose among them on other \
-             grounds, the known problems first.",
-            decision.tied.len()
-        ));
-    } else if !decision.tied.is_empty() {
-        let names: Vec<String> = decision.tied.iter().map(marked).collect();
-        sentences.push(format!("Within the noise of it on drops and CPU: {}.", names.join(", ")));
-    }
-    let avoid = |why: Avoid| -> Vec<String> {
-        decision.avoid.iter().filter(|(_, reason)| *reason == why).map(|(channel, _)| channel.clone()).collect()
-    };
-    let mut avoided = Vec::new();
-    for (why, words, mark) in [
-        (Avoid::KnownProblem, "known problems, below", MARK),
-        (Avoid::PacerBehind, "pacer fell behind", ""),
-        (Avoid::Failed, "a sample failed", ""),
-    ] {
-        let names = avoid(why);
-        if !names.is_empty() {
-            let names: Vec<String> = names.iter().map(|name| format!("{name}{mark}")).collect();
-            avoided.push(format!("{} ({words})", names.join(", ")));
-        }
-    }
-    if !avoided.is_empty() {
-        sentences.push(format!("Avoid {}.", avoided.join("; ")));
     }
     let quiet_p99 = decision.quiet.as_ref().and_then(|(tasks, cell)| Some((*tasks, cell.latency?.p99 as f64)));
     let busy_p99 = out.and_then(|cell| cell.latency).map(|latency| latency.p99 as f64);
@@ -132,13 +163,12 @@ pub fn paragraph(decision: &Decision, strong: fn(&str) -> String) -> String {
         sentences.push(if quiet > busy {
             format!(
                 "Latency falls as load rises: with {participants} the router parks between frames and every frame \
-                 pays its wake-up (p99 {} here), while with {n} it is mostly still awake, busy with the frames \
-                 before (p99 {}).",
+                 pays its wake-up (pooled p99 {} here), while with {n} it is mostly still awake (pooled p99 {}).",
                 duration(quiet),
                 duration(busy)
             )
         } else {
-            format!("With {participants} the p99 was {}, against {} with {n}.", duration(quiet), duration(busy))
+            format!("With {participants} the pooled p99 was {}, against {} with {n}.", duration(quiet), duration(busy))
         });
     }
     sentences.push(format!(
@@ -178,6 +208,8 @@ pub fn json(decision: &Decision) -> Value {
         "offered_per_s": everyday.map(|cell| cell.offered_per_s),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
-        "text": paragraph(decision, str::to_owned),
+        "card": card_lines(decision, str::to_owned),
+        "title": title(decision),
+        "text": explanation(decision),
     })
 }

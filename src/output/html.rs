@@ -103,9 +103,12 @@ pub fn page(report: &Report) -> String {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in report.decisions {
-            let paragraph = super::decision::paragraph(decision, |pick| format!("\u{1}{pick}\u{2}"));
-            let paragraph = code_spans(&marked_text(&paragraph)).replace('\u{1}', "<b>").replace('\u{2}', "</b>");
-            let _ = writeln!(out, "<p>{paragraph}</p>");
+            let bold = |text: &str| code_spans(&marked_text(text)).replace('\u{1}', "<b>").replace('\u{2}', "</b>");
+            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", bold(&super::decision::title(decision)));
+            for line in super::decision::card_lines(decision, |pick| format!("\u{1}{pick}\u{2}")) {
+                let _ = writeln!(out, "<li>{}</li>", bold(&line));
+            }
+            let _ = writeln!(out, "</ul>\n<p>{}</p>", bold(&super::decision::explanation(decision)));
         }
         out.push_str("</section>\n");
     }

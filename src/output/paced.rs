@@ -241,25 +241,38 @@ fn capitalized(text: &str) -> String {
 pub enum Form {
     /// The console's text.
     Text,
-    /// Markdown (the summary's file and `--short`).
+    /// Markdown (the summary's file).
     Markdown,
+    /// Markdown for the README (`--short`): each decision's card without its explanation.
+    Short,
 }
 
 /// The heading of the decision for a room, in every output.
 pub const DECISION_HEADING: &str = "for your room";
 
-/// The decisions for a room (`output::decision`), each a paragraph under [`DECISION_HEADING`].
+/// The decisions for a room (`output::decision`), each its card and explanation under
+/// [`DECISION_HEADING`].
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
         let _ = match form {
-            Form::Text => {
-                writeln!(out, "{DECISION_HEADING}: {}\n", super::decision::paragraph(decision, str::to_owned))
-            }
-            Form::Markdown => writeln!(
+            Form::Text => writeln!(
                 out,
-                "### {DECISION_HEADING}\n\n{}\n",
-                super::decision::paragraph(decision, |pick| format!("**{pick}**"))
+                "{DECISION_HEADING}: {}\n  {}\n{}\n",
+                super::decision::title(decision),
+                super::decision::card_lines(decision, str::to_owned).join("\n  "),
+                super::decision::explanation(decision)
+            ),
+            Form::Markdown | Form::Short => writeln!(
+                out,
+                "### {DECISION_HEADING} of {}\n\n- {}\n{}",
+                super::decision::room(decision),
+                super::decision::card_lines(decision, |pick| format!("**{pick}**")).join("\n- "),
+                if form == Form::Short {
+                    String::new()
+                } else {
+                    format!("\n{}\n", super::decision::explanation(decision))
+                }
             ),
         };
     }
@@ -277,7 +290,7 @@ pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_
     }
     let latency = match form {
         Form::Text => text(bands),
-        Form::Markdown => markdown(bands),
+        Form::Markdown | Form::Short => markdown(bands),
     };
     let decided = decisions(decided, form);
     if !only_paced {
@@ -286,7 +299,7 @@ pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_
     let versions = throughput.lines().find(|line| line.starts_with(super::summary::VERSIONS_LEAD)).unwrap_or("");
     let caveats = match form {
         Form::Text => super::summary::caveats_text(&caveated(bands)),
-        Form::Markdown => super::summary::caveats_markdown(&caveated(bands)),
+        Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),
     };
     format!("{decided}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
 }

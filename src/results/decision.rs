@@ -3,8 +3,10 @@
 //! keeps the channels with no failure and a pacer that kept up, and picks among those with no
 //! known problem: first the fewest frames overflowed with every participant in phase (the
 //! worst case a room sees), tied ones kept by the noise model's verdict; then, of those, the
-//! lowest CPU per delivered message out of phase (what an ordinary call costs). Every
-//! comparison is a verdict of `results::noise::verdict`, as every other output makes it.
+//! lowest CPU per delivered message out of phase (what an ordinary call costs). When channels
+//! with no known problem are within the noise of that pick on both, the tie is named and broken
+//! by a rule no measurement can flip ([`TIE_RULE`]). Every comparison is a verdict of
+//! `results::noise::verdict`, as every other output makes it.
 //!
 //! Computing only: `output::decision` words it.
 
@@ -63,8 +65,9 @@ pub struct Decision {
     pub pick: Option<Seat>,
     /// How many other channels overflowed as few frames in phase as the pick, within the noise.
     pub fewest_drops_with: usize,
-    /// Channels within the noise of the pick on frames overflowed in phase and on CPU out of
-    /// phase (marked ones included).
+    /// Channels within the noise of the measured pick on frames overflowed in phase and on
+    /// CPU out of phase (marked ones included), less the pick itself: when some have no known
+    /// problem, the pick among them and the measured one is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
     /// Channels ranked: their pacer kept up and no sample failed (the pick included).
     pub ranked: usize,
@@ -230,16 +233,26 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         let pick = few.iter().copied().min_by(|a, b| cpu(a).total_cmp(&cpu(b)))?;
         Some((pick, few.len() - 1))
     });
-    let tied = pick.map_or(Vec::new(), |(pick, _)| {
+    let within = |pick: &Cells<'a>| -> Vec<&Cells<'a>> {
         ranked
             .iter()
-            .filter(|cells| !std::ptr::eq(**cells, pick))
+            .copied()
+            .filter(|cells| !std::ptr::eq(*cells, pick))
             .filter(|cells| {
                 call(pick, cells, Metric::Overflow, Cells::worst) == Some(Call::Tied)
                     && call(pick, cells, Metric::Cpu, Cells::everyday) == Some(Call::Tied)
             })
-            .map(|cells| cells.seat())
             .collect()
+    };
+    // A tie is broken by a rule no measurement can flip ([`TIE_RULE`]), not by the noise.
+    let measured = pick.map(|(pick, _)| pick);
+    let pick = pick.map(|(measured, with)| {
+        let tie = std::iter::once(measured).chain(within(measured).into_iter().filter(|cells| cells.avoid().is_none()));
+        (tie.min_by_key(|cells| by_rule(&cells.channel)).unwrap_or(measured), with)
+    });
+    let tied: Vec<Seat> = measured.map_or(Vec::new(), |measured| {
+        let tie = std::iter::once(measured).chain(within(measured));
+        tie.filter(|cells| pick.is_none_or(|(pick, _)| !std::ptr::eq(*cells, pick))).map(|cells| cells.seat()).collect()
     });
     let quiet = pick.and_then(|(pick, _)| {
         let (key, _) = pick.everyday()?;
@@ -267,6 +280,18 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         avoid,
         quiet,
     }
+}
+
+/// How a tie on drops and CPU is broken, said beside every decision that breaks one.
+pub const TIE_RULE: &str = "tokio-mpsc when it is in the tie (an SFU on tokio already depends on it, and the \
+     tokio team maintains it), else the first of the tie in channel-bench's table order";
+
+/// The rank of `channel` under [`TIE_RULE`]: tokio-mpsc first, then the registry's order, then
+/// a channel of a program's own by name.
+fn by_rule(channel: &str) -> (usize, String) {
+    let at = crate::registry::known().position(|entry| entry.name == channel);
+    let rank = if channel == "tokio-mpsc" { 0 } else { at.map_or(usize::MAX, |at| at + 1) };
+    (rank, channel.to_owned())
 }
 
 #[cfg(test)]

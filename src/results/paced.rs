@@ -47,6 +47,28 @@ pub struct PacedCell {
     /// Whether any sample's pacer fell behind its schedule: the cell then describes a lighter
     /// load than asked for, and is never ranked.
     pub pacer_behind: bool,
+    /// How far the figures move from one sample to the next: the least and the most over the
+    /// samples of each one's p99 (ns), share of messages dropped, and share of a core.
+    pub ranges: Ranges,
+}
+
+/// The least and the most of a figure over a cell's samples.
+pub type Range = Option<(f64, f64)>;
+
+/// A paced cell's figures per sample, each as its [`Range`] over the samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Ranges {
+    /// Each sample's p99 latency, nanoseconds.
+    pub p99_ns: Range,
+    /// Each sample's messages dropped over messages sent.
+    pub drop_share: Range,
+    /// Each sample's CPU per delivered message × the offered rate: its share of a core.
+    pub core_share: Range,
+}
+
+/// The least and the most of `values`; `None` when there are none.
+fn range(values: impl Iterator<Item = f64>) -> Range {
+    values.fold(None, |range, v| Some(range.map_or((v, v), |(low, high): (f64, f64)| (low.min(v), high.max(v)))))
 }
 
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
@@ -75,6 +97,11 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
         core_share: cpu_ns_per_delivered.map(|ns| ns * offered_per_s / 1e9),
         resident_growth_bytes: stats::summarize(&growth).map(|summary| summary.median),
         pacer_behind: samples.iter().any(|s| s.pacer_behind),
+        ranges: Ranges {
+            p99_ns: range(samples.iter().filter_map(|s| Some(s.p99_ns? as f64))),
+            drop_share: range(samples.iter().map(|s| share(s.dropped, s.sent))),
+            core_share: range(cpu.iter().map(|ns| ns * offered_per_s / 1e9)),
+        },
     })
 }
 

@@ -122,3 +122,26 @@ fn rooms_are_the_paced_task_counts_and_the_default_the_largest() {
     assert!(decide(&file, 64).is_empty());
     assert_eq!(default_room(&ResultsFile::default()), None);
 }
+
+#[test]
+fn a_tie_is_broken_by_the_stated_rule_and_no_measurement() {
+    // flume measured a little lower, within the noise of tokio-mpsc and async-channel: the pick
+    // is tokio-mpsc, by the rule, whichever of the three the noise put first.
+    for (flume, tokio) in [(1000, 1010), (1010, 1000)] {
+        let file = room(
+            300,
+            &[("async-channel", (0, 1005), 1005), ("flume", (0, flume), flume), ("tokio-mpsc", (0, tokio), tokio)],
+        );
+        let decision = &decide(&file, 300)[0];
+        assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc", "{flume} against {tokio}");
+        let mut tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.as_str()).collect();
+        tied.sort_unstable();
+        assert_eq!(tied, ["async-channel", "flume"]);
+    }
+    // Without tokio-mpsc in the tie, the first of the tie in the table's order.
+    let file = room(300, &[("async-channel", (0, 1000), 1000), ("flume", (0, 1010), 1010)]);
+    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel, "flume");
+    // A channel separated from the rest still wins on its measurement.
+    let file = room(300, &[("flume", (0, 500), 500), ("tokio-mpsc", (0, 1000), 1000)]);
+    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel, "flume");
+}
