@@ -61,12 +61,14 @@ readme-block:
 
 test: rust-test python-test
 
-# Twice: the normal build, then with the channels that hang and lose messages on purpose.
+# Twice: with the channels that hang and lose messages on purpose, then the normal build, whose
+# debug binary python-test then finds already built.
 rust-test:
-	$(CARGO) test --locked
 	$(CARGO) test --locked --features faults
+	$(CARGO) test --locked
 
-# test_plot.py runs the debug binary (`channel-bench cells`): built here if rust-test has not.
+# test_plot.py runs the debug binary (`channel-bench cells`): built here if rust-test has not
+# (after rust-test, nothing is left to build).
 python-test: $(VENV)/installed
 	$(CARGO) build --locked
 	$(VENV)/bin/python -m pytest -q test_plot.py
