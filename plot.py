@@ -77,6 +77,9 @@ class Run:
     cells: list[dict]
     machine: dict
     skipped_partial_line: bool = False
+    # A cell with fewer ok samples is thin and drawn hollow: the binary's threshold, 0 (none)
+    # in a cells.json that does not give it.
+    fewest_samples: int = 0
 
 
 def read_json(path: Path, what: str):
@@ -107,7 +110,7 @@ def load_run(csv: Path) -> Run:
             warn(f"ignored: {error}")
     stem = cells_path.with_name(cells_path.name.removesuffix(".cells.json") + ".csv")
     return Run(stem, data["cells"], machine if isinstance(machine, dict) else {},
-               bool(data.get("skipped_partial_line")))
+               bool(data.get("skipped_partial_line")), int(data.get("fewest_samples") or 0))
 
 
 def newest_csv(directory: Path) -> Path:
@@ -168,7 +171,9 @@ def style_key(cell: dict) -> str:
 
 def caption(runs: list[Run], labels: list[str]) -> str:
     lines = ["Line: trimmed mean of the ok samples per cell (without the highest and lowest fifth); "
-             "points: the samples."]
+             "points: the samples; shaded: the trimmed mean's interval"
+             + (f"; hollow circle: a cell with fewer than {runs[0].fewest_samples} samples"
+                if runs and runs[0].fewest_samples else "") + "."]
     for run, label in zip(runs, labels):
         cells = run.cells
         ok, failed = sum(c["ok"] for c in cells), sum(c["failed"] for c in cells)
@@ -231,7 +236,8 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
                                       linestyle=LINE_STYLES[style % len(LINE_STYLES)])
                     points = [(c["tasks"], v) for c in cells if c.get(metric) for v in c[metric]["samples"]]
                     ax.scatter([x for x, _ in points], [y for _, y in points], color=colour, s=10,
-                               alpha=0.6, marker=MARKERS[style % len(MARKERS)], linewidths=0)
+                               alpha=0.6, marker=MARKERS[style % len(MARKERS)], linewidths=0, gid="samples")
+                    draw_interval_and_thin(ax, cells, metric, colour, run.fewest_samples)
                     legend.setdefault(label, line)
             ax.set_xscale("log", base=2)
             ax.set_xticks(tasks, labels=[str(t) for t in tasks])
@@ -259,6 +265,20 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     fig.suptitle(f"Async channel fan-in: {label_text} by number of tasks")
     fig.text(0.0, 0.0, caption(runs, labels), ha="left", va="top", fontsize=8, gid="caption")
     return fig
+
+
+def draw_interval_and_thin(ax, cells: list[dict], metric: str, colour: str, fewest: int) -> None:
+    """A line's interval as a shaded band (each cell's trimmed-mean interval, where it has one),
+    and a hollow circle on each thin cell's trimmed mean (fewer ok samples than `fewest`)."""
+    band = [(c["tasks"], *c[metric]["trimmed_mean_interval"]) for c in cells
+            if c.get(metric) and c[metric].get("trimmed_mean_interval")]
+    if band:
+        ax.fill_between([x for x, _, _ in band], [low for _, low, _ in band], [high for _, _, high in band],
+                        color=colour, alpha=0.12, linewidth=0, gid="interval")
+    thin = [(c["tasks"], c[metric]["trimmed_mean"]) for c in cells if c.get(metric) and c["ok"] < fewest]
+    if thin:
+        ax.scatter([x for x, _ in thin], [y for _, y in thin], s=36, facecolors="none", edgecolors=colour,
+                   linewidths=1.2, gid="thin")
 
 
 def paced_cells(runs: list[Run]) -> list[dict]:

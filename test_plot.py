@@ -154,7 +154,8 @@ def test_one_line_per_channel_per_panel_with_samples_as_points(tmp_path):
         assert list(ax.get_xticks()) == [1, 2, 4, 64]
         assert ax.get_xscale() == "log"
         # one scatter of samples per channel: 4 task counts x 3 samples
-        assert [len(points.get_offsets()) for points in ax.collections] == [12] * len(CHANNELS)
+        samples = [points for points in ax.collections if points.get_gid() == "samples"]
+        assert [len(points.get_offsets()) for points in samples] == [12] * len(CHANNELS)
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["1", "2", "4", "64"]
     # the trimmed mean of samples 20, 21, 22 for tokio-mpsc at 1 task
     assert line_data(fig.axes[0], "tokio-mpsc")[1] == 21.0
@@ -557,3 +558,23 @@ def test_an_unpaced_run_gets_no_latency_figure(tmp_path, capsys):
     path = write_run(tmp_path / "run.csv", sweep())
     assert plot.main([str(path)]) == 0
     assert not (tmp_path / "run.latency.png").exists()
+
+
+def test_thin_cells_are_hollow_and_each_line_has_its_interval_band(tmp_path):
+    cells = [cell("flume", 1, [10.0, 11.0, 12.0]), cell("flume", 2, [20.0])]
+    cells[0]["ns_per_message"]["trimmed_mean_interval"] = [10.2, 11.8]
+    path = write_run(tmp_path / "thin.csv", cells)
+    data = json.loads(path.with_suffix(".cells.json").read_text())
+    data["fewest_samples"] = 3
+    path.with_suffix(".cells.json").write_text(json.dumps(data))
+    fig = plot.build_figure([plot.load_run(path)])
+    ax = fig.axes[0]
+    thin = [c for c in ax.collections if c.get_gid() == "thin"]
+    assert len(thin) == 1 and [list(p) for p in thin[0].get_offsets()] == [[2.0, 20.0]]
+    assert len(thin[0].get_facecolors()) == 0  # hollow
+    assert [c.get_gid() for c in ax.collections].count("interval") == 1
+    assert "hollow circle: a cell with fewer than 3 samples" in " ".join(caption(fig).split())
+    # Without the binary's threshold nothing is drawn hollow.
+    write_run(tmp_path / "old.csv", cells)
+    fig = plot.build_figure([load(tmp_path, cells, name="old.csv")])
+    assert not [c for c in fig.axes[0].collections if c.get_gid() == "thin"]

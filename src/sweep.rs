@@ -16,7 +16,7 @@
 //!   count of the band, the band's leader and every channel whose verdict against it is neither
 //!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
 //!   with the drift the run measured) are measured in another round, as are a leader and
-//!   runner-up with fewer than `choose::FEWEST_SAMPLES` samples in a cell, until no band is open or
+//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, until no band is open or
 //!   the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its

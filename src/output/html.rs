@@ -233,7 +233,8 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let mut series: Vec<Series> = Vec::new();
         for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
             let Some(figures) = &cell.ns_per_message else { continue };
-            Series::add(&mut series, cell, (cell.tasks, figures.trimmed_mean, figures.samples.as_slice()));
+            let band = figures.trimmed_mean_interval.map(|[low, high]| (low, high));
+            Series::add(&mut series, cell, (cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band);
         }
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);

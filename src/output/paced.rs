@@ -417,7 +417,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             }
         };
         let series = &mut groups[at].1;
-        Series::add(series, cell, (cell.tasks, p99 as f64, &[][..]));
+        Series::add(series, cell, (cell.tasks, p99 as f64, &[][..]), None);
     }
     for (first, mut series) in groups {
         series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));

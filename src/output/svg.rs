@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::format::escape;
 use super::summary;
-use crate::results::cells::CellResult;
+use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
@@ -20,20 +20,30 @@ pub struct Series<'a> {
     pub colour: &'a str,
     /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
+    /// Per task count that has one, ascending: the tasks and the mean's interval, drawn as a
+    /// shaded band.
+    pub band: Vec<(u64, f64, f64)>,
 }
 
 impl<'a> Series<'a> {
     /// Adds `point` to the line of `cell` in `series`, starting that line at its first point.
-    pub fn add(series: &mut Vec<Series<'a>>, cell: &'a CellResult, point: (u64, f64, &'a [f64])) {
-        match series.iter_mut().find(|line| line.label == cell.label) {
-            Some(line) => line.points.push(point),
-            None => series.push(Series {
-                channel: &cell.channel,
-                label: &cell.label,
-                colour: &cell.colour,
-                points: vec![point],
-            }),
-        }
+    /// `band` is the mean's interval at that point, when it has one.
+    pub fn add(
+        series: &mut Vec<Series<'a>>,
+        cell: &'a CellResult,
+        point: (u64, f64, &'a [f64]),
+        band: Option<(f64, f64)>,
+    ) {
+        let at = match series.iter().position(|line| line.label == cell.label) {
+            Some(at) => at,
+            None => {
+                let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
+                series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
+                series.len() - 1
+            }
+        };
+        series[at].points.push(point);
+        series[at].band.extend(band.map(|(low, high)| (point.0, low, high)));
     }
 }
 
@@ -185,6 +195,16 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
         let name = escape(line.label);
         let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
+        if !line.band.is_empty() {
+            let upper = line.band.iter().map(|&(t, _, high)| format!("{:.1},{:.1}", x(t), y(high)));
+            let lower = line.band.iter().rev().map(|&(t, low, _)| format!("{:.1},{:.1}", x(t), y(low)));
+            let outline: Vec<String> = upper.chain(lower).collect();
+            let _ = writeln!(
+                svg,
+                "<polygon class=\"band\" stroke=\"none\" fill-opacity=\"0.12\" points=\"{}\"/>",
+                outline.join(" ")
+            );
+        }
         let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
         for &(t, mean, samples) in &line.points {
             for &sample in samples {
@@ -195,10 +215,13 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
                     y(sample)
                 );
             }
+            // A thin cell (fewer samples than the duels give a leader) is drawn hollow.
+            let thin = !samples.is_empty() && samples.len() < FEWEST_SAMPLES;
+            let (fill, stroke) = if thin { (" fill=\"white\" class=\"thin\"", colour) } else { ("", "white") };
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"white\"><title>{name}, {t} tasks: {statistic} \
-                 {mean:.1} {unit}, {} samples</title></circle>",
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"{stroke}\"{fill}><title>{name}, {t} tasks: \
+                 {statistic} {mean:.1} {unit}, {} samples</title></circle>",
                 x(t),
                 y(mean),
                 samples.len()
@@ -237,10 +260,13 @@ mod tests {
             label: "kanal",
             colour: "#9467bd",
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
+            band: vec![(1, 95.0, 105.0)],
         }];
         let svg = panel("multi-thread cloned-send", &series);
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
+        assert_eq!(svg.matches("class=\"band\"").count(), 1, "the mean's interval, shaded");
+        assert_eq!(svg.matches("class=\"thin\"").count(), 1, "two samples at 64 tasks: hollow");
         assert!(svg.contains("#9467bd") && svg.contains(">64</text>"), "{svg}");
     }
 
@@ -252,6 +278,7 @@ mod tests {
             label: "kanal",
             colour: "#9467bd",
             points: vec![(1, 13_600.0, &samples[..]), (512, 900.0, &samples[..1])],
+            band: Vec::new(),
         }];
         let svg = latency_panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", "pooled p99", &series);
         for decade in [">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"] {

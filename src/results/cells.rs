@@ -12,6 +12,11 @@ use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
 
+/// The fewest `ok` samples a cell needs to be more than thin: the sweep's duels give a band's
+/// leader and runner-up and each task count's two fastest channels this many, and the plots draw
+/// a cell with fewer hollow.
+pub const FEWEST_SAMPLES: usize = 3;
+
 /// Every cell of one CSV, in the order the cells first appear in it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellsFile {
@@ -21,6 +26,9 @@ pub struct CellsFile {
     pub confidence: f64,
     /// Whether the CSV ended in a partial line (a run stopped mid-write), which was skipped.
     pub skipped_partial_line: bool,
+    /// A cell with fewer `ok` samples than this is thin ([`FEWEST_SAMPLES`]): plots draw it hollow.
+    #[serde(default)]
+    pub fewest_samples: usize,
     /// The cells, in file order.
     pub cells: Vec<CellResult>,
 }
@@ -235,7 +243,13 @@ pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
         *names.entry(short_name(key)).or_default() += 1;
     }
     let cells = file.order.iter().map(|key| cell(key, &file.cells[key], names[&short_name(key)] > 1)).collect();
-    CellsFile { csv: csv.to_owned(), confidence: CONFIDENCE, skipped_partial_line: file.skipped_partial_line, cells }
+    CellsFile {
+        csv: csv.to_owned(),
+        confidence: CONFIDENCE,
+        skipped_partial_line: file.skipped_partial_line,
+        fewest_samples: FEWEST_SAMPLES,
+        cells,
+    }
 }
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.

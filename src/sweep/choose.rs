@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::Progress;
+use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::decide::{self, Needed};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::noise::{FileNoise, Group, Metric};
@@ -18,10 +19,6 @@ use crate::stats::verdict::Call;
 /// A channel whose first sample took more than this many times the group's fastest first sample
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
-
-/// The fewest `ok` samples a band's leader and runner-up have at each task count before the
-/// duels end: no answer rests on one sample.
-pub const FEWEST_SAMPLES: usize = 3;
 
 /// Which cells of `file` later screening rounds leave out: a channel not in `keep` whose every
 /// `ok` sample (disturbed ones are not among them) took more than [`SCREEN_CUT`] times the
