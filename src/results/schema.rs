@@ -166,6 +166,10 @@ pub struct Record {
     /// `;`); `crate::run::latency::merge` pools a cell's samples. Empty without `--latency`.
     #[serde(default)]
     pub lat_histogram: String,
+    /// Which build measured the row in a paired A/B run (`ab`): `baseline` or `candidate`;
+    /// empty in every other run and in files without the column.
+    #[serde(default)]
+    pub build: String,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -200,7 +204,7 @@ mod tests {
     fn the_header_is_the_fields_in_order() {
         let header = header();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("lat_histogram"));
+        assert_eq!(header.last().map(String::as_str), Some("build"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

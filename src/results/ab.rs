@@ -1,0 +1,191 @@
+//! The verdicts of a paired A/B run (`channel-bench ab`): per channel, per cell and per band of
+//! task counts, the ratio candidate / baseline of ns/message from the rounds both builds
+//! measured, judged by the one noise model (`noise::verdict_at`) as every other verdict is:
+//! cells at [`CHANGE_CONFIDENCE`] (hundreds are judged at once), bands at
+//! [`VERDICT_CONFIDENCE`].
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::load::{CellKey, CellSamples, ResultsFile};
+use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, verdict_at};
+use super::recommend::TaskBand;
+use crate::run::measure::RuntimeKind;
+use crate::stats::verdict::{Call, Verdict};
+
+/// The `build` of the rows the baseline (the binary at `--baseline`) measured.
+pub const BASELINE: &str = "baseline";
+/// The `build` of the rows the candidate (the binary running `ab`) measured.
+pub const CANDIDATE: &str = "candidate";
+
+/// One channel's ratio candidate / baseline over one cell or one band.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    /// The channel, as reports name it (`CellKey::channel_label`).
+    pub channel: String,
+    /// Where: `current-thread cloned-send large` for a band, `… tasks=64` for a cell, then the
+    /// workers and setting when the run has them.
+    pub place: String,
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The task counts judged together.
+    pub tasks: Vec<u64>,
+    /// The ratio candidate / baseline (above 1: the candidate is slower).
+    pub ratio: f64,
+    /// Its interval's lower end.
+    pub low: f64,
+    /// Its interval's upper end.
+    pub high: f64,
+    /// `higher` (slower), `lower` (faster) or `tied`.
+    pub call: Call,
+    /// Whether more paired rounds could still tell it apart: tied, and wider than the
+    /// resolution the duels stop at.
+    pub open: bool,
+}
+
+impl Change {
+    fn of(key: &CellKey, place: String, tasks: Vec<u64>, verdict: Verdict, resolution: Resolution) -> Change {
+        let resolution = (1.0 + resolution(key.runtime)).ln();
+        Change {
+            channel: key.channel_label(),
+            place,
+            runtime: key.runtime,
+            tasks,
+            ratio: verdict.mean.exp(),
+            low: verdict.low.exp(),
+            high: verdict.high.exp(),
+            call: verdict.call,
+            open: verdict.call == Call::Tied && verdict.within() > resolution,
+        }
+    }
+}
+
+/// Everything an A/B run found.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Ab {
+    /// Per band of task counts, each channel's change.
+    pub bands: Vec<Change>,
+    /// Per cell, each channel's change.
+    pub cells: Vec<Change>,
+    /// Per runtime, the smallest change a band's verdict tells apart at the spread this run
+    /// measured: the median half-width of its bands' intervals, as a fraction (0.06 = 6%).
+    pub detectable: Vec<(RuntimeKind, f64)>,
+    /// Cells only one build measured (or with no `ok` sample on a side), by label: not judged.
+    pub left_out: Vec<String>,
+}
+
+impl Ab {
+    /// The cells the next duel pass measures: each cell whose change is open, and every
+    /// cell of a band whose change is open.
+    pub fn open(&self, baseline: &ResultsFile) -> Vec<CellKey> {
+        let open: HashSet<(&str, &str)> = self
+            .cells
+            .iter()
+            .chain(&self.bands)
+            .filter(|change| change.open)
+            .map(|change| (change.channel.as_str(), change.place.as_str()))
+            .collect();
+        let wanted = |key: &&CellKey| {
+            let channel = key.channel_label();
+            open.contains(&(channel.as_str(), cell_place(key).as_str()))
+                || open.contains(&(channel.as_str(), band_place(key).as_str()))
+        };
+        baseline.order.iter().filter(wanted).cloned().collect()
+    }
+}
+
+/// How close a tie must be before more rounds are not worth their time, per runtime (0.05 = 5%).
+pub type Resolution<'a> = &'a dyn Fn(RuntimeKind) -> f64;
+
+/// Judges every cell and band both files hold, `baseline`'s rows against `candidate`'s; a tie
+/// wider than `resolution` is open.
+pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile, resolution: Resolution) -> Ab {
+    let noise = FileNoise::of(&both(baseline, candidate));
+    let mut ab = Ab::default();
+    let mut paired: Vec<(&CellKey, &CellSamples, &CellSamples)> = Vec::new();
+    for key in &baseline.order {
+        let verdict = candidate.cells.get(key).and_then(|b| {
+            let a = &baseline.cells[key];
+            Some((a, b, one(a, b, key, &noise, CHANGE_CONFIDENCE)?))
+        });
+        match verdict {
+            Some((a, b, verdict)) => {
+                ab.cells.push(Change::of(key, cell_place(key), vec![key.tasks], verdict, resolution));
+                paired.push((key, a, b));
+            }
+            None => ab.left_out.push(key.label()),
+        }
+    }
+    ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
+    let mut bands: Vec<(String, &CellKey)> = Vec::new();
+    for (key, _, _) in &paired {
+        let band = band_place(key);
+        if !bands.iter().any(|(place, first)| *place == band && first.channel_label() == key.channel_label()) {
+            bands.push((band, key));
+        }
+    }
+    for (place, first) in bands {
+        let members: Vec<_> = paired
+            .iter()
+            .filter(|(key, _, _)| band_place(key) == place && key.channel_label() == first.channel_label())
+            .collect();
+        let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
+        let group = Group::of(first);
+        if let Some(verdict) = verdict_at(&a, &b, Metric::Speed, &group, &noise, VERDICT_CONFIDENCE) {
+            let tasks = members.iter().map(|(key, _, _)| key.tasks).collect();
+            ab.bands.push(Change::of(first, place, tasks, verdict, resolution));
+        }
+    }
+    ab.detectable = detectable(&ab.bands);
+    ab
+}
+
+/// The verdict on one cell at `confidence`.
+fn one(a: &CellSamples, b: &CellSamples, key: &CellKey, noise: &FileNoise, confidence: f64) -> Option<Verdict> {
+    verdict_at(&[a], &[b], Metric::Speed, &Group::of(key), noise, confidence)
+}
+
+/// Per runtime, the median half-width of `bands`' intervals on the ratio's scale.
+fn detectable(bands: &[Change]) -> Vec<(RuntimeKind, f64)> {
+    RuntimeKind::ALL
+        .into_iter()
+        .filter_map(|runtime| {
+            let mut halves: Vec<f64> = bands
+                .iter()
+                .filter(|change| change.runtime == runtime)
+                .map(|change| (change.high / change.low).sqrt() - 1.0)
+                .collect();
+            halves.sort_by(f64::total_cmp);
+            Some((runtime, *halves.get(halves.len() / 2)?))
+        })
+        .collect()
+}
+
+/// The two builds' cells in one file for [`FileNoise::of`]: the candidate's channels renamed
+/// so that each pair of a channel's two builds is measured as two cells of one round.
+fn both(baseline: &ResultsFile, candidate: &ResultsFile) -> ResultsFile {
+    let mut file = baseline.clone();
+    for key in &candidate.order {
+        let renamed = CellKey { channel: format!("{} ({CANDIDATE})", key.channel), ..key.clone() };
+        file.cells.insert(renamed.clone(), candidate.cells[key].clone());
+        file.order.push(renamed);
+    }
+    file
+}
+
+/// `runtime mode`, then the setting in brackets when there is one.
+fn group_place(key: &CellKey) -> String {
+    let setting = if key.setting.is_empty() { String::new() } else { format!(" [{}]", key.setting) };
+    format!("{} {}{setting}", key.runtime, key.mode)
+}
+
+/// Where a cell is: its group and `tasks=N`.
+fn cell_place(key: &CellKey) -> String {
+    format!("{} tasks={}", group_place(key), key.tasks)
+}
+
+/// Where a cell's band is: its group and the band's name.
+fn band_place(key: &CellKey) -> String {
+    format!("{} {}", group_place(key), TaskBand::of(key.tasks).name())
+}
