@@ -189,3 +189,55 @@ fn cell_place(key: &CellKey) -> String {
 fn band_place(key: &CellKey) -> String {
     format!("{} {}", group_place(key), TaskBand::of(key.tasks).name())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::schema::Record;
+
+    /// A file of one channel's current-thread cloned-send cells at tasks 1 and 4, its value in
+    /// round r being `base(r) × factor`.
+    fn file(channel: &str, factor: f64) -> ResultsFile {
+        let mut file = ResultsFile::default();
+        for tasks in [1, 4] {
+            for round in 1..=8u64 {
+                let drift = 1.0 + 0.2 * ((round * 7 % 5) as f64 / 4.0);
+                let noise = 1.0 + 0.01 * ((round * 3 % 4) as f64 - 1.5);
+                let record = Record {
+                    channel: channel.to_owned(),
+                    runtime: RuntimeKind::CurrentThread,
+                    tasks,
+                    messages: 1000,
+                    ns_per_message: 50.0 * drift * noise * factor,
+                    status: "ok".to_owned(),
+                    round: Some(round),
+                    payload: crate::run::payload::DEFAULT_PAYLOAD_BYTES.to_string(),
+                    sink: crate::run::sink::Sink::None.kind().to_owned(),
+                    ..Record::default()
+                };
+                let key = CellKey::of(&record);
+                if !file.cells.contains_key(&key) {
+                    file.order.push(key.clone());
+                }
+                file.cells.entry(key).or_default().add(record, false);
+            }
+        }
+        file
+    }
+
+    #[test]
+    fn a_slowdown_shared_by_every_round_is_called_slower_and_none_is_tied() {
+        let baseline = file("kanal", 1.0);
+        let slower = judge(&baseline, &file("kanal", 1.3), &|_| 0.05);
+        assert_eq!(slower.cells.len(), 2);
+        assert_eq!(slower.bands.len(), 1, "tasks 1 and 4 are one band");
+        let band = &slower.bands[0];
+        assert_eq!(band.call, Call::Higher, "{band:?}");
+        assert!(band.low < 1.3 && 1.3 < band.high, "{band:?}");
+        assert!(slower.left_out.is_empty());
+        let same = judge(&baseline, &file("kanal", 1.0), &|_| 0.05);
+        assert!(same.bands.iter().chain(&same.cells).all(|change| change.call == Call::Tied), "{same:?}");
+        let other = judge(&baseline, &file("flume", 1.0), &|_| 0.05);
+        assert_eq!((other.cells.len(), other.left_out.len()), (0, 4), "no channel of one build pairs with another's");
+    }
+}
