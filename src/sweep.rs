@@ -77,6 +77,12 @@ pub trait Place {
         let _ = csv;
         Ok(None)
     }
+
+    /// Whether the later screening rounds leave out the channels far behind ([`SCREEN_CUT`]):
+    /// the sweep's own do; an A/B run judges every channel alike.
+    fn screens(&self) -> bool {
+        true
+    }
 }
 
 /// The sweep's own place: each round once, by this binary, its rows of no build.
@@ -155,7 +161,8 @@ pub fn run(
             dueling = Some(Instant::now());
         }
         let (visiting, fewest) = if screening {
-            (groups.iter().map(|group| if pass == 1 { group.clone() } else { screened(group, &cells) }).collect(), 0)
+            let every = pass == 1 || !place.screens();
+            (groups.iter().map(|group| if every { group.clone() } else { screened(group, &cells) }).collect(), 0)
         } else if let Some(keys) = place.duels(csv.path())? {
             let wanted =
                 |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();

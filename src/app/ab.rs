@@ -94,10 +94,11 @@ fn answer(csv: &Path, markdown: &Path, force: bool, json: bool) -> anyhow::Resul
     let [baseline, candidate] = load_builds(csv, [BASELINE, CANDIDATE])?;
     let ab = ab::judge(&baseline, &candidate, &sweeping::duel_resolution);
     let text = output::ab::text(&ab);
-    print_line("");
-    print_line(&if json { output::ab::json(&ab) } else { text.clone() });
     files::write(markdown, text.as_bytes(), force, "the A/B summary")?;
     print_line(&format!("summary: {}", markdown.display()));
+    print_line("");
+    // Last, so that a script reads the JSON from the first `{` of stdout to its end.
+    print_line(&if json { output::ab::json(&ab) } else { text });
     Ok(ab)
 }
 
@@ -168,5 +169,9 @@ impl Place for Paired {
         let [baseline, candidate] = load_builds(csv, [BASELINE, CANDIDATE])?;
         let ab = ab::judge(&baseline, &candidate, &sweeping::duel_resolution);
         Ok(Some(ab.open(&baseline)))
+    }
+
+    fn screens(&self) -> bool {
+        false
     }
 }
