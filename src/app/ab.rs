@@ -28,6 +28,9 @@ use crate::run::measure::{Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job, Launch, PROTOCOL};
 use crate::sweep::{self as sweeping, ORDER_SEED, Place};
 
+/// The seed of which build measures each round first: the same plan alternates alike in every run.
+const BUILD_ORDER_SEED: u64 = ORDER_SEED ^ 0xAB;
+
 /// Answers `take-round --protocol`: this build as [`Build`] (no role, path or environment),
 /// one JSON line on stdout.
 pub fn protocol(extra: &'static [ChannelEntry]) -> anyhow::Result<ExitCode> {
@@ -68,7 +71,7 @@ pub fn run(
     let builds = vec![describe(&baseline, BASELINE)?, describe(&candidate, CANDIDATE)?];
     let mut place = Paired {
         sides: [(baseline, BASELINE), (candidate, CANDIDATE)],
-        order: Pcg64Mcg::seed_from_u64(ORDER_SEED ^ 0xAB),
+        order: Pcg64Mcg::seed_from_u64(BUILD_ORDER_SEED),
     };
     let Measured { set, csv, outcome, stop, cells } = measure(&plan, command_line, builds, &mut place)?;
     let answered = answer(&csv, &set.markdown(), plan.force, args.json);
