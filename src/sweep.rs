@@ -36,7 +36,7 @@ use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, load};
 use crate::results::schema::Record;
 use crate::run::measure::{Sample, Watchdog};
-use crate::run::rounds::{self, Job};
+use crate::run::rounds::{self, Isolation, Job};
 use crate::run::verify::Status;
 use crate::stats;
 
@@ -47,6 +47,48 @@ use choose::{behind, duels};
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
 pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
+
+/// Where a sweep's rounds are measured, and which cells its duels measure again: the sweep's
+/// own ([`Alone`]), or a paired A/B run's (`app::ab`), whose every round two builds measure.
+pub trait Place {
+    /// Takes `jobs` as `rounds::take` does under `isolation`, calling `taken(at, build,
+    /// sample)` with the build that measured the sample (`Record::build`).
+    fn take(
+        &mut self,
+        isolation: Isolation,
+        jobs: &[Job],
+        watchdog: &Watchdog,
+        taken: &mut dyn FnMut(usize, &str, Sample) -> anyhow::Result<()>,
+    ) -> anyhow::Result<bool>;
+
+    /// The cells the next duel pass measures, from the CSV written so far (`csv`); `None` for
+    /// the sweep's own duels between each band's leaders.
+    fn duels(&mut self, csv: &std::path::Path) -> anyhow::Result<Option<Vec<CellKey>>> {
+        let _ = csv;
+        Ok(None)
+    }
+
+    /// Whether the later screening rounds leave out the channels far behind ([`SCREEN_CUT`]):
+    /// the sweep's own do; an A/B run judges every channel alike.
+    fn screens(&self) -> bool {
+        true
+    }
+}
+
+/// The sweep's own place: each round once, by this binary, its rows of no build.
+pub struct Alone;
+
+impl Place for Alone {
+    fn take(
+        &mut self,
+        isolation: Isolation,
+        jobs: &[Job],
+        watchdog: &Watchdog,
+        taken: &mut dyn FnMut(usize, &str, Sample) -> anyhow::Result<()>,
+    ) -> anyhow::Result<bool> {
+        rounds::take(isolation, jobs, watchdog, &mut |at, sample| taken(at, "", sample))
+    }
+}
 
 /// A cell being sampled.
 struct Progress {
@@ -78,10 +120,16 @@ pub struct Outcome {
     pub interrupted: bool,
 }
 
-/// Runs `plan`'s screening rounds and then its duels, or until `watchdog.interrupted` is set,
-/// then prints every sampled cell's line. Stops early with an error only when the CSV cannot
-/// be written or a runtime cannot start.
-pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWriter) -> anyhow::Result<Outcome> {
+/// Runs `plan`'s screening rounds and then its duels, each round measured where `place` says,
+/// or until `watchdog.interrupted` is set, then prints every sampled cell's line. Stops early
+/// with an error only when the CSV cannot be written or a runtime cannot start.
+pub fn run(
+    plan: &Plan,
+    watchdog: &Watchdog,
+    console: &Console,
+    csv: &mut CsvWriter,
+    place: &mut dyn Place,
+) -> anyhow::Result<Outcome> {
     let mut cells: Vec<Progress> = plan
         .cells()
         .into_iter()
@@ -102,18 +150,28 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
         if !screening && dueling.is_none() {
             dueling = Some(Instant::now());
         }
-        let visiting: Vec<Vec<usize>> = if pass == 1 {
-            groups.clone()
+        let (visiting, fewest) = if pass == 1 || (screening && !place.screens()) {
+            (groups.clone(), 0)
         } else if screening {
             // Read as `summary` reads it: from the CSV written so far, disturbed samples left out.
             let file = load(csv.path())?;
             let behind = behind(&file, &plan.keep);
-            groups.iter().map(|group| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect()).collect()
+            (
+                groups
+                    .iter()
+                    .map(|group| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect())
+                    .collect(),
+                0,
+            )
+        } else if let Some(keys) = place.duels(csv.path())? {
+            let wanted =
+                |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
+            (groups.iter().map(wanted).collect(), 1)
         } else {
-            duels(&groups, &cells, &load(csv.path())?, &plan.keep)
+            (duels(&groups, &cells, &load(csv.path())?, &plan.keep), 2)
         };
         let mut visiting: Vec<Vec<usize>> =
-            visiting.into_iter().filter(|members| members.len() > 1 || screening).collect();
+            visiting.into_iter().filter(|members: &Vec<usize>| members.len() >= fewest).collect();
         visiting.retain(|members| !members.is_empty());
         if visiting.is_empty() || spent(dueling) {
             break;
@@ -128,7 +186,7 @@ pub fn run(plan: &Plan, watchdog: &Watchdog, console: &Console, csv: &mut CsvWri
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
             order.shuffle(&mut generator);
             round += 1;
-            let (written, completed) = take_round(&mut cells, &order, round, plan, watchdog, console, csv)?;
+            let (written, completed) = take_round(&mut cells, &order, round, plan, (watchdog, console, csv), place)?;
             outcome.samples += written;
             if !completed {
                 outcome.interrupted = true;
@@ -153,17 +211,16 @@ fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
     groups.into_iter().map(|(_, members)| members).collect()
 }
 
-/// Takes one sample of each of `order`'s cells as round `round`, where the plan says
-/// (`run::rounds`), and writes each row as it arrives: the rows written, and false when the
-/// user interrupted the round (the sample running then was not measured).
+/// Takes one sample of each of `order`'s cells as round `round`, where `place` says, and
+/// writes each row as it arrives: the rows written, and false when the user interrupted the
+/// round (the sample running then was not measured).
 fn take_round(
     cells: &mut [Progress],
     order: &[usize],
     round: u64,
     plan: &Plan,
-    watchdog: &Watchdog,
-    console: &Console,
-    csv: &mut CsvWriter,
+    (watchdog, console, csv): (&Watchdog, &Console, &mut CsvWriter),
+    place: &mut dyn Place,
 ) -> anyhow::Result<(usize, bool)> {
     if watchdog.is_interrupted() {
         return Ok((0, false));
@@ -177,7 +234,8 @@ fn take_round(
             // than the rest: one failed row says so, and the cell is not sampled.
             Some(status) => {
                 console.running(&progress.cell, 1);
-                record(progress, round, Sample::failed(Duration::ZERO, Duration::ZERO, status), console, csv)?;
+                let failed = Sample::failed(Duration::ZERO, Duration::ZERO, status);
+                record(progress, (round, ""), failed, console, csv)?;
                 progress.finished = true;
                 written += 1;
             }
@@ -204,11 +262,11 @@ fn take_round(
         }
     };
     running(cells, measured.first());
-    let completed = rounds::take(plan.isolation, &jobs, watchdog, &mut |taken, sample| {
+    let completed = place.take(plan.isolation, &jobs, watchdog, &mut |taken, build, sample| {
         let progress = &mut cells[measured[taken]];
         // A channel that hung once would hang again: each retry would only cost the timeout.
         progress.finished |= matches!(sample.status, Status::Timeout(_));
-        record(progress, round, sample, console, csv)?;
+        record(progress, (round, build), sample, console, csv)?;
         written += 1;
         running(cells, measured.get(taken + 1));
         Ok(())
@@ -216,15 +274,17 @@ fn take_round(
     Ok((written, completed))
 }
 
-/// Writes `sample`, of `progress`'s cell in round `round`, as its next row and keeps it.
+/// Writes `sample`, of `progress`'s cell in round `round` by `build`, as its next row and keeps it.
 fn record(
     progress: &mut Progress,
-    round: u64,
+    (round, build): (u64, &str),
     sample: Sample,
     console: &Console,
     csv: &mut CsvWriter,
 ) -> anyhow::Result<()> {
-    let record = Record { round: Some(round), ..csv::record(&progress.cell, progress.samples.len() + 1, &sample) };
+    let sample_number = progress.samples.len() + 1;
+    let record =
+        Record { round: Some(round), build: build.to_owned(), ..csv::record(&progress.cell, sample_number, &sample) };
     csv.append(&record)?;
     console.sampled();
     progress.samples.push(sample);

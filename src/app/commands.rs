@@ -126,6 +126,12 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         print_line(latency.trim_end());
     }
     print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
+    if args.fail_on_slower {
+        print_line(
+            "note: a change smaller than the drift above is not told apart from it here; to check a change \
+             between two builds, measure both in the same rounds: channel-bench ab --baseline OLD",
+        );
+    }
     // A paced cell worse on p99, CPU or frames overflowed fails the gate as a slower cell does.
     let worse = report.slower + paced.cells.iter().filter(|pair| pair.slower()).count();
     Ok(if args.fail_on_slower && worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })

@@ -97,8 +97,10 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
             let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).html());
             ("report", args.csv.iter().collect(), output(&html, args.force, args.out.is_none(), "the report")?)
         }
-        Command::Sfu(_) | Command::TakeRound => {
-            unreachable!("Command::dry_run is false for sfu, whose flags are planned as a sweep, and for take-round")
+        Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {
+            unreachable!(
+                "Command::dry_run is false for sfu and ab, whose flags are planned as a sweep, and for take-round"
+            )
         }
     };
     let mut read_ok = Vec::new();

@@ -17,6 +17,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
 use crate::run::rounds::Isolation;
 
+mod ab;
 mod commands;
 mod dry_run;
 mod sfu;
@@ -101,7 +102,12 @@ fn run(
         Some(Command::Cells(args)) => cells(&args),
         Some(Command::Report(args)) => report(&args),
         Some(Command::Sfu(args)) => sfu::run(extra, &args, isolation),
-        Some(Command::TakeRound) => sweep::take_round(extra),
+        Some(Command::TakeRound(args)) if args.protocol => ab::protocol(extra),
+        Some(Command::TakeRound(_)) => sweep::take_round(extra),
+        Some(Command::Ab(ab_args)) => {
+            let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+            ab::run(extra, *ab_args, command_line, isolation)
+        }
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)

@@ -40,37 +40,17 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         }
         print_error(&format!("faults build: {channel} slowed by {asked}"));
     }
-    let started = SystemTime::now();
-    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
-    set.check(plan.force)?;
-    let mut csv = CsvWriter::create(set.csv(), plan.force)?;
-    let started_utc = humantime::format_rfc3339_seconds(started).to_string();
-    machine::describe(&plan.channels, command_line, started_utc).write(&set.json())?;
-    let stop = StopSignals::install()?;
-    let watchdog =
-        Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
-    for signal in STOP_SIGNALS {
-        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
-        rounds::forward_stop(signal)
-            .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
-    }
-
-    let cells = plan.cells().len();
-    let console = Console::new((cells * plan.samples) as u64);
-    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
-    let outcome = sweeping::run(&plan, &watchdog, &console, &mut csv)?;
-    console.finish(csv.path(), &outcome.failed_cells);
+    let Measured { set, csv, outcome, stop, cells } = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.
-    let summarized = match load::load(csv.path()) {
+    let summarized = match load::load(csv.as_path()) {
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
-
             print_summary(
-                &super::file_name(csv.path()),
-                csv.path(),
+                &super::file_name(csv.as_path()),
+                csv.as_path(),
                 &samples,
                 Markdown::File(&set.markdown(), plan.force),
             )
@@ -79,13 +59,70 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
                 output::open::max_time_line(&open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
             })
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-            .and_then(|()| write_report(&set, &super::file_name(csv.path()), &set.html(), &samples, plan.force))
+            .and_then(|()| write_report(&set, &super::file_name(csv.as_path()), &set.html(), &samples, plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
             Ok(())
         }
     };
+    if let Some(code) = interrupted(&outcome, &stop, cells, &csv, summarized.as_ref().err()) {
+        return Ok(code);
+    }
+    summarized?;
+    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// What [`measure`] leaves: the output set, the CSV, what the rounds found, the stop signals
+/// and the number of cells planned.
+pub(super) struct Measured {
+    pub set: OutputSet,
+    pub csv: PathBuf,
+    pub outcome: sweeping::Outcome,
+    pub stop: StopSignals,
+    pub cells: usize,
+}
+
+/// Checks the output set, writes the CSV and the JSON (its `builds` those given), installs
+/// the stop signals and measures `plan`'s rounds where `place` says.
+pub(super) fn measure(
+    plan: &Plan,
+    command_line: Vec<String>,
+    builds: Vec<crate::results::metadata::Build>,
+    place: &mut dyn sweeping::Place,
+) -> anyhow::Result<Measured> {
+    let started = SystemTime::now();
+    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
+    set.check(plan.force)?;
+    let mut csv = CsvWriter::create(set.csv(), plan.force)?;
+    let started_utc = humantime::format_rfc3339_seconds(started).to_string();
+    let metadata = machine::describe(&plan.channels, command_line, started_utc);
+    crate::results::metadata::Metadata { builds, ..metadata }.write(&set.json())?;
+    let stop = StopSignals::install()?;
+    let watchdog =
+        Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
+    for signal in STOP_SIGNALS {
+        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+        rounds::forward_stop(signal)
+            .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
+    }
+    let cells = plan.cells().len();
+    let console = Console::new((cells * plan.samples) as u64);
+    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
+    let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
+    console.finish(csv.path(), &outcome.failed_cells);
+    Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
+}
+
+/// When a stop signal ended the rounds: says so, with `unwritten` (what could not be written
+/// after them), and gives the signal's exit code.
+pub(super) fn interrupted(
+    outcome: &sweeping::Outcome,
+    stop: &StopSignals,
+    cells: usize,
+    csv: &std::path::Path,
+    unwritten: Option<&anyhow::Error>,
+) -> Option<ExitCode> {
     if outcome.interrupted {
         let signal = stop.signal();
         print_error(&format!(
@@ -94,16 +131,15 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             outcome.cells_done,
             cells,
             outcome.samples,
-            csv.path().display()
+            csv.display()
         ));
         // The signal's exit code wins over a summary that could not be written.
-        if let Err(error) = summarized {
+        if let Some(error) = unwritten {
             print_error(&format!("error: {error:#}"));
         }
-        return Ok(ExitCode::from(128 + signal as u8));
+        return Some(ExitCode::from(128 + signal as u8));
     }
-    summarized?;
-    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    None
 }
 
 /// The child process of a sweep's round (`run::rounds`): takes the round on stdin with the
@@ -127,7 +163,7 @@ const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 /// The first stop signal sets `flag`, so the sweep stops after writing what it has, and is
 /// remembered for the exit code; a second one ends the process at once (128 + its number).
-struct StopSignals {
+pub(super) struct StopSignals {
     flag: Arc<AtomicBool>,
     first: Arc<AtomicUsize>,
 }

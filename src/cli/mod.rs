@@ -1,8 +1,10 @@
 //! The command line: clap's structs, the defaults of their flags, and the parsers of their values.
 //! The validation of a whole sweep is the `plan` module; the sweep's own options are in [`sweep`].
 
+mod ab;
 mod sweep;
 
+pub use ab::{AbArgs, TakeRoundArgs};
 pub use sweep::SweepArgs;
 
 use std::path::PathBuf;
@@ -87,7 +89,11 @@ pub enum Command {
     /// Takes the round of samples handed over on stdin and writes each sample to stdout: the
     /// process a sweep starts for each of its rounds (`run::rounds`), not for people
     #[command(name = crate::run::rounds::SUBCOMMAND, hide = true)]
-    TakeRound,
+    TakeRound(TakeRoundArgs),
+    /// A paired A/B run: every round measured by this build and by the one at --baseline, in a
+    /// seeded random order, then per cell and band the ratio this build / baseline with its
+    /// interval, and which changed
+    Ab(Box<AbArgs>),
 }
 
 /// `channel-bench sfu [SWEEP FLAGS]`.
@@ -108,7 +114,8 @@ impl Command {
             Command::Summary(args) => args.dry_run,
             Command::Report(args) => args.dry_run,
             // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
-            Command::Sfu(_) | Command::TakeRound => false,
+            // `sfu` plans its preset's flags as a sweep; `ab` plans its sweep's flags itself.
+            Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => false,
         }
     }
 
@@ -120,7 +127,7 @@ impl Command {
             Command::Summary(args) => args.csv = all(&args.csvs),
             Command::Report(args) => args.csv = all(&args.csvs),
             Command::Cells(args) => args.csv = all(&args.csvs),
-            Command::Compare(_) | Command::Sfu(_) | Command::TakeRound => {}
+            Command::Compare(_) | Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {}
         }
         self
     }

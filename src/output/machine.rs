@@ -7,12 +7,7 @@ use crate::results::metadata::Metadata;
 
 /// Describes this machine and build for a sweep over `channels`.
 pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {
-    // The runtime's version too: every channel's figures move with it.
-    let crates = channels
-        .iter()
-        .map(|channel| (channel.crate_name.to_owned(), channel.version()))
-        .chain([(RUNTIME_CRATE.to_owned(), registry::locked_version(RUNTIME_CRATE))])
-        .collect::<BTreeMap<_, _>>();
+    let crates = crates(channels.iter().copied());
     Metadata {
         cpu_model: cpu_model(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -20,10 +15,26 @@ pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_u
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
         rustc: env!("CHANNEL_BENCH_RUSTC").to_owned(),
         crates,
-        git_commit: Some(env!("CHANNEL_BENCH_GIT").to_owned()).filter(|commit| !commit.is_empty()),
+        git_commit: git_commit(),
         command_line,
         started_utc,
+        builds: Vec::new(),
     }
+}
+
+/// The version of each of `channels`' crates and of the runtime's (every channel's figures
+/// move with it), from this build's Cargo.lock.
+pub fn crates<'a>(channels: impl IntoIterator<Item = &'a ChannelEntry>) -> BTreeMap<String, String> {
+    channels
+        .into_iter()
+        .map(|channel| (channel.crate_name.to_owned(), channel.version()))
+        .chain([(RUNTIME_CRATE.to_owned(), registry::locked_version(RUNTIME_CRATE))])
+        .collect()
+}
+
+/// The git commit this binary was built from, when known.
+pub fn git_commit() -> Option<String> {
+    Some(env!("CHANNEL_BENCH_GIT").to_owned()).filter(|commit| !commit.is_empty())
 }
 
 fn cpu_model() -> Option<String> {

@@ -4,6 +4,7 @@
 //! every number and label reads.
 //! Formatting and writing only.
 
+pub mod ab;
 pub mod answer;
 pub mod compare;
 pub mod console;

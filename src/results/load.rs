@@ -304,6 +304,22 @@ const REQUIRED: [&str; 6] = ["channel", "mode", "runtime", "tasks", "ns_per_mess
 /// not know, is an error naming the file and line. Channel names are not checked: a user's
 /// own channel is welcome.
 pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
+    let (rows, skipped_partial_line) = read_rows(path)?;
+    Ok(file_of(rows, skipped_partial_line))
+}
+
+/// Reads a paired A/B run's CSV (`channel-bench ab`) as one file per build: the rows whose
+/// `build` is `builds[0]`, then those whose `build` is `builds[1]`. The two files' cells share
+/// their keys, so a cell of one pairs with its cell in the other round by round.
+pub fn load_builds(path: &Path, builds: [&str; 2]) -> anyhow::Result<[ResultsFile; 2]> {
+    let (rows, skipped_partial_line) = read_rows(path)?;
+    let (first, second): (Vec<Record>, Vec<Record>) = rows.into_iter().partition(|row| row.build == builds[0]);
+    let second = second.into_iter().filter(|row| row.build == builds[1]).collect();
+    Ok([file_of(first, skipped_partial_line), file_of(second, skipped_partial_line)])
+}
+
+/// The rows of the CSV at `path`, checked as [`load`] says, and whether a partial last line was skipped.
+fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
     let skipped_partial_line = !text.is_empty() && !text.ends_with('\n');
@@ -342,6 +358,11 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     if rows.is_empty() {
         bail!("{name} has a header but no samples");
     }
+    Ok((rows, skipped_partial_line))
+}
+
+/// `rows` as one file's cells.
+fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
     let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
     let left_out = disturbed_rows(&rows, &keys);
@@ -353,7 +374,7 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
         cell.add(record, disturbed);
     }
     sweep_order(&mut file.order);
-    Ok(file)
+    file
 }
 
 /// What is wrong with a row serde could not read: `mode "x" is not one of cloned-send,

@@ -29,6 +29,28 @@ pub struct Metadata {
     pub command_line: Vec<String>,
     /// When the sweep started, RFC 3339 UTC.
     pub started_utc: String,
+    /// The two builds of a paired A/B run (`ab`), baseline first; empty in every other run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds: Vec<Build>,
+}
+
+/// One build of a paired A/B run, as it describes itself (`take-round --protocol`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Build {
+    /// `baseline` or `candidate`: the value of the CSV's `build` column for its rows.
+    pub role: String,
+    /// The binary's path.
+    pub path: String,
+    /// Environment variables set for its processes only, `KEY=VALUE`.
+    pub env: Vec<String>,
+    /// The take-round protocol it speaks.
+    pub protocol: u32,
+    /// Its channel-bench version.
+    pub version: String,
+    /// The git commit it was built from, when known.
+    pub git_commit: Option<String>,
+    /// Version of every channel crate it holds and of tokio, from its Cargo.lock.
+    pub crates: std::collections::BTreeMap<String, String>,
 }
 
 impl Metadata {

@@ -5,6 +5,7 @@
 //! an answer; [`colour`] gives each
 //! channel its colour.
 
+pub mod ab;
 pub mod careful;
 pub mod cells;
 pub mod colour;

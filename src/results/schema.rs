@@ -169,6 +169,10 @@ pub struct Record {
     /// read the same: readers find columns by name).
     #[serde(default)]
     pub round: Option<u64>,
+    /// Which build measured the row in a paired A/B run (`ab`): `baseline` or `candidate`;
+    /// empty in every other run and in files without the column.
+    #[serde(default)]
+    pub build: String,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -247,12 +251,16 @@ mod tests {
         "resident_growth_bytes",
         "lat_histogram",
         "round",
+        "build",
     ];
 
     #[test]
     fn the_header_is_the_fields_in_their_contracted_order() {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
+        assert_eq!(header.first().map(String::as_str), Some("channel"));
+        assert_eq!(header.last().map(String::as_str), Some("build"));
+        assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
         writer.serialize(&record).unwrap();

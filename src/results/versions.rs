@@ -76,6 +76,7 @@ mod tests {
             git_commit: None,
             command_line: Vec::new(),
             started_utc: String::new(),
+            builds: Vec::new(),
         }
     }
 

@@ -25,6 +25,28 @@ use super::workload::Workload;
 /// The hidden subcommand a child process is started with.
 pub const SUBCOMMAND: &str = "take-round";
 
+/// The version of the round a child is handed and the samples it answers with: a paired A/B
+/// run pairs two builds only when both speak this one, and a child refuses a round of another.
+pub const PROTOCOL: u32 = 1;
+
+/// A binary that measures rounds, and the environment its processes get beyond this one's.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The binary, started with [`SUBCOMMAND`].
+    pub exe: std::path::PathBuf,
+    /// Variables set in its processes only.
+    pub env: Vec<(String, String)>,
+}
+
+impl Launch {
+    /// This binary (`current_exe`), with this process's environment.
+    pub fn this() -> anyhow::Result<Launch> {
+        let exe =
+            std::env::current_exe().context("cannot find this binary to measure a round in a process of its own")?;
+        Ok(Launch { exe, env: Vec::new() })
+    }
+}
+
 /// Where the rounds of a sweep are measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Isolation {
@@ -72,6 +94,9 @@ pub struct Job {
 /// What a child is given on its stdin.
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
+    /// [`PROTOCOL`] of the parent; 0 from a parent older than the field.
+    #[serde(default)]
+    protocol: u32,
     /// The watchdog's limit per sample.
     timeout: Duration,
     jobs: Vec<Job>,
@@ -102,22 +127,30 @@ pub fn take(
 ) -> anyhow::Result<bool> {
     match isolation {
         Isolation::InProcess => take_here(jobs, watchdog, taken),
-        Isolation::Process => {
-            let mut next = 0;
-            while next < jobs.len() {
-                match in_child(&jobs[next..], watchdog, &mut |at, sample| taken(next + at, sample))? {
-                    Ended::All => return Ok(true),
-                    Ended::Interrupted => return Ok(false),
-                    Ended::Early { done, status } => {
-                        let failed = Status::Panicked(format!("the process measuring it ended: {status}"));
-                        taken(next + done, Sample::failed(Duration::ZERO, Duration::ZERO, failed))?;
-                        next += done + 1;
-                    }
-                }
+        Isolation::Process => take_in(&Launch::this()?, jobs, watchdog, taken),
+    }
+}
+
+/// [`take`] in fresh processes of `launch`.
+pub fn take_in(
+    launch: &Launch,
+    jobs: &[Job],
+    watchdog: &Watchdog,
+    taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
+) -> anyhow::Result<bool> {
+    let mut next = 0;
+    while next < jobs.len() {
+        match in_child(launch, &jobs[next..], watchdog, &mut |at, sample| taken(next + at, sample))? {
+            Ended::All => return Ok(true),
+            Ended::Interrupted => return Ok(false),
+            Ended::Early { done, status } => {
+                let failed = Status::Panicked(format!("the process measuring it ended: {status}"));
+                taken(next + done, Sample::failed(Duration::ZERO, Duration::ZERO, failed))?;
+                next += done + 1;
             }
-            Ok(true)
         }
     }
+    Ok(true)
 }
 
 /// Takes `jobs` in this process, each under `watchdog` (`measure::guarded_sample`).
@@ -155,21 +188,23 @@ enum Ended {
     Early { done: usize, status: ExitStatus },
 }
 
-/// Takes `jobs` in one fresh process of this binary.
+/// Takes `jobs` in one fresh process of `launch`.
 fn in_child(
+    launch: &Launch,
     jobs: &[Job],
     watchdog: &Watchdog,
     taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
 ) -> anyhow::Result<Ended> {
-    let exe = std::env::current_exe().context("cannot find this binary to measure a round in a process of its own")?;
-    let mut child = Command::new(&exe)
+    let exe = &launch.exe;
+    let mut child = Command::new(exe)
         .arg(SUBCOMMAND)
+        .envs(launch.env.iter().map(|(key, value)| (key, value)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot start {} to measure a round", exe.display()))?;
     CHILD.store(child.id() as i32, Ordering::SeqCst);
-    let request = Request { timeout: watchdog.timeout, jobs: jobs.to_vec() };
+    let request = Request { protocol: PROTOCOL, timeout: watchdog.timeout, jobs: jobs.to_vec() };
     let written = child.stdin.take().map(|mut stdin| {
         serde_json::to_writer(&mut stdin, &request).map_err(std::io::Error::from).and_then(|()| stdin.flush())
     });
@@ -239,6 +274,12 @@ pub fn serve(
     };
     let request: Request =
         serde_json::from_reader(std::io::stdin().lock()).context("cannot read the round to measure from stdin")?;
+    if request.protocol != PROTOCOL {
+        anyhow::bail!(
+            "this build takes rounds of take-round protocol {PROTOCOL}, and was handed one of protocol {}",
+            request.protocol
+        );
+    }
     let jobs: Vec<Job> = request.jobs.into_iter().map(|job| Job { prepare: resolve(&job.channel), ..job }).collect();
     let watchdog =
         Watchdog::new(request.timeout, interrupted).context("cannot create the watchdog's wake-up socket")?;
@@ -275,7 +316,7 @@ mod tests {
             workload: Workload::new(Mode::MergedRecv, 4, 1000, 64),
             warmups: 1,
         };
-        let request = Request { timeout: Duration::from_secs(3), jobs: vec![job] };
+        let request = Request { protocol: PROTOCOL, timeout: Duration::from_secs(3), jobs: vec![job] };
         let back: Request = serde_json::from_str(&serde_json::to_string(&request).unwrap()).unwrap();
         assert_eq!(back.timeout, request.timeout);
         assert_eq!(back.jobs[0].workload, request.jobs[0].workload);
