@@ -30,7 +30,7 @@ pub fn how_to_read() -> String {
          shares their mean. Each other channel is compared with the first by the noise model: the \
          ratio (points, for frames overflowed) of their samples paired round by round, with its {}% interval; \
          channels whose interval holds no difference are tied with the first (≈ N others within X%). A channel \
-         whose pacer fell behind its schedule in a sample is never ranked.",
+         whose pacer fell behind its schedule in most samples of a cell is never ranked (a minority that fell behind is left out).",
         crate::results::noise::VERDICT_CONFIDENCE * 100.0
     )
 }

@@ -11,7 +11,6 @@ use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Phase, SendMode};
-use crate::stats::disturbed::{Timed, disturbed};
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
 /// keys measured the same thing.
@@ -361,17 +360,25 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     Ok((rows, skipped_partial_line))
 }
 
+mod left_out;
+use left_out::{disturbed_rows, host_behind_rows};
+
 /// `rows` as one file's cells.
 fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
     let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
     let left_out = disturbed_rows(&rows, &keys);
-    for ((record, key), disturbed) in rows.into_iter().zip(keys).zip(left_out) {
+    let host_behind = host_behind_rows(&rows, &keys);
+    for (((record, key), disturbed), host_behind) in rows.into_iter().zip(keys).zip(left_out).zip(host_behind) {
         let cell = file.cells.entry(key.clone()).or_insert_with(|| {
             file.order.push(key);
             CellSamples::default()
         });
-        cell.add(record, disturbed);
+        if host_behind {
+            cell.disturbed.push(record.ns_per_message);
+        } else {
+            cell.add(record, disturbed);
+        }
     }
     sweep_order(&mut file.order);
     file
@@ -396,28 +403,6 @@ fn field_error(error: &csv::Error, header: &csv::StringRecord, row: &csv::String
             None => error.to_string(),
         },
     }
-}
-
-/// Which `ok` rows were measured in a disturbed stretch of the sweep
-/// (`stats::disturbed::disturbed`): the rows in file order, which is the order a sweep
-/// measured them in, grouped by runtime and worker count.
-fn disturbed_rows(rows: &[Record], keys: &[CellKey]) -> Vec<bool> {
-    let mut cells: HashMap<&CellKey, usize> = HashMap::new();
-    let mut groups: HashMap<(RuntimeKind, u64), usize> = HashMap::new();
-    let (mut timed, mut at) = (Vec::new(), Vec::new());
-    for (index, (record, key)) in rows.iter().zip(keys).enumerate().filter(|(_, (record, _))| record.status == "ok") {
-        let cell = cells.len();
-        let cell = *cells.entry(key).or_insert(cell);
-        let group = groups.len();
-        let group = *groups.entry((key.runtime, key.workload.workers)).or_insert(group);
-        timed.push(Timed { group, cell, value: record.ns_per_message });
-        at.push(index);
-    }
-    let mut flags = vec![false; rows.len()];
-    for (index, flag) in at.into_iter().zip(disturbed(&timed)) {
-        flags[index] = flag;
-    }
-    flags
 }
 
 /// Payload MB/s of a row: its `mb_per_s`, or for a file without that column (no `bytes`

@@ -6,7 +6,8 @@
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, each other channel with its verdict against the
 //! first from the noise model (`results::noise::verdict`), tied when that is a tie. A
-//! channel whose pacer fell behind in any sample of the band is named and never ranked.
+//! channel whose pacer fell behind in most samples of a cell of the band is named and never
+//! ranked.
 //!
 //! [`answer`] computes; `output::paced` formats.
 
@@ -44,8 +45,9 @@ pub struct PacedCell {
     pub core_share: Option<f64>,
     /// The median over the samples of `resident_growth_bytes`.
     pub resident_growth_bytes: Option<f64>,
-    /// Whether any sample's pacer fell behind its schedule: the cell then describes a lighter
-    /// load than asked for, and is never ranked.
+    /// Whether the pacer fell behind its schedule in most of the cell's samples: the cell then
+    /// describes a lighter load than asked for, and is never ranked (the samples behind in a
+    /// minority are left out of its figures).
     pub pacer_behind: bool,
     /// How far the figures move from one sample to the next: the least and the most over the
     /// samples of each one's p99 (ns), share of messages dropped, and share of a core.
@@ -74,6 +76,11 @@ fn range(values: impl Iterator<Item = f64>) -> Range {
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
 /// paced, or no `ok` sample).
 pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
+    // A pacer that fell behind in a minority of the samples is the host's moment, not the
+    // channel's: those samples are left out; behind in most, the cell is behind.
+    let behind = 2 * samples.iter().filter(|s| s.pacer_behind).count() > samples.len();
+    let kept: Vec<PacedSample> = samples.iter().filter(|s| !s.pacer_behind).cloned().collect();
+    let samples = if behind || kept.is_empty() { samples } else { &kept[..] };
     let first = samples.first()?;
     let sum = |of: fn(&PacedSample) -> u64| samples.iter().map(of).sum::<u64>();
     let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
@@ -96,7 +103,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
         offered_per_s,
         core_share: cpu_ns_per_delivered.map(|ns| ns * offered_per_s / 1e9),
         resident_growth_bytes: stats::summarize(&growth).map(|summary| summary.median),
-        pacer_behind: samples.iter().any(|s| s.pacer_behind),
+        pacer_behind: behind,
         ranges: Ranges {
             p99_ns: range(samples.iter().filter_map(|s| Some(s.p99_ns? as f64))),
             drop_share: range(samples.iter().map(|s| share(s.dropped, s.sent))),
@@ -188,7 +195,7 @@ pub struct PacedBand {
     pub cpu: PacedRanking,
     /// By share of frames overflowed.
     pub overflow: PacedRanking,
-    /// Channels whose pacer fell behind in a sample of the band: never ranked.
+    /// Channels whose pacer fell behind in most samples of a cell of the band: never ranked.
     pub behind: Vec<String>,
     /// Channels with a failed sample or a missing cell in the band: not ranked.
     pub excluded: Vec<String>,

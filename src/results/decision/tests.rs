@@ -96,7 +96,8 @@ fn channels_within_the_noise_are_tied_and_a_pacer_behind_or_a_failure_is_avoided
         file.order.push(key);
     }
     let behind = file.order.iter().find(|key| key.channel == "tokio-mpsc" && key.tasks == 64).unwrap().clone();
-    file.cells.get_mut(&behind).unwrap().paced[0].pacer_behind = true;
+    // Its pacer fell behind in most of its samples (one alone would be the host's moment).
+    file.cells.get_mut(&behind).unwrap().paced.iter_mut().take(3).for_each(|sample| sample.pacer_behind = true);
     let decision = &decide(&file, 64)[0];
     assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
     let tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.as_str()).collect();

@@ -61,3 +61,35 @@ fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
     assert_eq!(current, 0, "the current-thread samples were not slow");
     assert!((15..=30).contains(&multi), "the 20 slow multi-thread samples, give or take the stretch's edges: {multi}");
 }
+
+#[test]
+fn a_pacer_that_fell_behind_with_half_its_round_is_the_hosts_and_left_out() {
+    let paced = |channel: &str, round: u64, behind: bool| Record {
+        channel: channel.into(),
+        status: "ok".into(),
+        tasks: 300,
+        messages: 1000,
+        pace_ns: Some(20_000_000),
+        burst: Some(5),
+        pacer_behind: Some(behind),
+        round: Some(round),
+        ..Record::default()
+    };
+    let rows = vec![
+        // Round 1: one of three fell behind, alone: its channel's.
+        paced("flume", 1, true),
+        paced("kanal", 1, false),
+        paced("tokio-mpsc", 1, false),
+        // Round 2: two of three fell behind: the host's.
+        paced("flume", 2, true),
+        paced("kanal", 2, true),
+        paced("tokio-mpsc", 2, false),
+    ];
+    let file = file_of(rows, false);
+    let cell = |channel: &str| &file.cells[file.order.iter().find(|key| key.channel == channel).unwrap()];
+    assert_eq!(cell("flume").paced.len(), 1, "round 1's sample stays, behind");
+    assert!(cell("flume").paced[0].pacer_behind);
+    assert_eq!(cell("kanal").paced.len(), 1, "round 2's sample is the host's");
+    assert_eq!(cell("kanal").disturbed.len(), 1);
+    assert_eq!(cell("tokio-mpsc").paced.len(), 2);
+}

@@ -108,9 +108,13 @@ fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
     let mut behind = sample([10], (125, 0), 0, 1);
     behind.pacer_behind = true;
     let steady = || vec![sample([1000], (125, 0), 0, 1_000_000), sample([1000], (125, 0), 0, 1_000_000)];
+    // Behind in both samples at one task count: the channel did not carry the load. Behind in
+    // one of three: the host's moment, left out of the figures.
     let file = file(vec![
-        ("lucky", 1, vec![sample([10], (125, 0), 0, 1), behind]),
+        ("lucky", 1, vec![behind.clone(), behind.clone()]),
         ("lucky", 4, vec![sample([10], (125, 0), 0, 1)]),
+        ("blip", 1, vec![sample([1000], (125, 0), 0, 1_000_000), behind, sample([1000], (125, 0), 0, 1_000_000)]),
+        ("blip", 4, vec![sample([1000], (125, 0), 0, 1_000_000), sample([1000], (125, 0), 0, 1_000_000)]),
         ("steady", 1, steady()),
         ("gone", 1, steady()),
         ("gone", 4, steady()),
@@ -122,9 +126,10 @@ fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
     let band = &answer(&file)[0];
     assert_eq!(band.behind, ["lucky"]);
     assert_eq!(band.excluded, ["gone"]);
-    let ranked: Vec<&str> = band.entries.iter().map(|e| e.channel.as_str()).collect();
-    assert_eq!(ranked, ["steady"]);
-    assert_eq!(band.p99.leaders, 1);
+    let mut ranked: Vec<&str> = band.entries.iter().map(|e| e.channel.as_str()).collect();
+    ranked.sort_unstable();
+    assert_eq!(ranked, ["blip", "steady"]);
+    assert_eq!(band.p99.leaders, 2, "blip and steady measured alike");
 }
 
 #[test]
