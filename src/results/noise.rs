@@ -12,7 +12,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::stats::verdict::{Estimate, Prior, Verdict, judge};
+use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
 /// the sweep's duels): a few dozen such verdicts make an answer.
@@ -129,7 +129,9 @@ impl Group {
 /// and cells with few observations of their own).
 #[derive(Debug, Clone, Default)]
 pub struct FileNoise {
-    priors: HashMap<(Group, MetricKey, bool), Prior>,
+    /// Per group, metric, paired or not, and whether winsorized (for estimates that trim) or
+    /// plain (for those of fewer than [`TRIMMED_FROM`] observations, which no trim protects).
+    priors: HashMap<(Group, MetricKey, bool, bool), Prior>,
     /// Per group and metric: the standard deviation of a pair's difference that moves slowly
     /// through the run, measured from its early, middle and late rounds ([`batch_drift`]).
     drifts: HashMap<(Group, MetricKey), f64>,
@@ -155,7 +157,15 @@ impl FileNoise {
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
     /// share about their mean (paired), each pooled over the group by degrees of freedom.
     pub fn of(file: &ResultsFile) -> FileNoise {
-        let mut sums: HashMap<(Group, MetricKey, bool), (f64, f64)> = HashMap::new();
+        let mut sums: HashMap<(Group, MetricKey, bool, bool), (f64, f64)> = HashMap::new();
+        let mut add = |key: (Group, MetricKey, bool), values: &[f64]| {
+            for trimmed in [true, false] {
+                let (sum, degrees) = spread(values, trimmed);
+                let entry = sums.entry((key.0.clone(), key.1, key.2, trimmed)).or_default();
+                entry.0 += sum;
+                entry.1 += degrees;
+            }
+        };
         let mut drift_sums: HashMap<(Group, MetricKey), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: HashMap<_, Vec<Values>> = HashMap::new();
@@ -164,10 +174,7 @@ impl FileNoise {
                 if values.is_empty() {
                     continue;
                 }
-                let (sum, degrees) = spread(values.iter().map(|(v, _)| *v));
-                let entry = sums.entry((Group::of(key), metric_key(metric), false)).or_default();
-                entry.0 += sum;
-                entry.1 += degrees;
+                add((Group::of(key), metric_key(metric), false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
                 let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
                 groups.entry(group).or_default().push(values);
             }
@@ -176,10 +183,10 @@ impl FileNoise {
                 for (at, a) in cells.iter().enumerate() {
                     for b in &cells[at + 1..] {
                         let shared = differences_by_round(a, b);
-                        let (sum, degrees) = spread(shared.iter().map(|(_, d)| *d));
-                        let entry = sums.entry((group.clone(), metric_key(metric), true)).or_default();
-                        entry.0 += sum;
-                        entry.1 += degrees;
+                        add(
+                            (group.clone(), metric_key(metric), true),
+                            &shared.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
+                        );
                         if let Some((excess, degrees)) = batch_drift(&shared) {
                             let entry = drift_sums.entry((group.clone(), metric_key(metric))).or_default();
                             entry.0 += excess * degrees;
@@ -202,8 +209,11 @@ impl FileNoise {
         FileNoise { priors, drifts, runs: file.runs.max(1) }
     }
 
-    fn prior(&self, group: &Group, metric: Metric, paired: bool) -> Option<Prior> {
-        self.priors.get(&(group.clone(), metric_key(metric), paired)).copied()
+    /// The prior of an estimate from `observations` observations: the winsorized spread for
+    /// one that trims, the plain one below [`TRIMMED_FROM`].
+    fn prior(&self, group: &Group, metric: Metric, paired: bool, observations: usize) -> Option<Prior> {
+        let trimmed = observations >= TRIMMED_FROM;
+        self.priors.get(&(group.clone(), metric_key(metric), paired, trimmed)).copied()
     }
 
     /// The drift under a paired verdict of `group` on `metric`: what the run's drift adds to a
@@ -267,22 +277,21 @@ fn winsorize(values: &[f64]) -> Vec<f64> {
     let n = values.len();
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let cut = if n >= 5 { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
+    let cut = if n >= TRIMMED_FROM { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
     let (low, high) = (sorted[cut], sorted[n - 1 - cut]);
     values.iter().map(|v| v.clamp(low, high)).collect()
 }
 
 /// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
-/// pair ([`winsorize`]), and its degrees of freedom.
-fn spread(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let values: Vec<f64> = values.collect();
+/// pair ([`winsorize`]) when `trimmed`, and its degrees of freedom.
+fn spread(values: &[f64], trimmed: bool) -> (f64, f64) {
     let n = values.len();
     if n < 2 {
         return (0.0, 0.0);
     }
-    let winsorized = winsorize(&values);
-    let mean = winsorized.iter().sum::<f64>() / n as f64;
-    (winsorized.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
+    let values = if trimmed { winsorize(values) } else { values.to_vec() };
+    let mean = values.iter().sum::<f64>() / n as f64;
+    (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
 /// `b − a` in every round both have a value in, with that round.
@@ -305,9 +314,10 @@ pub fn estimate(
     let shared: Vec<f64> = differences_by_round(&a, &b).into_iter().map(|(_, d)| d).collect();
     let plain = |values: &[(f64, Option<u64>)]| values.iter().map(|(v, _)| *v).collect::<Vec<f64>>();
     let (estimate, paired) = if shared.is_empty() {
-        (Estimate::unpaired(&plain(&a), &plain(&b), noise.prior(group, metric, false))?, false)
+        let prior = noise.prior(group, metric, false, a.len().min(b.len()));
+        (Estimate::unpaired(&plain(&a), &plain(&b), prior)?, false)
     } else {
-        (Estimate::paired(&shared, noise.prior(group, metric, true))?, true)
+        (Estimate::paired(&shared, noise.prior(group, metric, true, shared.len()))?, true)
     };
     Some((Estimate { mean: centre.unwrap_or(estimate.mean), ..estimate }, paired))
 }
@@ -442,9 +452,9 @@ pub fn change(
     drift: f64,
 ) -> Option<Verdict> {
     let plain = |cell: &CellSamples| metric.values(cell).into_iter().map(|(v, _)| v).collect::<Vec<f64>>();
-    let prior = |noise: &FileNoise| noise.prior(group, metric, false);
     let (old_values, new_values) = (plain(old), plain(new));
-    let estimate = two_runs(&old_values, prior(noise.0), &new_values, prior(noise.1))?;
+    let prior = |noise: &FileNoise, values: &[f64]| noise.prior(group, metric, false, values.len());
+    let estimate = two_runs(&old_values, prior(noise.0, &old_values), &new_values, prior(noise.1, &new_values))?;
     let estimate = Estimate { mean: centre(metric, old, new).unwrap_or(estimate.mean), ..estimate };
     Some(judge(estimate, drift, CHANGE_CONFIDENCE))
 }

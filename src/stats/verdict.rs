@@ -47,6 +47,10 @@ pub struct Estimate {
     pub degrees: f64,
 }
 
+/// The fewest observations a trimmed mean trims: below this many, an estimate is their plain
+/// mean, which no trim protects from a tail.
+pub const TRIMMED_FROM: usize = 5;
+
 impl Estimate {
     /// From paired differences (each `b − a` of one round): their trimmed mean (without the
     /// lowest and highest [`crate::stats::TRIM`] of them, as a cell's headline figure) and its
@@ -59,7 +63,7 @@ impl Estimate {
         let mut sorted = differences.to_vec();
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
-        let cut = if n >= 5 { (super::TRIM * n as f64).floor() as usize } else { 0 };
+        let cut = if n >= TRIMMED_FROM { (super::TRIM * n as f64).floor() as usize } else { 0 };
         let kept = sorted.get(cut..n.checked_sub(cut)?).filter(|kept| !kept.is_empty())?;
         let mean = kept.iter().sum::<f64>() / kept.len() as f64;
         let (low, high) = (kept[0], kept[kept.len() - 1]);
