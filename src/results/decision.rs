@@ -178,7 +178,8 @@ impl<'a> Cells<'a> {
     }
 }
 
-fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
+/// Each channel's cells of `room` at `participants` tasks, in the file's order.
+fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &RoomKey) -> Vec<Cells<'a>> {
     let mut channels: Vec<Cells> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
         let samples = &file.cells[key];
@@ -198,6 +199,24 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
     }
+    channels
+}
+
+/// `pick` at the file's fewest task count of `room`, out of phase, when fewer than
+/// `participants`: (tasks, its figures).
+fn quiet(file: &ResultsFile, participants: u64, room: &RoomKey, pick: &Cells) -> Option<(u64, PacedCell)> {
+    let (key, _) = pick.everyday()?;
+    let fewest_tasks = file
+        .order
+        .iter()
+        .filter(|other| other.tasks < participants && room_key(other) == *room && other.setting == key.setting)
+        .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
+        .min_by_key(|other| other.tasks)?;
+    Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
+}
+
+fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
+    let channels = cells_of(file, participants, room);
     let first = channels.iter().find_map(|cells| cells.out_of_phase.or(cells.in_phase));
     let (setting, capacity, burst, interval_ns) = first.map_or((String::new(), 0, 0, 0), |(key, samples)| {
         let sample = &samples.paced[0];
@@ -254,16 +273,7 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         let tie = std::iter::once(measured).chain(within(measured));
         tie.filter(|cells| pick.is_none_or(|(pick, _)| !std::ptr::eq(*cells, pick))).map(|cells| cells.seat()).collect()
     });
-    let quiet = pick.and_then(|(pick, _)| {
-        let (key, _) = pick.everyday()?;
-        let fewest_tasks = file
-            .order
-            .iter()
-            .filter(|other| other.tasks < participants && room_key(other) == *room && other.setting == key.setting)
-            .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
-            .min_by_key(|other| other.tasks)?;
-        Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
-    });
+    let quiet = pick.and_then(|(pick, _)| quiet(file, participants, room, pick));
     Decision {
         participants,
         runtime: room.0,

@@ -102,27 +102,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         wanted.push((key.clone(), band.tasks.clone(), channels));
         wanted.push((key, thin, two));
     }
-    for band in paced::answer(file) {
-        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
-        let mut channels = Vec::new();
-        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
-        let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
-        for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
-            let resolution = f64::ln(resolution);
-            let tied_wide = |at: usize| {
-                ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
-            };
-            let open: Vec<String> = (1..ranking.order.len())
-                .filter(|&at| tied_wide(at))
-                .map(|at| band.entries[ranking.order[at]].channel.clone())
-                .collect();
-            if !open.is_empty() {
-                channels.extend(ranking.order.first().map(|&first| band.entries[first].channel.clone()));
-                channels.extend(open);
-            }
-        }
-        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
-    }
+    wanted.extend(paced_wanted(file, &noise));
     groups
         .iter()
         .map(|group| {
@@ -152,6 +132,35 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
         .collect()
+}
+
+/// The paced bands' share of [`duels`]: per band whose p99 or CPU leader is not yet told apart
+/// from some channel (a tie wider than 1.5× for p99, the run's resolution for CPU), its key,
+/// task counts, and the leader with those channels.
+fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
+    let mut wanted = Vec::new();
+    for band in paced::answer(file) {
+        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
+        let mut channels = Vec::new();
+        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
+        for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
+            let resolution = f64::ln(resolution);
+            let tied_wide = |at: usize| {
+                ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
+            };
+            let open: Vec<String> = (1..ranking.order.len())
+                .filter(|&at| tied_wide(at))
+                .map(|at| band.entries[ranking.order[at]].channel.clone())
+                .collect();
+            if !open.is_empty() {
+                channels.extend(ranking.order.first().map(|&first| band.entries[first].channel.clone()));
+                channels.extend(open);
+            }
+        }
+        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
+    }
+    wanted
 }
 
 /// The two members of `group` with the lowest trimmed mean ns/message in `file`: the cell's
