@@ -48,16 +48,14 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
+            let open = crate::results::decide::open_bands(&samples);
+            output::open::max_time_line(&open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
             print_summary(
                 &super::file_name(csv.as_path()),
                 csv.as_path(),
                 &samples,
                 Markdown::File(&set.markdown(), plan.force),
             )
-            .map(|()| {
-                let open = crate::results::decide::open_bands(&samples);
-                output::open::max_time_line(&open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
-            })
             .and_then(|()| write_cells(&set, &samples, exports, plan.force))
             .and_then(|()| write_report(&set, &super::file_name(csv.as_path()), &set.html(), &samples, plan.force))
         }

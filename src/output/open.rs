@@ -12,7 +12,7 @@ pub fn lines(open: &[Open]) -> Vec<String> {
             let name = format!("{} {} {}", band.runtime.name(), band.mode.name(), band.size.name());
             match open.needed {
                 Needed::Rounds(rounds) => format!(
-                    "open: {name}: {leader} against {}: about {rounds} more rounds a task count ({:.0} s) would likely decide it",
+                    "open: {name}: {leader} against {}: about {rounds} more rounds a task count ({:.1} s) would likely decide it",
                     open.channel, open.seconds
                 ),
                 Needed::Beyond => format!(
@@ -32,10 +32,11 @@ pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<Strin
     let seconds: f64 = open.iter().map(|open| open.seconds).sum();
     let decidable = open.iter().filter(|open| open.needed != Needed::Beyond).count();
     (decidable > 0 && seconds > 0.0).then(|| {
+        let needed = max_time + seconds / cells.max(1) as f64;
+        let needed = if needed >= 0.1 { format!("{needed:.2}") } else { format!("{needed:.4}") };
         format!(
-            "--max-time {:.2} would likely decide the {decidable} open band(s) that rounds can decide here (the duels' time \
-             is --max-time × {cells} cells)",
-            max_time + seconds / cells.max(1) as f64
+            "duels: --max-time {needed} would likely decide the {decidable} open band(s) below that rounds can decide \
+             here (the duels' time is --max-time × {cells} cells)"
         )
     })
 }
