@@ -381,7 +381,6 @@ impl Receiving {
         if let Some(sink) = &mut self.sink {
             sink.write(&message.payload);
         }
-        self.slow.spin();
     }
 
     /// The verdict, once the senders have said how many messages they `dropped`.
@@ -409,9 +408,11 @@ async fn receive_one<C: Channel>(
     mut receiving: Receiving,
 ) -> Receiving {
     gate.wait().await;
+    receiving.slow.start();
     while let Some(message) = C::recv(&mut receiver).await {
         receiving.take(message);
     }
+    receiving.slow.finish();
     receiving
 }
 
@@ -447,8 +448,10 @@ async fn drain(
     mut receiving: Receiving,
 ) -> Receiving {
     gate.wait().await;
+    receiving.slow.start();
     while let Some(message) = merged.next().await {
         receiving.take(message);
     }
+    receiving.slow.finish();
     receiving
 }

@@ -1,14 +1,12 @@
 //! A known slowdown, for checking what a comparison can resolve (cargo feature `faults`):
 //! `CHANNEL_BENCH_SLOW=CHANNEL:PCT%` (several separated by commas: `kanal:15%,flume:15%`) makes
-//! the receiving task of channel CHANNEL busy for PCT%
-//! of the time its messages take, so that channel's ns/message rises by about PCT% and no other
-//! channel's does. `CHANNEL:LOW..HIGH%` draws the share once per process, uniformly between
-//! the two: a channel whose speed depends on the process it runs in, as on a host where it
-//! matters where a process's memory lands. Every [`BATCH`] messages the receiver reads the
-//! clock, takes the time since
-//! the last batch ended (its own spinning left out) and spins for PCT% of it: a slowdown in
-//! proportion to the channel's own cost, whatever that is on this machine, with one clock read
-//! per batch. A normal build has the type and does nothing.
+//! the receiving task of channel CHANNEL, once it has taken the last message, spin for PCT% of
+//! the time since the start gate opened, so that channel's ns/message rises by PCT% exactly, on
+//! either runtime, and no other channel's does. (A spin spread over the messages would overlap
+//! with the senders' work where they run on other threads, and slow a multi-thread cell by less
+//! than it asks.) `CHANNEL:LOW..HIGH%` draws the share once per process, uniformly between the
+//! two: a channel whose speed depends on the process it runs in, as on a host where it matters
+//! where a process's memory lands. A normal build has the type and does nothing.
 
 #[cfg(feature = "faults")]
 use std::time::Instant;
@@ -16,23 +14,16 @@ use std::time::Instant;
 /// The environment variable that names the slowed channel and its slowdown.
 pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
 
-/// Messages between two readings of the clock.
-#[cfg(feature = "faults")]
-const BATCH: u32 = 256;
-
-/// The busy work a receiving task does: none, or (faults build) a spin in proportion to the
-/// time its messages take.
+/// The busy work a receiving task does: none, or (faults build) a spin at the end in proportion
+/// to the time its messages took.
 #[derive(Debug, Clone, Default)]
 pub struct Slowdown {
     /// The time spun over the time worked (0.15 = 15%); 0 for no slowdown.
     #[cfg(feature = "faults")]
     fraction: f64,
-    /// Messages taken since the last reading of the clock.
+    /// When the start gate opened.
     #[cfg(feature = "faults")]
-    taken: u32,
-    /// When the last batch's spin ended.
-    #[cfg(feature = "faults")]
-    mark: Option<Instant>,
+    started: Option<Instant>,
 }
 
 impl Slowdown {
@@ -42,7 +33,7 @@ impl Slowdown {
         {
             let asked = requested().unwrap_or_default();
             let fraction = asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, asked)| asked.here(name));
-            Slowdown::by(fraction)
+            Slowdown { fraction, started: None }
         }
         #[cfg(not(feature = "faults"))]
         {
@@ -51,41 +42,32 @@ impl Slowdown {
         }
     }
 
-    /// A slowdown of `fraction` (0.15 = 15%) of the time the messages take.
-    #[cfg(feature = "faults")]
-    pub fn by(fraction: f64) -> Self {
-        Slowdown { fraction, taken: 0, mark: None }
-    }
-
-    /// Called once per message taken: every [`BATCH`] messages, spins for the slowdown's share
-    /// of the time since the last batch ended.
-    #[inline(always)]
-    pub fn spin(&mut self) {
+    /// Called when the start gate opens: the time the slowdown is a share of starts here.
+    pub fn start(&mut self) {
         #[cfg(feature = "faults")]
         if self.fraction > 0.0 {
-            self.taken += 1;
-            if self.taken >= BATCH {
-                self.taken = 0;
-                let now = Instant::now();
-                if let Some(mark) = self.mark {
-                    let until = deadline(mark, now, self.fraction);
-                    while Instant::now() < until {
-                        std::hint::spin_loop();
-                    }
-                    self.mark = Some(until.max(Instant::now()));
-                } else {
-                    self.mark = Some(now);
-                }
+            self.started = Some(Instant::now());
+        }
+    }
+
+    /// Called after the last message: spins for the slowdown's share of the time since
+    /// [`Slowdown::start`].
+    pub fn finish(&mut self) {
+        #[cfg(feature = "faults")]
+        if let Some(started) = self.started.take() {
+            let until = deadline(started, Instant::now(), self.fraction);
+            while Instant::now() < until {
+                std::hint::spin_loop();
             }
         }
     }
 }
 
-/// Until when a batch that ended at `now` spins, the last one having ended at `mark`: the
-/// `fraction` of the time the messages between them took.
+/// Until when a receiver that took its last message at `now` spins, the gate having opened at
+/// `started`: the `fraction` of the time the messages took.
 #[cfg(feature = "faults")]
-fn deadline(mark: Instant, now: Instant, fraction: f64) -> Instant {
-    now + now.duration_since(mark).mul_f64(fraction)
+fn deadline(started: Instant, now: Instant, fraction: f64) -> Instant {
+    now + now.duration_since(started).mul_f64(fraction)
 }
 
 /// A slowdown [`VARIABLE`] asks for, as fractions of the channel's own cost (0.15 for `15%`):
@@ -163,16 +145,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_batch_spins_for_the_share_asked_for_of_the_time_since_the_last() {
-        let mark = Instant::now();
-        let now = mark + std::time::Duration::from_micros(2_000);
-        assert_eq!(deadline(mark, now, 0.15), now + std::time::Duration::from_micros(300));
-        assert_eq!(deadline(mark, now, 1.0) - now, now - mark, "100%: as long again");
-        // The first batch only sets the mark; the spin starts from the second.
-        let mut slowdown = Slowdown::by(0.15);
-        (0..BATCH).for_each(|_| slowdown.spin());
-        assert!(slowdown.mark.is_some() && slowdown.taken == 0);
-        assert!(Slowdown::by(0.0).mark.is_none());
+    fn the_receiver_spins_at_the_end_for_the_share_asked_for_of_the_time_its_messages_took() {
+        let started = Instant::now();
+        let now = started + std::time::Duration::from_micros(2_000);
+        assert_eq!(deadline(started, now, 0.15), now + std::time::Duration::from_micros(300));
+        assert_eq!(deadline(started, now, 1.0) - now, now - started, "100%: as long again");
+        let mut slowdown = Slowdown { fraction: 0.15, started: None };
+        slowdown.start();
+        assert!(slowdown.started.is_some());
+        slowdown.finish();
+        assert!(slowdown.started.is_none(), "one spin a sample");
+        let mut none = Slowdown { fraction: 0.0, started: None };
+        none.start();
+        assert!(none.started.is_none(), "no slowdown asked: nothing to time");
     }
 
     #[test]
