@@ -133,6 +133,7 @@ impl Channel for MutexQueue {
     const NAME: &'static str = "mutex-queue";
     // Not a crates.io crate: the run's JSON records its version as "unknown".
     const CRATE: &'static str = "example";
+    const VERSION: Option<&'static str> = Some(env!("CARGO_PKG_VERSION"));
     type Sender = QueueSender;
     type Receiver = QueueReceiver;
 

@@ -12,6 +12,8 @@ pub struct ChannelEntry {
     pub name: &'static str,
     /// [`Channel::CRATE`].
     pub crate_name: &'static str,
+    /// [`Channel::VERSION`].
+    pub crate_version: Option<&'static str>,
     /// [`Channel::SLOTS_PER_SENDER`].
     pub slots_per_sender: usize,
     /// Spawns one run of a workload on the current tokio runtime; see [`scenario::prepare`].
@@ -133,6 +135,7 @@ impl ChannelEntry {
         Self {
             name: C::NAME,
             crate_name: C::CRATE,
+            crate_version: C::VERSION,
             slots_per_sender: C::SLOTS_PER_SENDER,
             prepare: scenario::prepare::<C>,
             probe_capacity: channel::probe_capacity::<C>,
@@ -145,9 +148,13 @@ impl ChannelEntry {
         Self { caveats, ..self }
     }
 
-    /// The locked version of [`ChannelEntry::crate_name`] ([`locked_version`]).
+    /// The locked version of [`ChannelEntry::crate_name`] ([`locked_version`]), or the one the
+    /// channel states ([`Channel::VERSION`]) where Cargo.lock does not hold its crate.
     pub fn version(&self) -> String {
-        locked_version(self.crate_name)
+        match (locked_versions(self.crate_name).is_empty(), self.crate_version) {
+            (true, Some(version)) => version.to_owned(),
+            _ => locked_version(self.crate_name),
+        }
     }
 
     /// Whether the channel has a known problem: a caveat whose range holds the locked version

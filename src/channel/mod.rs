@@ -74,6 +74,9 @@ pub trait Channel: 'static {
     const NAME: &'static str;
     /// The crates.io crate that provides it (its version goes into the run's JSON).
     const CRATE: &'static str;
+    /// The crate's version where this build's Cargo.lock does not hold the crate: a channel of
+    /// your own sets `Some(env!("CARGO_PKG_VERSION"))`.
+    const VERSION: Option<&'static str> = None;
     /// Slots the crate grants each live sender on top of the buffer it is given.
     /// The adapter subtracts them, so a channel with `s` senders needs `capacity >= s * SLOTS_PER_SENDER`.
     const SLOTS_PER_SENDER: usize = 0;

@@ -37,11 +37,16 @@ pub struct Versions {
 }
 
 /// The versions of tokio and of the crates of `file`'s channels, preferring `metadata` (the
-/// run's JSON) over this build's. A channel the table does not hold (a user's own) names no
-/// crate and is left out.
+/// run's JSON) over this build's. A channel the table does not hold (a user's own) is named by
+/// its crate when the run's JSON records a crate that no channel of the table has.
 pub fn versions(file: &ResultsFile, metadata: Option<&Metadata>) -> Versions {
     let mut names: Vec<&str> =
         file.order.iter().filter_map(|key| registry::find(&key.channel)).map(|e| e.crate_name).collect();
+    let own = |name: &&String| !registry::known().any(|entry| entry.crate_name == name.as_str());
+    let users_own = file.order.iter().any(|key| registry::find(&key.channel).is_none());
+    if users_own {
+        names.extend(metadata.iter().flat_map(|metadata| metadata.crates.keys().filter(own)).map(String::as_str));
+    }
     names.sort_unstable();
     names.dedup();
     names.retain(|name| *name != RUNTIME_CRATE);
@@ -93,5 +98,17 @@ mod tests {
         let built = versions(&file, None);
         assert_eq!(built.crates[0].version, registry::locked_version("tokio"));
         assert!(built.crates.iter().all(|c| c.source == Source::Build) && !built.has_json);
+    }
+
+    #[test]
+    fn a_channel_of_your_own_is_named_by_the_crate_the_runs_json_records_for_it() {
+        let file = hand_made(&[("kanal", 1, &[1.0], 0), ("my-own", 1, &[1.0], 0)]);
+        let json = metadata(&[("tokio", "1.0.0"), ("kanal", "0.1.1"), ("my-crate", "0.3.0")]);
+        let names: Vec<(String, String)> =
+            versions(&file, Some(&json)).crates.into_iter().map(|c| (c.crate_name, c.version)).collect();
+        let pair = |name: &str, version: &str| (name.to_owned(), version.to_owned());
+        assert_eq!(names, [pair("tokio", "1.0.0"), pair("kanal", "0.1.1"), pair("my-crate", "0.3.0")]);
+        let only_known = hand_made(&[("kanal", 1, &[1.0], 0)]);
+        assert_eq!(versions(&only_known, Some(&json)).crates.len(), 2, "no channel of your own, no crate of its");
     }
 }
