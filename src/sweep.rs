@@ -68,6 +68,13 @@ pub trait Place {
         Ok(None)
     }
 
+    /// The `build` of the rows this binary writes itself (a cell refused before it is sampled,
+    /// its channel not holding its capacity): the sweep's none; an A/B run's the candidate's,
+    /// whose adapter this binary is.
+    fn own_build(&self) -> &'static str {
+        ""
+    }
+
     /// Whether the later screening rounds leave out the channels far behind ([`SCREEN_CUT`]):
     /// the sweep's own do; an A/B run judges every channel alike.
     fn screens(&self) -> bool {
@@ -235,7 +242,7 @@ fn take_round(
             Some(status) => {
                 console.running(&progress.cell, 1);
                 let failed = Sample::failed(Duration::ZERO, Duration::ZERO, status);
-                record(progress, (round, ""), failed, console, csv)?;
+                record(progress, (round, place.own_build()), failed, console, csv)?;
                 progress.finished = true;
                 written += 1;
             }

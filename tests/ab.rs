@@ -63,6 +63,38 @@ fn both_builds_measure_every_round_and_every_cell_and_band_is_judged() {
     assert_eq!(roles, ["baseline", "candidate"]);
     assert!(metadata["builds"][0]["crates"]["kanal"].is_string(), "{metadata}");
     assert!(std::fs::read_to_string(out.with_extension("md")).unwrap().contains("## Changed bands: "));
+    assert!(out.with_extension("cells.json").exists(), "the candidate's per-cell results");
+    // The CSV judged again, measuring nothing: the same verdicts.
+    let mut again = Command::new(common::binary());
+    again.args(["ab", "--json", "--from"]).arg(&out).timeout(Duration::from_secs(60));
+    let (code, stdout, stderr) = common::output(&mut again);
+    assert_eq!(code, Some(0), "{stderr}");
+    let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];
+    let rejudged: serde_json::Value = serde_json::from_str(json).unwrap();
+    // The same verdicts, up to the order of a pooled sum's terms.
+    let cells = |value: &serde_json::Value| -> Vec<(String, String, i64)> {
+        let rounded = |change: &serde_json::Value| (change["ratio"].as_f64().unwrap() * 1e6).round() as i64;
+        let text = |change: &serde_json::Value, field: &str| change[field].as_str().unwrap().to_owned();
+        value["cells"].as_array().unwrap().iter().map(|c| (text(c, "place"), text(c, "call"), rounded(c))).collect()
+    };
+    assert_eq!(cells(&rejudged), cells(&verdicts));
+}
+
+#[test]
+fn a_csv_of_no_ab_run_is_refused_as_bad_usage_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.csv");
+    std::fs::write(
+        &plain,
+        "channel,mode,runtime,tasks,ns_per_message,status\nkanal,cloned-send,current-thread,1,50.0,ok\n",
+    )
+    .unwrap();
+    let mut command = Command::new(common::binary());
+    command.args(["ab", "--from"]).arg(&plain).timeout(Duration::from_secs(60));
+    let (code, _, stderr) = common::output(&mut command);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("give the CSV an ab run wrote"), "{stderr}");
 }
 
 #[test]
@@ -89,16 +121,38 @@ fn custom_binary() -> PathBuf {
 }
 
 #[test]
-fn a_binary_built_on_main_with_pairs_with_itself_on_its_own_channel() {
+fn a_binary_built_on_main_with_pairs_with_itself_and_sets_its_channel_against_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("custom.csv");
     let binary = custom_binary();
-    let mut args = vec!["--channels".to_owned(), "mutex-queue".to_owned(), "--json".to_owned()];
+    let mut args = vec!["--channels".to_owned(), "mutex-queue,tokio-mpsc".to_owned(), "--json".to_owned()];
     args.extend(tiny(&out));
     let (code, stdout, stderr) = ab(&binary, &binary, &args);
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    assert!(column(&out, "channel").iter().all(|channel| channel == "mutex-queue"));
-    assert!(stdout.contains("\"channel\": \"mutex-queue\""), "{stdout}");
+    assert!(column(&out, "channel").iter().any(|channel| channel == "mutex-queue"));
+    let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];
+    let verdicts: serde_json::Value = serde_json::from_str(json).unwrap();
+    let against = verdicts["against"].as_array().unwrap();
+    // 2 modes × 2 runtimes × 2 task counts, mutex-queue against tokio-mpsc in each.
+    assert_eq!(against.len(), 8, "{json}");
+    assert!(against.iter().all(|row| row["mine"] == "mutex-queue" && row["other"] == "tokio-mpsc"), "{json}");
+    let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
+    assert!(markdown.contains("## mutex-queue against the others"), "{markdown}");
+}
+
+#[test]
+fn a_channel_the_baseline_does_not_have_is_left_out_and_said_so_and_the_rest_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("shared.csv");
+    let mut args: Vec<String> =
+        ["--channels", "mutex-queue,kanal", "--runtimes", "current-thread"].iter().map(|arg| arg.to_string()).collect();
+    args.extend(tiny(&out));
+    let (code, stdout, stderr) = ab(&custom_binary(), &common::binary(), &args);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(stdout.contains("left out: mutex-queue (the baseline has no such channel"), "{stdout}");
+    assert!(column(&out, "channel").iter().all(|channel| channel == "kanal"));
+    let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
+    assert!(markdown.contains("mutex-queue (the baseline has no such channel"), "{markdown}");
 }
 
 #[cfg(feature = "faults")]

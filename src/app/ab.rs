@@ -8,17 +8,20 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::Context;
-use rand::SeedableRng;
 use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::print_error;
 use super::sweep::{Measured, interrupted, measure};
-use crate::cli::AbArgs;
+use crate::cli::{AB_MAX_TIME_SECS, AB_SAMPLES, AbArgs, ExportArgs};
 use crate::error::UsageError;
-use crate::output::{self, console::print_line, files, machine};
+use crate::output::files::{self, OutputSet};
+use crate::output::{self, console::print_line, machine};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::ab::{self, Ab, BASELINE, CANDIDATE};
@@ -42,6 +45,7 @@ pub fn protocol(extra: &'static [ChannelEntry]) -> anyhow::Result<ExitCode> {
         version: env!("CARGO_PKG_VERSION").to_owned(),
         git_commit: machine::git_commit(),
         crates: machine::crates(registry::known().chain(extra)),
+        channels: registry::known().chain(extra).map(|channel| channel.name.to_owned()).collect(),
     };
     print_line(&serde_json::to_string(&build).expect("plain data serializes"));
     Ok(ExitCode::SUCCESS)
@@ -54,56 +58,108 @@ pub fn run(
     command_line: Vec<String>,
     isolation: Isolation,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(csv) = &args.from {
+        let ab = judged(csv, extra)?;
+        print_line(&if args.json { output::ab::json(&ab) } else { output::ab::text(&ab) });
+        return Ok(gate(&ab, args.fail_on_slower).unwrap_or(ExitCode::SUCCESS));
+    }
     if isolation != Isolation::Process {
         return Err(
             UsageError("ab measures in processes of two binaries: run it from a channel-bench binary".into()).into()
         );
     }
     let (exports, dry) = (args.sweep.export.clone(), args.sweep.dry_run);
-    let plan = Plan { isolation, ..Plan::with_extra(args.sweep, extra)? };
-    if dry {
-        print_line("ab: each round is measured twice, once by each build");
-        return super::dry_run::sweep(&plan, &exports);
+    let mut sweep = args.sweep;
+    if !sweep.quick {
+        sweep.samples.get_or_insert(AB_SAMPLES);
+        sweep.max_time.get_or_insert(AB_MAX_TIME_SECS);
     }
+    let mut plan = Plan { isolation, builds: 2, ..Plan::with_extra(sweep, extra)? };
+    crate::output::export::check_free(&exports, plan.force)?;
     let this = Launch::this()?;
     let candidate = Launch { env: args.candidate_env, ..this };
-    let baseline = Launch { exe: args.baseline, env: args.baseline_env };
+    let baseline = Launch { exe: args.baseline.context("ab needs --baseline PATH")?, env: args.baseline_env };
     let builds = vec![describe(&baseline, BASELINE)?, describe(&candidate, CANDIDATE)?];
+    let absent = shared_channels(&mut plan, &builds[0])?;
+    let absent: Vec<String> =
+        absent.iter().map(|name| format!("{name} (the baseline has no such channel: not measured)")).collect();
+    for line in &absent {
+        print_line(&format!("left out: {line}"));
+    }
+    if dry {
+        print_line("ab: each cell of a round is measured twice, once by each build");
+        return super::dry_run::sweep(&plan, &exports);
+    }
     let mut place = Paired {
         sides: [(baseline, BASELINE), (candidate, CANDIDATE)],
         order: Pcg64Mcg::seed_from_u64(BUILD_ORDER_SEED),
+        said_detectable: false,
     };
     let Measured { set, csv, outcome, stop, cells } = measure(&plan, command_line, builds, &mut place)?;
-    let answered = answer(&csv, &set.markdown(), plan.force, args.json);
+    let answered = answer(&set, extra, (&exports, plan.force), args.json, absent);
     if let Some(code) = interrupted(&outcome, &stop, cells, &csv, answered.as_ref().err()) {
         return Ok(code);
     }
     let ab = answered?;
-    if let Some(percent) = args.fail_on_slower {
-        let limit = 1.0 + percent / 100.0;
-        let past: Vec<String> =
-            ab.bands.iter().chain(&ab.cells).filter(|change| change.low > limit).map(output::ab::line).collect();
-        if let Some(first) = past.first() {
-            print_error(&format!("slower by more than {percent}% ({} verdicts), first: {first}", past.len()));
-            return Ok(ExitCode::FAILURE);
-        }
+    if let Some(code) = gate(&ab, args.fail_on_slower) {
+        return Ok(code);
     }
     Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-/// Judges the CSV at `csv`, prints the answer (as JSON under `json`) and writes its Markdown
-/// to `markdown`.
-fn answer(csv: &Path, markdown: &Path, force: bool, json: bool) -> anyhow::Result<Ab> {
-    let [baseline, candidate] = load_builds(csv, [BASELINE, CANDIDATE])?;
-    let ab = ab::judge(&baseline, &candidate);
+/// `--fail-on-slower PCT`: exit 1, saying so on stderr, when a band or cell is slower by more
+/// than PCT% with its whole interval; `None` otherwise.
+fn gate(ab: &Ab, fail_on_slower: Option<f64>) -> Option<ExitCode> {
+    let percent = fail_on_slower?;
+    let limit = 1.0 + percent / 100.0;
+    let past: Vec<String> =
+        ab.bands.iter().chain(&ab.cells).filter(|change| change.low > limit).map(output::ab::line).collect();
+    let first = past.first()?;
+    print_error(&format!("slower by more than {percent}% ({} verdicts), first: {first}", past.len()));
+    Some(ExitCode::FAILURE)
+}
+
+/// The verdicts of the A/B run whose CSV is at `csv`, with the table of this binary's own
+/// channels (`extra`) against the others.
+fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<Ab> {
+    let [baseline, candidate] =
+        load_builds(csv, [BASELINE, CANDIDATE]).map_err(|error| UsageError(format!("{error:#}")))?;
+    if baseline.order.is_empty() || candidate.order.is_empty() {
+        return Err(UsageError(format!(
+            "{} has no rows of both builds (column build: {BASELINE}, {CANDIDATE}): give the CSV an ab run wrote",
+            csv.display()
+        ))
+        .into());
+    }
+    let mine: Vec<&str> = extra.iter().map(|channel| channel.name).collect();
+    Ok(Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) })
+}
+
+/// Judges the CSV of `set`, prints the answer (as JSON under `json`), writes its Markdown, and
+/// the candidate's per-cell results (`X.cells.json` and `exports`, as a sweep writes them);
+/// `absent` are the channels left out before measuring, said as left out.
+fn answer(
+    set: &OutputSet,
+    extra: &[ChannelEntry],
+    (exports, force): (&ExportArgs, bool),
+    json: bool,
+    absent: Vec<String>,
+) -> anyhow::Result<Ab> {
+    let mut ab = judged(set.csv(), extra)?;
+    ab.left_out.extend(absent);
     let text = output::ab::text(&ab);
-    files::write(markdown, text.as_bytes(), force, "the A/B summary")?;
-    print_line(&format!("summary: {}", markdown.display()));
+    files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
+    print_line(&format!("summary: {}", set.markdown().display()));
+    let [_, candidate] = load_builds(set.csv(), [BASELINE, CANDIDATE])?;
+    super::sweep::write_cells(set, &candidate, exports, force)?;
     print_line("");
     // Last, so that a script reads the JSON from the first `{` of stdout to its end.
     print_line(&if json { output::ab::json(&ab) } else { text });
     Ok(ab)
 }
+
+/// How long a build has to answer `take-round --protocol`.
+const PROTOCOL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Asks `launch` which take-round protocol it speaks (`take-round --protocol`): its [`Build`],
 /// or a usage error saying which builds can be paired.
@@ -124,12 +180,22 @@ fn describe(launch: &Launch, role: &str) -> anyhow::Result<Build> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|error| refused(format!("it does not start ({error})")))?;
-    let mut first = String::new();
-    let read =
-        child.stdout.take().map(|stdout| BufReader::new(std::io::Read::take(stdout, 1 << 16)).read_line(&mut first));
+    let stdout = child.stdout.take().context("the child's stdout is piped")?;
+    let (send, receive) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let read = BufReader::new(std::io::Read::take(stdout, 1 << 16)).read_line(&mut first);
+        let _ = send.send(read.map(|_| first));
+    });
+    let first = receive.recv_timeout(PROTOCOL_TIMEOUT);
     let _ = child.kill();
     child.wait().context("cannot wait for the baseline's answer")?;
-    let answer: Option<Build> = read.and_then(Result::ok).and_then(|_| serde_json::from_str(first.trim()).ok());
+    let answer: Option<Build> = match first {
+        Err(_) => {
+            return Err(refused(format!("it did not answer take-round --protocol within {PROTOCOL_TIMEOUT:?}")).into());
+        }
+        Ok(read) => read.ok().and_then(|line| serde_json::from_str(line.trim()).ok()),
+    };
     match answer {
         Some(build) if build.protocol == PROTOCOL => Ok(Build {
             role: role.to_owned(),
@@ -142,12 +208,51 @@ fn describe(launch: &Launch, role: &str) -> anyhow::Result<Build> {
     }
 }
 
-/// Each round measured by both builds, in processes of their own, the first drawn per round.
+/// The channels of `plan` that `baseline` does not have, taken out of `plan`: a channel only
+/// this build has cannot be paired. A usage error when none is left.
+fn shared_channels(plan: &mut Plan, baseline: &Build) -> anyhow::Result<Vec<String>> {
+    let absent: Vec<String> = plan
+        .channels
+        .iter()
+        .filter(|channel| !baseline.channels.iter().any(|name| name == channel.name))
+        .map(|channel| channel.name.to_owned())
+        .collect();
+    if absent.len() == plan.channels.len() {
+        return Err(UsageError(format!(
+            "the baseline has none of the channels asked for ({}); it has: {}",
+            absent.join(", "),
+            baseline.channels.join(", ")
+        ))
+        .into());
+    }
+    plan.channels.retain(|channel| !absent.iter().any(|name| name == channel.name));
+    Ok(absent)
+}
+
+/// The variable whose length [`padded`] draws.
+const PAD: &str = "CHANNEL_BENCH_PAD";
+
+/// The most bytes of [`PAD`]: more than a page, so that every offset within one is drawn.
+const PAD_MOST: usize = 4096;
+
+/// `launch` with [`PAD`] set to a length drawn from `generator`. Where a process's stack starts
+/// moves with the size of its environment, and with it how fast some cells run; two sides
+/// whose environments differ (`--candidate-env`) would differ by that alone, consistently.
+/// Drawn per process, it is noise both sides share instead.
+fn padded(launch: &Launch, generator: &mut Pcg64Mcg) -> Launch {
+    let pad = ".".repeat(generator.random_range(0..=PAD_MOST));
+    Launch { exe: launch.exe.clone(), env: launch.env.iter().cloned().chain([(PAD.to_owned(), pad)]).collect() }
+}
+
+/// Each round measured by both builds, in processes of their own: each cell by one and then
+/// the other, which first drawn per cell.
 struct Paired {
     /// The two builds and the `build` of their rows.
     sides: [(Launch, &'static str); 2],
     /// Draws which build goes first.
     order: Pcg64Mcg,
+    /// Whether the smallest change the screening can detect was said, before the first duel.
+    said_detectable: bool,
 }
 
 impl Place for Paired {
@@ -158,11 +263,17 @@ impl Place for Paired {
         watchdog: &Watchdog,
         taken: &mut dyn FnMut(usize, &str, Sample) -> anyhow::Result<()>,
     ) -> anyhow::Result<bool> {
-        let mut order = [0, 1];
-        order.shuffle(&mut self.order);
-        for (launch, build) in order.map(|at| &self.sides[at]) {
-            if !rounds::take_in(launch, jobs, watchdog, &mut |at, sample| taken(at, build, sample))? {
-                return Ok(false);
+        // Cell by cell, so that a cell's two samples are taken back to back: the host's noise
+        // over the round's other cells falls on both builds alike, not on one.
+        for (at, job) in jobs.iter().enumerate() {
+            let mut order = [0, 1];
+            order.shuffle(&mut self.order);
+            for (launch, build) in order.map(|side| &self.sides[side]) {
+                let padded = padded(launch, &mut self.order);
+                let job = std::slice::from_ref(job);
+                if !rounds::take_in(&padded, job, watchdog, &mut |_, sample| taken(at, build, sample))? {
+                    return Ok(false);
+                }
             }
         }
         Ok(true)
@@ -171,7 +282,17 @@ impl Place for Paired {
     fn duels(&mut self, csv: &Path) -> anyhow::Result<Option<Vec<CellKey>>> {
         let [baseline, candidate] = load_builds(csv, [BASELINE, CANDIDATE])?;
         let ab = ab::judge(&baseline, &candidate);
+        if !self.said_detectable {
+            self.said_detectable = true;
+            if let Some(line) = output::ab::detectable(&ab, " after screening") {
+                print_line(&line);
+            }
+        }
         Ok(Some(ab.open(&baseline)))
+    }
+
+    fn own_build(&self) -> &'static str {
+        CANDIDATE
     }
 
     fn screens(&self) -> bool {

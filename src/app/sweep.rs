@@ -105,7 +105,7 @@ pub(super) fn measure(
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
-    let console = Console::new((cells * plan.samples) as u64);
+    let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.failed_cells);
@@ -197,7 +197,12 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 /// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
-fn write_cells(set: &OutputSet, samples: &ResultsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+pub(super) fn write_cells(
+    set: &OutputSet,
+    samples: &ResultsFile,
+    exports: &ExportArgs,
+    force: bool,
+) -> anyhow::Result<()> {
     let cells = cells::cells(&set.csv().display().to_string(), samples);
     let path = set.cells_json();
     // A member of the sweep's output set, checked before the sweep started.

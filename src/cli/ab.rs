@@ -11,8 +11,12 @@ use super::SweepArgs;
 pub struct AbArgs {
     /// The build to compare this one with: a channel-bench binary (or one built on
     /// `app::main_with`) that speaks this build's take-round protocol; may be this binary
-    #[arg(long, value_name = "PATH")]
-    pub baseline: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "from")]
+    pub baseline: Option<PathBuf>,
+    /// Judge the CSV of an earlier A/B run again instead of measuring: print its verdicts
+    /// (and apply `--fail-on-slower`), writing nothing
+    #[arg(long, value_name = "CSV", conflicts_with = "baseline")]
+    pub from: Option<PathBuf>,
     /// An environment variable set in the baseline's processes only (repeatable)
     #[arg(long, value_name = "KEY=VALUE", value_parser = parse_env)]
     pub baseline_env: Vec<(String, String)>,

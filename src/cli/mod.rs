@@ -32,6 +32,15 @@ pub const QUICK_SAMPLES: usize = 2;
 /// default sweep stays within four minutes when its duels take all of it (docs/methodology.md
 /// has the measured wall times).
 pub const DEFAULT_MAX_TIME_SECS: f64 = 0.18;
+
+/// A paired A/B run's screening rounds unless `--samples` or `--quick` says otherwise: each
+/// cell's every build gets this many samples before the duels, enough for a verdict that trims
+/// its extremes (a burst of the host falls on one build's sample, not on both).
+pub const AB_SAMPLES: usize = 6;
+
+/// A paired A/B run's `--max-time` unless given (or `--quick`): its duels measure each cell
+/// twice, once per build, and only the ones whose change is still open and leaning.
+pub const AB_MAX_TIME_SECS: f64 = 0.6;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.02;
 /// Seconds a sample may run before the watchdog abandons it.
@@ -90,9 +99,10 @@ pub enum Command {
     /// process a sweep starts for each of its rounds (`run::rounds`), not for people
     #[command(name = crate::run::rounds::SUBCOMMAND, hide = true)]
     TakeRound(TakeRoundArgs),
-    /// A paired A/B run: every round measured by this build and by the one at --baseline, in a
-    /// seeded random order, then per cell and band the ratio this build / baseline with its
-    /// interval, and which changed
+    /// A paired A/B run: every cell of a round measured by this build and by the one at
+    /// --baseline, back to back in a seeded random order, then per cell and band the ratio this
+    /// build / baseline with its interval, and which changed (more --samples and --max-time
+    /// than a sweep's, unless given)
     Ab(Box<AbArgs>),
 }
 

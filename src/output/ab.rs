@@ -1,7 +1,9 @@
 //! A paired A/B run's verdicts in words (`results::ab`): the console and the Markdown summary
 //! share one text; `--json` writes the verdicts as they are.
 
-use crate::results::ab::{Ab, Change};
+use crate::results::ab::{Ab, Against, Change};
+use crate::results::cells::FEWEST_SAMPLES;
+use crate::results::noise::{CHANGE_CONFIDENCE, VERDICT_CONFIDENCE};
 use crate::stats::verdict::Call;
 
 /// `kanal: 1.15× slower [1.11–1.19] in current-thread cloned-send large (tasks 128-512)`.
@@ -19,7 +21,21 @@ pub fn line(change: &Change) -> String {
         [] | [_] => String::new(),
         [first, .., last] => format!(" (tasks {first}-{last})"),
     };
-    format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}", change.channel, change.place)
+    let few = if change.pairs < FEWEST_SAMPLES {
+        format!(" ({} pairs: too few to call)", change.pairs)
+    } else {
+        String::new()
+    };
+    format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
+}
+
+/// `Can detect 8% on current-thread, 30% on multi-thread at this noise{when} (a band's typical
+/// interval)`; `None` before any band was judged.
+pub fn detectable(ab: &Ab, when: &str) -> Option<String> {
+    let each: Vec<String> =
+        ab.detectable.iter().map(|(runtime, half)| format!("{:.0}% on {runtime}", half * 100.0)).collect();
+    (!each.is_empty())
+        .then(|| format!("Can detect {} at this noise{when} (a band's typical interval)", each.join(", ")))
 }
 
 /// The whole answer as Markdown: what changed per band and per cell, the smallest change this
@@ -27,11 +43,12 @@ pub fn line(change: &Change) -> String {
 pub fn text(ab: &Ab) -> String {
     let mut out = String::from("# A/B: this build (candidate) against the baseline\n\n");
     out.push_str("Ratios are candidate / baseline of ns/message, from rounds both builds measured; ");
-    out.push_str("a band's interval is at 95%, a cell's at 99.9% (many cells are judged at once).\n\n");
-    if !ab.detectable.is_empty() {
-        let each: Vec<String> =
-            ab.detectable.iter().map(|(runtime, half)| format!("{:.0}% on {runtime}", half * 100.0)).collect();
-        out.push_str(&format!("Can detect {} at this noise (a band's typical interval).\n\n", each.join(", ")));
+    out.push_str(&format!(
+        "every interval is at {}% (many cells and bands are judged at once).\n\n",
+        CHANGE_CONFIDENCE * 100.0
+    ));
+    if let Some(line) = detectable(ab, "") {
+        out.push_str(&format!("{line}.\n\n"));
     }
     let changed = |changes: &[Change]| -> Vec<String> {
         changes
@@ -50,11 +67,52 @@ pub fn text(ab: &Ab) -> String {
     for change in &ab.bands {
         out.push_str(&format!("- {}\n", line(change)));
     }
+    out.push_str(&against(&ab.against));
     if !ab.left_out.is_empty() {
         out.push_str(&format!(
             "\nNot judged (measured by one build only, or no ok sample): {}\n",
             ab.left_out.join("; ")
         ));
+    }
+    out
+}
+
+/// Per user channel, a table of its ratio to each other channel per cell, in this build's
+/// rounds with its interval, and in the baseline's; empty without a channel of the user's.
+fn against(table: &[Against]) -> String {
+    let mut out = String::new();
+    let mut mines: Vec<&str> = table.iter().map(|row| row.mine.as_str()).collect();
+    mines.dedup();
+    for mine in mines {
+        let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
+        let mut others: Vec<&str> = Vec::new();
+        let mut places: Vec<&str> = Vec::new();
+        for row in &rows {
+            if !others.contains(&row.other.as_str()) {
+                others.push(&row.other);
+            }
+            if !places.contains(&row.place.as_str()) {
+                places.push(&row.place);
+            }
+        }
+        out.push_str(&format!(
+            "\n## {mine} against the others\n\n{mine}'s ns/message over each channel's, in this build's rounds \
+             (below 1: {mine} is faster), with its interval at {:.0}%, then in the baseline's.\n\n",
+            VERDICT_CONFIDENCE * 100.0
+        ));
+        out.push_str(&format!("| cell | {} |\n|---|{}\n", others.join(" | "), "---|".repeat(others.len())));
+        for place in places {
+            let cells: Vec<String> = others
+                .iter()
+                .map(|other| {
+                    rows.iter().find(|row| row.place == place && row.other == *other).map_or_else(String::new, |row| {
+                        let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));
+                        format!("{:.2}× [{:.2}–{:.2}]{before}", row.ratio, row.low, row.high)
+                    })
+                })
+                .collect();
+            out.push_str(&format!("| {place} | {} |\n", cells.join(" | ")));
+        }
     }
     out
 }
@@ -80,6 +138,7 @@ mod tests {
             high,
             call,
             open: false,
+            pairs: 8,
         }
     }
 

@@ -17,17 +17,20 @@ use crate::stats::{self, Cluster, Summary};
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
 pub struct Console {
     bar: ProgressBar,
+    /// The samples of a cell a round visits: one per build.
+    builds: u64,
 }
 
 impl Console {
-    /// A console for a sweep that takes at least `samples` samples (cells × `--samples`).
-    pub fn new(samples: u64) -> Self {
+    /// A console for a sweep that takes at least `samples` samples (cells × `--samples` ×
+    /// builds), `builds` of each cell a round visits.
+    pub fn new(samples: u64, builds: u64) -> Self {
         let bar = ProgressBar::new(samples);
         bar.set_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} samples, {elapsed} elapsed, eta {eta}  {prefix}: {msg}")
                 .expect("the template is valid"),
         );
-        Self { bar }
+        Self { bar, builds }
     }
 
     fn print(&self, line: String) {
@@ -116,7 +119,7 @@ impl Console {
         let line = match extra {
             None => format!("screening round {number}: {cells} cells"),
             Some((left, budget)) => {
-                self.bar.inc_length(cells as u64);
+                self.bar.inc_length(cells as u64 * self.builds);
                 format!(
                     "duel round {number}: {cells} cells of groups whose answer is still open ({:.1} s left of {:.1} s)",
                     left.as_secs_f64(),

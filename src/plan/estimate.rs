@@ -177,7 +177,7 @@ pub fn wall_time_line(plan: &Plan) -> String {
     format!("wall time: about {range} (a guess at {ASSUMED_NS_PER_MESSAGE} ns per message, or the --pace schedule)")
 }
 
-/// A rough wall time of the sweep: the screening (each cell's screening rounds and their
+/// A rough wall time of the sweep: the screening (each build's share of each cell's screening rounds and their
 /// warm-ups at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule when longer, the rounds after
 /// the first for [`ASSUMED_SCREENED_SHARE`] of the cells, for every cell of a kept channel or of
 /// a sweep of two channels), and the duels' budget (`--max-time`
@@ -201,7 +201,7 @@ pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
         let warm_up = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE);
         sample.mul_f64(rounds) + warm_up.mul_f64(warm_ups(true) + warm_ups(false) * (rounds - 1.0))
     };
-    (cells.iter().map(per_cell).sum::<Duration>(), plan.max_time * cells.len() as u32)
+    (cells.iter().map(per_cell).sum::<Duration>() * plan.builds as u32, plan.max_time * cells.len() as u32)
 }
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.

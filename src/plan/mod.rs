@@ -114,6 +114,8 @@ pub struct Plan {
     /// Where the rounds are measured: each in a fresh process of this binary unless the caller
     /// says otherwise (`app::main_with_args`).
     pub isolation: Isolation,
+    /// How many builds measure every cell of a round: 1, or 2 in a paired A/B run.
+    pub builds: usize,
 }
 
 impl Plan {
@@ -274,6 +276,7 @@ impl Plan {
             out: cli.out,
             force: cli.force,
             isolation: Isolation::Process,
+            builds: 1,
         };
         if cli.phase.is_some() && cli.pace.is_none() {
             return Err(usage(

@@ -1,15 +1,16 @@
 //! The verdicts of a paired A/B run (`channel-bench ab`): per channel, per cell and per band of
 //! task counts, the ratio candidate / baseline of ns/message from the rounds both builds
-//! measured, judged by the one noise model (`noise::verdict_at`) as every other verdict is:
-//! cells at [`CHANGE_CONFIDENCE`] (hundreds are judged at once), bands at
-//! [`VERDICT_CONFIDENCE`].
+//! measured, judged by the one noise model (`noise::verdict_at`) as every other verdict is,
+//! cells and bands alike at [`CHANGE_CONFIDENCE`]: hundreds are judged at once, and an A/B of
+//! a sweep of three task counts has a band for each.
 
 use std::collections::HashSet;
 
 use serde::Serialize;
 
+use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, verdict_at};
+use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, shared_rounds, verdict, verdict_at};
 use super::recommend::TaskBand;
 use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::{Call, Verdict};
@@ -42,11 +43,33 @@ pub struct Change {
     /// Whether more paired rounds could still tell it apart: tied, and wider than the
     /// resolution the duels stop at.
     pub open: bool,
+    /// The pairs (rounds both builds measured) it was judged from; under
+    /// [`FEWEST_SAMPLES`] it is a tie whatever its interval: one pair a burst of the host
+    /// fell on would be a call.
+    pub pairs: usize,
 }
 
+/// How far an open change's estimate must lean from no change, in half-widths of its interval
+/// ([`Change::leaning`]), for the duels to measure it again.
+pub const LEANING: f64 = 0.5;
+
 impl Change {
-    fn of(key: &CellKey, place: String, tasks: Vec<u64>, verdict: Verdict, noise: &FileNoise) -> Change {
+    /// How far the estimate lies from no change, in half-widths of its interval (on the log
+    /// scale): 0 when centred on 1, 1 when its interval just touches 1.
+    pub fn leaning(&self) -> f64 {
+        let half = (self.high / self.low).ln() / 2.0;
+        if half > 0.0 { self.ratio.ln().abs() / half } else { f64::INFINITY }
+    }
+
+    fn of(
+        key: &CellKey,
+        place: String,
+        tasks: Vec<u64>,
+        (verdict, pairs): (Verdict, usize),
+        noise: &FileNoise,
+    ) -> Change {
         let resolution = (1.0 + noise.resolution(&Group::of(key), Metric::Speed)).ln();
+        let call = if pairs < FEWEST_SAMPLES { Call::Tied } else { verdict.call };
         Change {
             channel: key.channel_label(),
             place,
@@ -55,8 +78,9 @@ impl Change {
             ratio: verdict.mean.exp(),
             low: verdict.low.exp(),
             high: verdict.high.exp(),
-            call: verdict.call,
-            open: verdict.call == Call::Tied && verdict.within() > resolution,
+            call,
+            open: call == Call::Tied && (verdict.within() > resolution || pairs < FEWEST_SAMPLES),
+            pairs,
         }
     }
 }
@@ -73,17 +97,21 @@ pub struct Ab {
     pub detectable: Vec<(RuntimeKind, f64)>,
     /// Cells only one build measured (or with no `ok` sample on a side), by label: not judged.
     pub left_out: Vec<String>,
+    /// The user's own channels against the others, per task count ([`against`]).
+    pub against: Vec<Against>,
 }
 
 impl Ab {
-    /// The cells the next duel pass measures: each cell whose change is open, and every
-    /// cell of a band whose change is open.
+    /// The cells the next duel pass measures: each cell whose change is open and leans to a
+    /// change ([`Change::leaning`] at least [`LEANING`]), and every cell of such a band. The
+    /// rounds go where they can turn a tie into a call; a tie centred on no change stays a tie
+    /// however long it is measured.
     pub fn open(&self, baseline: &ResultsFile) -> Vec<CellKey> {
         let open: HashSet<(&str, &str)> = self
             .cells
             .iter()
             .chain(&self.bands)
-            .filter(|change| change.open)
+            .filter(|change| change.open && change.leaning() >= LEANING)
             .map(|change| (change.channel.as_str(), change.place.as_str()))
             .collect();
         let wanted = |key: &&CellKey| {
@@ -95,47 +123,72 @@ impl Ab {
     }
 }
 
-/// Judges every cell and band both files hold, `baseline`'s rows against `candidate`'s; a tie
-/// wider than the run's resolution (`FileNoise::resolution`) is open.
+/// How many observations the pooled spread weighs in one pair's verdict ([`crate::stats::verdict::Prior::weighing`]):
+/// an A/B's spread is pooled over pairs of one channel's two builds, the same code on both
+/// sides, closer to any one pair's own than a group's spread over pairs of two channels is
+/// ([`crate::stats::verdict::Prior::WEIGHT`]).
+pub const PAIR_WEIGHT: f64 = 12.0;
+
+/// Judges every cell and band both files hold, `baseline`'s rows against `candidate`'s, by the
+/// noise of one channel's two builds measured back to back; a tie wider than the run's
+/// resolution (`FileNoise::resolution`) is open.
 pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
-    let noise = FileNoise::of(&both(baseline, candidate));
     let mut ab = Ab::default();
+    let mut channels: Vec<String> = Vec::new();
+    for key in &baseline.order {
+        if !channels.contains(&key.channel_label()) {
+            channels.push(key.channel_label());
+        }
+    }
+    let noise = FileNoise::of_pairs(&both(baseline, candidate), &builds_of_one_channel, PAIR_WEIGHT);
+    for channel in &channels {
+        judge_channel(&only(baseline, channel), &only(candidate, channel), &noise, &mut ab);
+    }
+    ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
+    ab.detectable = detectable(&ab.bands);
+    ab
+}
+
+/// Adds to `ab` the verdicts on one channel's cells and bands.
+fn judge_channel(baseline: &ResultsFile, candidate: &ResultsFile, noise: &FileNoise, ab: &mut Ab) {
     let mut paired: Vec<(&CellKey, &CellSamples, &CellSamples)> = Vec::new();
     for key in &baseline.order {
         let verdict = candidate.cells.get(key).and_then(|b| {
             let a = &baseline.cells[key];
-            Some((a, b, one(a, b, key, &noise, CHANGE_CONFIDENCE)?))
+            Some((a, b, one(a, b, key, noise, CHANGE_CONFIDENCE)?))
         });
         match verdict {
             Some((a, b, verdict)) => {
-                ab.cells.push(Change::of(key, cell_place(key), vec![key.tasks], verdict, &noise));
+                let pairs = shared_rounds(a, b, Metric::Speed);
+                ab.cells.push(Change::of(key, cell_place(key), vec![key.tasks], (verdict, pairs), noise));
                 paired.push((key, a, b));
             }
             None => ab.left_out.push(key.label()),
         }
     }
-    ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
     let mut bands: Vec<(String, &CellKey)> = Vec::new();
     for (key, _, _) in &paired {
         let band = band_place(key);
-        if !bands.iter().any(|(place, first)| *place == band && first.channel_label() == key.channel_label()) {
+        if !bands.iter().any(|(place, _)| *place == band) {
             bands.push((band, key));
         }
     }
     for (place, first) in bands {
-        let members: Vec<_> = paired
-            .iter()
-            .filter(|(key, _, _)| band_place(key) == place && key.channel_label() == first.channel_label())
-            .collect();
+        let members: Vec<_> = paired.iter().filter(|(key, _, _)| band_place(key) == place).collect();
         let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        let group = Group::of(first);
-        if let Some(verdict) = verdict_at(&a, &b, Metric::Speed, &group, &noise, VERDICT_CONFIDENCE) {
+        if let Some(verdict) = verdict_at(&a, &b, Metric::Speed, &Group::of(first), noise, CHANGE_CONFIDENCE) {
             let tasks = members.iter().map(|(key, _, _)| key.tasks).collect();
-            ab.bands.push(Change::of(first, place, tasks, verdict, &noise));
+            let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
+            ab.bands.push(Change::of(first, place, tasks, (verdict, pairs), noise));
         }
     }
-    ab.detectable = detectable(&ab.bands);
-    ab
+}
+
+/// `file`'s cells of the channel labelled `channel` only.
+fn only(file: &ResultsFile, channel: &str) -> ResultsFile {
+    let order: Vec<CellKey> = file.order.iter().filter(|key| key.channel_label() == channel).cloned().collect();
+    let cells = order.iter().map(|key| (key.clone(), file.cells[key].clone())).collect();
+    ResultsFile { order, cells, skipped_partial_line: file.skipped_partial_line, runs: file.runs }
 }
 
 /// The verdict on one cell at `confidence`.
@@ -164,12 +217,21 @@ fn detectable(bands: &[Change]) -> Vec<(RuntimeKind, f64)> {
 fn both(baseline: &ResultsFile, candidate: &ResultsFile) -> ResultsFile {
     let mut file = baseline.clone();
     for key in &candidate.order {
-        let renamed = CellKey { channel: format!("{} ({CANDIDATE})", key.channel), ..key.clone() };
+        let renamed = CellKey { channel: format!("{}{CANDIDATE_SUFFIX}", key.channel), ..key.clone() };
         file.cells.insert(renamed.clone(), candidate.cells[key].clone());
         file.order.push(renamed);
     }
     file
 }
+
+/// Whether `a` and `b` are one channel's cells of the two builds ([`both`]).
+fn builds_of_one_channel(a: &CellKey, b: &CellKey) -> bool {
+    let baseline_of = |key: &CellKey| key.channel.strip_suffix(CANDIDATE_SUFFIX).map(str::to_owned);
+    baseline_of(b).as_deref() == Some(a.channel.as_str()) || baseline_of(a).as_deref() == Some(b.channel.as_str())
+}
+
+/// What [`both`] appends to the candidate's channel names.
+const CANDIDATE_SUFFIX: &str = " (candidate)";
 
 /// `runtime mode`, then the setting in brackets when there is one.
 fn group_place(key: &CellKey) -> String {
@@ -187,6 +249,59 @@ fn band_place(key: &CellKey) -> String {
     format!("{} {}", group_place(key), TaskBand::of(key.tasks).name())
 }
 
+/// A user's own channel against another channel the run measured, at one task count: the
+/// ratio of their ns/message in this build's rounds (below 1: the user's is faster), and in the
+/// baseline's.
+#[derive(Debug, Clone, Serialize)]
+pub struct Against {
+    /// The user's channel (`app::main_with`).
+    pub mine: String,
+    /// The channel it is set against.
+    pub other: String,
+    /// The cell's group and task count, as [`Change::place`] names a cell.
+    pub place: String,
+    /// The task count.
+    pub tasks: u64,
+    /// mine / other in the candidate's rounds.
+    pub ratio: f64,
+    /// Its interval's lower end, at `noise::VERDICT_CONFIDENCE`.
+    pub low: f64,
+    /// Its interval's upper end.
+    pub high: f64,
+    /// mine / other in the baseline's rounds, when it measured both.
+    pub baseline_ratio: Option<f64>,
+}
+
+/// Per task count, each of `mine` against every other channel both files hold, from the rounds
+/// that measured the two: the table a channel author reads beside the change.
+pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -> Vec<Against> {
+    let noises = [FileNoise::of(baseline), FileNoise::of(candidate)];
+    let ratio = |(file, noise): (&ResultsFile, &FileNoise), mine: &CellKey, other: &CellKey| {
+        let (a, b) = (file.cells.get(other)?, file.cells.get(mine)?);
+        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise)
+    };
+    let mut table = Vec::new();
+    for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {
+        let others = candidate.order.iter().filter(|other| {
+            other.channel != key.channel && CellKey { channel: key.channel.clone(), ..(*other).clone() } == *key
+        });
+        for other in others {
+            let Some(now) = ratio((candidate, &noises[1]), key, other) else { continue };
+            table.push(Against {
+                mine: key.channel_label(),
+                other: other.channel_label(),
+                place: cell_place(key),
+                tasks: key.tasks,
+                ratio: now.mean.exp(),
+                low: now.low.exp(),
+                high: now.high.exp(),
+                baseline_ratio: ratio((baseline, &noises[0]), key, other).map(|before| before.mean.exp()),
+            });
+        }
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,9 +310,14 @@ mod tests {
     /// A file of one channel's current-thread cloned-send cells at tasks 1 and 4, its value in
     /// round r being `base(r) × factor`.
     fn file(channel: &str, factor: f64) -> ResultsFile {
+        rounds(channel, factor, 8)
+    }
+
+    /// [`file`] of `count` rounds.
+    fn rounds(channel: &str, factor: f64, count: u64) -> ResultsFile {
         let mut file = ResultsFile::default();
         for tasks in [1, 4] {
-            for round in 1..=8u64 {
+            for round in 1..=count {
                 let drift = 1.0 + 0.2 * ((round * 7 % 5) as f64 / 4.0);
                 let noise = 1.0 + 0.01 * ((round * 3 % 4) as f64 - 1.5);
                 let record = Record {
@@ -235,6 +355,43 @@ mod tests {
         let same = judge(&baseline, &file("kanal", 1.0));
         assert!(same.bands.iter().chain(&same.cells).all(|change| change.call == Call::Tied), "{same:?}");
         let other = judge(&baseline, &file("flume", 1.0));
+        assert!(slower.cells.iter().all(|change| change.pairs == 8), "{slower:?}");
         assert_eq!((other.cells.len(), other.left_out.len()), (0, 4), "no channel of one build pairs with another's");
+    }
+
+    #[test]
+    fn a_change_leans_by_its_distance_from_no_change_in_half_widths() {
+        let change = |ratio: f64, low: f64, high: f64| Change {
+            channel: "kanal".to_owned(),
+            place: String::new(),
+            runtime: RuntimeKind::CurrentThread,
+            tasks: vec![1],
+            ratio,
+            low,
+            high,
+            call: Call::Tied,
+            open: true,
+            pairs: 3,
+        };
+        let e = std::f64::consts::E;
+        assert!(change(1.0, 1.0 / e, e).leaning() < 1e-12, "centred on no change");
+        assert!((change(e.powf(0.5), e.powf(-0.5), e.powf(1.5)).leaning() - 0.5).abs() < 1e-12);
+        assert!((change(e, 1.0, e * e).leaning() - 1.0).abs() < 1e-12, "its interval touches 1");
+    }
+
+    #[test]
+    fn fewer_than_three_pairs_are_a_tie_whatever_their_interval() {
+        let tripled = judge(&rounds("kanal", 1.0, 2), &rounds("kanal", 3.0, 2));
+        assert!(!tripled.cells.is_empty());
+        for change in &tripled.cells {
+            assert!(change.call == Call::Tied && change.open, "{change:?}");
+        }
+        // A band counts the pairs of all its cells: two cells of two pairs each are four.
+        assert_eq!((tripled.bands[0].pairs, tripled.bands[0].call), (4, Call::Higher));
+        assert!(output_line_says_too_few(&tripled.cells[0]));
+    }
+
+    fn output_line_says_too_few(change: &Change) -> bool {
+        crate::output::ab::line(change).contains("2 pairs: too few to call")
     }
 }

@@ -51,6 +51,9 @@ pub struct Build {
     pub git_commit: Option<String>,
     /// Version of every channel crate it holds and of tokio, from its Cargo.lock.
     pub crates: std::collections::BTreeMap<String, String>,
+    /// The channels it can measure, by name.
+    #[serde(default)]
+    pub channels: Vec<String>,
 }
 
 impl Metadata {

@@ -157,6 +157,18 @@ impl FileNoise {
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
     /// share about their mean (paired), each pooled over the group by degrees of freedom.
     pub fn of(file: &ResultsFile) -> FileNoise {
+        FileNoise::weighing(file, Prior::WEIGHT)
+    }
+
+    /// [`FileNoise::of`] with priors that weigh up to `weight` observations
+    /// ([`Prior::weighing`]).
+    pub fn weighing(file: &ResultsFile, weight: f64) -> FileNoise {
+        FileNoise::of_pairs(file, &|_, _| true, weight)
+    }
+
+    /// [`FileNoise::weighing`] from the pairs of cells that `pairs` accepts only (a paired A/B
+    /// run measures its noise from each channel's two builds, not from two channels).
+    pub fn of_pairs(file: &ResultsFile, pairs: &dyn Fn(&CellKey, &CellKey) -> bool, weight: f64) -> FileNoise {
         let mut sums: HashMap<(Group, MetricKey, bool, bool), (f64, f64)> = HashMap::new();
         let mut add = |key: (Group, MetricKey, bool), values: &[f64]| {
             for trimmed in [true, false] {
@@ -168,7 +180,7 @@ impl FileNoise {
         };
         let mut drift_sums: HashMap<(Group, MetricKey), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
-            let mut groups: HashMap<_, Vec<Values>> = HashMap::new();
+            let mut groups: HashMap<_, Vec<(&CellKey, Values)>> = HashMap::new();
             for key in &file.order {
                 let values = metric.values(&file.cells[key]);
                 if values.is_empty() {
@@ -176,12 +188,12 @@ impl FileNoise {
                 }
                 add((Group::of(key), metric_key(metric), false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
                 let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
-                groups.entry(group).or_default().push(values);
+                groups.entry(group).or_default().push((key, values));
             }
             for ((runtime, _, mode, _, setting), cells) in groups {
                 let group = Group { runtime, mode, setting };
-                for (at, a) in cells.iter().enumerate() {
-                    for b in &cells[at + 1..] {
+                for (at, (a_key, a)) in cells.iter().enumerate() {
+                    for (_, b) in cells[at + 1..].iter().filter(|(b_key, _)| pairs(a_key, b_key)) {
                         let shared = differences_by_round(a, b);
                         add(
                             (group.clone(), metric_key(metric), true),
@@ -199,7 +211,7 @@ impl FileNoise {
         let priors = sums
             .into_iter()
             .filter(|(_, (_, degrees))| *degrees > 0.0)
-            .map(|(key, (sum, degrees))| (key, Prior::measured((sum / degrees).sqrt(), degrees)))
+            .map(|(key, (sum, degrees))| (key, Prior::weighing((sum / degrees).sqrt(), degrees, weight)))
             .collect();
         let drifts = drift_sums
             .into_iter()
@@ -292,6 +304,12 @@ fn spread(values: &[f64], trimmed: bool) -> (f64, f64) {
     let values = if trimmed { winsorize(values) } else { values.to_vec() };
     let mean = values.iter().sum::<f64>() / n as f64;
     (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
+}
+
+/// How many rounds `a` and `b` both have a value in on `metric`: the pairs a paired
+/// [`estimate`] reads.
+pub fn shared_rounds(a: &CellSamples, b: &CellSamples, metric: Metric) -> usize {
+    differences_by_round(&metric.values(a), &metric.values(b)).len()
 }
 
 /// `b − a` in every round both have a value in, with that round.

@@ -31,7 +31,13 @@ impl Prior {
     /// The prior of a spread measured over `degrees` degrees of freedom: weighs
     /// [`Prior::WEIGHT`] at most.
     pub fn measured(sd: f64, degrees: f64) -> Prior {
-        Prior { sd, degrees: degrees.min(Prior::WEIGHT) }
+        Prior::weighing(sd, degrees, Prior::WEIGHT)
+    }
+
+    /// [`Prior::measured`] weighing `weight` observations at most: more where the pooled
+    /// spread is the pair's own (one channel's two builds at its other task counts).
+    pub fn weighing(sd: f64, degrees: f64, weight: f64) -> Prior {
+        Prior { sd, degrees: degrees.min(weight) }
     }
 }
 
