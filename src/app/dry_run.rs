@@ -15,6 +15,7 @@ use crate::output::export;
 use crate::output::files::{self, OutputSet};
 use crate::paths::{self, Found};
 use crate::plan::{Plan, estimate};
+use crate::sweep::SCREEN_CUT;
 
 /// The first line of every dry run.
 const NOTHING_DONE: &str = "dry run: nothing measured, nothing written";
@@ -33,21 +34,23 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     for cell in &cells {
         print_line(&format!("  {}", cell.label()));
     }
+    let (paired, whom) = if plan.builds > 1 {
+        (", each cell by both builds".to_owned(), "on the changes still open and leaning")
+    } else {
+        let screened = format!(
+            " (after the first without the channels {}× behind in two samples or across their band)",
+            SCREEN_CUT
+        );
+        (screened, "between each band's leaders")
+    };
     let duels = if plan.max_time.is_zero() {
         "no duels".to_owned()
     } else {
-        format!(
-            "then duels between each band's leaders for {:.3} s × {} cells",
-            plan.max_time.as_secs_f64(),
-            cells.len()
-        )
+        format!("then duels {whom} for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
     };
     print_line(&format!(
-        "samples: {} screening round(s) of every group (after the first without the channels {}× behind in two \
-         samples or across their band), {duels}, after {} warm-up(s)",
-        plan.samples,
-        crate::sweep::SCREEN_CUT,
-        plan.warmup
+        "samples: {} screening round(s) of every group{paired}, {duels}, after {} warm-up(s)",
+        plan.samples, plan.warmup
     ));
     print_line(&estimate::wall_time_line(plan));
     if let Some((cell, peak)) = estimate::largest_cell(plan) {
