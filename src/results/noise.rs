@@ -157,17 +157,12 @@ impl FileNoise {
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
     /// share about their mean (paired), each pooled over the group by degrees of freedom.
     pub fn of(file: &ResultsFile) -> FileNoise {
-        FileNoise::weighing(file, Prior::WEIGHT)
+        FileNoise::of_pairs(file, &|_, _| true, Prior::WEIGHT)
     }
 
-    /// [`FileNoise::of`] with priors that weigh up to `weight` observations
-    /// ([`Prior::weighing`]).
-    pub fn weighing(file: &ResultsFile, weight: f64) -> FileNoise {
-        FileNoise::of_pairs(file, &|_, _| true, weight)
-    }
-
-    /// [`FileNoise::weighing`] from the pairs of cells that `pairs` accepts only (a paired A/B
-    /// run measures its noise from each channel's two builds, not from two channels).
+    /// [`FileNoise::of`] from the pairs of cells that `pairs` accepts only (a paired A/B run
+    /// measures its noise from each channel's two builds, not from two channels), its priors
+    /// weighing up to `weight` observations ([`Prior::measured`]).
     pub fn of_pairs(file: &ResultsFile, pairs: &dyn Fn(&CellKey, &CellKey) -> bool, weight: f64) -> FileNoise {
         let mut sums: HashMap<(Group, MetricKey, bool, bool), (f64, f64)> = HashMap::new();
         let mut add = |key: (Group, MetricKey, bool), values: &[f64]| {
@@ -211,7 +206,7 @@ impl FileNoise {
         let priors = sums
             .into_iter()
             .filter(|(_, (_, degrees))| *degrees > 0.0)
-            .map(|(key, (sum, degrees))| (key, Prior::weighing((sum / degrees).sqrt(), degrees, weight)))
+            .map(|(key, (sum, degrees))| (key, Prior::measured((sum / degrees).sqrt(), degrees, weight)))
             .collect();
         let drifts = drift_sums
             .into_iter()

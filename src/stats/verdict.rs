@@ -28,15 +28,10 @@ impl Prior {
     /// The most a run's pooled spread weighs in one pair ([`Prior::degrees`]).
     pub const WEIGHT: f64 = 4.0;
 
-    /// The prior of a spread measured over `degrees` degrees of freedom: weighs
-    /// [`Prior::WEIGHT`] at most.
-    pub fn measured(sd: f64, degrees: f64) -> Prior {
-        Prior::weighing(sd, degrees, Prior::WEIGHT)
-    }
-
-    /// [`Prior::measured`] weighing `weight` observations at most: more where the pooled
-    /// spread is the pair's own (one channel's two builds at its other task counts).
-    pub fn weighing(sd: f64, degrees: f64, weight: f64) -> Prior {
+    /// The prior of a spread measured over `degrees` degrees of freedom: weighs `weight`
+    /// observations at most ([`Prior::WEIGHT`] for a group's spread over pairs of two channels;
+    /// more where the pooled spread is closer to a pair's own).
+    pub fn measured(sd: f64, degrees: f64, weight: f64) -> Prior {
         Prior { sd, degrees: degrees.min(weight) }
     }
 }
@@ -217,7 +212,7 @@ mod tests {
 
     #[test]
     fn a_prior_keeps_a_lucky_pair_from_a_spread_of_zero_and_is_outweighed_by_data() {
-        let measured = Prior::measured(0.05, 1000.0);
+        let measured = Prior::measured(0.05, 1000.0, Prior::WEIGHT);
         assert_eq!(measured.degrees, Prior::WEIGHT);
         let prior = Some(measured);
         let lucky = Estimate::paired(&[0.1, 0.1], prior).unwrap();
