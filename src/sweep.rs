@@ -321,9 +321,13 @@ fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
     }
 }
 
-/// [`Status::Capacity`] when the cell's channel, made as the cell makes it, does not hold
-/// exactly its capacity per channel with no receiver taking any (`channel::probe_capacity`).
+/// [`Status::Capacity`] when the cell's channel cannot run it ([`Cell::refusal`]) or, made as
+/// the cell makes it, does not hold exactly its capacity per channel with no receiver taking any (`channel::probe_capacity`).
 fn capacity_mismatch(cell: &Cell) -> Option<Status> {
+    if let Some(reason) = cell.refusal() {
+        // Read back by `results::recommend::REFUSED`.
+        return Some(Status::Capacity(format!("refused: {reason}; not measured")));
+    }
     let (capacity, senders) = (cell.workload.capacity_per_channel(), cell.workload.senders_per_channel());
     let accepted = (cell.channel.probe_capacity)(capacity, senders);
     (accepted != capacity).then(|| {

@@ -50,9 +50,10 @@ fn both_builds_measure_every_round_and_every_cell_and_band_is_judged() {
     assert_eq!(of("baseline"), of("candidate"), "the two builds measured the same rounds");
     let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];
     let verdicts: serde_json::Value = serde_json::from_str(json).unwrap();
-    // 2 channels × 2 modes × 2 runtimes × 2 task counts; one band of task counts.
-    assert_eq!(verdicts["cells"].as_array().unwrap().len(), 16, "{json}");
-    assert_eq!(verdicts["bands"].as_array().unwrap().len(), 8, "{json}");
+    // 2 channels × 2 modes × 2 runtimes × 2 task counts × 2 default capacities; one band of task
+    // counts per capacity.
+    assert_eq!(verdicts["cells"].as_array().unwrap().len(), 32, "{json}");
+    assert_eq!(verdicts["bands"].as_array().unwrap().len(), 16, "{json}");
     for change in verdicts["bands"].as_array().unwrap() {
         let (low, ratio, high) = (change["low"].as_f64(), change["ratio"].as_f64(), change["high"].as_f64());
         assert!(low < ratio && ratio < high, "{change}");
@@ -133,8 +134,8 @@ fn a_binary_built_on_main_with_pairs_with_itself_and_sets_its_channel_against_th
     let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];
     let verdicts: serde_json::Value = serde_json::from_str(json).unwrap();
     let against = verdicts["against"].as_array().unwrap();
-    // 2 modes × 2 runtimes × 2 task counts, mutex-queue against tokio-mpsc in each.
-    assert_eq!(against.len(), 8, "{json}");
+    // 2 modes × 2 runtimes × 2 task counts × 2 default capacities, mutex-queue against tokio-mpsc in each.
+    assert_eq!(against.len(), 16, "{json}");
     assert!(against.iter().all(|row| row["mine"] == "mutex-queue" && row["other"] == "tokio-mpsc"), "{json}");
     let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
     assert!(markdown.contains("## mutex-queue against the others"), "{markdown}");

@@ -32,7 +32,8 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     print_line(NOTHING_DONE);
     print_line(&format!("cells: {}", cells.len()));
     for cell in &cells {
-        print_line(&format!("  {}", cell.label()));
+        let refused = cell.refusal().map_or(String::new(), |reason| format!(" (refused, one row: {reason})"));
+        print_line(&format!("  {}{refused}", cell.label()));
     }
     let (paired, whom) = if plan.builds > 1 {
         (", each cell by both builds".to_owned(), "on the changes still open and leaning")

@@ -17,8 +17,9 @@ use clap::{Args, Parser, Subcommand};
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
 /// Messages per run under `--quick`.
 pub const QUICK_MESSAGES: u64 = 1 << 16;
-/// Slots in flight unless `--capacity` says otherwise.
-pub const DEFAULT_CAPACITY: usize = 1 << 16;
+/// The capacities swept unless `--capacity` says otherwise: one small against the senders,
+/// as fan-in code bounds its channels (the `sfu` preset's), and the original benchmark's 2^16.
+pub const DEFAULT_CAPACITIES: [usize; 2] = [1024, 1 << 16];
 /// Task counts swept unless `--tasks` says otherwise.
 pub const DEFAULT_TASKS: [usize; 10] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 /// Task counts swept under `--quick`.
@@ -31,7 +32,7 @@ pub const QUICK_SAMPLES: usize = 2;
 /// Seconds per cell, averaged over the sweep, that the duels after screening may take: the
 /// default sweep stays within four minutes when its duels take all of it (docs/methodology.md
 /// has the measured wall times).
-pub const DEFAULT_MAX_TIME_SECS: f64 = 0.18;
+pub const DEFAULT_MAX_TIME_SECS: f64 = 0.12;
 
 /// A paired A/B run's screening rounds unless `--samples` or `--quick` says otherwise: each
 /// cell's every build gets this many samples before the duels, enough for a verdict that trims
@@ -295,7 +296,7 @@ mod tests {
             format!("[default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"),
             format!("[default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"),
             format!("[default: {DEFAULT_PAYLOAD_BYTES}]"),
-            format!("[default: {DEFAULT_CAPACITY}]"),
+            format!("[default: {}]", tasks(&DEFAULT_CAPACITIES)),
             format!("[default: {DEFAULT_BURST},"),
             format!("at most {WARMUP_MESSAGES} messages"),
             format!("a {} KiB buffered writer", WRITE_BUFFER_BYTES / 1024),

@@ -6,14 +6,14 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{
-    DEFAULT_BURST, DEFAULT_CAPACITY, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES, DEFAULT_SAMPLES,
+    DEFAULT_BURST, DEFAULT_CAPACITIES, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES, DEFAULT_SAMPLES,
     DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE, QUICK_MAX_TIME_SECS, QUICK_MESSAGES,
     QUICK_SAMPLES, QUICK_TASKS, list, positive,
 };
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::sink::{Sink, WRITE_BUFFER_BYTES};
-use crate::run::workload::{Merge, Mode, Phase, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES};
+use crate::run::workload::{MIN_TASK_SLOTS, Merge, Mode, Phase, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES};
 
 /// The options of a sweep.
 #[derive(Debug, Args)]
@@ -24,9 +24,19 @@ pub struct SweepArgs {
         value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub messages: Option<u64>,
 
-    /// Slots in flight: the one channel's in cloned-send, split across the tasks' channels in merged-recv
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_CAPACITY, value_parser = positive(), allow_negative_numbers = true)]
-    pub capacity: usize,
+    /// Comma-separated capacities, each a cell of its own: the one channel's slots in cloned-send;
+    /// shared among the tasks' channels in merged-recv (capacity ÷ tasks each, at least 16)
+    #[arg(long, value_name = "LIST", help = format!(
+        "Comma-separated capacities, each a cell of its own: the one channel's slots in cloned-send; \
+         in merged-recv shared among the tasks' channels, capacity ÷ tasks each but at least {MIN_TASK_SLOTS} \
+         [default: {}]", list(&DEFAULT_CAPACITIES)),
+        value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub capacity: Option<Vec<usize>>,
+
+    /// Comma-separated slots of each task's own channel in merged-recv, whatever the task count
+    /// (a participant's queue), instead of sharing --capacity; --capacity then sizes cloned-send only
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub task_capacity: Option<Vec<usize>>,
 
     /// Comma-separated sending-task counts, each N or a range A..B of powers of two
     #[arg(long, value_name = "LIST", help = format!(

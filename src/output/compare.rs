@@ -8,6 +8,7 @@ use super::{format, paced};
 use crate::results::compare::{Compared, Comparison, Counts, Spread, compare};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
+use crate::run::workload::Capacity;
 use crate::stats::Summary;
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
@@ -15,22 +16,22 @@ use crate::stats::Summary;
 /// new.csv 1048576`); `None` when every setting is
 /// the same in both, or unknown in one of them (a file older than the column).
 pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, new: &[WorkloadKey]) -> Option<String> {
-    type Setting = fn(&WorkloadKey) -> u64;
+    type Setting = fn(&WorkloadKey) -> Option<String>;
     let settings: [(&str, Setting); 3] = [
-        ("--messages", |workload| workload.messages),
-        ("--capacity", |workload| workload.capacity),
-        ("--workers", |workload| workload.workers),
+        ("--messages", |workload| (workload.messages > 0).then(|| workload.messages.to_string())),
+        ("--capacity", |workload| (workload.capacity != Capacity::default()).then(|| workload.capacity.to_string())),
+        ("--workers", |workload| (workload.workers > 0).then(|| workload.workers.to_string())),
     ];
     settings.into_iter().find_map(|(flag, value)| {
         let values = |workloads: &[WorkloadKey]| {
-            let mut known: Vec<u64> = workloads.iter().map(value).filter(|&v| v > 0).collect();
+            let mut known: Vec<String> = workloads.iter().filter_map(value).collect();
             known.sort_unstable();
             known.dedup();
             known
         };
         let (old_values, new_values) = (values(old), values(new));
         let known_in_both = !old_values.is_empty() && !new_values.is_empty();
-        let text = |values: Vec<u64>| values.iter().map(u64::to_string).collect::<Vec<_>>().join("/");
+        let text = |values: Vec<String>| values.join("/");
         (known_in_both && old_values != new_values)
             .then(|| format!("{old_name} has {flag} {}, {new_name} {}", text(old_values), text(new_values)))
     })
@@ -107,7 +108,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
                     out,
                     "  {}{}",
                     paced::cell_label(key),
-                    format::group_notes(workers_named(&comparison, key), "")
+                    format::group_notes(workers_named(&comparison, key), None, "")
                 );
             }
         }
@@ -138,7 +139,7 @@ fn table(comparison: &Comparison) -> String {
         let channel = format!(
             "{}{}",
             key.channel_label(),
-            format::group_notes(workers_named(comparison, key), &paced::phased(&key.setting))
+            format::group_notes(workers_named(comparison, key), None, &paced::phased(&key.setting))
         );
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
         let _ = match compared {

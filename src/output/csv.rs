@@ -12,7 +12,7 @@ use crate::plan::Cell;
 use crate::results::schema::{Record, header};
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
-use crate::run::workload::Workload;
+use crate::run::workload::{Capacity, Workload};
 
 /// The row for sample number `sample` of `cell`.
 pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
@@ -29,6 +29,10 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         messages: workload.messages,
         capacity: workload.capacity,
         capacity_per_channel: workload.capacity_per_channel(),
+        task_capacity: match workload.capacity_axis() {
+            Capacity::PerTask(slots) => Some(slots as usize),
+            Capacity::Shared(_) => None,
+        },
         payload_bytes: match workload.payload {
             PayloadSize::Fixed(size) => size as u64,
             PayloadSize::Uniform { .. } => (measured.bytes as f64 / messages).round() as u64,

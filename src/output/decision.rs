@@ -43,7 +43,7 @@ pub fn room(decision: &Decision) -> String {
         decision.runtime,
         decision.mode,
         frames(decision),
-        thousands(decision.capacity as f64)
+        decision.capacity
     )
 }
 
@@ -96,9 +96,9 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
         lines.push((
             "drops",
             format!(
-                "{dropped} of messages{when} at {} slots; {} slots ({} × {}) hold every frame at once",
-                thousands(decision.capacity as f64),
-                thousands(decision.capacity_for_no_drops() as f64),
+                "{dropped} of messages{when} at {}; {} ({} × {}) hold every frame at once",
+                decision.capacity,
+                decision.capacity_for_no_drops(),
                 decision.participants,
                 decision.burst
             ),

@@ -2,6 +2,7 @@
 //! significant figures, latencies in their unit, text escaped for HTML, a cell's sample clusters, and the worker
 //! count and setting that tell a group of cells apart.
 
+use crate::run::workload::Capacity;
 use crate::stats;
 use crate::stats::verdict::Verdict;
 
@@ -40,19 +41,7 @@ pub fn duration(ns: f64) -> String {
 
 /// `25,000`: a whole number with its thousands separated.
 pub fn thousands(value: f64) -> String {
-    let digits = format!("{value:.0}");
-    let mut out = String::new();
-    for (at, digit) in digits.chars().enumerate() {
-        if at > 0
-            && digit.is_ascii_digit()
-            && (digits.len() - at) % 3 == 0
-            && out.ends_with(|c: char| c.is_ascii_digit())
-        {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
+    crate::run::workload::thousands(&format!("{value:.0}"))
 }
 
 /// A verdict's ratio and interval on a log scale, as every report writes it: `1.21× [1.15–1.27]`.
@@ -108,10 +97,14 @@ pub fn workers(workers: u64) -> String {
 /// ` [2 workers, paced 8 every 20ms]`: what sets a group of cells apart, to follow its mode or
 /// channel; the worker count only when `workers` is given (the file holds several for the
 /// runtime), the setting only when there is one; empty when neither.
-pub fn group_notes(workers: Option<u64>, setting: &str) -> String {
-    let workers = workers.map(self::workers);
-    let notes: Vec<&str> =
-        workers.as_deref().into_iter().chain(Some(setting).filter(|setting| !setting.is_empty())).collect();
+pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &str) -> String {
+    let (workers, capacity) = (workers.map(self::workers), capacity.map(|capacity| capacity.to_string()));
+    let notes: Vec<&str> = workers
+        .as_deref()
+        .into_iter()
+        .chain(capacity.as_deref())
+        .chain(Some(setting).filter(|setting| !setting.is_empty()))
+        .collect();
     if notes.is_empty() { String::new() } else { format!(" [{}]", notes.join(", ")) }
 }
 
@@ -150,9 +143,9 @@ mod tests {
 
     #[test]
     fn notes_name_workers_and_setting_only_when_there_are_some() {
-        assert_eq!(group_notes(None, ""), "");
-        assert_eq!(group_notes(Some(1), ""), " [1 worker]");
-        assert_eq!(group_notes(Some(2), "latency"), " [2 workers, latency]");
-        assert_eq!(group_notes(None, "latency"), " [latency]");
+        assert_eq!(group_notes(None, None, ""), "");
+        assert_eq!(group_notes(Some(1), None, ""), " [1 worker]");
+        assert_eq!(group_notes(Some(2), Some(Capacity::Shared(1024)), "latency"), " [2 workers, 1,024 slots, latency]");
+        assert_eq!(group_notes(None, None, "latency"), " [latency]");
     }
 }

@@ -198,11 +198,11 @@ fn caveats(out: &mut String, names: &[&str]) {
     out.push_str("</ul>\n</section>\n");
 }
 
-/// A panel: (runtime, worker threads, mode, setting).
-type Group<'a> = (RuntimeKind, u64, Mode, &'a str);
+/// A panel: (runtime, worker threads, capacity, mode, setting).
+type Group<'a> = (RuntimeKind, u64, &'a str, Mode, &'a str);
 
 fn group_of(cell: &CellResult) -> Group<'_> {
-    (cell.runtime, cell.workers, cell.mode, &cell.setting)
+    (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
 }
 
 /// The panels' groups, in file order.
@@ -228,8 +228,9 @@ fn plots(out: &mut String, cells: &CellsFile) {
         workers.dedup();
         workers.len() > 1
     };
+    let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
     for group in groups(cells) {
-        let (runtime, workers, mode, setting) = group;
+        let (runtime, workers, capacity, mode, setting) = group;
         let mut series: Vec<Series> = Vec::new();
         for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
             let Some(figures) = &cell.ns_per_message else { continue };
@@ -239,8 +240,9 @@ fn plots(out: &mut String, cells: &CellsFile) {
         for line in &mut series {
             line.points.sort_by_key(|point| point.0);
         }
-        let notes = format::group_notes(several_workers(runtime).then_some(workers), setting);
-        out.push_str(&svg::panel(&format!("{runtime} {mode}{notes}"), &series));
+        let notes = format::group_notes(several_workers(runtime).then_some(workers), None, setting);
+        let capacity = if several_capacities { format!(" at {capacity}") } else { String::new() };
+        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), &series));
     }
     out.push_str("</div>\n</section>\n");
 }

@@ -55,7 +55,7 @@ fn one_machine(machines: &[Machine]) -> bool {
 /// `multi-thread cloned-send, small (1-8)`: the row's band, with its setting when it has one,
 /// and the task counts of its first column that measured it.
 fn row_name(row: &Row) -> String {
-    let setting = format::group_notes(None, &row.setting);
+    let setting = format::group_notes(None, None, &row.setting);
     let tasks = row
         .bands
         .iter()

@@ -6,6 +6,7 @@
 
 pub mod ab;
 pub mod answer;
+pub mod capacity;
 pub mod compare;
 pub mod console;
 pub mod csv;

@@ -38,7 +38,12 @@ pub fn how_to_read() -> String {
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    format!("{} {}{}", band.runtime, band.mode, format::group_notes(band.workers, &phased(&band.setting)))
+    format!(
+        "{} {}{}",
+        band.runtime,
+        band.mode,
+        format::group_notes(band.workers, band.capacity, &phased(&band.setting))
+    )
 }
 
 /// A paced setting with its phase in words: `random phase` as `out of phase`, and `in phase`
@@ -406,8 +411,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     for &(cell, figures) in &paced {
         let Some(p99) = figures.pooled_p99_ns else { continue };
         let same = |other: &CellResult| {
-            (other.runtime, other.workers, other.mode, &other.setting)
-                == (cell.runtime, cell.workers, cell.mode, &cell.setting)
+            (other.runtime, other.workers, &other.capacity_label, other.mode, &other.setting)
+                == (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
         };
         let at = match groups.iter().position(|(first, _)| same(first)) {
             Some(at) => at,
@@ -421,7 +426,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     for (first, mut series) in groups {
         series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));
-        let title = format!("{} {}{}", first.runtime, first.mode, format::group_notes(None, &phased(&first.setting)));
+        let notes = format::group_notes(None, None, &phased(&first.setting));
+        let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
         out.push_str(&svg::latency_panel(&title, "pooled p99", &series));
     }
     out.push_str(

@@ -10,7 +10,7 @@ use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::versions::{Source, Versions};
-use crate::run::workload::Merge;
+use crate::run::workload::{Capacity, Merge};
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -35,7 +35,7 @@ fn marked_entry(entry: &Entry) -> String {
 /// `multi-thread` and `cloned-send [2 workers, latency]`: a band's runtime and its mode with
 /// what sets its group apart.
 pub fn group_text(band: &Recommendation) -> (String, String) {
-    (band.runtime.to_string(), format!("{}{}", band.mode, format::group_notes(band.workers, &band.setting)))
+    (band.runtime.to_string(), format!("{}{}", band.mode, format::group_notes(band.workers, None, &band.setting)))
 }
 
 /// The channels with caveats that the summary of `bands` names (leaders and next of every
@@ -145,6 +145,9 @@ fn excluded_text(excluded: &Excluded) -> String {
     if excluded.failed_samples > 0 {
         reasons.push(format!("{} failed sample(s) at tasks {}", excluded.failed_samples, list(&excluded.failed_at)));
     }
+    if !excluded.refused_at.is_empty() {
+        reasons.push(format!("refused at tasks {} (its capacity: see the CSV's status)", list(&excluded.refused_at)));
+    }
     if !excluded.missing_at.is_empty() {
         reasons.push(format!("not measured at tasks {}", list(&excluded.missing_at)));
     }
@@ -175,6 +178,7 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
     let mut group = None;
     for band in bands {
         let (runtime, mode) = group_text(band);
+        let mode = format!("{mode}{}", band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}")));
         if group.as_ref() != Some(&(runtime.clone(), mode.clone())) {
             let _ = write!(out, "\n{runtime} {mode}\n");
             group = Some((runtime, mode));
@@ -201,6 +205,7 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
             let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
         }
     }
+    out.push_str(&super::capacity::section(bands, "  ", false));
     let _ = write!(out, "\n{}\n", versions_line(versions));
     out.push_str(&caveats_text(&caveated(bands)));
     out
@@ -230,29 +235,31 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
     if with_excluded {
         header.push("not ranked");
     }
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
-    for band in bands {
-        let (runtime, mode) = group_text(band);
-        let mut row = vec![
-            runtime,
-            mode,
-            format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
-            match band.speed.first() {
-                Some(_) => leaders_text(&band.speed, number, "faster than", true),
-                None => "no channel without failures".to_owned(),
-            },
-            careful_text(band),
-            leaders_text(&band.cpu, number, "lower than", false),
-        ];
-        if with_p99 {
-            row.push(p99_text(band).unwrap_or_default());
+    for (capacity, bands) in by_capacity(bands) {
+        table_head(&mut out, capacity, &header);
+        for band in bands {
+            let (runtime, mode) = group_text(band);
+            let mut row = vec![
+                runtime,
+                mode,
+                format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
+                match band.speed.first() {
+                    Some(_) => leaders_text(&band.speed, number, "faster than", true),
+                    None => "no channel without failures".to_owned(),
+                },
+                careful_text(band),
+                leaders_text(&band.cpu, number, "lower than", false),
+            ];
+            if with_p99 {
+                row.push(p99_text(band).unwrap_or_default());
+            }
+            if with_excluded {
+                row.push(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "));
+            }
+            let _ = writeln!(out, "| {} |", row.join(" | "));
         }
-        if with_excluded {
-            row.push(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "));
-        }
-        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
+    out.push_str(&super::capacity::section(bands, "- ", true));
     let _ = writeln!(
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
@@ -358,21 +365,38 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
     if with_excluded {
         header.push("not ranked (failures)");
     }
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
-    for band in bands {
-        let (pick, next) = pick_and_next(band);
-        let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
-        let (runtime, mode) = group_text(band);
-        let mut row = vec![runtime, mode, tasks, pick, careful_text(band), next];
-        if with_excluded {
-            row.push(excluded_names(band));
+    for (capacity, bands) in by_capacity(bands) {
+        table_head(&mut out, capacity, &header);
+        for band in bands {
+            let (pick, next) = pick_and_next(band);
+            let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+            let (runtime, mode) = group_text(band);
+            let mut row = vec![runtime, mode, tasks, pick, careful_text(band), next];
+            if with_excluded {
+                row.push(excluded_names(band));
+            }
+            let _ = writeln!(out, "| {} |", row.join(" | "));
         }
-        let _ = writeln!(out, "| {} |", row.join(" | "));
     }
+    out.push_str(&super::capacity::section(bands, "- ", true));
     let _ = writeln!(out, "\n{}", versions_line(versions));
     out.push_str(&caveats_markdown(&caveated(bands)));
     out
+}
+
+/// `bands` split by capacity, in the order the capacities first appear.
+fn by_capacity(bands: &[Recommendation]) -> Vec<(Option<Capacity>, Vec<&Recommendation>)> {
+    let capacities = super::capacity::of(bands);
+    capacities.into_iter().map(|at| (at, bands.iter().filter(|band| band.capacity == at).collect())).collect()
+}
+
+/// A table's header row, after a line naming its capacity when the file holds several.
+fn table_head(out: &mut String, capacity: Option<Capacity>, header: &[&str]) {
+    if let Some(capacity) = capacity {
+        let _ = writeln!(out, "\n**At {capacity}:**\n");
+    }
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
 }
 
 #[cfg(test)]

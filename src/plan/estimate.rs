@@ -49,7 +49,10 @@ fn parts(plan: &Plan, cell: &Cell) -> Vec<Part> {
     let histogram = if plan.latency { latency::histogram_bytes() as u128 } else { 0 };
     let sink = if plan.sink.path().is_some() { sink::WRITE_BUFFER_BYTES as u128 } else { 0 };
     let mut parts = vec![
-        Part { flag: "--capacity", bytes: workload.capacity as u128 * SLOT_BYTES + channels * CHANNEL_BYTES },
+        Part {
+            flag: "--capacity",
+            bytes: workload.capacity_per_channel() as u128 * channels * SLOT_BYTES + channels * CHANNEL_BYTES,
+        },
         Part { flag: "--tasks", bytes: tasks * TASK_BYTES },
         Part { flag: "--payload", bytes: tasks * workload.payload.max() as u128 + sizes },
         Part { flag: "--workers", bytes: cell.workers as u128 * WORKER_BYTES },
@@ -85,11 +88,11 @@ pub fn check_memory(plan: &Plan, available: Option<(u64, &'static str)>) -> anyh
     let flags: Vec<&str> =
         parts(plan, &cell).iter().filter(|part| part.bytes * 10 >= needed).take(2).map(|part| part.flag).collect();
     Err(usage(format!(
-        "the cell {} needs about {} of memory (--capacity {}, --tasks {}, --payload {}), more than the {} available \
+        "the cell {} needs about {} of memory ({}, --tasks {}, --payload {}), more than the {} available \
          ({source}): lower {}",
         cell.label(),
         bytes_text(needed),
-        plan.capacity,
+        cell.workload.capacity_axis(),
         cell.workload.tasks,
         plan.payload,
         bytes_text(u128::from(available)),
@@ -266,7 +269,7 @@ mod tests {
         assert_eq!((one.1, five.1), (Duration::ZERO, Duration::ZERO));
         let dueled =
             wall_time(&plan(&["--tasks", "1,2", "--channels", "kanal", "--samples", "1", "--max-time", "0.5"]));
-        // Two modes × two runtimes × two task counts, half a second each.
-        assert_eq!(dueled.1, Duration::from_secs(4));
+        // Two modes × two runtimes × two task counts × the two default capacities, half a second each.
+        assert_eq!(dueled.1, Duration::from_secs(8));
     }
 }

@@ -37,8 +37,8 @@ impl Cell {
             RuntimeKind::MultiThread => format!(" workers={}", self.workers),
             RuntimeKind::CurrentThread => String::new(),
         };
-        let (tasks, mode) = (self.workload.tasks, self.workload.mode.name());
-        format!("{}{workers} tasks={tasks} {mode} {}", self.runtime.name(), self.name())
+        let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_axis());
+        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}", self.runtime.name(), self.name())
     }
 
     /// The channel's name, with the merge strategy when merged-recv uses another than the default.
@@ -53,6 +53,21 @@ impl Cell {
     pub fn merge(&self) -> Option<Merge> {
         (self.workload.mode == Mode::MergedRecv).then_some(self.workload.merge)
     }
+
+    /// Why the channel cannot run this cell, or `None` when it can: a crate that reserves slots
+    /// per sender cannot make a channel smaller than its senders' reserve. Such a cell is one
+    /// refused row; the sweep goes on.
+    pub fn refusal(&self) -> Option<String> {
+        let (slots, senders) = (self.workload.capacity_per_channel(), self.workload.senders_per_channel());
+        (!self.channel.supports(slots, senders)).then(|| {
+            format!(
+                "{} reserves {} slot(s) per sender: {senders} sender(s) need {} slots, its channel has {slots}",
+                self.channel.name,
+                self.channel.slots_per_sender,
+                senders * self.channel.slots_per_sender
+            )
+        })
+    }
 }
 
 /// A validated sweep: everything the run needs, every combination known to be possible.
@@ -60,8 +75,11 @@ impl Cell {
 pub struct Plan {
     /// Messages moved per run when not paced ([`Plan::messages_at`] gives a cell's).
     pub messages: u64,
-    /// Slots in flight per run.
-    pub capacity: usize,
+    /// `--capacity`: the capacities swept, in sweep order.
+    pub capacities: Vec<usize>,
+    /// `--task-capacity`: merged-recv's slots per task's channel, in sweep order, instead of
+    /// sharing `capacities`; `None` to share them.
+    pub task_capacities: Option<Vec<usize>>,
     /// Task counts, in sweep order.
     pub tasks: Vec<usize>,
     /// Channels, in sweep order.
@@ -119,9 +137,31 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The workload of one (mode, tasks, merge) combination with the first `--phase` and
-    /// `--send`; `merge` matters only in merged-recv.
+    /// The capacities `mode` runs at, as (`capacity`, `task_capacity`) of a [`Workload`]: every
+    /// `--capacity`, or in merged-recv every `--task-capacity` when given.
+    pub fn capacities_for(&self, mode: Mode, tasks: usize) -> Vec<(usize, Option<usize>)> {
+        match (mode, &self.task_capacities) {
+            (Mode::MergedRecv, Some(slots)) => slots.iter().map(|&slots| (slots * tasks, Some(slots))).collect(),
+            _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
+        }
+    }
+
+    /// The workload of one (mode, tasks, merge) combination at the first capacity, with the
+    /// first `--phase` and `--send`; `merge` matters only in merged-recv.
     pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
+        let (capacity, task_capacity) = self.capacities_for(mode, tasks)[0];
+        self.workload_at(mode, tasks, merge, capacity, task_capacity)
+    }
+
+    /// [`workload`](Self::workload) at one capacity of [`capacities_for`](Self::capacities_for).
+    fn workload_at(
+        &self,
+        mode: Mode,
+        tasks: usize,
+        merge: Merge,
+        capacity: usize,
+        task_capacity: Option<usize>,
+    ) -> Workload {
         Workload {
             payload: self.payload,
             seed: self.seed,
@@ -132,7 +172,8 @@ impl Plan {
             keep_sink: self.keep_sink,
             count_allocs: self.count_allocs,
             send: self.sends[0],
-            ..Workload::new(mode, tasks, self.messages_at(tasks), self.capacity)
+            task_capacity,
+            ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
         }
     }
 
@@ -185,21 +226,30 @@ impl Plan {
         variants
     }
 
-    /// Every cell (channel × mode and merge × runtime and workers × tasks × phase × send), in
-    /// the order the sweep measures them: by runtime, then worker count, then task count, then
-    /// mode, then merge, then phase, then send, then channel.
+    /// Every workload of one task count: mode, then merge, then capacity, then phase, then send.
+    fn workloads(&self, tasks: usize) -> Vec<Workload> {
+        let mut workloads = Vec::new();
+        for &mode in &self.modes {
+            for &merge in self.merges_for(mode) {
+                for (capacity, task_capacity) in self.capacities_for(mode, tasks) {
+                    workloads.extend(self.variants(self.workload_at(mode, tasks, merge, capacity, task_capacity)));
+                }
+            }
+        }
+        workloads
+    }
+
+    /// Every cell (channel × mode and merge × capacity × runtime and workers × tasks × phase ×
+    /// send), in the order the sweep measures them: by runtime, then worker count, then task
+    /// count, then mode, then merge, then capacity, then phase, then send, then channel.
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &runtime in &self.runtimes {
             for workers in self.workers_for(runtime) {
                 for &tasks in &self.tasks {
-                    for &mode in &self.modes {
-                        for &merge in self.merges_for(mode) {
-                            for workload in self.variants(self.workload(mode, tasks, merge)) {
-                                for &channel in &self.channels {
-                                    cells.push(Cell { channel, runtime, workers, workload: workload.clone() });
-                                }
-                            }
+                    for workload in self.workloads(tasks) {
+                        for &channel in &self.channels {
+                            cells.push(Cell { channel, runtime, workers, workload: workload.clone() });
                         }
                     }
                 }
@@ -246,7 +296,8 @@ impl Plan {
             duration: cli.duration.unwrap_or(DEFAULT_DURATION),
             phases: cli.phase.clone().unwrap_or_else(|| vec![Phase::default()]),
             sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
-            capacity: cli.capacity,
+            capacities: cli.capacity.unwrap_or_else(|| DEFAULT_CAPACITIES.to_vec()),
+            task_capacities: cli.task_capacity.clone(),
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
             channels,
             modes: cli.modes.unwrap_or_else(|| Mode::ALL.to_vec()),
@@ -286,6 +337,11 @@ impl Plan {
         if cli.burst.is_some() && cli.pace.is_none() {
             return Err(usage("--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out"));
         }
+        if cli.task_capacity.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
+            return Err(usage(
+                "--task-capacity sizes merged-recv's channels, which --modes leaves out: add merged-recv or drop --task-capacity",
+            ));
+        }
         if cli.merge.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
             return Err(usage(
                 "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
@@ -323,6 +379,8 @@ impl Plan {
     fn validate(&mut self) -> anyhow::Result<()> {
         no_duplicates("--tasks", &self.tasks)?;
         no_duplicates("--workers", &self.workers)?;
+        no_duplicates("--capacity", &self.capacities)?;
+        no_duplicates("--task-capacity", self.task_capacities.iter().flatten())?;
         no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
         no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
@@ -335,6 +393,7 @@ impl Plan {
             ("--runtimes", self.runtimes.is_empty()),
             ("--merge", self.merges.is_empty()),
             ("--workers", self.workers.is_empty()),
+            ("--capacity", self.capacities.is_empty()),
             ("--phase", self.phases.is_empty()),
             ("--send", self.sends.is_empty()),
         ] {
@@ -375,11 +434,9 @@ impl Plan {
                     u32::MAX
                 )));
             }
-            for &mode in &self.modes {
-                self.check_capacity(self.workload(mode, tasks, self.merges[0]))?;
-            }
             self.check_pace(tasks)?;
         }
+        self.check_capacity()?;
         // Last: the estimate walks every cell, which the checks above keep within reason.
         estimate::check_memory(self, estimate::available_memory())
     }
@@ -409,33 +466,18 @@ impl Plan {
         Ok(())
     }
 
-    fn check_capacity(&self, workload: Workload) -> anyhow::Result<()> {
-        let per_channel = workload.capacity_per_channel();
-        if per_channel == 0 {
-            return Err(usage(format!(
-                "merged-recv gives each of --tasks {} a channel of its own, so it needs --capacity {} or more \
-                 (it is {}): raise --capacity or leave merged-recv out of --modes",
-                workload.tasks, workload.tasks, self.capacity
-            )));
+    /// Refuses a sweep in which no channel can run any cell: one cell a channel cannot hold
+    /// ([`Cell::refusal`]) is a refused row of that channel, and the others run.
+    fn check_capacity(&self) -> anyhow::Result<()> {
+        let cells = self.cells();
+        match cells.iter().map(Cell::refusal).collect::<Option<Vec<String>>>() {
+            Some(reasons) => Err(usage(format!(
+                "no channel can run any cell: {} (e.g. {}): raise --capacity or change --channels",
+                reasons[0],
+                cells[0].label()
+            ))),
+            None => Ok(()),
         }
-        let senders = workload.senders_per_channel();
-        for channel in &self.channels {
-            if !channel.supports(per_channel, senders) {
-                // Both modes give each task's sender `capacity / tasks` slots or more.
-                let needed = workload.tasks * channel.slots_per_sender;
-                return Err(usage(format!(
-                    "{} reserves {} slot(s) per sender, so {} with --tasks {} needs --capacity {needed} or more \
-                     (it is {}): raise --capacity or leave {} out of --channels",
-                    channel.name,
-                    channel.slots_per_sender,
-                    workload.mode.name(),
-                    workload.tasks,
-                    self.capacity,
-                    channel.name
-                )));
-            }
-        }
-        Ok(())
     }
 }
 

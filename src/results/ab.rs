@@ -8,11 +8,12 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use super::band::TaskBand;
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, shared_rounds, verdict, verdict_at};
-use super::recommend::TaskBand;
 use crate::run::measure::RuntimeKind;
+use crate::run::workload::Capacity;
 use crate::stats::verdict::{Call, Verdict};
 
 /// The `build` of the rows the baseline (the binary at `--baseline`) measured.
@@ -220,7 +221,9 @@ const CANDIDATE_SUFFIX: &str = " (candidate)";
 /// `runtime mode`, then the setting in brackets when there is one.
 fn group_place(key: &CellKey) -> String {
     let setting = if key.setting.is_empty() { String::new() } else { format!(" [{}]", key.setting) };
-    format!("{} {}{setting}", key.runtime, key.mode)
+    let capacity = key.workload.capacity;
+    let capacity = if capacity == Capacity::default() { String::new() } else { format!(" at {capacity}") };
+    format!("{} {}{capacity}{setting}", key.runtime, key.mode)
 }
 
 /// Where a cell is: its group and `tasks=N`.

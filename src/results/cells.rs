@@ -5,11 +5,13 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::careful::Careful;
 use super::colour;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::noise::FileNoise;
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
 
 /// The fewest `ok` samples a cell needs to be more than thin: the sweep's duels give a band's
@@ -31,6 +33,51 @@ pub struct CellsFile {
     pub fewest_samples: usize,
     /// The cells, in file order.
     pub cells: Vec<CellResult>,
+    /// Per group of cells, the channels a plot emphasises: each band's fastest and the fastest
+    /// with no known problem (`results::careful`).
+    #[serde(default)]
+    pub highlights: Vec<Highlight>,
+}
+
+/// The channels to emphasise in one group's plot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Highlight {
+    /// `multi-thread` or `current-thread`.
+    pub runtime: RuntimeKind,
+    /// `cloned-send` or `merged-recv`.
+    pub mode: Mode,
+    /// Threads running tasks.
+    pub workers: u64,
+    /// The group's [`CellResult::capacity_label`].
+    pub capacity_label: String,
+    /// The group's setting.
+    pub setting: String,
+    /// Channel names, each once.
+    pub channels: Vec<String>,
+}
+
+/// The highlights of `file`: per group, every band's fastest and fastest with no known problem.
+fn highlights(file: &ResultsFile) -> Vec<Highlight> {
+    let (mut out, noise) = (Vec::new(), FileNoise::of(file));
+    for group in super::band::groups(file, |_| true) {
+        let bands = super::recommend::recommend_group(file, &group, &noise);
+        let mut channels: Vec<String> = Vec::new();
+        for band in &bands {
+            let careful = match band.careful() {
+                Careful::Behind { entry, .. } => Some(entry.channel),
+                _ => None,
+            };
+            for name in band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful) {
+                if !channels.contains(&name) {
+                    channels.push(name);
+                }
+            }
+        }
+        let key = &group.key;
+        let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.clone());
+        out.push(Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels });
+    }
+    out
 }
 
 /// One cell: its key, its samples and the figures computed from them.
@@ -61,6 +108,10 @@ pub struct CellResult {
     pub messages: u64,
     /// Slots in flight (`--capacity`); 0 for files without the column.
     pub capacity: u64,
+    /// The capacity the cell is ranked at, in words (`1,024 slots`, `256 slots per task`): cells
+    /// of different labels are never drawn on one line.
+    #[serde(default)]
+    pub capacity_label: String,
     /// Threads running tasks; 0 for files without the column.
     pub workers: u64,
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
@@ -249,6 +300,7 @@ pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
+        highlights: highlights(file),
     }
 }
 
@@ -264,7 +316,12 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
     if name_workload {
         name = format!(
             "{name}/messages={},capacity={},workers={}",
-            workload.messages, workload.capacity, workload.workers
+            workload.messages,
+            match workload.capacity {
+                Capacity::Shared(slots) => slots.to_string(),
+                Capacity::PerTask(slots) => format!("{slots}/task"),
+            },
+            workload.workers
         );
     }
     CellResult {
@@ -277,7 +334,10 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
         label: key.channel_label(),
         colour: colour::of(&key.channel).to_owned(),
         messages: workload.messages,
-        capacity: workload.capacity,
+        capacity: match workload.capacity {
+            Capacity::Shared(slots) | Capacity::PerTask(slots) => slots,
+        },
+        capacity_label: workload.capacity.to_string(),
         workers: workload.workers,
         setting: key.setting.clone(),
         ok: samples.ok.len(),
@@ -325,7 +385,7 @@ mod tests {
     fn a_cell_without_ok_samples_has_no_figures_and_names_are_unique() {
         let mut file = hand_made(&[("kanal", 1, &[], 3)]);
         let mut other = file.order[0].clone();
-        other.workload = WorkloadKey { messages: 2000, capacity: 64, workers: 2 };
+        other.workload = WorkloadKey { messages: 2000, capacity: Capacity::Shared(64), workers: 2 };
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
         let cells = cells("x.csv", &file);

@@ -10,7 +10,7 @@ use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::pool::speed;
 use super::recommend::{Recommendation, recommend};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::Call;
 use crate::stats::{self, Summary};
 
@@ -292,12 +292,12 @@ pub struct Agreement {
 /// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (as `summary` ranks).
 pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
-    type Group<'a> = (RuntimeKind, Mode, u64, &'a str);
+    type Group<'a> = (RuntimeKind, Mode, Capacity, u64, &'a str);
     fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = speed(cell) else { continue };
-            let group = (key.runtime, key.mode, key.tasks, key.setting.as_str());
+            let group = (key.runtime, key.mode, key.workload.capacity, key.tasks, key.setting.as_str());
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
                 *entry = (summary.trimmed_mean, (key.channel.as_str(), key.merge));
@@ -315,7 +315,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
     }
     let (old_bands, new_bands) = (recommend(old), recommend(new));
     for band in &old_bands {
-        let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.setting.clone(), b.size);
+        let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.capacity, b.setting.clone(), b.size);
         let Some(other) = new_bands.iter().find(|b| group(b) == group(band)) else {
             continue;
         };

@@ -10,12 +10,13 @@
 //!
 //! Computing only: `output::decision` words it.
 
+use super::band::GroupKey;
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, ResultsFile, channel_label};
 use super::noise::{self, FileNoise, Group, Metric};
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Mode, Phase};
+use crate::run::workload::{Capacity, Mode, Phase};
 use crate::stats::verdict::Call;
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
@@ -55,8 +56,8 @@ pub struct Decision {
     pub mode: Mode,
     /// The setting out of phase (`CellKey::setting`), or in phase when only that was measured.
     pub setting: String,
-    /// Slots in flight.
-    pub capacity: u64,
+    /// The capacity the room's channels ran at.
+    pub capacity: Capacity,
     /// Messages per frame (`--burst`).
     pub burst: u64,
     /// Nanoseconds between a participant's frames (`--pace`).
@@ -79,9 +80,13 @@ pub struct Decision {
 }
 
 impl Decision {
-    /// The capacity that holds every participant's frame at once: participants × burst.
-    pub fn capacity_for_no_drops(&self) -> u64 {
-        self.participants * self.burst
+    /// The capacity that holds every participant's frame at once: participants × burst in all,
+    /// or a burst in each participant's own channel.
+    pub fn capacity_for_no_drops(&self) -> Capacity {
+        match self.capacity {
+            Capacity::Shared(_) => Capacity::Shared(self.participants * self.burst),
+            Capacity::PerTask(_) => Capacity::PerTask(self.burst),
+        }
     }
 }
 
@@ -101,11 +106,12 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
 }
 
 /// The cells of one room group: (runtime, workers, mode, setting with its phase taken out).
-type RoomKey = (RuntimeKind, u64, Mode, String);
+/// A room's cells: one group ([`GroupKey`]) in and out of phase.
+type RoomKey = GroupKey;
 
 fn room_key(key: &CellKey) -> RoomKey {
-    let base = key.setting.replace(", random phase", "").replace("random phase, ", "");
-    (key.runtime, key.workload.workers, key.mode, base)
+    let setting = key.setting.replace(", random phase", "").replace("random phase, ", "");
+    GroupKey { setting, ..GroupKey::of(key) }
 }
 
 /// The phase a paced cell was measured in.
@@ -218,10 +224,11 @@ fn quiet(file: &ResultsFile, participants: u64, room: &RoomKey, pick: &Cells) ->
 fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
     let channels = cells_of(file, participants, room);
     let first = channels.iter().find_map(|cells| cells.out_of_phase.or(cells.in_phase));
-    let (setting, capacity, burst, interval_ns) = first.map_or((String::new(), 0, 0, 0), |(key, samples)| {
-        let sample = &samples.paced[0];
-        (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
-    });
+    let (setting, capacity, burst, interval_ns) =
+        first.map_or((String::new(), Capacity::default(), 0, 0), |(key, samples)| {
+            let sample = &samples.paced[0];
+            (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
+        });
     let avoid: Vec<(String, Avoid)> =
         channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
     let ranked: Vec<&Cells> =
@@ -276,9 +283,9 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
     let quiet = pick.and_then(|(pick, _)| quiet(file, participants, room, pick));
     Decision {
         participants,
-        runtime: room.0,
-        workers: room.1,
-        mode: room.2,
+        runtime: room.runtime,
+        workers: room.workers,
+        mode: room.mode,
         setting,
         capacity,
         burst,

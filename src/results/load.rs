@@ -10,7 +10,7 @@ use super::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode, Phase, SendMode};
+use crate::run::workload::{Capacity, Merge, Mode, Phase, SendMode};
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
 /// keys measured the same thing.
@@ -39,8 +39,8 @@ pub struct CellKey {
 pub struct WorkloadKey {
     /// Messages per sample; 0 in files without the column.
     pub messages: u64,
-    /// Slots in flight; 0 in files without the column.
-    pub capacity: u64,
+    /// The capacity the cell ran at; `Shared(0)` in files without the column.
+    pub capacity: Capacity,
     /// Threads running tasks; 0 in files without the column.
     pub workers: u64,
 }
@@ -60,7 +60,10 @@ impl CellKey {
             merge,
             workload: WorkloadKey {
                 messages: record.messages,
-                capacity: record.capacity as u64,
+                capacity: match (record.mode, record.task_capacity) {
+                    (Mode::MergedRecv, Some(slots)) => Capacity::PerTask(slots as u64),
+                    _ => Capacity::Shared(record.capacity as u64),
+                },
                 workers: record.workers as u64,
             },
             setting: setting(record),

@@ -6,6 +6,8 @@
 //! channel its colour.
 
 pub mod ab;
+pub mod band;
+pub mod capacity;
 pub mod careful;
 pub mod cells;
 pub mod colour;

@@ -13,13 +13,13 @@
 
 use std::collections::HashMap;
 
+use super::band::{self, TaskBand};
 use super::compare::{Spread, spread};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::noise::{self, Drift, FileNoise, Group, Metric};
-use super::recommend::TaskBand;
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats;
 use crate::stats::verdict::{Call, Verdict};
 
@@ -181,6 +181,8 @@ pub struct PacedBand {
     pub mode: Mode,
     /// The worker threads, when the file holds several for the runtime.
     pub workers: Option<u64>,
+    /// The capacity, when the file holds several.
+    pub capacity: Option<Capacity>,
     /// The cells' setting: pace, burst, phase, send ([`CellKey::setting`]).
     pub setting: String,
     /// Which band.
@@ -205,42 +207,24 @@ pub struct PacedBand {
 /// every verdict from the noise model with the spread `file` measured.
 pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
     let noise = FileNoise::of(file);
-    let paced: Vec<&CellKey> = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).collect();
-    let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
-    for key in &paced {
-        let group = (key.runtime, key.workload.workers, key.mode, key.setting.as_str());
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
     let mut bands = Vec::new();
-    for &(runtime, workers, mode, setting) in &groups {
-        let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
-        let mut cells: GroupCells = HashMap::new();
-        let mut channels: Vec<(&str, Option<Merge>)> = Vec::new();
-        let in_group = |key: &&&CellKey| {
-            (key.runtime, key.workload.workers, key.mode, key.setting.as_str()) == (runtime, workers, mode, setting)
-        };
-        for key in paced.iter().filter(in_group) {
-            let samples = &file.cells[*key];
-            cells.insert((key.channel.as_str(), key.merge, key.tasks), (samples, of(key, samples)));
-            if !channels.contains(&(key.channel.as_str(), key.merge)) {
-                channels.push((key.channel.as_str(), key.merge));
-            }
-        }
-        for size in TaskBand::ALL {
-            let mut tasks: Vec<u64> = cells.keys().map(|k| k.2).filter(|&t| TaskBand::of(t) == size).collect();
-            tasks.sort_unstable();
-            tasks.dedup();
-            if tasks.is_empty() {
-                continue;
-            }
-            let workers = several_workers.then_some(workers);
+    for group in band::groups(file, |key| !file.cells[key].paced.is_empty()) {
+        let cells: GroupCells = group
+            .cells
+            .iter()
+            .map(|(&((channel, merge), tasks), key)| {
+                let samples = &file.cells[*key];
+                ((channel, merge, tasks), (samples, of(key, samples)))
+            })
+            .collect();
+        let key = &group.key;
+        for (size, tasks) in group.bands.iter().cloned() {
             let mut band = PacedBand {
-                runtime,
-                mode,
-                workers,
-                setting: setting.to_owned(),
+                runtime: key.runtime,
+                mode: key.mode,
+                workers: group.several_workers.then_some(key.workers),
+                capacity: group.several_capacities.then_some(key.capacity),
+                setting: key.setting.clone(),
                 size,
                 tasks,
                 entries: Vec::new(),
@@ -250,7 +234,7 @@ pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
-            fill(&mut band, &cells, &channels, &noise);
+            fill(&mut band, &cells, &group.channels, &noise);
             bands.push(band);
         }
     }

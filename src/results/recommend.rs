@@ -20,53 +20,14 @@
 
 use std::collections::HashMap;
 
-use super::load::{CellKey, CellSamples, ResultsFile};
+pub use super::band::TaskBand;
+use super::band::{self, Contender};
+use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
-
-/// A band of task counts summarized together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TaskBand {
-    /// 1–8 tasks (up to 11).
-    Small,
-    /// 16–64 tasks (12 to 90).
-    Medium,
-    /// 128–512 tasks (91 to 724).
-    Large,
-    /// 1024 tasks and more (725 and more): a large room, a media server with thousands of tracks.
-    XLarge,
-}
-
-impl TaskBand {
-    /// The bands, smallest first.
-    pub const ALL: [TaskBand; 4] = [TaskBand::Small, TaskBand::Medium, TaskBand::Large, TaskBand::XLarge];
-
-    /// The band of a task count. The named ranges are 1–8, 16–64, 128–512 and 1024 on; a
-    /// count between them goes to the band it is nearest on a log2 scale (the sweep's and the
-    /// plot's), so the bounds are the geometric midpoints √(8·16) ≈ 11.3, √(64·128) ≈ 90.5 and
-    /// √(512·1024) ≈ 724.1: small up to 11, medium 12 to 90, large 91 to 724, x-large from 725.
-    pub fn of(tasks: u64) -> TaskBand {
-        match tasks {
-            0..=11 => TaskBand::Small,
-            12..=90 => TaskBand::Medium,
-            91..=724 => TaskBand::Large,
-            _ => TaskBand::XLarge,
-        }
-    }
-
-    /// `small`, `medium`, `large` or `x-large`.
-    pub fn name(self) -> &'static str {
-        match self {
-            TaskBand::Small => "small",
-            TaskBand::Medium => "medium",
-            TaskBand::Large => "large",
-            TaskBand::XLarge => "x-large",
-        }
-    }
-}
 
 /// One channel's place in a [`Ranking`].
 #[derive(Debug, Clone, PartialEq)]
@@ -173,6 +134,8 @@ pub struct Excluded {
     pub failed_at: Vec<u64>,
     /// Task counts of the band the channel has no sample at.
     pub missing_at: Vec<u64>,
+    /// Task counts whose cell the channel cannot run (`plan::Cell::refusal`): a refused row.
+    pub refused_at: Vec<u64>,
 }
 
 /// The recommendation for one runtime, mode and band of task counts.
@@ -185,6 +148,9 @@ pub struct Recommendation {
     /// The worker threads of the group, when the file holds several worker counts for the
     /// runtime (and so names them); `None` otherwise.
     pub workers: Option<u64>,
+    /// The capacity of the group, when the file holds several (and so names them); `None`
+    /// otherwise.
+    pub capacity: Option<Capacity>,
     /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
     pub setting: String,
     /// Which band.
@@ -207,53 +173,37 @@ pub struct Recommendation {
 /// from the noise model ([`noise::verdict`]) with the spread `file` measured.
 pub fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
     let noise = FileNoise::of(file);
-    // A group is one runtime, worker count, mode and setting: worker counts are never mixed.
-    let mut groups: Vec<(RuntimeKind, u64, Mode, &str)> = Vec::new();
-    for key in &file.order {
-        let group = (key.runtime, key.workload.workers, key.mode, key.setting.as_str());
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
+    band::groups(file, |_| true).iter().flat_map(|group| recommend_group(file, group, &noise)).collect()
+}
+
+/// The recommendation for each band of one group of `file`'s cells.
+pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNoise) -> Vec<Recommendation> {
     let mut bands = Vec::new();
-    for &(runtime, workers, mode, setting) in &groups {
-        // The worker count is named only where the file has several for this runtime.
-        let several_workers = groups.iter().any(|group| group.0 == runtime && group.1 != workers);
-        // The group's cells by (channel, tasks), channels in file order.
-        let mut cells = HashMap::new();
-        let mut channels: Vec<Contender> = Vec::new();
-        let in_group = |key: &&CellKey| {
-            key.runtime == runtime && key.workload.workers == workers && key.mode == mode && key.setting == setting
-        };
-        for key in file.order.iter().filter(in_group) {
-            let channel = (key.channel.as_str(), key.merge);
-            cells.insert((channel, key.tasks), &file.cells[key]);
-            if !channels.contains(&channel) {
-                channels.push(channel);
-            }
-        }
-        for size in TaskBand::ALL {
-            let mut tasks: Vec<u64> =
-                cells.keys().map(|&(_, tasks)| tasks).filter(|&t| TaskBand::of(t) == size).collect();
-            tasks.sort_unstable();
-            tasks.dedup();
-            if tasks.is_empty() {
-                continue;
-            }
-            let group = Group { runtime, mode, setting: setting.to_owned() };
-            let (speed, cpu, p99, excluded) = rank_band(&cells, &channels, &tasks, &group, &noise);
-            let (workers, setting) = (several_workers.then_some(workers), setting.to_owned());
-            bands.push(Recommendation { runtime, mode, workers, setting, size, tasks, speed, cpu, p99, excluded });
-        }
+    let cells: HashMap<(Contender, u64), &CellSamples> =
+        group.cells.iter().map(|(&at, key)| (at, &file.cells[*key])).collect();
+    let key = &group.key;
+    for (size, tasks) in group.bands.iter().cloned() {
+        let noise_group = Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone() };
+        let (speed, cpu, p99, excluded) = rank_band(&cells, &group.channels, &tasks, &noise_group, noise);
+        bands.push(Recommendation {
+            runtime: key.runtime,
+            mode: key.mode,
+            workers: group.several_workers.then_some(key.workers),
+            capacity: group.several_capacities.then_some(key.capacity),
+            setting: key.setting.clone(),
+            size,
+            tasks,
+            speed,
+            cpu,
+            p99,
+            excluded,
+        });
     }
     bands
 }
 
 /// A channel to rank: its name, and how merged-recv merged its receivers.
 pub type Ranked = (String, Option<Merge>);
-
-/// A channel in a group: its name, and how merged-recv merged its receivers.
-type Contender<'a> = (&'a str, Option<Merge>);
 
 /// One band's three rankings and the channels left out of them: `cells` are one runtime and
 /// mode's cells by (channel, tasks), `tasks` the band's task counts.
@@ -272,18 +222,34 @@ fn rank_band(
             tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
         };
         let missing_at = at(|cell| cell.is_none());
-        let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0));
+        let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0 && !refused(cell)));
+        let refused_at = at(|cell| cell.is_some_and(refused));
         let (name, merge) = channel;
-        if missing_at.is_empty() && failed_at.is_empty() {
+        if missing_at.is_empty() && failed_at.is_empty() && refused_at.is_empty() {
             candidates.push(((name.to_owned(), merge), found.into_iter().flatten().collect()));
         } else {
-            let failed_samples = found.iter().flatten().map(|cell| cell.failed).sum();
-            excluded.push(Excluded { channel: name.to_owned(), merge, failed_samples, failed_at, missing_at });
+            let failed_samples = found.iter().flatten().filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
+            excluded.push(Excluded {
+                channel: name.to_owned(),
+                merge,
+                failed_samples,
+                failed_at,
+                missing_at,
+                refused_at,
+            });
         }
     }
     let by = |metric: Metric| rank(&candidates, metric, group, noise);
     (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
 }
+
+/// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
+fn refused(cell: &CellSamples) -> bool {
+    cell.ok.is_empty() && cell.first_failure.as_deref().is_some_and(|status| status.starts_with(REFUSED))
+}
+
+/// How the status of a refused row starts (`sweep::capacity_mismatch` writes it).
+pub const REFUSED: &str = "capacity: refused:";
 
 /// The values of one metric of a cell, and its summary as rankings show it.
 fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {

@@ -28,10 +28,12 @@ pub struct Record {
     /// Messages moved in the sample, across all tasks.
     #[serde(default)]
     pub messages: u64,
-    /// Slots in flight in total (`--capacity`).
+    /// `--capacity`: the one channel's slots in cloned-send, shared among the tasks' channels in
+    /// merged-recv; under `--task-capacity`, the slots of all the tasks' channels together.
     #[serde(default)]
     pub capacity: usize,
-    /// Slots of each channel: `capacity` in cloned-send, `capacity / tasks` in merged-recv.
+    /// Slots of each channel: `capacity` in cloned-send; in merged-recv `capacity / tasks` but at
+    /// least `run::workload::MIN_TASK_SLOTS`, or `task_capacity`.
     #[serde(default)]
     pub capacity_per_channel: usize,
     /// Payload bytes per message: the fixed size, or the mean size moved when sizes are drawn
@@ -173,6 +175,10 @@ pub struct Record {
     /// empty in every other run and in files without the column.
     #[serde(default)]
     pub build: String,
+    /// `--task-capacity`: the slots of each task's own channel in merged-recv, the capacity the
+    /// cell is ranked at; empty when the tasks shared `capacity`, and in files without the column.
+    #[serde(default)]
+    pub task_capacity: Option<usize>,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -252,6 +258,7 @@ mod tests {
         "lat_histogram",
         "round",
         "build",
+        "task_capacity",
     ];
 
     #[test]
@@ -259,7 +266,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("build"));
+        assert_eq!(header.last().map(String::as_str), Some("task_capacity"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

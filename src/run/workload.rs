@@ -19,8 +19,8 @@ pub enum Mode {
     /// One bounded channel of `capacity` slots; its sender is cloned into every task.
     #[default]
     ClonedSend,
-    /// One bounded channel of `capacity / tasks` slots per task; the receivers are merged
-    /// into one stream, as `--merge` says.
+    /// One bounded channel per task ([`Workload::capacity_per_channel`] slots each); the
+    /// receivers are merged into one stream, as `--merge` says.
     MergedRecv,
 }
 
@@ -160,8 +160,13 @@ pub struct Workload {
     pub tasks: usize,
     /// Messages sent in total, across all tasks.
     pub messages: u64,
-    /// Slots in flight in total: the one channel's in cloned-send, split evenly in merged-recv.
+    /// `--capacity`: the one channel's slots in cloned-send; in merged-recv, shared evenly among
+    /// the tasks' channels ([`Workload::capacity_per_channel`]), unless `task_capacity` is set.
     pub capacity: usize,
+    /// `--task-capacity`: the slots of each task's own channel in merged-recv, whatever the task
+    /// count; `None` to share `capacity` instead.
+    #[serde(default)]
+    pub task_capacity: Option<usize>,
     /// Payload size of each message.
     pub payload: PayloadSize,
     /// Seed of the payload sizes when they vary.
@@ -181,6 +186,55 @@ pub struct Workload {
     /// Whether senders wait for a slot or drop the message when the channel is full.
     pub send: SendMode,
 }
+
+/// A value of the capacity axis: what a user sizes their channels by. Two capacities are
+/// never ranked, pooled or paired together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capacity {
+    /// `--capacity N`: the one channel's N slots in cloned-send, shared among the tasks'
+    /// channels in merged-recv.
+    Shared(u64),
+    /// `--task-capacity N`: N slots in each task's own channel (merged-recv).
+    PerTask(u64),
+}
+
+impl Default for Capacity {
+    fn default() -> Self {
+        Capacity::Shared(0)
+    }
+}
+
+impl std::fmt::Display for Capacity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Capacity::Shared(slots) => write!(f, "{} slots", thousands(&slots.to_string())),
+            Capacity::PerTask(slots) => write!(f, "{} slots per task", thousands(&slots.to_string())),
+        }
+    }
+}
+
+/// `25,000`: the thousands of a run of digits separated, as every report writes a count (a
+/// sign or a decimal point ends the grouping at that character).
+pub fn thousands(digits: &str) -> String {
+    let mut out = String::new();
+    for (at, digit) in digits.chars().enumerate() {
+        if at > 0
+            && digit.is_ascii_digit()
+            && (digits.len() - at) % 3 == 0
+            && out.ends_with(|c: char| c.is_ascii_digit())
+        {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// The fewest slots a task's own channel gets in merged-recv when `--capacity` is shared among
+/// the tasks: a participant's queue holds a few frames of packets, never one or two slots,
+/// so at a small capacity and many tasks the channels hold more than `--capacity` in all.
+pub const MIN_TASK_SLOTS: usize = 16;
 
 /// The resolution of tokio's timer: it ticks in whole milliseconds, so no pace can be finer
 /// and a burst may start up to one tick after its deadline.
@@ -203,6 +257,7 @@ impl Workload {
             tasks,
             messages,
             capacity,
+            task_capacity: None,
             payload: PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES),
             seed: 0,
             merge: Merge::default(),
@@ -229,11 +284,21 @@ impl Workload {
         u32::try_from(self.messages / tasks + extra).expect("validated: per-task count fits u32")
     }
 
-    /// Slots of each channel: `capacity` in cloned-send, `capacity / tasks` in merged-recv.
+    /// Slots of each channel: `capacity` in cloned-send; in merged-recv `task_capacity` when set,
+    /// else `capacity / tasks` but never fewer than [`MIN_TASK_SLOTS`].
     pub fn capacity_per_channel(&self) -> usize {
-        match self.mode {
-            Mode::ClonedSend => self.capacity,
-            Mode::MergedRecv => self.capacity / self.tasks,
+        match (self.mode, self.task_capacity) {
+            (Mode::ClonedSend, _) => self.capacity,
+            (Mode::MergedRecv, Some(slots)) => slots,
+            (Mode::MergedRecv, None) => (self.capacity / self.tasks).max(MIN_TASK_SLOTS),
+        }
+    }
+
+    /// The value of the capacity axis this workload runs at.
+    pub fn capacity_axis(&self) -> Capacity {
+        match (self.mode, self.task_capacity) {
+            (Mode::MergedRecv, Some(slots)) => Capacity::PerTask(slots as u64),
+            _ => Capacity::Shared(self.capacity as u64),
         }
     }
 

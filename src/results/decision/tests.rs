@@ -40,7 +40,7 @@ fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
             [(OUT, rounds(Phase::Random, 0, cpu_out, 2_000)), (IN, rounds(Phase::Aligned, overflowed, cpu_in, 90_000))]
         {
             let mut key = hand_made_key(channel, tasks, setting);
-            key.workload.capacity = 1024;
+            key.workload.capacity = crate::run::workload::Capacity::Shared(1024);
             file.order.push(key.clone());
             let ok = vec![20_000.0; paced.len()];
             file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
@@ -73,8 +73,8 @@ fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_
     assert_eq!(pick.out_of_phase.as_ref().unwrap().latency.unwrap().p99, decision_p99(2_000));
     assert_eq!(decision.avoid, [("kanal".to_owned(), Avoid::KnownProblem)]);
     assert!(decision.tied.is_empty(), "CPU 1 µs against 2 µs, drops 2% against 0% and 30%: {:?}", decision.tied);
-    assert_eq!(decision.capacity, 1024);
-    assert_eq!(decision.capacity_for_no_drops(), 1500);
+    assert_eq!(decision.capacity, crate::run::workload::Capacity::Shared(1024));
+    assert_eq!(decision.capacity_for_no_drops(), crate::run::workload::Capacity::Shared(1500));
     assert_eq!(decision.setting, OUT);
     assert!(decision.quiet.is_none(), "no smaller room measured");
 }

@@ -104,14 +104,16 @@ fn a_failed_or_missing_channel_is_not_ranked_even_when_fastest() {
                 merge: None,
                 failed_samples: 1,
                 failed_at: vec![1],
-                missing_at: vec![]
+                missing_at: vec![],
+                refused_at: vec![]
             },
             Excluded {
                 channel: "tokio".into(),
                 merge: None,
                 failed_samples: 0,
                 failed_at: vec![],
-                missing_at: vec![4]
+                missing_at: vec![4],
+                refused_at: vec![]
             },
         ]
     );

@@ -1,0 +1,107 @@
+//! Where capacity matters, in words: the bands a file measured at several capacities, the
+//! pick that holds at all of them, and the bands where the pick changes, each with the verdict
+//! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
+
+use super::format;
+use super::summary::marked;
+use crate::results::capacity::{AcrossCapacities, across};
+use crate::results::recommend::Recommendation;
+use crate::run::workload::{Capacity, MIN_TASK_SLOTS, Mode};
+
+/// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
+pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
+    let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.mode == Mode::MergedRecv).collect();
+    merged.first()?;
+    let per_task = merged.iter().any(|band| matches!(band.capacity, Some(Capacity::PerTask(_))));
+    let shared = merged.iter().any(|band| !matches!(band.capacity, Some(Capacity::PerTask(_))));
+    let mut rules = Vec::new();
+    if shared {
+        rules.push(format!(
+            "a capacity of N slots is shared among the tasks' channels, N ÷ tasks each but at least {MIN_TASK_SLOTS} \
+             (`capacity_per_channel` in the CSV)"
+        ));
+    }
+    if per_task {
+        rules.push("`N slots per task` is each task's own channel of N slots (`--task-capacity`)".to_owned());
+    }
+    Some(format!("merged-recv: {}.", rules.join("; ")))
+}
+
+/// One line per band measured at several capacities: the pick that holds, then where the pick
+/// changes; empty when the file holds one capacity.
+pub fn lines(bands: &[Recommendation], strong: bool) -> Vec<String> {
+    across(bands).iter().map(|band| line(band, strong)).collect()
+}
+
+/// The capacities of `bands`, in the order they first appear: `[None]` for a file of one.
+pub fn of(bands: &[Recommendation]) -> Vec<Option<Capacity>> {
+    let mut capacities = Vec::new();
+    for band in bands {
+        if !capacities.contains(&band.capacity) {
+            capacities.push(band.capacity);
+        }
+    }
+    capacities
+}
+
+/// The section that follows the tables: the merged-recv rule, then [`lines`], each after `lead`.
+pub fn section(bands: &[Recommendation], lead: &str, strong: bool) -> String {
+    let mut out = String::new();
+    let lines = lines(bands, strong);
+    if !lines.is_empty() {
+        out.push_str("
+Where capacity matters (each capacity's pick; the pick with no known problem that holds at every capacity; where the pick changes, the verdict at that capacity):
+\n");
+        for line in lines {
+            out.push_str(&format!("{lead}{line}\n"));
+        }
+    }
+    if let Some(rule) = merged_rule(bands) {
+        out.push_str(&format!("\n{rule}\n"));
+    }
+    out
+}
+
+fn line(band: &AcrossCapacities, strong: bool) -> String {
+    let place = format!(
+        "{} {}{} {}",
+        band.runtime,
+        band.mode,
+        format::group_notes(band.workers, None, &band.setting),
+        band.size.name()
+    );
+    let picks: Vec<String> = band.picks.iter().map(|(at, pick)| format!("{} at {at}", marked(pick, None))).collect();
+    let holds = match &band.holds {
+        Some(holds) if holds.within_noise_everywhere => {
+            format!("{} holds at every capacity (the fastest or tied with it at each)", holds.channel)
+        }
+        Some(holds) => format!(
+            "no channel with no known problem is within the noise of the fastest at every capacity; the nearest is {}, \
+             {} behind the fastest at {}",
+            holds.channel,
+            holds.worst.map_or("?".to_owned(), |verdict| format::ratio(&verdict)),
+            holds.worst_at
+        ),
+        None => "no channel with no known problem is ranked at every capacity".to_owned(),
+    };
+    let changes: Vec<String> = band
+        .changes
+        .iter()
+        .map(|change| {
+            format!(
+                "at {}, {} is {} behind {}",
+                change.at,
+                marked(&change.other, None),
+                format::ratio(&change.verdict),
+                marked(&change.pick, None)
+            )
+        })
+        .collect();
+    let change = if changes.is_empty() {
+        "the pick does not change beyond the noise".to_owned()
+    } else {
+        let (open, close) = if strong { ("**", "**") } else { ("", "") };
+        format!("{open}the pick changes with capacity{close}: {}", changes.join("; "))
+    };
+    format!("{place}: {}; {holds}; {change}", picks.join(", "))
+}

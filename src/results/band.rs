@@ -1,0 +1,142 @@
+//! The one grouping of a file's cells: a [`GroupKey`] (runtime, worker count, capacity, mode,
+//! setting) holds the cells ranked together, split into bands of task counts ([`TaskBand`]).
+//! Every ranking, paced or not, groups through [`groups`]; two capacities or two worker
+//! counts are never ranked, pooled or paired together.
+
+use std::collections::HashMap;
+
+use super::load::{CellKey, ResultsFile};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Capacity, Merge, Mode};
+
+/// A band of task counts summarized together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaskBand {
+    /// 1–8 tasks (up to 11).
+    Small,
+    /// 16–64 tasks (12 to 90).
+    Medium,
+    /// 128–512 tasks (91 to 724).
+    Large,
+    /// 1024 tasks and more (725 and more): a large room, a media server with thousands of tracks.
+    XLarge,
+}
+
+impl TaskBand {
+    /// The bands, smallest first.
+    pub const ALL: [TaskBand; 4] = [TaskBand::Small, TaskBand::Medium, TaskBand::Large, TaskBand::XLarge];
+
+    /// The band of a task count. The named ranges are 1–8, 16–64, 128–512 and 1024 on; a
+    /// count between them goes to the band it is nearest on a log2 scale (the sweep's and the
+    /// plot's), so the bounds are the geometric midpoints √(8·16) ≈ 11.3, √(64·128) ≈ 90.5 and
+    /// √(512·1024) ≈ 724.1: small up to 11, medium 12 to 90, large 91 to 724, x-large from 725.
+    pub fn of(tasks: u64) -> TaskBand {
+        match tasks {
+            0..=11 => TaskBand::Small,
+            12..=90 => TaskBand::Medium,
+            91..=724 => TaskBand::Large,
+            _ => TaskBand::XLarge,
+        }
+    }
+
+    /// `small`, `medium`, `large` or `x-large`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskBand::Small => "small",
+            TaskBand::Medium => "medium",
+            TaskBand::Large => "large",
+            TaskBand::XLarge => "x-large",
+        }
+    }
+}
+
+/// The cells ranked together: one runtime, worker count, capacity, mode and setting.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroupKey {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// Threads running tasks (`CellKey::workload`).
+    pub workers: u64,
+    /// The capacity the cells ran at.
+    pub capacity: Capacity,
+    /// The mode.
+    pub mode: Mode,
+    /// What else set the cells apart from a default run ([`CellKey::setting`]).
+    pub setting: String,
+}
+
+impl GroupKey {
+    /// The group of `key`'s cell.
+    pub fn of(key: &CellKey) -> GroupKey {
+        GroupKey {
+            runtime: key.runtime,
+            workers: key.workload.workers,
+            capacity: key.workload.capacity,
+            mode: key.mode,
+            setting: key.setting.clone(),
+        }
+    }
+}
+
+/// A channel in a group: its name, and how merged-recv merged its receivers.
+pub type Contender<'a> = (&'a str, Option<Merge>);
+
+/// One group of a file's cells, as every ranking reads it.
+#[derive(Debug, Clone)]
+pub struct Grouped<'a> {
+    /// The group.
+    pub key: GroupKey,
+    /// Whether the file holds another worker count for the runtime, so that reports name it.
+    pub several_workers: bool,
+    /// Whether the file holds another capacity, so that reports name it.
+    pub several_capacities: bool,
+    /// The group's channels, in file order.
+    pub channels: Vec<Contender<'a>>,
+    /// The group's cells by (channel, tasks).
+    pub cells: HashMap<(Contender<'a>, u64), &'a CellKey>,
+    /// The bands that have cells, smallest first, each with its task counts ascending.
+    pub bands: Vec<(TaskBand, Vec<u64>)>,
+}
+
+/// The groups of `file`'s cells that `keep` keeps, in the order they first appear in the file.
+pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
+    let mut grouped: Vec<Grouped<'a>> = Vec::new();
+    for key in file.order.iter().filter(|key| keep(key)) {
+        let group = GroupKey::of(key);
+        let at = match grouped.iter().position(|other| other.key == group) {
+            Some(at) => at,
+            None => {
+                let empty = (false, false, Vec::new(), HashMap::new(), Vec::new());
+                let (several_workers, several_capacities, channels, cells, bands) = empty;
+                grouped.push(Grouped { key: group, several_workers, several_capacities, channels, cells, bands });
+                grouped.len() - 1
+            }
+        };
+        let group = &mut grouped[at];
+        let channel = (key.channel.as_str(), key.merge);
+        if !group.channels.contains(&channel) {
+            group.channels.push(channel);
+        }
+        group.cells.insert((channel, key.tasks), key);
+    }
+    // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
+    let place = |key: &GroupKey| (key.runtime, key.workers, key.mode, key.setting.clone());
+    let places: Vec<_> = grouped.iter().map(|group| place(&group.key)).collect();
+    grouped.sort_by_key(|group| (places.iter().position(|at| *at == place(&group.key)), group.key.capacity));
+    let keys: Vec<GroupKey> = grouped.iter().map(|group| group.key.clone()).collect();
+    for group in &mut grouped {
+        let key = &group.key;
+        group.several_workers = keys.iter().any(|other| other.runtime == key.runtime && other.workers != key.workers);
+        group.several_capacities = keys.iter().any(|other| other.capacity != key.capacity);
+        for size in TaskBand::ALL {
+            let mut tasks: Vec<u64> =
+                group.cells.keys().map(|&(_, tasks)| tasks).filter(|&t| TaskBand::of(t) == size).collect();
+            tasks.sort_unstable();
+            tasks.dedup();
+            if !tasks.is_empty() {
+                group.bands.push((size, tasks));
+            }
+        }
+    }
+    grouped
+}
