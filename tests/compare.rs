@@ -340,12 +340,19 @@ fn the_drift_between_the_files_is_measured_from_their_cells_when_they_have_enoug
     assert!(stdout.contains("31 cells in both: 0 faster, 1 slower, 30 no change beyond the noise"), "{stdout}");
 }
 
-/// The percentage `compare` says it can detect on `runtime`, from its `Can detect` line.
+/// The change `compare` says it can detect on `runtime`, in percent, from its `Can detect` line
+/// (`8%`, or `2.40×` for 140%).
 fn detectable(stdout: &str, runtime: &str) -> f64 {
     let line = stdout.lines().find(|line| line.starts_with("Can detect ")).unwrap_or_else(|| panic!("{stdout}"));
     assert!(line.ends_with("at this noise (a cell's typical 99.9% interval)"), "{line}");
-    let before = line.split(&format!("% on {runtime}")).next().unwrap();
-    before.rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{line}"))
+    let before = line.split(&format!(" on {runtime}")).next().unwrap();
+    let change = before.rsplit(' ').next().unwrap();
+    let percent = |text: &str| text.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+    change
+        .strip_suffix('%')
+        .map(percent)
+        .or_else(|| change.strip_suffix('×').map(|ratio| (percent(ratio) - 1.0) * 100.0))
+        .unwrap()
 }
 
 #[test]

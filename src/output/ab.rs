@@ -30,11 +30,15 @@ pub fn line(change: &Change) -> String {
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
 }
 
-/// `Can detect 8% on current-thread, 30% on multi-thread at this noise{when} ({basis})`, from
-/// `results::ab::detectable`; `None` before anything was judged.
+/// `Can detect 8% on current-thread, 2.40× on multi-thread at this noise{when} ({basis})`, from
+/// `results::ab::detectable`, a change of 100% or more as its ratio; `None` before anything was
+/// judged.
 pub fn detectable(detectable: &[(RuntimeKind, f64)], when: &str, basis: &str) -> Option<String> {
+    let change = |half: f64| {
+        if half < 1.0 { format!("{:.0}%", half * 100.0) } else { format!("{}×", super::format::number(1.0 + half)) }
+    };
     let each: Vec<String> =
-        detectable.iter().map(|(runtime, half)| format!("{:.0}% on {runtime}", half * 100.0)).collect();
+        detectable.iter().map(|(runtime, half)| format!("{} on {runtime}", change(*half))).collect();
     (!each.is_empty()).then(|| format!("Can detect {} at this noise{when} ({basis})", each.join(", ")))
 }
 
