@@ -339,3 +339,62 @@ fn the_drift_between_the_files_is_measured_from_their_cells_when_they_have_enoug
     assert!(slowed.ends_with("slower"), "{slowed}");
     assert!(stdout.contains("31 cells in both: 0 faster, 1 slower, 30 no change beyond the noise"), "{stdout}");
 }
+
+/// The change `compare` says it can detect on `runtime`, in percent, from its `Can detect` line
+/// (`8%`, or `2.40×` for 140%).
+fn detectable(stdout: &str, runtime: &str) -> f64 {
+    let line = stdout.lines().find(|line| line.starts_with("Can detect ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.ends_with("at this noise (a cell's typical 99.9% interval)"), "{line}");
+    let before = line.split(&format!(" on {runtime}")).next().unwrap();
+    let change = before.rsplit(' ').next().unwrap();
+    let percent = |text: &str| text.parse::<f64>().unwrap_or_else(|_| panic!("{line}"));
+    change
+        .strip_suffix('%')
+        .map(percent)
+        .or_else(|| change.strip_suffix('×').map(|ratio| (percent(ratio) - 1.0) * 100.0))
+        .unwrap()
+}
+
+#[test]
+fn compare_says_the_smallest_change_it_can_detect_per_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, spread: f64| {
+        let values = [100.0, 100.0 + spread, 100.0 - spread, 100.0 + spread / 2.0, 100.0 - spread / 2.0];
+        let mut body = format!("{HEADER}\n");
+        for (channel, tasks) in [("kanal", 1), ("flume", 1), ("kanal", 8), ("flume", 8)] {
+            body.push_str(&cell(channel, "current-thread", tasks, &values));
+            body.push_str(&cell(channel, "multi-thread", tasks, &values.map(|v| v * 2.0)));
+        }
+        write(dir.path(), name, &body)
+    };
+    let (calm, noisy) =
+        ((file("calm-a.csv", 0.5), file("calm-b.csv", 0.5)), (file("a.csv", 20.0), file("b.csv", 20.0)));
+    let (code, calm, stderr) = compare(&calm.0, &calm.1);
+    assert_eq!(code, Some(0), "{stderr}");
+    let (_, noisy, _) = compare(&noisy.0, &noisy.1);
+    for runtime in ["current-thread", "multi-thread"] {
+        let (calm, noisy) = (detectable(&calm, runtime), detectable(&noisy, runtime));
+        assert!(calm > 0.0 && noisy > calm * 1.2, "{runtime}: {calm}% calm, {noisy}% noisy");
+    }
+}
+
+#[test]
+fn compare_of_two_paced_runs_leads_with_p99_drops_and_cpu() {
+    let twins = "results/reference/processes-2026-11-24";
+    let (old, new) = (format!("{twins}/sfu-1.csv"), format!("{twins}/sfu-2.csv"));
+    let (code, stdout, stderr) = common::run(["compare", &old, &new]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let at = |text: &str| stdout.find(text).unwrap_or_else(|| panic!("no {text}: {stdout}"));
+    let (worse, p99, speed) =
+        (at("paced cells worse beyond the noise"), at("two runs' pooled p99"), at("cells in both:"));
+    assert!(worse < p99 && p99 < speed, "the paced figures come before ns/message's: {stdout}");
+    assert!(stdout[..speed].ends_with("ns/message restates the schedule: every cell is paced, so its verdicts follow the pace, not the channel\n104 "), "{stdout}");
+    assert!(
+        stdout.contains("Can detect ") && stdout.contains("on pooled p99 (a cell's typical 99.9% interval)"),
+        "{stdout}"
+    );
+    // Files with unpaced cells keep ns/message first.
+    let default = "results/reference/channel-bench-20261124T191226Z.csv";
+    let (_, stdout, _) = common::run(["compare", default, default]);
+    assert!(!stdout.contains("restates the schedule") && stdout.contains("520 cells in both"), "{stdout}");
+}

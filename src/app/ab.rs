@@ -284,7 +284,7 @@ impl Place for Paired {
         let ab = ab::judge(&baseline, &candidate);
         if !self.said_detectable {
             self.said_detectable = true;
-            if let Some(line) = output::ab::detectable(&ab, " after screening") {
+            if let Some(line) = output::ab::detectable(&ab.detectable, " after screening", output::ab::BAND_BASIS) {
                 print_line(&line);
             }
         }

@@ -119,11 +119,18 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         print_line(&format!("note: {note}"));
     }
     let report = output::compare::report(&old_name, &old, &new_name, &new);
-    print_line(report.text.trim_end());
     let paced = paced::agreement(&old, &new);
-    let latency = output::paced::agreement(&paced);
-    if !latency.is_empty() {
-        print_line(latency.trim_end());
+    let (paced_cells, paced_summary) =
+        (output::paced::agreement_cells(&paced), output::paced::agreement_summary(&paced));
+    // Where every cell is paced, ns/message restates the schedule: the paced figures lead.
+    let sections = if paced::only_paced(&old) && paced::only_paced(&new) {
+        let speed = format!("\n{}{}", output::compare::RESTATES_THE_SCHEDULE, report.headline);
+        [report.cells, paced_cells, paced_summary, speed]
+    } else {
+        [report.cells, report.headline, paced_cells, paced_summary]
+    };
+    for section in sections.iter().filter(|section| !section.is_empty()) {
+        print_line(section.trim_end());
     }
     print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
     if args.fail_on_slower {

@@ -4,6 +4,7 @@
 use crate::results::ab::{Ab, Against, Change};
 use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::noise::{CHANGE_CONFIDENCE, VERDICT_CONFIDENCE};
+use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::Call;
 
 /// `kanal: 1.15× slower [1.11–1.19] in current-thread cloned-send large (tasks 128-512)`.
@@ -29,14 +30,20 @@ pub fn line(change: &Change) -> String {
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
 }
 
-/// `Can detect 8% on current-thread, 30% on multi-thread at this noise{when} (a band's typical
-/// interval)`; `None` before any band was judged.
-pub fn detectable(ab: &Ab, when: &str) -> Option<String> {
+/// `Can detect 8% on current-thread, 2.40× on multi-thread at this noise{when} ({basis})`, from
+/// `results::ab::detectable`, a change of 100% or more as its ratio; `None` before anything was
+/// judged.
+pub fn detectable(detectable: &[(RuntimeKind, f64)], when: &str, basis: &str) -> Option<String> {
+    let change = |half: f64| {
+        if half < 1.0 { format!("{:.0}%", half * 100.0) } else { format!("{}×", super::format::number(1.0 + half)) }
+    };
     let each: Vec<String> =
-        ab.detectable.iter().map(|(runtime, half)| format!("{:.0}% on {runtime}", half * 100.0)).collect();
-    (!each.is_empty())
-        .then(|| format!("Can detect {} at this noise{when} (a band's typical interval)", each.join(", ")))
+        detectable.iter().map(|(runtime, half)| format!("{} on {runtime}", change(*half))).collect();
+    (!each.is_empty()).then(|| format!("Can detect {} at this noise{when} ({basis})", each.join(", ")))
 }
+
+/// What [`detectable`] rests on in `ab`.
+pub const BAND_BASIS: &str = "a band's typical interval";
 
 /// The whole answer as Markdown: what changed per band and per cell, the smallest change this
 /// run could detect per runtime, every band's line, and the cells left out.
@@ -47,7 +54,7 @@ pub fn text(ab: &Ab) -> String {
         "every interval is at {}% (many cells and bands are judged at once).\n\n",
         CHANGE_CONFIDENCE * 100.0
     ));
-    if let Some(line) = detectable(ab, "") {
+    if let Some(line) = detectable(&ab.detectable, "", BAND_BASIS) {
         out.push_str(&format!("{line}.\n\n"));
     }
     let changed = |changes: &[Change]| -> Vec<String> {

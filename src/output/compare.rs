@@ -85,11 +85,21 @@ pub fn machine_differences(
 /// The comparison table and what it found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// The table, the cells found in only one file, and a closing line of counts.
-    pub text: String,
+    /// The table and the cells found in only one file.
+    pub cells: String,
+    /// After a blank line, the counts, the smallest change a cell's verdict tells apart, and
+    /// the closing lines.
+    pub headline: String,
     /// Cells slower beyond the noise.
     pub slower: usize,
 }
+
+/// What leads the ns/message headline of two runs whose every cell is paced.
+pub const RESTATES_THE_SCHEDULE: &str =
+    "ns/message restates the schedule: every cell is paced, so its verdicts follow the pace, not the channel";
+
+/// What the smallest detectable change of `compare` rests on.
+const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 
 /// The comparison table of two files: per cell the means with their precision, the medians,
 /// the ratio of the means, the verdict, and the clusters of a cell whose samples form more than
@@ -113,10 +123,12 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
             }
         }
     }
-    let _ = write!(out, "\n{}", counts_text(&comparison.counts));
-    closing_lines(&mut out, &comparison);
-    out.push('\n');
-    Report { text: out, slower: comparison.counts.slower }
+    let mut headline = format!("\n{}", counts_text(&comparison.counts));
+    if let Some(line) = super::ab::detectable(&comparison.detectable, "", CELL_BASIS) {
+        let _ = write!(headline, "\n{line}");
+    }
+    closing_lines(&mut headline, &comparison);
+    Report { cells: out, headline, slower: comparison.counts.slower }
 }
 
 /// The header and one row per cell in both files.

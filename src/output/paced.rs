@@ -14,7 +14,7 @@ use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry, PacedRanking};
 
 mod agreement;
-pub use agreement::agreement;
+pub use agreement::{cells as agreement_cells, summary as agreement_summary};
 
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";

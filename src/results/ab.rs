@@ -171,7 +171,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
             ab.bands.push(Change::of(first, place, tasks, (verdict, pairs), &noise));
         }
     }
-    ab.detectable = detectable(&ab.bands);
+    ab.detectable = detectable(ab.bands.iter().map(|change| (change.runtime, change.low, change.high)));
     ab
 }
 
@@ -180,16 +180,19 @@ fn one(a: &CellSamples, b: &CellSamples, key: &CellKey, noise: &FileNoise, confi
     verdict_at(&[a], &[b], Metric::Speed, &Group::of(key), noise, confidence)
 }
 
-/// Per runtime, the median half-width of `bands`' intervals on the ratio's scale.
-fn detectable(bands: &[Change]) -> Vec<(RuntimeKind, f64)> {
+/// Per runtime, the smallest change the verdicts tell apart at the spread they were judged
+/// at: the median half-width, on the ratio's scale, of the (runtime, low, high) intervals that
+/// are finite.
+pub fn detectable(intervals: impl IntoIterator<Item = (RuntimeKind, f64, f64)>) -> Vec<(RuntimeKind, f64)> {
+    let halves: Vec<(RuntimeKind, f64)> = intervals
+        .into_iter()
+        .map(|(runtime, low, high)| (runtime, (high / low).sqrt() - 1.0))
+        .filter(|(_, half)| half.is_finite())
+        .collect();
     RuntimeKind::ALL
         .into_iter()
         .filter_map(|runtime| {
-            let mut halves: Vec<f64> = bands
-                .iter()
-                .filter(|change| change.runtime == runtime)
-                .map(|change| (change.high / change.low).sqrt() - 1.0)
-                .collect();
+            let mut halves: Vec<f64> = halves.iter().filter(|(of, _)| *of == runtime).map(|(_, half)| *half).collect();
             halves.sort_by(f64::total_cmp);
             Some((runtime, *halves.get(halves.len() / 2)?))
         })

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use super::ab::detectable;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::pool::speed;
@@ -174,6 +175,8 @@ pub struct Comparison<'a> {
     pub several_workers: Vec<RuntimeKind>,
     /// The drift between the two files the verdicts were widened by.
     pub drift: Drift,
+    /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
+    pub detectable: Vec<(RuntimeKind, f64)>,
 }
 
 /// Compares `new` with `old` cell by cell, each verdict from the noise model
@@ -216,7 +219,9 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
         file.order.iter().filter(|key| !other.cells.contains_key(*key)).collect()
     };
     let disturbed = |file: &ResultsFile| file.cells.values().map(|cell| cell.disturbed.len()).sum::<usize>();
+    let intervals = cells.iter().filter_map(|(key, c)| c.as_ref().map(|c| (key.runtime, c.interval.0, c.interval.1)));
     Comparison {
+        detectable: detectable(intervals),
         overall: overall(&cells),
         by_runtime: by_runtime(&cells),
         only_old: only(old, new),

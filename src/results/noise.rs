@@ -5,7 +5,7 @@
 //! from its early to its late rounds ([`batch_drift`]); the drift calibrated on a calm host
 //! ([`Metric::drift`]) stays only as the floor under it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::load::{CellKey, CellSamples, ResultsFile};
 use crate::run::measure::RuntimeKind;
@@ -175,7 +175,7 @@ impl FileNoise {
         };
         let mut drift_sums: HashMap<(Group, MetricKey), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
-            let mut groups: HashMap<_, Vec<(&CellKey, Values)>> = HashMap::new();
+            let mut groups: BTreeMap<_, Vec<(&CellKey, Values)>> = BTreeMap::new();
             for key in &file.order {
                 let values = metric.values(&file.cells[key]);
                 if values.is_empty() {

@@ -368,6 +368,9 @@ pub struct PacedAgreement<'a> {
     pub bands: usize,
     /// Bands where the runs' leaders share no channel, by p99, CPU and overflow.
     pub contradicted: [usize; 3],
+    /// Per runtime, the smallest change a cell's verdict on p99 and on CPU tells apart
+    /// (`super::ab::detectable`).
+    pub detectable: [Vec<(RuntimeKind, f64)>; 2],
 }
 
 /// The A/A figures of two paced runs, cells matched by their full key.
@@ -423,7 +426,11 @@ pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile) -> PacedAgreement<
             }
         }
     }
-    PacedAgreement { cells, p99, overflow_points, cpu, bands, contradicted }
+    let detectable = [0, 1].map(|at| {
+        let judged = cells.iter().filter_map(|pair| Some((pair.key.runtime, pair.verdicts[at].as_ref()?)));
+        super::ab::detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
+    });
+    PacedAgreement { cells, p99, overflow_points, cpu, bands, contradicted, detectable }
 }
 
 #[cfg(test)]

@@ -17,10 +17,9 @@ fn verdict_word(verdict: Option<&crate::stats::verdict::Verdict>) -> &'static st
     }
 }
 
-/// `compare`'s paced section: one line per paced cell in both runs, with the verdict on each
-/// figure (`noise::change`), how many cells are worse, then how far the two runs agree (their
-/// median and worst over the cells), which two runs of one build calibrate the paced drift with.
-pub fn agreement(agreement: &PacedAgreement) -> String {
+/// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
+/// figure (`noise::change`); empty when there is none.
+pub fn cells(agreement: &PacedAgreement) -> String {
     if agreement.cells.is_empty() {
         return String::new();
     }
@@ -46,12 +45,31 @@ pub fn agreement(agreement: &PacedAgreement) -> String {
             cpu(&pair.new)
         );
     }
+    out
+}
+
+/// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
+/// verdict on p99 and on CPU tells apart, then how far the two runs agree (their median and
+/// worst over the cells), which two runs of one build calibrate the paced drift with; empty
+/// when there is no paced cell.
+pub fn summary(agreement: &PacedAgreement) -> String {
+    if agreement.cells.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
     let slower = agreement.cells.iter().filter(|pair| pair.slower()).count();
     let _ = writeln!(
         out,
         "paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {}",
         agreement.cells.len()
     );
+    for (on, detectable) in
+        [(" on pooled p99", &agreement.detectable[0]), (" on CPU per delivered message", &agreement.detectable[1])]
+    {
+        if let Some(line) = crate::output::ab::detectable(detectable, on, "a cell's typical 99.9% interval") {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     let cells = agreement.cells.len();
     let ratio = |spread: Option<crate::results::compare::Spread>| {
         spread.map_or("no cell with it in both".to_owned(), |s| {
