@@ -298,15 +298,17 @@ fn record(
     Ok(())
 }
 
-/// Prints every sampled cell, a section heading per (runtime, tasks), and lists the failed
+/// Prints every sampled cell, a section heading per (runtime, tasks, phase), and lists the failed
 /// cells in `outcome`.
 fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
     let mut section = None;
     for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
         let cell = &progress.cell;
-        if section != Some((cell.runtime, cell.workers, cell.workload.tasks)) {
-            section = Some((cell.runtime, cell.workers, cell.workload.tasks));
+        // A paced cell's phase is in its heading: in-phase cells get a heading of their own.
+        let this = (cell.runtime, cell.workers, cell.workload.tasks, cell.workload.pace.map(|pace| pace.phase));
+        if section != Some(this) {
+            section = Some(this);
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
         let ok = progress.ok_ns_per_message();

@@ -1,7 +1,7 @@
 //! `channel-bench sfu`: the SFU's load as a preset of ordinary sweep flags. The preset only
 //! fills flags; a flag given after `sfu` replaces the preset's, and the merged command line
 //! is printed first so the sweep can be rerun by hand; `--participants N` measures one room
-//! (`--tasks 1,N`), whose decision the answer leads with. docs/sfu.md says where the numbers
+//! (`--tasks N`), whose decision the answer leads with. docs/sfu.md says where the numbers
 //! come from.
 
 use std::ffi::OsString;
@@ -77,8 +77,8 @@ pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation)
 }
 
 /// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`;
-/// `--participants N` becomes `--tasks 1,N`: the room, and one participant beside it for what
-/// a parked router's wake-up costs.
+/// `--participants N` becomes `--tasks N`: the room the user asked for, and nothing else (the
+/// card reads only the room's cells).
 pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     let flags: Vec<String> = flags
         .iter()
@@ -105,8 +105,7 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
 /// The largest room `--participants` takes, as `--tasks` does.
 const MOST_PARTICIPANTS: u64 = 65_536;
 
-/// `flags` with `--participants N` (or `--participants=N`) replaced by `--tasks 1,N` (`--tasks 1`
-/// for one participant).
+/// `flags` with `--participants N` (or `--participants=N`) replaced by `--tasks N`.
 fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
     let Some(at) = flags.iter().position(|flag| flag_name(flag) == Some("--participants")) else { return Ok(flags) };
     let (value, taken) = match flags[at].split_once('=') {
@@ -128,8 +127,7 @@ fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
         return Err(usage("and --tasks both say how many tasks: give one of them").into());
     }
     let mut flags = flags;
-    let tasks = if n == 1 { "1".to_owned() } else { format!("1,{n}") };
-    flags.splice(at..at + taken, ["--tasks".to_owned(), tasks]);
+    flags.splice(at..at + taken, ["--tasks".to_owned(), n.to_string()]);
     Ok(flags)
 }
 

@@ -93,7 +93,7 @@ pub enum Command {
     Report(ReportArgs),
     /// The SFU's load: a sweep whose flags are filled by a preset (paced 20 ms frames, in and out of
     /// phase, --send try, --latency, multi-thread, cloned-send), printed in full first; any sweep flag
-    /// given after `sfu` overrides the preset's; `--participants N` measures your room (tasks 1 and N)
+    /// given after `sfu` overrides the preset's; `--participants N` measures your room (N tasks only)
     /// and leads the answer with the decision for it
     Sfu(SfuArgs),
     /// Takes the round of samples handed over on stdin and writes each sample to stdout: the
@@ -111,7 +111,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SfuArgs {
     /// Sweep flags, each overriding the preset's value of the same flag; `--participants N` for
-    /// `--tasks 1,N`
+    /// `--tasks N`
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SWEEP FLAGS")]
     pub flags: Vec<std::ffi::OsString>,
 }

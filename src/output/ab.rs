@@ -1,6 +1,7 @@
 //! A paired A/B run's verdicts in words (`results::ab`): the console and the Markdown summary
 //! share one text; `--json` writes the verdicts as they are.
 
+use super::format;
 use crate::results::ab::{Ab, Against, Change};
 use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::noise::{CHANGE_CONFIDENCE, VERDICT_CONFIDENCE};
@@ -114,7 +115,7 @@ fn against(table: &[Against]) -> String {
                 .map(|other| {
                     rows.iter().find(|row| row.place == place && row.other == *other).map_or_else(String::new, |row| {
                         let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));
-                        format!("{:.2}× [{:.2}–{:.2}]{before}", row.ratio, row.low, row.high)
+                        format!("{}{before}", format::interval(row.ratio, row.low, row.high))
                     })
                 })
                 .collect();

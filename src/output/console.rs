@@ -11,7 +11,7 @@ use super::format;
 use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
-use crate::run::workload::{Phase, Workload};
+use crate::run::workload::Workload;
 use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
@@ -85,10 +85,7 @@ impl Console {
                 pace.burst,
                 humantime::format_duration(pace.interval),
                 humantime::format_duration(paced_for(workload, pace)),
-                match pace.phase {
-                    Phase::Random => "out of phase (random phase)",
-                    Phase::Aligned => "in phase (aligned)",
-                },
+                format!("{} ({} phase)", pace.phase.words(), pace.phase.name()),
                 workload.send.name()
             ),
             None => {

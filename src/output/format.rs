@@ -44,13 +44,28 @@ pub fn thousands(value: f64) -> String {
     crate::run::workload::thousands(&format!("{value:.0}"))
 }
 
-/// A verdict's ratio and interval on a log scale, as every report writes it: `1.21× [1.15–1.27]`.
+/// The widest interval said with its figure: a tie wider than this, or a ratio whose 95%
+/// interval's high end is more than this many times its low end, resolves nothing worth a
+/// number, and every report says so instead.
+pub const UNRESOLVED: f64 = 10.0;
+
+/// A verdict's ratio and interval on a log scale, as every report writes it: `1.21× [1.15–1.27]`;
+/// [`NOT_RESOLVED`] when the interval spans more than [`UNRESOLVED`] (high over low).
 pub fn ratio(verdict: &Verdict) -> String {
-    format!("{:.2}× [{:.2}–{:.2}]", verdict.mean.exp(), verdict.low.exp(), verdict.high.exp())
+    interval(verdict.mean.exp(), verdict.low.exp(), verdict.high.exp())
 }
 
-/// The widest tie said with its figure: past it a run resolves nothing worth a number.
-const UNRESOLVED: f64 = 10.0;
+/// What a ratio whose interval spans more than [`UNRESOLVED`] prints as.
+pub const NOT_RESOLVED: &str = "not resolved";
+
+/// A ratio with its interval, `1.21× [1.15–1.27]`, or [`NOT_RESOLVED`] when the high end is more
+/// than [`UNRESOLVED`] times the low end (or either is not a positive number).
+pub fn interval(ratio: f64, low: f64, high: f64) -> String {
+    if !(low > 0.0 && high / low <= UNRESOLVED) {
+        return NOT_RESOLVED.to_owned();
+    }
+    format!("{ratio:.2}× [{low:.2}–{high:.2}]")
+}
 
 /// How close a tie is, as every report writes it: `within 4%` (a ratio, `is_ratio`) or
 /// `within 1.2 points` (a share); a tie wider than 2× says what the run could resolve instead
@@ -139,6 +154,21 @@ mod tests {
         assert_eq!(within(&tie(3.1), true), "not told apart below 3.10×");
         assert_eq!(within(&tie(62_370.0), true), "not told apart: this run resolves nothing under 10×");
         assert_eq!(within(&Verdict { mean: 0.0, low: -1.2, high: 0.5, call: Call::Tied }, false), "within 1.20 points");
+    }
+
+    #[test]
+    fn a_ratio_whose_interval_spans_more_than_the_limit_is_not_resolved() {
+        use crate::stats::verdict::{Call, Verdict};
+        let verdict = |mean: f64, low: f64, high: f64| Verdict {
+            mean: f64::ln(mean),
+            low: f64::ln(low),
+            high: f64::ln(high),
+            call: Call::Higher,
+        };
+        assert_eq!(ratio(&verdict(1.21, 1.15, 1.27)), "1.21× [1.15–1.27]");
+        assert_eq!(ratio(&verdict(147.22, 2.31, 9381.65)), NOT_RESOLVED);
+        assert_eq!(ratio(&verdict(3.0, 1.0, 9.9)), "3.00× [1.00–9.90]", "a span within the limit is resolved");
+        assert_eq!(interval(2.0, 0.0, 4.0), NOT_RESOLVED);
     }
 
     #[test]

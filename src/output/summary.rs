@@ -139,6 +139,15 @@ fn verdict_ratio(entry: &Entry) -> String {
     entry.verdict.as_ref().map_or_else(|| "no verdict (too few samples)".to_owned(), format::ratio)
 }
 
+/// How far behind the first an entry is: `1.27× [1.20–1.35] behind`, or that the run did not
+/// resolve it.
+fn behind(entry: &Entry) -> String {
+    match verdict_ratio(entry) {
+        ratio if ratio == format::NOT_RESOLVED => format!("how far behind {ratio}"),
+        ratio => format!("{ratio} behind"),
+    }
+}
+
 fn excluded_text(excluded: &Excluded) -> String {
     let list = |tasks: &[u64]| tasks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
     let mut reasons = Vec::new();
@@ -294,7 +303,7 @@ pub fn careful_text(band: &Recommendation) -> String {
             format!("{} {} (tied{within})", marked_entry(entry), number(entry.value))
         }
         Careful::Behind { entry, .. } => {
-            format!("{} {}, {} behind", marked_entry(entry), number(entry.value), verdict_ratio(entry))
+            format!("{} {}, {}", marked_entry(entry), number(entry.value), behind(entry))
         }
         Careful::NoneRanked => "none ranked".to_owned(),
     }
@@ -332,7 +341,7 @@ pub fn pick_and_next(band: &Recommendation) -> (String, String) {
     let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
     let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking));
     let next = match ranking.next() {
-        Some((next, _)) => format!("{} {}, {} behind", marked_entry(next), number(next.value), verdict_ratio(next)),
+        Some((next, _)) => format!("{} {}, {}", marked_entry(next), number(next.value), behind(next)),
         None if ranking.entries.len() == 1 => {
             format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge))
         }

@@ -30,15 +30,16 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), for progress and
-    /// failure lists.
+    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), and for a paced cell
+    /// its phase (` (in phase)`), for progress, failure lists and `--dry-run`.
     pub fn label(&self) -> String {
         let workers = match self.runtime {
             RuntimeKind::MultiThread => format!(" workers={}", self.workers),
             RuntimeKind::CurrentThread => String::new(),
         };
         let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_axis());
-        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}", self.runtime.name(), self.name())
+        let phase = self.workload.pace.map_or(String::new(), |pace| format!(" ({})", pace.phase.words()));
+        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}{phase}", self.runtime.name(), self.name())
     }
 
     /// The channel's name, with the merge strategy when merged-recv uses another than the default.

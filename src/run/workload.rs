@@ -131,6 +131,14 @@ impl Phase {
             Phase::Aligned => "aligned",
         }
     }
+
+    /// What the phase means for a room, as every label says it: `out of phase` or `in phase`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Phase::Random => "out of phase",
+            Phase::Aligned => "in phase",
+        }
+    }
 }
 
 impl std::fmt::Display for Phase {
