@@ -16,8 +16,9 @@
 //!   count of the band, the band's leader and every channel whose verdict against it is neither
 //!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
 //!   with the drift the run measured) are measured in another round, as are a leader and
-//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, until no band is open or
-//!   the duels have taken `--max-time` × the number of cells.
+//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, and a paced
+//!   room's pick, tie and runner-up until their figures settle (`choose::settled`), until
+//!   nothing is open or the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
 //! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round.
