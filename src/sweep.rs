@@ -16,8 +16,9 @@
 //!   count of the band, the band's leader and every channel whose verdict against it is neither
 //!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
 //!   with the drift the run measured) are measured in another round, as are a leader and
-//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, until no band is open or
-//!   the duels have taken `--max-time` × the number of cells.
+//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, and a paced
+//!   room's pick, tie and runner-up until their figures settle (`choose::settled`), until
+//!   nothing is open or the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
 //! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round.
@@ -35,6 +36,8 @@ use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, load};
 use crate::results::schema::Record;
+use crate::run::allocs::AllocCount;
+use crate::run::latency::Latency;
 use crate::run::measure::{Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
 use crate::run::verify::Status;
@@ -140,10 +143,7 @@ pub fn run(
     let mut cells: Vec<Progress> = plan
         .cells()
         .into_iter()
-        .map(|cell| {
-            let key = CellKey::of(&csv::record(&cell, 0, &Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok)));
-            Progress { cell, key, samples: Vec::new(), finished: false }
-        })
+        .map(|cell| Progress { key: key_of(&cell), cell, samples: Vec::new(), finished: false })
         .collect();
     let groups = groups(&cells);
     let budget = plan.max_time.mul_f64(cells.len() as f64);
@@ -203,6 +203,15 @@ pub fn run(
     }
     report(&cells, console, &mut outcome);
     Ok(outcome)
+}
+
+/// The key the results give `cell`'s rows: its setting names the latency and the allocations
+/// a sample measures, so the key is made from a row that has them.
+fn key_of(cell: &Cell) -> CellKey {
+    let mut sample = Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok);
+    sample.latency = cell.workload.latency.then_some(Latency { p50: 0, p99: 0, p999: 0, max: 0 });
+    sample.allocs = cell.workload.count_allocs.then(AllocCount::default);
+    CellKey::of(&csv::record(cell, 0, &sample))
 }
 
 /// The cells of `cells` by group (all but the channel alike), in plan order.
@@ -361,5 +370,19 @@ mod tests {
         let mut again: Vec<usize> = (0..50).collect();
         again.shuffle(&mut Pcg64Mcg::seed_from_u64(ORDER_SEED));
         assert_eq!(again, first, "the same seed, the same order");
+    }
+
+    #[test]
+    fn a_cell_has_the_key_its_rows_load_with_latency_and_allocations_counted() {
+        use clap::Parser;
+        let args = ["channel-bench", "--tasks", "8", "--channels", "flume", "--pace", "20ms", "--latency"];
+        let cli = crate::cli::Cli::try_parse_from(args.into_iter().chain(["--count-allocs"])).unwrap();
+        let cell = Plan::with_extra(cli.sweep, &[]).unwrap().cells().remove(0);
+        let key = key_of(&cell);
+        let mut sample = Sample::failed(Duration::from_millis(20), Duration::from_millis(1), Status::Ok);
+        sample.latency = Some(Latency { p50: 900, p99: 4_000, p999: 9_000, max: 20_000 });
+        sample.allocs = Some(AllocCount { allocations: 3, bytes: 64 });
+        assert_eq!(key, CellKey::of(&csv::record(&cell, 1, &sample)));
+        assert!(key.setting.contains("latency") && key.setting.contains("allocs counted"), "{}", key.setting);
     }
 }

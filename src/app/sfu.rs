@@ -24,8 +24,8 @@ use crate::run::workload::SendMode;
 /// (one Opus audio packet and four video packets of at most 1200 bytes: about 1.5 Mbit/s of
 /// video), participants out of phase and in phase, the non-blocking send, latency stamps,
 /// 1024 slots (less than 512 participants' aligned frames, so the worst case can overflow),
-/// two screening rounds and duels (on p99 and CPU) that fit 5 minutes with the 13 built-in
-/// channels.
+/// two screening rounds and duels (on p99 and CPU, and the room's contenders until their figures
+/// settle) that fit 5 minutes with the 13 built-in channels, 3 for one room of participants.
 pub const PRESET: &[&str] = &[
     "--runtimes",
     "multi-thread",
@@ -49,7 +49,7 @@ pub const PRESET: &[&str] = &[
     "--samples",
     "2",
     "--max-time",
-    "0.5",
+    "0.9",
 ];
 
 /// Runs the preset with `args`' flags over it, its rounds where `isolation` says.

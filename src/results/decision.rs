@@ -110,8 +110,11 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
 type RoomKey = GroupKey;
 
 fn room_key(key: &CellKey) -> RoomKey {
-    let setting = key.setting.replace(", random phase", "").replace("random phase, ", "");
-    GroupKey { setting, ..GroupKey::of(key) }
+    GroupKey { setting: without_phase(&key.setting), ..GroupKey::of(key) }
+}
+
+fn without_phase(setting: &str) -> String {
+    setting.replace(", random phase", "").replace("random phase, ", "")
 }
 
 /// The phase a paced cell was measured in.
@@ -297,6 +300,25 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         avoid,
         quiet,
     }
+}
+
+/// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's,
+/// its tie's ([`Decision::tied`]) and the runner-up's (the pick of the same rule with the pick
+/// and its tie left out), in the file's order.
+pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
+    let mut keys = Vec::new();
+    for decision in decide(file, participants) {
+        let room = |d: &Decision| (d.runtime, d.workers, d.mode, without_phase(&d.setting));
+        let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room(&decision);
+        let label = |key: &CellKey| channel_label(&key.channel, key.merge);
+        let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
+        let order = file.order.iter().filter(|key| !in_room(key) || !names.contains(&label(key))).cloned().collect();
+        let rest = ResultsFile { order, ..file.clone() };
+        let runner_up = decide(&rest, participants).into_iter().find(|other| room(other) == room(&decision));
+        names.extend(runner_up.and_then(|other| other.pick).map(|seat| seat.channel));
+        keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&label(key))).cloned());
+    }
+    keys
 }
 
 /// How a tie on drops and CPU is broken, said beside every decision that breaks one.

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use super::Progress;
 use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::decide::{self, Needed};
-use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
+use crate::results::decision;
+use crate::results::load::{CellKey, CellSamples, PacedSample, ResultsFile, WorkloadKey};
 use crate::results::noise::{FileNoise, Group, Metric};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, TaskBand, recommend};
@@ -19,6 +20,14 @@ use crate::stats::verdict::Call;
 /// A channel whose first sample took more than this many times the group's fastest first sample
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
+
+/// The fewest samples a paced figure settles on: an interval without the last round's sample,
+/// which needs [`FEWEST_SAMPLES`], and one with it.
+pub const SETTLED_FROM: usize = FEWEST_SAMPLES + 1;
+
+/// A paced figure has settled when the last round's sample moved the half-width of its interval
+/// by less than this share of the half-width before it.
+pub const SETTLED_CHANGE: f64 = 0.2;
 
 /// Which cells of `file` later screening rounds leave out: a channel not in `keep` whose every
 /// `ok` sample (disturbed ones are not among them) took more than [`SCREEN_CUT`] times the
@@ -103,6 +112,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         wanted.push((key, thin, two));
     }
     wanted.extend(paced_wanted(file, &noise));
+    wanted.extend(settling(file));
     groups
         .iter()
         .map(|group| {
@@ -163,6 +173,46 @@ fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>
     wanted
 }
 
+/// The room's share of [`duels`]: in each phase of the room (`decision::default_room`), the
+/// cells of the decision's contenders (`decision::contenders`: the pick, its tie, the
+/// runner-up), while a figure of one of them has not [`settled`].
+fn settling(file: &ResultsFile) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
+    let Some(room) = decision::default_room(file) else { return Vec::new() };
+    let keys = decision::contenders(file, room);
+    let group = |key: &CellKey| CellKey { channel: String::new(), ..key.clone() };
+    let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
+    for key in keys.iter().filter(|key| !settled(&file.cells[*key])) {
+        if wanted.iter().all(|(other, _, _)| group(other) != group(key)) {
+            let channels = keys.iter().filter(|other| group(other) == group(key)).map(|other| other.channel.clone());
+            wanted.push((key.clone(), vec![room], channels.collect()));
+        }
+    }
+    wanted
+}
+
+/// Whether a paced cell's figures have settled: each of the share of messages dropped, the p99
+/// and the CPU per delivered message of its samples has [`SETTLED_FROM`] values or more, and the
+/// half-width of its trimmed mean's interval (`stats::trimmed_mean_interval`) with the last
+/// value is within [`SETTLED_CHANGE`] of the half-width without it. A figure not measured (p99
+/// without `--latency`) has settled.
+fn settled(cell: &CellSamples) -> bool {
+    let delivered = |s: &PacedSample| s.sent.saturating_sub(s.dropped).max(1) as f64;
+    let figures: [Vec<f64>; 3] = [
+        cell.paced.iter().map(|s| s.dropped as f64 / s.sent.max(1) as f64).collect(),
+        cell.paced.iter().filter_map(|s| Some(s.p99_ns? as f64)).collect(),
+        cell.paced.iter().filter_map(|s| Some(s.cpu_ns? as f64 / delivered(s))).collect(),
+    ];
+    let half_width =
+        |values: &[f64]| stats::trimmed_mean_interval(values, stats::CONFIDENCE).map(|(low, high)| (high - low) / 2.0);
+    figures.iter().all(|values| {
+        values.is_empty()
+            || values.len() >= SETTLED_FROM
+                && half_width(&values[..values.len() - 1])
+                    .zip(half_width(values))
+                    .is_some_and(|(before, now)| (now - before).abs() <= SETTLED_CHANGE * before)
+    })
+}
+
 /// The two members of `group` with the lowest trimmed mean ns/message in `file`: the cell's
 /// own fastest, whose figures the plot shows.
 fn fastest_two(group: &[usize], cells: &[Progress], file: &ResultsFile) -> Vec<usize> {
@@ -198,6 +248,7 @@ fn band_key(
 mod tests {
     use super::*;
     use crate::results::load::{hand_made, hand_made_key};
+    use crate::run::workload::Phase;
 
     #[test]
     fn one_slow_sample_screens_out_nothing_two_or_a_whole_band_do() {
@@ -229,5 +280,64 @@ mod tests {
         let mut disturbed = hand_made(&[("fast", 512, fast, 0), ("hit", 512, &[], 0)]);
         disturbed.cells.get_mut(&key("hit", 512)).unwrap().disturbed.push(500.0);
         assert!(!super::behind(&disturbed, &[])(&key("hit", 512)));
+    }
+
+    const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
+    const IN: &str = "paced 5 every 20ms, send try, latency";
+
+    /// A room of 300 participants, each channel's cells with one sample per p99 of `p99s` (ns),
+    /// every other figure the same in every sample: (channel, frames overflowed of 100 in
+    /// phase, CPU ns per message).
+    fn room(p99s: &[u64], channels: &[(&str, u64, u64)]) -> ResultsFile {
+        let mut file = ResultsFile::default();
+        for &(channel, overflowed, cpu) in channels {
+            for (setting, phase, dropped) in [(OUT, Phase::Random, 0), (IN, Phase::Aligned, overflowed)] {
+                let key = hand_made_key(channel, 300, setting);
+                let sample = |(at, &p99): (usize, &u64)| PacedSample {
+                    pace_ns: 20_000_000,
+                    burst: 5,
+                    sent: 500,
+                    dropped,
+                    frames: 100,
+                    frames_overflowed: dropped,
+                    cpu_ns: Some((500 - dropped) * cpu),
+                    p99_ns: Some(p99),
+                    round: Some(at as u64 + 1),
+                    phase,
+                    ..PacedSample::default()
+                };
+                let paced: Vec<PacedSample> = p99s.iter().enumerate().map(sample).collect();
+                let ok = vec![20_000.0; paced.len()];
+                file.order.push(key.clone());
+                file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
+            }
+        }
+        file
+    }
+
+    /// The channels a settling round measures, per phase: (setting, channels).
+    fn settling_rounds(file: &ResultsFile) -> Vec<(String, Vec<String>)> {
+        let round = |(key, tasks, channels): (CellKey, Vec<u64>, Vec<String>)| {
+            assert_eq!(tasks, [300], "the room's task count only");
+            (key.setting, channels)
+        };
+        settling(file).into_iter().map(round).collect()
+    }
+
+    #[test]
+    fn a_room_samples_its_pick_tie_and_runner_up_until_their_figures_settle() {
+        let channels = [("pick", 0, 300), ("runner-up", 0, 600), ("third", 0, 900), ("lossy", 30, 100)];
+        let contenders = vec!["pick".to_owned(), "runner-up".to_owned()];
+        let both = vec![(OUT.to_owned(), contenders.clone()), (IN.to_owned(), contenders.clone())];
+        assert_eq!(settling_rounds(&room(&[2_000; 3], &channels)), both, "three samples: too few to settle");
+        assert_eq!(settling_rounds(&room(&[2_000; 5], &channels)), Vec::new(), "five alike: settled");
+        let moving = room(&[2_000, 2_500, 2_200, 2_400, 90_000], &channels);
+        assert_eq!(settling_rounds(&moving), both, "the last sample widened the p99's interval");
+        let settling_again = room(&[2_000, 2_500, 2_000, 2_500, 2_000, 2_500, 2_000, 2_500], &channels);
+        assert_eq!(settling_rounds(&settling_again), Vec::new());
+        // A channel tied with the pick on drops and CPU is measured beside it.
+        let tie = [("pick", 0, 300), ("tied", 0, 300), ("runner-up", 0, 600), ("third", 0, 900)];
+        let named: Vec<Vec<String>> = settling_rounds(&room(&[2_000; 3], &tie)).into_iter().map(|(_, c)| c).collect();
+        assert_eq!(named, vec![vec!["pick", "tied", "runner-up"]; 2]);
     }
 }
