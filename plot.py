@@ -288,8 +288,8 @@ def label_ends(ax, ends: list[tuple]) -> None:
     heights = [to_axes.transform((x, y))[1] for x, y, *_ in ends]
     for i in range(len(heights)):
         heights[i] = max(heights[i], heights[i - 1] + gap if i else 0.0)
-    for i in reversed(range(len(heights) - 1)):
-        heights[i] = min(heights[i], heights[i + 1] - gap)
+    for i in reversed(range(len(heights))):
+        heights[i] = min(heights[i], heights[i + 1] - gap if i + 1 < len(heights) else 1.0)
     for height, (x, y, name, colour, look) in zip(heights, ends):
         ax.annotate(name, xy=(x, y), xytext=(1.03, height), textcoords="axes fraction", va="center",
                     color=colour, fontsize=LABEL_SIZE, fontweight="bold" if look else "normal",

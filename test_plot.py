@@ -658,7 +658,7 @@ def test_every_line_is_named_at_its_right_end_without_overlaps(tmp_path):
     assert all(t.xy[0] == 8 and t.xyann[0] > 1 for t in names)  # at the line's end, right of the axes
     heights = sorted(t.xyann[1] for t in names)
     gap = plot.LABEL_SIZE / (ax.get_window_extent().height * 72 / fig.dpi)
-    assert all(b - a >= gap for a, b in zip(heights, heights[1:]))
+    assert all(b - a >= gap for a, b in zip(heights, heights[1:])) and 0 <= heights[0] < heights[-1] <= 1
     assert not fig.legends
 
 
@@ -682,7 +682,6 @@ def test_the_latency_panels_name_their_phase_and_an_all_paced_run_has_no_ns_per_
         for phase in ("in phase", "out of phase")]
     assert line_data(fig.axes[1], "kanal") == {1: 2.01, 300: 600.01}
     assert all(ax.get_yscale() == "log" for ax in fig.axes)
-    assert fig.axes[0].get_ylim() != fig.axes[1].get_ylim() or True
     assert len([t for t in fig.axes[0].texts if t.get_gid() == "end-label"]) == 2
     # beside unpaced cells, the ns/message figure leaves the paced ones to the latency figure
     both = write_run(tmp_path / "both.csv", cells + sweep(channels=["flume"]))
