@@ -280,9 +280,8 @@ def label_ends(ax, ends: list[tuple]) -> None:
     so that no two overlap; a thin stroke joins it to the point."""
     if not ends:
         return
-    fig = ax.figure
-    fig.get_layout_engine().execute(fig)
-    gap = LABEL_SIZE * 1.25 / (ax.get_window_extent().height * 72 / fig.dpi)
+    # in axes fraction; the panel's height before the layout, which only makes it taller
+    gap = LABEL_SIZE * 1.25 / (ax.get_position().height * ax.figure.get_figheight() * 72)
     to_axes = ax.transData + ax.transAxes.inverted()
     ends = sorted(ends, key=lambda e: to_axes.transform((e[0], e[1]))[1])
     heights = [to_axes.transform((x, y))[1] for x, y, *_ in ends]
@@ -293,7 +292,7 @@ def label_ends(ax, ends: list[tuple]) -> None:
     for height, (x, y, name, colour, look) in zip(heights, ends):
         ax.annotate(name, xy=(x, y), xytext=(1.03, height), textcoords="axes fraction", va="center",
                     color=colour, fontsize=LABEL_SIZE, fontweight="bold" if look else "normal",
-                    alpha=LINE_LOOK[look][1], annotation_clip=False, gid="end-label",
+                    alpha=0.8 if look is False else 1.0, annotation_clip=False, gid="end-label",
                     arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5, "alpha": 0.5})
 
 
