@@ -1,28 +1,18 @@
 """Plot channel-bench results: cost per message against the number of tasks.
 
-Draws what the binary computed: X.cells.json beside each X.csv, which every
-sweep writes and `channel-bench cells X.csv` makes for any CSV. plot.py parses
-no CSV and computes no statistic.
+Draws what the binary computed: X.cells.json beside each X.csv (a sweep writes it, `channel-bench
+cells X.csv` makes it). A row of panels per capacity and mode (cloned-send, merged-recv), a column
+per runtime, each with a y range of its own; x: tasks (log2), y: the metric (default ns/message).
+Per channel and setting, a line through the cells' trimmed means (the mean without the highest and
+lowest fifth of the samples), named at its right end, and every ok sample as a point; a failed cell
+leaves a gap, counted in the caption. The channels X.cells.json highlights in a panel are bold, the
+others lighter. Colours and names are the binary's; the line style tells settings and files apart.
 
-One panel per (mode x runtime): cloned-send / merged-recv in rows,
-multi-thread / current-thread in columns. x: sending tasks (log2); y: the
-chosen metric (default: wall-clock ns per message). Per channel and setting, a
-line through the cells' trimmed means (the headline figure: the mean without the
-highest and lowest fifth of the samples) and every ok sample as a
-point, so a cell whose samples fall in two clusters shows both; a cell whose
-samples all failed leaves a gap, and failures are counted in the caption. A
-channel keeps its colour in every plot; the line style tells settings and files
-apart. The channel's colour and its name in the legend are the binary's (each cell's
-`colour` and `label` in X.cells.json), the same as in the HTML report. The machine
-description in X.json, when present, goes into the caption.
-
-With no CSV named, plots the newest CSV in results/. Writes X.png beside the
-first CSV unless -o is given, and prints the path written. When the files hold
-paced cells (`--pace`), a second figure goes beside it, X.latency.png (the
-image's name with .latency before its extension): per channel, the p99 latency
-pooled over every delivered message of a cell (`paced.pooled_p99_ns` in
-X.cells.json) against the number of tasks, one panel per runtime, mode and
-setting (phase, send); a cell whose pacer fell behind is drawn hollow.
+With no CSV named, plots the newest CSV in results/. Writes X.png beside the first CSV unless -o is
+given, and prints each path written. Paced cells (`--pace`) go to X.latency.png beside it: the p99
+latency pooled over every delivered message of a cell, a panel per capacity, runtime, mode and
+setting, titled with its phase; a cell whose pacer fell behind is hollow. A run of paced cells only
+has no X.png: its ns/message restates the schedule.
 """
 
 from __future__ import annotations
@@ -32,19 +22,18 @@ import json
 import math
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")  # headless: no display needed, before pyplot is imported
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backend_bases import FigureCanvasBase  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-LATENCY_HINT = "run channel-bench with --latency"
-ALLOCS_HINT = "run channel-bench with --count-allocs"
-
+LATENCY_HINT, ALLOCS_HINT = "run channel-bench with --latency", "run channel-bench with --count-allocs"
 # The per-cell figures of X.cells.json that can be drawn: name -> (y label, log y, hint).
 METRICS = {
     "ns_per_message": ("ns per message (wall clock)", False, ""),
@@ -63,6 +52,13 @@ MODE_ORDER = ("cloned-send", "merged-recv")
 RUNTIME_ORDER = ("multi-thread", "current-thread")
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 MARKERS = ("o", "s", "^", "D", "v", "P")
+# A line's width, opacity and z-order: in a panel without highlights (None), highlighted (True),
+# one of the others in a panel with highlights (False).
+LINE_LOOK = {None: (1.5, 1.0, 2), True: (2.8, 1.0, 3), False: (0.9, 0.4, 1)}
+LABEL_SIZE = 7.5
+BOLD = "bold: the band picks and the fastest channel with no known problem"
+# The metrics a paced cell's schedule sets: the main figure leaves paced cells out of them.
+SCHEDULED = {"ns_per_message", "mb_per_s"}
 
 
 class FatalError(Exception):
@@ -77,9 +73,10 @@ class Run:
     cells: list[dict]
     machine: dict
     skipped_partial_line: bool = False
-    # A cell with fewer ok samples is thin and drawn hollow: the binary's threshold, 0 (none)
-    # in a cells.json that does not give it.
+    # Fewer ok samples make a cell thin, drawn hollow: the binary's threshold, 0 in older files.
     fewest_samples: int = 0
+    # The channels to emphasise per panel (`highlights` in X.cells.json), none in older files.
+    highlights: list = field(default_factory=list)
 
 
 def read_json(path: Path, what: str):
@@ -107,10 +104,11 @@ def load_run(csv: Path) -> Run:
         try:
             machine = read_json(machine_path, "the machine description")
         except FatalError as error:
-            warn(f"ignored: {error}")
+            print(f"warning: ignored: {error}", file=sys.stderr)
     stem = cells_path.with_name(cells_path.name.removesuffix(".cells.json") + ".csv")
     return Run(stem, data["cells"], machine if isinstance(machine, dict) else {},
-               bool(data.get("skipped_partial_line")), int(data.get("fewest_samples") or 0))
+               bool(data.get("skipped_partial_line")), int(data.get("fewest_samples") or 0),
+               [h for h in data.get("highlights") or [] if isinstance(h, dict)])
 
 
 def newest_csv(directory: Path) -> Path:
@@ -138,8 +136,7 @@ def number(value: float) -> str:
 
 
 def ordered(values, preferred) -> list:
-    present = set(values)
-    return [v for v in preferred if v in present] + sorted(present - set(preferred))
+    return sorted(set(values), key=lambda value: rank(value, preferred))
 
 
 def describe(values) -> str:
@@ -161,7 +158,7 @@ def file_labels(runs: list[Run]) -> list[str]:
 
 def line_name(cell: dict) -> str:
     """The channel as the binary names it, and the setting in brackets when the cell has one."""
-    return cell["label"] + (f" [{cell['setting']}]" if cell["setting"] else "")
+    return cell["label"] + (f" [{phase_setting(cell['setting'])}]" if cell["setting"] else "")
 
 
 def style_key(cell: dict) -> str:
@@ -169,23 +166,20 @@ def style_key(cell: dict) -> str:
     return cell.get("merge", "") + "|" + cell["setting"]
 
 
-def caption(runs: list[Run], labels: list[str]) -> str:
-    lines = ["Line: trimmed mean of the ok samples per cell (without the highest and lowest fifth); "
-             "points: the samples; shaded: the trimmed mean's interval"
-             + (f"; hollow circle: a cell with fewer than {runs[0].fewest_samples} samples"
-                if runs and runs[0].fewest_samples else "") + "."]
-    for run, label in zip(runs, labels):
+def caption(runs: list[Run], legend: str) -> str:
+    """`legend` (what the marks mean), then per file its messages, capacity, workers, machine and
+    samples left out."""
+    lines = [legend]
+    for run, label in zip(runs, file_labels(runs)):
         cells = run.cells
         ok, failed = sum(c["ok"] for c in cells), sum(c["failed"] for c in cells)
         text = (f"{label + ': ' if len(runs) > 1 else ''}"
                 f"{describe(c['messages'] for c in cells)} messages per sample, "
-                f"capacity {describe(c['capacity'] for c in cells)}, "
+                f"capacity {', '.join(dict.fromkeys(map(capacity_label, cells)))}, "
                 f"workers {describe(c['workers'] for c in cells)}")
         m = run.machine
-        if m.get("cpu_model"):
-            text += f"; {m['cpu_model']}" + (f", {m['cores']} cores" if m.get("cores") else "")
-        if m.get("os"):
-            text += f", {m['os']}"
+        text += (f"; {m['cpu_model']}" + (f", {m['cores']} cores" if m.get("cores") else "")
+                 if m.get("cpu_model") else "") + (f", {m['os']}" if m.get("os") else "")
         text += f"; {failed} of {ok + failed} samples failed and are left out" if failed else \
             f"; all {ok} samples ok"
         disturbed = sum(len(c.get("disturbed", [])) for c in cells)
@@ -197,158 +191,225 @@ def caption(runs: list[Run], labels: list[str]) -> str:
         if m.get("rustc") or m.get("crates"):
             crates = ", ".join(f"{k} {v}" for k, v in sorted((m.get("crates") or {}).items()))
             lines.append(f"    {m.get('rustc', '')}; crates {crates}")
-    return "\n".join(textwrap.fill(line, 170, subsequent_indent="    ") for line in lines)
+    return "\n".join(textwrap.fill(line, 150, subsequent_indent="    ") for line in lines)
+
+
+def capacity_label(cell: dict) -> str:
+    """The binary's words for the cell's buffer ("1,024 slots"), or made from `capacity` in a
+    file that does not give them; empty where the capacity was not recorded."""
+    return cell.get("capacity_label") or (f"{cell['capacity']:,} slots" if cell.get("capacity") else "")
+
+
+def phase(setting: str) -> str:
+    """A paced setting's phase in words ("out of phase" for `random phase`), "" for an unpaced one."""
+    parts = setting.split(", ")
+    return ("out of phase" if "random phase" in parts else "in phase") if any(
+        p.startswith("paced ") for p in parts) else ""
+
+
+def phase_setting(setting: str) -> str:
+    """The setting with its phase in words: "paced 5 every 20ms, out of phase, send try"."""
+    parts = [p for p in setting.split(", ") if p != "random phase"]
+    return ", ".join(p + (f", {phase(setting)}" if p.startswith("paced ") else "") for p in parts)
+
+
+def emphasis(run: Run, cell: dict) -> bool | None:
+    """True for a channel the binary highlights in the cell's panel (`highlights` in
+    X.cells.json), False for the others of such a panel, None where the panel has none."""
+    key = (cell["runtime"], cell["mode"], cell["workers"], capacity_label(cell), cell["setting"])
+    chosen = [h.get("channels", []) for h in run.highlights
+              if (h.get("runtime"), h.get("mode"), h.get("workers"), h.get("capacity_label"), h.get("setting")) == key]
+    return cell["label"] in sum(chosen, []) if chosen else None
+
+
+def grid(rows: list, columns: list, panels: dict, width: float, height: float):
+    """A figure of rows x columns axes, each with its own y axis, and (axes, row, column, cells) per
+    panel present; a place without a panel is removed."""
+    fig, axes = plt.subplots(len(rows), len(columns), squeeze=False, layout="constrained",
+                             figsize=(width * len(columns) + 1.0, height * len(rows) + 0.6))
+    places = [(axes[i][j], row, column) for i, row in enumerate(rows) for j, column in enumerate(columns)]
+    for ax, row, column in places:
+        if (row, column) not in panels:
+            fig.delaxes(ax)
+    return fig, [(ax, row, column, panels[row, column]) for ax, row, column in places if (row, column) in panels]
+
+
+def draw_panel(ax, runs: list[Run], panel: list[tuple], tasks: list[int], log: bool, named, draw) -> bool:
+    """A line per channel (`named`) and file of the panel's (file index, cell) pairs, drawn by
+    `draw(ax, k, cells, name, look)`, which returns where the name goes and the values the y range
+    holds; log2 tasks on x, a y range of the panel's own. Returns whether a line is emphasised."""
+    lines: dict[tuple, list[dict]] = {}
+    for k, cell in panel:
+        lines.setdefault((k, named(cell)), []).append(cell)
+    labels, ends, tops, looks = file_labels(runs), [], [], set()
+    for (k, name), cells in sorted(lines.items()):
+        cells.sort(key=lambda c: c["tasks"])
+        looks.add(look := emphasis(runs[k], cells[0]))
+        end, values = draw(ax, k, cells, name + (f" · {labels[k]}" if len(runs) > 1 else ""), look)
+        ends.append(end)
+        tops += [v for v in values if v > 0 and math.isfinite(v)]
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(tasks, labels=[str(t) for t in tasks])
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_xlabel("tasks")
+    if log:
+        ax.set_yscale("log")
+        # 10 20 50 100 rather than 10^1 2x10^1: these are ns, read as numbers
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    if tops:
+        ax.set_ylim(*((min(tops) / 1.4, max(tops) * 1.4) if log else (0, max(tops) * 1.08)))
+    label_ends(ax, [end for end in ends if end])
+    return True in looks
+
+
+def draw_line(ax, cells: list[dict], ys: list[float], name: str, look: bool | None, **style) -> tuple | None:
+    """One channel's line through `ys` (a cell each), in LINE_LOOK's `look`. Returns where its
+    name goes (its last point, colour and look), or None for a line with no point."""
+    width, alpha, order = LINE_LOOK[look]
+    xs = [c["tasks"] for c in cells]
+    ax.plot(xs, ys, color=cells[0]["colour"], label=name, linewidth=width, alpha=alpha, zorder=order, **style)
+    end = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y)]
+    return (*end[-1], name, cells[0]["colour"], look) if end else None
+
+
+def label_ends(ax, ends: list[tuple]) -> None:
+    """Each line's name right of the panel, level with the line's last point and nudged apart
+    so that no two overlap; a thin stroke joins it to the point."""
+    if not ends:
+        return
+    # in axes fraction; the panel's height before the layout, which only makes it taller
+    gap = LABEL_SIZE * 1.25 / (ax.get_position().height * ax.figure.get_figheight() * 72)
+    to_axes = ax.transData + ax.transAxes.inverted()
+    ends = sorted(ends, key=lambda e: to_axes.transform((e[0], e[1]))[1])
+    heights = [to_axes.transform((x, y))[1] for x, y, *_ in ends]
+    for i in range(len(heights)):
+        heights[i] = max(heights[i], heights[i - 1] + gap if i else 0.0)
+    for i in reversed(range(len(heights))):
+        heights[i] = min(heights[i], heights[i + 1] - gap if i + 1 < len(heights) else 1.0)
+    for height, (x, y, name, colour, look) in zip(heights, ends):
+        ax.annotate(name, xy=(x, y), xytext=(1.03, height), textcoords="axes fraction", va="center",
+                    color=colour, fontsize=LABEL_SIZE, fontweight="bold" if look else "normal",
+                    alpha=0.8 if look is False else 1.0, annotation_clip=False, gid="end-label",
+                    arrowprops={"arrowstyle": "-", "color": colour, "linewidth": 0.5, "alpha": 0.5})
+
+
+def drawn_cells(run: Run, metric: str) -> list[dict]:
+    """The cells the main figure draws: all, less paced ones where the metric restates the schedule."""
+    return [c for c in run.cells if not (metric in SCHEDULED and phase(c["setting"]))]
 
 
 def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | None = None) -> Figure:
-    """One panel per (mode, runtime) present; per channel and setting (and file) a line
-    through the trimmed means and the samples as points. log_y None: the metric's default."""
+    """A row of panels per capacity and mode, a column per runtime; per channel, setting and file a
+    line through the trimmed means, and the samples as points. log_y None: the metric's default."""
     label_text, default_log, _ = METRICS[metric]
-    every = [cell for run in runs for cell in run.cells]
-    modes = ordered((c["mode"] for c in every), MODE_ORDER)
-    runtimes = ordered((c["runtime"] for c in every), RUNTIME_ORDER)
-    tasks = sorted({c["tasks"] for c in every})
-    labels = file_labels(runs)
-    settings = sorted({style_key(c) for c in every})
-    fig, axes = plt.subplots(len(modes), len(runtimes), sharex=True, sharey=True, squeeze=False,
-                             figsize=(5.5 * len(runtimes) + 2.5, 3.8 * len(modes) + 1.0),
-                             layout="constrained")
-    legend = {}
-    for i, mode in enumerate(modes):
-        for j, runtime in enumerate(runtimes):
-            ax = axes[i][j]
-            panel = [c for c in every if (c["mode"], c["runtime"]) == (mode, runtime)]
-            ax.set_title(f"{mode} · {runtime}" + (f" · workers {describe(c['workers'] for c in panel)}"
-                                                   if panel else ""))
-            for k, run in enumerate(runs):
-                lines: dict[str, list[dict]] = {}
-                for cell in run.cells:
-                    if (cell["mode"], cell["runtime"]) == (mode, runtime):
-                        lines.setdefault(line_name(cell), []).append(cell)
-                for name, cells in sorted(lines.items()):
-                    cells.sort(key=lambda c: c["tasks"])
-                    style = k * len(settings) + settings.index(style_key(cells[0]))
-                    colour = cells[0]["colour"]
-                    label = name + (f" · {labels[k]}" if len(runs) > 1 else "")
-                    xs = [c["tasks"] for c in cells]
-                    ys = [c[metric]["trimmed_mean"] if c.get(metric) else math.nan for c in cells]
-                    (line,) = ax.plot(xs, ys, color=colour, label=label, linewidth=1.5,
-                                      linestyle=LINE_STYLES[style % len(LINE_STYLES)])
-                    points = [(c["tasks"], v) for c in cells if c.get(metric) for v in c[metric]["samples"]]
-                    ax.scatter([x for x, _ in points], [y for _, y in points], color=colour, s=10,
-                               alpha=0.6, marker=MARKERS[style % len(MARKERS)], linewidths=0, gid="samples")
-                    draw_interval_and_thin(ax, cells, metric, colour, run.fewest_samples)
-                    legend.setdefault(label, line)
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(tasks, labels=[str(t) for t in tasks])
-            ax.xaxis.set_minor_locator(NullLocator())
-            ax.grid(True, which="major", alpha=0.3)
-            if i == len(modes) - 1:
-                ax.set_xlabel("tasks")
-            if j == 0:
-                ax.set_ylabel(label_text)
-    if default_log if log_y is None else log_y:
-        y = axes[0][0]
-        y.set_yscale("log")
-        # 10 20 50 100 rather than 10^1 2x10^1: these are ns, read as numbers
-        y.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        y.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        y.yaxis.set_minor_formatter(NullFormatter())
-    else:
-        axes[0][0].set_ylim(bottom=0)
-    # the legend's order: channels as the binary orders the cells (its channels first, as
-    # listed), then by name
-    channels = list(dict.fromkeys(c["channel"] for c in every))
-    names = sorted(legend, key=lambda name: (rank(name.split(" ")[0], tuple(channels)), name))
-    fig.legend([legend[n] for n in names], names, loc="outside right upper", fontsize=9,
-               title="channel" + (" · file" if len(runs) > 1 else ""))
+    every = [(k, cell) for k, run in enumerate(runs) for cell in drawn_cells(run, metric)]
+    panels: dict[tuple, list] = {}
+    for k, cell in every:
+        panels.setdefault(((capacity_label(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
+    modes = ordered((c["mode"] for _, c in every), MODE_ORDER)
+    rows = [(cap, mode) for cap in dict.fromkeys(capacity_label(c) for _, c in every) for mode in modes]
+    settings = sorted({style_key(c) for _, c in every})
+
+    def draw(ax, k, cells, name, look):
+        style = k * len(settings) + settings.index(style_key(cells[0]))
+        ys = [c[metric]["trimmed_mean"] if c.get(metric) else math.nan for c in cells]
+        end = draw_line(ax, cells, ys, name, look, linestyle=LINE_STYLES[style % len(LINE_STYLES)])
+        points = [(c["tasks"], v) for c in cells if c.get(metric) for v in c[metric]["samples"]]
+        ax.scatter([x for x, _ in points], [y for _, y in points], color=cells[0]["colour"], s=10,
+                   alpha=0.6 * LINE_LOOK[look][1], marker=MARKERS[style % len(MARKERS)], linewidths=0, gid="samples")
+        band = draw_interval_and_thin(ax, cells, metric, look, runs[k].fewest_samples)
+        return end, ys + [y for _, y in points] + band
+
+    fig, placed = grid(rows, ordered((c["runtime"] for _, c in every), RUNTIME_ORDER), panels, 6.2, 3.6)
+    emphasised = False
+    for ax, (cap, mode), runtime, panel in placed:
+        workers = f"workers {describe(c['workers'] for _, c in panel)}"
+        ax.set_title(" · ".join(filter(None, [mode, runtime, workers, cap])), fontsize=10)
+        ax.set_ylabel(label_text)
+        emphasised |= draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}),
+                                 default_log if log_y is None else log_y, line_name, draw)
+    legend = ("Line: trimmed mean of the ok samples per cell (without the highest and lowest fifth); "
+              "points: the samples; shaded: the trimmed mean's interval"
+              + (f"; hollow circle: a cell with fewer than {runs[0].fewest_samples} samples"
+                 if runs and runs[0].fewest_samples else "")
+              + (f"; {BOLD}" if emphasised else "")
+              + ("; paced cells: in the latency figure" if len(every) < sum(len(r.cells) for r in runs) else "") + ".")
     fig.suptitle(f"Async channel fan-in: {label_text} by number of tasks")
-    fig.text(0.0, 0.0, caption(runs, labels), ha="left", va="top", fontsize=8, gid="caption")
+    fig.text(0.0, 0.0, caption(runs, legend), ha="left", va="top", fontsize=8, gid="caption")
     return fig
 
 
-def draw_interval_and_thin(ax, cells: list[dict], metric: str, colour: str, fewest: int) -> None:
-    """A line's interval as a shaded band (each cell's trimmed-mean interval, where it has one),
-    and a hollow circle on each thin cell's trimmed mean (fewer ok samples than `fewest`)."""
+def draw_interval_and_thin(ax, cells: list[dict], metric: str, look: bool | None, fewest: int) -> list[float]:
+    """A line's trimmed-mean intervals as a shaded band and a hollow circle on each thin cell's trimmed
+    mean (fewer ok samples than `fewest`). Returns the band's upper ends."""
+    colour, alpha = cells[0]["colour"], LINE_LOOK[look][1]
     band = [(c["tasks"], *c[metric]["trimmed_mean_interval"]) for c in cells
             if c.get(metric) and c[metric].get("trimmed_mean_interval")]
     if band:
         ax.fill_between([x for x, _, _ in band], [low for _, low, _ in band], [high for _, _, high in band],
-                        color=colour, alpha=0.12, linewidth=0, gid="interval")
+                        color=colour, alpha=0.12 * alpha, linewidth=0, gid="interval")
     thin = [(c["tasks"], c[metric]["trimmed_mean"]) for c in cells if c.get(metric) and c["ok"] < fewest]
     if thin:
         ax.scatter([x for x, _ in thin], [y for _, y in thin], s=36, facecolors="none", edgecolors=colour,
-                   linewidths=1.2, gid="thin")
+                   linewidths=1.2, alpha=alpha, gid="thin")
+    return [high for _, _, high in band]
 
 
-def paced_cells(runs: list[Run]) -> list[dict]:
-    """The cells with a paced answer (`paced` in X.cells.json), of every file."""
-    return [cell for run in runs for cell in run.cells if cell.get("paced")]
+def build_latency_figure(runs: list[Run], alone: bool = False) -> Figure:
+    """Pooled p99 (µs, log y) by tasks, a panel per capacity, runtime, mode and setting, titled with its
+    phase; a cell whose pacer fell behind hollow. `alone`: no ns/message figure, as the caption says."""
+    every = [(k, cell) for k, run in enumerate(runs) for cell in run.cells if phase(cell["setting"])]
+    panels: dict[tuple, list] = {}
+    for k, cell in every:
+        key = (capacity_label(cell), cell["runtime"], cell["mode"], cell["setting"])
+        panels.setdefault((key, 0), []).append((k, cell))
+    rows = sorted({row for row, _ in panels}, key=lambda p: ([capacity_label(c) for _, c in every].index(p[0]),
+                  rank(p[1], RUNTIME_ORDER), rank(p[2], MODE_ORDER), phase_setting(p[3])))
 
+    def draw(ax, k, cells, name, look):
+        ys = [(c.get("paced") or {}).get("pooled_p99_ns", math.nan) / 1000 for c in cells]
+        behind = [(c["tasks"], y) for y, c in zip(ys, cells) if (c.get("paced") or {}).get("pacer_behind")]
+        ax.scatter([x for x, _ in behind], [y for _, y in behind], s=40, facecolors="none",
+                   edgecolors=cells[0]["colour"], linewidths=1.2)
+        return draw_line(ax, cells, ys, name, look, marker="o", markersize=4), ys
 
-def build_latency_figure(runs: list[Run]) -> Figure:
-    """Pooled p99 (µs, log y) against tasks: one panel per (runtime, mode, setting), a line
-    per channel in its colour; a cell whose pacer fell behind is a hollow point."""
-    cells = paced_cells(runs)
-    panels = sorted({(c["runtime"], c["mode"], c["setting"]) for c in cells},
-                    key=lambda p: (rank(p[0], RUNTIME_ORDER), rank(p[1], MODE_ORDER), p[2]))
-    tasks = sorted({c["tasks"] for c in cells})
-    fig, axes = plt.subplots(len(panels), 1, sharex=True, squeeze=False,
-                             figsize=(8.0, 3.4 * len(panels) + 1.0), layout="constrained")
-    legend = {}
-    for ax, (runtime, mode, setting) in zip((row[0] for row in axes), panels):
-        ax.set_title(f"{runtime} · {mode} · {setting}", fontsize=9)
-        lines: dict[str, list[dict]] = {}
-        for cell in cells:
-            if (cell["runtime"], cell["mode"], cell["setting"]) == (runtime, mode, setting):
-                lines.setdefault(cell["label"], []).append(cell)
-        for name, line_cells in sorted(lines.items()):
-            line_cells.sort(key=lambda c: c["tasks"])
-            colour = line_cells[0]["colour"]
-            xs = [c["tasks"] for c in line_cells]
-            ys = [c["paced"]["pooled_p99_ns"] / 1000 if c["paced"].get("pooled_p99_ns") else math.nan
-                  for c in line_cells]
-            (line,) = ax.plot(xs, ys, color=colour, label=name, linewidth=1.5, marker="o", markersize=4)
-            behind = [(x, y) for x, y, c in zip(xs, ys, line_cells) if c["paced"].get("pacer_behind")]
-            ax.scatter([x for x, _ in behind], [y for _, y in behind], s=40, facecolors="none",
-                       edgecolors=colour, linewidths=1.2)
-            legend.setdefault(name, line)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xticks(tasks, labels=[str(t) for t in tasks])
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.grid(True, which="major", alpha=0.3)
+    fig, placed = grid(rows, [0], panels, 7.5, 3.4)
+    for ax, (cap, runtime, mode, setting), _, panel in placed:
+        rest = ", ".join(p for p in setting.split(", ") if p != "random phase")
+        ax.set_title(" · ".join(filter(None, [phase(setting), runtime, mode, cap])) + f"\n{rest}", fontsize=9)
         ax.set_ylabel("p99 µs (pooled)")
-    axes[-1][0].set_xlabel("tasks")
-    fig.legend(list(legend.values()), list(legend), loc="outside right upper", fontsize=9, title="channel")
+        draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}), True, lambda c: c["label"], draw)
+    legend = ("Line: p99 latency pooled over every delivered message of a cell; hollow circle: the pacer fell behind; "
+              "in phase: every task sends its burst at the same instant, out of phase: at a random offset"
+              + (f"; {BOLD}" if any(r.highlights for r in runs) else "")
+              + ("; no ns/message figure: every cell is paced, and its ns/message restates the schedule"
+                 if alone else "") + ".")
     fig.suptitle("Latency under load: pooled p99 by tasks")
+    fig.text(0.0, 0.0, caption(runs, legend), ha="left", va="top", fontsize=8, gid="caption")
     return fig
-
-
-def latency_path(image: Path) -> Path:
-    """X.png → X.latency.png: the latency figure beside the throughput one."""
-    return image.with_name(f"{image.stem}.latency{image.suffix}")
 
 
 def cell_table(runs: list[Run], metric: str) -> list[str]:
     """One line per cell: the metric's trimmed mean, median, min, max, ok samples (of all
-    samples) and clusters when there are several, lowest first within each (mode, runtime, tasks)."""
-    several = len(runs) > 1
-    lines = []
+    samples) and clusters when there are several, lowest first per (capacity, mode, runtime, tasks)."""
+    several, lines = len(runs) > 1, []
+    capacities = len({capacity_label(c) for run in runs for c in run.cells}) > 1
     for run, label in zip(runs, file_labels(runs)):
         for cell in run.cells:
             figures = cell.get(metric)
-            order = (rank(cell["mode"], MODE_ORDER), rank(cell["runtime"], RUNTIME_ORDER),
+            order = (cell["capacity"], rank(cell["mode"], MODE_ORDER), rank(cell["runtime"], RUNTIME_ORDER),
                      cell["tasks"], figures["trimmed_mean"] if figures else math.inf, label)
             values = [number(figures[k]) for k in ("trimmed_mean", "median", "min", "max")] if figures else ["-"] * 4
             count = len(figures["samples"]) if figures else 0
             numbers = " ".join(f"{v:>10}" for v in values) + f" {count:>3}"
-            clusters = " | ".join(f"{number(c['centre'])} ×{c['share']:.0%}"
-                                  for c in (figures or {}).get("clusters", []))
-            file = f"{label}  " if several else ""
-            lines.append((order, f"{file}{cell['mode']:<12} {cell['runtime']:<15} {cell['tasks']:>5} "
-                                 f"{line_name(cell):<16} {numbers}/{cell['ok'] + cell['failed']}"
+            clusters = " | ".join(f"{number(c['centre'])} ×{c['share']:.0%}" for c in figures.get("clusters", [])) \
+                if figures else ""
+            name = line_name(cell) + (f" · {capacity_label(cell)}" if capacities else "")
+            lines.append((order, f"{label + '  ' if several else ''}{cell['mode']:<12} {cell['runtime']:<15} "
+                                 f"{cell['tasks']:>5} {name:<16} {numbers}/{cell['ok'] + cell['failed']}"
                                  + (f"  clusters {clusters}" if clusters else "")))
     header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'trimmed':>10} {'median':>10} "
               f"{'min':>10} {'max':>10} ok")
@@ -373,14 +434,14 @@ def output_path(requested: str | None, first: Path, inputs: list[Path], supporte
 
 
 def savefig(fig: Figure, out: Path) -> None:
+    """Writes `fig` to `out`, closes it, and prints the path."""
     try:
         fig.savefig(out, dpi=130, bbox_inches="tight")
     except OSError as error:
         raise FatalError(f"{out}: cannot write: {error.strerror or error}") from None
-
-
-def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    finally:
+        plt.close(fig)
+    print(out)
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -396,9 +457,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                        help="logarithmic y axis (the default for the latency metrics)")
     scale.add_argument("--linear-y", dest="log_y", action="store_const", const=False, help="linear y axis")
     parser.add_argument("--table", action="store_true",
-                        help="print each cell's trimmed mean, median, min, max and clusters (lowest first per mode, "
-                        "runtime and tasks) "
-                        "instead of drawing")
+                        help="print each cell's trimmed mean, median, min, max and clusters instead of drawing")
     return parser.parse_args(argv)
 
 
@@ -417,24 +476,19 @@ def main(argv: list[str]) -> int:
         if args.table:
             print("\n".join(cell_table(runs, args.metric)))
             return 0
-        fig = build_figure(runs, args.metric, args.log_y)
-        try:
-            out = output_path(args.output, runs[0].path, paths, fig.canvas.get_supported_filetypes(), args.force)
-            latency = latency_path(out) if paced_cells(runs) else None
-            if latency is not None:
-                # Checked before anything is written, as the first image is.
-                output_path(str(latency), runs[0].path, paths, fig.canvas.get_supported_filetypes(), args.force)
-            savefig(fig, out)
-        finally:
-            plt.close(fig)
-        print(out)
-        if latency is not None:
-            lat_fig = build_latency_figure(runs)
-            try:
-                savefig(lat_fig, latency)
-            finally:
-                plt.close(lat_fig)
-            print(latency)
+        supported = FigureCanvasBase.get_supported_filetypes()
+        drawn = any(drawn_cells(run, args.metric) for run in runs)
+        out = output_path(args.output, runs[0].path, paths, supported, args.force or not drawn)
+        paced = any(phase(c["setting"]) for r in runs for c in r.cells)
+        latency = out.with_name(f"{out.stem}.latency{out.suffix}")
+        if paced:  # both images checked before either is written; the first only where it is drawn
+            output_path(str(latency), runs[0].path, paths, supported, args.force)
+        if drawn:
+            savefig(build_figure(runs, args.metric, args.log_y), out)
+        else:
+            print(f"{out}: not drawn: every cell is paced, and its {args.metric} restates the schedule")
+        if paced:
+            savefig(build_latency_figure(runs, alone=not drawn), latency)
     except FatalError as error:
         print(f"fatal: {error}", file=sys.stderr)
         return 2

@@ -98,7 +98,7 @@ def run_fatal(argv, capsys):
 def caption(fig):
     texts = [t.get_text() for t in fig.texts if t.get_gid() == "caption"]
     assert len(texts) == 1
-    return texts[0]
+    return " ".join(texts[0].split())  # unwrapped
 
 
 def line_data(ax, label):
@@ -159,7 +159,6 @@ def test_one_line_per_channel_per_panel_with_samples_as_points(tmp_path):
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["1", "2", "4", "64"]
     # the trimmed mean of samples 20, 21, 22 for tokio-mpsc at 1 task
     assert line_data(fig.axes[0], "tokio-mpsc")[1] == 21.0
-    assert fig.axes[0].get_ylim() == fig.axes[3].get_ylim()  # shared y axis
 
 
 def test_only_modes_and_runtimes_present(tmp_path):
@@ -537,19 +536,23 @@ def test_a_paced_run_gets_a_latency_figure_of_the_pooled_p99_beside_the_throughp
                   "--channels", "kanal,flume", "--samples", "1", "--max-time", "0", "--warmup", "0",
                   "--runtimes", "current-thread", "--modes", "cloned-send", "--out", csv)
     assert plot.main([str(csv)]) == 0
-    written = capsys.readouterr().out.split()
+    written = capsys.readouterr().out.splitlines()
     latency = tmp_path / "paced.latency.png"
-    assert written == [str(tmp_path / "paced.png"), str(latency)]
-    assert latency.read_bytes().startswith(PNG_MAGIC)
+    # every cell paced: no ns/message figure (it restates the schedule), one line saying so
+    assert written == [f"{tmp_path / 'paced.png'}: not drawn: every cell is paced, and its ns_per_message "
+                       "restates the schedule", str(latency)]
+    assert latency.read_bytes().startswith(PNG_MAGIC) and not (tmp_path / "paced.png").exists()
     run = plot.load_run(csv)
-    fig = plot.build_latency_figure([run])
+    fig = plot.build_latency_figure([run], alone=True)
+    assert "no ns/message figure: every cell is paced" in caption(fig)
     ax = fig.axes[0]
-    for cell in plot.paced_cells([run]):
+    assert ax.get_title().startswith("out of phase · current-thread · cloned-send · ")
+    for cell in filter(lambda c: "paced" in c, run.cells):  # a cell with no ok sample has no p99
         points = line_data(ax, cell["label"])
         assert points[cell["tasks"]] == pytest.approx(cell["paced"]["pooled_p99_ns"] / 1000)
     colours = {line.get_label(): line.get_color() for line in ax.get_lines()}
-    assert colours == {c["label"]: c["colour"] for c in plot.paced_cells([run])}
-    # A second run leaves both images alone without --force, naming the first that exists.
+    assert colours == {c["label"]: c["colour"] for c in run.cells}
+    # A second run leaves the image alone without --force.
     assert plot.main([str(csv)]) == 2
     assert "already exists" in capsys.readouterr().err
 
@@ -578,3 +581,112 @@ def test_thin_cells_are_hollow_and_each_line_has_its_interval_band(tmp_path):
     write_run(tmp_path / "old.csv", cells)
     fig = plot.build_figure([load(tmp_path, cells, name="old.csv")])
     assert not [c for c in fig.axes[0].collections if c.get_gid() == "thin"]
+
+
+# ---------------------------------------------------------------------------
+# Capacities, scales, highlights, end labels, phases
+
+
+def with_capacity(cells, capacity, label=None):
+    """The cells at `capacity` slots, with the binary's `capacity_label` when given."""
+    for c in cells:
+        c.update({"capacity": capacity, "name": c["name"] + f"/capacity={capacity}"})
+        c.update({"capacity_label": label} if label else {})
+    return cells
+
+
+def write_highlights(path, highlights):
+    data = json.loads(path.with_suffix(".cells.json").read_text())
+    path.with_suffix(".cells.json").write_text(json.dumps({**data, "highlights": highlights}))
+    return path
+
+
+def test_each_capacity_is_a_row_of_panels_that_never_share_a_line(tmp_path):
+    small = with_capacity(sweep(channels=["flume", "kanal"], tasks=(1, 64)), 256, "256 slots per task")
+    large = with_capacity(sweep(channels=["flume", "kanal"], tasks=(1, 64)), 65536)  # an older file: no label
+    for c in large:
+        c["ns_per_message"] = figures([10 * v for v in c["ns_per_message"]["samples"]])
+    fig = plot.build_figure([load(tmp_path, small + large)])
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split(" · ")[0:2] + t.split(" · ")[3:] for t in titles] == [
+        [mode, runtime, capacity] for capacity in ("256 slots per task", "65,536 slots")
+        for mode in ("cloned-send", "merged-recv") for runtime in ("multi-thread", "current-thread")]
+    for ax, title in zip(fig.axes, titles):
+        assert labels_of(ax) == ["flume", "kanal"]  # one line per channel: the capacities apart
+        scale = 10 if "65,536" in title else 1
+        assert line_data(ax, "flume")[1] == pytest.approx(scale * trimmed_mean([20.0, 21.0, 22.0]))
+    assert "capacity 256 slots per task, 65,536 slots" in caption(fig)
+
+
+def test_each_panel_has_a_y_scale_its_own_lines_fill(tmp_path):
+    cells = sweep(channels=["flume", "kanal"], runtimes=("multi-thread",))
+    cells += [cell(c, t, [2.0 + s for s in range(3)], mode, "current-thread", workers=1)
+              for c in ("flume", "kanal") for mode in ("cloned-send", "merged-recv") for t in (1, 2, 4)]
+    fig = plot.build_figure([load(tmp_path, cells)])
+    multi, current = fig.axes[0].get_ylim(), fig.axes[1].get_ylim()
+    assert fig.axes[1].get_title().startswith("cloned-send · current-thread")
+    assert multi[0] == current[0] == 0
+    assert current[1] < 5 < 20 < multi[1] < 40  # each filled by its own lines and samples
+    assert all(ax.get_xscale() == "log" for ax in fig.axes)
+
+
+def test_the_highlighted_channels_are_drawn_thicker_and_on_top(tmp_path):
+    path = write_run(tmp_path / "h.csv", with_capacity(sweep(), 1024, "1,024 slots"))
+    write_highlights(path, [{"runtime": "multi-thread", "mode": "cloned-send", "workers": 8,
+                             "capacity_label": "1,024 slots", "setting": "", "channels": ["kanal", "flume"]}])
+    fig = plot.build_figure([plot.load_run(path)])
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    thick = {name for name, line in lines.items() if line.get_linewidth() > 2}
+    assert thick == {"kanal", "flume"}
+    assert max(lines[n].get_linewidth() for n in lines if n not in thick) < 1.5
+    assert min(lines[n].get_zorder() for n in thick) > max(lines[n].get_zorder() for n in lines if n not in thick)
+    assert all(lines[n].get_alpha() < 1 for n in lines if n not in thick)
+    # a panel the highlights do not name: every line as it always was
+    assert {line.get_linewidth() for line in fig.axes[1].get_lines()} == {1.5}
+    assert "bold: the band picks" in caption(fig)
+    assert "bold" not in caption(plot.build_figure([load(tmp_path, sweep(), "plain.csv")]))
+
+
+def test_every_line_is_named_at_its_right_end_without_overlaps(tmp_path):
+    # five channels whose lines end within 0.1 ns of each other: their names are nudged apart
+    cells = [cell(c, t, [100.0 + 0.02 * i] * 3) for i, c in enumerate(CHANNELS) for t in (1, 8)]
+    fig = plot.build_figure([load(tmp_path, cells)])
+    ax = fig.axes[0]
+    names = [t for t in ax.texts if t.get_gid() == "end-label"]
+    assert sorted(t.get_text() for t in names) == sorted(CHANNELS)
+    assert {t.get_color() for t in names} == {colour_of(c) for c in CHANNELS}
+    assert all(t.xy[0] == 8 and t.xyann[0] > 1 for t in names)  # at the line's end, right of the axes
+    heights = sorted(t.xyann[1] for t in names)
+    gap = plot.LABEL_SIZE / (ax.get_window_extent().height * 72 / fig.dpi)
+    assert all(b - a >= gap for a, b in zip(heights, heights[1:])) and 0 <= heights[0] < heights[-1] <= 1
+    assert not fig.legends
+
+
+def paced_cell(channel, tasks, p99_ns, phase):
+    c = cell(channel, tasks, [4e6] * 2, setting=f"paced 5 every 20ms, {phase}send try, latency")
+    c["paced"] = {"pooled_p99_ns": p99_ns, "pacer_behind": False, "overflow_share": 0.0, "drop_share": 0.0}
+    return c
+
+
+def test_the_latency_panels_name_their_phase_and_an_all_paced_run_has_no_ns_per_message_figure(tmp_path, capsys):
+    cells = [paced_cell(c, t, 1000 * t * (i + 1) + 10 * bool(phase), phase)
+             for i, c in enumerate(["flume", "kanal"]) for t in (1, 300) for phase in ("random phase, ", "")]
+    path = write_run(tmp_path / "sfu.csv", with_capacity(cells, 1024))
+    assert plot.main([str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{tmp_path / 'sfu.png'}: not drawn: every cell is paced")
+    assert out[1:] == [str(tmp_path / "sfu.latency.png")] and not (tmp_path / "sfu.png").exists()
+    fig = plot.build_latency_figure([plot.load_run(path)], alone=True)
+    assert [ax.get_title() for ax in fig.axes] == [
+        f"{phase} · multi-thread · cloned-send · 1,024 slots\npaced 5 every 20ms, send try, latency"
+        for phase in ("in phase", "out of phase")]
+    assert line_data(fig.axes[1], "kanal") == {1: 2.01, 300: 600.01}
+    assert all(ax.get_yscale() == "log" for ax in fig.axes)
+    assert len([t for t in fig.axes[0].texts if t.get_gid() == "end-label"]) == 2
+    # beside unpaced cells, the ns/message figure leaves the paced ones to the latency figure
+    both = write_run(tmp_path / "both.csv", cells + sweep(channels=["flume"]))
+    assert plot.main([str(both)]) == 0
+    assert capsys.readouterr().out.split() == [str(tmp_path / "both.png"), str(tmp_path / "both.latency.png")]
+    fig = plot.build_figure([plot.load_run(both)])
+    assert all(labels_of(ax) == ["flume"] for ax in fig.axes)
+    assert "paced cells: in the latency figure" in caption(fig)
