@@ -216,9 +216,9 @@ def phase_setting(setting: str) -> str:
 def emphasis(run: Run, cell: dict) -> bool | None:
     """True for a channel the binary highlights in the cell's panel (`highlights` in
     X.cells.json), False for the others of such a panel, None where the panel has none."""
-    key = (cell["runtime"], cell["mode"], cell["workers"], capacity_label(cell), cell["setting"])
-    chosen = [h.get("channels", []) for h in run.highlights
-              if (h.get("runtime"), h.get("mode"), h.get("workers"), h.get("capacity_label"), h.get("setting")) == key]
+    key = (cell["runtime"], cell["mode"], capacity_label(cell), cell["setting"])
+    chosen = [h.get("channels", []) for h in run.highlights if h.get("workers") in (None, cell["workers"])
+              and (h.get("runtime"), h.get("mode"), h.get("capacity_label"), h.get("setting")) == key]
     return cell["label"] in sum(chosen, []) if chosen else None
 
 
