@@ -122,6 +122,8 @@ impl Progress {
 pub struct Outcome {
     /// One line per cell that had failed samples.
     pub failed_cells: Vec<String>,
+    /// One line per cell its channel cannot run (`Cell::refusal`): a refused row, not a failure.
+    pub refused_cells: Vec<String>,
     /// Cells sampled at least once (or stopped early on a hang).
     pub cells_done: usize,
     /// Samples written to the CSV.
@@ -324,6 +326,10 @@ fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
         console.cell(cell, stats::summarize(&ok).as_ref(), &stats::clusters(&ok), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();
+        if let Some(reason) = cell.refusal() {
+            outcome.refused_cells.push(format!("{label}: {reason}"));
+            continue;
+        }
         let failures: Vec<&Sample> = progress.samples.iter().filter(|s| !s.status.is_ok()).collect();
         if let Some(first) = failures.first() {
             let (failed, all) = (failures.len(), progress.samples.len());

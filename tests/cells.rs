@@ -61,7 +61,8 @@ fn a_bad_csv_is_one_line_and_exit_2() {
 fn a_sweep_writes_its_cells_and_exports_and_refuses_to_replace_an_export_before_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let (out, bmf) = (dir.path().join("s.csv"), dir.path().join("s.bmf.json"));
-    let sweep = ["--messages", "2000", "--tasks", "1,4", "--channels", "kanal", "--modes", "cloned-send"];
+    let sweep =
+        ["--messages", "2000", "--tasks", "1,4", "--channels", "kanal", "--modes", "cloned-send", "--capacity", "1024"];
     let small = ["--runtimes", "current-thread", "--warmup", "0", "--samples", "2", "--max-time", "0"];
     let args = [&sweep[..], &small, &["--out", out.to_str().unwrap(), "--export-bmf", bmf.to_str().unwrap()]].concat();
     let (code, stdout, stderr) = channel_bench(&args, &[]);

@@ -27,7 +27,12 @@ fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
         (&["--tasks", "1,,2"], "--tasks"),
         (&["--tasks", "4,4"], "--tasks"),
         (&["--tasks", "100", "--messages", "10"], "--tasks"),
-        (&["--tasks", "512", "--capacity", "100", "--modes", "merged-recv"], "--capacity"),
+        (
+            &["--tasks", "512", "--capacity", "100", "--channels", "futures-channel", "--modes", "cloned-send"],
+            "--capacity",
+        ),
+        (&["--capacity", "1024,1024"], "--capacity"),
+        (&["--task-capacity", "256", "--modes", "cloned-send"], "--task-capacity"),
         (&["--tasks", "8", "--capacity", "4", "--modes", "cloned-send", "--channels", "futures-channel"], "--capacity"),
         (&["--channels", "crossbeam"], "--channels"),
         (&["--channels", "flume,flume"], "--channels"),
@@ -120,7 +125,7 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
          send,dropped,delivered_fraction,phase,involuntary_switches,steal_ns,duration_ns,delivered,frames,\
          frames_overflowed,lateness_max_ns,lateness_mean_ns,pacer_behind,resident_start_bytes,resident_growth_bytes,\
-         lat_histogram,round,build"
+         lat_histogram,round,build,task_capacity"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();
@@ -235,8 +240,9 @@ fn quick_is_overridden_by_explicit_flags() {
     ];
     bench().args(args).arg("--out").arg(&out).assert().success();
     let (_, rows) = read_csv(&out);
-    // --quick's 2 screening rounds of the one channel, the explicit messages and tasks, both modes.
-    assert_eq!(rows.len(), 2 * 2);
+    // --quick's 2 screening rounds of the one channel, the explicit messages and tasks, both modes,
+    // the two default capacities.
+    assert_eq!(rows.len(), 2 * 2 * 2);
     assert!(rows.iter().all(|row| row[5] == "512" && row[4] == "2"));
 }
 
@@ -250,7 +256,8 @@ fn force_overwrites_an_existing_out() {
     bench().args(args).arg("--out").arg(&out).assert().success();
     let (header, rows) = read_csv(&out);
     assert_eq!(header[0], "channel");
-    assert_eq!(rows.len(), 2 * 2);
+    // Two modes × two runtimes × the two default capacities, one sample each.
+    assert_eq!(rows.len(), 2 * 2 * 2);
 }
 
 #[test]
@@ -279,6 +286,8 @@ fn samples_of(messages: &str, args: &[&str]) -> Vec<f64> {
         "current-thread",
         "--modes",
         "cloned-send",
+        "--capacity",
+        "1024",
     ];
     bench().args(base).args(args).arg("--out").arg(&out).assert().success();
     let (header, rows) = read_csv(&out);
@@ -364,4 +373,44 @@ fn dry_run_of_the_commands_reads_their_inputs_and_writes_nothing() {
     assert_eq!(files_in(dir.path()), before, "nothing written");
     let missing = dir.path().join("missing.csv");
     bench().args(["summary", "--dry-run"]).arg(&missing).assert().code(2);
+}
+
+#[test]
+fn a_cell_a_channel_cannot_hold_is_one_refused_row_and_the_others_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("refused.csv");
+    let args = ["--messages", "2000", "--tasks", "1,128", "--capacity", "64", "--channels", "futures-channel,kanal"];
+    let small = ["--modes", "cloned-send", "--runtimes", "current-thread", "--samples", "1", "--max-time", "0"];
+    let output = bench().args(args).args(small).arg("--out").arg(&out).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("1 cell(s) refused") && stdout.contains("128 sender(s) need 128 slots"), "{stdout}");
+    let (header, rows) = read_csv(&out);
+    let column = |name: &str| header.iter().position(|column| column == name).unwrap();
+    let status = |channel: &str, tasks: &str| -> Vec<String> {
+        let of = |row: &&Vec<String>| row[column("channel")] == channel && row[column("tasks")] == tasks;
+        rows.iter().filter(of).map(|row| row[column("status")].clone()).collect()
+    };
+    let refused = status("futures-channel", "128");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].starts_with("capacity: refused: futures-channel reserves 1 slot(s) per sender"), "{refused:?}");
+    assert_eq!(status("futures-channel", "1"), ["ok"]);
+    assert_eq!(status("kanal", "128"), ["ok"]);
+    let summary = std::fs::read_to_string(out.with_extension("md")).unwrap();
+    assert!(summary.contains("futures-channel (refused at tasks 128"), "{summary}");
+}
+
+#[test]
+fn the_two_designs_at_their_own_sizes_are_cells_of_one_run() {
+    let args = ["--tasks", "300", "--channels", "kanal", "--runtimes", "current-thread", "--dry-run"];
+    let designs = ["--modes", "cloned-send,merged-recv", "--capacity", "1024", "--task-capacity", "256"];
+    let output = bench().args(args).args(designs).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("cells: 2\n"), "{stdout}");
+    assert!(stdout.contains("tasks=300 cloned-send at 1,024 slots kanal"), "{stdout}");
+    assert!(stdout.contains("tasks=300 merged-recv at 256 slots per task kanal"), "{stdout}");
+    let output = bench().args(args).args(["--capacity", "64,1024,65536"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("cells: 6\n"), "two modes at each of three capacities: {stdout}");
 }

@@ -14,7 +14,18 @@ fn paced_sweep(dir: &Path, name: &str) -> PathBuf {
     let (code, stdout, stderr) = output(
         bench()
             .args(["--pace", "10ms", "--duration", "60ms", "--tasks", "1,8", "--send", "try", "--latency"])
-            .args(["--channels", "kanal,flume", "--samples", "2", "--max-time", "0", "--warmup", "0"])
+            .args([
+                "--channels",
+                "kanal,flume",
+                "--samples",
+                "2",
+                "--max-time",
+                "0",
+                "--warmup",
+                "0",
+                "--capacity",
+                "1024",
+            ])
             .args(["--runtimes", "multi-thread", "--modes", "cloned-send", "--phase", "aligned,random", "--out"])
             .arg(&out),
     );

@@ -15,7 +15,7 @@ fn binary() -> PathBuf {
 fn start_long_sweep(out: &Path) -> Child {
     Command::new(binary())
         .args(["--messages", "200000", "--tasks", "1,2,4", "--channels", "kanal,flume,async-channel"])
-        .args(["--max-time", "0"])
+        .args(["--max-time", "0", "--capacity", "65536"])
         .arg("--out")
         .arg(out)
         .stdout(Stdio::piped())

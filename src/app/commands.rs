@@ -14,8 +14,10 @@ use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
+use crate::results::noise::FileNoise;
 use crate::results::pool::{self, Run};
-use crate::results::{cells, decision, machines, paced, recommend, versions};
+use crate::results::{cells, decision, designs, machines, paced, recommend, versions};
+use crate::run::workload::Mode;
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -355,8 +357,22 @@ pub(crate) fn write_report(
 /// `throughput` (the summary in `form`) with the answer for the paced cells of `samples` beside
 /// it (`output::paced::beside`).
 fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
-    let bands = paced::answer(samples);
-    output::paced::beside(throughput, &bands, &room(samples), paced::only_paced(samples), form)
+    let (bands, rooms) = (paced::answer(samples), room(samples));
+    let lead = if matches!(form, Form::Text) { "  " } else { "- " };
+    let designs = designs::designs(samples, &FileNoise::of(samples));
+    let speed = if designs.is_empty() { Vec::new() } else { recommend::recommend(samples) };
+    let pick_of = |band: &designs::Designs| {
+        let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
+        let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
+        let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
+        let at = |b: &&recommend::Recommendation| {
+            (b.runtime, b.size, &b.setting) == (band.runtime, band.size, &band.setting)
+                && shared(b.mode, b.capacity.unwrap_or(band.shared))
+        };
+        pick.or_else(|| speed.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone()))
+    };
+    let designs = output::capacity::designs(&designs, pick_of, lead, matches!(form, Form::Short));
+    output::paced::beside((throughput, &designs), &bands, &rooms, paced::only_paced(samples), form)
 }
 
 /// The decisions for the room `samples` answers for (`results::decision::default_room`).

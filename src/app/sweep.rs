@@ -108,7 +108,7 @@ pub(super) fn measure(
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
     console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
-    console.finish(csv.path(), &outcome.failed_cells);
+    console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
     Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
 }
 

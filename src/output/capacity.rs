@@ -2,11 +2,14 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
-use super::format;
 use super::summary::marked;
+use super::{format, paced};
 use crate::results::capacity::{AcrossCapacities, across};
+use crate::results::designs::Designs;
+use crate::results::noise::Metric;
 use crate::results::recommend::Recommendation;
 use crate::run::workload::{Capacity, MIN_TASK_SLOTS, Mode};
+use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
@@ -104,4 +107,66 @@ fn line(band: &AcrossCapacities, strong: bool) -> String {
         format!("{open}the pick changes with capacity{close}: {}", changes.join("; "))
     };
     format!("{place}: {}; {holds}; {change}", picks.join(", "))
+}
+
+/// Which design, band by band: merged-recv (a channel per task) against cloned-send (one shared
+/// channel), each channel's verdicts, the shared design's pick (`pick_of`) first (`only_pick`:
+/// the pick alone); empty when the file measured one design.
+pub fn designs(
+    designs: &[Designs],
+    pick_of: impl Fn(&Designs) -> Option<String>,
+    lead: &str,
+    only_pick: bool,
+) -> String {
+    if designs.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "Which design: merged-recv (a channel per task) against cloned-send (one shared channel), each at its own \
+         capacity, channel by channel: the ratio of merged-recv's figure to cloned-send's (points for frames \
+         overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval holds \
+         no difference.\n\n",
+    );
+    for band in designs {
+        let place = format!(
+            "{}{} {}, {} shared against {}",
+            band.runtime,
+            format::group_notes(band.workers, None, &paced::phased(&band.setting)),
+            band.size.name(),
+            band.shared,
+            band.own
+        );
+        let pick = pick_of(band);
+        let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
+        channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());
+        if only_pick && pick.is_some() {
+            channels.truncate(1);
+        }
+        let said: Vec<String> = channels
+            .iter()
+            .map(|(channel, verdicts)| {
+                let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
+                let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
+                format!("{}{picked} {}", marked(channel, None), figures.join(", "))
+            })
+            .collect();
+        out.push_str(&format!("{lead}{place}: {}\n", said.join("; ")));
+    }
+    out.push('\n');
+    out
+}
+
+/// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].
+fn figure(metric: Metric, verdict: &Verdict) -> String {
+    let name = match metric {
+        Metric::Speed => "ns/message",
+        Metric::Cpu => "CPU",
+        Metric::P99 => "p99",
+        Metric::Overflow => "frames overflowed",
+    };
+    let tied = if verdict.call == Call::Tied { "≈ " } else { "" };
+    match metric.is_ratio() {
+        true => format!("{name} {tied}{}", format::ratio(verdict)),
+        false => format!("{name} {tied}{:+.2} points [{:+.2}–{:+.2}]", verdict.mean, verdict.low, verdict.high),
+    }
 }

@@ -118,7 +118,7 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
                     out,
                     "  {}{}",
                     paced::cell_label(key),
-                    format::group_notes(workers_named(&comparison, key), None, "")
+                    format::group_notes(workers_named(&comparison, key), capacity_named(&comparison, key), "")
                 );
             }
         }
@@ -151,7 +151,11 @@ fn table(comparison: &Comparison) -> String {
         let channel = format!(
             "{}{}",
             key.channel_label(),
-            format::group_notes(workers_named(comparison, key), None, &paced::phased(&key.setting))
+            format::group_notes(
+                workers_named(comparison, key),
+                capacity_named(comparison, key),
+                &paced::phased(&key.setting)
+            )
         );
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
         let _ = match compared {
@@ -267,6 +271,12 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
 /// The worker count of `key`, when the files hold several for its runtime.
 fn workers_named(comparison: &Comparison, key: &CellKey) -> Option<u64> {
     comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers)
+}
+
+/// The capacity of `key`, when the files hold several.
+fn capacity_named(comparison: &Comparison, key: &CellKey) -> Option<Capacity> {
+    let mut keys = comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
+    keys.any(|other| other.workload.capacity != key.workload.capacity).then_some(key.workload.capacity)
 }
 
 fn text(spread: Spread) -> String {

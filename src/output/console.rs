@@ -183,9 +183,16 @@ impl Console {
         self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
     }
 
-    /// The closing lines: where the CSV is, and every failed cell.
-    pub fn finish(&self, csv: &Path, failed_cells: &[String]) {
+    /// The closing lines: where the CSV is, every cell refused (its channel cannot run it), and
+    /// every failed cell.
+    pub fn finish(&self, csv: &Path, refused_cells: &[String], failed_cells: &[String]) {
         print_line(&format!("\nresults: {}", csv.display()));
+        if !refused_cells.is_empty() {
+            print_line(&format!("{} cell(s) refused, one row each, the others measured:", refused_cells.len()));
+            for cell in refused_cells {
+                print_line(&format!("  {cell}"));
+            }
+        }
         if !failed_cells.is_empty() {
             print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
             for cell in failed_cells {

@@ -8,6 +8,7 @@ use super::format::{duration, number, thousands};
 use super::summary::MARK;
 use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
+use crate::run::workload::Capacity;
 
 /// `kanal†` for a channel whose crate has a known problem, the label alone otherwise.
 fn marked(seat: &Seat) -> String {
@@ -199,11 +200,12 @@ pub fn json(decision: &Decision) -> Value {
         "workers": decision.workers,
         "mode": decision.mode,
         "setting": decision.setting,
-        "capacity": decision.capacity,
+        "capacity": decision.capacity.slots(),
+        "capacity_per_task": matches!(decision.capacity, Capacity::PerTask(_)),
         "pick": pick.map(|seat| seat.channel.clone()),
         "p99_ns": phases(|cell| cell.latency.map(|latency| latency.p99 as f64)),
         "drop_share": phases(|cell| Some(cell.drop_share)),
-        "capacity_for_no_drops": decision.capacity_for_no_drops(),
+        "capacity_for_no_drops": decision.capacity_for_no_drops().slots(),
         "core_share": everyday.and_then(|cell| cell.core_share),
         "offered_per_s": everyday.map(|cell| cell.offered_per_s),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),

@@ -289,9 +289,15 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
 /// ranked, and the throughput answer's versions and caveats (from [`super::summary::VERSIONS_LEAD`]).
 /// The throughput answer alone when `bands` is empty.
-pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_paced: bool, form: Form) -> String {
+pub fn beside(
+    (throughput, designs): (&str, &str),
+    bands: &[PacedBand],
+    decided: &[Decision],
+    only_paced: bool,
+    form: Form,
+) -> String {
     if bands.is_empty() {
-        return throughput.to_owned();
+        return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
     let latency = match form {
         Form::Text => text(bands),
@@ -299,14 +305,14 @@ pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_
     };
     let decided = decisions(decided, form);
     if !only_paced {
-        return format!("{decided}{}\n\n{latency}", throughput.trim_end());
+        return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
     }
     let versions = throughput.lines().find(|line| line.starts_with(super::summary::VERSIONS_LEAD)).unwrap_or("");
     let caveats = match form {
         Form::Text => super::summary::caveats_text(&caveated(bands)),
         Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),
     };
-    format!("{decided}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
+    format!("{decided}{designs}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
 }
 
 /// The channels with caveats that `bands` rank, in the order first ranked.

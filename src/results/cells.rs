@@ -84,7 +84,8 @@ fn highlights(file: &ResultsFile) -> Vec<Highlight> {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CellResult {
     /// A stable name, unique in the file: `runtime/mode/tasks=T/channel`, then `/setting`
-    /// when the cell has one, then `/messages=M,capacity=C,workers=W` when another cell of the
+    /// when the cell has one, then `/capacity=C` (`C/task` per task) when the file holds several
+    /// capacities, or `/messages=M,capacity=C,workers=W` when another cell of the
     /// file has the same name but another workload. The benchmark name of the BMF and github-action exports.
     pub name: String,
     /// `multi-thread` or `current-thread`.
@@ -106,7 +107,8 @@ pub struct CellResult {
     pub colour: String,
     /// Messages per sample; 0 for files without the column.
     pub messages: u64,
-    /// Slots in flight (`--capacity`); 0 for files without the column.
+    /// The capacity's slots (`--capacity`, or `--task-capacity`'s per task: `capacity_label`
+    /// says which); 0 for files without the column.
     pub capacity: u64,
     /// The capacity the cell is ranked at, in words (`1,024 slots`, `256 slots per task`): cells
     /// of different labels are never drawn on one line.
@@ -289,11 +291,24 @@ impl Figures {
 
 /// The per-cell results of `file`, read from the CSV named `csv`.
 pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
+    let several_capacities = file.order.iter().any(|key| key.workload.capacity != file.order[0].workload.capacity);
+    let name = |key: &CellKey| match several_capacities {
+        true => format!("{}/capacity={}", short_name(key), capacity_slug(key.workload.capacity)),
+        false => short_name(key),
+    };
     let mut names: HashMap<String, usize> = HashMap::new();
     for key in &file.order {
-        *names.entry(short_name(key)).or_default() += 1;
+        *names.entry(name(key)).or_default() += 1;
     }
-    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], names[&short_name(key)] > 1)).collect();
+    let cells = file
+        .order
+        .iter()
+        .map(|key| {
+            let name = name(key);
+            let unique = names[&name] == 1;
+            cell(key, &file.cells[key], if unique { name } else { workload_name(key) })
+        })
+        .collect();
     CellsFile {
         csv: csv.to_owned(),
         confidence: CONFIDENCE,
@@ -310,20 +325,23 @@ fn short_name(key: &CellKey) -> String {
     if key.setting.is_empty() { name } else { format!("{name}/{}", key.setting) }
 }
 
-fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult {
-    let workload = key.workload;
-    let mut name = short_name(key);
-    if name_workload {
-        name = format!(
-            "{name}/messages={},capacity={},workers={}",
-            workload.messages,
-            match workload.capacity {
-                Capacity::Shared(slots) => slots.to_string(),
-                Capacity::PerTask(slots) => format!("{slots}/task"),
-            },
-            workload.workers
-        );
+/// `1024`, or `256/task`: a capacity in a cell's name.
+fn capacity_slug(capacity: Capacity) -> String {
+    match capacity {
+        Capacity::Shared(slots) => slots.to_string(),
+        Capacity::PerTask(slots) => format!("{slots}/task"),
     }
+}
+
+/// [`short_name`] with the whole workload: unique where the file ran several of one cell.
+fn workload_name(key: &CellKey) -> String {
+    let workload = key.workload;
+    let capacity = capacity_slug(workload.capacity);
+    format!("{}/messages={},capacity={capacity},workers={}", short_name(key), workload.messages, workload.workers)
+}
+
+fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
+    let workload = key.workload;
     CellResult {
         name,
         runtime: key.runtime,
@@ -334,9 +352,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name_workload: bool) -> CellResult
         label: key.channel_label(),
         colour: colour::of(&key.channel).to_owned(),
         messages: workload.messages,
-        capacity: match workload.capacity {
-            Capacity::Shared(slots) | Capacity::PerTask(slots) => slots,
-        },
+        capacity: workload.capacity.slots(),
         capacity_label: workload.capacity.to_string(),
         workers: workload.workers,
         setting: key.setting.clone(),
@@ -390,8 +406,9 @@ mod tests {
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
         let cells = cells("x.csv", &file);
         assert!(cells.cells[0].ns_per_message.is_none());
-        assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/messages=0,capacity=0,workers=0");
-        assert_eq!(cells.cells[1].name, "multi-thread/cloned-send/tasks=1/kanal/messages=2000,capacity=64,workers=2");
+        // Two capacities name the capacity; the same capacity twice would name the whole workload.
+        assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/capacity=0");
+        assert_eq!(cells.cells[1].name, "multi-thread/cloned-send/tasks=1/kanal/capacity=64");
         let json = serde_json::to_string(&cells.cells[0]).unwrap();
         assert!(!json.contains("ns_per_message") && json.contains("\"failed\":3"), "{json}");
     }

@@ -14,6 +14,7 @@ pub mod colour;
 pub mod compare;
 pub mod decide;
 pub mod decision;
+pub mod designs;
 pub mod load;
 pub mod machines;
 pub mod metadata;

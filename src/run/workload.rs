@@ -207,6 +207,15 @@ pub enum Capacity {
     PerTask(u64),
 }
 
+impl Capacity {
+    /// The slots: in all when shared, of each task's channel when per task.
+    pub fn slots(self) -> u64 {
+        match self {
+            Capacity::Shared(slots) | Capacity::PerTask(slots) => slots,
+        }
+    }
+}
+
 impl Default for Capacity {
     fn default() -> Self {
         Capacity::Shared(0)
@@ -373,6 +382,24 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_recv_shares_a_capacity_with_a_floor_or_gives_each_task_its_own() {
+        let merged = |tasks, capacity, task_capacity| {
+            let workload = Workload { task_capacity, ..Workload::new(Mode::MergedRecv, tasks, 4096, capacity) };
+            (workload.capacity_per_channel(), workload.capacity_axis())
+        };
+        assert_eq!(merged(4, 1024, None), (256, Capacity::Shared(1024)));
+        assert_eq!(merged(512, 65536, None), (128, Capacity::Shared(65536)));
+        assert_eq!(merged(512, 1024, None), (MIN_TASK_SLOTS, Capacity::Shared(1024)), "2 slots would be the seed's");
+        assert_eq!(merged(300, 76800, Some(256)), (256, Capacity::PerTask(256)));
+        let cloned = Workload { task_capacity: None, ..Workload::new(Mode::ClonedSend, 512, 4096, 1024) };
+        assert_eq!((cloned.capacity_per_channel(), cloned.capacity_axis()), (1024, Capacity::Shared(1024)));
+        assert_eq!(
+            [Capacity::Shared(65536).to_string(), Capacity::PerTask(256).to_string()],
+            ["65,536 slots", "256 slots per task"]
+        );
+    }
 
     fn paced(phase: Phase, seed: u64) -> Workload {
         let pace = Pace { interval: Duration::from_millis(20), burst: 8, phase };

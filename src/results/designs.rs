@@ -1,0 +1,93 @@
+//! Which design: one shared channel (cloned-send) against a channel per task (merged-recv),
+//! each at its own capacity, band by band and channel by channel. Every verdict is the noise
+//! model's, on the two designs' cells of one channel paired round by round: speed for flat-out
+//! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
+
+use super::band::{self, Grouped, TaskBand};
+use super::load::{CellSamples, ResultsFile};
+use super::noise::{self, FileNoise, Group, Metric};
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Capacity, Merge, Mode};
+use crate::stats::verdict::Verdict;
+
+/// The two designs in one band.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Designs {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The worker threads, when the file holds several for the runtime.
+    pub workers: Option<u64>,
+    /// The setting both designs share.
+    pub setting: String,
+    /// Which band.
+    pub size: TaskBand,
+    /// cloned-send's capacity: the shared channel's.
+    pub shared: Capacity,
+    /// merged-recv's capacity: each task's channel's.
+    pub own: Capacity,
+    /// Per channel measured in both, each metric's verdict on merged-recv against cloned-send
+    /// (above 1, or above 0 points: merged-recv costs more).
+    pub channels: Vec<(String, Vec<(Metric, Verdict)>)>,
+}
+
+/// The bands of `file` where both designs were measured: cloned-send at each of its capacities
+/// against merged-recv at each per-task capacity, or at the same shared capacity.
+pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
+    let groups = band::groups(file, |_| true);
+    let mut out = Vec::new();
+    for shared in groups.iter().filter(|group| group.key.mode == Mode::ClonedSend) {
+        let pairs = |own: &&Grouped| {
+            let (a, b) = (&shared.key, &own.key);
+            own.key.mode == Mode::MergedRecv
+                && (a.runtime, a.workers, &a.setting) == (b.runtime, b.workers, &b.setting)
+                && (b.capacity == a.capacity || matches!(b.capacity, Capacity::PerTask(_)))
+        };
+        for own in groups.iter().filter(pairs) {
+            for (size, tasks) in shared.bands.iter().filter(|band| own.bands.contains(band)) {
+                let channels = compare_channels(file, noise, (shared, own), tasks);
+                if channels.is_empty() {
+                    continue;
+                }
+                out.push(Designs {
+                    runtime: shared.key.runtime,
+                    workers: shared.several_workers.then_some(shared.key.workers),
+                    setting: shared.key.setting.clone(),
+                    size: *size,
+                    shared: shared.key.capacity,
+                    own: own.key.capacity,
+                    channels,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Each channel of `shared` also in `own` with every cell of the band: its verdicts.
+fn compare_channels(
+    file: &ResultsFile,
+    noise: &FileNoise,
+    (shared, own): (&Grouped, &Grouped),
+    tasks: &[u64],
+) -> Vec<(String, Vec<(Metric, Verdict)>)> {
+    let group = Group { runtime: shared.key.runtime, mode: Mode::ClonedSend, setting: shared.key.setting.clone() };
+    let cells = |grouped: &Grouped, channel| -> Option<Vec<&CellSamples>> {
+        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).map(|key| &file.cells[*key])).collect()
+    };
+    let mut out = Vec::new();
+    for &channel in &shared.channels {
+        // merged-recv's default merge: the design as the sweep measures it by default.
+        let merged = (channel.0, Some(Merge::default()));
+        let (Some(a), Some(b)) = (cells(shared, channel), cells(own, merged)) else { continue };
+        let paced = a.iter().all(|cell| !cell.paced.is_empty());
+        let metrics: &[Metric] = if paced { &[Metric::Overflow, Metric::P99, Metric::Cpu] } else { &[Metric::Speed] };
+        let verdicts: Vec<(Metric, Verdict)> = metrics
+            .iter()
+            .filter_map(|&metric| Some((metric, noise::verdict(&a, &b, metric, &group, noise)?)))
+            .collect();
+        if !verdicts.is_empty() {
+            out.push((channel.0.to_owned(), verdicts));
+        }
+    }
+    out
+}
