@@ -239,15 +239,6 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         .iter()
         .filter(|cells| !matches!(cells.avoid(), Some(Avoid::Failed | Avoid::PacerBehind | Avoid::Disturbed)))
         .collect();
-    let all = || channels.iter().flat_map(|cells| cells.both()).map(|(_, samples)| samples);
-    let mut left_out: Vec<(Why, usize)> = Vec::new();
-    for why in all().flat_map(|samples| &samples.disturbed_why) {
-        match left_out.iter_mut().find(|(seen, _)| seen == why) {
-            Some((_, count)) => *count += 1,
-            None => left_out.push((*why, 1)),
-        }
-    }
-    left_out.sort_unstable();
     let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
         let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
         Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise)?.call)
@@ -311,9 +302,22 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         ranked: ranked.len(),
         avoid,
         quiet,
-        samples: all().map(|samples| samples.paced.len() + samples.disturbed.len()).sum(),
-        left_out,
+        samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
+        left_out: left_out(&channels),
     }
+}
+
+/// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.
+fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
+    let mut counts: Vec<(Why, usize)> = Vec::new();
+    for why in channels.iter().flat_map(Cells::both).flat_map(|(_, samples)| &samples.disturbed_why) {
+        match counts.iter_mut().find(|(seen, _)| seen == why) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((*why, 1)),
+        }
+    }
+    counts.sort_unstable();
+    counts
 }
 
 /// How a tie on drops and CPU is broken, said beside every decision that breaks one.
