@@ -43,7 +43,7 @@ fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carr
     // A file of paced cells: the decision for its largest room (8 tasks), the latency answer (its
     // ns/message restates the schedule, so it is not ranked), then the crate versions.
     assert!(short.starts_with("### for your room of 8 participants (multi-thread cloned-send"), "{short}");
-    assert!(short.contains("10ms, capacity") && short.contains("\n- use:     **"), "{short}");
+    assert!(short.contains("10ms, capacity") && short.contains("\n- use:      **"), "{short}");
     // The card: at most eight lines, none over 120 characters, before the explanation.
     let card: Vec<&str> =
         short.lines().skip_while(|line| !line.starts_with("- use:")).take_while(|l| !l.is_empty()).collect();
@@ -181,4 +181,49 @@ fn the_readme_short_answers_are_short() {
             );
         }
     }
+}
+
+/// A hand-made room of 4 participants, tokio-mpsc alone, three samples a phase: the first
+/// out-of-phase sample had a steal tick, 1.53 ms p99, four times the CPU and 717 switches.
+fn disturbed_room() -> String {
+    let mut csv = "channel,mode,runtime,workers,tasks,messages,capacity,sample,elapsed_ns,ns_per_message,cpu_ns,\
+                   status,pace_ns,burst,send,dropped,phase,involuntary_switches,steal_ns,frames,frames_overflowed,\
+                   pacer_behind,round,lat_p99_ns\n"
+        .to_owned();
+    for (phase, round) in [("random", 0), ("aligned", 3)] {
+        for sample in 1..=3u64 {
+            let steal = phase == "random" && sample == 1;
+            let (cpu, switches, steal_ns, p99) =
+                if steal { (173_000_000, 717, 10_000_000, 1_530_000) } else { (44_000_000, 60, 0, 900 + sample) };
+            csv += &format!(
+                "tokio-mpsc,cloned-send,multi-thread,2,4,1000,1024,{sample},1000000000,1000000.0,{cpu},ok,20000000,5,try,\
+                 0,{phase},{switches},{steal_ns},200,0,false,{},{p99}\n",
+                round + sample
+            );
+        }
+    }
+    csv
+}
+
+#[test]
+fn a_sample_with_a_steal_tick_is_left_out_of_the_cards_figures_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = common::write(dir.path(), "room.csv", &disturbed_room());
+    let (code, json, stderr) = output(bench().args(["summary", "--json"]).arg(&csv));
+    assert_eq!(code, Some(0), "{stderr}");
+    let answer: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let decision = &answer["decision"];
+    assert_eq!(decision["pick"], "tokio-mpsc", "{decision}");
+    assert_eq!(decision["left_out"], serde_json::json!([{ "why": "steal tick", "samples": 1 }]), "{decision}");
+    let card: Vec<&str> = decision["card"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
+    let line = |label: &str| *card.iter().find(|line| line.starts_with(label)).unwrap_or_else(|| panic!("{card:?}"));
+    assert_eq!(line("left out:"), "left out: 1 of 6 samples (1 steal tick), kept in the CSV");
+    assert_eq!(
+        line("latency:"),
+        "latency:  p99 902 ns (902 ns–903 ns, 2 samples) out of phase, 902 ns (901 ns–903 ns, 3 samples) in phase"
+    );
+    assert!(
+        line("cost:").starts_with("cost:     whole process, 4 senders and the router: 4.40% (2 samples) of a core"),
+        "{card:?}"
+    );
 }

@@ -256,8 +256,8 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     );
     let _ = write!(
         out,
-        "\ndisturbed samples left out (other cells measured around them were slow too): {disturbed_old} in old, \
-         {disturbed_new} in new"
+        "\ndisturbed samples left out (a steal tick, a pacer late, CPU or switches far above the cell's others, \
+         or a slow stretch): {disturbed_old} in old, {disturbed_new} in new"
     );
     let agree = comparison.agreement;
     let _ = write!(

@@ -28,8 +28,8 @@ fn percent(share: f64) -> String {
 /// The longest line of a card, in characters.
 pub const CARD_WIDTH: usize = 120;
 
-/// The width of a card line's label, `latency: ` the longest.
-const LABEL: usize = 9;
+/// The width of a card line's label, `left out: ` the longest.
+const LABEL: usize = 10;
 
 /// `For N participants (runtime mode, frames, capacity C):`, the card's title.
 pub fn title(decision: &Decision) -> String {
@@ -48,11 +48,14 @@ pub fn room(decision: &Decision) -> String {
     )
 }
 
-/// `low–high` of a range of figures, each as `show` writes it; one figure when they agree.
+/// A figure over a cell's samples, each number as `show` writes it: `1.02 µs (740 ns–1.10 µs,
+/// 6 samples)`, the median first; `1.02 µs (6 samples)` when the least and most agree.
 fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
-    let (low, high) = range?;
-    let (low, high) = (show(low), show(high));
-    Some(if low == high { low } else { format!("{low}–{high}") })
+    let span = range?;
+    let (low, high) = (show(span.low), show(span.high));
+    let samples = if span.samples == 1 { "1 sample".to_owned() } else { format!("{} samples", span.samples) };
+    let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
+    Some(format!("{} ({between}{samples})", show(span.median)))
 }
 
 /// `names` joined by commas, as many as fit in `width` characters, then `+K more`.
@@ -69,8 +72,10 @@ fn fitted(names: &[String], width: usize) -> String {
     out
 }
 
-/// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`), each at most
-/// [`CARD_WIDTH`] characters, the figures as their least–most over the cell's samples; `strong`
+/// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`, and `left out`
+/// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
+/// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
+/// whole process's; `strong`
 /// sets the pick apart (Markdown `**` or none). Only `use` when no channel could be picked.
 pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static str, String)> {
     let Some(pick) = &decision.pick else {
@@ -90,7 +95,7 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
         (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
         (None, None) => None,
     };
-    lines.extend(latency.map(|latency| ("latency", format!("{latency} (least–most over the samples)"))));
+    lines.extend(latency.map(|latency| ("latency", latency)));
     if let Some(worst) = inside.or(out) {
         let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
         let when = if inside.is_some() { " in phase" } else { "" };
@@ -108,7 +113,14 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
     if let Some(cell) = out.or(inside)
         && let Some(share) = spread(cell.ranges.core_share, percent)
     {
-        lines.push(("cost", format!("{share} of a core at {} msg/s", thousands(cell.offered_per_s))));
+        lines.push((
+            "cost",
+            format!(
+                "whole process, {} senders and the router: {share} of a core at {} msg/s",
+                decision.participants,
+                thousands(cell.offered_per_s)
+            ),
+        ));
     }
     let avoid: Vec<String> = decision
         .avoid
@@ -117,6 +129,7 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
             Avoid::KnownProblem => format!("{channel}{MARK}"),
             Avoid::PacerBehind => format!("{channel} (pacer behind)"),
             Avoid::Failed => format!("{channel} (failed)"),
+            Avoid::Disturbed => format!("{channel} (every sample disturbed)"),
         })
         .collect();
     if !avoid.is_empty() {
@@ -127,7 +140,16 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
         let within = "within the noise of the measured pick on drops and CPU: ";
         lines.push(("tie", format!("{within}{}", fitted(&names, CARD_WIDTH - LABEL - within.chars().count()))));
     }
+    lines.extend(left_out(decision).map(|line| ("left out", line)));
     lines
+}
+
+/// The room's samples left out of every figure, and why: `2 of 52 samples (1 steal tick, 1
+/// pacer late), kept in the CSV`; `None` when none was.
+fn left_out(decision: &Decision) -> Option<String> {
+    let count: usize = decision.left_out.iter().map(|(_, count)| count).sum();
+    let why: Vec<String> = decision.left_out.iter().map(|(why, count)| format!("{count} {}", why.words())).collect();
+    (count > 0).then(|| format!("{count} of {} samples ({}), kept in the CSV", decision.samples, why.join(", ")))
 }
 
 /// The card as lines of text, `label: value`, the labels aligned.
@@ -193,6 +215,7 @@ pub fn json(decision: &Decision) -> Value {
         Avoid::KnownProblem => "known problem",
         Avoid::PacerBehind => "pacer fell behind",
         Avoid::Failed => "a sample failed",
+        Avoid::Disturbed => "every sample disturbed",
     };
     json!({
         "participants": decision.participants,
@@ -208,6 +231,7 @@ pub fn json(decision: &Decision) -> Value {
         "capacity_for_no_drops": decision.capacity_for_no_drops().slots(),
         "core_share": everyday.and_then(|cell| cell.core_share),
         "offered_per_s": everyday.map(|cell| cell.offered_per_s),
+        "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
         "card": card_lines(decision, str::to_owned),

@@ -264,9 +264,9 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
          cell's figure restates its schedule: its latency, drops and CPU are under latency under load): the trimmed mean (the mean without the highest and lowest fifth of the samples: \
          the headline figure, what the summary ranks) and its 90% confidence \
          interval, the median, the min–max, and the clusters when the samples form more than one; CPU \
-         ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A sample measured while the samples of \
-         other cells around it were slow too (a disturbed machine) is counted apart and left out of every \
-         figure.</p>\n<table>\n<tr><th>runtime</th>\
+         ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A disturbed sample (a steal tick, a pacer \
+         late, CPU or switches far above the cell's others, or measured while other cells around it were slow \
+         too) is counted apart and left out of every figure.</p>\n<table>\n<tr><th>runtime</th>\
          <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
          <th>90% interval</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
     );

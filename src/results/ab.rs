@@ -326,7 +326,7 @@ mod tests {
                 if !file.cells.contains_key(&key) {
                     file.order.push(key.clone());
                 }
-                file.cells.entry(key).or_default().add(record, false);
+                file.cells.entry(key).or_default().add(record, None);
             }
         }
         file

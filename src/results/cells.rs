@@ -124,9 +124,9 @@ pub struct CellResult {
     pub ok: usize,
     /// Samples that failed (any status other than `ok`).
     pub failed: usize,
-    /// ns/message of the `ok` samples measured in a disturbed stretch of the sweep (the
-    /// samples of other cells measured around them were slow too: `stats::disturbed`), in
-    /// file order: left out of `ok` and of every figure; empty when none was.
+    /// ns/message of the `ok` samples disturbed (`stats::disturbed`: a steal tick, a pacer late,
+    /// CPU or switches far above the cell's others, a slow stretch of the sweep), in file order:
+    /// left out of `ok` and of every figure; empty when none was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub disturbed: Vec<f64>,
     /// The status of the first failed sample; absent when none failed.

@@ -17,6 +17,7 @@ use super::noise::{self, FileNoise, Group, Metric};
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Mode, Phase};
+use crate::stats::disturbed::Why;
 use crate::stats::verdict::Call;
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
@@ -41,6 +42,8 @@ pub enum Avoid {
     PacerBehind,
     /// A sample failed (a timeout, a lost or reordered message).
     Failed,
+    /// Every sample of one of its cells was disturbed (`stats::disturbed`): nothing to judge.
+    Disturbed,
 }
 
 /// The decision for one runtime, worker count, mode and setting at `participants` tasks.
@@ -77,6 +80,11 @@ pub struct Decision {
     /// The pick at the file's fewest task count of the same group, out of phase, when fewer
     /// than `participants`: (tasks, its figures), for what latency does as load rises.
     pub quiet: Option<(u64, PacedCell)>,
+    /// The `ok` samples of the room's cells, the disturbed ones included.
+    pub samples: usize,
+    /// The room's samples left out of every figure, counted by why, in
+    /// `stats::disturbed::Why`'s order; empty when none was.
+    pub left_out: Vec<(Why, usize)>,
 }
 
 impl Decision {
@@ -117,9 +125,10 @@ fn without_phase(setting: &str) -> String {
     setting.replace(", random phase", "").replace("random phase, ", "")
 }
 
-/// The phase a paced cell was measured in.
-fn phase_of(samples: &CellSamples) -> Phase {
-    samples.paced.first().map_or(Phase::Aligned, |sample| sample.phase)
+/// The phase a paced cell was measured in (by its setting when every sample was disturbed).
+fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
+    let by_setting = || if room_key(key).setting == key.setting { Phase::Aligned } else { Phase::Random };
+    samples.paced.first().map_or_else(by_setting, |sample| sample.phase)
 }
 
 /// The decisions for `participants` tasks, one per room group in file order; empty when the
@@ -175,8 +184,10 @@ impl<'a> Cells<'a> {
 
     fn avoid(&self) -> Option<Avoid> {
         let seat = self.seat();
-        if self.both().any(|(_, samples)| samples.failed > 0 || samples.paced.is_empty()) {
+        if self.both().any(|(_, samples)| samples.failed > 0) {
             Some(Avoid::Failed)
+        } else if self.both().any(|(_, samples)| samples.paced.is_empty()) {
+            Some(Avoid::Disturbed)
         } else if [&seat.out_of_phase, &seat.in_phase].into_iter().flatten().any(|cell| cell.pacer_behind) {
             Some(Avoid::PacerBehind)
         } else if seat.known_problem {
@@ -192,7 +203,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &RoomKey) -> Vec
     let mut channels: Vec<Cells> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
         let samples = &file.cells[key];
-        if samples.paced.is_empty() && samples.failed == 0 {
+        if samples.paced.is_empty() && samples.failed == 0 && samples.disturbed.is_empty() {
             continue;
         }
         let channel = channel_label(&key.channel, key.merge);
@@ -203,7 +214,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &RoomKey) -> Vec
                 channels.len() - 1
             }
         };
-        match phase_of(samples) {
+        match phase_of(key, samples) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
@@ -226,16 +237,18 @@ fn quiet(file: &ResultsFile, participants: u64, room: &RoomKey, pick: &Cells) ->
 
 fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
     let channels = cells_of(file, participants, room);
-    let first = channels.iter().find_map(|cells| cells.out_of_phase.or(cells.in_phase));
-    let (setting, capacity, burst, interval_ns) =
-        first.map_or((String::new(), Capacity::default(), 0, 0), |(key, samples)| {
-            let sample = &samples.paced[0];
+    let first = channels.iter().flat_map(|cells| cells.out_of_phase.into_iter().chain(cells.in_phase));
+    let first = first.filter_map(|(key, samples)| Some((key, samples.paced.first()?))).next();
+    let (setting, capacity, burst, interval_ns) = first
+        .map_or((String::new(), Capacity::default(), 0, 0), |(key, sample)| {
             (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
         });
     let avoid: Vec<(String, Avoid)> =
         channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
-    let ranked: Vec<&Cells> =
-        channels.iter().filter(|cells| !matches!(cells.avoid(), Some(Avoid::Failed | Avoid::PacerBehind))).collect();
+    let ranked: Vec<&Cells> = channels
+        .iter()
+        .filter(|cells| !matches!(cells.avoid(), Some(Avoid::Failed | Avoid::PacerBehind | Avoid::Disturbed)))
+        .collect();
     let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
         let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
         Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise)?.call)
@@ -299,6 +312,8 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         ranked: ranked.len(),
         avoid,
         quiet,
+        samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
+        left_out: left_out(&channels),
     }
 }
 
@@ -325,6 +340,19 @@ pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
         keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&label(key))).cloned());
     }
     keys
+}
+
+/// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.
+fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
+    let mut counts: Vec<(Why, usize)> = Vec::new();
+    for why in channels.iter().flat_map(Cells::both).flat_map(|(_, samples)| &samples.disturbed_why) {
+        match counts.iter_mut().find(|(seen, _)| seen == why) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((*why, 1)),
+        }
+    }
+    counts.sort_unstable();
+    counts
 }
 
 /// How a tie on drops and CPU is broken, said beside every decision that breaks one.

@@ -11,6 +11,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
 use crate::run::workload::{Capacity, Merge, Mode, Phase, SendMode};
+use crate::stats::disturbed::Why;
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
 /// keys measured the same thing.
@@ -138,9 +139,12 @@ pub struct CellSamples {
     /// The round of each of `ok` (`Record::round`), in the same order; `None` in files
     /// without rounds.
     pub rounds: Vec<Option<u64>>,
-    /// ns/message of the `ok` samples measured in a disturbed stretch of the sweep
-    /// (`stats::disturbed`), left out of `ok` and of every other list here.
+    /// ns/message of the `ok` samples disturbed (`stats::disturbed`: a steal tick, a pacer
+    /// late, CPU or switches far above the cell's others, a slow stretch of the sweep), left out
+    /// of `ok` and of every other list here.
     pub disturbed: Vec<f64>,
+    /// Why each of `disturbed` was left out, in the same order.
+    pub disturbed_why: Vec<Why>,
     /// How many samples failed.
     pub failed: usize,
     /// The status of the first failed sample.
@@ -167,26 +171,27 @@ pub struct CellSamples {
     /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
     /// that has `ok` samples of the cell, in the runs' order; empty for a single file.
     pub runs: Vec<f64>,
-    /// What every `ok` sample of a paced cell recorded (`results::paced` computes from them),
-    /// disturbed ones included: a paced sample's ns/message follows the schedule, so the test
-    /// for a disturbed stretch says nothing about it. Empty when the cell was not paced.
+    /// What every `ok` sample of a paced cell recorded that was not disturbed
+    /// (`results::paced` computes from them). Empty when the cell was not paced, or when every
+    /// sample was disturbed.
     pub paced: Vec<PacedSample>,
 }
 
 impl CellSamples {
-    /// Adds one row of the cell: a failure, a disturbed sample (`disturbed`: measured in a
-    /// disturbed stretch, `stats::disturbed`), or an `ok` sample to every list it has a value for.
-    pub fn add(&mut self, record: Record, disturbed: bool) {
+    /// Adds one row of the cell: a failure, a disturbed sample (`disturbed`: why it is left
+    /// out, `stats::disturbed`), or an `ok` sample to every list it has a value for.
+    pub fn add(&mut self, record: Record, disturbed: Option<Why>) {
         if record.status != "ok" {
             self.failed += 1;
             self.first_failure.get_or_insert(record.status);
             return;
         }
-        self.paced.extend(PacedSample::of(&record));
-        if disturbed {
+        if let Some(why) = disturbed {
             self.disturbed.push(record.ns_per_message);
+            self.disturbed_why.push(why);
             return;
         }
+        self.paced.extend(PacedSample::of(&record));
         self.ok.push(record.ns_per_message);
         self.rounds.push(record.round);
         // Per delivered message, as ns_per_message is under `--send try`.
@@ -364,24 +369,18 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
 }
 
 mod left_out;
-use left_out::{disturbed_rows, host_behind_rows};
 
 /// `rows` as one file's cells.
 fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
     let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
-    let left_out = disturbed_rows(&rows, &keys);
-    let host_behind = host_behind_rows(&rows, &keys);
-    for (((record, key), disturbed), host_behind) in rows.into_iter().zip(keys).zip(left_out).zip(host_behind) {
+    let left_out = left_out::left_out_rows(&rows, &keys);
+    for ((record, key), why) in rows.into_iter().zip(keys).zip(left_out) {
         let cell = file.cells.entry(key.clone()).or_insert_with(|| {
             file.order.push(key);
             CellSamples::default()
         });
-        if host_behind {
-            cell.disturbed.push(record.ns_per_message);
-        } else {
-            cell.add(record, disturbed);
-        }
+        cell.add(record, why);
     }
     sweep_order(&mut file.order);
     file

@@ -49,13 +49,26 @@ pub struct PacedCell {
     /// describes a lighter load than asked for, and is never ranked (the samples behind in a
     /// minority are left out of its figures).
     pub pacer_behind: bool,
-    /// How far the figures move from one sample to the next: the least and the most over the
-    /// samples of each one's p99 (ns), share of messages dropped, and share of a core.
+    /// How far the figures move from one sample to the next: the median, least and most over
+    /// the samples of each one's p99 (ns), share of messages dropped, and share of a core.
     pub ranges: Ranges,
 }
 
-/// The least and the most of a figure over a cell's samples.
-pub type Range = Option<(f64, f64)>;
+/// A figure over a cell's samples: its median, least and most, and how many samples had it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Span {
+    /// The median over the samples.
+    pub median: f64,
+    /// The least.
+    pub low: f64,
+    /// The most.
+    pub high: f64,
+    /// How many samples had the figure.
+    pub samples: usize,
+}
+
+/// A figure over a cell's samples; `None` when no sample had it.
+pub type Range = Option<Span>;
 
 /// A paced cell's figures per sample, each as its [`Range`] over the samples.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -68,19 +81,20 @@ pub struct Ranges {
     pub core_share: Range,
 }
 
-/// The least and the most of `values`; `None` when there are none.
+/// The median, least and most of `values`; `None` when there are none.
 fn range(values: impl Iterator<Item = f64>) -> Range {
-    values.fold(None, |range, v| Some(range.map_or((v, v), |(low, high): (f64, f64)| (low.min(v), high.max(v)))))
+    let mut values: Vec<f64> = values.collect();
+    let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
+    let samples = values.len();
+    (samples > 0).then(|| Span { median: stats::median_of(&mut values), low, high, samples })
 }
 
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
 /// paced, or no `ok` sample).
 pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
-    // A pacer that fell behind in a minority of the samples is the host's moment, not the
-    // channel's: those samples are left out; behind in most, the cell is behind.
+    // `load` left out the samples behind in a minority (the host's moment, not the channel's):
+    // any still here were behind in most, and the cell is behind.
     let behind = 2 * samples.iter().filter(|s| s.pacer_behind).count() > samples.len();
-    let kept: Vec<PacedSample> = samples.iter().filter(|s| !s.pacer_behind).cloned().collect();
-    let samples = if behind || kept.is_empty() { samples } else { &kept[..] };
     let first = samples.first()?;
     let sum = |of: fn(&PacedSample) -> u64| samples.iter().map(of).sum::<u64>();
     let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };

@@ -149,6 +149,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             ] {
                 into.extend_from_slice(from);
             }
+            into.disturbed_why.extend_from_slice(&cell.disturbed_why);
             into.rounds.extend(cell.rounds.iter().map(|&r| round(r)));
             into.paced
                 .extend(cell.paced.iter().map(|sample| PacedSample { round: round(sample.round), ..sample.clone() }));

@@ -5,7 +5,9 @@
 //! slow while current-thread samples are not touched. A cell's own spread cannot tell such a
 //! sample from a second cluster of the channel, since a cell is sampled once per pass; its
 //! neighbours in time can. The sweep measures such cells again, and every figure leaves the
-//! disturbed samples out (they stay in the CSV).
+//! disturbed samples out (they stay in the CSV). A sample is disturbed by its own measures too
+//! ([`own`]): a steal tick, a pacer that fell behind, CPU time or switches far above its cell's
+//! others; that is the only test of a paced sample, whose time is its schedule.
 
 /// One sample as a sweep measured it, in the order it was measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -103,9 +105,135 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
     verdict
 }
 
+/// Why a sample is left out of every figure (it stays in the CSV and is counted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Why {
+    /// The hypervisor stole at least one tick of CPU time during it (`steal_ns` > 0).
+    Steal,
+    /// Its pacer fell behind its schedule (`pacer_behind`) while most of its cell's samples
+    /// kept up, or while most of its round's channels fell behind too: the host's moment.
+    PacerLate,
+    /// Its CPU time or involuntary switches were far above its cell's others ([`own`]).
+    Outlier,
+    /// Samples of other cells measured around it were slow too ([`disturbed`]).
+    Neighbours,
+}
+
+impl Why {
+    /// How every output names the reason: `steal tick`, `pacer late`, ….
+    pub fn words(self) -> &'static str {
+        match self {
+            Why::Steal => "steal tick",
+            Why::PacerLate => "pacer late",
+            Why::Outlier => "CPU or switch outlier",
+            Why::Neighbours => "slow stretch",
+        }
+    }
+}
+
+/// What one sample recorded of its own disturbance, as [`own`] reads it: the CSV's columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Own {
+    /// `steal_ns`: stolen time, nanoseconds, in whole 10 ms ticks.
+    pub steal_ns: Option<u64>,
+    /// `pacer_behind`: the pacer fell behind its schedule (a flat-out sample never does).
+    pub pacer_behind: bool,
+    /// `cpu_ns`: the process's CPU time over the clock.
+    pub cpu_ns: Option<u64>,
+    /// `involuntary_switches`: the process's preemptions over the clock.
+    pub switches: Option<u64>,
+}
+
+/// A sample whose CPU time or involuntary switch count is more than this many times the median
+/// of its cell's other samples is an outlier ([`own`]).
+pub const OUTLIER_FACTOR: f64 = 3.0;
+/// The fewest other samples of its cell an outlier is judged against: with one other, either
+/// of two samples could be the odd one.
+pub const OUTLIER_OTHERS: usize = 2;
+/// CPU time above the others' median by less than this is never an outlier: one scheduler
+/// tick (10 ms), which a sample of a few milliseconds can gain from starting its threads.
+pub const CPU_FLOOR_NS: f64 = 10_000_000.0;
+/// Involuntary switches above the others' median by fewer than this are never an outlier: one
+/// preemption per 10 ms tick of a 1 s sample, what an ordinary busy second has.
+pub const SWITCH_FLOOR: f64 = 100.0;
+
+/// For each sample of one cell, why it is left out by its own measures, if it is: a steal tick
+/// ([`Why::Steal`]); a pacer behind in a minority of the cell's samples ([`Why::PacerLate`]:
+/// behind in most, the channel could not keep up and its cell says so instead); or CPU time or
+/// involuntary switches more than [`OUTLIER_FACTOR`] times the median of the cell's other
+/// samples, at least [`OUTLIER_OTHERS`] of them, and above it by at least [`CPU_FLOOR_NS`] or
+/// [`SWITCH_FLOOR`] ([`Why::Outlier`]). The median of the others, not their mean or spread:
+/// one disturbed sample among three moves neither the median of the rest nor its own verdict,
+/// and a cell's ordinary spread (tens of percent) is far inside 3×, while the disturbed
+/// samples seen on a 2-core VM took 4× the CPU and 10× the switches of their cell's others.
+pub fn own(cell: &[Own]) -> Vec<Option<Why>> {
+    let behind = cell.iter().filter(|sample| sample.pacer_behind).count();
+    let far_above = |at: usize, of: fn(&Own) -> Option<u64>, floor: f64| {
+        let Some(value) = of(&cell[at]) else { return false };
+        let mut others: Vec<f64> = cell
+            .iter()
+            .enumerate()
+            .filter(|&(other, _)| other != at)
+            .filter_map(|(_, s)| of(s))
+            .map(|v| v as f64)
+            .collect();
+        if others.len() < OUTLIER_OTHERS {
+            return false;
+        }
+        let median = super::median_of(&mut others);
+        value as f64 > OUTLIER_FACTOR * median && value as f64 - median >= floor
+    };
+    (0..cell.len())
+        .map(|at| {
+            let sample = &cell[at];
+            if sample.steal_ns.is_some_and(|ns| ns > 0) {
+                Some(Why::Steal)
+            } else if sample.pacer_behind && 2 * behind <= cell.len() {
+                Some(Why::PacerLate)
+            } else if far_above(at, |s| s.cpu_ns, CPU_FLOOR_NS) || far_above(at, |s| s.switches, SWITCH_FLOOR) {
+                Some(Why::Outlier)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A calm sample of a 1 s paced cell: 44 ms of CPU, 60 switches.
+    const CALM: Own = Own { steal_ns: Some(0), pacer_behind: false, cpu_ns: Some(44_000_000), switches: Some(60) };
+
+    #[test]
+    fn a_steal_tick_leaves_a_sample_out_whatever_else_it_recorded() {
+        let ticked = Own { steal_ns: Some(10_000_000), ..CALM };
+        assert_eq!(own(&[ticked, CALM]), [Some(Why::Steal), None]);
+        assert_eq!(own(&[Own { steal_ns: None, ..CALM }, CALM]), [None, None], "no steal column: nothing said");
+    }
+
+    #[test]
+    fn a_pacer_behind_in_a_minority_is_late_and_in_most_it_is_the_channels() {
+        let behind = Own { pacer_behind: true, ..CALM };
+        assert_eq!(own(&[behind, CALM, CALM]), [Some(Why::PacerLate), None, None]);
+        assert_eq!(own(&[behind, CALM]), [Some(Why::PacerLate), None], "one of two is not most");
+        assert_eq!(own(&[behind, behind, CALM]), [None, None, None]);
+    }
+
+    #[test]
+    fn cpu_or_switches_far_above_the_cells_others_is_an_outlier() {
+        let hot = Own { cpu_ns: Some(173_000_000), ..CALM };
+        assert_eq!(own(&[hot, CALM, CALM]), [Some(Why::Outlier), None, None]);
+        assert_eq!(own(&[hot, CALM]), [None, None], "one other sample judges nothing");
+        let switched = Own { switches: Some(717), ..CALM };
+        assert_eq!(own(&[CALM, switched, CALM, CALM]), [None, Some(Why::Outlier), None, None]);
+        // 2.9× the others' median, or far above it by less than the floor, stays.
+        let warm = Own { cpu_ns: Some(127_600_000), ..CALM };
+        assert_eq!(own(&[warm, CALM, CALM]), [None, None, None]);
+        let tiny = |cpu_ns| Own { cpu_ns: Some(cpu_ns), switches: Some(cpu_ns / 100_000), ..CALM };
+        assert_eq!(own(&[tiny(4_000_000), tiny(500_000), tiny(600_000)]), [None, None, None]);
+    }
 
     /// `passes` passes over `cells` cells of one group, each cell's value `base(cell)`,
     /// multiplied by `slow(position)` at each position of the sequence.

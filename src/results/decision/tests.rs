@@ -146,3 +146,32 @@ fn a_tie_is_broken_by_the_stated_rule_and_no_measurement() {
     let file = room(300, &[("flume", (0, 500), 500), ("tokio-mpsc", (0, 1000), 1000)]);
     assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel, "flume");
 }
+
+#[test]
+fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_counted() {
+    let mut file = room(300, &[("flume", (2, 1000), 1000), ("tokio-mpsc", (2, 1000), 2000)]);
+    let cell = |file: &ResultsFile, channel: &str, setting: &str| {
+        let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
+        file.cells[&key].clone()
+    };
+    // flume's in-phase cell: every sample had a steal tick; tokio-mpsc's out of phase: one
+    // sample's pacer was late.
+    let mut flume = cell(&file, "flume", IN);
+    flume.disturbed_why = vec![Why::Steal; flume.paced.len()];
+    flume.disturbed = std::mem::take(&mut flume.ok);
+    flume.paced.clear();
+    let mut tokio = cell(&file, "tokio-mpsc", OUT);
+    tokio.paced.pop();
+    tokio.disturbed_why.push(Why::PacerLate);
+    tokio.disturbed.push(tokio.ok.pop().unwrap());
+    for (channel, setting, samples) in [("flume", IN, flume), ("tokio-mpsc", OUT, tokio)] {
+        let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
+        file.cells.insert(key, samples);
+    }
+    let decision = &decide(&file, 300)[0];
+    assert_eq!(decision.avoid, [("flume".to_owned(), Avoid::Disturbed)]);
+    assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc");
+    assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().samples, 3);
+    assert_eq!(decision.left_out, [(Why::Steal, 4), (Why::PacerLate, 1)]);
+    assert_eq!(decision.samples, 16);
+}
