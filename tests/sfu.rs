@@ -337,18 +337,8 @@ fn under_send_try_a_reordering_or_losing_channel_still_fails() {
 }
 
 /// The paced load as `--pace 10ms --duration 60ms`: 6 frames per task, whatever the task count.
-const PACED: &[&str] = &[
-    "--pace",
-    "10ms",
-    "--duration",
-    "60ms",
-    "--runtimes",
-    "multi-thread",
-    "--modes",
-    "cloned-send",
-    "--capacity",
-    "1024",
-];
+const PACED: &[&str] =
+    &["--pace", "10ms", "--duration", "60ms", "--runtimes", "multi-thread", "--modes", "cloned-send"];
 
 fn number(row: &[String], column: &dyn Fn(&str) -> usize, name: &str) -> f64 {
     row[column(name)].parse().unwrap_or_else(|_| panic!("{name}: {row:?}"))
@@ -358,7 +348,15 @@ fn number(row: &[String], column: &dyn Fn(&str) -> usize, name: &str) -> f64 {
 fn a_paced_cell_lasts_its_duration_at_one_task_as_at_many() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("paced.csv");
-    run_ok(bench().args(PACED).args(["--channels", "kanal", "--tasks", "1,64", "--out"]).arg(&out).args(ONE_SAMPLE));
+    let one_capacity = ["--capacity", "1024"];
+    run_ok(
+        bench()
+            .args(PACED)
+            .args(one_capacity)
+            .args(["--channels", "kanal", "--tasks", "1,64", "--out"])
+            .arg(&out)
+            .args(ONE_SAMPLE),
+    );
     let (column, rows) = read_csv(&out);
     assert_eq!(rows.len(), 2);
     for row in &rows {

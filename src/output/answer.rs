@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use super::summary::tasks_text;
+use crate::results::capacity;
 use crate::results::careful::Careful;
 use crate::results::decision::Decision;
 use crate::results::paced::{PacedBand, PacedRanking};
@@ -91,6 +92,7 @@ pub fn json(
                 "runtime": band.runtime,
                 "mode": band.mode,
                 "workers": band.workers,
+                "capacity": band.capacity,
                 "setting": band.setting,
                 "band": band.size.name(),
                 "tasks": band.tasks,
@@ -108,6 +110,7 @@ pub fn json(
                 "runtime": band.runtime,
                 "mode": band.mode,
                 "workers": band.workers,
+                "capacity": band.capacity,
                 "setting": band.setting,
                 "band": band.size.name(),
                 "tasks": band.tasks,
@@ -118,13 +121,51 @@ pub fn json(
             })
         })
         .collect();
-    let mut answer = json!({ "csv": csv_name, "verdicts": noise, "bands": throughput, "paced": latency });
+    let mut answer = json!({
+        "csv": csv_name,
+        "verdicts": noise,
+        "bands": throughput,
+        "capacities": across(bands),
+        "paced": latency,
+    });
     // The room's decision: the file's first group's; any other group's beside it.
     answer["decision"] = decisions.first().map_or(Value::Null, super::decision::json);
     if decisions.len() > 1 {
         answer["other_decisions"] = decisions[1..].iter().map(super::decision::json).collect();
     }
     serde_json::to_string_pretty(&answer).expect("a JSON value serializes") + "\n"
+}
+
+/// Each band measured at several capacities (`results::capacity`): each capacity's pick, the
+/// pick that holds, and where the pick changes with its verdict.
+fn across(bands: &[Recommendation]) -> Vec<Value> {
+    let verdict =
+        |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
+    capacity::across(bands)
+        .iter()
+        .map(|band| {
+            json!({
+                "runtime": band.runtime,
+                "mode": band.mode,
+                "workers": band.workers,
+                "setting": band.setting,
+                "band": band.size.name(),
+                "picks": band.picks.iter().map(|(at, pick)| json!({ "capacity": at, "channel": pick })).collect::<Vec<_>>(),
+                "holds": band.holds.as_ref().map(|holds| json!({
+                    "channel": holds.channel,
+                    "worst_at": holds.worst_at,
+                    "worst": holds.worst.as_ref().map(verdict),
+                    "within_noise_everywhere": holds.within_noise_everywhere,
+                })),
+                "changes": band.changes.iter().map(|change| json!({
+                    "at": change.at,
+                    "pick": change.pick,
+                    "other": change.other,
+                    "behind": verdict(&change.verdict),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect()
 }
 
 /// `extra`'s fields added to `object`.

@@ -11,7 +11,7 @@ use super::format;
 use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
-use crate::run::workload::Workload;
+use crate::run::workload::{Mode, Workload};
 use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
@@ -97,11 +97,11 @@ impl Console {
             }
         };
         self.print(format!(
-            "\n# {}{threads}, tasks: {}, {load}, capacity: {} (shared in cloned-send, {} per task in merged-recv)",
+            "\n# {}{threads}, tasks: {}, {load}, capacity: {} ({} a task's channel in merged-recv)",
             runtime.name(),
             workload.tasks,
-            workload.capacity,
-            workload.capacity / workload.tasks,
+            workload.capacity_axis(),
+            Workload { mode: Mode::MergedRecv, ..workload.clone() }.capacity_per_channel(),
         ));
     }
 

@@ -2,7 +2,8 @@
 
     python3 docs/evidence/host-state-trial/aa-verdicts.py A.csv B.csv [--binary PATH]
 
-A and B may each be several runs separated by commas (pooled). Prints, for the answer of each:
+A and B may each be several runs separated by commas (pooled). Prints, for the answer of each,
+and for each capacity when the runs hold several (bands are per capacity):
 
 - decisive bands: the leader separated from the runner-up, or tied with it within 10%
   (current-thread) / 15% (multi-thread), the interval's far end;
@@ -32,7 +33,9 @@ def answer(binary, runs):
     bands = {}
     for band in json.loads(found.stdout)["bands"]:
         others = ([band["runner_up"]] if band.get("runner_up") else []) + band.get("contenders", [])
-        bands[(band["runtime"], band["mode"], band["band"])] = (
+        capacity = band.get("capacity")
+        capacity = "" if capacity is None else " ".join(f"{rule} {slots}" for rule, slots in capacity.items())
+        bands[(band["runtime"], band["mode"], band["band"], capacity)] = (
             band["leader"]["channel"],
             band.get("runner_up"),
             {other["channel"]: other for other in others},
@@ -53,6 +56,14 @@ def half_width(other):
 
 def main(a, b, binary):
     first, second = answer(binary, a), answer(binary, b)
+    for capacity in sorted({key[3] for key in first} | {key[3] for key in second}):
+        if capacity:
+            print(f"\n## at {capacity}")
+        at = lambda bands: {key: value for key, value in bands.items() if key[3] == capacity}
+        report(a, at(first), b, at(second))
+
+
+def report(a, first, b, second):
     contradicted, pairs, differ = [], 0, 0
     separated, outside = 0, 0
     moved = {}
