@@ -121,17 +121,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         print_line(&format!("note: {note}"));
     }
     let report = output::compare::report(&old_name, &old, &new_name, &new);
-    let paced = paced::agreement(&old, &new);
-    let (paced_cells, paced_summary) =
-        (output::paced::agreement_cells(&paced), output::paced::agreement_summary(&paced));
-    // Where every cell is paced, ns/message restates the schedule: the paced figures lead.
-    let sections = if paced::only_paced(&old) && paced::only_paced(&new) {
-        let speed = format!("\n{}{}", output::compare::RESTATES_THE_SCHEDULE, report.headline);
-        [report.cells, paced_cells, paced_summary, speed]
-    } else {
-        [report.cells, report.headline, paced_cells, paced_summary]
-    };
-    for section in sections.iter().filter(|section| !section.is_empty()) {
+    for section in report.sections.iter().filter(|section| !section.is_empty()) {
         print_line(section.trim_end());
     }
     print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
@@ -142,8 +132,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         );
     }
     // A paced cell worse on p99, CPU or frames overflowed fails the gate as a slower cell does.
-    let worse = report.slower + paced.cells.iter().filter(|pair| pair.slower()).count();
-    Ok(if args.fail_on_slower && worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if args.fail_on_slower && report.worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never

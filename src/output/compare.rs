@@ -4,12 +4,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{format, paced};
-use crate::results::compare::{Compared, Comparison, Counts, Spread, compare};
+use super::format::{self, duration, number};
+use super::paced::{self, HEADING};
+use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread, compare};
 use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
 use crate::results::metadata::Metadata;
+use crate::results::paced::{PacedCell, only_paced};
 use crate::run::workload::Capacity;
 use crate::stats::Summary;
+use crate::stats::verdict::Call;
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells
 /// differ, in words naming the flag and both files' values (`old.csv has --messages 65536,
@@ -82,31 +85,30 @@ pub fn machine_differences(
     lines
 }
 
-/// The comparison table and what it found.
+/// What `compare` prints after its notes, computed once ([`compare`]) and laid out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    /// The table and the cells found in only one file.
-    pub cells: String,
-    /// After a blank line, the counts, the smallest change a cell's verdict tells apart, and
-    /// the closing lines.
-    pub headline: String,
-    /// Cells slower beyond the noise.
-    pub slower: usize,
+    /// The sections in the order printed, empty ones to be left out: the table with the cells
+    /// found in only one file, the speed headline, the paced cells and the paced headline;
+    /// where every cell of both runs is paced, the paced sections lead.
+    pub sections: [String; 4],
+    /// Cells slower beyond the noise, and paced cells worse on p99, CPU or frames overflowed.
+    pub worse: usize,
 }
 
 /// What leads the ns/message headline of two runs whose every cell is paced.
-pub const RESTATES_THE_SCHEDULE: &str =
+const RESTATES_THE_SCHEDULE: &str =
     "ns/message restates the schedule: every cell is paced, so its verdicts follow the pace, not the channel";
 
 /// What the smallest detectable change of `compare` rests on.
 const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 
-/// The comparison table of two files: per cell the means with their precision, the medians,
-/// the ratio of the means, the verdict, and the clusters of a cell whose samples form more than
+/// The comparison of two files: per cell the means with their precision, the medians, the
+/// ratio of the means, the verdict, and the clusters of a cell whose samples form more than
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel. [`compare`] computes all of it; this lays it out.
+/// channel; then the paced cells and how far the two runs agree on them.
 pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile) -> Report {
     let comparison = compare(old, new);
     let mut out = table(&comparison);
@@ -114,12 +116,8 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         if !only.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
             for key in only {
-                let _ = writeln!(
-                    out,
-                    "  {}{}",
-                    paced::cell_label(key),
-                    format::group_notes(workers_named(&comparison, key), capacity_named(&comparison, key), "")
-                );
+                let notes = format::group_notes(workers_named(&comparison, key), capacity_named(&comparison, key), "");
+                let _ = writeln!(out, "  {}{notes}", paced::cell_label(key));
             }
         }
     }
@@ -128,7 +126,15 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
         let _ = write!(headline, "\n{line}");
     }
     closing_lines(&mut headline, &comparison);
-    Report { cells: out, headline, slower: comparison.counts.slower }
+    let agreement = &comparison.paced;
+    let (paced_cells, paced_summary) = (paced_cells(agreement), paced_summary(agreement));
+    let worse = comparison.counts.slower + agreement.cells.iter().filter(|pair| pair.slower()).count();
+    let sections = if only_paced(old) && only_paced(new) {
+        [out, paced_cells, paced_summary, format!("\n{RESTATES_THE_SCHEDULE}{headline}")]
+    } else {
+        [out, headline, paced_cells, paced_summary]
+    };
+    Report { sections, worse }
 }
 
 /// The header and one row per cell in both files.
@@ -188,7 +194,7 @@ fn row(compared: &Compared) -> String {
         compared.ratio(),
         compared.interval.0,
         compared.interval.1,
-        compared.verdict.word()
+        word(compared.call, ["faster", "slower", "~"])
     )
 }
 
@@ -288,4 +294,86 @@ fn mean_text(summary: &Summary) -> String {
         Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
         None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
     }
+}
+
+/// The word of `call`: `words` holds the words for lower, higher and tied.
+fn word(call: Call, [lower, higher, tied]: [&'static str; 3]) -> &'static str {
+    match call {
+        Call::Lower => lower,
+        Call::Higher => higher,
+        Call::Tied => tied,
+    }
+}
+
+/// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
+/// figure (`noise::change`); empty when there is none.
+fn paced_cells(agreement: &PacedAgreement) -> String {
+    if agreement.cells.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
+    );
+    for pair in &agreement.cells {
+        let p99 = |cell: &PacedCell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64));
+        let cpu =
+            |cell: &PacedCell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns)));
+        let [p99_verdict, cpu_verdict, overflow_verdict] =
+            pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
+        let _ = writeln!(
+            out,
+            "  {}: p99 {} → {} {p99_verdict}, overflowed {}% → {}% {overflow_verdict}, CPU {} → {} {cpu_verdict}",
+            paced::cell_label(pair.key),
+            p99(&pair.old),
+            p99(&pair.new),
+            number(pair.old.overflow_share * 100.0),
+            number(pair.new.overflow_share * 100.0),
+            cpu(&pair.old),
+            cpu(&pair.new)
+        );
+    }
+    out
+}
+
+/// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
+/// verdict on p99 and on CPU tells apart, then how far the two runs agree (their median and
+/// worst over the cells), which two runs of one build calibrate the paced drift with; empty
+/// when there is no paced cell.
+fn paced_summary(agreement: &PacedAgreement) -> String {
+    if agreement.cells.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    let slower = agreement.cells.iter().filter(|pair| pair.slower()).count();
+    let _ = writeln!(
+        out,
+        "paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {}",
+        agreement.cells.len()
+    );
+    for (on, detectable) in
+        [(" on pooled p99", &agreement.detectable[0]), (" on CPU per delivered message", &agreement.detectable[1])]
+    {
+        if let Some(line) = super::ab::detectable(detectable, on, CELL_BASIS) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    let cells = agreement.cells.len();
+    let ratio = |spread: Option<Spread>| {
+        spread.map_or("no cell with it in both".to_owned(), |s| {
+            format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)
+        })
+    };
+    let _ = writeln!(out, "two runs' pooled p99, larger over smaller: {}", ratio(agreement.p99));
+    let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
+        format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
+    });
+    let _ = writeln!(out, "two runs' frames overflowed, difference: {points}");
+    let _ = writeln!(out, "two runs' CPU per delivered message, larger over smaller: {}", ratio(agreement.cpu));
+    let [p99, cpu, overflow] = agreement.contradicted;
+    let _ = writeln!(
+        out,
+        "bands whose leaders share no channel, of {}: {p99} on p99, {cpu} on CPU, {overflow} on frames overflowed",
+        agreement.bands
+    );
+    out
 }

@@ -13,9 +13,6 @@ use crate::results::decision::Decision;
 use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry, PacedRanking};
 
-mod agreement;
-pub use agreement::{cells as agreement_cells, summary as agreement_summary};
-
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
 

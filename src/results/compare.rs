@@ -1,52 +1,23 @@
-//! What changed between two runs, cell by cell: a verdict per cell, beyond the noise or not,
-//! on the cells' mean cost per message (the headline figure, [`crate::stats`]); and how far
-//! two runs' figures are apart over many cells ([`Spread`]), which is how A/A runs (the same
-//! build twice) calibrate the noise model's drift (`super::noise`).
+//! Two runs compared, every metric the same way: per cell, a verdict on new against old from
+//! the noise model ([`Runs::judge`]: `noise::change`, each side with the spread its own run
+//! measured, judged by `noise::judge` as `ab`'s verdicts are), on the mean cost per message
+//! ([`compare`]) and on a paced cell's p99, CPU and frames overflowed ([`PacedAgreement`]); per
+//! band, whether the two runs' leaders share a channel ([`leaders_overlap`], which the report
+//! of several machines reads too); and how far two runs' figures are apart over many cells
+//! ([`Spread`]), which is how A/A runs (the same build twice) calibrate the noise model's drift.
 
 use std::collections::HashMap;
 
 use super::ab::detectable;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
+use super::paced::{self, PacedBand, PacedCell, PacedRanking};
 use super::pool::speed;
-use super::recommend::{Recommendation, recommend};
+use super::recommend::{Recommendation, TaskBand, recommend};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
-use crate::stats::verdict::Call;
+use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
-
-/// What a comparison says about one cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// NEW's mean is lower, beyond the noise of both files.
-    Faster,
-    /// NEW's mean is higher, beyond the noise of both files.
-    Slower,
-    /// The difference is within the noise, or smaller than the threshold.
-    NoChange,
-}
-
-impl Verdict {
-    /// The word printed in the table.
-    pub fn word(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::NoChange => "~",
-        }
-    }
-}
-
-impl Verdict {
-    /// The verdict of the noise model's call on new − old.
-    fn of(call: Call) -> Verdict {
-        match call {
-            Call::Lower => Verdict::Faster,
-            Call::Higher => Verdict::Slower,
-            Call::Tied => Verdict::NoChange,
-        }
-    }
-}
 
 /// How far apart two runs' figures are over a set of cells.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +42,69 @@ pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
     Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
 }
 
+/// Two runs, and the noise each measured: what every verdict of a comparison is judged with.
+struct Runs<'a> {
+    old: &'a ResultsFile,
+    new: &'a ResultsFile,
+    noise: (FileNoise, FileNoise),
+}
+
+/// One metric's verdicts on cells both runs hold, new against old.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged<'a> {
+    /// Each cell with its verdict (`noise::change`: a log ratio, points for overflow); `None`
+    /// where a side has too little to judge.
+    pub cells: Vec<(&'a CellKey, Option<Verdict>)>,
+    /// The drift between the two runs the verdicts were widened by.
+    pub drift: Drift,
+}
+
+impl Judged<'_> {
+    /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
+    pub fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
+        let judged = self.cells.iter().filter_map(|(key, verdict)| Some((key.runtime, verdict.as_ref()?)));
+        detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
+    }
+}
+
+impl<'a> Runs<'a> {
+    fn of(old: &'a ResultsFile, new: &'a ResultsFile) -> Self {
+        Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) }
+    }
+
+    /// Judges `keys` (cells of both runs) on `metric`, each verdict widened by the drift
+    /// between the runs on that metric.
+    fn judge(&self, keys: &[&'a CellKey], metric: Metric) -> Judged<'a> {
+        let drift = Drift::between(self.old, self.new, metric);
+        let noise = (&self.noise.0, &self.noise.1);
+        let cells = keys
+            .iter()
+            .map(|key| {
+                let (old, new) = (&self.old.cells[*key], &self.new.cells[*key]);
+                (*key, change(old, new, metric, &Group::of(key), noise, drift.of(key.runtime)))
+            })
+            .collect();
+        Judged { cells, drift }
+    }
+}
+
+/// Whether one channel leads (first or tied with it) in every one of `leaders` that names a
+/// leader: true when fewer than two do.
+pub fn leaders_overlap<T: PartialEq>(leaders: &[Vec<T>]) -> bool {
+    let mut named = leaders.iter().filter(|leaders| !leaders.is_empty());
+    let Some(first) = named.next() else { return true };
+    let rest: Vec<&Vec<T>> = named.collect();
+    first.iter().any(|channel| rest.iter().all(|other| other.contains(channel)))
+}
+
+/// Where a band is: runtime, mode, workers and capacity (when named), setting and band.
+type Place<'b> = (RuntimeKind, Mode, Option<u64>, Option<Capacity>, &'b str, TaskBand);
+
+/// The bands of `old` with the band of `new` at the same [`Place`], in `old`'s order.
+fn matched<'b, B>(old: &'b [B], new: &'b [B], place: fn(&B) -> Place<'_>) -> Vec<(&'b B, &'b B)> {
+    old.iter().filter_map(|band| Some((band, new.iter().find(|other| place(other) == place(band))?))).collect()
+}
+
 /// Cells counted by what their comparison said.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
@@ -85,14 +119,18 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Counts one cell: its verdict, or `None` when it has no `ok` sample to compare.
-    fn add(&mut self, verdict: Option<Verdict>) {
-        match verdict {
-            Some(Verdict::Faster) => self.faster += 1,
-            Some(Verdict::Slower) => self.slower += 1,
-            Some(Verdict::NoChange) => self.no_change += 1,
-            None => self.without_ok += 1,
+    /// The cells of `cells` that `keep` keeps, counted.
+    fn of(cells: &[(&CellKey, Option<Compared>)], keep: impl Fn(&CellKey) -> bool) -> Counts {
+        let mut counts = Counts::default();
+        for (_, compared) in cells.iter().filter(|(key, _)| keep(key)) {
+            match compared.as_ref().map(|compared| compared.call) {
+                Some(Call::Lower) => counts.faster += 1,
+                Some(Call::Higher) => counts.slower += 1,
+                Some(Call::Tied) => counts.no_change += 1,
+                None => counts.without_ok += 1,
+            }
         }
+        counts
     }
 
     /// Every cell counted.
@@ -108,9 +146,10 @@ pub struct Compared {
     pub old: Summary,
     /// The same in the new file.
     pub new: Summary,
-    /// What the comparison says (`noise::change` on ns/message).
-    pub verdict: Verdict,
-    /// The interval of new over old that the verdict rests on (`noise::change`).
+    /// What the comparison says of new against old (`noise::change` on ns/message): lower is
+    /// faster; tied when there is too little to judge.
+    pub call: Call,
+    /// The interval of new over old that the call rests on (`noise::change`).
     pub interval: (f64, f64),
     /// The clusters of the old samples (`stats::clusters`): more than one for a mixed cell.
     pub old_clusters: Vec<stats::Cluster>,
@@ -177,66 +216,65 @@ pub struct Comparison<'a> {
     pub drift: Drift,
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
     pub detectable: Vec<(RuntimeKind, f64)>,
+    /// The paced cells of both files, judged on p99, CPU and frames overflowed.
+    pub paced: PacedAgreement<'a>,
 }
 
-/// Compares `new` with `old` cell by cell, each verdict from the noise model
-/// (`noise::change`, each side with the spread its own file measured).
+/// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
+/// ([`Runs::judge`]).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
-    let noise = (FileNoise::of(old), FileNoise::of(new));
-    let drift = Drift::between(old, new, Metric::Speed);
-    let mut cells = Vec::new();
-    let (mut counts, mut mixed) = (Counts::default(), Mixed::default());
-    let mut counts_by_runtime: Vec<(RuntimeKind, Counts)> = Vec::new();
-    for key in old.order.iter().filter(|key| new.cells.contains_key(*key)) {
-        let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-        let judged =
-            change(old_cell, new_cell, Metric::Speed, &Group::of(key), (&noise.0, &noise.1), drift.of(key.runtime));
-        let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| Compared {
-            old: old_summary,
-            new: new_summary,
-            verdict: judged.map_or(Verdict::NoChange, |judged| Verdict::of(judged.call)),
-            interval: judged.map_or((0.0, f64::INFINITY), |judged| (judged.low.exp(), judged.high.exp())),
-            old_clusters: stats::clusters(&old_cell.ok),
-            new_clusters: stats::clusters(&new_cell.ok),
-        });
-        let verdict = compared.as_ref().map(|compared| compared.verdict);
-        counts.add(verdict);
-        let at = counts_by_runtime.iter().position(|(runtime, _)| *runtime == key.runtime).unwrap_or_else(|| {
-            counts_by_runtime.push((key.runtime, Counts::default()));
-            counts_by_runtime.len() - 1
-        });
-        counts_by_runtime[at].1.add(verdict);
-        if let Some(compared) = &compared {
-            let (old_mixed, new_mixed) = (compared.old_clusters.len() > 1, compared.new_clusters.len() > 1);
-            mixed.old += usize::from(old_mixed);
-            mixed.new += usize::from(new_mixed);
-            mixed.both += usize::from(old_mixed && new_mixed);
-        }
-        cells.push((key, compared));
-    }
-    counts_by_runtime.sort_by_key(|(runtime, _)| RuntimeKind::ALL.iter().position(|known| known == runtime));
+    let runs = Runs::of(old, new);
+    let keys: Vec<&CellKey> = old.order.iter().filter(|key| new.cells.contains_key(*key)).collect();
+    let judged = runs.judge(&keys, Metric::Speed);
+    let cells: Vec<(&CellKey, Option<Compared>)> = judged
+        .cells
+        .iter()
+        .map(|&(key, verdict)| {
+            let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
+            let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| Compared {
+                old: old_summary,
+                new: new_summary,
+                call: verdict.map_or(Call::Tied, |verdict| verdict.call),
+                interval: verdict.map_or((0.0, f64::INFINITY), |verdict| (verdict.low.exp(), verdict.high.exp())),
+                old_clusters: stats::clusters(&old_cell.ok),
+                new_clusters: stats::clusters(&new_cell.ok),
+            });
+            (key, compared)
+        })
+        .collect();
+    let counts_by_runtime = RuntimeKind::ALL
+        .into_iter()
+        .map(|runtime| (runtime, Counts::of(&cells, |key| key.runtime == runtime)))
+        .filter(|(_, counts)| counts.total() > 0)
+        .collect();
+    let clusters =
+        cells.iter().filter_map(|(_, c)| c.as_ref()).map(|c| (c.old_clusters.len() > 1, c.new_clusters.len() > 1));
+    let mixed = clusters.fold(Mixed::default(), |mixed, (old, new)| Mixed {
+        old: mixed.old + usize::from(old),
+        new: mixed.new + usize::from(new),
+        both: mixed.both + usize::from(old && new),
+    });
     let only = |file: &'a ResultsFile, other: &ResultsFile| -> Vec<&'a CellKey> {
         file.order.iter().filter(|key| !other.cells.contains_key(*key)).collect()
     };
     let disturbed = |file: &ResultsFile| file.cells.values().map(|cell| cell.disturbed.len()).sum::<usize>();
-    let intervals = cells.iter().filter_map(|(key, c)| c.as_ref().map(|c| (key.runtime, c.interval.0, c.interval.1)));
     Comparison {
-        detectable: detectable(intervals),
+        detectable: judged.detectable(),
         overall: overall(&cells),
         by_runtime: by_runtime(&cells),
         only_old: only(old, new),
         only_new: only(new, old),
-        counts,
+        counts: Counts::of(&cells, |_| true),
         counts_by_runtime,
         mixed,
         disturbed: (disturbed(old), disturbed(new)),
         agreement: agreement(old, new),
         several_workers: several_workers(old, new),
         cells,
-        drift,
+        drift: judged.drift,
+        paced: paced_agreement(&runs),
     }
 }
-
 /// The (old, new) trimmed means of a compared cell.
 fn trimmed_means(compared: &Compared) -> (f64, f64) {
     (compared.old.trimmed_mean, compared.new.trimmed_mean)
@@ -319,106 +357,103 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
         }
     }
     let (old_bands, new_bands) = (recommend(old), recommend(new));
-    for band in &old_bands {
-        let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.capacity, b.setting.clone(), b.size);
-        let Some(other) = new_bands.iter().find(|b| group(b) == group(band)) else {
-            continue;
-        };
-        let leaders = |band: &Recommendation| -> Vec<(String, Option<Merge>)> {
-            band.speed.leaders().iter().map(|entry| (entry.channel.clone(), entry.merge)).collect()
-        };
-        let (ours, theirs) = (leaders(band), leaders(other));
+    for (band, other) in
+        matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size))
+    {
+        let (ours, theirs) = (speed_leaders(band), speed_leaders(other));
         if ours.is_empty() || theirs.is_empty() {
             continue;
         }
         result.bands += 1;
-        result.bands_overlapping += usize::from(ours.iter().any(|channel| theirs.contains(channel)));
-        let contradicts = |winner: &Recommendation, leaders: &[(String, Option<Merge>)]| {
+        result.bands_overlapping += usize::from(leaders_overlap(&[ours.clone(), theirs.clone()]));
+        let contradicts = |winner: &Recommendation, leaders: &[(&str, Option<Merge>)]| {
             !winner.speed.is_tie()
-                && winner.speed.first().is_some_and(|first| !leaders.contains(&(first.channel.clone(), first.merge)))
+                && winner.speed.first().is_some_and(|first| !leaders.contains(&(first.channel.as_str(), first.merge)))
         };
         result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
     }
     result
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stats;
+/// A band's leaders by speed (`Ranking::leaders`), by channel and merge.
+pub fn speed_leaders(band: &Recommendation) -> Vec<(&str, Option<Merge>)> {
+    band.speed.leaders().iter().map(|entry| (entry.channel.as_str(), entry.merge)).collect()
+}
 
-    fn cell(values: &[f64]) -> ResultsFile {
-        crate::results::load::hand_made(&[("a", 1, values, 0)])
-    }
+/// One paced cell of two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedPair<'a> {
+    /// The cell, by its full key (phase and send included).
+    pub key: &'a CellKey,
+    /// Its figures in the old run.
+    pub old: PacedCell,
+    /// Its figures in the new run.
+    pub new: PacedCell,
+    /// The verdicts on new against old ([`Runs::judge`]): p99, CPU per delivered message,
+    /// frames overflowed; `None` where a side has too little to judge.
+    pub verdicts: [Option<Verdict>; 3],
+}
 
-    /// The verdict of `compare` on one hand-made cell.
-    fn verdict(old: &[f64], new: &[f64]) -> Verdict {
-        let (old, new) = (cell(old), cell(new));
-        compare(&old, &new).cells[0].1.as_ref().map_or(Verdict::NoChange, |compared| compared.verdict)
-    }
-
-    #[test]
-    fn clearly_lower_is_faster_and_higher_is_slower() {
-        let old = [100.0, 101.0, 99.0, 100.5, 100.2];
-        let new = [60.0, 61.0, 59.5, 60.2, 60.9];
-        assert_eq!(verdict(&old, &new), Verdict::Faster);
-        assert_eq!(verdict(&new, &old), Verdict::Slower);
-    }
-
-    #[test]
-    fn overlapping_noise_is_no_change() {
-        let old = [100.0, 140.0, 90.0, 120.0, 105.0];
-        let new = [115.0, 150.0, 95.0, 130.0, 118.0];
-        assert_eq!(verdict(&old, &new), Verdict::NoChange);
-    }
-
-    #[test]
-    fn a_steady_change_inside_the_drift_between_runs_is_no_change() {
-        // 5% apart with almost no spread: runs of one build move a multi-thread cell that much.
-        let old = [100.0, 100.1, 100.2, 100.0, 100.1];
-        let new = [105.0, 105.1, 105.2, 105.0, 105.1];
-        assert_eq!(verdict(&old, &new), Verdict::NoChange);
-        let interval = compare(&cell(&old), &cell(&new)).cells[0].1.as_ref().unwrap().interval;
-        assert!(interval.0 < 1.0 && interval.1 > 1.05, "{interval:?}");
-    }
-
-    #[test]
-    fn a_flipped_majority_cluster_is_no_change() {
-        // The same two clusters, 60/40 one run and 40/60 the next: the median jumps 3×, the
-        // trimmed means 67 and 93 are far apart, but so are the samples within each run.
-        let old = [40.0, 41.0, 39.0, 120.0, 121.0];
-        let new = [40.0, 41.0, 119.0, 120.0, 121.0];
-        assert!(stats::median_of(&mut new.clone()) / stats::median_of(&mut old.clone()) > 2.9);
-        assert_eq!(verdict(&old, &new), Verdict::NoChange);
-    }
-
-    #[test]
-    fn spreads_are_symmetric_ratios() {
-        let spread = spread([(100.0, 110.0), (110.0, 100.0), (100.0, 300.0), (0.0, 5.0)]).unwrap();
-        assert_eq!((spread.cells, spread.worst), (3, 3.0));
-        assert!((spread.median - 1.1).abs() < 1e-12);
-        assert_eq!(super::spread([]), None);
-    }
-
-    #[test]
-    fn agreement_counts_groups_and_bands_that_pick_alike() {
-        use crate::results::load::hand_made;
-        let steady = |value: f64| [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998];
-        let (a, b, c) = (steady(100.0), steady(200.0), steady(101.0));
-        // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
-        let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
-        let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
-        let agreement = agreement(&old, &new);
-        assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
-        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
-        // A tie within the threshold contradicts nothing.
-        let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
-        let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied);
-        assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
-    }
-
-    #[test]
-    fn one_sample_a_side_with_nothing_else_measured_is_never_enough() {
-        assert_eq!(verdict(&[100.0], &[300.0]), Verdict::NoChange);
+impl PacedPair<'_> {
+    /// Whether any of the cell's verdicts says the new run is worse beyond the noise.
+    pub fn slower(&self) -> bool {
+        self.verdicts.iter().flatten().any(|verdict| verdict.call == Call::Higher)
     }
 }
+
+/// How far two paced runs agree: the A/A figures that calibrate the paced drift
+/// (`results::noise::Metric::drift`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PacedAgreement<'a> {
+    /// The paced cells of both runs, in the old run's order.
+    pub cells: Vec<PacedPair<'a>>,
+    /// Pooled p99, larger over smaller, over the cells with latency in both.
+    pub p99: Option<Spread>,
+    /// The difference of the shares of frames overflowed, in points: (median, worst) over the cells.
+    pub overflow_points: Option<(f64, f64)>,
+    /// CPU per delivered message, larger over smaller.
+    pub cpu: Option<Spread>,
+    /// Bands of both runs (same group and band).
+    pub bands: usize,
+    /// Bands where the runs' leaders share no channel, by p99, CPU and overflow.
+    pub contradicted: [usize; 3],
+    /// Per runtime, the smallest change a cell's verdict on p99 and on CPU tells apart
+    /// (`super::ab::detectable`).
+    pub detectable: [Vec<(RuntimeKind, f64)>; 2],
+}
+
+/// The A/A figures of two paced runs, cells matched by their full key.
+fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
+    let (old, new) = (runs.old, runs.new);
+    let figures = |file: &ResultsFile, key: &CellKey| paced::of(key, file.cells.get(key)?);
+    let pairs: Vec<(&CellKey, PacedCell, PacedCell)> =
+        old.order.iter().filter_map(|key| Some((key, figures(old, key)?, figures(new, key)?))).collect();
+    let keys: Vec<&CellKey> = pairs.iter().map(|(key, ..)| *key).collect();
+    let judged = [Metric::P99, Metric::Cpu, Metric::Overflow].map(|metric| runs.judge(&keys, metric));
+    let cells: Vec<PacedPair> = (pairs.into_iter().enumerate())
+        .map(|(at, (key, old, new))| PacedPair { key, old, new, verdicts: judged.each_ref().map(|j| j.cells[at].1) })
+        .collect();
+    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
+    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
+    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
+    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
+    let points: Vec<f64> =
+        cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
+    let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
+    let (old_bands, new_bands) = (paced::answer(old), paced::answer(new));
+    let bands = matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size));
+    let rankings: [fn(&PacedBand) -> &PacedRanking; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
+    let contradicted = rankings.map(|ranking| {
+        let leaders = |band: &PacedBand| -> Vec<(String, Option<Merge>)> {
+            let ranking = ranking(band);
+            let leading = ranking.order.iter().take(ranking.leaders).map(|&at| &band.entries[at]);
+            leading.map(|entry| (entry.channel.clone(), entry.merge)).collect()
+        };
+        bands.iter().filter(|(band, other)| !leaders_overlap(&[leaders(band), leaders(other)])).count()
+    });
+    let detectable = [judged[0].detectable(), judged[1].detectable()];
+    PacedAgreement { cells, p99, overflow_points, cpu, bands: bands.len(), contradicted, detectable }
+}
+
+#[cfg(test)]
+mod tests;

@@ -4,12 +4,13 @@
 //! from one column to another. Runs of one machine that differ only in `--workers` are two
 //! columns of one machine: a small scaling study of the same code.
 
+use super::compare::{leaders_overlap, speed_leaders};
 use super::load::ResultsFile;
 use super::metadata::Metadata;
 use super::pool::Run;
 use super::recommend::{Recommendation, TaskBand};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Merge, Mode};
+use crate::run::workload::Mode;
 
 /// What tells machines apart: host, CPU and cores of the JSON beside a run (`None` without
 /// one), and the run's workloads (messages, capacity, workers).
@@ -130,21 +131,10 @@ pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
         }
     }
     for row in &mut rows {
-        row.changes = answer_changes(&row.bands);
+        let leaders: Vec<_> = row.bands.iter().flatten().map(|band| speed_leaders(band)).collect();
+        row.changes = !leaders_overlap(&leaders);
     }
     SideBySide { columns, rows }
-}
-
-/// Whether no channel leads (first or tied with it) in every band of `bands` that ranks one.
-fn answer_changes(bands: &[Option<&Recommendation>]) -> bool {
-    let leaders: Vec<Vec<(&str, Option<Merge>)>> = bands
-        .iter()
-        .flatten()
-        .map(|band| band.speed.leaders().iter().map(|entry| (entry.channel.as_str(), entry.merge)).collect::<Vec<_>>())
-        .filter(|leaders| !leaders.is_empty())
-        .collect();
-    let Some((first, rest)) = leaders.split_first() else { return false };
-    !first.iter().any(|channel| rest.iter().all(|other| other.contains(channel)))
 }
 
 #[cfg(test)]

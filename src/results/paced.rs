@@ -14,9 +14,8 @@
 use std::collections::HashMap;
 
 use super::band::{self, TaskBand};
-use super::compare::{Spread, spread};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::noise::{self, Drift, FileNoise, Group, Metric};
+use super::noise::{self, FileNoise, Group, Metric};
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -345,107 +344,5 @@ fn rank(
     PacedRanking { order, verdicts, leaders }
 }
 
-/// One paced cell of two runs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PacedPair<'a> {
-    /// The cell, by its full key (phase and send included).
-    pub key: &'a CellKey,
-    /// Its figures in the old run.
-    pub old: PacedCell,
-    /// Its figures in the new run.
-    pub new: PacedCell,
-    /// `compare`'s verdicts on new against old (`results::noise::change`): p99, CPU per
-    /// delivered message, frames overflowed; `None` where a side has too little to judge.
-    pub verdicts: [Option<Verdict>; 3],
-}
-
-impl PacedPair<'_> {
-    /// Whether any of the cell's verdicts says the new run is worse beyond the noise.
-    pub fn slower(&self) -> bool {
-        self.verdicts.iter().flatten().any(|verdict| verdict.call == Call::Higher)
-    }
-}
-
-/// How far two paced runs agree: the A/A figures that calibrate the paced drift
-/// (`results::noise::Metric::drift`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PacedAgreement<'a> {
-    /// The paced cells of both runs, in the old run's order.
-    pub cells: Vec<PacedPair<'a>>,
-    /// Pooled p99, larger over smaller, over the cells with latency in both.
-    pub p99: Option<Spread>,
-    /// The difference of the shares of frames overflowed, in points: (median, worst) over the cells.
-    pub overflow_points: Option<(f64, f64)>,
-    /// CPU per delivered message, larger over smaller.
-    pub cpu: Option<Spread>,
-    /// Bands of both runs (same group and band).
-    pub bands: usize,
-    /// Bands where the runs' leaders share no channel, by p99, CPU and overflow.
-    pub contradicted: [usize; 3],
-    /// Per runtime, the smallest change a cell's verdict on p99 and on CPU tells apart
-    /// (`super::ab::detectable`).
-    pub detectable: [Vec<(RuntimeKind, f64)>; 2],
-}
-
-/// The A/A figures of two paced runs, cells matched by their full key.
-pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile) -> PacedAgreement<'a> {
-    let noise = (FileNoise::of(old), FileNoise::of(new));
-    let drifts = [Metric::P99, Metric::Cpu, Metric::Overflow].map(|metric| Drift::between(old, new, metric));
-    let cells: Vec<PacedPair> = old
-        .order
-        .iter()
-        .filter_map(|key| {
-            let (old_samples, new_samples) = (&old.cells[key], new.cells.get(key)?);
-            let (old_cell, new_cell) = (of(key, old_samples)?, of(key, new_samples)?);
-            let judge = |metric, drift: &Drift| {
-                noise::change(
-                    old_samples,
-                    new_samples,
-                    metric,
-                    &Group::of(key),
-                    (&noise.0, &noise.1),
-                    drift.of(key.runtime),
-                )
-            };
-            let verdicts =
-                [judge(Metric::P99, &drifts[0]), judge(Metric::Cpu, &drifts[1]), judge(Metric::Overflow, &drifts[2])];
-            Some(PacedPair { key, old: old_cell, new: new_cell, verdicts })
-        })
-        .collect();
-    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
-    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
-    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
-    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
-    let points: Vec<f64> =
-        cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
-    let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (answer(old), answer(new));
-    let (mut bands, mut contradicted) = (0, [0; 3]);
-    for band in &old_bands {
-        let same = |other: &&PacedBand| {
-            (other.runtime, other.mode, other.workers, &other.setting, other.size)
-                == (band.runtime, band.mode, band.workers, &band.setting, band.size)
-        };
-        let Some(other) = new_bands.iter().find(same) else { continue };
-        bands += 1;
-        let rankings: [fn(&PacedBand) -> &PacedRanking; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
-        for (at, ranking) in rankings.into_iter().enumerate() {
-            let leaders = |band: &PacedBand| -> Vec<String> {
-                let ranking = ranking(band);
-                ranking.order.iter().take(ranking.leaders).map(|&i| band.entries[i].channel.clone()).collect()
-            };
-            let (a, b) = (leaders(band), leaders(other));
-            if !a.is_empty() && !b.is_empty() && !a.iter().any(|name| b.contains(name)) {
-                contradicted[at] += 1;
-            }
-        }
-    }
-    let detectable = [0, 1].map(|at| {
-        let judged = cells.iter().filter_map(|pair| Some((pair.key.runtime, pair.verdicts[at].as_ref()?)));
-        super::ab::detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
-    });
-    PacedAgreement { cells, p99, overflow_points, cpu, bands, contradicted, detectable }
-}
-
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
