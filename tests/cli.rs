@@ -158,7 +158,7 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
     assert!(rows.iter().any(|row| row[2] == "current-thread" && row[3] == "1"));
 
     assert!(stdout.starts_with("running WebRTC SFU benchmark with 600 messages and capacity 64"), "{stdout}");
-    assert!(stdout.contains("# current-thread, tasks: 3, messages per task: 200, capacity: 64 (shared in cloned-send, 21 per task in merged-recv)"), "{stdout}");
+    assert!(stdout.contains("# current-thread, tasks: 3, messages per task: 200, capacity: 64 slots (21 a task's channel in merged-recv)"), "{stdout}");
     assert!(stdout.contains(&format!("results: {}", out.display())), "{stdout}");
 
     let json: serde_json::Value =
