@@ -6,14 +6,13 @@
 use std::fmt::Write as _;
 
 use super::format::{self, duration, escape, number, thousands};
-use super::summary::tasks_text;
+use super::summary::{marked_entry, tasks_text};
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
 use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry};
 use crate::results::recommend::Ranking;
-use crate::stats::verdict::Verdict;
 
 mod agreement;
 pub use agreement::{cells as agreement_cells, summary as agreement_summary};
@@ -130,11 +129,6 @@ impl Figure {
     }
 }
 
-/// `kanal†`: a ranked channel, marked when its crate has a known problem.
-fn marked(entry: &PacedEntry) -> String {
-    super::summary::marked(&entry.channel, entry.merge)
-}
-
 /// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
 /// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
 /// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
@@ -142,25 +136,14 @@ fn leaders(band: &PacedBand, figure: Figure) -> String {
     let ranking = figure.ranking(band);
     let is_ratio = !matches!(figure, Figure::Overflow);
     let Some(first) = ranking.first() else { return "none ranked".to_owned() };
-    let mut text = format!("{} {}", marked(&first.figures), figure.full(&first.figures));
-    let tied: Vec<&Verdict> = ranking.leaders()[1..].iter().filter_map(|entry| entry.verdict.as_ref()).collect();
-    if let Some(widest) = tied.iter().max_by(|a, b| a.within().total_cmp(&b.within())) {
-        let within = format::within(widest, is_ratio);
-        match tied.len() {
-            1 => {
-                let _ = write!(text, " ≈ {}, {within}", marked(&ranking.entries[1].figures));
-            }
-            n => {
-                let _ = write!(text, " ≈ {n} others {within}");
-            }
-        }
-    }
+    let tied = super::summary::tied_text(ranking, is_ratio);
+    let mut text = format!("{} {}{tied}", marked_entry(first), figure.full(&first.figures));
     match ranking.next() {
         Some(next) => {
             let how = next.verdict.map_or(String::new(), |v| {
                 format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
-            let _ = write!(text, "; next {} {}{how}", marked(&next.figures), figure.brief(&next.figures));
+            let _ = write!(text, "; next {} {}{how}", marked_entry(next), figure.brief(&next.figures));
         }
         None if ranking.entries.len() == 1 => text.push_str(" (the only one ranked)"),
         None => {}

@@ -28,7 +28,7 @@ pub fn marked(channel: &str, merge: Option<Merge>) -> String {
 }
 
 /// [`marked`] for a ranked channel.
-fn marked_entry(entry: &Entry) -> String {
+pub(super) fn marked_entry<E>(entry: &Entry<E>) -> String {
     marked(&entry.channel, entry.merge)
 }
 
@@ -107,7 +107,7 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
     let Some(first) = ranking.first() else { return String::new() };
     let name = marked_entry(first);
     let mut line = format!("{} {}", if strong { format!("**{name}**") } else { name }, figure(first));
-    line.push_str(&tied_text(ranking));
+    line.push_str(&tied_text(ranking, true));
     match ranking.next() {
         Some(next) if ranking.is_tie() || next.verdict.is_none() => {
             let _ = write!(line, "; next {} {}, {}", marked_entry(next), figure(next), verdict_ratio(next));
@@ -124,12 +124,12 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
 
 /// The channels tied with a ranking's first, as they follow its name: ` ≈ kanal†, within 4%`,
 /// ` ≈ 3 others within 9%`; empty without a tie.
-fn tied_text(ranking: &Ranking) -> String {
-    let tied: Vec<&Entry> = ranking.leaders().iter().skip(1).collect();
+pub(super) fn tied_text<E>(ranking: &Ranking<E>, is_ratio: bool) -> String {
+    let tied = ranking.leaders().get(1..).unwrap_or_default();
     let widest = tied.iter().filter_map(|entry| entry.verdict).max_by(|a, b| a.within().total_cmp(&b.within()));
-    match (tied.as_slice(), widest) {
-        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, true)),
-        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, true)),
+    match (tied, widest) {
+        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, is_ratio)),
+        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, is_ratio)),
         _ => String::new(),
     }
 }
@@ -342,7 +342,7 @@ pub fn versions_line(versions: &Versions) -> String {
 pub fn pick_and_next(band: &Recommendation) -> (String, String) {
     let ranking = &band.speed;
     let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
-    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking));
+    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking, true));
     let next = match ranking.next() {
         Some(next) => format!("{} {}, {}", marked_entry(next), number(next.value), behind(next)),
         None if ranking.entries.len() == 1 => {
