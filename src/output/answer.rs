@@ -11,7 +11,7 @@ use super::summary::tasks_text;
 use crate::results::capacity;
 use crate::results::careful::Careful;
 use crate::results::decision::Decision;
-use crate::results::paced::{PacedBand, PacedRanking};
+use crate::results::paced::PacedBand;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 
@@ -38,34 +38,15 @@ fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ra
     object
 }
 
-/// One ranking: its leader, runner-up and the other contenders.
-fn ranking(ranking: &Ranking) -> Value {
-    let entry = |entry: &Entry| against(entry.label(), Some(entry.value), entry.verdict.as_ref(), true);
+/// One ranking: its leader, runner-up and the other contenders; verdicts in ratios, or in
+/// points with the figures in percent (frames overflowed).
+fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
+    let value = |entry: &Entry<E>| if is_ratio { entry.value } else { entry.value * 100.0 };
+    let entry = |entry: &Entry<E>| against(entry.label(), Some(value(entry)), entry.verdict.as_ref(), is_ratio);
     json!({
-        "leader": ranking.first().map(|first| json!({ "channel": first.label(), "value": first.value })),
+        "leader": ranking.first().map(|first| json!({ "channel": first.label(), "value": value(first) })),
         "runner_up": ranking.runner_up().map(entry),
         "contenders": ranking.entries.iter().skip(2).map(entry).collect::<Vec<_>>(),
-    })
-}
-
-/// One paced ranking, in the same shape.
-fn paced_ranking(
-    band: &PacedBand,
-    ranking: &PacedRanking,
-    value: fn(&crate::results::paced::PacedEntry) -> Option<f64>,
-    is_ratio: bool,
-) -> Value {
-    let entry = |at: usize| {
-        let entry = &band.entries[ranking.order[at]];
-        against(entry.channel_label(), value(entry), ranking.verdicts[at].as_ref(), is_ratio)
-    };
-    json!({
-        "leader": ranking.order.first().map(|&first| json!({
-            "channel": band.entries[first].channel_label(),
-            "value": value(&band.entries[first]),
-        })),
-        "runner_up": (ranking.order.len() > 1).then(|| entry(1)),
-        "contenders": (2..ranking.order.len()).map(entry).collect::<Vec<_>>(),
     })
 }
 
@@ -99,7 +80,7 @@ pub fn json(
                 "unit": "ns/message",
                 "careful": careful,
             });
-            merge(&mut object, ranking(&band.speed));
+            merge(&mut object, ranking(&band.speed, true));
             object
         })
         .collect();
@@ -115,9 +96,9 @@ pub fn json(
                 "band": band.size.name(),
                 "tasks": band.tasks,
                 "tasks_text": tasks_text(&band.tasks),
-                "p99": paced_ranking(band, &band.p99, |e| e.p99_ns, true),
-                "cpu": paced_ranking(band, &band.cpu, |e| e.cpu_ns, true),
-                "overflow": paced_ranking(band, &band.overflow, |e| Some(e.overflow_share * 100.0), false),
+                "p99": ranking(&band.p99, true),
+                "cpu": ranking(&band.cpu, true),
+                "overflow": ranking(&band.overflow, false),
             })
         })
         .collect();

@@ -6,12 +6,13 @@
 use std::fmt::Write as _;
 
 use super::format::{self, duration, escape, number, thousands};
-use super::summary::tasks_text;
+use super::summary::{marked_entry, tasks_text};
 use super::svg::{self, Series};
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
 use crate::results::load::CellKey;
-use crate::results::paced::{PacedBand, PacedEntry, PacedRanking};
+use crate::results::paced::{PacedBand, PacedEntry};
+use crate::results::recommend::Ranking;
 
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
@@ -100,7 +101,7 @@ enum Figure {
 }
 
 impl Figure {
-    fn ranking(self, band: &PacedBand) -> &PacedRanking {
+    fn ranking(self, band: &PacedBand) -> &Ranking<PacedEntry> {
         match self {
             Figure::P99 => &band.p99,
             Figure::Cpu => &band.cpu,
@@ -125,44 +126,23 @@ impl Figure {
     }
 }
 
-/// `kanal†`: a ranked channel, marked when its crate has a known problem.
-fn marked(entry: &PacedEntry) -> String {
-    super::summary::marked(&entry.channel, entry.merge)
-}
-
 /// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
 /// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
 /// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
 fn leaders(band: &PacedBand, figure: Figure) -> String {
     let ranking = figure.ranking(band);
     let is_ratio = !matches!(figure, Figure::Overflow);
-    if ranking.leaders == 0 {
-        return "none ranked".to_owned();
-    }
-    let first = &band.entries[ranking.order[0]];
-    let mut text = format!("{} {}", marked(first), figure.full(first));
-    let tied: Vec<&crate::stats::verdict::Verdict> = ranking.verdicts[1..ranking.leaders].iter().flatten().collect();
-    if let Some(widest) = tied.iter().max_by(|a, b| a.within().total_cmp(&b.within())) {
-        let within = format::within(widest, is_ratio);
-        match tied.len() {
-            1 => {
-                let _ = write!(text, " ≈ {}, {within}", marked(&band.entries[ranking.order[1]]));
-            }
-            n => {
-                let _ = write!(text, " ≈ {n} others {within}");
-            }
-        }
-    }
-    match ranking.order.get(ranking.leaders) {
-        Some(&next) => {
-            let verdict = ranking.verdicts[ranking.leaders].as_ref();
-            let how = verdict.map_or(String::new(), |v| {
-                format!(", {}", if is_ratio { format::ratio(v) } else { format::points(v) })
+    let Some(first) = ranking.first() else { return "none ranked".to_owned() };
+    let tied = super::summary::tied_text(ranking, is_ratio);
+    let mut text = format!("{} {}{tied}", marked_entry(first), figure.full(&first.figures));
+    match ranking.next() {
+        Some(next) => {
+            let how = next.verdict.map_or(String::new(), |v| {
+                format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
-            let next = &band.entries[next];
-            let _ = write!(text, "; next {} {}{how}", marked(next), figure.brief(next));
+            let _ = write!(text, "; next {} {}{how}", marked_entry(next), figure.brief(&next.figures));
         }
-        None if ranking.order.len() == 1 => text.push_str(" (the only one ranked)"),
+        None if ranking.entries.len() == 1 => text.push_str(" (the only one ranked)"),
         None => {}
     }
     text
@@ -331,15 +311,15 @@ pub const NOT_RANKED_BY_SPEED: &str =
 /// A channel's place in one of a band's rankings: `lowest` for the first, else its verdict
 /// against the first (`≈ 1.05× [0.90–1.22]` when tied, `2.10× [1.60–2.70]` when not; points for
 /// frames overflowed), `no verdict` without one, empty when it is not in the ranking.
-fn standing(ranking: &PacedRanking, at: usize, is_ratio: bool) -> String {
-    let Some(place) = ranking.order.iter().position(|&other| other == at) else { return String::new() };
+fn standing(ranking: &Ranking<PacedEntry>, label: &str, is_ratio: bool) -> String {
+    let Some(place) = ranking.entries.iter().position(|entry| entry.label() == label) else { return String::new() };
     if place == 0 {
         return "lowest".to_owned();
     }
-    match &ranking.verdicts[place] {
+    match &ranking.entries[place].verdict {
         Some(verdict) => {
             let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
-            if place < ranking.leaders { format!("≈ {figure}") } else { figure }
+            if place < ranking.leaders().len() { format!("≈ {figure}") } else { figure }
         }
         None => "no verdict".to_owned(),
     }
@@ -365,22 +345,22 @@ fn band_table(band: &PacedBand) -> String {
         escape(&group(band)),
         escape(&size(band))
     );
-    let by = if band.p99.order.is_empty() { &band.cpu } else { &band.p99 };
-    for &at in &by.order {
-        let entry = &band.entries[at];
+    let by = if band.p99.entries.is_empty() { &band.cpu } else { &band.p99 };
+    for ranked in &by.entries {
+        let (label, entry) = (ranked.label(), &ranked.figures);
         let mark = mark(&entry.channel);
         let _ = writeln!(
             out,
             "<tr><td>{}{mark}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            escape(&entry.channel_label()),
+            escape(&label),
             entry.p99_ns.map_or(String::new(), duration),
-            standing(&band.p99, at, true),
+            standing(&band.p99, &label, true),
             entry.cpu_ns.map_or(String::new(), duration),
-            standing(&band.cpu, at, true),
+            standing(&band.cpu, &label, true),
             entry.core_share.map_or(String::new(), |share| format!("{}%", number(share * 100.0))),
             escape(&overflow(entry)),
-            standing(&band.overflow, at, false),
+            standing(&band.overflow, &label, false),
         );
     }
     out.push_str("</table>\n");

@@ -28,7 +28,7 @@ pub fn marked(channel: &str, merge: Option<Merge>) -> String {
 }
 
 /// [`marked`] for a ranked channel.
-fn marked_entry(entry: &Entry) -> String {
+pub(super) fn marked_entry<E>(entry: &Entry<E>) -> String {
     marked(&entry.channel, entry.merge)
 }
 
@@ -44,8 +44,8 @@ pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
     for band in bands {
         for ranking in [&band.speed, &band.cpu, &band.p99] {
-            let next = ranking.next().map(|(next, _)| next);
-            for entry in ranking.leaders().into_iter().chain(next) {
+            let next = ranking.next();
+            for entry in ranking.leaders().iter().chain(next) {
                 let known = registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
                 if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
                     names.push(known.name);
@@ -103,16 +103,16 @@ pub fn tasks_text(tasks: &[u64]) -> String {
 /// `strong` marks the first (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
 /// A channel marked `(mixed)` has a cell in the band whose samples form more than one cluster.
 fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
-    let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.mixed { MIXED } else { "" });
+    let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.figures.mixed { MIXED } else { "" });
     let Some(first) = ranking.first() else { return String::new() };
     let name = marked_entry(first);
     let mut line = format!("{} {}", if strong { format!("**{name}**") } else { name }, figure(first));
-    line.push_str(&tied_text(ranking));
+    line.push_str(&tied_text(ranking, true));
     match ranking.next() {
-        Some((next, _)) if ranking.is_tie() || next.verdict.is_none() => {
+        Some(next) if ranking.is_tie() || next.verdict.is_none() => {
             let _ = write!(line, "; next {} {}, {}", marked_entry(next), figure(next), verdict_ratio(next));
         }
-        Some((next, _)) => {
+        Some(next) => {
             let (ratio, low, high) = next.ratio().expect("the arm above takes a runner-up without a verdict");
             let _ = write!(line, ", {ratio:.2}× {ahead} {} {} [{low:.2}–{high:.2}]", marked_entry(next), figure(next));
         }
@@ -124,12 +124,12 @@ fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong:
 
 /// The channels tied with a ranking's first, as they follow its name: ` ≈ kanal†, within 4%`,
 /// ` ≈ 3 others within 9%`; empty without a tie.
-fn tied_text(ranking: &Ranking) -> String {
-    let tied: Vec<&Entry> = ranking.leaders().into_iter().skip(1).collect();
+pub(super) fn tied_text<E>(ranking: &Ranking<E>, is_ratio: bool) -> String {
+    let tied = ranking.leaders().get(1..).unwrap_or_default();
     let widest = tied.iter().filter_map(|entry| entry.verdict).max_by(|a, b| a.within().total_cmp(&b.within()));
-    match (tied.as_slice(), widest) {
-        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, true)),
-        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, true)),
+    match (tied, widest) {
+        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, is_ratio)),
+        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, is_ratio)),
         _ => String::new(),
     }
 }
@@ -179,7 +179,10 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
-    if bands.iter().any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.mixed))) {
+    if bands
+        .iter()
+        .any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.figures.mixed)))
+    {
         out.push_str(
             "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
@@ -339,9 +342,9 @@ pub fn versions_line(versions: &Versions) -> String {
 pub fn pick_and_next(band: &Recommendation) -> (String, String) {
     let ranking = &band.speed;
     let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
-    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking));
+    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking, true));
     let next = match ranking.next() {
-        Some((next, _)) => format!("{} {}, {}", marked_entry(next), number(next.value), behind(next)),
+        Some(next) => format!("{} {}, {}", marked_entry(next), number(next.value), behind(next)),
         None if ranking.entries.len() == 1 => {
             format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge))
         }

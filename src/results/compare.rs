@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use super::ab::detectable;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
-use super::paced::{self, PacedBand, PacedCell, PacedRanking};
+use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
-use super::recommend::{Recommendation, TaskBand, recommend};
+use super::recommend::{Ranking, Recommendation, TaskBand, recommend};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::{Call, Verdict};
@@ -442,12 +442,10 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
     let (old_bands, new_bands) = (paced::answer(old), paced::answer(new));
     let bands = matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size));
-    let rankings: [fn(&PacedBand) -> &PacedRanking; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
+    let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {
         let leaders = |band: &PacedBand| -> Vec<(String, Option<Merge>)> {
-            let ranking = ranking(band);
-            let leading = ranking.order.iter().take(ranking.leaders).map(|&at| &band.entries[at]);
-            leading.map(|entry| (entry.channel.clone(), entry.merge)).collect()
+            ranking(band).leaders().iter().map(|entry| (entry.channel.clone(), entry.merge)).collect()
         };
         bands.iter().filter(|(band, other)| !leaders_overlap(&[leaders(band), leaders(other)])).count()
     });

@@ -4,8 +4,9 @@
 //! samples' histograms merged), the share of frames that overflowed and of messages dropped, the
 //! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
-//! lowest CPU and the fewest overflowed frames, each other channel with its verdict against the
-//! first from the noise model (`results::noise::verdict`), tied when that is a tie. A
+//! lowest CPU and the fewest overflowed frames, ranked by the one ranker
+//! (`results::recommend::rank`): each other channel with its verdict against the first from
+//! the noise model (`results::noise::verdict`), tied when that is a tie. A
 //! channel whose pacer fell behind in most samples of a cell of the band is named and never
 //! ranked.
 //!
@@ -15,12 +16,13 @@ use std::collections::HashMap;
 
 use super::band::{self, TaskBand};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric};
+use super::noise::{FileNoise, Group, Metric};
+use super::recommend::{Entry, Ranking, rank};
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats;
-use crate::stats::verdict::{Call, Verdict};
+use crate::stats::pool::geometric_mean;
 
 /// The paced figures of one cell, over all its samples.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,27 +166,6 @@ pub struct PacedEntry {
     pub core_share: Option<f64>,
 }
 
-impl PacedEntry {
-    /// The channel as reports name it (`results::load::channel_label`).
-    pub fn channel_label(&self) -> String {
-        super::load::channel_label(&self.channel, self.merge)
-    }
-}
-
-/// Channels ordered by one figure, and how many lead: the first and every channel whose
-/// verdict against it is a tie.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PacedRanking {
-    /// Indexes into [`PacedBand::entries`]: the lowest figure first, then the channels tied
-    /// with it, then the others, each by its verdict's estimate against the first.
-    pub order: Vec<usize>,
-    /// The verdict of each of `order` against the first (`results::noise::verdict`: log
-    /// ratio for p99 and CPU, points for overflow); `None` for the first.
-    pub verdicts: Vec<Option<Verdict>>,
-    /// How many of `order` lead (1 when the first stands alone; 0 when none is ranked).
-    pub leaders: usize,
-}
-
 /// The answer for one runtime, mode, setting and band of task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacedBand {
@@ -205,11 +186,11 @@ pub struct PacedBand {
     /// The channels ranked: every cell of the band present, without failures or a pacer behind.
     pub entries: Vec<PacedEntry>,
     /// By pooled p99.
-    pub p99: PacedRanking,
+    pub p99: Ranking<PacedEntry>,
     /// By CPU per delivered message.
-    pub cpu: PacedRanking,
+    pub cpu: Ranking<PacedEntry>,
     /// By share of frames overflowed.
-    pub overflow: PacedRanking,
+    pub overflow: Ranking<PacedEntry>,
     /// Channels whose pacer fell behind in most samples of a cell of the band: never ranked.
     pub behind: Vec<String>,
     /// Channels with a failed sample or a missing cell in the band: not ranked.
@@ -241,9 +222,9 @@ pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
                 size,
                 tasks,
                 entries: Vec::new(),
-                p99: PacedRanking::default(),
-                cpu: PacedRanking::default(),
-                overflow: PacedRanking::default(),
+                p99: Ranking::default(),
+                cpu: Ranking::default(),
+                overflow: Ranking::default(),
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
@@ -278,8 +259,12 @@ fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merg
         }
     }
     let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
-    let rank =
-        |value: fn(&PacedEntry) -> Option<f64>, metric| rank(&band.entries, &samples, value, metric, &group, noise);
+    let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| {
+        let entered = band.entries.iter().zip(&samples).filter_map(|(entry, cells)| {
+            Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))
+        });
+        rank(entered.collect(), metric, &group, noise)
+    };
     (band.p99, band.cpu, band.overflow) = (
         rank(|e| e.p99_ns, Metric::P99),
         rank(|e| e.cpu_ns, Metric::Cpu),
@@ -291,11 +276,7 @@ fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merg
 fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntry {
     let geometric = |value: fn(&PacedCell) -> Option<f64>| -> Option<f64> {
         let values: Option<Vec<f64>> = cells.iter().map(|cell| value(cell)).collect();
-        let values = values?;
-        if values.iter().any(|&v| v <= 0.0) {
-            return Some(0.0);
-        }
-        Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())
+        Some(geometric_mean(values?))
     };
     let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(|cell| value(cell)).sum::<f64>() / cells.len() as f64;
     let largest = cells.last().expect("a band has a task count");
@@ -310,38 +291,6 @@ fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntr
         offered_per_s: largest.offered_per_s,
         core_share: largest.core_share,
     }
-}
-
-/// The entries that have a `value` (`samples[i]`: entry i's cells, the band's task counts in
-/// order): the lowest first, then each other entry with its verdict against it on `metric`
-/// (`results::noise::verdict`), the tied ones first.
-fn rank(
-    entries: &[PacedEntry],
-    samples: &[Vec<&CellSamples>],
-    value: fn(&PacedEntry) -> Option<f64>,
-    metric: Metric,
-    group: &Group,
-    noise: &FileNoise,
-) -> PacedRanking {
-    let mut order: Vec<(usize, f64)> =
-        entries.iter().enumerate().filter_map(|(at, entry)| Some((at, value(entry)?))).collect();
-    order.sort_by(|a, b| a.1.total_cmp(&b.1));
-    let Some(&(first, _)) = order.first() else { return PacedRanking::default() };
-    let mut judged: Vec<(usize, Option<Verdict>)> = order
-        .iter()
-        .map(|&(at, _)| {
-            (at, (at != first).then(|| noise::verdict(&samples[first], &samples[at], metric, group, noise)).flatten())
-        })
-        .collect();
-    let tied = |verdict: &Option<Verdict>| verdict.is_some_and(|verdict| verdict.call == Call::Tied);
-    judged[1..].sort_by(|a, b| {
-        let key = |(_, verdict): &(usize, Option<Verdict>)| (!tied(verdict), verdict.map_or(f64::INFINITY, |v| v.mean));
-        let (ka, kb) = (key(a), key(b));
-        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
-    });
-    let leaders = 1 + judged.iter().skip(1).filter(|(_, verdict)| tied(verdict)).count();
-    let (order, verdicts) = judged.into_iter().unzip();
-    PacedRanking { order, verdicts, leaders }
 }
 
 #[cfg(test)]

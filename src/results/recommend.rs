@@ -5,11 +5,12 @@
 //! message for speed, CPU ns per message, and the p99 latency when the file has it. The mean,
 //! not the median: a cell whose samples fall in two clusters has a median that flips with
 //! whichever cluster won the draw, while its mean moves with the clusters' shares (see
-//! [`crate::stats`]); the median stays beside it ([`Entry::median`]), and a channel with such
-//! a cell in the band is marked ([`Entry::mixed`]). Every other channel gets its verdict
+//! [`crate::stats`]); the median stays beside it ([`Shape::median`]), and a channel with such
+//! a cell in the band is marked ([`Shape::mixed`]). Every other channel gets its verdict
 //! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
 //! samples paired round by round, with its interval), and is tied with the first exactly when
-//! that verdict is a tie ([`rank`]). A channel
+//! that verdict is a tie. [`rank`] is the crate's one ranker: `results::paced` ranks a paced
+//! band's p99, CPU and frames overflowed with it. A channel
 //! with a failed sample, or without a cell at one of the band's task counts, is not ranked
 //! there and is listed with the reason.
 //!
@@ -26,34 +27,49 @@ use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
+use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
 
-/// One channel's place in a [`Ranking`].
+/// One channel's place in a [`Ranking`]: what it was ranked by, its verdict against the first,
+/// and `E`, the rest of its figures ([`Shape`] for speed, CPU and p99 per sample; the paced
+/// figures for a paced band).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub struct Entry<E = Shape> {
     /// Channel name.
     pub channel: String,
     /// How merged-recv merged the receivers; `None` in cloned-send.
     pub merge: Option<Merge>,
-    /// The geometric mean, over the band's task counts, of the channel's per-cell means
-    /// (the ranking's unit: ns/message, CPU ns/message or ns of latency).
+    /// The figure ranked, over the band's task counts: the geometric mean of the per-cell
+    /// figures (ns/message, CPU ns/message, ns of latency), or the mean share of frames
+    /// overflowed.
     pub value: f64,
-    /// The same of the per-cell medians.
+    /// The verdict on this channel against the ranking's first (`results::noise::verdict`: on
+    /// the log scale, from their paired samples where they have them; in points for frames
+    /// overflowed); `None` for the first itself, or when the two have too few samples for one.
+    pub verdict: Option<Verdict>,
+    /// Whether the verdict is a tie: the channel is within the noise of the first.
+    pub tied_with_first: bool,
+    /// The channel's other figures.
+    pub figures: E,
+}
+
+/// The spread of a channel's samples over a band, beside its figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    /// The geometric mean, over the band's task counts, of the per-cell medians.
     pub median: f64,
     /// Whether the samples of one of the channel's cells in the band form more than one
     /// cluster ([`stats::clusters`]).
     pub mixed: bool,
-    /// The verdict on this channel against the ranking's first, on the log scale (its `mean`
-    /// is the log of this channel's figure over the first's, from their paired samples where
-    /// they have them: `results::noise::verdict`); `None` for the first itself, or when the
-    /// two have too few samples for one.
-    pub verdict: Option<Verdict>,
-    /// Whether the verdict is a tie: the channel is within the noise of the first.
-    pub tied_with_first: bool,
 }
 
-impl Entry {
+impl<E> Entry<E> {
+    /// A channel to rank, by `value`, before any verdict.
+    pub fn new((channel, merge): Contender, value: f64, figures: E) -> Entry<E> {
+        Entry { channel: channel.to_owned(), merge, value, verdict: None, tied_with_first: false, figures }
+    }
+
     /// The channel as reports name it (`results::load::channel_label`).
     pub fn label(&self) -> String {
         super::load::channel_label(&self.channel, self.merge)
@@ -72,46 +88,48 @@ impl Entry {
     }
 }
 
-/// Channels ordered by one metric, lowest (best) first.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ranking {
-    /// The first, then the others by their verdicts' estimates against it.
-    pub entries: Vec<Entry>,
+/// Channels ordered by one metric, lowest (best) first: see [`rank`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranking<E = Shape> {
+    /// The first, then the channels tied with it, then the others, each by its verdict's
+    /// estimate against the first.
+    pub entries: Vec<Entry<E>>,
 }
 
-impl Ranking {
+impl<E> Default for Ranking<E> {
+    fn default() -> Self {
+        Ranking { entries: Vec::new() }
+    }
+}
+
+impl<E> Ranking<E> {
     /// The channel with the lowest value.
-    pub fn first(&self) -> Option<&Entry> {
+    pub fn first(&self) -> Option<&Entry<E>> {
         self.entries.first()
     }
 
     /// The first and every channel within the noise of it, in ranking order: one entry when
-    /// the first stands alone.
-    pub fn leaders(&self) -> Vec<&Entry> {
-        self.entries
-            .iter()
-            .enumerate()
-            .filter(|(at, entry)| *at == 0 || entry.tied_with_first)
-            .map(|(_, e)| e)
-            .collect()
+    /// the first stands alone, none when none is ranked.
+    pub fn leaders(&self) -> &[Entry<E>] {
+        let tied = self.entries.iter().skip(1).take_while(|entry| entry.tied_with_first).count();
+        &self.entries[..self.entries.len().min(1 + tied)]
     }
 
     /// Whether any channel is within the noise of the first.
     pub fn is_tie(&self) -> bool {
-        self.entries.iter().any(|entry| entry.tied_with_first)
+        self.leaders().len() > 1
     }
 
     /// The runner-up: the second entry, with its verdict against the first; `None` with one
     /// entry or none.
-    pub fn runner_up(&self) -> Option<&Entry> {
+    pub fn runner_up(&self) -> Option<&Entry<E>> {
         self.entries.get(1)
     }
 
-    /// The best channel beyond the noise of the first, and its figure over the first's (the
-    /// verdict's ratio); `None` when every other channel is tied with the first or there is none.
-    pub fn next(&self) -> Option<(&Entry, f64)> {
-        let next = self.entries.iter().skip(1).find(|entry| !entry.tied_with_first)?;
-        Some((next, next.ratio().map_or(f64::NAN, |(ratio, ..)| ratio)))
+    /// The best channel beyond the noise of the first; `None` when every other channel is tied
+    /// with the first or there is none.
+    pub fn next(&self) -> Option<&Entry<E>> {
+        self.entries.get(self.leaders().len().max(1))
     }
 
     /// How far from the first the channels tied with it may be, the widest of their
@@ -202,9 +220,6 @@ pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNo
     bands
 }
 
-/// A channel to rank: its name, and how merged-recv merged its receivers.
-pub type Ranked = (String, Option<Merge>);
-
 /// One band's three rankings and the channels left out of them: `cells` are one runtime and
 /// mode's cells by (channel, tasks), `tasks` the band's task counts.
 fn rank_band(
@@ -214,7 +229,7 @@ fn rank_band(
     group: &Group,
     noise: &FileNoise,
 ) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
-    let mut candidates: Vec<(Ranked, Vec<&CellSamples>)> = Vec::new();
+    let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
     let mut excluded = Vec::new();
     for &channel in channels {
         let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
@@ -226,7 +241,7 @@ fn rank_band(
         let refused_at = at(|cell| cell.is_some_and(refused));
         let (name, merge) = channel;
         if missing_at.is_empty() && failed_at.is_empty() && refused_at.is_empty() {
-            candidates.push(((name.to_owned(), merge), found.into_iter().flatten().collect()));
+            candidates.push((channel, found.into_iter().flatten().collect()));
         } else {
             let failed_samples = found.iter().flatten().filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
             excluded.push(Excluded {
@@ -239,7 +254,16 @@ fn rank_band(
             });
         }
     }
-    let by = |metric: Metric| rank(&candidates, metric, group, noise);
+    let by = |metric: Metric| {
+        let entered = candidates.iter().filter_map(|(channel, cells)| {
+            let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
+            let median = geometric_mean(summaries.iter().map(|cell| cell.median));
+            let mixed = cells.iter().any(|cell| stats::clusters(figures(cell, metric).0).len() > 1);
+            let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
+            Some((Entry::new(*channel, value, Shape { median, mixed }), cells.clone()))
+        });
+        rank(entered.collect(), metric, group, noise)
+    };
     (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
 }
 
@@ -261,74 +285,46 @@ fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
     }
 }
 
-/// Ranks `channels` (each with its cells at the band's task counts, in the same order) by
-/// `metric`: a channel enters when each of its cells has values of it. The first is the
-/// channel with the lowest geometric mean of its cells' figures, unless the verdict against it
-/// calls another lower beyond the noise (paired samples outrank figures taken apart); every other channel
-/// gets its verdict against the first ([`noise::verdict`]) and is ranked by that verdict's
-/// estimate. A channel is tied with the first exactly when its verdict is a tie.
-pub fn rank(channels: &[(Ranked, Vec<&CellSamples>)], metric: Metric, group: &Group, noise: &FileNoise) -> Ranking {
-    let mut scored: Vec<(&Ranked, &Vec<&CellSamples>, Vec<Summary>)> = channels
-        .iter()
-        .filter_map(|(channel, cells)| {
-            let summaries: Option<Vec<Summary>> = cells.iter().map(|cell| figures(cell, metric).1).collect();
-            Some((channel, cells, summaries?))
-        })
-        .collect();
-    scored.sort_by(|a, b| geometric_mean_of_trimmed_means(&a.2).total_cmp(&geometric_mean_of_trimmed_means(&b.2)));
-    if scored.is_empty() {
+/// The one ranker, for every metric (speed, CPU, p99, frames overflowed), paced or not:
+/// `channels` are the entries to rank, each with its cells at the band's task counts in the
+/// same order. The first is the channel with the lowest value, unless a verdict against it
+/// calls others lower beyond the noise: then the one whose estimate is lowest takes its seat
+/// (paired samples outrank figures taken apart) and every verdict is made again against it.
+/// Every other channel gets its verdict against the first ([`noise::verdict`]) and is tied
+/// with it exactly when that verdict is a tie; the tied come first, then the others, each by
+/// its verdict's estimate, those without a verdict last.
+pub fn rank<E>(
+    mut channels: Vec<(Entry<E>, Vec<&CellSamples>)>,
+    metric: Metric,
+    group: &Group,
+    noise: &FileNoise,
+) -> Ranking<E> {
+    channels.sort_by(|a, b| a.0.value.total_cmp(&b.0.value));
+    let judge = |channels: &mut [(Entry<E>, Vec<&CellSamples>)]| {
+        let first = channels[0].1.clone();
+        for (at, (entry, cells)) in channels.iter_mut().enumerate() {
+            entry.verdict = (at != 0).then(|| noise::verdict(&first, cells, metric, group, noise)).flatten();
+            entry.tied_with_first = entry.verdict.is_some_and(|verdict| verdict.call == Call::Tied);
+        }
+    };
+    if channels.is_empty() {
         return Ranking::default();
     }
-    let against = |scored: &[(&Ranked, &Vec<&CellSamples>, Vec<Summary>)]| -> Vec<Option<Verdict>> {
-        let first = scored[0].1;
-        let judge = |cells: &Vec<&CellSamples>| noise::verdict(first, cells, metric, group, noise);
-        scored.iter().enumerate().map(|(at, (_, cells, _))| (at != 0).then(|| judge(cells)).flatten()).collect()
-    };
-    let mut verdicts = against(&scored);
-    let lower =
-        verdicts.iter().enumerate().filter_map(|(at, v)| v.filter(|v| v.call == Call::Lower).map(|v| (at, v.mean)));
+    judge(&mut channels);
+    let lower = channels.iter().enumerate().filter_map(|(at, (entry, _))| {
+        entry.verdict.filter(|verdict| verdict.call == Call::Lower).map(|verdict| (at, verdict.mean))
+    });
     if let Some((first, _)) = lower.min_by(|a, b| a.1.total_cmp(&b.1)) {
-        scored.swap(0, first);
-        verdicts = against(&scored);
+        channels.swap(0, first);
+        judge(&mut channels);
     }
-    let mut entries: Vec<Entry> = scored
-        .iter()
-        .zip(verdicts)
-        .map(|((channel, cells, summaries), verdict)| Entry {
-            channel: channel.0.clone(),
-            merge: channel.1,
-            value: geometric_mean_of_trimmed_means(summaries),
-            median: geometric_mean(summaries.iter().map(|cell| cell.median)),
-            mixed: cells.iter().any(|cell| stats::clusters(figures(cell, metric).0).len() > 1),
-            tied_with_first: verdict.is_some_and(|verdict| verdict.call == Call::Tied),
-            verdict,
-        })
-        .collect();
-    // The first stays first; the others by their estimate against it (no verdict: last).
+    let mut entries: Vec<Entry<E>> = channels.into_iter().map(|(entry, _)| entry).collect();
+    let key = |entry: &Entry<E>| (!entry.tied_with_first, entry.verdict.map_or(f64::INFINITY, |verdict| verdict.mean));
     entries[1..].sort_by(|a, b| {
-        let key = |entry: &Entry| entry.verdict.map_or(f64::INFINITY, |verdict| verdict.mean);
-        key(a).total_cmp(&key(b))
+        let (a, b) = (key(a), key(b));
+        a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
     });
     Ranking { entries }
-}
-
-/// The geometric mean of the cells' means: each task count weighs the same whatever its
-/// scale. 0 when any mean is 0; NaN when there are none.
-pub fn geometric_mean_of_trimmed_means(cells: &[Summary]) -> f64 {
-    geometric_mean(cells.iter().map(|cell| cell.trimmed_mean))
-}
-
-/// The geometric mean of `values`; 0 when any is 0 or less, NaN when there are none.
-fn geometric_mean(values: impl Iterator<Item = f64>) -> f64 {
-    let (mut sum, mut count) = (0.0, 0);
-    for value in values {
-        if value <= 0.0 {
-            return 0.0;
-        }
-        sum += value.ln();
-        count += 1;
-    }
-    (sum / count as f64).exp()
 }
 
 #[cfg(test)]

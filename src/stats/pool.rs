@@ -27,9 +27,18 @@ fn t_quantile(degrees: f64, quantile: f64) -> f64 {
     StudentsT::new(0.0, 1.0, degrees).map_or(f64::INFINITY, |t| t.inverse_cdf(quantile))
 }
 
-/// The geometric mean of `values` (each positive); NaN when there are none.
-pub fn geometric_mean(values: &[f64]) -> f64 {
-    (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
+/// The geometric mean of `values`, the crate's one: each weighs the same whatever its scale;
+/// 0 when any is 0 or less, NaN when there are none.
+pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (mut sum, mut count) = (0.0, 0);
+    for value in values {
+        if value <= 0.0 {
+            return 0.0;
+        }
+        sum += value.ln();
+        count += 1;
+    }
+    (sum / count as f64).exp()
 }
 
 /// The two-sided `confidence` interval of the geometric mean of `runs` (one figure per run,
@@ -55,7 +64,7 @@ pub fn pooled_summary(runs: &[f64], confidence: f64) -> Option<Summary> {
         min: sorted[0],
         max: sorted[sorted.len() - 1],
         median_interval: None,
-        trimmed_mean: geometric_mean(runs),
+        trimmed_mean: geometric_mean(runs.iter().copied()),
         trimmed_mean_interval: Some(interval),
     })
 }

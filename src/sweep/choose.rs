@@ -156,15 +156,13 @@ fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>
         let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
         for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
             let resolution = f64::ln(resolution);
-            let tied_wide = |at: usize| {
-                ranking.verdicts[at].is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
+            let tied_wide = |entry: &&Entry<paced::PacedEntry>| {
+                entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
             };
-            let open: Vec<String> = (1..ranking.order.len())
-                .filter(|&at| tied_wide(at))
-                .map(|at| band.entries[ranking.order[at]].channel.clone())
-                .collect();
+            let open: Vec<String> =
+                ranking.entries.iter().skip(1).filter(tied_wide).map(|e| e.channel.clone()).collect();
             if !open.is_empty() {
-                channels.extend(ranking.order.first().map(|&first| band.entries[first].channel.clone()));
+                channels.extend(ranking.first().map(|first| first.channel.clone()));
                 channels.extend(open);
             }
         }

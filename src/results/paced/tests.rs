@@ -1,6 +1,7 @@
 use super::*;
 use crate::results::load::hand_made_key;
 use crate::run::latency::{empty_histogram, encode};
+use crate::stats::verdict::Call;
 
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
 pub(crate) fn sample(
@@ -95,17 +96,17 @@ fn each_figure_ties_or_separates_by_the_noise_model() {
     let bands = answer(&file);
     assert_eq!(bands.len(), 1);
     let band = &bands[0];
-    let names = |ranking: &PacedRanking| -> Vec<&str> {
-        ranking.order.iter().take(ranking.leaders).map(|&at| band.entries[at].channel.as_str()).collect()
+    let names = |ranking: &Ranking<PacedEntry>| -> Vec<String> {
+        ranking.leaders().iter().map(|entry| entry.channel.clone()).collect()
     };
     // p99 1,000 and 1,010 ns in every round: inside the p99 drift; 5,000 is not.
     assert_eq!(names(&band.p99), ["fast", "near"]);
-    assert_eq!(band.p99.verdicts[2].unwrap().call, Call::Higher);
+    assert_eq!(band.p99.entries[2].verdict.unwrap().call, Call::Higher);
     // CPU 1.00 and 1.02 µs per delivered message: tied; 2.00 µs separated.
     assert_eq!(names(&band.cpu), ["slow", "near"]);
     // 0, 16 and 32% of frames overflowed in every round: separated by points.
     assert_eq!(names(&band.overflow), ["slow"]);
-    assert!(band.overflow.verdicts[1].unwrap().low > 10.0, "{:?}", band.overflow.verdicts);
+    assert!(band.overflow.entries[1].verdict.unwrap().low > 10.0, "{:?}", band.overflow);
 }
 
 #[test]
@@ -134,7 +135,7 @@ fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
     let mut ranked: Vec<&str> = band.entries.iter().map(|e| e.channel.as_str()).collect();
     ranked.sort_unstable();
     assert_eq!(ranked, ["blip", "steady"]);
-    assert_eq!(band.p99.leaders, 2, "blip and steady measured alike");
+    assert_eq!(band.p99.leaders().len(), 2, "blip and steady measured alike");
 }
 
 #[test]
@@ -146,9 +147,7 @@ fn a_p99_verdict_is_centred_on_the_pooled_p99s_it_stands_beside() {
     let b = vec![sample(vec![1100; 100], (125, 0), 0, 1_000_000), sample(tail, (125, 0), 0, 1_000_000)];
     let band = &answer(&file(vec![("a", 8, a), ("b", 8, b)]))[0];
     let figure = |name: &str| band.entries.iter().find(|e| e.channel == name).unwrap().p99_ns.unwrap();
-    let at = |name: &str| band.entries.iter().position(|e| e.channel == name).unwrap();
-    let place = band.p99.order.iter().position(|&entry| entry == at("b")).unwrap();
-    let verdict = band.p99.verdicts[place].unwrap();
-    assert_eq!(band.p99.order[0], at("a"));
+    let verdict = band.p99.entries.iter().find(|e| e.channel == "b").unwrap().verdict.unwrap();
+    assert_eq!(band.p99.entries[0].channel, "a");
     assert!((verdict.mean.exp() - figure("b") / figure("a")).abs() < 1e-9, "{verdict:?}");
 }
