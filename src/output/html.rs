@@ -9,6 +9,7 @@ use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::cells::{CellResult, CellsFile, Figures};
+use crate::results::column::Column;
 use crate::results::decision::Decision;
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedBand;
@@ -302,7 +303,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),
             },
-            cell.cpu_ns_per_message.as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
+            cell.figures[Column::CpuNsPerMessage].as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
         );
     }
     out.push_str("</table>\n</section>\n");

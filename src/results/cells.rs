@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::careful::Careful;
 use super::colour;
+use super::column::Columns;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::FileNoise;
 use super::paced::{self, PacedCell};
@@ -135,31 +136,11 @@ pub struct CellResult {
     /// Wall-clock nanoseconds per message; absent when no sample was ok.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns_per_message: Option<Figures>,
-    /// CPU nanoseconds (user + system, all threads) per message; absent when the file has no
-    /// `cpu_ns`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ns_per_message: Option<Figures>,
-    /// Payload MB (10^6 bytes) per second of wall time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mb_per_s: Option<Figures>,
-    /// Median send→receive latency of each sample, nanoseconds; absent without `--latency`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_p50_ns: Option<Figures>,
-    /// 99th percentile latency of each sample, nanoseconds; absent without `--latency`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_p99_ns: Option<Figures>,
-    /// 99.9th percentile latency of each sample, nanoseconds; absent without `--latency`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_p999_ns: Option<Figures>,
-    /// Largest latency of each sample, nanoseconds; absent without `--latency`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_max_ns: Option<Figures>,
-    /// Allocations inside the clock per message; absent without `--count-allocs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub allocs_per_message: Option<Figures>,
-    /// Bytes allocated inside the clock per message; absent without `--count-allocs`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alloc_bytes_per_message: Option<Figures>,
+    /// The figures of each other [`Column`](super::column::Column), under its name
+    /// (`cpu_ns_per_message`, `mb_per_s`, `lat_p50_ns`, `lat_p99_ns`, `lat_p999_ns`, `lat_max_ns`,
+    /// `allocs_per_message`, `alloc_bytes_per_message`); absent where no `ok` sample has a value.
+    #[serde(flatten)]
+    pub figures: Columns<Option<Figures>>,
     /// The figures of a paced cell (`--pace`), over all its samples; absent when not paced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paced: Option<PacedResult>,
@@ -361,14 +342,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         disturbed: samples.disturbed.clone(),
         first_failure: samples.first_failure.clone(),
         ns_per_message: Figures::of(&samples.ok),
-        cpu_ns_per_message: Figures::of(&samples.cpu_ns_per_message),
-        mb_per_s: Figures::of(&samples.mb_per_s),
-        lat_p50_ns: Figures::of(&samples.lat_p50_ns),
-        lat_p99_ns: Figures::of(&samples.lat_p99_ns),
-        lat_p999_ns: Figures::of(&samples.lat_p999_ns),
-        lat_max_ns: Figures::of(&samples.lat_max_ns),
-        allocs_per_message: Figures::of(&samples.allocs_per_message),
-        alloc_bytes_per_message: Figures::of(&samples.alloc_bytes_per_message),
+        figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
         paced: paced::of(key, samples).as_ref().map(PacedResult::of),
     }
 }
@@ -376,6 +350,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::column::Column;
     use crate::results::load::{WorkloadKey, hand_made};
 
     #[test]
@@ -389,8 +364,8 @@ mod tests {
         assert_eq!(figures.samples, [5.0, 1.0, 3.0, 2.0, 4.0]);
         assert_eq!((figures.median, figures.min, figures.max), (3.0, 1.0, 5.0));
         assert_eq!(figures.median_interval, Some([1.0, 5.0]));
-        assert_eq!(kanal.cpu_ns_per_message.as_ref().unwrap().median, 6.0);
-        assert!(kanal.lat_p99_ns.is_none());
+        assert_eq!(kanal.figures[Column::CpuNsPerMessage].as_ref().unwrap().median, 6.0);
+        assert!(kanal.figures[Column::LatP99].is_none());
         let flume = &cells.cells[1];
         assert_eq!((flume.ok, flume.failed), (2, 2));
         assert_eq!(flume.ns_per_message.as_ref().unwrap().median_interval, None);

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
+use super::column::Columns;
 use super::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
@@ -149,25 +150,8 @@ pub struct CellSamples {
     pub failed: usize,
     /// The status of the first failed sample.
     pub first_failure: Option<String>,
-    /// CPU nanoseconds per message (`cpu_ns / messages`) of the `ok` samples; empty when the
-    /// file has no `cpu_ns` or `messages` column.
-    pub cpu_ns_per_message: Vec<f64>,
-    /// `lat_p99_ns` of the `ok` samples that have one (the column is optional, its value empty
-    /// where latency was not measured).
-    pub lat_p99_ns: Vec<f64>,
-    /// `lat_p50_ns` of the `ok` samples that have one.
-    pub lat_p50_ns: Vec<f64>,
-    /// `lat_p999_ns` of the `ok` samples that have one.
-    pub lat_p999_ns: Vec<f64>,
-    /// `lat_max_ns` of the `ok` samples that have one.
-    pub lat_max_ns: Vec<f64>,
-    /// Payload MB (10^6 bytes) per second of the `ok` samples: the `mb_per_s` column, or, in
-    /// files without it, `messages × payload_bytes` over `elapsed_ns`.
-    pub mb_per_s: Vec<f64>,
-    /// `allocs_per_message` of the `ok` samples that have one.
-    pub allocs_per_message: Vec<f64>,
-    /// `alloc_bytes_per_message` of the `ok` samples that have one.
-    pub alloc_bytes_per_message: Vec<f64>,
+    /// Each [`Column`](super::column::Column) of the `ok` samples that have a value for it, in file order.
+    pub columns: Columns<Vec<f64>>,
     /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
     /// that has `ok` samples of the cell, in the runs' order; empty for a single file.
     pub runs: Vec<f64>,
@@ -194,21 +178,7 @@ impl CellSamples {
         self.paced.extend(PacedSample::of(&record));
         self.ok.push(record.ns_per_message);
         self.rounds.push(record.round);
-        // Per delivered message, as ns_per_message is under `--send try`.
-        if let (Some(cpu_ns), delivered @ 1..) = (record.cpu_ns, record.messages.saturating_sub(record.dropped)) {
-            self.cpu_ns_per_message.push(cpu_ns as f64 / delivered as f64);
-        }
-        for (values, value) in [
-            (&mut self.lat_p50_ns, record.lat_p50_ns),
-            (&mut self.lat_p99_ns, record.lat_p99_ns),
-            (&mut self.lat_p999_ns, record.lat_p999_ns),
-            (&mut self.lat_max_ns, record.lat_max_ns),
-        ] {
-            values.extend(value.map(|ns| ns as f64));
-        }
-        self.allocs_per_message.extend(record.allocs_per_message);
-        self.alloc_bytes_per_message.extend(record.alloc_bytes_per_message);
-        self.mb_per_s.extend(mb_per_s(&record));
+        self.columns.push_row(&record);
     }
 }
 
@@ -407,17 +377,6 @@ fn field_error(error: &csv::Error, header: &csv::StringRecord, row: &csv::String
     }
 }
 
-/// Payload MB/s of a row: its `mb_per_s`, or for a file without that column (no `bytes`
-/// either) the fixed payload moved over the wall time; `None` without a wall time.
-fn mb_per_s(record: &Record) -> Option<f64> {
-    if record.bytes > 0 {
-        return Some(record.mb_per_s);
-    }
-    // bytes / 10^6 per elapsed_ns / 10^9 seconds
-    let bytes = record.messages * record.payload_bytes;
-    (record.elapsed_ns > 0).then(|| bytes as f64 * 1000.0 / record.elapsed_ns as f64)
-}
-
 /// Sorts cells as a sweep lists them, whatever order their rows came in (a sweep writes
 /// them in shuffled passes): runtime and mode in the binary's order, task count ascending,
 /// channels in `--list-channels` order (a channel the binary does not know after those);
@@ -462,9 +421,10 @@ pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     for &(channel, tasks, ok, failed) in cells {
         let key = hand_made_key(channel, tasks, "");
         samples.order.push(key.clone());
-        let cpu_ns_per_message = ok.iter().map(|v| v * 2.0).collect();
+        let mut columns = Columns::default();
+        columns[super::column::Column::CpuNsPerMessage] = ok.iter().map(|v| v * 2.0).collect();
         let rounds = (1..=ok.len() as u64).map(Some).collect();
-        let cell = CellSamples { ok: ok.to_vec(), rounds, failed, cpu_ns_per_message, ..CellSamples::default() };
+        let cell = CellSamples { ok: ok.to_vec(), rounds, failed, columns, ..CellSamples::default() };
         samples.cells.insert(key, cell);
     }
     samples

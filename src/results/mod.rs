@@ -11,6 +11,7 @@ pub mod capacity;
 pub mod careful;
 pub mod cells;
 pub mod colour;
+pub mod column;
 pub mod compare;
 pub mod decide;
 pub mod decision;

@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::column::Column;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
@@ -81,7 +82,7 @@ impl Metric {
         };
         match self {
             Metric::Speed => with_rounds(&cell.ok),
-            Metric::Cpu if cell.paced.is_empty() => with_rounds(&cell.cpu_ns_per_message),
+            Metric::Cpu if cell.paced.is_empty() => with_rounds(&cell.columns[Column::CpuNsPerMessage]),
             Metric::Cpu => cell
                 .paced
                 .iter()
@@ -90,7 +91,7 @@ impl Metric {
                     Some(((s.cpu_ns? as f64 / delivered as f64).max(f64::MIN_POSITIVE).ln(), s.round))
                 })
                 .collect(),
-            Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.lat_p99_ns),
+            Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.columns[Column::LatP99]),
             Metric::P99 => cell
                 .paced
                 .iter()

@@ -135,18 +135,8 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             if into.first_failure.is_none() {
                 into.first_failure.clone_from(&cell.first_failure);
             }
-            for (into, from) in [
-                (&mut into.ok, &cell.ok),
-                (&mut into.disturbed, &cell.disturbed),
-                (&mut into.cpu_ns_per_message, &cell.cpu_ns_per_message),
-                (&mut into.lat_p50_ns, &cell.lat_p50_ns),
-                (&mut into.lat_p99_ns, &cell.lat_p99_ns),
-                (&mut into.lat_p999_ns, &cell.lat_p999_ns),
-                (&mut into.lat_max_ns, &cell.lat_max_ns),
-                (&mut into.mb_per_s, &cell.mb_per_s),
-                (&mut into.allocs_per_message, &cell.allocs_per_message),
-                (&mut into.alloc_bytes_per_message, &cell.alloc_bytes_per_message),
-            ] {
+            let lists = [(&mut into.ok, &cell.ok), (&mut into.disturbed, &cell.disturbed)];
+            for (into, from) in lists.into_iter().chain(into.columns.0.iter_mut().zip(&cell.columns.0)) {
                 into.extend_from_slice(from);
             }
             into.disturbed_why.extend_from_slice(&cell.disturbed_why);

@@ -23,6 +23,7 @@ use std::collections::HashMap;
 
 pub use super::band::TaskBand;
 use super::band::{self, Contender};
+use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
 use crate::run::measure::RuntimeKind;
@@ -277,12 +278,13 @@ pub const REFUSED: &str = "capacity: refused:";
 
 /// The values of one metric of a cell, and its summary as rankings show it.
 fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
-    match metric {
+    let column = match metric {
         // Speed reads pooled runs as runs (`results::pool::speed`); the other metrics read samples.
-        Metric::Speed => (&cell.ok, super::pool::speed(cell)),
-        Metric::Cpu => (&cell.cpu_ns_per_message, stats::summarize(&cell.cpu_ns_per_message)),
-        Metric::P99 | Metric::Overflow => (&cell.lat_p99_ns, stats::summarize(&cell.lat_p99_ns)),
-    }
+        Metric::Speed => return (&cell.ok, super::pool::speed(cell)),
+        Metric::Cpu => Column::CpuNsPerMessage,
+        Metric::P99 | Metric::Overflow => Column::LatP99,
+    };
+    (&cell.columns[column], stats::summarize(&cell.columns[column]))
 }
 
 /// The one ranker, for every metric (speed, CPU, p99, frames overflowed), paced or not:

@@ -1,4 +1,5 @@
 use super::*;
+use crate::results::column::Column;
 use crate::results::load::{CellKey, WorkloadKey, hand_made};
 use crate::results::recommend::recommend;
 use crate::run::measure::RuntimeKind;
@@ -75,7 +76,7 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
             workload: WorkloadKey::default(),
             setting: String::new(),
         };
-        file.cells.get_mut(&key).unwrap().lat_p99_ns = vec![p99; 5];
+        file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);
     let text = text(&bands, &built());

@@ -1,4 +1,5 @@
 use super::*;
+use crate::results::column::Column;
 
 #[test]
 fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
@@ -52,7 +53,7 @@ fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
     let (mut multi, mut current) = (0, 0);
     for (key, cell) in &file.cells {
         assert_eq!(cell.ok.len() + cell.disturbed.len(), 5, "{key:?}");
-        assert_eq!(cell.cpu_ns_per_message.len(), cell.ok.len(), "the other lists leave them out too");
+        assert_eq!(cell.columns[Column::CpuNsPerMessage].len(), cell.ok.len(), "the other lists leave them out too");
         match key.runtime {
             RuntimeKind::MultiThread => multi += cell.disturbed.len(),
             RuntimeKind::CurrentThread => current += cell.disturbed.len(),
