@@ -308,7 +308,13 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
 pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
     let mut keys = Vec::new();
     for decision in decide(file, participants) {
-        let room = |d: &Decision| (d.runtime, d.workers, d.mode, without_phase(&d.setting));
+        let room = |d: &Decision| GroupKey {
+            runtime: d.runtime,
+            workers: d.workers,
+            capacity: d.capacity,
+            mode: d.mode,
+            setting: without_phase(&d.setting),
+        };
         let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room(&decision);
         let label = |key: &CellKey| channel_label(&key.channel, key.merge);
         let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
