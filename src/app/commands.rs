@@ -12,10 +12,11 @@ use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
+use crate::results::analysis::Analysis;
 use crate::results::load::ResultsFile;
 use crate::results::metadata::Metadata;
 use crate::results::pool::{self, Run};
-use crate::results::{cells, decision, machines, paced, recommend, versions};
+use crate::results::{machines, paced};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -32,7 +33,7 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let cells = cells::cells(&name, &samples);
+    let cells = Analysis::of(&name, &samples, None).cells;
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
     if out != Path::new("-") {
@@ -147,31 +148,23 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
-    if args.json {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
-        let (bands, paced) = (recommend::recommend(&samples), paced::answer(&samples));
-        let noise = output::pool::noise_line(samples.runs.max(1));
-        print!("{}", output::answer::json(&name, &bands, &paced, &room(&samples), &noise));
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.short {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
-        let bands = recommend::recommend(&samples);
-        let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
-        let short = output::summary::short_markdown(&name, &bands, &versions);
-        print!("{}", with_latency(&short, &samples, Form::Short));
-        return Ok(ExitCode::SUCCESS);
-    }
     let csv = &args.csv[0];
-    if args.csv.len() > 1 && args.out.is_none() {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let versions = versions::versions(&samples, metadata(csv).as_ref());
-        let text = output::summary::text(&recommend::recommend(&samples), &versions);
-        print_line(with_latency(&text, &samples, Form::Text).trim_end());
-        print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
-        print_line(&format!("summary of {name}: Markdown written only with --out"));
+    if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
+        let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+        let metadata = if args.json { None } else { metadata(csv) };
+        let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
+        if args.json {
+            print!("{}", output::answer::json(&name, &analysis));
+        } else if args.short {
+            let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions);
+            print!("{}", output::paced::beside(&short, &analysis, Form::Short));
+        } else {
+            let text = output::summary::text(&analysis.bands, &analysis.versions);
+            print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
+            print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
+            print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if markdown_path(csv) == *csv {
@@ -206,7 +199,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if !matches!(markdown, Markdown::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
-    print_summary(&name, csv, &samples, markdown)?;
+    let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
+    print_summary(&name, &analysis, &samples, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -227,14 +221,18 @@ pub(crate) enum Markdown<'a> {
     Kept(&'a Path),
 }
 
-/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
-pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markdown: Markdown) -> anyhow::Result<()> {
-    let bands = recommend::recommend(samples);
-    let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
-    let text = with_latency(&text, samples, Form::Markdown);
-    let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
-    let mut open = output::open::lines(&crate::results::decide::open_bands(samples));
+/// Prints the summary of `analysis` (of `samples`) and writes it as Markdown to `markdown`.
+pub(crate) fn print_summary(
+    name: &str,
+    analysis: &Analysis,
+    samples: &ResultsFile,
+    markdown: Markdown,
+) -> anyhow::Result<()> {
+    let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
+    let text = output::paced::beside(&text, analysis, Form::Markdown);
+    let console = output::summary::text(&analysis.bands, &analysis.versions);
+    let console = output::paced::beside(&console, analysis, Form::Text);
+    let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;
     if samples
         .order
@@ -293,7 +291,9 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
-    write_report(&set, &name, &html, &samples, args.force)?;
+    let metadata = report_metadata(&set);
+    let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
+    write_report(&name, &html, &analysis, metadata.as_ref(), args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -306,7 +306,7 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
         let metadata = runs[0].metadata.clone();
         let (_, file) = pooled(runs, args.allow_different)?;
-        let bands = recommend::recommend(&file);
+        let bands = Analysis::of("", &file, None).bands;
         each.push(machines::Machine { names, file, metadata, bands });
     }
     let side = machines::side_by_side(&each);
@@ -316,52 +316,29 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of `samples` (read from `set.csv()`, and the other CSVs `name` lists
-/// when several runs were pooled) as `html`, with the machine from the JSON beside the CSV when
-/// there is one.
-pub(crate) fn write_report(
-    set: &OutputSet,
-    name: &str,
-    html: &Path,
-    samples: &ResultsFile,
-    force: bool,
-) -> anyhow::Result<()> {
+/// The machine from the JSON beside the CSV of `set`, when there is a readable one: the
+/// machine is the report's last section, not a reason to have none.
+pub(crate) fn report_metadata(set: &OutputSet) -> Option<Metadata> {
     let json = set.json();
-    // The machine is the report's last section, not a reason to have none.
-    let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+    json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
         print_error(&format!("warning: {error:#}; the report leaves the machine out"));
         None
-    });
-    let bands = recommend::recommend(samples);
-    let noise = output::pool::noise_line(samples.runs.max(1));
-    let cells = cells::cells(&set.csv().display().to_string(), samples);
-    let versions = versions::versions(samples, metadata.as_ref());
-    let report = output::html::Report {
-        csv_name: name,
-        cells: &cells,
-        bands: &bands,
-        metadata: metadata.as_ref(),
-        versions: &versions,
-        paced: &paced::answer(samples),
-        decisions: &room(samples),
-        only_paced: paced::only_paced(samples),
-        noise: &noise,
-    };
+    })
+}
+
+/// Writes the HTML report of `analysis` (of the CSV named `name`, with the machine `metadata`)
+/// as `html`.
+pub(crate) fn write_report(
+    name: &str,
+    html: &Path,
+    analysis: &Analysis,
+    metadata: Option<&Metadata>,
+    force: bool,
+) -> anyhow::Result<()> {
+    let report = output::html::Report { csv_name: name, analysis, metadata };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
-}
-
-/// `throughput` (the summary in `form`) with the answer for the paced cells of `samples` beside
-/// it (`output::paced::beside`).
-fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
-    let bands = paced::answer(samples);
-    output::paced::beside(throughput, &bands, &room(samples), paced::only_paced(samples), form)
-}
-
-/// The decisions for the room `samples` answers for (`results::decision::default_room`).
-fn room(samples: &ResultsFile) -> Vec<decision::Decision> {
-    decision::default_room(samples).map_or(Vec::new(), |participants| decision::decide(samples, participants))
 }
 
 /// `x.csv` → `x.md`, beside it.

@@ -80,12 +80,13 @@ impl Console {
         };
         let load = match workload.pace {
             Some(pace) => format!(
-                "{} tasks × {} messages every {} for {}, {}, send {}",
+                "{} tasks × {} messages every {} for {}, {} ({} phase), send {}",
                 workload.tasks,
                 pace.burst,
                 humantime::format_duration(pace.interval),
                 humantime::format_duration(paced_for(workload, pace)),
-                format!("{} ({} phase)", pace.phase.words(), pace.phase.name()),
+                pace.phase.words(),
+                pace.phase.name(),
                 workload.send.name()
             ),
             None => {

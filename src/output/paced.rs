@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use super::format::{self, duration, escape, number, thousands};
 use super::summary::tasks_text;
 use super::svg::{self, Series};
+use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
 use crate::results::load::CellKey;
@@ -287,9 +288,9 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// The answer of a file with paced cells: the decision for the room first, then the
 /// throughput answer and the latency answer after it; for a file with only paced cells (whose
 /// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
-/// ranked, and the throughput answer's versions and caveats (from [`super::summary::VERSIONS_LEAD`]).
-/// The throughput answer alone when `bands` is empty.
-pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_paced: bool, form: Form) -> String {
+/// ranked, and the crate versions and caveats. The throughput answer alone without paced bands.
+pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
+    let bands = &analysis.paced;
     if bands.is_empty() {
         return throughput.to_owned();
     }
@@ -297,11 +298,11 @@ pub fn beside(throughput: &str, bands: &[PacedBand], decided: &[Decision], only_
         Form::Text => text(bands),
         Form::Markdown | Form::Short => markdown(bands),
     };
-    let decided = decisions(decided, form);
-    if !only_paced {
+    let decided = decisions(&analysis.decisions, form);
+    if !analysis.only_paced {
         return format!("{decided}{}\n\n{latency}", throughput.trim_end());
     }
-    let versions = throughput.lines().find(|line| line.starts_with(super::summary::VERSIONS_LEAD)).unwrap_or("");
+    let versions = super::summary::versions_line(&analysis.versions);
     let caveats = match form {
         Form::Text => super::summary::caveats_text(&caveated(bands)),
         Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),

@@ -57,10 +57,10 @@ pub struct Highlight {
 }
 
 /// The highlights of `file`: per group, every band's fastest and fastest with no known problem.
-fn highlights(file: &ResultsFile) -> Vec<Highlight> {
-    let (mut out, noise) = (Vec::new(), FileNoise::of(file));
+fn highlights(file: &ResultsFile, noise: &FileNoise) -> Vec<Highlight> {
+    let mut out = Vec::new();
     for group in super::band::groups(file, |_| true) {
-        let bands = super::recommend::recommend_group(file, &group, &noise);
+        let bands = super::recommend::recommend_group(file, &group, noise);
         let mut channels: Vec<String> = Vec::new();
         for band in &bands {
             let careful = match band.careful() {
@@ -288,7 +288,7 @@ impl Figures {
 }
 
 /// The per-cell results of `file`, read from the CSV named `csv`.
-pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
+pub fn cells(csv: &str, file: &ResultsFile, noise: &FileNoise) -> CellsFile {
     let mut names: HashMap<String, usize> = HashMap::new();
     for key in &file.order {
         *names.entry(short_name(key)).or_default() += 1;
@@ -300,7 +300,7 @@ pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
-        highlights: highlights(file),
+        highlights: highlights(file, noise),
     }
 }
 
@@ -365,7 +365,7 @@ mod tests {
     #[test]
     fn each_cell_has_its_samples_median_interval_and_failures() {
         let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 8, &[10.0, 30.0], 2)]);
-        let cells = cells("x.csv", &file);
+        let cells = cells("x.csv", &file, &FileNoise::of(&file));
         assert_eq!(cells.cells.len(), 2);
         let kanal = &cells.cells[0];
         assert_eq!(kanal.name, "multi-thread/cloned-send/tasks=1/kanal");
@@ -388,7 +388,7 @@ mod tests {
         other.workload = WorkloadKey { messages: 2000, capacity: Capacity::Shared(64), workers: 2 };
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
-        let cells = cells("x.csv", &file);
+        let cells = cells("x.csv", &file, &FileNoise::of(&file));
         assert!(cells.cells[0].ns_per_message.is_none());
         assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/messages=0,capacity=0,workers=0");
         assert_eq!(cells.cells[1].name, "multi-thread/cloned-send/tasks=1/kanal/messages=2000,capacity=64,workers=2");

@@ -318,7 +318,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
             result.same_fastest += usize::from(channel == other);
         }
     }
-    let (old_bands, new_bands) = (recommend(old), recommend(new));
+    let (old_bands, new_bands) = (recommend(old, &FileNoise::of(old)), recommend(new, &FileNoise::of(new)));
     for band in &old_bands {
         let group = |b: &Recommendation| (b.runtime, b.mode, b.workers, b.capacity, b.setting.clone(), b.size);
         let Some(other) = new_bands.iter().find(|b| group(b) == group(band)) else {

@@ -205,8 +205,7 @@ pub struct PacedBand {
 
 /// The answer for every paced group and band of `file`, in file order, bands smallest first,
 /// every verdict from the noise model with the spread `file` measured.
-pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
-    let noise = FileNoise::of(file);
+pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
     let mut bands = Vec::new();
     for group in band::groups(file, |key| !file.cells[key].paced.is_empty()) {
         let cells: GroupCells = group
@@ -234,7 +233,7 @@ pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
-            fill(&mut band, &cells, &group.channels, &noise);
+            fill(&mut band, &cells, &group.channels, noise);
             bands.push(band);
         }
     }
@@ -405,7 +404,7 @@ pub fn agreement<'a>(old: &'a ResultsFile, new: &ResultsFile) -> PacedAgreement<
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (answer(old), answer(new));
+    let (old_bands, new_bands) = (answer(old, &noise.0), answer(new, &noise.1));
     let (mut bands, mut contradicted) = (0, [0; 3]);
     for band in &old_bands {
         let same = |other: &&PacedBand| {

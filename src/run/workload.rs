@@ -229,7 +229,7 @@ pub fn thousands(digits: &str) -> String {
     for (at, digit) in digits.chars().enumerate() {
         if at > 0
             && digit.is_ascii_digit()
-            && (digits.len() - at) % 3 == 0
+            && (digits.len() - at).is_multiple_of(3)
             && out.ends_with(|c: char| c.is_ascii_digit())
         {
             out.push(',');

@@ -2,6 +2,11 @@ use super::*;
 use crate::results::load::hand_made_key;
 use crate::run::latency::{empty_histogram, encode};
 
+/// The paced answer of `file` with its own noise.
+fn answer(file: &ResultsFile) -> Vec<PacedBand> {
+    super::answer(file, &FileNoise::of(file))
+}
+
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
 fn sample(values: impl IntoIterator<Item = u64>, frames: (u64, u64), dropped: u64, cpu_ns: u64) -> PacedSample {
     let mut histogram = empty_histogram();
