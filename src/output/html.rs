@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::doc::{Format, line};
 use super::format::{self, escape, number};
 use super::summary::{self, MARK};
 use super::svg::{self, Series};
@@ -48,14 +49,6 @@ fn marked_text(text: &str) -> String {
     escape(text).replace(MARK, &mark())
 }
 
-/// Markdown's code spans (`` `x` ``) as `<code>x</code>`.
-fn code_spans(text: &str) -> String {
-    text.split('`')
-        .enumerate()
-        .map(|(at, part)| if at % 2 == 1 { format!("<code>{part}</code>") } else { part.to_owned() })
-        .collect()
-}
-
 /// `text` with its first letter in upper case.
 fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
@@ -88,12 +81,11 @@ pub fn page(report: &Report) -> String {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in &analysis.decisions {
-            let bold = |text: &str| code_spans(&marked_text(text)).replace('\u{1}', "<b>").replace('\u{2}', "</b>");
-            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", bold(&super::decision::title(decision)));
-            for line in super::decision::card_lines(decision, |pick| format!("\u{1}{pick}\u{2}")) {
-                let _ = writeln!(out, "<li>{}</li>", bold(&line));
+            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", escape(&super::decision::title(decision)));
+            for line in super::decision::card_lines(decision, Format::Html) {
+                let _ = writeln!(out, "<li>{line}</li>");
             }
-            let _ = writeln!(out, "</ul>\n<p>{}</p>", bold(&super::decision::explanation(decision)));
+            let _ = writeln!(out, "</ul>\n<p>{}</p>", line(&super::decision::explanation(decision), Format::Html));
         }
         out.push_str("</section>\n");
     }

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::doc;
 use super::format::{self, duration, escape, number, thousands};
 use super::summary::tasks_text;
 use super::svg::{self, Series};
@@ -266,18 +267,18 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
                 out,
                 "{DECISION_HEADING}: {}\n  {}\n{}\n",
                 super::decision::title(decision),
-                super::decision::card_lines(decision, str::to_owned).join("\n  "),
-                super::decision::explanation(decision)
+                super::decision::card_lines(decision, doc::Format::Text).join("\n  "),
+                doc::line(&super::decision::explanation(decision), doc::Format::Text)
             ),
             Form::Markdown | Form::Short => writeln!(
                 out,
                 "### {DECISION_HEADING} of {}\n\n- {}\n{}",
                 super::decision::room(decision),
-                super::decision::card_lines(decision, |pick| format!("**{pick}**")).join("\n- "),
+                super::decision::card_lines(decision, doc::Format::Markdown).join("\n- "),
                 if form == Form::Short {
                     String::new()
                 } else {
-                    format!("\n{}\n", super::decision::explanation(decision))
+                    format!("\n{}\n", doc::line(&super::decision::explanation(decision), doc::Format::Markdown))
                 }
             ),
         };

@@ -46,7 +46,7 @@ impl Analysis {
             paced: paced::answer(file, &noise),
             decisions: room.map_or(Vec::new(), |participants| decision::decide(file, &noise, participants)),
             open: decide::open_bands(file, &noise, &bands),
-            cells: cells::cells(csv, file, &noise),
+            cells: cells::cells(csv, file, &bands),
             versions: versions::versions(file, metadata),
             only_paced: paced::only_paced(file),
             runs: file.runs.max(1),
