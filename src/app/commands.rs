@@ -42,18 +42,14 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The machine description beside `csv` (`x.json`), when there is a readable one.
-fn metadata(csv: &Path) -> Option<Metadata> {
-    let path = csv.with_extension("json");
-    let text = std::fs::read_to_string(&path).ok()?;
-    serde_json::from_str(&text)
-        .inspect_err(|error| {
-            print_error(&format!(
-                "warning: {}: ignored, not a channel-bench machine description: {error}",
-                path.display()
-            ))
-        })
-        .ok()
+/// The machine description beside `csv` (`x.json`), when there is a readable one: a machine
+/// left out is not a reason to have no answer.
+pub(crate) fn metadata(csv: &Path) -> Option<Metadata> {
+    let json = csv.with_extension("json");
+    json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+        print_error(&format!("warning: {error:#}; the machine is left out"));
+        None
+    })
 }
 
 /// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
@@ -284,6 +280,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     if groups.len() > 1 {
         return report_machines(args, groups, &html);
     }
+    let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
@@ -291,7 +288,6 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
-    let metadata = report_metadata(&set);
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
     write_report(&name, &html, &analysis, metadata.as_ref(), args.force)?;
     Ok(ExitCode::SUCCESS)
@@ -314,16 +310,6 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     files::write(html, output::machines::page(&each, &side).as_bytes(), args.force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(ExitCode::SUCCESS)
-}
-
-/// The machine from the JSON beside the CSV of `set`, when there is a readable one: the
-/// machine is the report's last section, not a reason to have none.
-pub(crate) fn report_metadata(set: &OutputSet) -> Option<Metadata> {
-    let json = set.json();
-    json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
-        print_error(&format!("warning: {error:#}; the report leaves the machine out"));
-        None
-    })
 }
 
 /// Writes the HTML report of `analysis` (of the CSV named `name`, with the machine `metadata`)

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Markdown, print_summary, report_metadata, write_report};
+use super::commands::{Markdown, metadata, print_summary, write_report};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
@@ -49,7 +49,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
-            let metadata = report_metadata(&set);
+            let metadata = metadata(&csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
             let open = &analysis.open;
             output::open::max_time_line(open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
