@@ -46,10 +46,26 @@ impl Span {
             (Span::Code(code), Format::Html) => format!("<code>{}</code>", escape(code)),
             (Span::Code(code), _) => format!("`{code}`"),
             (Span::Channel(name, false), _) => text(name),
-            (Span::Channel(name, true), Format::Html) => format!("{}<span class=\"mark\">{MARK}</span>", escape(name)),
+            (Span::Channel(name, true), Format::Html) => format!("{}{}", escape(name), red_mark()),
             (Span::Channel(name, true), _) => format!("{name}{MARK}"),
         }
     }
+}
+
+/// [`MARK`] as the report shows it, in red.
+pub fn red_mark() -> String {
+    format!("<span class=\"mark\">{MARK}</span>")
+}
+
+/// `label` in the report, escaped, with a red [`MARK`] when `channel`'s crate has a known problem.
+pub fn channel_html(label: &str, channel: &str) -> String {
+    Span::Channel(label.to_owned(), !super::summary::caveats_of(channel).is_empty()).render(Format::Html)
+}
+
+/// `text` with its first letter in upper case.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// `spans` as one line in `format`.

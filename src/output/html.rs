@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, line};
+use super::doc::{Format, capitalized, channel_html, line, red_mark};
 use super::format::{self, escape, number};
 use super::summary::{self, MARK};
 use super::svg::{self, Series};
@@ -33,26 +33,9 @@ pub struct Report<'a> {
     pub metadata: Option<&'a Metadata>,
 }
 
-/// The [`MARK`], in red.
-fn mark() -> String {
-    format!("<span class=\"mark\">{MARK}</span>")
-}
-
-/// A cell's channel in the page, with a red [`MARK`] when its crate has caveats.
-fn channel_cell(cell: &CellResult) -> String {
-    let mark = if summary::caveats_of(&cell.channel).is_empty() { String::new() } else { mark() };
-    format!("{}{mark}", escape(&cell.label))
-}
-
 /// Plain text from the summary with each [`MARK`] coloured.
 fn marked_text(text: &str) -> String {
-    escape(text).replace(MARK, &mark())
-}
-
-/// `text` with its first letter in upper case.
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
+    escape(text).replace(MARK, &red_mark())
 }
 
 /// The whole page.
@@ -127,7 +110,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
          channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
          listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
-        mark(),
+        red_mark(),
         summary::CAREFUL
     );
     for band in bands {
@@ -155,7 +138,7 @@ fn caveats(out: &mut String, names: &[&str]) {
         out,
         "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
          <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
-        mark()
+        red_mark()
     );
     for name in names {
         for caveat in summary::caveats_of(name) {
@@ -275,7 +258,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.mode,
             escape(&cell.setting),
             cell.tasks,
-            channel_cell(cell),
+            channel_html(&cell.label, &cell.channel),
             match cell.disturbed.len() {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),

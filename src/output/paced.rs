@@ -234,13 +234,8 @@ pub fn markdown(bands: &[PacedBand]) -> String {
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let _ = writeln!(out, "\n{}", capitalized(&how_to_read()));
+    let _ = writeln!(out, "\n{}", doc::capitalized(&how_to_read()));
     out
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// Which output the answer joins.
@@ -344,15 +339,6 @@ fn standing(ranking: &PacedRanking, at: usize, is_ratio: bool) -> String {
     }
 }
 
-/// A red † after a channel in the report when its crate has a known problem; empty otherwise.
-fn mark(channel: &str) -> String {
-    if super::summary::caveats_of(channel).is_empty() {
-        String::new()
-    } else {
-        format!("<span class=\"mark\">{}</span>", super::summary::MARK)
-    }
-}
-
 /// One band as a table: a row per ranked channel (by p99, or CPU without latency), each figure
 /// with its standing against the first ([`standing`]), † on a crate with a known problem; then
 /// the channels not ranked.
@@ -367,12 +353,11 @@ fn band_table(band: &PacedBand) -> String {
     let by = if band.p99.order.is_empty() { &band.cpu } else { &band.p99 };
     for &at in &by.order {
         let entry = &band.entries[at];
-        let mark = mark(&entry.channel);
         let _ = writeln!(
             out,
-            "<tr><td>{}{mark}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            escape(&entry.channel_label()),
+            doc::channel_html(&entry.channel_label(), &entry.channel),
             entry.p99_ns.map_or(String::new(), duration),
             standing(&band.p99, at, true),
             entry.cpu_ns.map_or(String::new(), duration),
@@ -402,8 +387,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     let mut out = format!(
         "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-        capitalized(HEADING),
-        escape(&capitalized(&how_to_read()))
+        doc::capitalized(HEADING),
+        escape(&doc::capitalized(&how_to_read()))
     );
     for band in bands {
         out.push_str(&band_table(band));
@@ -442,15 +427,14 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     for (cell, figures) in paced {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}{}</td><td class=\"n\">{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
             escape(&phased(&cell.setting)),
             cell.tasks,
-            escape(&cell.label),
-            mark(&cell.channel),
+            doc::channel_html(&cell.label, &cell.channel),
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),
