@@ -5,8 +5,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use channel_bench::results::analysis::Analysis;
 use channel_bench::results::cells::CellsFile;
-use channel_bench::results::{load, recommend};
+use channel_bench::results::load;
 
 mod common;
 use common::{HEADER, cell, write};
@@ -79,7 +80,7 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
 
     // summary: with one task count per band, a channel's figure is its cell's mean.
     let file = load::load(&csv).unwrap();
-    let bands = recommend::recommend(&file);
+    let bands = Analysis::of("", &file, None).bands;
     let mut ranked = BTreeMap::new();
     for band in &bands {
         assert_eq!(band.tasks.len(), 1);

@@ -151,7 +151,8 @@ fn answer(
     files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
     print_line(&format!("summary: {}", set.markdown().display()));
     let [_, candidate] = load_builds(set.csv(), [BASELINE, CANDIDATE])?;
-    super::sweep::write_cells(set, &candidate, exports, force)?;
+    let cells = crate::results::analysis::Analysis::of(&set.csv().display().to_string(), &candidate, None).cells;
+    super::sweep::write_cells(set, &cells, exports, force)?;
     print_line("");
     // Last, so that a script reads the JSON from the first `{` of stdout to its end.
     print_line(&if json { output::ab::json(&ab) } else { text });

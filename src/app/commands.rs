@@ -12,12 +12,11 @@ use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
+use crate::results::analysis::Analysis;
 use crate::results::load::ResultsFile;
+use crate::results::machines;
 use crate::results::metadata::Metadata;
-use crate::results::noise::FileNoise;
 use crate::results::pool::{self, Run};
-use crate::results::{cells, decision, designs, machines, paced, recommend, versions};
-use crate::run::workload::Mode;
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -34,7 +33,7 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let cells = cells::cells(&name, &samples);
+    let cells = Analysis::of(&name, &samples, None).cells;
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
     if out != Path::new("-") {
@@ -43,18 +42,14 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The machine description beside `csv` (`x.json`), when there is a readable one.
-fn metadata(csv: &Path) -> Option<Metadata> {
-    let path = csv.with_extension("json");
-    let text = std::fs::read_to_string(&path).ok()?;
-    serde_json::from_str(&text)
-        .inspect_err(|error| {
-            print_error(&format!(
-                "warning: {}: ignored, not a channel-bench machine description: {error}",
-                path.display()
-            ))
-        })
-        .ok()
+/// The machine description beside `csv` (`x.json`), when there is a readable one: a machine
+/// left out is not a reason to have no answer.
+pub(crate) fn metadata(csv: &Path) -> Option<Metadata> {
+    let json = csv.with_extension("json");
+    json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
+        print_error(&format!("warning: {error:#}; the machine is left out"));
+        None
+    })
 }
 
 /// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
@@ -138,31 +133,23 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
-    if args.json {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
-        let (bands, paced) = (recommend::recommend(&samples), paced::answer(&samples));
-        let noise = output::pool::noise_line(samples.runs.max(1));
-        print!("{}", output::answer::json(&name, &bands, &paced, &room(&samples), &noise));
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.short {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
-        let bands = recommend::recommend(&samples);
-        let versions = versions::versions(&samples, metadata(&args.csv[0]).as_ref());
-        let short = output::summary::short_markdown(&name, &bands, &versions);
-        print!("{}", with_latency(&short, &samples, Form::Short));
-        return Ok(ExitCode::SUCCESS);
-    }
     let csv = &args.csv[0];
-    if args.csv.len() > 1 && args.out.is_none() {
-        let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let versions = versions::versions(&samples, metadata(csv).as_ref());
-        let text = output::summary::text(&recommend::recommend(&samples), &versions);
-        print_line(with_latency(&text, &samples, Form::Text).trim_end());
-        print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
-        print_line(&format!("summary of {name}: Markdown written only with --out"));
+    if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
+        let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
+        let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+        let metadata = if args.json { None } else { metadata(csv) };
+        let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
+        if args.json {
+            print!("{}", output::answer::json(&name, &analysis));
+        } else if args.short {
+            let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions);
+            print!("{}", output::paced::beside(&short, &analysis, Form::Short));
+        } else {
+            let text = output::summary::text(&analysis.bands, &analysis.versions);
+            print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
+            print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
+            print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if markdown_path(csv) == *csv {
@@ -197,7 +184,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if !matches!(markdown, Markdown::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
-    print_summary(&name, csv, &samples, markdown)?;
+    let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
+    print_summary(&name, &analysis, &samples, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -218,14 +206,18 @@ pub(crate) enum Markdown<'a> {
     Kept(&'a Path),
 }
 
-/// Prints the summary of `samples` (read from `csv`) and writes it as Markdown to `markdown`.
-pub(crate) fn print_summary(name: &str, csv: &Path, samples: &ResultsFile, markdown: Markdown) -> anyhow::Result<()> {
-    let bands = recommend::recommend(samples);
-    let versions = versions::versions(samples, metadata(csv).as_ref());
-    let text = output::summary::markdown(name, &bands, samples.runs.max(1), &versions);
-    let text = with_latency(&text, samples, Form::Markdown);
-    let console = with_latency(&output::summary::text(&bands, &versions), samples, Form::Text);
-    let mut open = output::open::lines(&crate::results::decide::open_bands(samples));
+/// Prints the summary of `analysis` (of `samples`) and writes it as Markdown to `markdown`.
+pub(crate) fn print_summary(
+    name: &str,
+    analysis: &Analysis,
+    samples: &ResultsFile,
+    markdown: Markdown,
+) -> anyhow::Result<()> {
+    let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
+    let text = output::paced::beside(&text, analysis, Form::Markdown);
+    let console = output::summary::text(&analysis.bands, &analysis.versions);
+    let console = output::paced::beside(&console, analysis, Form::Text);
+    let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;
     if samples
         .order
@@ -277,6 +269,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     if groups.len() > 1 {
         return report_machines(args, groups, &html);
     }
+    let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
@@ -284,7 +277,8 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
-    write_report(&set, &name, &html, &samples, args.force)?;
+    let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
+    write_report(&name, &html, &analysis, metadata.as_ref(), args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -297,7 +291,7 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
         let metadata = runs[0].metadata.clone();
         let (_, file) = pooled(runs, args.allow_different)?;
-        let bands = recommend::recommend(&file);
+        let bands = Analysis::of("", &file, None).bands;
         each.push(machines::Machine { names, file, metadata, bands });
     }
     let side = machines::side_by_side(&each);
@@ -307,66 +301,19 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of `samples` (read from `set.csv()`, and the other CSVs `name` lists
-/// when several runs were pooled) as `html`, with the machine from the JSON beside the CSV when
-/// there is one.
+/// Writes the HTML report of `analysis` (of the CSV named `name`, with the machine `metadata`)
+/// as `html`.
 pub(crate) fn write_report(
-    set: &OutputSet,
     name: &str,
     html: &Path,
-    samples: &ResultsFile,
+    analysis: &Analysis,
+    metadata: Option<&Metadata>,
     force: bool,
 ) -> anyhow::Result<()> {
-    let json = set.json();
-    // The machine is the report's last section, not a reason to have none.
-    let metadata = json.exists().then(|| Metadata::read(&json)).transpose().unwrap_or_else(|error| {
-        print_error(&format!("warning: {error:#}; the report leaves the machine out"));
-        None
-    });
-    let bands = recommend::recommend(samples);
-    let noise = output::pool::noise_line(samples.runs.max(1));
-    let cells = cells::cells(&set.csv().display().to_string(), samples);
-    let versions = versions::versions(samples, metadata.as_ref());
-    let report = output::html::Report {
-        csv_name: name,
-        cells: &cells,
-        bands: &bands,
-        metadata: metadata.as_ref(),
-        versions: &versions,
-        paced: &paced::answer(samples),
-        decisions: &room(samples),
-        only_paced: paced::only_paced(samples),
-        noise: &noise,
-    };
+    let report = output::html::Report { csv_name: name, analysis, metadata };
     files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
-}
-
-/// `throughput` (the summary in `form`) with the answer for the paced cells of `samples` beside
-/// it (`output::paced::beside`).
-fn with_latency(throughput: &str, samples: &ResultsFile, form: Form) -> String {
-    let (bands, rooms) = (paced::answer(samples), room(samples));
-    let lead = if matches!(form, Form::Text) { "  " } else { "- " };
-    let designs = designs::designs(samples, &FileNoise::of(samples));
-    let speed = if designs.is_empty() { Vec::new() } else { recommend::recommend(samples) };
-    let pick_of = |band: &designs::Designs| {
-        let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
-        let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
-        let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
-        let at = |b: &&recommend::Recommendation| {
-            (b.runtime, b.size, &b.setting) == (band.runtime, band.size, &band.setting)
-                && shared(b.mode, b.capacity.unwrap_or(band.shared))
-        };
-        pick.or_else(|| speed.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone()))
-    };
-    let designs = output::capacity::designs(&designs, pick_of, lead, matches!(form, Form::Short));
-    output::paced::beside((throughput, &designs), &bands, &rooms, paced::only_paced(samples), form)
-}
-
-/// The decisions for the room `samples` answers for (`results::decision::default_room`).
-fn room(samples: &ResultsFile) -> Vec<decision::Decision> {
-    decision::default_room(samples).map_or(Vec::new(), |participants| decision::decide(samples, participants))
 }
 
 /// `x.csv` → `x.md`, beside it.

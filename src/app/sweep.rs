@@ -11,15 +11,16 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Markdown, print_summary, write_report};
+use super::commands::{Markdown, metadata, print_summary, write_report};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
-use crate::results::cells;
-use crate::results::load::{self, ResultsFile};
+use crate::results::analysis::Analysis;
+use crate::results::cells::CellsFile;
+use crate::results::load;
 use crate::run::measure::Watchdog;
 use crate::run::rounds;
 use crate::sweep as sweeping;
@@ -48,16 +49,14 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
-            let open = crate::results::decide::open_bands(&samples);
-            output::open::max_time_line(&open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
-            print_summary(
-                &super::file_name(csv.as_path()),
-                csv.as_path(),
-                &samples,
-                Markdown::File(&set.markdown(), plan.force),
-            )
-            .and_then(|()| write_cells(&set, &samples, exports, plan.force))
-            .and_then(|()| write_report(&set, &super::file_name(csv.as_path()), &set.html(), &samples, plan.force))
+            let metadata = metadata(&csv);
+            let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
+            let open = &analysis.open;
+            output::open::max_time_line(open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
+            let name = super::file_name(csv.as_path());
+            print_summary(&name, &analysis, &samples, Markdown::File(&set.markdown(), plan.force))
+                .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
+                .and_then(|()| write_report(&name, &set.html(), &analysis, metadata.as_ref(), plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
@@ -197,17 +196,11 @@ fn signal_name(signal: i32) -> &'static str {
 }
 
 /// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
-pub(super) fn write_cells(
-    set: &OutputSet,
-    samples: &ResultsFile,
-    exports: &ExportArgs,
-    force: bool,
-) -> anyhow::Result<()> {
-    let cells = cells::cells(&set.csv().display().to_string(), samples);
+pub(super) fn write_cells(set: &OutputSet, cells: &CellsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
     let path = set.cells_json();
     // A member of the sweep's output set, checked before the sweep started.
-    files::write(&path, export::json(&cells).as_bytes(), force, "the per-cell results")?;
-    export::write_all(exports, &cells, force)?;
+    files::write(&path, export::json(cells).as_bytes(), force, "the per-cell results")?;
+    export::write_all(exports, cells, force)?;
     print_line(&format!("cells: {}", path.display()));
     Ok(())
 }

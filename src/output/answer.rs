@@ -8,10 +8,9 @@
 use serde_json::{Value, json};
 
 use super::summary::tasks_text;
+use crate::results::analysis::Analysis;
 use crate::results::capacity;
 use crate::results::careful::Careful;
-use crate::results::decision::Decision;
-use crate::results::paced::PacedBand;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 
@@ -50,16 +49,10 @@ fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
     })
 }
 
-/// The whole answer of `bands` and `paced` (from the CSV named `csv_name`; `noise`: how the
-/// verdicts were made, `output::pool::noise_line`), pretty-printed.
-pub fn json(
-    csv_name: &str,
-    bands: &[Recommendation],
-    paced: &[PacedBand],
-    decisions: &[Decision],
-    noise: &str,
-) -> String {
-    let throughput: Vec<Value> = bands
+/// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
+pub fn json(csv_name: &str, analysis: &Analysis) -> String {
+    let throughput: Vec<Value> = analysis
+        .bands
         .iter()
         .map(|band| {
             let careful = match band.careful() {
@@ -84,7 +77,8 @@ pub fn json(
             object
         })
         .collect();
-    let latency: Vec<Value> = paced
+    let latency: Vec<Value> = analysis
+        .paced
         .iter()
         .map(|band| {
             json!({
@@ -102,13 +96,15 @@ pub fn json(
             })
         })
         .collect();
+    let noise = super::pool::noise_line(analysis.runs);
     let mut answer = json!({
         "csv": csv_name,
         "verdicts": noise,
         "bands": throughput,
-        "capacities": across(bands),
+        "capacities": across(&analysis.bands),
         "paced": latency,
     });
+    let decisions = &analysis.decisions;
     // The room's decision: the file's first group's; any other group's beside it.
     answer["decision"] = decisions.first().map_or(Value::Null, super::decision::json);
     if decisions.len() > 1 {

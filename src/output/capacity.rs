@@ -2,8 +2,10 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
+use super::paced::Form;
 use super::summary::marked;
 use super::{format, paced};
+use crate::results::analysis::Analysis;
 use crate::results::capacity::{AcrossCapacities, across};
 use crate::results::designs::Designs;
 use crate::results::noise::Metric;
@@ -107,6 +109,26 @@ fn line(band: &AcrossCapacities, strong: bool) -> String {
         format!("{open}the pick changes with capacity{close}: {}", changes.join("; "))
     };
     format!("{place}: {}; {holds}; {change}", picks.join(", "))
+}
+
+/// [`designs`] of `analysis`, as `form` shows it: the pick of the shared design is the room's
+/// (a paced file) or the band's fastest; the short answer names the pick alone.
+pub fn designs_of(analysis: &Analysis, form: Form) -> String {
+    let pick_of = |band: &Designs| {
+        let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
+        let rooms = &analysis.decisions;
+        let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
+        let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
+        let at = |b: &&Recommendation| {
+            (b.runtime, b.size, &b.setting) == (band.runtime, band.size, &band.setting)
+                && shared(b.mode, b.capacity.unwrap_or(band.shared))
+        };
+        let fastest =
+            || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
+        pick.or_else(fastest)
+    };
+    let lead = if matches!(form, Form::Text) { "  " } else { "- " };
+    designs(&analysis.designs, pick_of, lead, matches!(form, Form::Short))
 }
 
 /// Which design, band by band: merged-recv (a channel per task) against cloned-send (one shared

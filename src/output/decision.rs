@@ -4,15 +4,15 @@
 
 use serde_json::{Value, json};
 
+use super::doc::{Format, Span, fitted, line};
 use super::format::{duration, number, thousands};
-use super::summary::MARK;
 use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
-/// `kanal†` for a channel whose crate has a known problem, the label alone otherwise.
-fn marked(seat: &Seat) -> String {
-    if seat.known_problem { format!("{}{MARK}", seat.channel) } else { seat.channel.clone() }
+/// The seat's channel, marked when its crate has a known problem.
+fn marked(seat: &Seat) -> Vec<Span> {
+    vec![Span::Channel(seat.channel.clone(), seat.known_problem)]
 }
 
 /// `5 packets every 20ms`: a participant's frames.
@@ -58,28 +58,16 @@ fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
     Some(format!("{} ({between}{samples})", show(span.median)))
 }
 
-/// `names` joined by commas, as many as fit in `width` characters, then `+K more`.
-fn fitted(names: &[String], width: usize) -> String {
-    let mut out = String::new();
-    for (at, name) in names.iter().enumerate() {
-        let more = format!(" +{} more", names.len() - at);
-        let next = if out.is_empty() { name.clone() } else { format!("{out}, {name}") };
-        if next.chars().count() + more.chars().count() > width && at + 1 < names.len() {
-            return format!("{out}{more}");
-        }
-        out = next;
-    }
-    out
-}
-
 /// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`, and `left out`
 /// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
 /// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
-/// whole process's; `strong`
-/// sets the pick apart (Markdown `**` or none). Only `use` when no channel could be picked.
-pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static str, String)> {
+/// whole process's; the pick set apart. Only `use` when no channel could be picked.
+pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
     let Some(pick) = &decision.pick else {
-        return vec![("use", "none: no channel with no known problem kept up without a failure; see below".into())];
+        return vec![(
+            "use",
+            vec![Span::text("none: no channel with no known problem kept up without a failure; see below")],
+        )];
     };
     let clean_ties = decision.tied.iter().filter(|seat| !seat.known_problem).count();
     let by_rule = if clean_ties > 0 {
@@ -87,7 +75,7 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
     } else {
         ""
     };
-    let mut lines = vec![("use", format!("{}{by_rule}", strong(&pick.channel)))];
+    let mut lines = vec![("use", vec![Span::Strong(pick.channel.clone()), Span::text(by_rule)])];
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
     let latency = match (p99(out), p99(inside)) {
@@ -95,52 +83,45 @@ pub fn card(decision: &Decision, strong: fn(&str) -> String) -> Vec<(&'static st
         (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
         (None, None) => None,
     };
-    lines.extend(latency.map(|latency| ("latency", latency)));
+    lines.extend(latency.map(|latency| ("latency", vec![Span::Text(latency)])));
     if let Some(worst) = inside.or(out) {
         let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
         let when = if inside.is_some() { " in phase" } else { "" };
-        lines.push((
-            "drops",
-            format!(
-                "{dropped} of messages{when} at {}; {} ({} × {}) hold every frame at once",
-                decision.capacity,
-                decision.capacity_for_no_drops(),
-                decision.participants,
-                decision.burst
-            ),
-        ));
+        let (capacity, enough) = (decision.capacity, decision.capacity_for_no_drops());
+        let (participants, burst) = (decision.participants, decision.burst);
+        let drops = format!(
+            "{dropped} of messages{when} at {capacity}; {enough} ({participants} × {burst}) hold every frame at once"
+        );
+        lines.push(("drops", vec![Span::Text(drops)]));
     }
     if let Some(cell) = out.or(inside)
         && let Some(share) = spread(cell.ranges.core_share, percent)
     {
-        lines.push((
-            "cost",
-            format!(
-                "whole process, {} senders and the router: {share} of a core at {} msg/s",
-                decision.participants,
-                thousands(cell.offered_per_s)
-            ),
-        ));
+        let (n, rate) = (decision.participants, thousands(cell.offered_per_s));
+        let cost = format!("whole process, {n} senders and the router: {share} of a core at {rate} msg/s");
+        lines.push(("cost", vec![Span::Text(cost)]));
     }
-    let avoid: Vec<String> = decision
+    let avoid: Vec<Vec<Span>> = decision
         .avoid
         .iter()
         .map(|(channel, why)| match why {
-            Avoid::KnownProblem => format!("{channel}{MARK}"),
-            Avoid::PacerBehind => format!("{channel} (pacer behind)"),
-            Avoid::Failed => format!("{channel} (failed)"),
-            Avoid::Disturbed => format!("{channel} (every sample disturbed)"),
+            Avoid::KnownProblem => vec![Span::Channel(channel.clone(), true)],
+            Avoid::PacerBehind => vec![Span::Text(format!("{channel} (pacer behind)"))],
+            Avoid::Failed => vec![Span::Text(format!("{channel} (failed)"))],
+            Avoid::Disturbed => vec![Span::Text(format!("{channel} (every sample disturbed)"))],
         })
         .collect();
     if !avoid.is_empty() {
         lines.push(("avoid", fitted(&avoid, CARD_WIDTH - LABEL)));
     }
     if !decision.tied.is_empty() {
-        let names: Vec<String> = decision.tied.iter().map(marked).collect();
+        let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
         let within = "within the noise of the measured pick on drops and CPU: ";
-        lines.push(("tie", format!("{within}{}", fitted(&names, CARD_WIDTH - LABEL - within.chars().count()))));
+        let mut tie = vec![Span::text(within)];
+        tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
+        lines.push(("tie", tie));
     }
-    lines.extend(left_out(decision).map(|line| ("left out", line)));
+    lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
     lines
 }
 
@@ -152,15 +133,16 @@ fn left_out(decision: &Decision) -> Option<String> {
     (count > 0).then(|| format!("{count} of {} samples ({}), kept in the CSV", decision.samples, why.join(", ")))
 }
 
-/// The card as lines of text, `label: value`, the labels aligned.
-pub fn card_lines(decision: &Decision, strong: fn(&str) -> String) -> Vec<String> {
-    card(decision, strong).into_iter().map(|(label, value)| format!("{:<LABEL$}{value}", format!("{label}:"))).collect()
+/// The card as lines in `format`, `label: value`, the labels aligned.
+pub fn card_lines(decision: &Decision, format: Format) -> Vec<String> {
+    let label = |label: &str| Span::Text(format!("{:<LABEL$}", format!("{label}:")));
+    card(decision).into_iter().map(|(name, value)| line(&[vec![label(name)], value].concat(), format)).collect()
 }
 
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does
 /// as load rises.
-pub fn explanation(decision: &Decision) -> String {
-    let Some(pick) = &decision.pick else { return String::new() };
+pub fn explanation(decision: &Decision) -> Vec<Span> {
+    let Some(pick) = &decision.pick else { return Vec::new() };
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let n = decision.participants;
     let when = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
@@ -194,11 +176,15 @@ pub fn explanation(decision: &Decision) -> String {
             format!("With {participants} the pooled p99 was {}, against {} with {n}.", duration(quiet), duration(busy))
         });
     }
-    sentences.push(format!(
-        "Another machine's cores change wake-ups most: measure there with `channel-bench sfu --participants {n}` \
-         (`--workers N` for the threads tokio gets)."
-    ));
-    sentences.join(" ")
+    sentences.push("Another machine's cores change wake-ups most: measure there with ".to_owned());
+    let mut spans = vec![Span::Text(sentences.join(" "))];
+    spans.extend([
+        Span::Code(format!("channel-bench sfu --participants {n}")),
+        Span::text(" ("),
+        Span::Code("--workers N".to_owned()),
+        Span::text(" for the threads tokio gets)."),
+    ]);
+    spans
 }
 
 /// The decision for `summary --json`: the figures of the paragraph, and the paragraph.
@@ -234,8 +220,8 @@ pub fn json(decision: &Decision) -> Value {
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
-        "card": card_lines(decision, str::to_owned),
+        "card": card_lines(decision, Format::Text),
         "title": title(decision),
-        "text": explanation(decision),
+        "text": line(&explanation(decision), Format::Text),
     })
 }

@@ -107,7 +107,7 @@ mod tests {
     use crate::results::load::hand_made;
 
     fn file() -> CellsFile {
-        cells("x.csv", &hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]))
+        cells("x.csv", &hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]), &[])
     }
 
     /// The mean of kanal's samples and its interval, as `stats` computes them.

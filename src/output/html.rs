@@ -4,17 +4,16 @@
 
 use std::fmt::Write as _;
 
+use super::doc::{Format, capitalized, channel_html, line, red_mark};
 use super::format::{self, escape, number};
 use super::summary::{self, MARK};
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
+use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, Figures};
 use crate::results::column::Column;
-use crate::results::decision::Decision;
 use crate::results::metadata::Metadata;
-use crate::results::paced::PacedBand;
 use crate::results::recommend::Recommendation;
-use crate::results::versions::Versions;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 
@@ -24,59 +23,20 @@ text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;f
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{color:#555;font-size:13px}";
 
-/// What the report is made of: the file, its summary, and the machine it was measured on.
+/// What the report is made of: the file's name, its analysis, and the machine it was measured on.
 #[derive(Debug, Clone, Copy)]
 pub struct Report<'a> {
     /// The CSV's file name, as the page names it.
     pub csv_name: &'a str,
-    /// The CSV's per-cell figures ([`crate::results::cells`]).
-    pub cells: &'a CellsFile,
-    /// Its summary, from [`crate::results::recommend::recommend`].
-    pub bands: &'a [Recommendation],
+    /// The file's analysis.
+    pub analysis: &'a Analysis,
     /// The JSON beside the CSV, when there is one.
     pub metadata: Option<&'a Metadata>,
-    /// The crate versions of the answer ([`crate::results::versions`]).
-    pub versions: &'a Versions,
-    /// The answer for its paced cells, from [`crate::results::paced::answer`]; empty without any.
-    pub paced: &'a [PacedBand],
-    /// The decisions for the room the file answers for (`results::decision`); empty without
-    /// paced cells.
-    pub decisions: &'a [Decision],
-    /// Every cell was paced: ns/message restates the schedule, so the page has no ns/message
-    /// answer, plots or table.
-    pub only_paced: bool,
-    /// How the verdicts were made (`output::pool::noise_line`), shown under the answer.
-    pub noise: &'a str,
-}
-
-/// The [`MARK`], in red.
-fn mark() -> String {
-    format!("<span class=\"mark\">{MARK}</span>")
-}
-
-/// A cell's channel in the page, with a red [`MARK`] when its crate has caveats.
-fn channel_cell(cell: &CellResult) -> String {
-    let mark = if summary::caveats_of(&cell.channel).is_empty() { String::new() } else { mark() };
-    format!("{}{mark}", escape(&cell.label))
 }
 
 /// Plain text from the summary with each [`MARK`] coloured.
 fn marked_text(text: &str) -> String {
-    escape(text).replace(MARK, &mark())
-}
-
-/// Markdown's code spans (`` `x` ``) as `<code>x</code>`.
-fn code_spans(text: &str) -> String {
-    text.split('`')
-        .enumerate()
-        .map(|(at, part)| if at % 2 == 1 { format!("<code>{part}</code>") } else { part.to_owned() })
-        .collect()
-}
-
-/// `text` with its first letter in upper case.
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
+    escape(text).replace(MARK, &red_mark())
 }
 
 /// The whole page.
@@ -100,40 +60,41 @@ pub fn page(report: &Report) -> String {
             escape(&metadata.started_utc)
         );
     }
-    if !report.decisions.is_empty() {
+    let analysis = report.analysis;
+    if !analysis.decisions.is_empty() {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
-        for decision in report.decisions {
-            let bold = |text: &str| code_spans(&marked_text(text)).replace('\u{1}', "<b>").replace('\u{2}', "</b>");
-            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", bold(&super::decision::title(decision)));
-            for line in super::decision::card_lines(decision, |pick| format!("\u{1}{pick}\u{2}")) {
-                let _ = writeln!(out, "<li>{}</li>", bold(&line));
+        for decision in &analysis.decisions {
+            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", escape(&super::decision::title(decision)));
+            for line in super::decision::card_lines(decision, Format::Html) {
+                let _ = writeln!(out, "<li>{line}</li>");
             }
-            let _ = writeln!(out, "</ul>\n<p>{}</p>", bold(&super::decision::explanation(decision)));
+            let _ = writeln!(out, "</ul>\n<p>{}</p>", line(&super::decision::explanation(decision), Format::Html));
         }
         out.push_str("</section>\n");
     }
-    if report.only_paced {
-        out.push_str(&super::paced::html_section(report.cells, report.paced));
+    if analysis.only_paced {
+        out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
     } else {
-        answer(&mut out, report.bands);
+        answer(&mut out, &analysis.bands);
     }
-    let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(report.noise));
-    let _ = writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(report.versions)));
+    let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(&super::pool::noise_line(analysis.runs)));
+    let _ =
+        writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(&analysis.versions)));
     let caveated =
-        if report.only_paced { super::paced::caveated(report.paced) } else { summary::caveated(report.bands) };
+        if analysis.only_paced { super::paced::caveated(&analysis.paced) } else { summary::caveated(&analysis.bands) };
     caveats(&mut out, &caveated);
-    if report.only_paced {
+    if analysis.only_paced {
         let _ = writeln!(out, "<p class=\"note\">{}.</p>", escape(super::paced::NOT_RANKED_BY_SPEED));
     } else {
-        plots(&mut out, report.cells);
-        out.push_str(&super::paced::html_section(report.cells, report.paced));
-        cell_table(&mut out, report.cells);
+        plots(&mut out, &analysis.cells);
+        out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
+        cell_table(&mut out, &analysis.cells);
         let _ = writeln!(
             out,
             "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
              prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            marked_text(summary::text(report.bands, report.versions).trim_end())
+            marked_text(summary::text(&analysis.bands, &analysis.versions).trim_end())
         );
     }
     machine(&mut out, report.metadata);
@@ -150,7 +111,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
          channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
          listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
-        mark(),
+        red_mark(),
         summary::CAREFUL
     );
     for band in bands {
@@ -178,7 +139,7 @@ fn caveats(out: &mut String, names: &[&str]) {
         out,
         "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
          <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
-        mark()
+        red_mark()
     );
     for name in names {
         for caveat in summary::caveats_of(name) {
@@ -298,7 +259,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.mode,
             escape(&cell.setting),
             cell.tasks,
-            channel_cell(cell),
+            channel_html(&cell.label, &cell.channel),
             match cell.disturbed.len() {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),

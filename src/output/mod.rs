@@ -11,6 +11,7 @@ pub mod compare;
 pub mod console;
 pub mod csv;
 pub mod decision;
+pub mod doc;
 pub mod export;
 pub mod files;
 pub mod format;

@@ -5,9 +5,11 @@
 
 use std::fmt::Write as _;
 
+use super::doc;
 use super::format::{self, duration, escape, number, thousands};
 use super::summary::{marked_entry, tasks_text};
 use super::svg::{self, Series};
+use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
 use crate::results::load::CellKey;
@@ -209,13 +211,8 @@ pub fn markdown(bands: &[PacedBand]) -> String {
         }
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
-    let _ = writeln!(out, "\n{}", capitalized(&how_to_read()));
+    let _ = writeln!(out, "\n{}", doc::capitalized(&how_to_read()));
     out
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars.next().map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }
 
 /// Which output the answer joins.
@@ -242,18 +239,18 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
                 out,
                 "{DECISION_HEADING}: {}\n  {}\n{}\n",
                 super::decision::title(decision),
-                super::decision::card_lines(decision, str::to_owned).join("\n  "),
-                super::decision::explanation(decision)
+                super::decision::card_lines(decision, doc::Format::Text).join("\n  "),
+                doc::line(&super::decision::explanation(decision), doc::Format::Text)
             ),
             Form::Markdown | Form::Short => writeln!(
                 out,
                 "### {DECISION_HEADING} of {}\n\n- {}\n{}",
                 super::decision::room(decision),
-                super::decision::card_lines(decision, |pick| format!("**{pick}**")).join("\n- "),
+                super::decision::card_lines(decision, doc::Format::Markdown).join("\n- "),
                 if form == Form::Short {
                     String::new()
                 } else {
-                    format!("\n{}\n", super::decision::explanation(decision))
+                    format!("\n{}\n", doc::line(&super::decision::explanation(decision), doc::Format::Markdown))
                 }
             ),
         };
@@ -264,15 +261,11 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// The answer of a file with paced cells: the decision for the room first, then the
 /// throughput answer and the latency answer after it; for a file with only paced cells (whose
 /// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
-/// ranked, and the throughput answer's versions and caveats (from [`super::summary::VERSIONS_LEAD`]).
-/// The throughput answer alone when `bands` is empty.
-pub fn beside(
-    (throughput, designs): (&str, &str),
-    bands: &[PacedBand],
-    decided: &[Decision],
-    only_paced: bool,
-    form: Form,
-) -> String {
+/// ranked, and the crate versions and caveats; which design, when the file measured both
+/// (`output::capacity::designs`). The throughput answer alone without paced bands.
+pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
+    let bands = &analysis.paced;
+    let designs = super::capacity::designs_of(analysis, form);
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
@@ -280,11 +273,11 @@ pub fn beside(
         Form::Text => text(bands),
         Form::Markdown | Form::Short => markdown(bands),
     };
-    let decided = decisions(decided, form);
-    if !only_paced {
+    let decided = decisions(&analysis.decisions, form);
+    if !analysis.only_paced {
         return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
     }
-    let versions = throughput.lines().find(|line| line.starts_with(super::summary::VERSIONS_LEAD)).unwrap_or("");
+    let versions = super::summary::versions_line(&analysis.versions);
     let caveats = match form {
         Form::Text => super::summary::caveats_text(&caveated(bands)),
         Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),
@@ -325,15 +318,6 @@ fn standing(ranking: &Ranking<PacedEntry>, label: &str, is_ratio: bool) -> Strin
     }
 }
 
-/// A red † after a channel in the report when its crate has a known problem; empty otherwise.
-fn mark(channel: &str) -> String {
-    if super::summary::caveats_of(channel).is_empty() {
-        String::new()
-    } else {
-        format!("<span class=\"mark\">{}</span>", super::summary::MARK)
-    }
-}
-
 /// One band as a table: a row per ranked channel (by p99, or CPU without latency), each figure
 /// with its standing against the first ([`standing`]), † on a crate with a known problem; then
 /// the channels not ranked.
@@ -348,12 +332,11 @@ fn band_table(band: &PacedBand) -> String {
     let by = if band.p99.entries.is_empty() { &band.cpu } else { &band.p99 };
     for ranked in &by.entries {
         let (label, entry) = (ranked.label(), &ranked.figures);
-        let mark = mark(&entry.channel);
         let _ = writeln!(
             out,
-            "<tr><td>{}{mark}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            escape(&label),
+            doc::channel_html(&label, &entry.channel),
             entry.p99_ns.map_or(String::new(), duration),
             standing(&band.p99, &label, true),
             entry.cpu_ns.map_or(String::new(), duration),
@@ -383,8 +366,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     let mut out = format!(
         "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-        capitalized(HEADING),
-        escape(&capitalized(&how_to_read()))
+        doc::capitalized(HEADING),
+        escape(&doc::capitalized(&how_to_read()))
     );
     for band in bands {
         out.push_str(&band_table(band));
@@ -423,15 +406,14 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     for (cell, figures) in paced {
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}{}</td><td class=\"n\">{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
             escape(&phased(&cell.setting)),
             cell.tasks,
-            escape(&cell.label),
-            mark(&cell.channel),
+            doc::channel_html(&cell.label, &cell.channel),
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),

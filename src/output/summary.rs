@@ -312,9 +312,6 @@ pub fn careful_text(band: &Recommendation) -> String {
     }
 }
 
-/// How the versions line starts, where the short answer's tail (versions, caveats) begins.
-pub const VERSIONS_LEAD: &str = "crate versions";
-
 /// One line: `crate versions, as the run's JSON records them: tokio 1.54.1, kanal 0.1.1`, with
 /// a second part for those read from this build's Cargo.lock instead.
 pub fn versions_line(versions: &Versions) -> String {
@@ -332,7 +329,7 @@ pub fn versions_line(versions: &Versions) -> String {
             if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
         parts.push(format!("from this build's Cargo.lock{why}: {build}"));
     }
-    format!("{VERSIONS_LEAD}, {}", parts.join("; "))
+    format!("crate versions, {}", parts.join("; "))
 }
 
 /// The pick of a band and what comes next, as the short answer words them: `kanal† 83.0`, or

@@ -52,8 +52,13 @@ pub fn known_problem(channel: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::load::ResultsFile;
     use crate::results::load::hand_made;
-    use crate::results::recommend::recommend;
+
+    /// Recommendations of `file` with its own noise.
+    fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
+        crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+    }
 
     fn steady(around: f64) -> [f64; 5] {
         [around, around * 1.005, around * 0.995, around * 1.002, around * 0.998]

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::band::GroupKey;
 use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::FileNoise;
 use super::paced::{self, PacedCell};
+use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
@@ -57,13 +58,14 @@ pub struct Highlight {
     pub channels: Vec<String>,
 }
 
-/// The highlights of `file`: per group, every band's fastest and fastest with no known problem.
-fn highlights(file: &ResultsFile) -> Vec<Highlight> {
-    let (mut out, noise) = (Vec::new(), FileNoise::of(file));
+/// The highlights of `file` (ranked as `bands`): per group, every band's fastest and fastest
+/// with no known problem.
+fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
+    let mut out = Vec::new();
     for group in super::band::groups(file, |_| true) {
-        let bands = super::recommend::recommend_group(file, &group, &noise);
+        let key = &group.key;
         let mut channels: Vec<String> = Vec::new();
-        for band in &bands {
+        for band in bands.iter().filter(|band| in_group(band, key)) {
             let careful = match band.careful() {
                 Careful::Behind { entry, .. } => Some(entry.channel),
                 _ => None,
@@ -74,7 +76,6 @@ fn highlights(file: &ResultsFile) -> Vec<Highlight> {
                 }
             }
         }
-        let key = &group.key;
         let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.clone());
         out.push(Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels });
     }
@@ -270,8 +271,16 @@ impl Figures {
     }
 }
 
+/// Whether `band` ranks the cells of group `key` (a band names its workers and capacity only
+/// where the file holds others).
+fn in_group(band: &Recommendation, key: &GroupKey) -> bool {
+    (band.runtime, band.mode, &band.setting) == (key.runtime, key.mode, &key.setting)
+        && band.workers.is_none_or(|workers| workers == key.workers)
+        && band.capacity.is_none_or(|capacity| capacity == key.capacity)
+}
+
 /// The per-cell results of `file`, read from the CSV named `csv`.
-pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
+pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFile {
     let several_capacities = file.order.iter().any(|key| key.workload.capacity != file.order[0].workload.capacity);
     let name = |key: &CellKey| match several_capacities {
         true => format!("{}/capacity={}", short_name(key), capacity_slug(key.workload.capacity)),
@@ -296,7 +305,7 @@ pub fn cells(csv: &str, file: &ResultsFile) -> CellsFile {
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
-        highlights: highlights(file),
+        highlights: highlights(file, bands),
     }
 }
 
@@ -356,7 +365,7 @@ mod tests {
     #[test]
     fn each_cell_has_its_samples_median_interval_and_failures() {
         let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 8, &[10.0, 30.0], 2)]);
-        let cells = cells("x.csv", &file);
+        let cells = cells("x.csv", &file, &[]);
         assert_eq!(cells.cells.len(), 2);
         let kanal = &cells.cells[0];
         assert_eq!(kanal.name, "multi-thread/cloned-send/tasks=1/kanal");
@@ -379,7 +388,7 @@ mod tests {
         other.workload = WorkloadKey { messages: 2000, capacity: Capacity::Shared(64), workers: 2 };
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
-        let cells = cells("x.csv", &file);
+        let cells = cells("x.csv", &file, &[]);
         assert!(cells.cells[0].ns_per_message.is_none());
         // Two capacities name the capacity; the same capacity twice would name the whole workload.
         assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/capacity=0");

@@ -356,7 +356,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
             result.same_fastest += usize::from(channel == other);
         }
     }
-    let (old_bands, new_bands) = (recommend(old), recommend(new));
+    let (old_bands, new_bands) = (recommend(old, &FileNoise::of(old)), recommend(new, &FileNoise::of(new)));
     for (band, other) in
         matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size))
     {
@@ -440,7 +440,7 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (paced::answer(old), paced::answer(new));
+    let (old_bands, new_bands) = (paced::answer(old, &runs.noise.0), paced::answer(new, &runs.noise.1));
     let bands = matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size));
     let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {

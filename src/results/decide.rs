@@ -5,7 +5,7 @@
 
 use super::load::{CellKey, ResultsFile};
 use super::noise::{FileNoise, Group, Metric, VERDICT_CONFIDENCE};
-use super::recommend::{Entry, Recommendation, recommend};
+use super::recommend::{Entry, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 use statrs::distribution::{ContinuousCDF, Normal};
 
@@ -58,10 +58,9 @@ pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> 
 }
 
 /// Every band of `file` with a speed verdict still open, and what would likely decide it.
-pub fn open_bands(file: &ResultsFile) -> Vec<Open> {
-    let noise = FileNoise::of(file);
+pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> Vec<Open> {
     let mut open = Vec::new();
-    for band in recommend(file) {
+    for band in bands {
         let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
         let (drift, resolution) = (noise.paired_drift(&group, Metric::Speed), noise.resolution(&group, Metric::Speed));
         let Some(first) = band.speed.first() else { continue };

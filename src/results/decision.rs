@@ -133,8 +133,7 @@ fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
 
 /// The decisions for `participants` tasks, one per room group in file order; empty when the
 /// file has no paced cell at that task count.
-pub fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
-    let noise = FileNoise::of(file);
+pub fn decide(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<Decision> {
     let mut groups: Vec<RoomKey> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty()) {
         let room = room_key(key);
@@ -142,7 +141,7 @@ pub fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
             groups.push(room);
         }
     }
-    groups.into_iter().map(|room| decide_room(file, &noise, participants, &room)).collect()
+    groups.into_iter().map(|room| decide_room(file, noise, participants, &room)).collect()
 }
 
 /// A cell of a room: its key and samples, when measured.
@@ -322,7 +321,7 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
 /// and its tie left out), in the file's order.
 pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
     let mut keys = Vec::new();
-    for decision in decide(file, participants) {
+    for decision in decide(file, &FileNoise::of(file), participants) {
         let room = |d: &Decision| GroupKey {
             runtime: d.runtime,
             workers: d.workers,
@@ -335,7 +334,8 @@ pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
         let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
         let order = file.order.iter().filter(|key| !in_room(key) || !names.contains(&label(key))).cloned().collect();
         let rest = ResultsFile { order, ..file.clone() };
-        let runner_up = decide(&rest, participants).into_iter().find(|other| room(other) == room(&decision));
+        let runner_up =
+            decide(&rest, &FileNoise::of(&rest), participants).into_iter().find(|other| room(other) == room(&decision));
         names.extend(runner_up.and_then(|other| other.pick).map(|seat| seat.channel));
         keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&label(key))).cloned());
     }

@@ -148,7 +148,7 @@ mod tests {
     }
 
     fn machine(file: ResultsFile) -> Machine {
-        let bands = recommend(&file);
+        let bands = recommend(&file, &crate::results::noise::FileNoise::of(&file));
         Machine { names: vec!["x.csv".to_owned()], file, metadata: None, bands }
     }
 

@@ -6,6 +6,7 @@
 //! channel its colour.
 
 pub mod ab;
+pub mod analysis;
 pub mod band;
 pub mod capacity;
 pub mod careful;

@@ -199,8 +199,7 @@ pub struct PacedBand {
 
 /// The answer for every paced group and band of `file`, in file order, bands smallest first,
 /// every verdict from the noise model with the spread `file` measured.
-pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
-    let noise = FileNoise::of(file);
+pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
     let mut bands = Vec::new();
     for group in band::groups(file, |key| !file.cells[key].paced.is_empty()) {
         let cells: GroupCells = group
@@ -228,7 +227,7 @@ pub fn answer(file: &ResultsFile) -> Vec<PacedBand> {
                 behind: Vec::new(),
                 excluded: Vec::new(),
             };
-            fill(&mut band, &cells, &group.channels, &noise);
+            fill(&mut band, &cells, &group.channels, noise);
             bands.push(band);
         }
     }

@@ -190,9 +190,8 @@ pub struct Recommendation {
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
 /// order the runtimes and modes first appear in the file, bands smallest first, every verdict
 /// from the noise model ([`noise::verdict`]) with the spread `file` measured.
-pub fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-    let noise = FileNoise::of(file);
-    band::groups(file, |_| true).iter().flat_map(|group| recommend_group(file, group, &noise)).collect()
+pub fn recommend(file: &ResultsFile, noise: &FileNoise) -> Vec<Recommendation> {
+    band::groups(file, |_| true).iter().flat_map(|group| recommend_group(file, group, noise)).collect()
 }
 
 /// The recommendation for each band of one group of `file`'s cells.

@@ -96,7 +96,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
             first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
         }
     };
-    for band in recommend(file) {
+    for band in recommend(file, &noise) {
         let Some(key) = band_key(band.runtime, band.workers, band.mode, &band.setting, file) else { continue };
         let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
         let channels = open(&band.speed, &group);
@@ -149,7 +149,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
 /// task counts, and the leader with those channels.
 fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let mut wanted = Vec::new();
-    for band in paced::answer(file) {
+    for band in paced::answer(file, noise) {
         let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
         let mut channels = Vec::new();
         let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };

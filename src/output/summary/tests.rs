@@ -1,9 +1,14 @@
 use super::*;
 use crate::results::column::Column;
+use crate::results::load::ResultsFile;
 use crate::results::load::{CellKey, WorkloadKey, hand_made};
-use crate::results::recommend::recommend;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
+
+/// Recommendations of `file` with its own noise.
+fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
+    crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+}
 
 /// This build's versions of no channel: tokio's alone.
 fn built() -> Versions {

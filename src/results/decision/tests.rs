@@ -2,6 +2,11 @@ use super::*;
 use crate::results::load::{PacedSample, hand_made_key};
 use crate::run::latency::{empty_histogram, encode};
 
+/// The decisions of `file` with its own noise.
+fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
+    super::decide(file, &FileNoise::of(file), participants)
+}
+
 const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
 const IN: &str = "paced 5 every 20ms, send try, latency";
 

@@ -3,6 +3,11 @@ use crate::results::load::hand_made_key;
 use crate::run::latency::{empty_histogram, encode};
 use crate::stats::verdict::Call;
 
+/// The paced answer of `file` with its own noise.
+fn answer(file: &ResultsFile) -> Vec<PacedBand> {
+    super::answer(file, &FileNoise::of(file))
+}
+
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
 pub(crate) fn sample(
     values: impl IntoIterator<Item = u64>,

@@ -1,6 +1,11 @@
 use super::*;
 use crate::results::load::hand_made;
 
+/// Recommendations of `file` with its own noise.
+fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
+    crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+}
+
 fn summary(values: &[f64]) -> Summary {
     stats::summarize(values).unwrap()
 }

@@ -1,0 +1,61 @@
+//! The analysis of one file, or of a pool of files, computed once with the noise it
+//! measured: its bands, paced bands, the decisions for its room, the bands left open, its per-cell
+//! figures and the crate versions. Every output renders from it; none calls a ranking, noise
+//! or decision function of its own.
+
+use super::cells::{self, CellsFile};
+use super::decide::{self, Open};
+use super::decision::{self, Decision};
+use super::designs::{self, Designs};
+use super::load::ResultsFile;
+use super::metadata::Metadata;
+use super::noise::FileNoise;
+use super::paced::{self, PacedBand};
+use super::recommend::{self, Recommendation};
+use super::versions::{self, Versions};
+
+/// Everything the outputs say of a file.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    /// The throughput answer: per group and band of task counts, the rankings.
+    pub bands: Vec<Recommendation>,
+    /// The answer for the paced cells; empty without any.
+    pub paced: Vec<PacedBand>,
+    /// The decisions for the room the file answers for (`decision::default_room`); empty
+    /// without paced cells.
+    pub decisions: Vec<Decision>,
+    /// The bands whose speed verdict stayed open, and what would likely decide each.
+    pub open: Vec<Open>,
+    /// The per-cell figures.
+    pub cells: CellsFile,
+    /// Which design: merged-recv against cloned-send, band by band; empty when the file measured
+    /// one design.
+    pub designs: Vec<Designs>,
+    /// The crate versions the answer was measured with.
+    pub versions: Versions,
+    /// Every cell was paced: ns/message restates the schedule and is not ranked.
+    pub only_paced: bool,
+    /// How many runs the file pools (1 for one).
+    pub runs: usize,
+}
+
+impl Analysis {
+    /// The analysis of `file`, read from the CSV named `csv` (as the cells name it), with the
+    /// run's JSON `metadata` when there is one.
+    pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
+        let noise = FileNoise::of(file);
+        let bands = recommend::recommend(file, &noise);
+        let room = decision::default_room(file);
+        Analysis {
+            paced: paced::answer(file, &noise),
+            decisions: room.map_or(Vec::new(), |participants| decision::decide(file, &noise, participants)),
+            open: decide::open_bands(file, &noise, &bands),
+            cells: cells::cells(csv, file, &bands),
+            designs: designs::designs(file, &noise),
+            versions: versions::versions(file, metadata),
+            only_paced: paced::only_paced(file),
+            runs: file.runs.max(1),
+            bands,
+        }
+    }
+}
