@@ -29,9 +29,9 @@ pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
 pub const DEFAULT_SAMPLES: usize = 2;
 /// Screening rounds under `--quick`.
 pub const QUICK_SAMPLES: usize = 2;
-/// Seconds per cell, averaged over the sweep, that the duels after screening may take: the
-/// default sweep stays within four minutes when its duels take all of it (docs/methodology.md
-/// has the measured wall times).
+/// Seconds per cell, averaged over the sweep, that the duels after screening may take: with two
+/// capacities' cells, about the budget one capacity's 0.18 gave (docs/results has the measured
+/// wall times).
 pub const DEFAULT_MAX_TIME_SECS: f64 = 0.12;
 
 /// A paired A/B run's screening rounds unless `--samples` or `--quick` says otherwise: each

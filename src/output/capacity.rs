@@ -16,7 +16,9 @@ use crate::stats::verdict::{Call, Verdict};
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.mode == Mode::MergedRecv).collect();
-    merged.first()?;
+    if merged.is_empty() {
+        return None;
+    }
     let per_task = merged.iter().any(|band| matches!(band.capacity, Some(Capacity::PerTask(_))));
     let shared = merged.iter().any(|band| !matches!(band.capacity, Some(Capacity::PerTask(_))));
     let mut rules = Vec::new();
@@ -54,9 +56,10 @@ pub fn section(bands: &[Recommendation], lead: &str, strong: bool) -> String {
     let mut out = String::new();
     let lines = lines(bands, strong);
     if !lines.is_empty() {
-        out.push_str("
-Where capacity matters (each capacity's pick; the pick with no known problem that holds at every capacity; where the pick changes, the verdict at that capacity):
-\n");
+        out.push_str(
+            "\nWhere capacity matters (each capacity's pick; the pick with no known problem that holds at every \
+             capacity; where the pick changes, the verdict at that capacity):\n\n",
+        );
         for line in lines {
             out.push_str(&format!("{lead}{line}\n"));
         }
@@ -188,6 +191,7 @@ fn figure(metric: Metric, verdict: &Verdict) -> String {
     };
     let tied = if verdict.call == Call::Tied { "≈ " } else { "" };
     match metric.is_ratio() {
+        true if format::ratio(verdict) == format::NOT_RESOLVED => format!("{name} {}", format::NOT_RESOLVED),
         true => format!("{name} {tied}{}", format::ratio(verdict)),
         false => format!("{name} {tied}{:+.2} points [{:+.2}–{:+.2}]", verdict.mean, verdict.low, verdict.high),
     }

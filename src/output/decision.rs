@@ -89,9 +89,11 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
         let when = if inside.is_some() { " in phase" } else { "" };
         let (capacity, enough) = (decision.capacity, decision.capacity_for_no_drops());
         let (participants, burst) = (decision.participants, decision.burst);
-        let drops = format!(
-            "{dropped} of messages{when} at {capacity}; {enough} ({participants} × {burst}) hold every frame at once"
-        );
+        let how = match capacity {
+            Capacity::Shared(_) => format!("{participants} × {burst}"),
+            Capacity::PerTask(_) => format!("a frame of {burst}"),
+        };
+        let drops = format!("{dropped} of messages{when} at {capacity}; {enough} ({how}) hold every frame at once");
         lines.push(("drops", vec![Span::Text(drops)]));
     }
     if let Some(cell) = out.or(inside)

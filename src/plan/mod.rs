@@ -14,62 +14,10 @@ use crate::run::rounds::Isolation;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
 
+mod cell;
 pub mod estimate;
 
-/// One cell of the sweep: a channel under one workload on one runtime.
-#[derive(Debug, Clone)]
-pub struct Cell {
-    /// The channel measured.
-    pub channel: &'static ChannelEntry,
-    /// The runtime it ran on.
-    pub runtime: RuntimeKind,
-    /// Threads that run tasks: one of `--workers` for multi-thread, 1 for current-thread.
-    pub workers: usize,
-    /// What each run does.
-    pub workload: Workload,
-}
-
-impl Cell {
-    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), and for a paced cell
-    /// its phase (` (in phase)`), for progress, failure lists and `--dry-run`.
-    pub fn label(&self) -> String {
-        let workers = match self.runtime {
-            RuntimeKind::MultiThread => format!(" workers={}", self.workers),
-            RuntimeKind::CurrentThread => String::new(),
-        };
-        let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_axis());
-        let phase = self.workload.pace.map_or(String::new(), |pace| format!(" ({})", pace.phase.words()));
-        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}{phase}", self.runtime.name(), self.name())
-    }
-
-    /// The channel's name, with the merge strategy when merged-recv uses another than the default.
-    pub fn name(&self) -> String {
-        match self.merge() {
-            Some(merge) if merge != Merge::default() => format!("{} via {}", self.channel.name, merge.name()),
-            _ => self.channel.name.to_owned(),
-        }
-    }
-
-    /// How merged-recv merged the receivers; `None` in cloned-send.
-    pub fn merge(&self) -> Option<Merge> {
-        (self.workload.mode == Mode::MergedRecv).then_some(self.workload.merge)
-    }
-
-    /// Why the channel cannot run this cell, or `None` when it can: a crate that reserves slots
-    /// per sender cannot make a channel smaller than its senders' reserve. Such a cell is one
-    /// refused row; the sweep goes on.
-    pub fn refusal(&self) -> Option<String> {
-        let (slots, senders) = (self.workload.capacity_per_channel(), self.workload.senders_per_channel());
-        (!self.channel.supports(slots, senders)).then(|| {
-            format!(
-                "{} reserves {} slot(s) per sender: {senders} sender(s) need {} slots, its channel has {slots}",
-                self.channel.name,
-                self.channel.slots_per_sender,
-                senders * self.channel.slots_per_sender
-            )
-        })
-    }
-}
+pub use cell::Cell;
 
 /// A validated sweep: everything the run needs, every combination known to be possible.
 #[derive(Debug, Clone)]

@@ -88,8 +88,9 @@ pub struct Grouped<'a> {
     pub key: GroupKey,
     /// Whether the file holds another worker count for the runtime, so that reports name it.
     pub several_workers: bool,
-    /// Whether the file holds another capacity, so that reports name it.
-    pub several_capacities: bool,
+    /// Whether reports name the capacity: the file holds another, or the tasks had channels of
+    /// their own (`--task-capacity`), a rule a report cannot leave unsaid.
+    pub names_capacity: bool,
     /// The group's channels, in file order.
     pub channels: Vec<Contender<'a>>,
     /// The group's cells by (channel, tasks).
@@ -107,8 +108,8 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
             Some(at) => at,
             None => {
                 let empty = (false, false, Vec::new(), HashMap::new(), Vec::new());
-                let (several_workers, several_capacities, channels, cells, bands) = empty;
-                grouped.push(Grouped { key: group, several_workers, several_capacities, channels, cells, bands });
+                let (several_workers, names_capacity, channels, cells, bands) = empty;
+                grouped.push(Grouped { key: group, several_workers, names_capacity, channels, cells, bands });
                 grouped.len() - 1
             }
         };
@@ -127,7 +128,8 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
     for group in &mut grouped {
         let key = &group.key;
         group.several_workers = keys.iter().any(|other| other.runtime == key.runtime && other.workers != key.workers);
-        group.several_capacities = keys.iter().any(|other| other.capacity != key.capacity);
+        group.names_capacity =
+            keys.iter().any(|other| other.capacity != key.capacity) || matches!(key.capacity, Capacity::PerTask(_));
         for size in TaskBand::ALL {
             let mut tasks: Vec<u64> =
                 group.cells.keys().map(|&(_, tasks)| tasks).filter(|&t| TaskBand::of(t) == size).collect();

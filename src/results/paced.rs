@@ -175,7 +175,7 @@ pub struct PacedBand {
     pub mode: Mode,
     /// The worker threads, when the file holds several for the runtime.
     pub workers: Option<u64>,
-    /// The capacity, when the file holds several.
+    /// The capacity, when reports name it (`band::Grouped::names_capacity`).
     pub capacity: Option<Capacity>,
     /// The cells' setting: pace, burst, phase, send ([`CellKey::setting`]).
     pub setting: String,
@@ -216,7 +216,7 @@ pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
                 runtime: key.runtime,
                 mode: key.mode,
                 workers: group.several_workers.then_some(key.workers),
-                capacity: group.several_capacities.then_some(key.capacity),
+                capacity: group.names_capacity.then_some(key.capacity),
                 setting: key.setting.clone(),
                 size,
                 tasks,

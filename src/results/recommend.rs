@@ -167,8 +167,8 @@ pub struct Recommendation {
     /// The worker threads of the group, when the file holds several worker counts for the
     /// runtime (and so names them); `None` otherwise.
     pub workers: Option<u64>,
-    /// The capacity of the group, when the file holds several (and so names them); `None`
-    /// otherwise.
+    /// The capacity of the group, when reports name it (`band::Grouped::names_capacity`): the
+    /// file holds several, or the tasks had channels of their own; `None` otherwise.
     pub capacity: Option<Capacity>,
     /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
     pub setting: String,
@@ -207,7 +207,7 @@ pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNo
             runtime: key.runtime,
             mode: key.mode,
             workers: group.several_workers.then_some(key.workers),
-            capacity: group.several_capacities.then_some(key.capacity),
+            capacity: group.names_capacity.then_some(key.capacity),
             setting: key.setting.clone(),
             size,
             tasks,
