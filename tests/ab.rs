@@ -164,9 +164,17 @@ fn a_channel_slowed_on_one_side_is_called_slower_and_no_other_changed() {
     let mut args: Vec<String> = ["--channels", "kanal,flume", "--runtimes", "current-thread", "--json"]
         .iter()
         .chain(&["--candidate-env", "CHANNEL_BENCH_SLOW=kanal:100%", "--fail-on-slower", "20"])
+        .chain(&["--capacity", "65536"])
         .map(|arg| arg.to_string())
         .collect();
-    args.extend(tiny(&out));
+    // Ten times tiny's messages and twice its rounds: the slowdown then outlasts the jitter of
+    // processes that other tests start beside it on the same cores.
+    let more = |arg: String| match arg.as_str() {
+        "4000" => "40000".to_owned(),
+        "2" => "4".to_owned(),
+        _ => arg,
+    };
+    args.extend(tiny(&out).into_iter().map(more));
     let (code, stdout, stderr) = ab(&common::binary(), &common::binary(), &args);
     assert_eq!(code, Some(1), "--fail-on-slower 20 fails on a 100% slowdown: {stdout}\n{stderr}");
     let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];

@@ -51,6 +51,7 @@ fn a_loss_becomes_a_lost_row_naming_sender_and_sequence() {
     let out = dir.path().join("lossy.csv");
     let output = common::bench()
         .args(["--channels", "fault-lossy", "--tasks", "3", "--messages", "3000", "--samples", "1", "--max-time", "0"])
+        .args(["--capacity", "65536"])
         .arg("--out")
         .arg(&out)
         .timeout(Duration::from_secs(60))

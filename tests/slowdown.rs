@@ -18,7 +18,7 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
     let mut command = common::bench();
     command
         .args(["--channels", "kanal,flume", "--modes", "cloned-send", "--runtimes", "current-thread", "--tasks", "1"])
-        .args(["--messages", "20000", "--samples", "3", "--max-time", "0", "--out"])
+        .args(["--messages", "20000", "--samples", "3", "--max-time", "0", "--capacity", "65536", "--out"])
         .arg(&out);
     match slow {
         Some(value) => command.env("CHANNEL_BENCH_SLOW", value),
@@ -75,7 +75,7 @@ fn samples_per_channel(dir: &Path, name: &str, extra: &[&str]) -> HashMap<String
     let mut command = common::bench();
     command
         .args(["--channels", "kanal,flume", "--modes", "cloned-send", "--runtimes", "current-thread", "--tasks", "64"])
-        .args(["--messages", "20000", "--samples", "4", "--max-time", "0", "--out"])
+        .args(["--messages", "20000", "--samples", "4", "--max-time", "0", "--capacity", "65536", "--out"])
         .arg(&out)
         .args(extra)
         .env("CHANNEL_BENCH_SLOW", "kanal:900%");

@@ -34,10 +34,22 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     Some(format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// One line per band measured at several capacities: the pick that holds, then where the pick
-/// changes; empty when the file holds one capacity.
-pub fn lines(bands: &[Recommendation], strong: bool) -> Vec<String> {
-    across(bands).iter().map(|band| line(band, strong)).collect()
+/// Which bands the section names, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lines {
+    /// Every band measured at several capacities, for the console.
+    Text,
+    /// Every such band, in Markdown.
+    Markdown,
+    /// Only the bands whose pick changes with capacity, in Markdown: the short answer.
+    Changes,
+}
+
+/// One line per band measured at several capacities (`which` says which bands and how): the
+/// pick that holds, then where the pick changes; empty when the file holds one capacity.
+pub fn lines(bands: &[Recommendation], which: Lines) -> Vec<String> {
+    let kept = |band: &&AcrossCapacities| which != Lines::Changes || !band.changes.is_empty();
+    across(bands).iter().filter(kept).map(|band| line(band, which != Lines::Text)).collect()
 }
 
 /// The capacities of `bands`, in the order they first appear: `[None]` for a file of one.
@@ -51,15 +63,16 @@ pub fn of(bands: &[Recommendation]) -> Vec<Option<Capacity>> {
     capacities
 }
 
-/// The section that follows the tables: the merged-recv rule, then [`lines`], each after `lead`.
-pub fn section(bands: &[Recommendation], lead: &str, strong: bool) -> String {
+/// The section that follows the tables: [`lines`], each after `lead`, then the merged-recv rule.
+pub fn section(bands: &[Recommendation], lead: &str, which: Lines) -> String {
     let mut out = String::new();
-    let lines = lines(bands, strong);
+    let lines = lines(bands, which);
     if !lines.is_empty() {
-        out.push_str(
-            "\nWhere capacity matters (each capacity's pick; the pick with no known problem that holds at every \
-             capacity; where the pick changes, the verdict at that capacity):\n\n",
-        );
+        let bands = if which == Lines::Changes { "the bands whose pick changes with capacity" } else { "each band" };
+        out.push_str(&format!(
+            "\nWhere capacity matters, {bands} (each capacity's pick; the pick with no known problem that holds at \
+             every capacity; where the pick changes, the verdict at that capacity):\n\n"
+        ));
         for line in lines {
             out.push_str(&format!("{lead}{line}\n"));
         }
@@ -115,8 +128,13 @@ fn line(band: &AcrossCapacities, strong: bool) -> String {
 }
 
 /// [`designs`] of `analysis`, as `form` shows it: the pick of the shared design is the room's
-/// (a paced file) or the band's fastest; the short answer names the pick alone.
+/// (a paced file) or the band's fastest; the short answer of a paced file names the pick alone,
+/// a flat-out file's leaves the designs to the full summary.
 pub fn designs_of(analysis: &Analysis, form: Form) -> String {
+    // The short answer of a flat-out sweep is its tables; its designs are in the full summary.
+    if matches!(form, Form::Short) && !analysis.only_paced {
+        return String::new();
+    }
     let pick_of = |band: &Designs| {
         let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
         let rooms = &analysis.decisions;

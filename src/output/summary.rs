@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::capacity::Lines;
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::careful::Careful;
@@ -217,7 +218,7 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
             let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
         }
     }
-    out.push_str(&super::capacity::section(bands, "  ", false));
+    out.push_str(&super::capacity::section(bands, "  ", Lines::Text));
     let _ = write!(out, "\n{}\n", versions_line(versions));
     out.push_str(&caveats_text(&caveated(bands)));
     out
@@ -271,7 +272,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
             let _ = writeln!(out, "| {} |", row.join(" | "));
         }
     }
-    out.push_str(&super::capacity::section(bands, "- ", true));
+    out.push_str(&super::capacity::section(bands, "- ", Lines::Markdown));
     let _ = writeln!(
         out,
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
@@ -387,7 +388,7 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
             let _ = writeln!(out, "| {} |", row.join(" | "));
         }
     }
-    out.push_str(&super::capacity::section(bands, "- ", true));
+    out.push_str(&super::capacity::section(bands, "- ", Lines::Changes));
     let _ = writeln!(out, "\n{}", versions_line(versions));
     out.push_str(&caveats_markdown(&caveated(bands)));
     out
