@@ -534,7 +534,7 @@ def test_a_paced_run_gets_a_latency_figure_of_the_pooled_p99_beside_the_throughp
     csv = tmp_path / "paced.csv"
     channel_bench("--pace", "10ms", "--duration", "30ms", "--tasks", "1,4", "--send", "try", "--latency",
                   "--channels", "kanal,flume", "--samples", "1", "--max-time", "0", "--warmup", "0",
-                  "--runtimes", "current-thread", "--modes", "cloned-send", "--out", csv)
+                  "--runtimes", "current-thread", "--modes", "cloned-send", "--capacity", "1024", "--out", csv)
     assert plot.main([str(csv)]) == 0
     written = capsys.readouterr().out.splitlines()
     latency = tmp_path / "paced.latency.png"
