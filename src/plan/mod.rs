@@ -90,7 +90,9 @@ impl Plan {
     /// `--capacity`, or in merged-recv every `--task-capacity` when given.
     pub fn capacities_for(&self, mode: Mode, tasks: usize) -> Vec<(usize, Option<usize>)> {
         match (mode, &self.task_capacities) {
-            (Mode::MergedRecv, Some(slots)) => slots.iter().map(|&slots| (slots * tasks, Some(slots))).collect(),
+            (Mode::MergedRecv, Some(slots)) => {
+                slots.iter().map(|&slots| (slots.saturating_mul(tasks), Some(slots))).collect()
+            }
             _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
         }
     }
