@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::summary::tasks_text;
 use crate::results::analysis::Analysis;
+use crate::results::band::Band;
 use crate::results::capacity;
 use crate::results::careful::Careful;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
@@ -62,17 +63,8 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
                 }
                 Careful::NoneRanked => Value::Null,
             };
-            let mut object = json!({
-                "runtime": band.runtime,
-                "mode": band.mode,
-                "workers": band.workers,
-                "capacity": band.capacity,
-                "setting": band.setting,
-                "band": band.size.name(),
-                "tasks": band.tasks,
-                "unit": "ns/message",
-                "careful": careful,
-            });
+            let mut object = band_json(&band.band);
+            merge(&mut object, json!({ "unit": "ns/message", "careful": careful }));
             merge(&mut object, ranking(&band.speed, true));
             object
         })
@@ -81,19 +73,17 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         .paced
         .iter()
         .map(|band| {
-            json!({
-                "runtime": band.runtime,
-                "mode": band.mode,
-                "workers": band.workers,
-                "capacity": band.capacity,
-                "setting": band.setting,
-                "band": band.size.name(),
-                "tasks": band.tasks,
-                "tasks_text": tasks_text(&band.tasks),
-                "p99": ranking(&band.p99, true),
-                "cpu": ranking(&band.cpu, true),
-                "overflow": ranking(&band.overflow, false),
-            })
+            let mut object = band_json(&band.band);
+            merge(
+                &mut object,
+                json!({
+                    "tasks_text": tasks_text(&band.band.tasks),
+                    "p99": ranking(&band.p99, true),
+                    "cpu": ranking(&band.cpu, true),
+                    "overflow": ranking(&band.overflow, false),
+                }),
+            );
+            object
         })
         .collect();
     let noise = super::pool::noise_line(analysis.runs);
@@ -122,11 +112,11 @@ fn across(bands: &[Recommendation]) -> Vec<Value> {
         .iter()
         .map(|band| {
             json!({
-                "runtime": band.runtime,
-                "mode": band.mode,
-                "workers": band.workers,
-                "setting": band.setting,
-                "band": band.size.name(),
+                "runtime": band.band.runtime,
+                "mode": band.band.mode,
+                "workers": band.band.workers,
+                "setting": band.band.setting,
+                "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ "capacity": at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({
                     "channel": holds.channel,
@@ -146,6 +136,19 @@ fn across(bands: &[Recommendation]) -> Vec<Value> {
 }
 
 /// `extra`'s fields added to `object`.
+/// Which band an object is about: its runtime, mode, workers, capacity, setting, band and tasks.
+fn band_json(band: &Band) -> Value {
+    json!({
+        "runtime": band.runtime,
+        "mode": band.mode,
+        "workers": band.workers,
+        "capacity": band.capacity,
+        "setting": band.setting,
+        "band": band.size.name(),
+        "tasks": band.tasks,
+    })
+}
+
 fn merge(object: &mut Value, extra: Value) {
     if let (Value::Object(object), Value::Object(extra)) = (object, extra) {
         object.extend(extra);

@@ -15,12 +15,12 @@ use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
-    let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.mode == Mode::MergedRecv).collect();
+    let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv).collect();
     if merged.is_empty() {
         return None;
     }
-    let per_task = merged.iter().any(|band| matches!(band.capacity, Some(Capacity::PerTask(_))));
-    let shared = merged.iter().any(|band| !matches!(band.capacity, Some(Capacity::PerTask(_))));
+    let per_task = merged.iter().any(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
+    let shared = merged.iter().any(|band| !matches!(band.band.capacity, Some(Capacity::PerTask(_))));
     let mut rules = Vec::new();
     if shared {
         rules.push(format!(
@@ -56,8 +56,8 @@ pub fn lines(bands: &[Recommendation], which: Lines) -> Vec<String> {
 pub fn of(bands: &[Recommendation]) -> Vec<Option<Capacity>> {
     let mut capacities = Vec::new();
     for band in bands {
-        if !capacities.contains(&band.capacity) {
-            capacities.push(band.capacity);
+        if !capacities.contains(&band.band.capacity) {
+            capacities.push(band.band.capacity);
         }
     }
     capacities
@@ -86,10 +86,10 @@ pub fn section(bands: &[Recommendation], lead: &str, which: Lines) -> String {
 fn line(band: &AcrossCapacities, strong: bool) -> String {
     let place = format!(
         "{} {}{} {}",
-        band.runtime,
-        band.mode,
-        format::group_notes(band.workers, None, &band.setting),
-        band.size.name()
+        band.band.runtime,
+        band.band.mode,
+        format::group_notes(band.band.workers, None, &band.band.setting),
+        band.band.size.name()
     );
     let picks: Vec<String> = band.picks.iter().map(|(at, pick)| format!("{} at {at}", marked(pick, None))).collect();
     let holds = match &band.holds {
@@ -141,8 +141,8 @@ pub fn designs_of(analysis: &Analysis, form: Form) -> String {
         let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
         let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
         let at = |b: &&Recommendation| {
-            (b.runtime, b.size, &b.setting) == (band.runtime, band.size, &band.setting)
-                && shared(b.mode, b.capacity.unwrap_or(band.shared))
+            (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
+                && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
         };
         let fastest =
             || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());

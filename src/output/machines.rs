@@ -61,7 +61,7 @@ fn row_name(row: &Row) -> String {
         .iter()
         .flatten()
         .next()
-        .map_or(String::new(), |band| format!(" ({})", summary::tasks_text(&band.tasks)));
+        .map_or(String::new(), |band| format!(" ({})", summary::tasks_text(&band.band.tasks)));
     format!("{} {}{setting}, {}{tasks}", row.runtime, row.mode, row.size.name())
 }
 

@@ -9,7 +9,8 @@ pub fn lines(open: &[Open]) -> Vec<String> {
         .map(|open| {
             let band = &open.band;
             let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-            let name = format!("{} {} {}", band.runtime.name(), band.mode.name(), band.size.name());
+            let at = band.band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
+            let name = format!("{} {}{at} {}", band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
             match open.needed {
                 Needed::Rounds(rounds) => format!(
                     "open: {name}: {leader} against {}: about {rounds} more rounds a task count ({:.1} s) would likely decide it",

@@ -40,9 +40,9 @@ pub fn how_to_read() -> String {
 pub fn group(band: &PacedBand) -> String {
     format!(
         "{} {}{}",
-        band.runtime,
-        band.mode,
-        format::group_notes(band.workers, band.capacity, &phased(&band.setting))
+        band.band.runtime,
+        band.band.mode,
+        format::group_notes(band.band.workers, band.band.capacity, &phased(&band.band.setting))
     )
 }
 
@@ -67,7 +67,7 @@ pub fn cell_label(key: &CellKey) -> String {
 
 /// `small (1-8)`.
 fn size(band: &PacedBand) -> String {
-    format!("{} ({})", band.size.name(), tasks_text(&band.tasks))
+    format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks))
 }
 
 /// `2.10 µs (p99.9 5.00 µs)`.

@@ -36,7 +36,10 @@ pub(super) fn marked_entry<E>(entry: &Entry<E>) -> String {
 /// `multi-thread` and `cloned-send [2 workers, latency]`: a band's runtime and its mode with
 /// what sets its group apart.
 pub fn group_text(band: &Recommendation) -> (String, String) {
-    (band.runtime.to_string(), format!("{}{}", band.mode, format::group_notes(band.workers, None, &band.setting)))
+    (
+        band.band.runtime.to_string(),
+        format!("{}{}", band.band.mode, format::group_notes(band.band.workers, None, &band.band.setting)),
+    )
 }
 
 /// The channels with caveats that the summary of `bands` names (leaders and next of every
@@ -191,12 +194,12 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
     let mut group = None;
     for band in bands {
         let (runtime, mode) = group_text(band);
-        let mode = format!("{mode}{}", band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}")));
+        let mode = format!("{mode}{}", band.band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}")));
         if group.as_ref() != Some(&(runtime.clone(), mode.clone())) {
             let _ = write!(out, "\n{runtime} {mode}\n");
             group = Some((runtime, mode));
         }
-        let label = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+        let label = format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks));
         let fastest = match band.speed.first() {
             Some(_) => leaders_text(&band.speed, number, "faster than", false),
             None => "no channel without failures to rank".to_owned(),
@@ -231,7 +234,8 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
 pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions: &Versions) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let x_large = if bands.iter().any(|band| band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
+    let x_large =
+        if bands.iter().any(|band| band.band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
         "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
          band of task counts, the channel with the lowest trimmed mean ns/message and how far ahead of the next \
@@ -255,7 +259,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
             let mut row = vec![
                 runtime,
                 mode,
-                format!("{} ({})", band.size.name(), tasks_text(&band.tasks)),
+                format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks)),
                 match band.speed.first() {
                     Some(_) => leaders_text(&band.speed, number, "faster than", true),
                     None => "no channel without failures".to_owned(),
@@ -379,7 +383,7 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
         table_head(&mut out, capacity, &header);
         for band in bands {
             let (pick, next) = pick_and_next(band);
-            let tasks = format!("{} ({})", band.size.name(), tasks_text(&band.tasks));
+            let tasks = format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks));
             let (runtime, mode) = group_text(band);
             let mut row = vec![runtime, mode, tasks, pick, careful_text(band), next];
             if with_excluded {
@@ -397,7 +401,7 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
 /// `bands` split by capacity, in the order the capacities first appear.
 fn by_capacity(bands: &[Recommendation]) -> Vec<(Option<Capacity>, Vec<&Recommendation>)> {
     let capacities = super::capacity::of(bands);
-    capacities.into_iter().map(|at| (at, bands.iter().filter(|band| band.capacity == at).collect())).collect()
+    capacities.into_iter().map(|at| (at, bands.iter().filter(|band| band.band.capacity == at).collect())).collect()
 }
 
 /// A table's header row, after a line naming its capacity when the file holds several.

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::load::{CellKey, ResultsFile};
+use super::noise::Group;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 
@@ -75,6 +76,62 @@ impl GroupKey {
             mode: key.mode,
             setting: key.setting.clone(),
         }
+    }
+}
+
+/// Which band an answer is about, as reports name it: its group, band and task counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// The worker threads, when the file holds several worker counts for the runtime (and so
+    /// names them); `None` otherwise.
+    pub workers: Option<u64>,
+    /// The capacity, when reports name it ([`Grouped::names_capacity`]); `None` otherwise.
+    pub capacity: Option<Capacity>,
+    /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
+    pub setting: String,
+    /// Which band.
+    pub size: TaskBand,
+    /// The band's task counts found in the file, ascending.
+    pub tasks: Vec<u64>,
+}
+
+impl Band {
+    /// The bands of `group`, smallest first.
+    pub fn all<'a>(group: &'a Grouped) -> impl Iterator<Item = Band> + 'a {
+        let key = &group.key;
+        group.bands.iter().map(move |(size, tasks)| Band {
+            runtime: key.runtime,
+            mode: key.mode,
+            workers: group.several_workers.then_some(key.workers),
+            capacity: group.names_capacity.then_some(key.capacity),
+            setting: key.setting.clone(),
+            size: *size,
+            tasks: tasks.clone(),
+        })
+    }
+
+    /// Whether this band ranks the cells of group `key` (a band names its workers and capacity
+    /// only where the file holds others).
+    pub fn holds(&self, key: &GroupKey) -> bool {
+        (self.runtime, self.mode, &self.setting) == (key.runtime, key.mode, &key.setting)
+            && self.workers.is_none_or(|workers| workers == key.workers)
+            && self.capacity.is_none_or(|capacity| capacity == key.capacity)
+    }
+
+    /// The noise model's group of this band's cells.
+    pub fn noise_group(&self) -> Group {
+        Group { runtime: self.runtime, mode: self.mode, setting: self.setting.clone() }
+    }
+
+    /// Whether `other` is this band at another capacity (or this one): all but the capacity and
+    /// the task counts found are the same.
+    pub fn same_but_capacity(&self, other: &Band) -> bool {
+        (self.runtime, self.workers, self.mode, &self.setting, self.size)
+            == (other.runtime, other.workers, other.mode, &other.setting, other.size)
     }
 }
 

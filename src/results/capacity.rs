@@ -2,25 +2,17 @@
 //! rankings `recommend` made at each ([`across`]). No new statistic: every ratio is a verdict
 //! one capacity's ranking already holds.
 
+use super::band::Band;
 use super::careful::known_problem;
-use super::recommend::{Entry, Recommendation, TaskBand};
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Mode};
+use super::recommend::{Entry, Recommendation};
+use crate::run::workload::Capacity;
 use crate::stats::verdict::{Call, Verdict};
 
 /// One band (runtime, workers, mode, setting, task counts) at every capacity the file holds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AcrossCapacities {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The worker threads, when the file holds several for the runtime.
-    pub workers: Option<u64>,
-    /// The mode.
-    pub mode: Mode,
-    /// The setting ([`Recommendation::setting`]).
-    pub setting: String,
-    /// Which band.
-    pub size: TaskBand,
+    /// The band, as the first capacity's ranking names it.
+    pub band: Band,
     /// Each capacity's pick (the fastest), in file order.
     pub picks: Vec<(Capacity, String)>,
     /// The channel with no known problem, ranked at every capacity, whose ratio to each
@@ -61,12 +53,10 @@ pub struct Change {
 
 /// The bands of `bands` measured at two capacities or more, in the order they first appear.
 pub fn across(bands: &[Recommendation]) -> Vec<AcrossCapacities> {
-    let same = |a: &Recommendation, b: &Recommendation| {
-        (a.runtime, a.workers, a.mode, &a.setting, a.size) == (b.runtime, b.workers, b.mode, &b.setting, b.size)
-    };
+    let same = |a: &Recommendation, b: &Recommendation| a.band.same_but_capacity(&b.band);
     let mut seen: Vec<&Recommendation> = Vec::new();
     let mut out = Vec::new();
-    for band in bands.iter().filter(|band| band.capacity.is_some()) {
+    for band in bands.iter().filter(|band| band.band.capacity.is_some()) {
         if seen.iter().any(|other| same(other, band)) {
             continue;
         }
@@ -76,7 +66,7 @@ pub fn across(bands: &[Recommendation]) -> Vec<AcrossCapacities> {
         if at.len() < 2 {
             continue;
         }
-        let capacity = |band: &Recommendation| band.capacity.unwrap_or_default();
+        let capacity = |band: &Recommendation| band.band.capacity.unwrap_or_default();
         let picks: Vec<(Capacity, String)> = at.iter().map(|b| (capacity(b), b.speed.entries[0].label())).collect();
         let mut others: Vec<&String> = picks.iter().map(|(_, pick)| pick).collect();
         others.sort();
@@ -91,16 +81,7 @@ pub fn across(bands: &[Recommendation]) -> Vec<AcrossCapacities> {
                 }
             }
         }
-        out.push(AcrossCapacities {
-            runtime: band.runtime,
-            workers: band.workers,
-            mode: band.mode,
-            setting: band.setting.clone(),
-            size: band.size,
-            holds: holds(&at),
-            picks,
-            changes,
-        });
+        out.push(AcrossCapacities { band: band.band.clone(), holds: holds(&at), picks, changes });
     }
     out
 }
@@ -114,7 +95,7 @@ fn holds(at: &[&Recommendation]) -> Option<Holds> {
             .iter()
             .map(|band| {
                 Some((
-                    band.capacity.unwrap_or_default(),
+                    band.band.capacity.unwrap_or_default(),
                     band.speed.entries.iter().find(|e| e.label() == candidate.label())?,
                 ))
             })

@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::band::GroupKey;
 use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
@@ -65,7 +64,7 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
     for group in super::band::groups(file, |_| true) {
         let key = &group.key;
         let mut channels: Vec<String> = Vec::new();
-        for band in bands.iter().filter(|band| in_group(band, key)) {
+        for band in bands.iter().filter(|band| band.band.holds(key)) {
             let careful = match band.careful() {
                 Careful::Behind { entry, .. } => Some(entry.channel),
                 _ => None,
@@ -269,14 +268,6 @@ impl Figures {
     pub fn trimmed_mean_band(&self) -> (f64, f64) {
         self.trimmed_mean_interval.map_or((self.min, self.max), |[low, high]| (low, high))
     }
-}
-
-/// Whether `band` ranks the cells of group `key` (a band names its workers and capacity only
-/// where the file holds others).
-fn in_group(band: &Recommendation, key: &GroupKey) -> bool {
-    (band.runtime, band.mode, &band.setting) == (key.runtime, key.mode, &key.setting)
-        && band.workers.is_none_or(|workers| workers == key.workers)
-        && band.capacity.is_none_or(|capacity| capacity == key.capacity)
 }
 
 /// The per-cell results of `file`, read from the CSV named `csv`.

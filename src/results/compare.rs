@@ -357,9 +357,9 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
         }
     }
     let (old_bands, new_bands) = (recommend(old, &FileNoise::of(old)), recommend(new, &FileNoise::of(new)));
-    for (band, other) in
-        matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size))
-    {
+    for (band, other) in matched(&old_bands, &new_bands, |b| {
+        (b.band.runtime, b.band.mode, b.band.workers, b.band.capacity, &b.band.setting, b.band.size)
+    }) {
         let (ours, theirs) = (speed_leaders(band), speed_leaders(other));
         if ours.is_empty() || theirs.is_empty() {
             continue;
@@ -441,7 +441,9 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
     let (old_bands, new_bands) = (paced::answer(old, &runs.noise.0), paced::answer(new, &runs.noise.1));
-    let bands = matched(&old_bands, &new_bands, |b| (b.runtime, b.mode, b.workers, b.capacity, &b.setting, b.size));
+    let bands = matched(&old_bands, &new_bands, |b| {
+        (b.band.runtime, b.band.mode, b.band.workers, b.band.capacity, &b.band.setting, b.band.size)
+    });
     let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {
         let leaders = |band: &PacedBand| -> Vec<(String, Option<Merge>)> {

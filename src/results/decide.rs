@@ -3,8 +3,9 @@
 //! it or tie the two within the run's resolution, and the time those rounds take; or that no
 //! number of rounds would, the drift the run measured being wider than the difference.
 
+use super::band::GroupKey;
 use super::load::{CellKey, ResultsFile};
-use super::noise::{FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::noise::{FileNoise, Metric, VERDICT_CONFIDENCE};
 use super::recommend::{Entry, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -61,17 +62,13 @@ pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> 
 pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> Vec<Open> {
     let mut open = Vec::new();
     for band in bands {
-        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let group = band.band.noise_group();
         let (drift, resolution) = (noise.paired_drift(&group, Metric::Speed), noise.resolution(&group, Metric::Speed));
         let Some(first) = band.speed.first() else { continue };
         let cells = |entry: &Entry| -> Vec<CellKey> {
-            let key = file.order.iter().find(|key| {
-                key.runtime == band.runtime
-                    && key.mode == band.mode
-                    && key.setting == band.setting
-                    && band.workers.is_none_or(|workers| key.workload.workers == workers)
-            });
-            band.tasks
+            let key = file.order.iter().find(|key| band.band.holds(&GroupKey::of(key)));
+            band.band
+                .tasks
                 .iter()
                 .filter_map(|&tasks| {
                     Some(CellKey { tasks, channel: entry.channel.clone(), merge: entry.merge, ..key?.clone() })

@@ -107,15 +107,16 @@ pub struct SideBySide<'a> {
 pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
     let mut columns: Vec<Column> = Vec::new();
     for (at, machine) in machines.iter().enumerate() {
-        let mut workers: Vec<Option<u64>> = machine.bands.iter().map(|band| band.workers).collect();
+        let mut workers: Vec<Option<u64>> = machine.bands.iter().map(|band| band.band.workers).collect();
         workers.sort_unstable();
         workers.dedup();
         columns.extend(workers.into_iter().map(|workers| Column { machine: at, workers }));
     }
-    let row_key = |band: &Recommendation| (band.runtime, band.mode, band.setting.clone(), band.size);
+    let row_key =
+        |band: &Recommendation| (band.band.runtime, band.band.mode, band.band.setting.clone(), band.band.size);
     let mut rows: Vec<Row> = Vec::new();
     for (at, column) in columns.iter().enumerate() {
-        for band in machines[column.machine].bands.iter().filter(|band| band.workers == column.workers) {
+        for band in machines[column.machine].bands.iter().filter(|band| band.band.workers == column.workers) {
             let (runtime, mode, setting, size) = row_key(band);
             let row = match rows
                 .iter()

@@ -14,13 +14,12 @@
 
 use std::collections::HashMap;
 
-use super::band::{self, TaskBand};
+use super::band::{self, Band};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::noise::{FileNoise, Group, Metric};
+use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
 use crate::run::latency::{Latency, merge};
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode};
+use crate::run::workload::Merge;
 use crate::stats;
 use crate::stats::pool::geometric_mean;
 
@@ -169,20 +168,8 @@ pub struct PacedEntry {
 /// The answer for one runtime, mode, setting and band of task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacedBand {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// The worker threads, when the file holds several for the runtime.
-    pub workers: Option<u64>,
-    /// The capacity, when reports name it (`band::Grouped::names_capacity`).
-    pub capacity: Option<Capacity>,
-    /// The cells' setting: pace, burst, phase, send ([`CellKey::setting`]).
-    pub setting: String,
     /// Which band.
-    pub size: TaskBand,
-    /// The band's task counts, ascending.
-    pub tasks: Vec<u64>,
+    pub band: Band,
     /// The channels ranked: every cell of the band present, without failures or a pacer behind.
     pub entries: Vec<PacedEntry>,
     /// By pooled p99.
@@ -210,16 +197,9 @@ pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
                 ((channel, merge, tasks), (samples, of(key, samples)))
             })
             .collect();
-        let key = &group.key;
-        for (size, tasks) in group.bands.iter().cloned() {
+        for band in Band::all(&group) {
             let mut band = PacedBand {
-                runtime: key.runtime,
-                mode: key.mode,
-                workers: group.several_workers.then_some(key.workers),
-                capacity: group.names_capacity.then_some(key.capacity),
-                setting: key.setting.clone(),
-                size,
-                tasks,
+                band,
                 entries: Vec::new(),
                 p99: Ranking::default(),
                 cpu: Ranking::default(),
@@ -242,7 +222,7 @@ type GroupCells<'a> = HashMap<(&'a str, Option<Merge>, u64), (&'a CellSamples, O
 fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], noise: &FileNoise) {
     let mut samples: Vec<Vec<&CellSamples>> = Vec::new();
     for &(channel, merge) in channels {
-        let found: Vec<_> = band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
+        let found: Vec<_> = band.band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
         let label = super::load::channel_label(channel, merge);
         let figures: Option<Vec<&PacedCell>> = found
             .iter()
@@ -257,7 +237,7 @@ fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merg
             }
         }
     }
-    let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+    let group = band.band.noise_group();
     let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| {
         let entered = band.entries.iter().zip(&samples).filter_map(|(entry, cells)| {
             Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))

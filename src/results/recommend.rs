@@ -22,12 +22,11 @@
 use std::collections::HashMap;
 
 pub use super::band::TaskBand;
-use super::band::{self, Contender};
+use super::band::{self, Band, Contender};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode};
+use crate::run::workload::Merge;
 use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
@@ -160,22 +159,8 @@ pub struct Excluded {
 /// The recommendation for one runtime, mode and band of task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recommendation {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// The worker threads of the group, when the file holds several worker counts for the
-    /// runtime (and so names them); `None` otherwise.
-    pub workers: Option<u64>,
-    /// The capacity of the group, when reports name it (`band::Grouped::names_capacity`): the
-    /// file holds several, or the tasks had channels of their own; `None` otherwise.
-    pub capacity: Option<Capacity>,
-    /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
-    pub setting: String,
     /// Which band.
-    pub size: TaskBand,
-    /// The band's task counts found in the file, ascending.
-    pub tasks: Vec<u64>,
+    pub band: Band,
     /// By mean ns/message.
     pub speed: Ranking,
     /// By mean CPU ns/message; empty when the file has no CPU time.
@@ -199,23 +184,10 @@ pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNo
     let mut bands = Vec::new();
     let cells: HashMap<(Contender, u64), &CellSamples> =
         group.cells.iter().map(|(&at, key)| (at, &file.cells[*key])).collect();
-    let key = &group.key;
-    for (size, tasks) in group.bands.iter().cloned() {
-        let noise_group = Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone() };
-        let (speed, cpu, p99, excluded) = rank_band(&cells, &group.channels, &tasks, &noise_group, noise);
-        bands.push(Recommendation {
-            runtime: key.runtime,
-            mode: key.mode,
-            workers: group.several_workers.then_some(key.workers),
-            capacity: group.names_capacity.then_some(key.capacity),
-            setting: key.setting.clone(),
-            size,
-            tasks,
-            speed,
-            cpu,
-            p99,
-            excluded,
-        });
+    for band in Band::all(group) {
+        let noise_group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let (speed, cpu, p99, excluded) = rank_band(&cells, &group.channels, &band.tasks, &noise_group, noise);
+        bands.push(Recommendation { band, speed, cpu, p99, excluded });
     }
     bands
 }

@@ -97,8 +97,10 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         }
     };
     for band in recommend(file, &noise) {
-        let Some(key) = band_key(band.runtime, band.workers, band.mode, &band.setting, file) else { continue };
-        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let Some(key) = band_key(band.band.runtime, band.band.workers, band.band.mode, &band.band.setting, file) else {
+            continue;
+        };
+        let group = band.band.noise_group();
         let channels = open(&band.speed, &group);
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
@@ -107,8 +109,8 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
                 file.cells.get(&cell).is_some_and(|cell| cell.ok.len() < FEWEST_SAMPLES)
             })
         };
-        let thin: Vec<u64> = band.tasks.iter().copied().filter(|&tasks| thin(tasks)).collect();
-        wanted.push((key.clone(), band.tasks.clone(), channels));
+        let thin: Vec<u64> = band.band.tasks.iter().copied().filter(|&tasks| thin(tasks)).collect();
+        wanted.push((key.clone(), band.band.tasks.clone(), channels));
         wanted.push((key, thin, two));
     }
     wanted.extend(paced_wanted(file, &noise));
@@ -150,9 +152,9 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
 fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let mut wanted = Vec::new();
     for band in paced::answer(file, noise) {
-        let key = band_key(band.runtime, band.workers, band.mode, &band.setting, file);
+        let key = band_key(band.band.runtime, band.band.workers, band.band.mode, &band.band.setting, file);
         let mut channels = Vec::new();
-        let group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
+        let group = band.band.noise_group();
         let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
         for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
             let resolution = f64::ln(resolution);
@@ -166,7 +168,7 @@ fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>
                 channels.extend(open);
             }
         }
-        wanted.extend(key.map(|key| (key, band.tasks.clone(), channels)));
+        wanted.extend(key.map(|key| (key, band.band.tasks.clone(), channels)));
     }
     wanted
 }

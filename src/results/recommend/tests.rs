@@ -1,5 +1,6 @@
 use super::*;
 use crate::results::load::hand_made;
+use crate::run::measure::RuntimeKind;
 
 /// Recommendations of `file` with its own noise.
 fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
@@ -99,7 +100,7 @@ fn a_failed_or_missing_channel_is_not_ranked_even_when_fastest() {
     ]));
     assert_eq!(bands.len(), 2, "{bands:?}");
     let small = &bands[0];
-    assert_eq!((small.size, small.tasks.as_slice()), (TaskBand::Small, &[1, 4][..]));
+    assert_eq!((small.band.size, small.band.tasks.as_slice()), (TaskBand::Small, &[1, 4][..]));
     assert_eq!(small.speed.first().unwrap().channel, "flume");
     assert_eq!(small.speed.entries.len(), 1);
     assert_eq!(
@@ -125,7 +126,7 @@ fn a_failed_or_missing_channel_is_not_ranked_even_when_fastest() {
     );
     // kanal has no cell in the medium band at all: not measured there.
     let medium = &bands[1];
-    assert_eq!((medium.size, medium.speed.entries.len()), (TaskBand::Medium, 2));
+    assert_eq!((medium.band.size, medium.speed.entries.len()), (TaskBand::Medium, 2));
     assert_eq!(medium.excluded[0].missing_at, [64]);
     // CPU is ranked the same way; no latency column, no p99 ranking.
     assert!((small.cpu.first().unwrap().value - 200.0).abs() < 1e-9);
