@@ -5,15 +5,14 @@
 use std::collections::HashMap;
 
 use super::Progress;
+use crate::results::band::{Band, GroupKey};
 use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::decide::{self, Needed};
 use crate::results::decision;
-use crate::results::load::{CellKey, CellSamples, PacedSample, ResultsFile, WorkloadKey};
+use crate::results::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use crate::results::noise::{FileNoise, Group, Metric};
 use crate::results::paced;
 use crate::results::recommend::{Entry, Ranking, TaskBand, recommend};
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::Mode;
 use crate::stats;
 use crate::stats::verdict::Call;
 
@@ -58,9 +57,8 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
         let band = |other: &&CellKey| {
             other.tasks != key.tasks
                 && TaskBand::of(other.tasks) == TaskBand::of(key.tasks)
-                && CellKey { tasks: 0, workload: WorkloadKey::default(), ..(*other).clone() }
-                    == CellKey { tasks: 0, workload: WorkloadKey::default(), ..key.clone() }
-                && other.workload.workers == key.workload.workers
+                && (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge)
+                && GroupKey::of(other) == GroupKey::of(key)
         };
         let siblings: Vec<&CellKey> = file.order.iter().filter(band).collect();
         cell.ok.len() >= 2 || (!siblings.is_empty() && siblings.iter().all(|other| slow(other)))
@@ -97,7 +95,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         }
     };
     for band in recommend(file, &noise) {
-        let Some(key) = band_key(band.band.runtime, band.band.workers, band.band.mode, &band.band.setting, file) else {
+        let Some(key) = band_key(&band.band, file) else {
             continue;
         };
         let group = band.band.noise_group();
@@ -152,7 +150,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
 fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let mut wanted = Vec::new();
     for band in paced::answer(file, noise) {
-        let key = band_key(band.band.runtime, band.band.workers, band.band.mode, &band.band.setting, file);
+        let key = band_key(&band.band, file);
         let mut channels = Vec::new();
         let group = band.band.noise_group();
         let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
@@ -224,31 +222,17 @@ fn fastest_two(group: &[usize], cells: &[Progress], file: &ResultsFile) -> Vec<u
     figures.into_iter().take(2).map(|(at, _)| at).collect()
 }
 
-/// The key of a band's cells (any channel, any task count) in `file`: the first cell of
-/// `runtime`, `workers` (or the runtime's only worker count), `mode` and `setting`.
-fn band_key(
-    runtime: RuntimeKind,
-    workers: Option<u64>,
-    mode: Mode,
-    setting: &str,
-    file: &ResultsFile,
-) -> Option<CellKey> {
-    file.order
-        .iter()
-        .find(|key| {
-            key.runtime == runtime
-                && key.mode == mode
-                && key.setting == setting
-                && workers.is_none_or(|workers| key.workload.workers == workers)
-        })
-        .cloned()
+/// The key of a band's cells (any channel, any task count) in `file`: the first cell the band
+/// ranks ([`Band::holds`]: its runtime, mode, setting, and its workers and capacity where named).
+fn band_key(band: &Band, file: &ResultsFile) -> Option<CellKey> {
+    file.order.iter().find(|key| band.holds(&GroupKey::of(key))).cloned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::load::{hand_made, hand_made_key};
-    use crate::run::workload::Phase;
+    use crate::results::load::{WorkloadKey, hand_made, hand_made_key};
+    use crate::run::workload::{Capacity, Phase};
 
     #[test]
     fn one_slow_sample_screens_out_nothing_two_or_a_whole_band_do() {
@@ -280,6 +264,29 @@ mod tests {
         let mut disturbed = hand_made(&[("fast", 512, fast, 0), ("hit", 512, &[], 0)]);
         disturbed.cells.get_mut(&key("hit", 512)).unwrap().disturbed.push(500.0);
         assert!(!super::behind(&disturbed, &[])(&key("hit", 512)));
+    }
+
+    #[test]
+    fn a_band_finds_its_cells_at_its_own_capacity() {
+        let cells: [(&str, u64, &[f64], usize); 2] = [("a", 512, &[50.0, 51.0], 0), ("b", 512, &[60.0, 61.0], 0)];
+        let (small, large) = (hand_made(&cells), hand_made(&cells));
+        let mut file = ResultsFile::default();
+        for (capacity, part) in [(1024, small), (65_536, large)] {
+            for key in part.order {
+                let at = CellKey {
+                    workload: WorkloadKey { capacity: Capacity::Shared(capacity), ..key.workload },
+                    ..key.clone()
+                };
+                file.cells.insert(at.clone(), part.cells[&key].clone());
+                file.order.push(at);
+            }
+        }
+        let bands = recommend(&file, &FileNoise::of(&file));
+        assert_eq!(bands.len(), 2, "one band per capacity");
+        for band in bands {
+            let key = band_key(&band.band, &file).expect("the band's cells are in the file");
+            assert_eq!(Some(key.workload.capacity), band.band.capacity);
+        }
     }
 
     const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
