@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
-use crate::error::{UsageError, usage};
+use crate::error::usage;
 use crate::output::files::{self, OutputSet};
 use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
@@ -61,11 +61,10 @@ fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Resul
 
 /// The CSVs at `paths` read, each with the JSON beside it.
 fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    for path in paths {
-        runs.push(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) });
-    }
-    Ok(runs)
+    paths
+        .iter()
+        .map(|path| Ok(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) }))
+        .collect()
 }
 
 /// `runs` pooled, named as [`read_pooled`] names them.
@@ -91,8 +90,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     {
         return Err(usage(format!("{line}: compare runs of the same workload, or pass --allow-different")));
     }
-    let (old_workloads, new_workloads) = (old.workloads(), new.workloads());
-    if old_workloads != new_workloads {
+    if old.workloads() != new.workloads() {
         // Equal where both files know them (or --allow-different): pair by the rest of the key.
         let strip = |file: &ResultsFile, name: &str| {
             file.without_workload().ok_or_else(|| {
@@ -134,9 +132,22 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let csv = &args.csv[0];
-    if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
-        let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+    let beside = OutputSet::new(csv).markdown();
+    let markdown = if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
+        None
+    } else if beside == *csv {
+        return Err(usage(format!(
+            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
+            csv.display()
+        )));
+    } else if let Some(out) = args.out.as_ref().filter(|out| out.as_os_str() != "-" && args.csv.contains(out)) {
+        return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
+    } else {
+        Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
+    };
+    let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+    let Some(markdown) = markdown else {
         let metadata = if args.json { None } else { metadata(csv) };
         let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
         if args.json {
@@ -151,37 +162,9 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
         }
         return Ok(ExitCode::SUCCESS);
-    }
-    if markdown_path(csv) == *csv {
-        return Err(UsageError(format!(
-            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
-            csv.display()
-        ))
-        .into());
-    }
-    let beside = markdown_path(csv);
-    let markdown = match &args.out {
-        Some(out) if out.as_os_str() == "-" => Markdown::Stdout,
-        Some(out) if args.csv.contains(out) => {
-            return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
-        }
-        Some(out) => {
-            files::check_target(out, args.force, "the summary")?;
-            Markdown::File(out, args.force)
-        }
-        // A sweep wrote it: the answer is printed, the file left as it is.
-        None if !args.force && paths::examine(&beside).is_ok_and(|found| found == Found::Regular) => {
-            Markdown::Kept(&beside)
-        }
-        None => {
-            files::check_target(&beside, args.force, "the summary")?;
-            Markdown::File(&beside, args.force)
-        }
     };
-    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let name = if args.csv.len() == 1 { file_name(csv) } else { name };
     // Markdown on stdout is the page itself: the note stays out of it.
-    if !matches!(markdown, Markdown::Stdout) {
+    if !matches!(markdown, Target::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
     let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
@@ -195,9 +178,9 @@ fn kept(what: &str, path: &Path) -> String {
     format!("{what}: {}", paths::kept(path))
 }
 
-/// Where the summary's Markdown goes.
+/// Where an output goes (the summary's Markdown; what `--dry-run` says of an output).
 #[derive(Clone, Copy)]
-pub(crate) enum Markdown<'a> {
+pub(crate) enum Target<'a> {
     /// To this file, already checked; replaced only with `--force` (the bool).
     File(&'a Path, bool),
     /// To stdout, instead of the text.
@@ -206,12 +189,25 @@ pub(crate) enum Markdown<'a> {
     Kept(&'a Path),
 }
 
+/// Where an output to `path` (`-` is stdout) goes: refused as the command would refuse it
+/// (`flag` names it), or, for a file a sweep wrote `beside` its CSV, left without `force`.
+pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<Target<'a>> {
+    if path == Path::new("-") {
+        return Ok(Target::Stdout);
+    }
+    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
+        return Ok(Target::Kept(path));
+    }
+    files::check_target(path, force, flag)?;
+    Ok(Target::File(path, force))
+}
+
 /// Prints the summary of `analysis` (of `samples`) and writes it as Markdown to `markdown`.
 pub(crate) fn print_summary(
     name: &str,
     analysis: &Analysis,
     samples: &ResultsFile,
-    markdown: Markdown,
+    markdown: Target,
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
     let text = output::paced::beside(&text, analysis, Form::Markdown);
@@ -238,13 +234,13 @@ pub(crate) fn print_summary(
         )
     };
     match markdown {
-        Markdown::Stdout => print_line(text.trim_end()),
-        Markdown::File(path, force) => {
+        Target::Stdout => print_line(text.trim_end()),
+        Target::File(path, force) => {
             print_line(console.trim_end());
             files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
-        Markdown::Kept(path) => {
+        Target::Kept(path) => {
             print_line(console.trim_end());
             print_line(&kept("summary", path));
         }
@@ -278,7 +274,9 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     files::check_target(&html, args.force, "the report")?;
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
-    write_report(&name, &html, &analysis, metadata.as_ref(), args.force)?;
+    let page =
+        output::html::page(&output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() });
+    write_report(&html, &page, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -296,29 +294,15 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     }
     let side = machines::side_by_side(&each);
     print_line(output::machines::text(&each, &side).trim_end());
-    files::write(html, output::machines::page(&each, &side).as_bytes(), args.force, "the report")?;
-    print_line(&format!("report: {}", html.display()));
+    write_report(html, &output::machines::page(&each, &side), args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of `analysis` (of the CSV named `name`, with the machine `metadata`)
-/// as `html`.
-pub(crate) fn write_report(
-    name: &str,
-    html: &Path,
-    analysis: &Analysis,
-    metadata: Option<&Metadata>,
-    force: bool,
-) -> anyhow::Result<()> {
-    let report = output::html::Report { csv_name: name, analysis, metadata };
-    files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
+/// Writes the HTML report `page` as `html`, a path already checked, and names it.
+pub(crate) fn write_report(html: &Path, page: &str, force: bool) -> anyhow::Result<()> {
+    files::write(html, page.as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
-}
-
-/// `x.csv` → `x.md`, beside it.
-fn markdown_path(csv: &Path) -> PathBuf {
-    csv.with_extension("md")
 }
 
 /// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats

@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::commands::{Target, target};
 use super::read;
 use crate::cli::{Command, ExportArgs};
 use crate::output::console::print_line;
 use crate::output::export;
-use crate::output::files::{self, OutputSet};
-use crate::paths::{self, Found};
+use crate::output::files::OutputSet;
+use crate::paths;
 use crate::plan::{Plan, estimate};
 use crate::sweep::SCREEN_CUT;
 
@@ -117,15 +118,11 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a command would do with its output `path` (`-` is stdout): refused as the command
-/// would refuse it, or `write PATH`, or, for a file a sweep wrote `beside` its CSV, leave it.
+/// What a command would do with its output `path` ([`target`]).
 fn output(path: &Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<String> {
-    if path == Path::new("-") {
-        return Ok("print it on stdout".to_owned());
-    }
-    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
-        return Ok(format!("write nothing: {}", paths::kept(path)));
-    }
-    files::check_target(path, force, flag)?;
-    Ok(format!("write {}", path.display()))
+    Ok(match target(path, force, beside, flag)? {
+        Target::Stdout => "print it on stdout".to_owned(),
+        Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
+        Target::File(path, _) => format!("write {}", path.display()),
+    })
 }

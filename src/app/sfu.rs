@@ -26,31 +26,8 @@ use crate::run::workload::SendMode;
 /// 1024 slots (less than 512 participants' aligned frames, so the worst case can overflow),
 /// two screening rounds and duels (on p99 and CPU, and the room's contenders until their figures
 /// settle) that fit 5 minutes with the 13 built-in channels, 3 for one room of participants.
-pub const PRESET: &[&str] = &[
-    "--runtimes",
-    "multi-thread",
-    "--modes",
-    "cloned-send",
-    "--tasks",
-    "1,8,64,512",
-    "--pace",
-    "20ms",
-    "--burst",
-    "5",
-    "--phase",
-    "random,aligned",
-    "--send",
-    "try",
-    "--latency",
-    "--capacity",
-    "1024",
-    "--duration",
-    "1s",
-    "--samples",
-    "2",
-    "--max-time",
-    "0.9",
-];
+pub const PRESET: &str = "--runtimes multi-thread --modes cloned-send --tasks 1,8,64,512 --pace 20ms --burst 5 \
+     --phase random,aligned --send try --latency --capacity 1024 --duration 1s --samples 2 --max-time 0.9";
 
 /// Runs the preset with `args`' flags over it, its rounds where `isolation` says.
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
@@ -90,7 +67,7 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     let given: Vec<&str> = flags.iter().filter_map(|flag| flag_name(flag)).collect();
     let mut line = vec!["channel-bench".to_owned()];
     let mut keep = true;
-    for &token in PRESET {
+    for token in PRESET.split_whitespace() {
         if let Some(name) = flag_name(token) {
             keep = !given.contains(&name);
         }

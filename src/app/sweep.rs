@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Markdown, metadata, print_summary, write_report};
+use super::commands::{Target, metadata, print_summary, write_report};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
@@ -54,9 +54,10 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let open = &analysis.open;
             output::open::max_time_line(open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
             let name = super::file_name(csv.as_path());
-            print_summary(&name, &analysis, &samples, Markdown::File(&set.markdown(), plan.force))
+            let report = output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() };
+            print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
-                .and_then(|()| write_report(&name, &set.html(), &analysis, metadata.as_ref(), plan.force))
+                .and_then(|()| write_report(&set.html(), &output::html::page(&report), plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

@@ -208,18 +208,7 @@ impl Plan {
         }
         cells
     }
-}
 
-impl TryFrom<SweepArgs> for Plan {
-    type Error = anyhow::Error;
-
-    /// The plan of the built-in channels.
-    fn try_from(cli: SweepArgs) -> anyhow::Result<Plan> {
-        Plan::with_extra(cli, &[])
-    }
-}
-
-impl Plan {
     /// The plan of a sweep over the built-in channels and `extra`, a caller's own
     /// (`app::main_with`): `--channels` accepts their names too, and without it the sweep
     /// runs them after the built-in ones.
@@ -304,29 +293,7 @@ impl Plan {
         plan.validate()?;
         Ok(plan)
     }
-}
 
-/// The channels a sweep follows: `named` (`--keep`, each among the sweep's `channels`) and the
-/// program's own channels (`extra`) that it measures.
-fn keep(
-    named: &[String],
-    channels: &[&'static ChannelEntry],
-    extra: &'static [ChannelEntry],
-) -> anyhow::Result<Vec<&'static str>> {
-    no_duplicates("--keep", named)?;
-    let mut keep = Vec::new();
-    for name in named {
-        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
-            usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
-        })?;
-        keep.push(entry.name);
-    }
-    let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
-    keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
-    Ok(keep)
-}
-
-impl Plan {
     fn validate(&mut self) -> anyhow::Result<()> {
         no_duplicates("--tasks", &self.tasks)?;
         no_duplicates("--workers", &self.workers)?;
@@ -361,7 +328,9 @@ impl Plan {
         if self.payload.max() > u32::MAX as usize {
             return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
         }
-        self.check_sink()?;
+        // Whose the sink's file is ([`Sink::claim`]): only a new path, a regular file under
+        // `--force`, or the null device is written.
+        self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
         for &tasks in &self.tasks {
             if self.pace.is_some() {
                 // Every paced task sends at least one frame; only the per-task count can overflow.
@@ -410,13 +379,6 @@ impl Plan {
         Ok(())
     }
 
-    /// Examines the sink's file and decides whose it is ([`Sink::claim`]): only a new path, a
-    /// regular file under `--force`, or the null device is written.
-    fn check_sink(&mut self) -> anyhow::Result<()> {
-        self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
-        Ok(())
-    }
-
     /// Refuses a sweep in which no channel can run any cell: one cell a channel cannot hold
     /// ([`Cell::refusal`]) is a refused row of that channel, and the others run.
     fn check_capacity(&self) -> anyhow::Result<()> {
@@ -430,6 +392,26 @@ impl Plan {
             None => Ok(()),
         }
     }
+}
+
+/// The channels a sweep follows: `named` (`--keep`, each among the sweep's `channels`) and the
+/// program's own channels (`extra`) that it measures.
+fn keep(
+    named: &[String],
+    channels: &[&'static ChannelEntry],
+    extra: &'static [ChannelEntry],
+) -> anyhow::Result<Vec<&'static str>> {
+    no_duplicates("--keep", named)?;
+    let mut keep = Vec::new();
+    for name in named {
+        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
+            usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
+        })?;
+        keep.push(entry.name);
+    }
+    let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
+    keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
+    Ok(keep)
 }
 
 /// The load's flags that only make sense together: under `--pace` the load is `--duration`
