@@ -11,7 +11,7 @@ use clap::Parser;
 
 use super::{print_error, sweep};
 use crate::cli::{Cli, SfuArgs};
-use crate::error::UsageError;
+use crate::error::usage;
 use crate::output::console::print_line;
 use crate::plan::Plan;
 use crate::plan::estimate::wall_time_line;
@@ -33,10 +33,9 @@ pub const PRESET: &str = "--runtimes multi-thread --modes cloned-send --tasks 1,
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
     let command_line = command_line(&args.flags)?;
     print_line(&format!("sfu: {}", command_line.join(" ")));
-    let cli =
-        Cli::try_parse_from(&command_line).map_err(|error| UsageError(first_line(&error.render().to_string())))?;
+    let cli = Cli::try_parse_from(&command_line).map_err(|error| usage(first_line(&error.render().to_string())))?;
     if cli.command.is_some() {
-        return Err(UsageError("sfu takes sweep flags only: give the subcommand on its own".to_owned()).into());
+        return Err(usage("sfu takes sweep flags only: give the subcommand on its own"));
     }
     let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
     let plan = Plan { isolation, ..Plan::with_extra(cli.sweep, extra)? };
@@ -60,9 +59,9 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     let flags: Vec<String> = flags
         .iter()
         .map(|flag| {
-            flag.to_str().map(str::to_owned).ok_or_else(|| UsageError(format!("sfu: {flag:?} is not UTF-8: retype it")))
+            flag.to_str().map(str::to_owned).ok_or_else(|| usage(format!("sfu: {flag:?} is not UTF-8: retype it")))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<anyhow::Result<_>>()?;
     let flags = participants(flags)?;
     let given: Vec<&str> = flags.iter().filter_map(|flag| flag_name(flag)).collect();
     let mut line = vec!["channel-bench".to_owned()];
@@ -94,19 +93,18 @@ fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
         Some((_, value)) => (Some(value.to_owned()), 1),
         None => (flags.get(at + 1).cloned(), 2),
     };
-    let usage = |why: &str| UsageError(format!("sfu: --participants {why}"));
+    let refuse = |why: &str| usage(format!("sfu: --participants {why}"));
     let n: u64 = match value.as_deref().map(str::parse) {
         Some(Ok(n)) if (1..=MOST_PARTICIPANTS).contains(&n) => n,
         Some(_) => {
-            return Err(usage(&format!(
+            return Err(refuse(&format!(
                 "takes a whole number from 1 to {MOST_PARTICIPANTS}, as in --participants 300"
-            ))
-            .into());
+            )));
         }
-        None => return Err(usage("needs a number: --participants 300").into()),
+        None => return Err(refuse("needs a number: --participants 300")),
     };
     if flags.iter().any(|flag| flag_name(flag) == Some("--tasks")) {
-        return Err(usage("and --tasks both say how many tasks: give one of them").into());
+        return Err(refuse("and --tasks both say how many tasks: give one of them"));
     }
     let mut flags = flags;
     flags.splice(at..at + taken, ["--tasks".to_owned(), n.to_string()]);

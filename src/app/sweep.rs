@@ -100,13 +100,14 @@ pub(super) fn measure(
     let watchdog =
         Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
     for signal in STOP_SIGNALS {
-        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
-        rounds::forward_stop(signal)
+        watchdog
+            .wake_on(signal)
+            .and_then(|()| rounds::forward_stop(signal))
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
-    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
+    console.header(&plan.workloads(plan.tasks[0])[0]);
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
     Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
@@ -121,7 +122,7 @@ pub(super) fn interrupted(
     csv: &std::path::Path,
     unwritten: Option<&anyhow::Error>,
 ) -> Option<ExitCode> {
-    if outcome.interrupted {
+    outcome.interrupted.then(|| {
         let signal = stop.signal();
         print_error(&format!(
             "interrupted by {}: {} of {} cells finished, {} samples written to {}",
@@ -135,9 +136,8 @@ pub(super) fn interrupted(
         if let Some(error) = unwritten {
             print_error(&format!("error: {error:#}"));
         }
-        return Some(ExitCode::from(128 + signal as u8));
-    }
-    None
+        ExitCode::from(128 + signal as u8)
+    })
 }
 
 /// The child process of a sweep's round (`run::rounds`): takes the round on stdin with the

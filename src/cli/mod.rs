@@ -124,7 +124,6 @@ impl Command {
             Command::Cells(args) => args.dry_run,
             Command::Summary(args) => args.dry_run,
             Command::Report(args) => args.dry_run,
-            // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
             // `sfu` plans its preset's flags as a sweep; `ab` plans its sweep's flags itself.
             Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => false,
         }
@@ -268,6 +267,27 @@ fn list(values: &[usize]) -> String {
     values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
+/// read results take them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CsvList(pub Vec<PathBuf>);
+
+impl std::ops::Deref for CsvList {
+    type Target = [PathBuf];
+    fn deref(&self) -> &[PathBuf] {
+        &self.0
+    }
+}
+
+/// `a.csv,b.csv`: the paths in order; an empty one is refused.
+fn parse_csv_list(text: &str) -> Result<CsvList, String> {
+    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
+    if paths.iter().any(|path| path.as_os_str().is_empty()) {
+        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
+    }
+    Ok(CsvList(paths))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,25 +329,4 @@ mod tests {
             assert!(!bare.contains(" mean") && !bare.contains(" means"), "an untrimmed mean in: {text}");
         }
     }
-}
-
-/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
-/// read results take them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CsvList(pub Vec<PathBuf>);
-
-impl std::ops::Deref for CsvList {
-    type Target = [PathBuf];
-    fn deref(&self) -> &[PathBuf] {
-        &self.0
-    }
-}
-
-/// `a.csv,b.csv`: the paths in order; an empty one is refused.
-fn parse_csv_list(text: &str) -> Result<CsvList, String> {
-    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
-    if paths.iter().any(|path| path.as_os_str().is_empty()) {
-        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
-    }
-    Ok(CsvList(paths))
 }

@@ -97,37 +97,6 @@ impl Plan {
         }
     }
 
-    /// The workload of one (mode, tasks, merge) combination at the first capacity, with the
-    /// first `--phase` and `--send`; `merge` matters only in merged-recv.
-    pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
-        let (capacity, task_capacity) = self.capacities_for(mode, tasks)[0];
-        self.workload_at(mode, tasks, merge, capacity, task_capacity)
-    }
-
-    /// [`workload`](Self::workload) at one capacity of [`capacities_for`](Self::capacities_for).
-    fn workload_at(
-        &self,
-        mode: Mode,
-        tasks: usize,
-        merge: Merge,
-        capacity: usize,
-        task_capacity: Option<usize>,
-    ) -> Workload {
-        Workload {
-            payload: self.payload,
-            seed: self.seed,
-            merge,
-            pace: self.pace,
-            latency: self.latency,
-            sink: self.sink.clone(),
-            keep_sink: self.keep_sink,
-            count_allocs: self.count_allocs,
-            send: self.sends[0],
-            task_capacity,
-            ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
-        }
-    }
-
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
     /// frames of `--duration` times the burst.
     pub fn messages_at(&self, tasks: usize) -> u64 {
@@ -142,48 +111,33 @@ impl Plan {
         u64::try_from(self.duration.as_nanos() / pace.interval.as_nanos().max(1)).unwrap_or(u64::MAX).max(1)
     }
 
-    /// The merge strategies `mode` runs with: every `--merge` in merged-recv, one (unused) otherwise.
-    pub fn merges_for(&self, mode: Mode) -> &[Merge] {
-        match mode {
-            Mode::MergedRecv => &self.merges,
-            Mode::ClonedSend => &self.merges[..1],
-        }
-    }
-
-    /// The worker counts `runtime` runs with: every `--workers` for multi-thread, 1 otherwise.
-    pub fn workers_for(&self, runtime: RuntimeKind) -> Vec<usize> {
-        match runtime {
-            RuntimeKind::MultiThread => self.workers.clone(),
-            RuntimeKind::CurrentThread => vec![1],
-        }
-    }
-
-    /// `workload` under each `--phase` (when paced) and each `--send`, phase by phase.
-    fn variants(&self, workload: Workload) -> Vec<Workload> {
-        let phased: Vec<Workload> = match workload.pace {
-            None => vec![workload],
-            Some(pace) => self
-                .phases
-                .iter()
-                .map(|&phase| Workload { pace: Some(Pace { phase, ..pace }), ..workload.clone() })
-                .collect(),
-        };
-        let mut variants = Vec::new();
-        for workload in phased {
-            for &send in &self.sends {
-                variants.push(Workload { send, ..workload.clone() });
-            }
-        }
-        variants
-    }
-
-    /// Every workload of one task count: mode, then merge, then capacity, then phase, then send.
-    fn workloads(&self, tasks: usize) -> Vec<Workload> {
+    /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
+    /// unused, otherwise), then capacity, then phase (every `--phase` when paced, one, unused,
+    /// otherwise), then send.
+    pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
+        let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
         for &mode in &self.modes {
-            for &merge in self.merges_for(mode) {
+            let merges = if mode == Mode::MergedRecv { &self.merges[..] } else { &self.merges[..1] };
+            for &merge in merges {
                 for (capacity, task_capacity) in self.capacities_for(mode, tasks) {
-                    workloads.extend(self.variants(self.workload_at(mode, tasks, merge, capacity, task_capacity)));
+                    for &phase in phases {
+                        for &send in &self.sends {
+                            workloads.push(Workload {
+                                payload: self.payload,
+                                seed: self.seed,
+                                merge,
+                                pace: self.pace.map(|pace| Pace { phase, ..pace }),
+                                latency: self.latency,
+                                sink: self.sink.clone(),
+                                keep_sink: self.keep_sink,
+                                count_allocs: self.count_allocs,
+                                send,
+                                task_capacity,
+                                ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -196,7 +150,9 @@ impl Plan {
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &runtime in &self.runtimes {
-            for workers in self.workers_for(runtime) {
+            // Every `--workers` for multi-thread, 1 otherwise.
+            let workers = if runtime == RuntimeKind::MultiThread { self.workers.clone() } else { vec![1] };
+            for workers in workers {
                 for &tasks in &self.tasks {
                     for workload in self.workloads(tasks) {
                         for &channel in &self.channels {
@@ -363,7 +319,7 @@ impl Plan {
 
     /// A paced sample cannot be faster than its schedule; refuse one the watchdog would abandon.
     fn check_pace(&self, tasks: usize) -> anyhow::Result<()> {
-        let workload = self.workload(Mode::ClonedSend, tasks, self.merges[0]);
+        let workload = &self.workloads(tasks)[0];
         let (Some(pace), least) = (self.pace, workload.paced_duration()) else { return Ok(()) };
         if least >= self.timeout {
             return Err(usage(format!(
