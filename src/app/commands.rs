@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{file_name, print_error, read};
-use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
+use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
 use crate::output::files::{self, OutputSet};
 use crate::output::paced::Form;
@@ -20,19 +20,20 @@ use crate::results::pool::{self, Run};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
-    if args.csv.len() > 1 && args.out.is_none() {
+    let csvs = &CsvList::all(&args.csvs);
+    if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs pooled: give --out PATH for their cells".to_owned()));
     }
-    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).cells_json());
-    if args.csv.contains(&out) {
+    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).cells_json());
+    if csvs.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
     // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
     if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
-        print_line(&kept("cells", &out));
+        print_line(&format!("cells: {}", paths::kept(&out)));
         return Ok(ExitCode::SUCCESS);
     }
-    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let (name, samples) = read_pooled(csvs, args.allow_different)?;
     let cells = Analysis::of(&name, &samples, None).cells;
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
@@ -131,22 +132,23 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
-    let csv = &args.csv[0];
+    let csvs = &CsvList::all(&args.csvs);
+    let csv = &csvs[0];
     let beside = OutputSet::new(csv).markdown();
-    let markdown = if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
+    let markdown = if args.json || args.short || (csvs.len() > 1 && args.out.is_none()) {
         None
     } else if beside == *csv {
         return Err(usage(format!(
             "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
             csv.display()
         )));
-    } else if let Some(out) = args.out.as_ref().filter(|out| out.as_os_str() != "-" && args.csv.contains(out)) {
+    } else if let Some(out) = args.out.as_ref().filter(|out| out.as_os_str() != "-" && csvs.contains(out)) {
         return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
     } else {
         Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
     };
-    let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+    let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
+    let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
     let Some(markdown) = markdown else {
         let metadata = if args.json { None } else { metadata(csv) };
         let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
@@ -170,12 +172,6 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
     print_summary(&name, &analysis, &samples, markdown)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The one line for an output left as it was: `summary: x.md exists, left as it is (--force
-/// replaces it)`.
-fn kept(what: &str, path: &Path) -> String {
-    format!("{what}: {}", paths::kept(path))
 }
 
 /// Where an output goes (the summary's Markdown; what `--dry-run` says of an output).
@@ -242,7 +238,7 @@ pub(crate) fn print_summary(
         }
         Target::Kept(path) => {
             print_line(console.trim_end());
-            print_line(&kept("summary", path));
+            print_line(&format!("summary: {}", paths::kept(path)));
         }
     }
     Ok(())
@@ -250,26 +246,27 @@ pub(crate) fn print_summary(
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let set = OutputSet::new(&args.csv[0]);
-    if args.csv.len() > 1 && args.out.is_none() {
+    let csvs = &CsvList::all(&args.csvs);
+    let set = OutputSet::new(&csvs[0]);
+    if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
     }
     let html = args.out.clone().unwrap_or_else(|| set.html());
-    if args.csv.contains(&html) {
+    if csvs.contains(&html) {
         return Err(usage(format!(
             "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
             html.display()
         )));
     }
-    let mut groups = machines::group(read_runs(&args.csv)?);
+    let mut groups = machines::group(read_runs(csvs)?);
     if groups.len() > 1 {
         return report_machines(args, groups, &html);
     }
     let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
-    let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
+    let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
-        print_line(&kept("report", &html));
+        print_line(&format!("report: {}", paths::kept(&html)));
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;

@@ -91,7 +91,7 @@ fn run(
         Err(error) => return Err(usage(first_paragraph(&error.render().to_string()))),
     };
     let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-    match cli.command.map(Command::gather) {
+    match cli.command {
         Some(command) if command.dry_run() => dry_run::command(&command),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),

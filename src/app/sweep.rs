@@ -51,8 +51,8 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             print_line(&format!("note: {}", output::pool::noise_line(1)));
             let metadata = metadata(&csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
-            let open = &analysis.open;
-            output::open::max_time_line(open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
+            let max_time = plan.max_time.as_secs_f64();
+            output::open::max_time_line(&analysis.open, max_time, cells).inspect(|line| print_line(line));
             let name = super::file_name(csv.as_path());
             let report = output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() };
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))

@@ -128,19 +128,6 @@ impl Command {
             Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => false,
         }
     }
-
-    /// The command with each command's CSVs gathered into one list: those given as separate
-    /// arguments (a shell glob) and those separated by commas, in order.
-    pub fn gather(mut self) -> Command {
-        let all = |csvs: &[CsvList]| CsvList(csvs.iter().flat_map(|list| list.0.iter().cloned()).collect());
-        match &mut self {
-            Command::Summary(args) => args.csv = all(&args.csvs),
-            Command::Report(args) => args.csv = all(&args.csvs),
-            Command::Cells(args) => args.csv = all(&args.csvs),
-            Command::Compare(_) | Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {}
-        }
-        self
-    }
 }
 
 /// `channel-bench report FILE`.
@@ -151,9 +138,6 @@ pub struct ReportArgs {
     /// extension .html, or to --out; that of several only to --out
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Write the report to PATH instead of beside the first CSV
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -175,9 +159,6 @@ pub struct SummaryArgs {
     /// the Markdown of one CSV goes beside it, with the extension .md, that of several only to --out
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -206,9 +187,6 @@ pub struct CellsArgs {
     /// (then --out is needed)
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -271,6 +249,14 @@ fn list(values: &[usize]) -> String {
 /// read results take them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CsvList(pub Vec<PathBuf>);
+
+impl CsvList {
+    /// The paths of `lists` in order: those given as separate arguments (a shell glob) and those
+    /// separated by commas.
+    pub fn all(lists: &[CsvList]) -> Vec<PathBuf> {
+        lists.iter().flat_map(|list| list.0.iter().cloned()).collect()
+    }
+}
 
 impl std::ops::Deref for CsvList {
     type Target = [PathBuf];
