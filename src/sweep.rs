@@ -110,13 +110,6 @@ struct Progress {
     finished: bool,
 }
 
-impl Progress {
-    fn ok_ns_per_message(&self) -> Vec<f64> {
-        let messages = self.cell.workload.messages;
-        self.samples.iter().filter(|s| s.status.is_ok()).map(|s| s.ns_per_message(messages)).collect()
-    }
-}
-
 /// What the sweep found beyond the samples themselves.
 #[derive(Debug, Default)]
 pub struct Outcome {
@@ -159,28 +152,22 @@ pub fn run(
         if !screening && dueling.is_none() {
             dueling = Some(Instant::now());
         }
-        let (visiting, fewest) = if pass == 1 || (screening && !place.screens()) {
-            (groups.clone(), 0)
+        let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
+            groups.clone()
         } else if screening {
             // Read as `summary` reads it: from the CSV written so far, disturbed samples left out.
             let file = load(csv.path())?;
             let behind = behind(&file, &plan.keep);
-            (
-                groups
-                    .iter()
-                    .map(|group| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect())
-                    .collect(),
-                0,
-            )
+            let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
+            groups.iter().map(ahead).collect()
         } else if let Some(keys) = place.duels(csv.path())? {
             let wanted =
                 |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
-            (groups.iter().map(wanted).collect(), 1)
+            groups.iter().map(wanted).collect()
         } else {
-            (duels(&groups, &cells, &load(csv.path())?, &plan.keep), 2)
+            // Groups of two members at least.
+            duels(&groups, &cells, &load(csv.path())?, &plan.keep)
         };
-        let mut visiting: Vec<Vec<usize>> =
-            visiting.into_iter().filter(|members: &Vec<usize>| members.len() >= fewest).collect();
         visiting.retain(|members| !members.is_empty());
         if visiting.is_empty() || spent(dueling) {
             break;
@@ -322,7 +309,12 @@ fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
             section = Some(this);
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
-        let ok = progress.ok_ns_per_message();
+        let ok: Vec<f64> = progress
+            .samples
+            .iter()
+            .filter(|s| s.status.is_ok())
+            .map(|s| s.ns_per_message(cell.workload.messages))
+            .collect();
         console.cell(cell, stats::summarize(&ok).as_ref(), &stats::clusters(&ok), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();

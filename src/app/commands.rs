@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{file_name, print_error, read};
-use crate::cli::{CellsArgs, CompareArgs, ReportArgs, SummaryArgs};
-use crate::error::{UsageError, usage};
+use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
+use crate::error::usage;
 use crate::output::files::{self, OutputSet};
 use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
@@ -20,19 +20,20 @@ use crate::results::pool::{self, Run};
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
-    if args.csv.len() > 1 && args.out.is_none() {
+    let csvs = &CsvList::all(&args.csvs);
+    if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs pooled: give --out PATH for their cells".to_owned()));
     }
-    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).cells_json());
-    if args.csv.contains(&out) {
+    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).cells_json());
+    if csvs.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
     // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
     if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
-        print_line(&kept("cells", &out));
+        print_line(&format!("cells: {}", paths::kept(&out)));
         return Ok(ExitCode::SUCCESS);
     }
-    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
+    let (name, samples) = read_pooled(csvs, args.allow_different)?;
     let cells = Analysis::of(&name, &samples, None).cells;
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
@@ -61,11 +62,10 @@ fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Resul
 
 /// The CSVs at `paths` read, each with the JSON beside it.
 fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    for path in paths {
-        runs.push(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) });
-    }
-    Ok(runs)
+    paths
+        .iter()
+        .map(|path| Ok(Run { name: path.display().to_string(), file: read(path)?, metadata: metadata(path) }))
+        .collect()
 }
 
 /// `runs` pooled, named as [`read_pooled`] names them.
@@ -91,8 +91,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     {
         return Err(usage(format!("{line}: compare runs of the same workload, or pass --allow-different")));
     }
-    let (old_workloads, new_workloads) = (old.workloads(), new.workloads());
-    if old_workloads != new_workloads {
+    if old.workloads() != new.workloads() {
         // Equal where both files know them (or --allow-different): pair by the rest of the key.
         let strip = |file: &ResultsFile, name: &str| {
             file.without_workload().ok_or_else(|| {
@@ -133,10 +132,24 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
-    let csv = &args.csv[0];
-    if args.json || args.short || (args.csv.len() > 1 && args.out.is_none()) {
-        let (pooled_name, samples) = read_pooled(&args.csv, args.allow_different)?;
-        let name = if args.csv.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+    let csvs = &CsvList::all(&args.csvs);
+    let csv = &csvs[0];
+    let beside = OutputSet::new(csv).markdown();
+    let markdown = if args.json || args.short || (csvs.len() > 1 && args.out.is_none()) {
+        None
+    } else if beside == *csv {
+        return Err(usage(format!(
+            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
+            csv.display()
+        )));
+    } else if let Some(out) = args.out.as_ref().filter(|out| out.as_os_str() != "-" && csvs.contains(out)) {
+        return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
+    } else {
+        Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
+    };
+    let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
+    let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
+    let Some(markdown) = markdown else {
         let metadata = if args.json { None } else { metadata(csv) };
         let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
         if args.json {
@@ -151,37 +164,9 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
         }
         return Ok(ExitCode::SUCCESS);
-    }
-    if markdown_path(csv) == *csv {
-        return Err(UsageError(format!(
-            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
-            csv.display()
-        ))
-        .into());
-    }
-    let beside = markdown_path(csv);
-    let markdown = match &args.out {
-        Some(out) if out.as_os_str() == "-" => Markdown::Stdout,
-        Some(out) if args.csv.contains(out) => {
-            return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
-        }
-        Some(out) => {
-            files::check_target(out, args.force, "the summary")?;
-            Markdown::File(out, args.force)
-        }
-        // A sweep wrote it: the answer is printed, the file left as it is.
-        None if !args.force && paths::examine(&beside).is_ok_and(|found| found == Found::Regular) => {
-            Markdown::Kept(&beside)
-        }
-        None => {
-            files::check_target(&beside, args.force, "the summary")?;
-            Markdown::File(&beside, args.force)
-        }
     };
-    let (name, samples) = read_pooled(&args.csv, args.allow_different)?;
-    let name = if args.csv.len() == 1 { file_name(csv) } else { name };
     // Markdown on stdout is the page itself: the note stays out of it.
-    if !matches!(markdown, Markdown::Stdout) {
+    if !matches!(markdown, Target::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
     let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
@@ -189,15 +174,9 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The one line for an output left as it was: `summary: x.md exists, left as it is (--force
-/// replaces it)`.
-fn kept(what: &str, path: &Path) -> String {
-    format!("{what}: {}", paths::kept(path))
-}
-
-/// Where the summary's Markdown goes.
+/// Where an output goes (the summary's Markdown; what `--dry-run` says of an output).
 #[derive(Clone, Copy)]
-pub(crate) enum Markdown<'a> {
+pub(crate) enum Target<'a> {
     /// To this file, already checked; replaced only with `--force` (the bool).
     File(&'a Path, bool),
     /// To stdout, instead of the text.
@@ -206,12 +185,25 @@ pub(crate) enum Markdown<'a> {
     Kept(&'a Path),
 }
 
+/// Where an output to `path` (`-` is stdout) goes: refused as the command would refuse it
+/// (`flag` names it), or, for a file a sweep wrote `beside` its CSV, left without `force`.
+pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<Target<'a>> {
+    if path == Path::new("-") {
+        return Ok(Target::Stdout);
+    }
+    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
+        return Ok(Target::Kept(path));
+    }
+    files::check_target(path, force, flag)?;
+    Ok(Target::File(path, force))
+}
+
 /// Prints the summary of `analysis` (of `samples`) and writes it as Markdown to `markdown`.
 pub(crate) fn print_summary(
     name: &str,
     analysis: &Analysis,
     samples: &ResultsFile,
-    markdown: Markdown,
+    markdown: Target,
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
     let text = output::paced::beside(&text, analysis, Form::Markdown);
@@ -238,15 +230,15 @@ pub(crate) fn print_summary(
         )
     };
     match markdown {
-        Markdown::Stdout => print_line(text.trim_end()),
-        Markdown::File(path, force) => {
+        Target::Stdout => print_line(text.trim_end()),
+        Target::File(path, force) => {
             print_line(console.trim_end());
             files::write(path, text.as_bytes(), force, "the summary")?;
             print_line(&format!("summary: {}", path.display()));
         }
-        Markdown::Kept(path) => {
+        Target::Kept(path) => {
             print_line(console.trim_end());
-            print_line(&kept("summary", path));
+            print_line(&format!("summary: {}", paths::kept(path)));
         }
     }
     Ok(())
@@ -254,31 +246,34 @@ pub(crate) fn print_summary(
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let set = OutputSet::new(&args.csv[0]);
-    if args.csv.len() > 1 && args.out.is_none() {
+    let csvs = &CsvList::all(&args.csvs);
+    let set = OutputSet::new(&csvs[0]);
+    if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
     }
     let html = args.out.clone().unwrap_or_else(|| set.html());
-    if args.csv.contains(&html) {
+    if csvs.contains(&html) {
         return Err(usage(format!(
             "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
             html.display()
         )));
     }
-    let mut groups = machines::group(read_runs(&args.csv)?);
+    let mut groups = machines::group(read_runs(csvs)?);
     if groups.len() > 1 {
         return report_machines(args, groups, &html);
     }
     let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
-    let name = if args.csv.len() == 1 { file_name(&args.csv[0]) } else { name };
+    let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
     if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
-        print_line(&kept("report", &html));
+        print_line(&format!("report: {}", paths::kept(&html)));
         return Ok(ExitCode::SUCCESS);
     }
     files::check_target(&html, args.force, "the report")?;
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
-    write_report(&name, &html, &analysis, metadata.as_ref(), args.force)?;
+    let page =
+        output::html::page(&output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() });
+    write_report(&html, &page, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -296,29 +291,15 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
     }
     let side = machines::side_by_side(&each);
     print_line(output::machines::text(&each, &side).trim_end());
-    files::write(html, output::machines::page(&each, &side).as_bytes(), args.force, "the report")?;
-    print_line(&format!("report: {}", html.display()));
+    write_report(html, &output::machines::page(&each, &side), args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report of `analysis` (of the CSV named `name`, with the machine `metadata`)
-/// as `html`.
-pub(crate) fn write_report(
-    name: &str,
-    html: &Path,
-    analysis: &Analysis,
-    metadata: Option<&Metadata>,
-    force: bool,
-) -> anyhow::Result<()> {
-    let report = output::html::Report { csv_name: name, analysis, metadata };
-    files::write(html, output::html::page(&report).as_bytes(), force, "the report")?;
+/// Writes the HTML report `page` as `html`, a path already checked, and names it.
+pub(crate) fn write_report(html: &Path, page: &str, force: bool) -> anyhow::Result<()> {
+    files::write(html, page.as_bytes(), force, "the report")?;
     print_line(&format!("report: {}", html.display()));
     Ok(())
-}
-
-/// `x.csv` → `x.md`, beside it.
-fn markdown_path(csv: &Path) -> PathBuf {
-    csv.with_extension("md")
 }
 
 /// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats

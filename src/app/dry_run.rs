@@ -8,12 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::commands::{Target, target};
 use super::read;
-use crate::cli::{Command, ExportArgs};
+use crate::cli::{Command, CsvList, ExportArgs};
 use crate::output::console::print_line;
 use crate::output::export;
-use crate::output::files::{self, OutputSet};
-use crate::paths::{self, Found};
+use crate::output::files::OutputSet;
+use crate::paths;
 use crate::plan::{Plan, estimate};
 use crate::sweep::SCREEN_CUT;
 
@@ -38,10 +39,8 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     let (paired, whom) = if plan.builds > 1 {
         (", each cell by both builds".to_owned(), "on the changes still open and leaning")
     } else {
-        let screened = format!(
-            " (after the first without the channels {}× behind in two samples or across their band)",
-            SCREEN_CUT
-        );
+        let screened =
+            format!(" (after the first without the channels {SCREEN_CUT}× behind in two samples or across their band)");
         (screened, "between each band's leaders")
     };
     let duels = if plan.max_time.is_zero() {
@@ -73,33 +72,34 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
 /// A subcommand under `--dry-run`: its inputs read, its output checked as the command would,
 /// what it would write said.
 pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
-    let (name, inputs, writes): (&str, Vec<&PathBuf>, String) = match command {
+    let (name, inputs, writes): (&str, Vec<PathBuf>, String) = match command {
         Command::Compare(args) => {
-            ("compare", args.old.iter().chain(args.new.iter()).collect(), "print the comparison".to_owned())
+            ("compare", args.old.iter().chain(args.new.iter()).cloned().collect(), "print the comparison".to_owned())
         }
         Command::Summary(args) if args.short => {
-            ("summary", args.csv.iter().collect(), "print the short answer".to_owned())
+            ("summary", CsvList::all(&args.csvs), "print the short answer".to_owned())
         }
         Command::Summary(args) => {
-            let beside = OutputSet::new(&args.csv[0]).markdown();
+            let csvs = CsvList::all(&args.csvs);
+            let beside = OutputSet::new(&csvs[0]).markdown();
             let writes = match &args.out {
-                None if args.csv.len() > 1 => "write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
+                None if csvs.len() > 1 => "write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
                 out => output(out.as_deref().unwrap_or(&beside), args.force, out.is_none(), "the summary")?,
             };
-            ("summary", args.csv.iter().collect(), format!("print the answer, {writes}"))
+            ("summary", csvs, format!("print the answer, {writes}"))
         }
         Command::Cells(args) => {
             export::check_free(&args.export, args.force)?;
-            let beside = OutputSet::new(&args.csv[0]).cells_json();
-            (
-                "cells",
-                args.csv.iter().collect(),
-                output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?,
-            )
+            let csvs = CsvList::all(&args.csvs);
+            let beside = OutputSet::new(&csvs[0]).cells_json();
+            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?;
+            ("cells", csvs, writes)
         }
         Command::Report(args) => {
-            let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&args.csv[0]).html());
-            ("report", args.csv.iter().collect(), output(&html, args.force, args.out.is_none(), "the report")?)
+            let csvs = CsvList::all(&args.csvs);
+            let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
+            let writes = output(&html, args.force, args.out.is_none(), "the report")?;
+            ("report", csvs, writes)
         }
         Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {
             unreachable!(
@@ -109,7 +109,7 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
     };
     let mut read_ok = Vec::new();
     for input in inputs {
-        let samples = read(input)?;
+        let samples = read(&input)?;
         read_ok.push(format!("{} ({} cells)", input.display(), samples.order.len()));
     }
     print_line(NOTHING_DONE);
@@ -117,15 +117,11 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a command would do with its output `path` (`-` is stdout): refused as the command
-/// would refuse it, or `write PATH`, or, for a file a sweep wrote `beside` its CSV, leave it.
+/// What a command would do with its output `path` ([`target`]).
 fn output(path: &Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<String> {
-    if path == Path::new("-") {
-        return Ok("print it on stdout".to_owned());
-    }
-    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
-        return Ok(format!("write nothing: {}", paths::kept(path)));
-    }
-    files::check_target(path, force, flag)?;
-    Ok(format!("write {}", path.display()))
+    Ok(match target(path, force, beside, flag)? {
+        Target::Stdout => "print it on stdout".to_owned(),
+        Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
+        Target::File(path, _) => format!("write {}", path.display()),
+    })
 }

@@ -11,7 +11,7 @@ use clap::Parser;
 use clap::error::ErrorKind;
 
 use crate::cli::{Cli, Command};
-use crate::error::UsageError;
+use crate::error::{UsageError, usage};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::load::{self, ResultsFile};
@@ -66,11 +66,7 @@ fn run(
     if let Some(taken) =
         extra.iter().find(|entry| registry::known().chain(extra).filter(|e| e.name == entry.name).count() > 1)
     {
-        return Err(UsageError(format!(
-            "two channels are named {:?}: give each channel a name of its own",
-            taken.name
-        ))
-        .into());
+        return Err(usage(format!("two channels are named {:?}: give each channel a name of its own", taken.name)));
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
@@ -87,15 +83,15 @@ fn run(
             let extra = error
                 .get(clap::error::ContextKind::InvalidArg)
                 .map_or(String::new(), |arg| format!(" ({arg} is a third)"));
-            return Err(UsageError(format!(
+            return Err(usage(format!(
                 "compare takes two sides, OLD and NEW{extra}: give the runs of a side separated by commas, \
                  such as compare a1.csv,a2.csv b1.csv,b2.csv"
-            ))
-            .into());
+            )));
         }
-        Err(error) => return Err(UsageError(first_paragraph(&error.render().to_string())).into()),
+        Err(error) => return Err(usage(first_paragraph(&error.render().to_string()))),
     };
-    match cli.command.map(Command::gather) {
+    let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+    match cli.command {
         Some(command) if command.dry_run() => dry_run::command(&command),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),
@@ -104,16 +100,12 @@ fn run(
         Some(Command::Sfu(args)) => sfu::run(extra, &args, isolation),
         Some(Command::TakeRound(args)) if args.protocol => ab::protocol(extra),
         Some(Command::TakeRound(_)) => sweep::take_round(extra),
-        Some(Command::Ab(ab_args)) => {
-            let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-            ab::run(extra, *ab_args, command_line, isolation)
-        }
+        Some(Command::Ab(args)) => ab::run(extra, *args, command_line, isolation),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)
         }
         None => {
-            let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
             let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
             let plan = Plan { isolation, ..Plan::with_extra(cli.sweep, extra)? };
             sfu::note(&plan);

@@ -11,7 +11,7 @@ use clap::Parser;
 
 use super::{print_error, sweep};
 use crate::cli::{Cli, SfuArgs};
-use crate::error::UsageError;
+use crate::error::usage;
 use crate::output::console::print_line;
 use crate::plan::Plan;
 use crate::plan::estimate::wall_time_line;
@@ -26,40 +26,16 @@ use crate::run::workload::SendMode;
 /// 1024 slots (less than 512 participants' aligned frames, so the worst case can overflow),
 /// two screening rounds and duels (on p99 and CPU, and the room's contenders until their figures
 /// settle) that fit 5 minutes with the 13 built-in channels, 3 for one room of participants.
-pub const PRESET: &[&str] = &[
-    "--runtimes",
-    "multi-thread",
-    "--modes",
-    "cloned-send",
-    "--tasks",
-    "1,8,64,512",
-    "--pace",
-    "20ms",
-    "--burst",
-    "5",
-    "--phase",
-    "random,aligned",
-    "--send",
-    "try",
-    "--latency",
-    "--capacity",
-    "1024",
-    "--duration",
-    "1s",
-    "--samples",
-    "2",
-    "--max-time",
-    "0.9",
-];
+pub const PRESET: &str = "--runtimes multi-thread --modes cloned-send --tasks 1,8,64,512 --pace 20ms --burst 5 \
+     --phase random,aligned --send try --latency --capacity 1024 --duration 1s --samples 2 --max-time 0.9";
 
 /// Runs the preset with `args`' flags over it, its rounds where `isolation` says.
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
     let command_line = command_line(&args.flags)?;
     print_line(&format!("sfu: {}", command_line.join(" ")));
-    let cli =
-        Cli::try_parse_from(&command_line).map_err(|error| UsageError(first_line(&error.render().to_string())))?;
+    let cli = Cli::try_parse_from(&command_line).map_err(|error| usage(first_line(&error.render().to_string())))?;
     if cli.command.is_some() {
-        return Err(UsageError("sfu takes sweep flags only: give the subcommand on its own".to_owned()).into());
+        return Err(usage("sfu takes sweep flags only: give the subcommand on its own"));
     }
     let (exports, dry) = (cli.sweep.export.clone(), cli.sweep.dry_run);
     let plan = Plan { isolation, ..Plan::with_extra(cli.sweep, extra)? };
@@ -83,14 +59,14 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
     let flags: Vec<String> = flags
         .iter()
         .map(|flag| {
-            flag.to_str().map(str::to_owned).ok_or_else(|| UsageError(format!("sfu: {flag:?} is not UTF-8: retype it")))
+            flag.to_str().map(str::to_owned).ok_or_else(|| usage(format!("sfu: {flag:?} is not UTF-8: retype it")))
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<anyhow::Result<_>>()?;
     let flags = participants(flags)?;
     let given: Vec<&str> = flags.iter().filter_map(|flag| flag_name(flag)).collect();
     let mut line = vec!["channel-bench".to_owned()];
     let mut keep = true;
-    for &token in PRESET {
+    for token in PRESET.split_whitespace() {
         if let Some(name) = flag_name(token) {
             keep = !given.contains(&name);
         }
@@ -117,19 +93,18 @@ fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
         Some((_, value)) => (Some(value.to_owned()), 1),
         None => (flags.get(at + 1).cloned(), 2),
     };
-    let usage = |why: &str| UsageError(format!("sfu: --participants {why}"));
+    let refuse = |why: &str| usage(format!("sfu: --participants {why}"));
     let n: u64 = match value.as_deref().map(str::parse) {
         Some(Ok(n)) if (1..=MOST_PARTICIPANTS).contains(&n) => n,
         Some(_) => {
-            return Err(usage(&format!(
+            return Err(refuse(&format!(
                 "takes a whole number from 1 to {MOST_PARTICIPANTS}, as in --participants 300"
-            ))
-            .into());
+            )));
         }
-        None => return Err(usage("needs a number: --participants 300").into()),
+        None => return Err(refuse("needs a number: --participants 300")),
     };
     if flags.iter().any(|flag| flag_name(flag) == Some("--tasks")) {
-        return Err(usage("and --tasks both say how many tasks: give one of them").into());
+        return Err(refuse("and --tasks both say how many tasks: give one of them"));
     }
     let mut flags = flags;
     flags.splice(at..at + taken, ["--tasks".to_owned(), n.to_string()]);

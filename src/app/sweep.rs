@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Markdown, metadata, print_summary, write_report};
+use super::commands::{Target, metadata, print_summary, write_report};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
@@ -51,12 +51,13 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             print_line(&format!("note: {}", output::pool::noise_line(1)));
             let metadata = metadata(&csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
-            let open = &analysis.open;
-            output::open::max_time_line(open, plan.max_time.as_secs_f64(), cells).inspect(|line| print_line(line));
+            let max_time = plan.max_time.as_secs_f64();
+            output::open::max_time_line(&analysis.open, max_time, cells).inspect(|line| print_line(line));
             let name = super::file_name(csv.as_path());
-            print_summary(&name, &analysis, &samples, Markdown::File(&set.markdown(), plan.force))
+            let report = output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() };
+            print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
-                .and_then(|()| write_report(&name, &set.html(), &analysis, metadata.as_ref(), plan.force))
+                .and_then(|()| write_report(&set.html(), &output::html::page(&report), plan.force))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
@@ -99,13 +100,14 @@ pub(super) fn measure(
     let watchdog =
         Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
     for signal in STOP_SIGNALS {
-        watchdog.wake_on(signal).with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
-        rounds::forward_stop(signal)
+        watchdog
+            .wake_on(signal)
+            .and_then(|()| rounds::forward_stop(signal))
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
-    console.header(&plan.workload(plan.modes[0], plan.tasks[0], plan.merges[0]));
+    console.header(&plan.workloads(plan.tasks[0])[0]);
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
     Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
@@ -120,7 +122,7 @@ pub(super) fn interrupted(
     csv: &std::path::Path,
     unwritten: Option<&anyhow::Error>,
 ) -> Option<ExitCode> {
-    if outcome.interrupted {
+    outcome.interrupted.then(|| {
         let signal = stop.signal();
         print_error(&format!(
             "interrupted by {}: {} of {} cells finished, {} samples written to {}",
@@ -134,9 +136,8 @@ pub(super) fn interrupted(
         if let Some(error) = unwritten {
             print_error(&format!("error: {error:#}"));
         }
-        return Some(ExitCode::from(128 + signal as u8));
-    }
-    None
+        ExitCode::from(128 + signal as u8)
+    })
 }
 
 /// The child process of a sweep's round (`run::rounds`): takes the round on stdin with the

@@ -124,23 +124,9 @@ impl Command {
             Command::Cells(args) => args.dry_run,
             Command::Summary(args) => args.dry_run,
             Command::Report(args) => args.dry_run,
-            // The preset's own flags carry --dry-run: `sfu` plans them as a sweep.
             // `sfu` plans its preset's flags as a sweep; `ab` plans its sweep's flags itself.
             Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => false,
         }
-    }
-
-    /// The command with each command's CSVs gathered into one list: those given as separate
-    /// arguments (a shell glob) and those separated by commas, in order.
-    pub fn gather(mut self) -> Command {
-        let all = |csvs: &[CsvList]| CsvList(csvs.iter().flat_map(|list| list.0.iter().cloned()).collect());
-        match &mut self {
-            Command::Summary(args) => args.csv = all(&args.csvs),
-            Command::Report(args) => args.csv = all(&args.csvs),
-            Command::Cells(args) => args.csv = all(&args.csvs),
-            Command::Compare(_) | Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {}
-        }
-        self
     }
 }
 
@@ -152,9 +138,6 @@ pub struct ReportArgs {
     /// extension .html, or to --out; that of several only to --out
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Write the report to PATH instead of beside the first CSV
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
@@ -176,9 +159,6 @@ pub struct SummaryArgs {
     /// the Markdown of one CSV goes beside it, with the extension .md, that of several only to --out
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -207,9 +187,6 @@ pub struct CellsArgs {
     /// (then --out is needed)
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Every CSV given, in order ([`Command::gather`] fills it from `csvs`).
-    #[arg(skip)]
-    pub csv: CsvList,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
@@ -268,6 +245,35 @@ fn list(values: &[usize]) -> String {
     values.iter().map(ToString::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
+/// read results take them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CsvList(pub Vec<PathBuf>);
+
+impl CsvList {
+    /// The paths of `lists` in order: those given as separate arguments (a shell glob) and those
+    /// separated by commas.
+    pub fn all(lists: &[CsvList]) -> Vec<PathBuf> {
+        lists.iter().flat_map(|list| list.0.iter().cloned()).collect()
+    }
+}
+
+impl std::ops::Deref for CsvList {
+    type Target = [PathBuf];
+    fn deref(&self) -> &[PathBuf] {
+        &self.0
+    }
+}
+
+/// `a.csv,b.csv`: the paths in order; an empty one is refused.
+fn parse_csv_list(text: &str) -> Result<CsvList, String> {
+    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
+    if paths.iter().any(|path| path.as_os_str().is_empty()) {
+        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
+    }
+    Ok(CsvList(paths))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,25 +315,4 @@ mod tests {
             assert!(!bare.contains(" mean") && !bare.contains(" means"), "an untrimmed mean in: {text}");
         }
     }
-}
-
-/// One CSV, or several runs separated by commas (`a.csv,b.csv,c.csv`), as the commands that
-/// read results take them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CsvList(pub Vec<PathBuf>);
-
-impl std::ops::Deref for CsvList {
-    type Target = [PathBuf];
-    fn deref(&self) -> &[PathBuf] {
-        &self.0
-    }
-}
-
-/// `a.csv,b.csv`: the paths in order; an empty one is refused.
-fn parse_csv_list(text: &str) -> Result<CsvList, String> {
-    let paths: Vec<PathBuf> = text.split(',').map(PathBuf::from).collect();
-    if paths.iter().any(|path| path.as_os_str().is_empty()) {
-        return Err(format!("{text:?} has an empty path: give CSVs separated by single commas"));
-    }
-    Ok(CsvList(paths))
 }

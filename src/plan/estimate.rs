@@ -34,47 +34,31 @@ pub const ASSUMED_NS_PER_MESSAGE: u64 = 140;
 /// 2-core VM.
 const ASSUMED_SCREENED_SHARE: f64 = 0.75;
 
-/// One cost of a cell, named by the flag that sets it.
-struct Part {
-    flag: &'static str,
-    bytes: u128,
-}
-
-/// The parts of `cell`'s peak memory, largest first.
-fn parts(plan: &Plan, cell: &Cell) -> Vec<Part> {
+/// The parts of `cell`'s peak memory, each named by the flag that sets it, largest first.
+fn parts(cell: &Cell) -> Vec<(&'static str, u128)> {
     let workload = &cell.workload;
     let tasks = workload.tasks as u128;
     let channels = if workload.mode == Mode::MergedRecv { tasks } else { 1 };
+    let slots = workload.capacity_per_channel() as u128 * channels * SLOT_BYTES + channels * CHANNEL_BYTES;
     let sizes = if workload.payload.varies() { u128::from(workload.messages) * 4 } else { 0 };
-    let histogram = if plan.latency { latency::histogram_bytes() as u128 } else { 0 };
-    let sink = if plan.sink.path().is_some() { sink::WRITE_BUFFER_BYTES as u128 } else { 0 };
+    let histogram = if workload.latency { latency::histogram_bytes() as u128 } else { 0 };
+    let sink = if workload.sink.path().is_some() { sink::WRITE_BUFFER_BYTES as u128 } else { 0 };
     let mut parts = vec![
-        Part {
-            flag: "--capacity",
-            bytes: workload.capacity_per_channel() as u128 * channels * SLOT_BYTES + channels * CHANNEL_BYTES,
-        },
-        Part { flag: "--tasks", bytes: tasks * TASK_BYTES },
-        Part { flag: "--payload", bytes: tasks * workload.payload.max() as u128 + sizes },
-        Part { flag: "--workers", bytes: cell.workers as u128 * WORKER_BYTES },
-        Part { flag: "--latency", bytes: histogram },
-        Part { flag: "--sink", bytes: sink },
+        ("--capacity", slots),
+        ("--tasks", tasks * TASK_BYTES),
+        ("--payload", tasks * workload.payload.max() as u128 + sizes),
+        ("--workers", cell.workers as u128 * WORKER_BYTES),
+        ("--latency", histogram),
+        ("--sink", sink),
     ];
-    parts.sort_by_key(|part| std::cmp::Reverse(part.bytes));
+    parts.sort_by_key(|&(_, bytes)| std::cmp::Reverse(bytes));
     parts
-}
-
-/// The peak memory of `cell`, in bytes.
-pub fn cell_memory(plan: &Plan, cell: &Cell) -> u128 {
-    parts(plan, cell).iter().map(|part| part.bytes).sum()
 }
 
 /// The cell with the largest peak memory, and that peak.
 pub fn largest_cell(plan: &Plan) -> Option<(Cell, u128)> {
-    plan.cells()
-        .into_iter()
-        .map(|cell| (cell_memory(plan, &cell), cell))
-        .max_by_key(|(bytes, _)| *bytes)
-        .map(|(bytes, cell)| (cell, bytes))
+    let peak = |cell: Cell| (parts(&cell).iter().map(|&(_, bytes)| bytes).sum::<u128>(), cell);
+    plan.cells().into_iter().map(peak).max_by_key(|(bytes, _)| *bytes).map(|(bytes, cell)| (cell, bytes))
 }
 
 /// A usage error when the largest cell of `plan` needs more than `available` (bytes, and
@@ -86,7 +70,7 @@ pub fn check_memory(plan: &Plan, available: Option<(u64, &'static str)>) -> anyh
     }
     // The flags behind a tenth of the estimate or more, largest first: lowering the others would not help.
     let flags: Vec<&str> =
-        parts(plan, &cell).iter().filter(|part| part.bytes * 10 >= needed).take(2).map(|part| part.flag).collect();
+        parts(&cell).iter().filter(|&&(_, bytes)| bytes * 10 >= needed).take(2).map(|&(flag, _)| flag).collect();
     Err(usage(format!(
         "the cell {} needs about {} of memory ({}, --tasks {}, --payload {}), more than the {} available \
          ({source}): lower {}",

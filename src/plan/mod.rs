@@ -97,37 +97,6 @@ impl Plan {
         }
     }
 
-    /// The workload of one (mode, tasks, merge) combination at the first capacity, with the
-    /// first `--phase` and `--send`; `merge` matters only in merged-recv.
-    pub fn workload(&self, mode: Mode, tasks: usize, merge: Merge) -> Workload {
-        let (capacity, task_capacity) = self.capacities_for(mode, tasks)[0];
-        self.workload_at(mode, tasks, merge, capacity, task_capacity)
-    }
-
-    /// [`workload`](Self::workload) at one capacity of [`capacities_for`](Self::capacities_for).
-    fn workload_at(
-        &self,
-        mode: Mode,
-        tasks: usize,
-        merge: Merge,
-        capacity: usize,
-        task_capacity: Option<usize>,
-    ) -> Workload {
-        Workload {
-            payload: self.payload,
-            seed: self.seed,
-            merge,
-            pace: self.pace,
-            latency: self.latency,
-            sink: self.sink.clone(),
-            keep_sink: self.keep_sink,
-            count_allocs: self.count_allocs,
-            send: self.sends[0],
-            task_capacity,
-            ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
-        }
-    }
-
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
     /// frames of `--duration` times the burst.
     pub fn messages_at(&self, tasks: usize) -> u64 {
@@ -142,48 +111,33 @@ impl Plan {
         u64::try_from(self.duration.as_nanos() / pace.interval.as_nanos().max(1)).unwrap_or(u64::MAX).max(1)
     }
 
-    /// The merge strategies `mode` runs with: every `--merge` in merged-recv, one (unused) otherwise.
-    pub fn merges_for(&self, mode: Mode) -> &[Merge] {
-        match mode {
-            Mode::MergedRecv => &self.merges,
-            Mode::ClonedSend => &self.merges[..1],
-        }
-    }
-
-    /// The worker counts `runtime` runs with: every `--workers` for multi-thread, 1 otherwise.
-    pub fn workers_for(&self, runtime: RuntimeKind) -> Vec<usize> {
-        match runtime {
-            RuntimeKind::MultiThread => self.workers.clone(),
-            RuntimeKind::CurrentThread => vec![1],
-        }
-    }
-
-    /// `workload` under each `--phase` (when paced) and each `--send`, phase by phase.
-    fn variants(&self, workload: Workload) -> Vec<Workload> {
-        let phased: Vec<Workload> = match workload.pace {
-            None => vec![workload],
-            Some(pace) => self
-                .phases
-                .iter()
-                .map(|&phase| Workload { pace: Some(Pace { phase, ..pace }), ..workload.clone() })
-                .collect(),
-        };
-        let mut variants = Vec::new();
-        for workload in phased {
-            for &send in &self.sends {
-                variants.push(Workload { send, ..workload.clone() });
-            }
-        }
-        variants
-    }
-
-    /// Every workload of one task count: mode, then merge, then capacity, then phase, then send.
-    fn workloads(&self, tasks: usize) -> Vec<Workload> {
+    /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
+    /// unused, otherwise), then capacity, then phase (every `--phase` when paced, one, unused,
+    /// otherwise), then send.
+    pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
+        let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
         for &mode in &self.modes {
-            for &merge in self.merges_for(mode) {
+            let merges = if mode == Mode::MergedRecv { &self.merges[..] } else { &self.merges[..1] };
+            for &merge in merges {
                 for (capacity, task_capacity) in self.capacities_for(mode, tasks) {
-                    workloads.extend(self.variants(self.workload_at(mode, tasks, merge, capacity, task_capacity)));
+                    for &phase in phases {
+                        for &send in &self.sends {
+                            workloads.push(Workload {
+                                payload: self.payload,
+                                seed: self.seed,
+                                merge,
+                                pace: self.pace.map(|pace| Pace { phase, ..pace }),
+                                latency: self.latency,
+                                sink: self.sink.clone(),
+                                keep_sink: self.keep_sink,
+                                count_allocs: self.count_allocs,
+                                send,
+                                task_capacity,
+                                ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -196,7 +150,9 @@ impl Plan {
     pub fn cells(&self) -> Vec<Cell> {
         let mut cells = Vec::new();
         for &runtime in &self.runtimes {
-            for workers in self.workers_for(runtime) {
+            // Every `--workers` for multi-thread, 1 otherwise.
+            let workers = if runtime == RuntimeKind::MultiThread { self.workers.clone() } else { vec![1] };
+            for workers in workers {
                 for &tasks in &self.tasks {
                     for workload in self.workloads(tasks) {
                         for &channel in &self.channels {
@@ -208,18 +164,7 @@ impl Plan {
         }
         cells
     }
-}
 
-impl TryFrom<SweepArgs> for Plan {
-    type Error = anyhow::Error;
-
-    /// The plan of the built-in channels.
-    fn try_from(cli: SweepArgs) -> anyhow::Result<Plan> {
-        Plan::with_extra(cli, &[])
-    }
-}
-
-impl Plan {
     /// The plan of a sweep over the built-in channels and `extra`, a caller's own
     /// (`app::main_with`): `--channels` accepts their names too, and without it the sweep
     /// runs them after the built-in ones.
@@ -304,29 +249,7 @@ impl Plan {
         plan.validate()?;
         Ok(plan)
     }
-}
 
-/// The channels a sweep follows: `named` (`--keep`, each among the sweep's `channels`) and the
-/// program's own channels (`extra`) that it measures.
-fn keep(
-    named: &[String],
-    channels: &[&'static ChannelEntry],
-    extra: &'static [ChannelEntry],
-) -> anyhow::Result<Vec<&'static str>> {
-    no_duplicates("--keep", named)?;
-    let mut keep = Vec::new();
-    for name in named {
-        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
-            usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
-        })?;
-        keep.push(entry.name);
-    }
-    let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
-    keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
-    Ok(keep)
-}
-
-impl Plan {
     fn validate(&mut self) -> anyhow::Result<()> {
         no_duplicates("--tasks", &self.tasks)?;
         no_duplicates("--workers", &self.workers)?;
@@ -361,7 +284,9 @@ impl Plan {
         if self.payload.max() > u32::MAX as usize {
             return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
         }
-        self.check_sink()?;
+        // Whose the sink's file is ([`Sink::claim`]): only a new path, a regular file under
+        // `--force`, or the null device is written.
+        self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
         for &tasks in &self.tasks {
             if self.pace.is_some() {
                 // Every paced task sends at least one frame; only the per-task count can overflow.
@@ -394,7 +319,7 @@ impl Plan {
 
     /// A paced sample cannot be faster than its schedule; refuse one the watchdog would abandon.
     fn check_pace(&self, tasks: usize) -> anyhow::Result<()> {
-        let workload = self.workload(Mode::ClonedSend, tasks, self.merges[0]);
+        let workload = &self.workloads(tasks)[0];
         let (Some(pace), least) = (self.pace, workload.paced_duration()) else { return Ok(()) };
         if least >= self.timeout {
             return Err(usage(format!(
@@ -407,13 +332,6 @@ impl Plan {
                 self.timeout.as_secs_f64()
             )));
         }
-        Ok(())
-    }
-
-    /// Examines the sink's file and decides whose it is ([`Sink::claim`]): only a new path, a
-    /// regular file under `--force`, or the null device is written.
-    fn check_sink(&mut self) -> anyhow::Result<()> {
-        self.sink = self.sink.clone().claim(self.force).map_err(usage)?;
         Ok(())
     }
 
@@ -430,6 +348,26 @@ impl Plan {
             None => Ok(()),
         }
     }
+}
+
+/// The channels a sweep follows: `named` (`--keep`, each among the sweep's `channels`) and the
+/// program's own channels (`extra`) that it measures.
+fn keep(
+    named: &[String],
+    channels: &[&'static ChannelEntry],
+    extra: &'static [ChannelEntry],
+) -> anyhow::Result<Vec<&'static str>> {
+    no_duplicates("--keep", named)?;
+    let mut keep = Vec::new();
+    for name in named {
+        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
+            usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
+        })?;
+        keep.push(entry.name);
+    }
+    let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
+    keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
+    Ok(keep)
 }
 
 /// The load's flags that only make sense together: under `--pace` the load is `--duration`

@@ -88,11 +88,10 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         };
         let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
         if open.is_empty() {
-            open
-        } else {
-            let first = ranking.first().map(|first| first.channel.clone());
-            first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
+            return open;
         }
+        let first = ranking.first().map(|first| first.channel.clone());
+        first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
     };
     for band in recommend(file, &noise) {
         let Some(key) = band_key(&band.band, file) else {
