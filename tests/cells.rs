@@ -26,6 +26,10 @@ fn cells_writes_beside_the_csv_and_replaces_nothing_without_force() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(stdout, format!("cells: {} exists, left as it is (--force replaces it)\n", beside.display()));
     assert_eq!(std::fs::read_to_string(&beside).unwrap(), "mine");
+    // The dry run says the same.
+    let (code, stdout, stderr) = channel_bench(&["cells", "--dry-run"], &[&csv]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("write nothing") && stdout.contains("left as it is"), "{stdout}");
     let (code, _, stderr) = channel_bench(&["cells", "--out", beside.to_str().unwrap()], &[&csv]);
     assert_eq!(code, Some(2));
     assert_eq!(

@@ -153,6 +153,15 @@ fn report_writes_any_csv_and_replaces_only_with_force() {
     assert_eq!(std::fs::read_to_string(&html_path).unwrap(), "mine");
     bench().args(["report", "--force"]).arg(&csv).assert().success();
     assert!(std::fs::read_to_string(&html_path).unwrap().starts_with("<!DOCTYPE html>"));
+
+    // `--out -` prints the page, as `--dry-run` says it would, and writes no file named `-`.
+    let output = bench().current_dir(dir.path()).args(["report", "--out", "-"]).arg(&csv).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let page = String::from_utf8(output.stdout).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"), "{page:.200}");
+    assert!(!dir.path().join("-").exists(), "no file named -");
+    let dry = bench().args(["report", "--dry-run", "--out", "-"]).arg(&csv).output().unwrap();
+    assert!(String::from_utf8(dry.stdout).unwrap().contains("print it on stdout"));
 }
 
 #[test]

@@ -259,28 +259,27 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     let mut groups = machines::group(read_runs(csvs)?);
+    let html = target(&html, args.force, args.out.is_none() && groups.len() == 1, "the report")?;
+    if let Target::Kept(path) = html {
+        print_line(&format!("report: {}", paths::kept(path)));
+        return Ok(ExitCode::SUCCESS);
+    }
     if groups.len() > 1 {
-        return report_machines(args, groups, &html);
+        return report_machines(args, groups, html);
     }
     let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    if args.out.is_none() && !args.force && paths::examine(&html).is_ok_and(|found| found == Found::Regular) {
-        print_line(&format!("report: {}", paths::kept(&html)));
-        return Ok(ExitCode::SUCCESS);
-    }
-    files::check_target(&html, args.force, "the report")?;
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
     let page =
         output::html::page(&output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() });
-    write_report(&html, &page, args.force)?;
+    write_report(html, &page)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `channel-bench report` of runs from several machines (or worker counts), `groups` of runs
 /// of one machine each: each group pooled, the picks side by side on stdout and in `html`.
-fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> anyhow::Result<ExitCode> {
-    files::check_target(html, args.force, "the report")?;
+fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: Target) -> anyhow::Result<ExitCode> {
     let mut each = Vec::new();
     for runs in groups {
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
@@ -290,15 +289,24 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
         each.push(machines::Machine { names, file, metadata, bands });
     }
     let side = machines::side_by_side(&each);
-    print_line(output::machines::text(&each, &side).trim_end());
-    write_report(html, &output::machines::page(&each, &side), args.force)?;
+    if !matches!(html, Target::Stdout) {
+        print_line(output::machines::text(&each, &side).trim_end());
+    }
+    write_report(html, &output::machines::page(&each, &side))?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the HTML report `page` as `html`, a path already checked, and names it.
-pub(crate) fn write_report(html: &Path, page: &str, force: bool) -> anyhow::Result<()> {
-    files::write(html, page.as_bytes(), force, "the report")?;
-    print_line(&format!("report: {}", html.display()));
+/// Writes the HTML report `page` where `html` says: to a file, already checked, that it then
+/// names, or to stdout.
+pub(crate) fn write_report(html: Target, page: &str) -> anyhow::Result<()> {
+    match html {
+        Target::File(path, force) => {
+            files::write(path, page.as_bytes(), force, "the report")?;
+            print_line(&format!("report: {}", path.display()));
+        }
+        Target::Stdout => print_line(page.trim_end()),
+        Target::Kept(path) => print_line(&format!("report: {}", paths::kept(path))),
+    }
     Ok(())
 }
 

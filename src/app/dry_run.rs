@@ -92,7 +92,7 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
             export::check_free(&args.export, args.force)?;
             let csvs = CsvList::all(&args.csvs);
             let beside = OutputSet::new(&csvs[0]).cells_json();
-            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, false, "--out")?;
+            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "--out")?;
             ("cells", csvs, writes)
         }
         Command::Report(args) => {

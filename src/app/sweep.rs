@@ -57,7 +57,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let report = output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() };
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
-                .and_then(|()| write_report(&set.html(), &output::html::page(&report), plan.force))
+                .and_then(|()| write_report(Target::File(&set.html(), plan.force), &output::html::page(&report)))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
