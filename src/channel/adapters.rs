@@ -10,13 +10,10 @@ use super::{Channel, Closed, Message, TrySendError};
 mod more;
 pub use more::{Asyncband, Fibre, Loole, Rapidfire};
 
-/// A stream of channel `C`'s own `recv` future, one per message: for crates whose receiver is
-/// no `Stream` and has no public poll-level receive.
-fn recv_stream<C: Channel>(receiver: &mut C::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-    futures::stream::unfold(
-        receiver,
-        |receiver| async move { C::recv(receiver).await.map(|message| (message, receiver)) },
-    )
+/// A crate's `try_send` error as [`TrySendError`]: `Full` when `full`, else `Closed` (any other
+/// error a crate can return means the receiver is gone, or never comes from an mpsc send).
+fn full_or_closed(full: bool) -> TrySendError {
+    if full { TrySendError::Full } else { TrySendError::Closed }
 }
 
 /// `tokio::sync::mpsc::channel`.
@@ -35,10 +32,9 @@ impl Channel for TokioMpsc {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            tokio::sync::mpsc::error::TrySendError::Full(_) => TrySendError::Full,
-            tokio::sync::mpsc::error::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender
+            .try_send(message)
+            .map_err(|error| full_or_closed(matches!(error, tokio::sync::mpsc::error::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
@@ -65,10 +61,7 @@ impl Channel for Flume {
         sender.send_async(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            flume::TrySendError::Full(_) => TrySendError::Full,
-            flume::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, flume::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv_async().await.ok()
@@ -94,10 +87,7 @@ impl Channel for AsyncChannel {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            async_channel::TrySendError::Full(_) => TrySendError::Full,
-            async_channel::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, async_channel::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -134,9 +124,7 @@ impl Channel for FuturesChannel {
         // sender stays "parked" until the receiver takes one of its messages. With the buffer
         // cut to `capacity - senders` the total held is still exactly `capacity`, but which
         // sender's message is dropped differs: each sender always gets one through.
-        sender
-            .try_send(message)
-            .map_err(|error| if error.is_full() { TrySendError::Full } else { TrySendError::Closed })
+        sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.next().await
@@ -146,7 +134,7 @@ impl Channel for FuturesChannel {
     }
 }
 
-/// `kanal::bounded_async`; merged-recv streams its `recv` future (see [`Kanal::stream`]).
+/// `kanal::bounded_async`; merged-recv streams its `recv` future (see the impl).
 pub struct Kanal;
 
 impl Channel for Kanal {
@@ -172,13 +160,10 @@ impl Channel for Kanal {
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        // Not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is
-        // polled again while pending, as StreamMap and buffer_unordered do (abort here with
-        // `--merge stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch,
-        // not released). Its `recv` future, one per message, is sound.
-        recv_stream::<Self>(receiver)
-    }
+    // No `stream`, so merged-recv streams its `recv` future, one per message, which is sound;
+    // not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is polled
+    // again while pending, as StreamMap and buffer_unordered do (abort here with `--merge
+    // stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch, not released).
 }
 
 /// `thingbuf::mpsc::channel` (the async one), with its default recycling policy.
@@ -197,10 +182,7 @@ impl Channel for Thingbuf {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            thingbuf::mpsc::errors::TrySendError::Full(_) => TrySendError::Full,
-            _ => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
@@ -228,10 +210,7 @@ impl Channel for Tachyonix {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            tachyonix::TrySendError::Full(_) => TrySendError::Full,
-            tachyonix::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, tachyonix::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -261,10 +240,7 @@ impl Channel for Crossfire {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            crossfire::TrySendError::Full(_) => TrySendError::Full,
-            crossfire::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, crossfire::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()

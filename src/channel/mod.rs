@@ -99,8 +99,13 @@ pub trait Channel: 'static {
     /// Receives one message; `None` once every sender is gone and the channel is empty.
     fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
 
-    /// The crate's own `Stream` over the receiver, for merging in merged-recv.
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_;
+    /// The crate's own `Stream` over the receiver, for merging in merged-recv; by default, for a
+    /// crate with no `Stream` and no public poll-level receive, its `recv` future, one per message.
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::unfold(receiver, |receiver| async move {
+            Self::recv(receiver).await.map(|message| (message, receiver))
+        })
+    }
 }
 
 /// Makes `count` senders out of one: `count - 1` clones plus the original, so exactly
