@@ -265,7 +265,7 @@ async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate:
             break;
         }
     }
-    pacer.map_or_else(Sent::default, Pacer::finish)
+    pacer.map_or_else(Sent::default, |pacer| pacer.sent)
 }
 
 /// `--send try`: as [`send_all`], with the crate's non-blocking send; a message that finds
@@ -294,7 +294,7 @@ async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut g
             Err(TrySendError::Closed) => break,
         }
     }
-    let sent = pacer.map_or_else(Sent::default, Pacer::finish);
+    let sent = pacer.map_or_else(Sent::default, |pacer| pacer.sent);
     Sent { dropped, overflowed: if sent.frames > 0 { overflowed } else { 0 }, ..sent }
 }
 
@@ -302,11 +302,10 @@ async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut g
 struct Pacer {
     pace: Pace,
     ticker: tokio::time::Interval,
-    bursts: u32,
+    /// When the first burst began.
     first: Option<Instant>,
-    last: Option<Instant>,
-    lateness_sum: Duration,
-    lateness_max: Duration,
+    /// The bursts so far: their count, span and lateness.
+    sent: Sent,
 }
 
 impl Pacer {
@@ -315,15 +314,7 @@ impl Pacer {
         // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
         // a task that falls behind catches up, so the offered load stays what was asked for.
         let ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace.interval);
-        Self {
-            pace,
-            ticker,
-            bursts: 0,
-            first: None,
-            last: None,
-            lateness_sum: Duration::ZERO,
-            lateness_max: Duration::ZERO,
-        }
+        Self { pace, ticker, first: None, sent: Sent::default() }
     }
 
     /// Before message `seq`: at the start of a burst, waits for its tick and notes when it
@@ -332,26 +323,13 @@ impl Pacer {
         if seq.is_multiple_of(self.pace.burst) {
             let due = self.ticker.tick().await;
             let lateness = tokio::time::Instant::now().saturating_duration_since(due);
-            self.lateness_sum += lateness;
-            self.lateness_max = self.lateness_max.max(lateness);
+            self.sent.lateness_sum += lateness;
+            self.sent.lateness_max = self.sent.lateness_max.max(lateness);
             let now = Instant::now();
-            self.first.get_or_insert(now);
-            self.last = Some(now);
-            self.bursts += 1;
-        }
-    }
-
-    fn finish(self) -> Sent {
-        match (self.first, self.last) {
-            (Some(first), Some(last)) => Sent {
-                intervals: self.bursts - 1,
-                span: last - first,
-                frames: u64::from(self.bursts),
-                lateness_sum: self.lateness_sum,
-                lateness_max: self.lateness_max,
-                ..Sent::default()
-            },
-            _ => Sent::default(),
+            self.sent.span = now - *self.first.get_or_insert(now);
+            // The intervals since the first burst: the bursts before this one.
+            self.sent.intervals = self.sent.frames as u32;
+            self.sent.frames += 1;
         }
     }
 }
