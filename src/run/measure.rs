@@ -64,7 +64,7 @@ impl RuntimeKind {
 }
 
 /// One timed run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Sample {
     /// Wall time from opening the gate to the last task finishing.
     pub elapsed: Duration,
@@ -104,21 +104,7 @@ impl Sample {
     /// A sample of nothing but a wall time, a CPU time and a status: a failure, or what a
     /// measured sample fills in.
     pub fn failed(elapsed: Duration, cpu: Duration, status: Status) -> Self {
-        Self {
-            elapsed,
-            cpu,
-            status,
-            bytes: 0,
-            latency: None,
-            pace_actual: None,
-            pacing: None,
-            latency_histogram: None,
-            resident: None,
-            allocs: None,
-            dropped: 0,
-            involuntary_switches: None,
-            steal: None,
-        }
+        Self { elapsed, cpu, status, ..Self::default() }
     }
 
     /// Messages delivered of the `messages` sent: all of them, less those dropped under `--send try`.
