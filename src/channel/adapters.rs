@@ -50,7 +50,6 @@ pub struct Flume;
 
 impl Channel for Flume {
     const NAME: &'static str = "flume";
-    const CRATE: &'static str = "flume";
     type Sender = flume::Sender<Message>;
     type Receiver = flume::Receiver<Message>;
 
@@ -76,7 +75,6 @@ pub struct AsyncChannel;
 
 impl Channel for AsyncChannel {
     const NAME: &'static str = "async-channel";
-    const CRATE: &'static str = "async-channel";
     type Sender = async_channel::Sender<Message>;
     type Receiver = async_channel::Receiver<Message>;
 
@@ -104,7 +102,6 @@ pub struct FuturesChannel;
 
 impl Channel for FuturesChannel {
     const NAME: &'static str = "futures-channel";
-    const CRATE: &'static str = "futures-channel";
     // futures-channel guarantees every sender one slot of its own on top of the buffer.
     const SLOTS_PER_SENDER: usize = 1;
     type Sender = futures::channel::mpsc::Sender<Message>;
@@ -139,7 +136,6 @@ pub struct Kanal;
 
 impl Channel for Kanal {
     const NAME: &'static str = "kanal";
-    const CRATE: &'static str = "kanal";
     type Sender = kanal::AsyncSender<Message>;
     type Receiver = kanal::AsyncReceiver<Message>;
 
@@ -171,7 +167,6 @@ pub struct Thingbuf;
 
 impl Channel for Thingbuf {
     const NAME: &'static str = "thingbuf";
-    const CRATE: &'static str = "thingbuf";
     type Sender = thingbuf::mpsc::Sender<Message>;
     type Receiver = thingbuf::mpsc::Receiver<Message>;
 
@@ -199,7 +194,6 @@ pub struct Tachyonix;
 
 impl Channel for Tachyonix {
     const NAME: &'static str = "tachyonix";
-    const CRATE: &'static str = "tachyonix";
     type Sender = tachyonix::Sender<Message>;
     type Receiver = tachyonix::Receiver<Message>;
 
@@ -226,7 +220,6 @@ pub struct Crossfire;
 
 impl Channel for Crossfire {
     const NAME: &'static str = "crossfire";
-    const CRATE: &'static str = "crossfire";
     type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
     // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
     // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.

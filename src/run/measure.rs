@@ -49,13 +49,11 @@ impl RuntimeKind {
     /// counts to the totals as they stop ([`allocs::flush_thread`]).
     pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
         let mut builder = match self {
-            RuntimeKind::MultiThread => {
-                let mut builder = Builder::new_multi_thread();
-                builder.worker_threads(workers);
-                builder
-            }
+            RuntimeKind::MultiThread => Builder::new_multi_thread(),
             RuntimeKind::CurrentThread => Builder::new_current_thread(),
         };
+        // A current-thread runtime ignores it.
+        builder.worker_threads(self.threads(workers));
         if timer {
             builder.enable_time();
         }

@@ -11,7 +11,6 @@ pub struct Loole;
 
 impl Channel for Loole {
     const NAME: &'static str = "loole";
-    const CRATE: &'static str = "loole";
     type Sender = loole::Sender<Message>;
     type Receiver = loole::Receiver<Message>;
 
@@ -38,7 +37,6 @@ pub struct Rapidfire;
 
 impl Channel for Rapidfire {
     const NAME: &'static str = "rapidfire";
-    const CRATE: &'static str = "rapidfire";
     type Sender = rapidfire::Sender<Message>;
     type Receiver = rapidfire::mpsc::Receiver<Message>;
 
@@ -62,7 +60,6 @@ pub struct Asyncband;
 
 impl Channel for Asyncband {
     const NAME: &'static str = "asyncband";
-    const CRATE: &'static str = "asyncband";
     type Sender = asyncband::mpsc::BoundedSender<Message>;
     type Receiver = asyncband::mpsc::BoundedReceiver<Message>;
 
@@ -87,7 +84,6 @@ pub struct Fibre;
 
 impl Channel for Fibre {
     const NAME: &'static str = "fibre";
-    const CRATE: &'static str = "fibre";
     type Sender = fibre::mpsc::BoundedAsyncSender<Message>;
     type Receiver = fibre::mpsc::BoundedAsyncReceiver<Message>;
 
