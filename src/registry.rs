@@ -221,11 +221,11 @@ pub const CHANNELS: &[ChannelEntry] = &[
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
 #[cfg(feature = "faults")]
 pub const FAULTY: &[ChannelEntry] = &[
-    ChannelEntry::of::<crate::channel::faults::Hang>(),
-    ChannelEntry::of::<crate::channel::faults::Lossy>(),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Hang>>(),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Lossy>>(),
     ChannelEntry::of::<crate::channel::faults::Reorder>(),
-    ChannelEntry::of::<crate::channel::faults::Leaky>(),
-    ChannelEntry::of::<crate::channel::faults::Crash>(),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Leaky>>(),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Crash>>(),
 ];
 /// Channels that misbehave on purpose: none in a normal build.
 #[cfg(not(feature = "faults"))]

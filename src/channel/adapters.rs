@@ -10,13 +10,10 @@ use super::{Channel, Closed, Message, TrySendError};
 mod more;
 pub use more::{Asyncband, Fibre, Loole, Rapidfire};
 
-/// A stream of channel `C`'s own `recv` future, one per message: for crates whose receiver is
-/// no `Stream` and has no public poll-level receive.
-fn recv_stream<C: Channel>(receiver: &mut C::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-    futures::stream::unfold(
-        receiver,
-        |receiver| async move { C::recv(receiver).await.map(|message| (message, receiver)) },
-    )
+/// A crate's `try_send` error as [`TrySendError`]: `Full` when `full`, else `Closed` (any other
+/// error a crate can return means the receiver is gone, or never comes from an mpsc send).
+fn full_or_closed(full: bool) -> TrySendError {
+    if full { TrySendError::Full } else { TrySendError::Closed }
 }
 
 /// `tokio::sync::mpsc::channel`.
@@ -35,10 +32,9 @@ impl Channel for TokioMpsc {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            tokio::sync::mpsc::error::TrySendError::Full(_) => TrySendError::Full,
-            tokio::sync::mpsc::error::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender
+            .try_send(message)
+            .map_err(|error| full_or_closed(matches!(error, tokio::sync::mpsc::error::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
@@ -54,7 +50,6 @@ pub struct Flume;
 
 impl Channel for Flume {
     const NAME: &'static str = "flume";
-    const CRATE: &'static str = "flume";
     type Sender = flume::Sender<Message>;
     type Receiver = flume::Receiver<Message>;
 
@@ -65,10 +60,7 @@ impl Channel for Flume {
         sender.send_async(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            flume::TrySendError::Full(_) => TrySendError::Full,
-            flume::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, flume::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv_async().await.ok()
@@ -83,7 +75,6 @@ pub struct AsyncChannel;
 
 impl Channel for AsyncChannel {
     const NAME: &'static str = "async-channel";
-    const CRATE: &'static str = "async-channel";
     type Sender = async_channel::Sender<Message>;
     type Receiver = async_channel::Receiver<Message>;
 
@@ -94,10 +85,7 @@ impl Channel for AsyncChannel {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            async_channel::TrySendError::Full(_) => TrySendError::Full,
-            async_channel::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, async_channel::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -114,7 +102,6 @@ pub struct FuturesChannel;
 
 impl Channel for FuturesChannel {
     const NAME: &'static str = "futures-channel";
-    const CRATE: &'static str = "futures-channel";
     // futures-channel guarantees every sender one slot of its own on top of the buffer.
     const SLOTS_PER_SENDER: usize = 1;
     type Sender = futures::channel::mpsc::Sender<Message>;
@@ -134,9 +121,7 @@ impl Channel for FuturesChannel {
         // sender stays "parked" until the receiver takes one of its messages. With the buffer
         // cut to `capacity - senders` the total held is still exactly `capacity`, but which
         // sender's message is dropped differs: each sender always gets one through.
-        sender
-            .try_send(message)
-            .map_err(|error| if error.is_full() { TrySendError::Full } else { TrySendError::Closed })
+        sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.next().await
@@ -146,12 +131,11 @@ impl Channel for FuturesChannel {
     }
 }
 
-/// `kanal::bounded_async`; merged-recv streams its `recv` future (see [`Kanal::stream`]).
+/// `kanal::bounded_async`; merged-recv streams its `recv` future (see the impl).
 pub struct Kanal;
 
 impl Channel for Kanal {
     const NAME: &'static str = "kanal";
-    const CRATE: &'static str = "kanal";
     type Sender = kanal::AsyncSender<Message>;
     type Receiver = kanal::AsyncReceiver<Message>;
 
@@ -172,13 +156,10 @@ impl Channel for Kanal {
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        // Not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is
-        // polled again while pending, as StreamMap and buffer_unordered do (abort here with
-        // `--merge stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch,
-        // not released). Its `recv` future, one per message, is sound.
-        recv_stream::<Self>(receiver)
-    }
+    // No `stream`, so merged-recv streams its `recv` future, one per message, which is sound;
+    // not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is polled
+    // again while pending, as StreamMap and buffer_unordered do (abort here with `--merge
+    // stream-map --tasks 64`; fereidani/kanal#63, fixed on kanal's main branch, not released).
 }
 
 /// `thingbuf::mpsc::channel` (the async one), with its default recycling policy.
@@ -186,7 +167,6 @@ pub struct Thingbuf;
 
 impl Channel for Thingbuf {
     const NAME: &'static str = "thingbuf";
-    const CRATE: &'static str = "thingbuf";
     type Sender = thingbuf::mpsc::Sender<Message>;
     type Receiver = thingbuf::mpsc::Receiver<Message>;
 
@@ -197,10 +177,7 @@ impl Channel for Thingbuf {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            thingbuf::mpsc::errors::TrySendError::Full(_) => TrySendError::Full,
-            _ => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
@@ -217,7 +194,6 @@ pub struct Tachyonix;
 
 impl Channel for Tachyonix {
     const NAME: &'static str = "tachyonix";
-    const CRATE: &'static str = "tachyonix";
     type Sender = tachyonix::Sender<Message>;
     type Receiver = tachyonix::Receiver<Message>;
 
@@ -228,10 +204,7 @@ impl Channel for Tachyonix {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            tachyonix::TrySendError::Full(_) => TrySendError::Full,
-            tachyonix::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, tachyonix::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
@@ -247,7 +220,6 @@ pub struct Crossfire;
 
 impl Channel for Crossfire {
     const NAME: &'static str = "crossfire";
-    const CRATE: &'static str = "crossfire";
     type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
     // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
     // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.
@@ -261,10 +233,7 @@ impl Channel for Crossfire {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            crossfire::TrySendError::Full(_) => TrySendError::Full,
-            crossfire::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, crossfire::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()

@@ -1,69 +1,86 @@
 //! Channels that misbehave on purpose, so the tests can prove the harness catches it.
 //! Built only with the cargo feature `faults`; a normal build neither has nor lists them.
 
+use std::marker::PhantomData;
+use std::task::{Context, Poll};
+
 use futures::Stream;
+use tokio::sync::mpsc::Receiver;
 
 use super::adapters::TokioMpsc;
 use super::{Channel, Closed, Message, TrySendError};
 
-/// A tokio channel whose receiver never takes a message and is never woken: every sample hangs.
-pub struct Hang;
+/// What a fault changes in tokio's channel; the channel is [`Faulty`]`<Self>`, named [`Fault::NAME`].
+pub trait Fault: 'static {
+    /// The channel's name.
+    const NAME: &'static str;
 
-impl Channel for Hang {
-    const NAME: &'static str = "fault-hang";
+    /// Whether a send drops `message` silently, reporting it sent.
+    fn lose(_message: &Message) -> bool {
+        false
+    }
+
+    /// The receiver's poll: tokio's own, unless the fault changes it.
+    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+        receiver.poll_recv(cx)
+    }
+}
+
+/// tokio's channel, with the fault `F`.
+pub struct Faulty<F>(PhantomData<F>);
+
+impl<F: Fault> Channel for Faulty<F> {
+    const NAME: &'static str = F::NAME;
     const CRATE: &'static str = "tokio";
     type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = <TokioMpsc as Channel>::Receiver;
+    type Receiver = Receiver<Message>;
 
     fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
         TokioMpsc::bounded(capacity, senders)
     }
     async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        if F::lose(&message) {
+            return Ok(());
+        }
         TokioMpsc::send(sender, message).await
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        if F::lose(&message) {
+            return Ok(());
+        }
         TokioMpsc::try_send(sender, message)
     }
-    async fn recv(_receiver: &mut Self::Receiver) -> Option<Message> {
-        std::future::pending().await
+    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        std::future::poll_fn(|cx| F::poll_recv(receiver, cx)).await
     }
-    fn stream(_receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        futures::stream::pending()
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::poll_fn(|cx| F::poll_recv(receiver, cx))
+    }
+}
+
+/// The fault of `fault-hang`: its receiver never takes a message and is never woken; every
+/// sample hangs.
+pub struct Hang;
+
+impl Fault for Hang {
+    const NAME: &'static str = "fault-hang";
+
+    fn poll_recv(_receiver: &mut Receiver<Message>, _cx: &mut Context<'_>) -> Poll<Option<Message>> {
+        Poll::Pending
     }
 }
 
 /// Every sender's messages number `LOSS_EVERY`, 2·`LOSS_EVERY`, … (seq 99, 199, … ) vanish.
 pub const LOSS_EVERY: u32 = 100;
 
-/// A tokio channel that silently drops one message in every [`LOSS_EVERY`] of each sender.
+/// The fault of `fault-lossy`: it silently drops one message in every [`LOSS_EVERY`] of each sender.
 pub struct Lossy;
 
-impl Channel for Lossy {
+impl Fault for Lossy {
     const NAME: &'static str = "fault-lossy";
-    const CRATE: &'static str = "tokio";
-    type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = <TokioMpsc as Channel>::Receiver;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
-        TokioMpsc::bounded(capacity, senders)
-    }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        if (message.seq + 1).is_multiple_of(LOSS_EVERY) {
-            return Ok(());
-        }
-        TokioMpsc::send(sender, message).await
-    }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        if (message.seq + 1).is_multiple_of(LOSS_EVERY) {
-            return Ok(());
-        }
-        TokioMpsc::try_send(sender, message)
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        TokioMpsc::recv(receiver).await
-    }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        TokioMpsc::stream(receiver)
+    fn lose(message: &Message) -> bool {
+        (message.seq + 1).is_multiple_of(LOSS_EVERY)
     }
 }
 
@@ -107,82 +124,42 @@ impl Channel for Reorder {
             None => Some(first),
         }
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        futures::stream::unfold(receiver, |receiver| async move {
-            Self::recv(receiver).await.map(|message| (message, receiver))
-        })
-    }
 }
 
-/// Every payload [`Leaky`] delivered, copied and never freed.
+/// Every payload `fault-leaky` delivered, copied and never freed.
 static KEPT: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
-/// A tokio channel that keeps a copy of every payload it delivers, for the life of the
-/// process: its memory grows with the messages moved, as a channel with a growing queue would.
+/// The fault of `fault-leaky`: it keeps a copy of every payload it delivers, for the life of the
+/// process; its memory grows with the messages moved, as a channel with a growing queue would.
 pub struct Leaky;
 
-impl Leaky {
-    fn keep(message: Message) -> Message {
-        KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.payload.to_vec());
-        message
-    }
-}
-
-impl Channel for Leaky {
+impl Fault for Leaky {
     const NAME: &'static str = "fault-leaky";
-    const CRATE: &'static str = "tokio";
-    type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = <TokioMpsc as Channel>::Receiver;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
-        TokioMpsc::bounded(capacity, senders)
-    }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        TokioMpsc::send(sender, message).await
-    }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        TokioMpsc::try_send(sender, message)
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        TokioMpsc::recv(receiver).await.map(Self::keep)
-    }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::keep)
+    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+        let polled = receiver.poll_recv(cx);
+        if let Poll::Ready(Some(message)) = &polled {
+            KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.payload.to_vec());
+        }
+        polled
     }
 }
 
-/// A tokio channel whose receiver kills its whole process at its first message (SIGKILL, as
-/// the out-of-memory killer would; no core file is written): the process measuring the round
+/// The fault of `fault-crash`: its receiver kills its whole process at its first message (SIGKILL,
+/// as the out-of-memory killer would; no core file is written); the process measuring the round
 /// dies, and the sweep goes on.
 pub struct Crash;
 
-impl Crash {
-    fn kill_own_process(_message: Message) -> Message {
-        // SAFETY: kill(2) on this process's own id.
-        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
-        unreachable!("SIGKILL cannot be caught")
-    }
-}
-
-impl Channel for Crash {
+impl Fault for Crash {
     const NAME: &'static str = "fault-crash";
-    const CRATE: &'static str = "tokio";
-    type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = <TokioMpsc as Channel>::Receiver;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
-        TokioMpsc::bounded(capacity, senders)
-    }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        TokioMpsc::send(sender, message).await
-    }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        TokioMpsc::try_send(sender, message)
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        TokioMpsc::recv(receiver).await.map(Self::kill_own_process)
-    }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        futures::StreamExt::map(TokioMpsc::stream(receiver), Self::kill_own_process)
+    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+        let polled = receiver.poll_recv(cx);
+        if let Poll::Ready(Some(_)) = polled {
+            // SAFETY: kill(2) on this process's own id.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+            unreachable!("SIGKILL cannot be caught")
+        }
+        polled
     }
 }

@@ -72,8 +72,9 @@ pub enum TrySendError {
 pub trait Channel: 'static {
     /// Name used on the command line, in the console and in the CSV.
     const NAME: &'static str;
-    /// The crates.io crate that provides it (its version goes into the run's JSON).
-    const CRATE: &'static str;
+    /// The crates.io crate that provides it (its version goes into the run's JSON); by default
+    /// the crate named [`Channel::NAME`].
+    const CRATE: &'static str = Self::NAME;
     /// The crate's version where this build's Cargo.lock does not hold the crate: a channel of
     /// your own sets `Some(env!("CARGO_PKG_VERSION"))`.
     const VERSION: Option<&'static str> = None;
@@ -99,16 +100,19 @@ pub trait Channel: 'static {
     /// Receives one message; `None` once every sender is gone and the channel is empty.
     fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
 
-    /// The crate's own `Stream` over the receiver, for merging in merged-recv.
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_;
+    /// The crate's own `Stream` over the receiver, for merging in merged-recv; by default, for a
+    /// crate with no `Stream` and no public poll-level receive, its `recv` future, one per message.
+    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+        futures::stream::unfold(receiver, |receiver| async move {
+            Self::recv(receiver).await.map(|message| (message, receiver))
+        })
+    }
 }
 
 /// Makes `count` senders out of one: `count - 1` clones plus the original, so exactly
 /// `count` exist (futures-channel's capacity depends on that number).
 pub fn clone_senders<S: Clone>(sender: S, count: usize) -> Vec<S> {
-    let mut senders: Vec<S> = (1..count).map(|_| sender.clone()).collect();
-    senders.push(sender);
-    senders
+    std::iter::repeat_n(sender, count).collect()
 }
 
 /// Counts how many messages a channel made for `capacity` slots and `senders` senders

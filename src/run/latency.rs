@@ -17,36 +17,32 @@ const SIGNIFICANT_DIGITS: u8 = 3;
 /// A run's clock, shared by every task: raw readings, turned into nanoseconds only as a
 /// difference, by the receiver.
 #[derive(Debug, Clone)]
-pub struct RunClock {
-    clock: quanta::Clock,
-}
+pub struct RunClock(quanta::Clock);
 
 impl RunClock {
     /// A clock (calibrated on first use in the process, before any run's clock starts).
     pub fn start() -> Self {
-        Self { clock: quanta::Clock::new() }
+        Self(quanta::Clock::new())
     }
 
     /// The current raw reading.
     #[inline(always)]
     pub fn now(&self) -> u64 {
-        self.clock.raw()
+        self.0.raw()
     }
 
     /// Nanoseconds from raw reading `earlier` to now; 0 if now reads earlier (it cannot on
     /// an invariant counter, but a fallback clock read on another core might).
     #[inline(always)]
     pub fn nanos_since(&self, earlier: u64) -> u64 {
-        let now = self.clock.raw();
-        if now > earlier { self.clock.delta_as_nanos(earlier, now) } else { 0 }
+        let now = self.0.raw();
+        if now > earlier { self.0.delta_as_nanos(earlier, now) } else { 0 }
     }
 }
 
 /// Bytes of the counts of one [`LatencyRecorder`]'s histogram, for the plan's memory estimate.
 pub fn histogram_bytes() -> usize {
-    let histogram =
-        Histogram::<u64>::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).expect("constant bounds are valid");
-    histogram.distinct_values() * std::mem::size_of::<u64>()
+    empty_histogram().distinct_values() * std::mem::size_of::<u64>()
 }
 
 /// The receiver's half: one histogram, written only by the receiving task.
@@ -59,9 +55,7 @@ pub struct LatencyRecorder {
 impl LatencyRecorder {
     /// An empty recorder reading `clock`; the histogram is allocated here, before the clock starts.
     pub fn new(clock: RunClock) -> Self {
-        let histogram =
-            Histogram::new_with_bounds(1, HIGHEST_NANOS, SIGNIFICANT_DIGITS).expect("constant bounds are valid");
-        Self { clock, histogram }
+        Self { clock, histogram: empty_histogram() }
     }
 
     /// Records the latency of a message stamped `sent_at` ([`RunClock::now`]) by the same clock.

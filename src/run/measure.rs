@@ -33,18 +33,9 @@ pub enum RuntimeKind {
     CurrentThread,
 }
 
+named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
+
 impl RuntimeKind {
-    /// Every runtime, in sweep order.
-    pub const ALL: [RuntimeKind; 2] = [RuntimeKind::MultiThread, RuntimeKind::CurrentThread];
-
-    /// The name used on the command line and in the CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            RuntimeKind::MultiThread => "multi-thread",
-            RuntimeKind::CurrentThread => "current-thread",
-        }
-    }
-
     /// Threads that run tasks: `workers` for multi-thread, 1 for current-thread.
     pub fn threads(self, workers: usize) -> usize {
         match self {
@@ -58,13 +49,11 @@ impl RuntimeKind {
     /// counts to the totals as they stop ([`allocs::flush_thread`]).
     pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
         let mut builder = match self {
-            RuntimeKind::MultiThread => {
-                let mut builder = Builder::new_multi_thread();
-                builder.worker_threads(workers);
-                builder
-            }
+            RuntimeKind::MultiThread => Builder::new_multi_thread(),
             RuntimeKind::CurrentThread => Builder::new_current_thread(),
         };
+        // A current-thread runtime ignores it.
+        builder.worker_threads(self.threads(workers));
         if timer {
             builder.enable_time();
         }
@@ -72,14 +61,8 @@ impl RuntimeKind {
     }
 }
 
-impl std::fmt::Display for RuntimeKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
-    }
-}
-
 /// One timed run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Sample {
     /// Wall time from opening the gate to the last task finishing.
     pub elapsed: Duration,
@@ -116,23 +99,10 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// A sample that produced nothing but a wall time and a failure.
+    /// A sample of nothing but a wall time, a CPU time and a status: a failure, or what a
+    /// measured sample fills in.
     pub fn failed(elapsed: Duration, cpu: Duration, status: Status) -> Self {
-        Self {
-            elapsed,
-            cpu,
-            status,
-            bytes: 0,
-            latency: None,
-            pace_actual: None,
-            pacing: None,
-            latency_histogram: None,
-            resident: None,
-            allocs: None,
-            dropped: 0,
-            involuntary_switches: None,
-            steal: None,
-        }
+        Self { elapsed, cpu, status, ..Self::default() }
     }
 
     /// Messages delivered of the `messages` sent: all of them, less those dropped under `--send try`.
@@ -173,10 +143,9 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
     allocs::set_window(false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let (cpu, involuntary_switches) = match (usage_start, usage_end) {
-        (Some(start), Some(end)) => (
-            end.cpu.saturating_sub(start.cpu),
-            Some(end.involuntary_switches.saturating_sub(start.involuntary_switches)),
-        ),
+        (Some((cpu, switches)), Some((cpu_end, switches_end))) => {
+            (cpu_end.saturating_sub(cpu), Some(switches_end.saturating_sub(switches)))
+        }
         _ => (Duration::ZERO, None),
     };
     let mut status = delivery.status;
@@ -184,19 +153,15 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         status = Status::Sink(error);
     }
     Sample {
-        elapsed,
-        cpu,
-        status,
         bytes: delivery.bytes,
         latency: delivery.latency.as_ref().and_then(|latency| latency.finish()),
         latency_histogram: delivery.latency.and_then(|latency| latency.encoded()),
         pace_actual: delivery.pace_actual,
         pacing: delivery.pacing,
-        resident: None,
-        allocs: None,
         dropped: delivery.dropped,
         involuntary_switches,
         steal,
+        ..Sample::failed(elapsed, cpu, status)
     }
 }
 
@@ -318,7 +283,7 @@ pub fn guarded_sample(
         })
         .context("cannot start a thread for the sample")?;
 
-    let cpu_start = process_cpu_time();
+    let cpu_start = usage().map_or(Duration::ZERO, |(cpu, _)| cpu);
     let start = Instant::now();
     loop {
         match result.try_recv() {
@@ -342,7 +307,7 @@ pub fn guarded_sample(
         let elapsed = start.elapsed();
         if elapsed >= watchdog.timeout {
             drop(abort);
-            let cpu = process_cpu_time().saturating_sub(cpu_start);
+            let cpu = usage().map_or(Duration::ZERO, |(cpu, _)| cpu).saturating_sub(cpu_start);
             return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
         }
         watchdog.sleep(watchdog.timeout - elapsed);
@@ -359,16 +324,9 @@ pub fn resident_bytes() -> Option<u64> {
     u64::try_from(page).ok().filter(|&page| page > 0).map(|page| pages.saturating_mul(page))
 }
 
-/// What `getrusage(RUSAGE_SELF)` says of the whole process at one moment.
-#[derive(Debug, Clone, Copy)]
-struct Usage {
-    /// User + system CPU time so far.
-    cpu: Duration,
-    /// Involuntary context switches so far.
-    involuntary_switches: u64,
-}
-
-fn usage() -> Option<Usage> {
+/// What `getrusage(RUSAGE_SELF)` says of the whole process so far: user + system CPU time, and
+/// involuntary context switches.
+fn usage() -> Option<(Duration, u64)> {
     // SAFETY: rusage is plain integers, so all-zero is a valid value; getrusage only writes
     // into the struct it is given, and RUSAGE_SELF is always a valid `who`.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -377,10 +335,7 @@ fn usage() -> Option<Usage> {
     }
     let to_duration =
         |time: libc::timeval| Duration::from_secs(time.tv_sec as u64) + Duration::from_micros(time.tv_usec as u64);
-    Some(Usage {
-        cpu: to_duration(usage.ru_utime) + to_duration(usage.ru_stime),
-        involuntary_switches: usage.ru_nivcsw as u64,
-    })
+    Some((to_duration(usage.ru_utime) + to_duration(usage.ru_stime), usage.ru_nivcsw as u64))
 }
 
 /// The machine's steal time so far, all CPUs: /proc/stat's `cpu` line, its eighth number,
@@ -399,11 +354,6 @@ fn parse_steal_ticks(stat: &str) -> Option<u64> {
     line.split_whitespace().nth(8)?.parse().ok()
 }
 
-/// User + system CPU time of the whole process so far, from `getrusage(RUSAGE_SELF)`.
-pub fn process_cpu_time() -> Duration {
-    usage().map_or(Duration::ZERO, |usage| usage.cpu)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,6 +369,6 @@ mod tests {
     #[test]
     fn usage_counts_forward() {
         let (first, second) = (usage().unwrap(), usage().unwrap());
-        assert!(second.cpu >= first.cpu && second.involuntary_switches >= first.involuntary_switches);
+        assert!(second.0 >= first.0 && second.1 >= first.1);
     }
 }

@@ -2,6 +2,30 @@
 //! [`crate::channel::Channel`], its [`payload`] sizes, [`latency`] stamps, [`sink`] and
 //! [`allocs`] counts; [`measure`] times it and [`verify`] says whether it delivered.
 
+/// For an enum of unit variants, each named as the command line and the CSV write it: `ALL`,
+/// `name()`, and `Display` as that name (padded to the width asked for).
+macro_rules! named {
+    ($kind:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $kind {
+            /// Every variant, in sweep order.
+            pub const ALL: [$kind; [$($name),+].len()] = [$($kind::$variant),+];
+
+            /// The name used on the command line and in the CSV.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($kind::$variant => $name),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $kind {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.pad(self.name())
+            }
+        }
+    };
+}
+
 pub mod allocs;
 pub mod latency;
 pub mod measure;

@@ -109,6 +109,9 @@ struct Taken {
     sample: Sample,
 }
 
+/// What is called with each sample as it arrives, and the index of its job.
+pub type Taker<'a> = dyn FnMut(usize, Sample) -> anyhow::Result<()> + 'a;
+
 /// The process id of the child measuring now (0: none), for [`forward_stop`].
 static CHILD: AtomicI32 = AtomicI32::new(0);
 
@@ -119,12 +122,7 @@ static CHILD: AtomicI32 = AtomicI32::new(0);
 /// In a child, a process killed by a signal in the middle of a job (a crash of the channel)
 /// gives that job a failed sample saying so, and the round goes on in a new process; one that
 /// exits with an error before its round is done is an error (the child printed it).
-pub fn take(
-    isolation: Isolation,
-    jobs: &[Job],
-    watchdog: &Watchdog,
-    taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
-) -> anyhow::Result<bool> {
+pub fn take(isolation: Isolation, jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<bool> {
     match isolation {
         Isolation::InProcess => take_here(jobs, watchdog, taken),
         Isolation::Process => take_in(&Launch::this()?, jobs, watchdog, taken),
@@ -132,12 +130,7 @@ pub fn take(
 }
 
 /// [`take`] in fresh processes of `launch`.
-pub fn take_in(
-    launch: &Launch,
-    jobs: &[Job],
-    watchdog: &Watchdog,
-    taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
-) -> anyhow::Result<bool> {
+pub fn take_in(launch: &Launch, jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<bool> {
     let mut next = 0;
     while next < jobs.len() {
         match in_child(launch, &jobs[next..], watchdog, &mut |at, sample| taken(next + at, sample))? {
@@ -154,11 +147,7 @@ pub fn take_in(
 }
 
 /// Takes `jobs` in this process, each under `watchdog` (`measure::guarded_sample`).
-fn take_here(
-    jobs: &[Job],
-    watchdog: &Watchdog,
-    taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
-) -> anyhow::Result<bool> {
+fn take_here(jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<bool> {
     for (at, job) in jobs.iter().enumerate() {
         let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
         let warm_up = job.workload.warm_up();
@@ -189,12 +178,7 @@ enum Ended {
 }
 
 /// Takes `jobs` in one fresh process of `launch`.
-fn in_child(
-    launch: &Launch,
-    jobs: &[Job],
-    watchdog: &Watchdog,
-    taken: &mut dyn FnMut(usize, Sample) -> anyhow::Result<()>,
-) -> anyhow::Result<Ended> {
+fn in_child(launch: &Launch, jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<Ended> {
     let exe = &launch.exe;
     let mut child = Command::new(exe)
         .arg(SUBCOMMAND)

@@ -22,7 +22,7 @@ use super::workload::{Merge, Mode, Pace, SendMode, Workload};
 use crate::channel::{Channel, Message, TrySendError, clone_senders};
 
 /// What a run delivered, as the receiver and the senders saw it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Delivery {
     /// Whether everything arrived, in order, with its bytes (and reached the sink).
     pub status: Status,
@@ -77,8 +77,7 @@ impl Prepared {
     /// Waits for the receiver to take its last message and every sender to finish;
     /// returns what the receiver found, checked against what the senders dropped.
     pub async fn finish(self) -> Delivery {
-        let panicked =
-            |status| Delivery { status, bytes: 0, latency: None, pace_actual: None, pacing: None, dropped: 0 };
+        let panicked = |status| Delivery { status, ..Delivery::default() };
         let receiving = match self.receiver.await {
             Ok(receiving) => receiving,
             Err(error) => return panicked(Status::Panicked(format!("receiver: {error}"))),
@@ -90,10 +89,8 @@ impl Prepared {
                 Err(error) => return panicked(Status::Panicked(format!("sender: {error}"))),
             }
         }
-        let mut delivery = receiving.finish(sent.dropped);
-        delivery.pace_actual = sent.mean_interval();
-        delivery.pacing = sent.pacing();
-        delivery
+        let pace_actual = (sent.intervals > 0).then(|| sent.span / sent.intervals);
+        Delivery { pace_actual, pacing: sent.pacing(), ..receiving.finish(sent.dropped) }
     }
 }
 
@@ -137,14 +134,10 @@ impl Sent {
             lateness_mean: self.lateness_sum / frames,
         })
     }
-
-    fn mean_interval(self) -> Option<Duration> {
-        (self.intervals > 0).then(|| self.span / self.intervals)
-    }
 }
 
 /// The gate every task waits at before its first message.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 struct StartGate {
     ready: Arc<Semaphore>,
     go: watch::Receiver<bool>,
@@ -169,28 +162,29 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
     let ready = Arc::new(Semaphore::new(0));
     let (go, go_receiver) = watch::channel(false);
     let gate = StartGate { ready: ready.clone(), go: go_receiver };
-    let per_task: Vec<u32> = (0..workload.tasks).map(|task| workload.messages_for(task)).collect();
-    let payloads: Vec<TaskPayloads> = (0..per_task.len() as u32)
-        .zip(&per_task)
-        .map(|(task, &count)| TaskPayloads::new(workload.payload, workload.seed, task, count))
-        .collect();
-    let expected_bytes = payloads.iter().zip(&per_task).map(|(payloads, &count)| payloads.total(count)).sum();
+    let tasks = u32::try_from(workload.tasks).expect("validated: tasks fit u32");
     let clock = workload.latency.then(RunClock::start);
-    let (sink, sink_failed) = match workload.sink.open() {
-        Ok(sink) => (sink, None),
-        Err(error) => (None, Some(error)),
-    };
+    let sendings: Vec<Sending> = (0..tasks)
+        .map(|task| {
+            let count = workload.messages_for(task as usize);
+            let payloads = TaskPayloads::new(workload.payload, workload.seed, task, count);
+            let offset = workload.phase_offset(task);
+            Sending { task, count, payloads, clock: clock.clone(), pace: workload.pace, offset }
+        })
+        .collect();
+    let per_task: Vec<u32> = sendings.iter().map(|sending| sending.count).collect();
+    let expected_bytes = sendings.iter().map(|sending| sending.payloads.total(sending.count)).sum();
     let verifier = match workload.send {
-        SendMode::Wait => Verifier::new(per_task.clone()),
-        SendMode::Try => Verifier::allowing_drops(per_task.clone()),
+        SendMode::Wait => Verifier::new(per_task),
+        SendMode::Try => Verifier::allowing_drops(per_task),
     };
     let receiving = Receiving {
+        gate: gate.clone(),
         verifier,
         expected_bytes,
         bytes: 0,
         latency: clock.clone().map(LatencyRecorder::new),
-        sink,
-        sink_failed,
+        sink: workload.sink.open(),
         slow: Slowdown::of(C::NAME),
     };
     let capacity = workload.capacity_per_channel();
@@ -199,35 +193,24 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
     let (sending_halves, receiver) = match workload.mode {
         Mode::ClonedSend => {
             let (sender, receiver) = C::bounded(capacity, senders_per_channel);
-            let receiver = tokio::spawn(receive_one::<C>(receiver, gate.clone(), receiving));
+            let receiver = tokio::spawn(receive_one::<C>(receiver, receiving));
             (clone_senders(sender, workload.tasks), receiver)
         }
         Mode::MergedRecv => {
             let (senders, receivers): (Vec<_>, Vec<_>) =
                 (0..workload.tasks).map(|_| C::bounded(capacity, senders_per_channel)).unzip();
-            let receiver = tokio::spawn(receive_merged::<C>(receivers, workload.merge, gate.clone(), receiving));
+            let receiver = tokio::spawn(receive_merged::<C>(receivers, workload.merge, receiving));
             (senders, receiver)
         }
     };
 
-    let senders = sending_halves
-        .into_iter()
-        .zip(per_task)
-        .zip(payloads)
-        .enumerate()
-        .map(|(task, ((sender, count), payloads))| {
-            let task = u32::try_from(task).expect("validated: tasks fit u32");
-            let offset = workload.phase_offset(task);
-            let sending = Sending { task, count, payloads, clock: clock.clone(), pace: workload.pace, offset };
-            match workload.send {
-                SendMode::Wait => tokio::spawn(send_all::<C>(sender, sending, gate.clone())),
-                SendMode::Try => tokio::spawn(try_send_all::<C>(sender, sending, gate.clone())),
-            }
+    let senders = (sending_halves.into_iter().zip(sendings))
+        .map(|(sender, sending)| match workload.send {
+            SendMode::Wait => tokio::spawn(send_all::<C>(sender, sending, gate.clone())),
+            SendMode::Try => tokio::spawn(try_send_all::<C>(sender, sending, gate.clone())),
         })
         .collect();
-
-    let participants = u32::try_from(workload.tasks + 1).expect("validated: tasks fit u32");
-    Prepared { ready, participants, go, senders, receiver }
+    Prepared { ready, participants: tasks + 1, go, senders, receiver }
 }
 
 /// What one sending task sends, and how.
@@ -265,7 +248,7 @@ async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate:
             break;
         }
     }
-    pacer.map_or_else(Sent::default, Pacer::finish)
+    pacer.map_or_else(Sent::default, |pacer| pacer.sent)
 }
 
 /// `--send try`: as [`send_all`], with the crate's non-blocking send; a message that finds
@@ -294,7 +277,7 @@ async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut g
             Err(TrySendError::Closed) => break,
         }
     }
-    let sent = pacer.map_or_else(Sent::default, Pacer::finish);
+    let sent = pacer.map_or_else(Sent::default, |pacer| pacer.sent);
     Sent { dropped, overflowed: if sent.frames > 0 { overflowed } else { 0 }, ..sent }
 }
 
@@ -302,11 +285,10 @@ async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut g
 struct Pacer {
     pace: Pace,
     ticker: tokio::time::Interval,
-    bursts: u32,
+    /// When the first burst began.
     first: Option<Instant>,
-    last: Option<Instant>,
-    lateness_sum: Duration,
-    lateness_max: Duration,
+    /// The bursts so far: their count, span and lateness.
+    sent: Sent,
 }
 
 impl Pacer {
@@ -315,15 +297,7 @@ impl Pacer {
         // Ticks are due at fixed times from the first (tokio's default `MissedTickBehavior::Burst`):
         // a task that falls behind catches up, so the offered load stays what was asked for.
         let ticker = tokio::time::interval_at(tokio::time::Instant::now() + offset, pace.interval);
-        Self {
-            pace,
-            ticker,
-            bursts: 0,
-            first: None,
-            last: None,
-            lateness_sum: Duration::ZERO,
-            lateness_max: Duration::ZERO,
-        }
+        Self { pace, ticker, first: None, sent: Sent::default() }
     }
 
     /// Before message `seq`: at the start of a burst, waits for its tick and notes when it
@@ -332,26 +306,13 @@ impl Pacer {
         if seq.is_multiple_of(self.pace.burst) {
             let due = self.ticker.tick().await;
             let lateness = tokio::time::Instant::now().saturating_duration_since(due);
-            self.lateness_sum += lateness;
-            self.lateness_max = self.lateness_max.max(lateness);
+            self.sent.lateness_sum += lateness;
+            self.sent.lateness_max = self.sent.lateness_max.max(lateness);
             let now = Instant::now();
-            self.first.get_or_insert(now);
-            self.last = Some(now);
-            self.bursts += 1;
-        }
-    }
-
-    fn finish(self) -> Sent {
-        match (self.first, self.last) {
-            (Some(first), Some(last)) => Sent {
-                intervals: self.bursts - 1,
-                span: last - first,
-                frames: u64::from(self.bursts),
-                lateness_sum: self.lateness_sum,
-                lateness_max: self.lateness_max,
-                ..Sent::default()
-            },
-            _ => Sent::default(),
+            self.sent.span = now - *self.first.get_or_insert(now);
+            // The intervals since the first burst: the bursts before this one.
+            self.sent.intervals = self.sent.frames as u32;
+            self.sent.frames += 1;
         }
     }
 }
@@ -359,13 +320,13 @@ impl Pacer {
 /// The receiving task's state: what it checks, records and writes for every message.
 #[derive(Debug)]
 struct Receiving {
+    gate: StartGate,
     verifier: Verifier,
     expected_bytes: u64,
     bytes: u64,
     latency: Option<LatencyRecorder>,
-    sink: Option<SinkWriter>,
-    /// Why the sink's file could not be opened, if it could not.
-    sink_failed: Option<String>,
+    /// The sink's writer, if any; `Err` saying why its file could not be opened.
+    sink: Result<Option<SinkWriter>, String>,
     slow: Slowdown,
 }
 
@@ -378,7 +339,7 @@ impl Receiving {
         if let Some(latency) = &mut self.latency {
             latency.record(message.sent_at);
         }
-        if let Some(sink) = &mut self.sink {
+        if let Ok(Some(sink)) = &mut self.sink {
             sink.write(&message.payload);
         }
     }
@@ -391,23 +352,16 @@ impl Receiving {
             status =
                 Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
         }
-        let sunk = match (self.sink_failed, self.sink) {
-            (Some(error), _) => Err(error),
-            (None, sink) => sink.map_or(Ok(()), SinkWriter::finish),
-        };
+        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
-        Delivery { status, bytes: self.bytes, latency: self.latency, pace_actual: None, pacing: None, dropped }
+        Delivery { status, bytes: self.bytes, latency: self.latency, dropped, ..Delivery::default() }
     }
 }
 
-async fn receive_one<C: Channel>(
-    mut receiver: C::Receiver,
-    mut gate: StartGate,
-    mut receiving: Receiving,
-) -> Receiving {
-    gate.wait().await;
+async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut receiving: Receiving) -> Receiving {
+    receiving.gate.wait().await;
     receiving.slow.start();
     while let Some(message) = C::recv(&mut receiver).await {
         receiving.take(message);
@@ -416,38 +370,29 @@ async fn receive_one<C: Channel>(
     receiving
 }
 
-async fn receive_merged<C: Channel>(
-    mut receivers: Vec<C::Receiver>,
-    merge: Merge,
-    gate: StartGate,
-    receiving: Receiving,
-) -> Receiving {
+async fn receive_merged<C: Channel>(mut receivers: Vec<C::Receiver>, merge: Merge, receiving: Receiving) -> Receiving {
     match merge {
         Merge::FuturesBuffered => {
             let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
-            drain(merged, gate, receiving).await
+            drain(merged, receiving).await
         }
         Merge::SelectAll => {
             let merged =
                 futures::stream::select_all(receivers.iter_mut().map(|receiver| Box::pin(C::stream(receiver))));
-            drain(merged, gate, receiving).await
+            drain(merged, receiving).await
         }
         Merge::StreamMap => {
             let mut merged = StreamMap::with_capacity(receivers.len());
             for (index, receiver) in receivers.iter_mut().enumerate() {
                 merged.insert(index, Box::pin(C::stream(receiver)));
             }
-            drain(merged.map(|(_, message)| message), gate, receiving).await
+            drain(merged.map(|(_, message)| message), receiving).await
         }
     }
 }
 
-async fn drain(
-    mut merged: impl Stream<Item = Message> + Unpin,
-    mut gate: StartGate,
-    mut receiving: Receiving,
-) -> Receiving {
-    gate.wait().await;
+async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: Receiving) -> Receiving {
+    receiving.gate.wait().await;
     receiving.slow.start();
     while let Some(message) = merged.next().await {
         receiving.take(message);

@@ -170,11 +170,8 @@ impl FromStr for Sink {
     /// `none` or `file:PATH`.
     fn from_str(text: &str) -> Result<Self, String> {
         let path = |path: &str| {
-            if path.is_empty() {
-                Err("file: needs a path, as in file:/tmp/sink.bin".to_owned())
-            } else {
-                Ok(path.into())
-            }
+            let needed = || "file: needs a path, as in file:/tmp/sink.bin".to_owned();
+            (!path.is_empty()).then(|| PathBuf::from(path)).ok_or_else(needed)
         };
         match text.split_once(':') {
             None if text == "none" => Ok(Sink::None),

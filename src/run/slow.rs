@@ -8,43 +8,31 @@
 //! two: a channel whose speed depends on the process it runs in, as on a host where it matters
 //! where a process's memory lands. A normal build has the type and does nothing.
 
-#[cfg(feature = "faults")]
 use std::time::Instant;
 
 /// The environment variable that names the slowed channel and its slowdown.
 pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
 
-/// The busy work a receiving task does: none, or (faults build) a spin at the end in proportion
-/// to the time its messages took.
+/// The busy work a receiving task does: none (always in a normal build), or a spin at the end
+/// in proportion to the time its messages took.
 #[derive(Debug, Clone, Default)]
 pub struct Slowdown {
     /// The time spun over the time worked (0.15 = 15%); 0 for no slowdown.
-    #[cfg(feature = "faults")]
     fraction: f64,
     /// When the start gate opened.
-    #[cfg(feature = "faults")]
     started: Option<Instant>,
 }
 
 impl Slowdown {
     /// The slowdown of the channel `name`: none unless [`VARIABLE`] names it (faults build).
     pub fn of(name: &str) -> Self {
-        #[cfg(feature = "faults")]
-        {
-            let asked = requested().unwrap_or_default();
-            let fraction = asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, asked)| asked.here(name));
-            Slowdown { fraction, started: None }
-        }
-        #[cfg(not(feature = "faults"))]
-        {
-            let _ = name;
-            Slowdown {}
-        }
+        let asked = if cfg!(feature = "faults") { requested().unwrap_or_default() } else { Vec::new() };
+        let fraction = asked.iter().find(|(channel, _)| channel == name).map_or(0.0, |(_, asked)| asked.here(name));
+        Slowdown { fraction, started: None }
     }
 
     /// Called when the start gate opens: the time the slowdown is a share of starts here.
     pub fn start(&mut self) {
-        #[cfg(feature = "faults")]
         if self.fraction > 0.0 {
             self.started = Some(Instant::now());
         }
@@ -53,7 +41,6 @@ impl Slowdown {
     /// Called after the last message: spins for the slowdown's share of the time since
     /// [`Slowdown::start`].
     pub fn finish(&mut self) {
-        #[cfg(feature = "faults")]
         if let Some(started) = self.started.take() {
             let until = deadline(started, Instant::now(), self.fraction);
             while Instant::now() < until {
@@ -65,14 +52,12 @@ impl Slowdown {
 
 /// Until when a receiver that took its last message at `now` spins, the gate having opened at
 /// `started`: the `fraction` of the time the messages took.
-#[cfg(feature = "faults")]
 fn deadline(started: Instant, now: Instant, fraction: f64) -> Instant {
     now + now.duration_since(started).mul_f64(fraction)
 }
 
 /// A slowdown [`VARIABLE`] asks for, as fractions of the channel's own cost (0.15 for `15%`):
 /// `low` and `high` alike for one share, or the range a process draws its share from.
-#[cfg(feature = "faults")]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Asked {
     /// The least share.
@@ -81,7 +66,6 @@ pub struct Asked {
     pub high: f64,
 }
 
-#[cfg(feature = "faults")]
 impl Asked {
     /// The share of `channel` in this process: the one asked for, or drawn uniformly from the
     /// range once per process and channel (the same for every sample the process takes).
@@ -98,7 +82,6 @@ impl Asked {
     }
 }
 
-#[cfg(feature = "faults")]
 impl std::fmt::Display for Asked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.high <= self.low {
@@ -113,7 +96,6 @@ impl std::fmt::Display for Asked {
 /// `Err` (a line for the user) when an item is not `CHANNEL:PCT%` with PCT a positive number of
 /// percent up to 1000, or `CHANNEL:LOW..HIGH%` with 0 ≤ LOW < HIGH ≤ 1000. Whether each CHANNEL
 /// is one the sweep measures is the sweep's to check.
-#[cfg(feature = "faults")]
 pub fn requested() -> Result<Vec<(String, Asked)>, String> {
     let value = std::env::var_os(VARIABLE).map(|value| value.to_string_lossy().into_owned()).unwrap_or_default();
     let bad =

@@ -6,9 +6,10 @@
 use std::fmt;
 
 /// The outcome of one sample, as written in the CSV `status` column.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Status {
     /// Every message arrived, each sender's in order.
+    #[default]
     Ok,
     /// Fewer messages arrived than were sent.
     Lost(String),

@@ -24,24 +24,7 @@ pub enum Mode {
     MergedRecv,
 }
 
-impl Mode {
-    /// Every mode, in sweep order.
-    pub const ALL: [Mode; 2] = [Mode::ClonedSend, Mode::MergedRecv];
-
-    /// The name used on the command line and in the CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::ClonedSend => "cloned-send",
-            Mode::MergedRecv => "merged-recv",
-        }
-    }
-}
-
-impl std::fmt::Display for Mode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
-    }
-}
+named!(Mode { ClonedSend => "cloned-send", MergedRecv => "merged-recv" });
 
 /// How the receiver of merged-recv merges the tasks' receivers into one stream.
 #[derive(
@@ -58,25 +41,7 @@ pub enum Merge {
     StreamMap,
 }
 
-impl Merge {
-    /// Every strategy, in `--merge` order.
-    pub const ALL: [Merge; 3] = [Merge::FuturesBuffered, Merge::SelectAll, Merge::StreamMap];
-
-    /// The name used on the command line and in the CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Merge::FuturesBuffered => "futures-buffered",
-            Merge::SelectAll => "select-all",
-            Merge::StreamMap => "stream-map",
-        }
-    }
-}
-
-impl std::fmt::Display for Merge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
-    }
-}
+named!(Merge { FuturesBuffered => "futures-buffered", SelectAll => "select-all", StreamMap => "stream-map" });
 
 /// How a sending task hands a message to the channel (`--send`).
 #[derive(
@@ -92,21 +57,7 @@ pub enum SendMode {
     Try,
 }
 
-impl SendMode {
-    /// The name used on the command line and in the CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            SendMode::Wait => "wait",
-            SendMode::Try => "try",
-        }
-    }
-}
-
-impl std::fmt::Display for SendMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
-    }
-}
+named!(SendMode { Wait => "wait", Try => "try" });
 
 /// When each paced task's first burst is due (`--phase`).
 #[derive(
@@ -123,27 +74,15 @@ pub enum Phase {
     Aligned,
 }
 
-impl Phase {
-    /// The name used on the command line and in the CSV.
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Random => "random",
-            Phase::Aligned => "aligned",
-        }
-    }
+named!(Phase { Random => "random", Aligned => "aligned" });
 
+impl Phase {
     /// What the phase means for a room, as every label says it: `out of phase` or `in phase`.
     pub fn words(self) -> &'static str {
         match self {
             Phase::Random => "out of phase",
             Phase::Aligned => "in phase",
         }
-    }
-}
-
-impl std::fmt::Display for Phase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
     }
 }
 

@@ -3,7 +3,7 @@
 
 use futures::Stream;
 
-use super::recv_stream;
+use super::full_or_closed;
 use crate::channel::{Channel, Closed, Message, TrySendError};
 
 /// `loole::bounded`, with `send_async` / `recv_async` / `stream` (flume's API, no unsafe code).
@@ -11,7 +11,6 @@ pub struct Loole;
 
 impl Channel for Loole {
     const NAME: &'static str = "loole";
-    const CRATE: &'static str = "loole";
     type Sender = loole::Sender<Message>;
     type Receiver = loole::Receiver<Message>;
 
@@ -22,10 +21,7 @@ impl Channel for Loole {
         sender.send_async(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            loole::TrySendError::Full(_) => TrySendError::Full,
-            loole::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, loole::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv_async().await.ok()
@@ -35,12 +31,12 @@ impl Channel for Loole {
     }
 }
 
-/// `rapidfire::mpsc::bounded`: a lock-free block queue with one receiver.
+/// `rapidfire::mpsc::bounded`: a lock-free block queue with one receiver; no Stream, so
+/// merged-recv streams its `recv` future.
 pub struct Rapidfire;
 
 impl Channel for Rapidfire {
     const NAME: &'static str = "rapidfire";
-    const CRATE: &'static str = "rapidfire";
     type Sender = rapidfire::Sender<Message>;
     type Receiver = rapidfire::mpsc::Receiver<Message>;
 
@@ -51,26 +47,19 @@ impl Channel for Rapidfire {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            rapidfire::TrySendError::Full(_) => TrySendError::Full,
-            rapidfire::TrySendError::Closed(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, rapidfire::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        // The crate has no Stream; its `recv` future, one per message.
-        recv_stream::<Self>(receiver)
-    }
 }
 
-/// `asyncband::mpsc::bounded`: a mutex-guarded queue with a FIFO wait list for senders.
+/// `asyncband::mpsc::bounded`: a mutex-guarded queue with a FIFO wait list for senders; no
+/// Stream and a private poll-level receive, so merged-recv streams its `recv` future.
 pub struct Asyncband;
 
 impl Channel for Asyncband {
     const NAME: &'static str = "asyncband";
-    const CRATE: &'static str = "asyncband";
     type Sender = asyncband::mpsc::BoundedSender<Message>;
     type Receiver = asyncband::mpsc::BoundedReceiver<Message>;
 
@@ -81,17 +70,12 @@ impl Channel for Asyncband {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            asyncband::mpsc::TrySendError::Full(_) => TrySendError::Full,
-            asyncband::mpsc::TrySendError::Disconnected(_) => TrySendError::Closed,
-        })
+        sender
+            .try_send(message)
+            .map_err(|error| full_or_closed(matches!(error, asyncband::mpsc::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
-    }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
-        // The crate has no Stream and its poll-level receive is private; its `recv` future.
-        recv_stream::<Self>(receiver)
     }
 }
 
@@ -100,7 +84,6 @@ pub struct Fibre;
 
 impl Channel for Fibre {
     const NAME: &'static str = "fibre";
-    const CRATE: &'static str = "fibre";
     type Sender = fibre::mpsc::BoundedAsyncSender<Message>;
     type Receiver = fibre::mpsc::BoundedAsyncReceiver<Message>;
 
@@ -111,11 +94,7 @@ impl Channel for Fibre {
         sender.send(message).await.map_err(|_| Closed)
     }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| match error {
-            fibre::error::TrySendError::Full(_) => TrySendError::Full,
-            // `Sent` is the oneshot channel's "already sent"; an mpsc send never returns it.
-            fibre::error::TrySendError::Closed(_) | fibre::error::TrySendError::Sent(_) => TrySendError::Closed,
-        })
+        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, fibre::error::TrySendError::Full(_))))
     }
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await.ok()
