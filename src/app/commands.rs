@@ -291,8 +291,8 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: &Path) -> any
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
         let metadata = runs[0].metadata.clone();
         let (_, file) = pooled(runs, args.allow_different)?;
-        let bands = Analysis::of("", &file, None).bands;
-        each.push(machines::Machine { names, file, metadata, bands });
+        let analysis = Analysis::of("", &file, metadata.as_ref());
+        each.push(machines::Machine { names, metadata, analysis });
     }
     let side = machines::side_by_side(&each);
     print_line(output::machines::text(&each, &side).trim_end());
