@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::ab::word;
 use super::format::{self, duration, number};
 use super::paced::{self, HEADING};
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread, compare};
@@ -293,15 +294,6 @@ fn mean_text(summary: &Summary) -> String {
     match summary.trimmed_mean_precision() {
         Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
         None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
-    }
-}
-
-/// The word of `call`: `words` holds the words for lower, higher and tied.
-fn word(call: Call, [lower, higher, tied]: [&'static str; 3]) -> &'static str {
-    match call {
-        Call::Lower => lower,
-        Call::Higher => higher,
-        Call::Tied => tied,
     }
 }
 
