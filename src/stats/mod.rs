@@ -82,9 +82,15 @@ pub const TRIM: f64 = 0.2;
 /// The mean of `sorted` (ascending, at least one value) without its lowest and highest
 /// [`TRIM`] of the values, rounded down: below five values, the plain mean.
 pub fn trimmed_mean(sorted: &[f64]) -> f64 {
-    let cut = (sorted.len() as f64 * TRIM) as usize;
+    let cut = trimmed(sorted.len());
     let kept = &sorted[cut..sorted.len() - cut];
     kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// How many of `n` values [`trimmed_mean`] leaves out at each end: [`TRIM`] of them, rounded
+/// down (none below five).
+pub fn trimmed(n: usize) -> usize {
+    (n as f64 * TRIM) as usize
 }
 
 /// Resamples drawn by [`trimmed_mean_interval`].
