@@ -115,7 +115,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for note in notes {
         print_line(&format!("note: {note}"));
     }
-    let report = output::compare::report(&old_name, &old, &new_name, &new);
+    let report = output::compare::report(&old_name, &new_name, &crate::results::compare::compare(&old, &new));
     for section in report.sections.iter().filter(|section| !section.is_empty()) {
         print_line(section.trim_end());
     }

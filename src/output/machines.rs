@@ -110,8 +110,7 @@ fn changes_line(side: &SideBySide) -> String {
 fn leaders(side: &SideBySide, row: &Row) -> String {
     let column = |band: Option<&Recommendation>| {
         let names: Vec<String> = band.map_or(Vec::new(), |band| {
-            let mark = |channel: &str| if summary::caveats_of(channel).is_empty() { "" } else { MARK };
-            band.speed.leaders().iter().map(|entry| format!("{}{}", entry.channel, mark(&entry.channel))).collect()
+            band.speed.leaders().iter().map(|entry| summary::marked(&entry.channel, None)).collect()
         });
         if names.is_empty() { "-".to_owned() } else { names.join(" ≈ ") }
     };

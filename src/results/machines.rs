@@ -5,7 +5,7 @@
 //! columns of one machine: a small scaling study of the same code.
 
 use super::analysis::Analysis;
-use super::compare::{leaders_overlap, speed_leaders};
+use super::compare::{leaders, leaders_overlap};
 use super::metadata::Metadata;
 use super::pool::Run;
 use super::recommend::Recommendation;
@@ -76,7 +76,7 @@ impl Row<'_> {
     /// Whether the answer changes between the columns: no channel is among the leaders (the
     /// first and the channels tied with it) of every column that ranks the band.
     pub fn changes(&self) -> bool {
-        let leaders: Vec<_> = self.bands.iter().flatten().map(|band| speed_leaders(band)).collect();
+        let leaders: Vec<_> = self.bands.iter().flatten().map(|band| leaders(&band.speed)).collect();
         !leaders_overlap(&leaders)
     }
 }
