@@ -1,7 +1,7 @@
 //! What `channel-bench compare` prints: how the two runs' workloads and machines differ, and
 //! the table of cells.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
@@ -59,31 +59,18 @@ pub fn machine_differences(
         }
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
-    let mut lines = Vec::new();
     let fields = [
         ("host", shown(&old.hostname), shown(&new.hostname)),
         ("CPU", shown(&old.cpu_model), shown(&new.cpu_model)),
         ("cores", old.cores.to_string(), new.cores.to_string()),
         ("rustc", old.rustc.clone(), new.rustc.clone()),
     ];
-    for (what, before, after) in fields {
-        if before != after {
-            lines.push(format!("different {what}: {before} (old), {after} (new)"));
-        }
-    }
-    let crates: BTreeMap<&String, (Option<&String>, Option<&String>)> = old
-        .crates
-        .keys()
-        .chain(new.crates.keys())
-        .map(|name| (name, (old.crates.get(name), new.crates.get(name))))
-        .collect();
-    for (name, (before, after)) in crates {
-        if before != after {
-            let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
-            lines.push(format!("different {name}: {} (old), {} (new)", version(before), version(after)));
-        }
-    }
-    lines
+    let names: BTreeSet<&String> = old.crates.keys().chain(new.crates.keys()).collect();
+    let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
+    let crates = names.into_iter().map(|name| (name.as_str(), old.crates.get(name), new.crates.get(name)));
+    let crates = crates.filter(|(_, before, after)| before != after).map(|(n, a, b)| (n, version(a), version(b)));
+    let fields = fields.into_iter().filter(|(_, before, after)| before != after).chain(crates);
+    fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
 /// What `compare` prints after its notes: the [`Comparison`] laid out.

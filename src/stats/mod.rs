@@ -209,18 +209,9 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
         let ends = cuts.iter().map(|&cut| cut + 1).chain(std::iter::once(n));
         let ranges: Vec<std::ops::Range<usize>> = starts.zip(ends).map(|(start, end)| start..end).collect();
         if let Some(small) = ranges.iter().position(|range| range.len() < min_count) {
-            let (left, right) = (small.checked_sub(1), (small < cuts.len()).then_some(small));
-            let undo = match (left, right) {
-                (Some(left), Some(right)) => {
-                    if gap(cuts[left]) <= gap(cuts[right]) {
-                        left
-                    } else {
-                        right
-                    }
-                }
-                (Some(side), None) | (None, Some(side)) => side,
-                (None, None) => return ranges,
-            };
+            // The narrower of the cuts on either side of it, the left one of two alike.
+            let sides = small.checked_sub(1).into_iter().chain((small < cuts.len()).then_some(small));
+            let Some(undo) = sides.min_by(|&a, &b| gap(cuts[a]).total_cmp(&gap(cuts[b]))) else { return ranges };
             cuts.remove(undo);
             continue;
         }
