@@ -188,16 +188,12 @@ fn describe(launch: &Launch, role: &str) -> anyhow::Result<Build> {
         let read = BufReader::new(std::io::Read::take(stdout, 1 << 16)).read_line(&mut first);
         let _ = send.send(read.map(|_| first));
     });
-    let first = receive.recv_timeout(PROTOCOL_TIMEOUT);
+    let first = receive
+        .recv_timeout(PROTOCOL_TIMEOUT)
+        .map_err(|_| refused(format!("it did not answer take-round --protocol within {PROTOCOL_TIMEOUT:?}")));
     let _ = child.kill();
     child.wait().context("cannot wait for the baseline's answer")?;
-    let answer: Option<Build> = match first {
-        Err(_) => {
-            return Err(refused(format!("it did not answer take-round --protocol within {PROTOCOL_TIMEOUT:?}")).into());
-        }
-        Ok(read) => read.ok().and_then(|line| serde_json::from_str(line.trim()).ok()),
-    };
-    match answer {
+    match first?.ok().and_then(|line| serde_json::from_str::<Build>(line.trim()).ok()) {
         Some(build) if build.protocol == PROTOCOL => Ok(Build {
             role: role.to_owned(),
             path: launch.exe.display().to_string(),

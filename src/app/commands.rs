@@ -114,7 +114,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for note in notes {
         print_line(&format!("note: {note}"));
     }
-    let report = output::compare::report(&old_name, &old, &new_name, &new);
+    let report = output::compare::report(&old_name, &new_name, &crate::results::compare::compare(&old, &new));
     for section in report.sections.iter().filter(|section| !section.is_empty()) {
         print_line(section.trim_end());
     }
@@ -285,8 +285,8 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: Target) -> an
         let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
         let metadata = runs[0].metadata.clone();
         let (_, file) = pooled(runs, args.allow_different)?;
-        let bands = Analysis::of("", &file, None).bands;
-        each.push(machines::Machine { names, file, metadata, bands });
+        let analysis = Analysis::of("", &file, metadata.as_ref());
+        each.push(machines::Machine { names, metadata, analysis });
     }
     let side = machines::side_by_side(&each);
     if !matches!(html, Target::Stdout) {

@@ -14,11 +14,7 @@ pub fn line(change: &Change) -> String {
         Call::Lower => (1.0 / change.ratio, 1.0 / change.high, 1.0 / change.low),
         _ => (change.ratio, change.low, change.high),
     };
-    let word = match change.call {
-        Call::Higher => "slower",
-        Call::Lower => "faster",
-        Call::Tied => "unchanged",
-    };
+    let word = word(change.call, ["faster", "slower", "unchanged"]);
     let tasks = match change.tasks.as_slice() {
         [] | [_] => String::new(),
         [first, .., last] => format!(" (tasks {first}-{last})"),
@@ -29,6 +25,15 @@ pub fn line(change: &Change) -> String {
         String::new()
     };
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
+}
+
+/// The word of `call`: `words` holds the words for lower, higher and tied.
+pub fn word(call: Call, [lower, higher, tied]: [&'static str; 3]) -> &'static str {
+    match call {
+        Call::Lower => lower,
+        Call::Higher => higher,
+        Call::Tied => tied,
+    }
 }
 
 /// `Can detect 8% on current-thread, 2.40× on multi-thread at this noise{when} ({basis})`, from

@@ -1,15 +1,16 @@
 //! What `channel-bench compare` prints: how the two runs' workloads and machines differ, and
 //! the table of cells.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use super::ab::word;
 use super::format::{self, duration, number};
 use super::paced::{self, HEADING};
-use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread, compare};
-use crate::results::load::{CellKey, ResultsFile, WorkloadKey};
+use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread};
+use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;
-use crate::results::paced::{PacedCell, only_paced};
+use crate::results::paced::PacedCell;
 use crate::run::workload::Capacity;
 use crate::stats::Summary;
 use crate::stats::verdict::Call;
@@ -58,34 +59,21 @@ pub fn machine_differences(
         }
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
-    let mut lines = Vec::new();
     let fields = [
         ("host", shown(&old.hostname), shown(&new.hostname)),
         ("CPU", shown(&old.cpu_model), shown(&new.cpu_model)),
         ("cores", old.cores.to_string(), new.cores.to_string()),
         ("rustc", old.rustc.clone(), new.rustc.clone()),
     ];
-    for (what, before, after) in fields {
-        if before != after {
-            lines.push(format!("different {what}: {before} (old), {after} (new)"));
-        }
-    }
-    let crates: BTreeMap<&String, (Option<&String>, Option<&String>)> = old
-        .crates
-        .keys()
-        .chain(new.crates.keys())
-        .map(|name| (name, (old.crates.get(name), new.crates.get(name))))
-        .collect();
-    for (name, (before, after)) in crates {
-        if before != after {
-            let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
-            lines.push(format!("different {name}: {} (old), {} (new)", version(before), version(after)));
-        }
-    }
-    lines
+    let names: BTreeSet<&String> = old.crates.keys().chain(new.crates.keys()).collect();
+    let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
+    let crates = names.into_iter().map(|name| (name.as_str(), old.crates.get(name), new.crates.get(name)));
+    let crates = crates.filter(|(_, before, after)| before != after).map(|(n, a, b)| (n, version(a), version(b)));
+    let fields = fields.into_iter().filter(|(_, before, after)| before != after).chain(crates);
+    fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
-/// What `compare` prints after its notes, computed once ([`compare`]) and laid out.
+/// What `compare` prints after its notes: the [`Comparison`] laid out.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
     /// The sections in the order printed, empty ones to be left out: the table with the cells
@@ -109,15 +97,13 @@ const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
 /// channel; then the paced cells and how far the two runs agree on them.
-pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFile) -> Report {
-    let comparison = compare(old, new);
-    let mut out = table(&comparison);
+pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> Report {
+    let mut out = table(comparison);
     for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
         if !only.is_empty() {
             let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
             for key in only {
-                let notes = format::group_notes(workers_named(&comparison, key), capacity_named(&comparison, key), "");
-                let _ = writeln!(out, "  {}{notes}", paced::cell_label(key));
+                let _ = writeln!(out, "  {}{}", paced::cell_label(key), notes(comparison, key, ""));
             }
         }
     }
@@ -125,11 +111,11 @@ pub fn report(old_name: &str, old: &ResultsFile, new_name: &str, new: &ResultsFi
     if let Some(line) = super::ab::detectable(&comparison.detectable, "", CELL_BASIS) {
         let _ = write!(headline, "\n{line}");
     }
-    closing_lines(&mut headline, &comparison);
+    closing_lines(&mut headline, comparison);
     let agreement = &comparison.paced;
     let (paced_cells, paced_summary) = (paced_cells(agreement), paced_summary(agreement));
     let worse = comparison.counts.slower + agreement.cells.iter().filter(|pair| pair.slower()).count();
-    let sections = if only_paced(old) && only_paced(new) {
+    let sections = if comparison.only_paced {
         [out, paced_cells, paced_summary, format!("\n{RESTATES_THE_SCHEDULE}{headline}")]
     } else {
         [out, headline, paced_cells, paced_summary]
@@ -154,15 +140,7 @@ fn table(comparison: &Comparison) -> String {
         "new/old"
     );
     for (key, compared) in &comparison.cells {
-        let channel = format!(
-            "{}{}",
-            key.channel_label(),
-            format::group_notes(
-                workers_named(comparison, key),
-                capacity_named(comparison, key),
-                &paced::phased(&key.setting)
-            )
-        );
+        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &paced::phased(&key.setting)));
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
         let _ = match compared {
             Some(compared) => writeln!(out, "{label} {}", row(compared)),
@@ -227,14 +205,14 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
         .by_runtime
         .iter()
         .map(|spread| {
-            let counts = comparison.counts_by_runtime.iter().find(|(runtime, _)| *runtime == spread.runtime);
-            let verdicts = counts.map_or(String::new(), |(_, c)| format!(", {} faster, {} slower", c.faster, c.slower));
             format!(
-                " {} ({} cells) trimmed means {}, medians {}{verdicts}",
+                " {} ({} cells) trimmed means {}, medians {}, {} faster, {} slower",
                 spread.runtime,
                 spread.trimmed_means.cells,
                 text(spread.trimmed_means),
-                text(spread.medians)
+                text(spread.medians),
+                spread.counts.faster,
+                spread.counts.slower
             )
         })
         .collect();
@@ -254,11 +232,10 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
         })
         .collect();
     let _ = write!(out, "\ndrift between the two runs, each verdict's floor:{}", drift.join(";"));
-    let (mixed, (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
+    let ((mixed_old, mixed_new, mixed_both), (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
     let _ = write!(
         out,
-        "\nmixed cells (more than one cluster): {} in old, {} in new, {} in both",
-        mixed.old, mixed.new, mixed.both
+        "\nmixed cells (more than one cluster): {mixed_old} in old, {mixed_new} in new, {mixed_both} in both"
     );
     let _ = write!(
         out,
@@ -274,15 +251,13 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     );
 }
 
-/// The worker count of `key`, when the files hold several for its runtime.
-fn workers_named(comparison: &Comparison, key: &CellKey) -> Option<u64> {
-    comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers)
-}
-
-/// The capacity of `key`, when the files hold several.
-fn capacity_named(comparison: &Comparison, key: &CellKey) -> Option<Capacity> {
+/// What tells `key`'s cell apart after its name: its worker count when the files hold several
+/// for its runtime, its capacity when they hold several, and `setting`.
+fn notes(comparison: &Comparison, key: &CellKey, setting: &str) -> String {
+    let workers = comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers);
     let mut keys = comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
-    keys.any(|other| other.workload.capacity != key.workload.capacity).then_some(key.workload.capacity)
+    let capacity = keys.any(|other| other.workload.capacity != key.workload.capacity).then_some(key.workload.capacity);
+    format::group_notes(workers, capacity, setting)
 }
 
 fn text(spread: Spread) -> String {
@@ -293,15 +268,6 @@ fn mean_text(summary: &Summary) -> String {
     match summary.trimmed_mean_precision() {
         Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
         None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
-    }
-}
-
-/// The word of `call`: `words` holds the words for lower, higher and tied.
-fn word(call: Call, [lower, higher, tied]: [&'static str; 3]) -> &'static str {
-    match call {
-        Call::Lower => lower,
-        Call::Higher => higher,
-        Call::Tied => tied,
     }
 }
 
@@ -343,13 +309,8 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
     if agreement.cells.is_empty() {
         return String::new();
     }
-    let mut out = String::new();
-    let slower = agreement.cells.iter().filter(|pair| pair.slower()).count();
-    let _ = writeln!(
-        out,
-        "paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {}",
-        agreement.cells.len()
-    );
+    let (slower, cells) = (agreement.cells.iter().filter(|pair| pair.slower()).count(), agreement.cells.len());
+    let mut out = format!("paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {cells}\n");
     for (on, detectable) in
         [(" on pooled p99", &agreement.detectable[0]), (" on CPU per delivered message", &agreement.detectable[1])]
     {
@@ -357,7 +318,6 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    let cells = agreement.cells.len();
     let ratio = |spread: Option<Spread>| {
         spread.map_or("no cell with it in both".to_owned(), |s| {
             format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)

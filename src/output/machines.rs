@@ -10,7 +10,7 @@ use super::html::STYLE;
 use super::pool::noise_line;
 use super::summary::{self, MARK};
 use crate::results::machines::{Column, Machine, Row, SideBySide};
-use crate::results::versions;
+use crate::results::recommend::Recommendation;
 
 /// A column's name: `A`, `B`, …, `Z`, then `27`, `28`, ….
 fn letter(at: usize) -> String {
@@ -55,14 +55,15 @@ fn one_machine(machines: &[Machine]) -> bool {
 /// `multi-thread cloned-send, small (1-8)`: the row's band, with its setting when it has one,
 /// and the task counts of its first column that measured it.
 fn row_name(row: &Row) -> String {
-    let setting = format::group_notes(None, None, &row.setting);
-    let tasks = row
-        .bands
-        .iter()
-        .flatten()
-        .next()
-        .map_or(String::new(), |band| format!(" ({})", summary::tasks_text(&band.band.tasks)));
-    format!("{} {}{setting}, {}{tasks}", row.runtime, row.mode, row.size.name())
+    let band = row.first();
+    let setting = format::group_notes(None, None, &band.band.setting);
+    format!(
+        "{} {}{setting}, {} ({})",
+        band.band.runtime,
+        band.band.mode,
+        band.band.size.name(),
+        summary::tasks_text(&band.band.tasks)
+    )
 }
 
 /// A column's pick in a row: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
@@ -90,42 +91,38 @@ pub fn text(machines: &[Machine], side: &SideBySide) -> String {
         let _ = writeln!(out, "  {}  {}", letter(at), label(machines, *column));
     }
     for row in &side.rows {
-        let _ = writeln!(out, "\n{}{}", row_name(row), if row.changes { "  (the answer changes)" } else { "" });
+        let _ = writeln!(out, "\n{}{}", row_name(row), if row.changes() { "  (the answer changes)" } else { "" });
         for at in 0..side.columns.len() {
             let _ = writeln!(out, "  {}  {}", letter(at), pick(row, at));
         }
     }
     let _ = writeln!(out, "\n{}", changes_line(side));
-    for row in side.rows.iter().filter(|row| row.changes) {
-        let leaders: Vec<String> =
-            (0..side.columns.len()).map(|at| format!("{} {}", letter(at), leaders(row, at))).collect();
-        let _ = writeln!(out, "  {}: {}", row_name(row), leaders.join("; "));
+    for row in side.rows.iter().filter(|row| row.changes()) {
+        let _ = writeln!(out, "  {}: {}", row_name(row), leaders(side, row));
     }
     out
 }
 
 /// `the answer changes between the columns in 2 of 6 bands:`, or that it changes in none.
 fn changes_line(side: &SideBySide) -> String {
-    let changed = side.rows.iter().filter(|row| row.changes).count();
+    let changed = side.rows.iter().filter(|row| row.changes()).count();
     match changed {
         0 => format!("the answer is the same in every column in all {} bands", side.rows.len()),
         _ => format!("the answer changes between the columns in {changed} of {} bands:", side.rows.len()),
     }
 }
 
-/// A column's leaders in a row, by name: `kanal†`, `kanal† ≈ flume`, or `-`.
-fn leaders(row: &Row, at: usize) -> String {
-    let Some(band) = row.bands[at] else { return "-".to_owned() };
-    let names: Vec<String> = band
-        .speed
-        .leaders()
-        .iter()
-        .map(|entry| {
-            let mark = if summary::caveats_of(&entry.channel).is_empty() { "" } else { MARK };
-            format!("{}{mark}", entry.channel)
-        })
-        .collect();
-    if names.is_empty() { "-".to_owned() } else { names.join(" ≈ ") }
+/// Each column's leaders in a row, by name: `A kanal†; B kanal† ≈ flume; C -`.
+fn leaders(side: &SideBySide, row: &Row) -> String {
+    let column = |band: Option<&Recommendation>| {
+        let names: Vec<String> = band.map_or(Vec::new(), |band| {
+            band.speed.leaders().iter().map(|entry| summary::marked(&entry.channel, None)).collect()
+        });
+        if names.is_empty() { "-".to_owned() } else { names.join(" ≈ ") }
+    };
+    let each: Vec<String> =
+        (0..side.columns.len()).map(|at| format!("{} {}", letter(at), column(row.bands[at]))).collect();
+    each.join("; ")
 }
 
 /// Plain text escaped for HTML, each [`MARK`] in red.
@@ -150,7 +147,7 @@ pub fn page(machines: &[Machine], side: &SideBySide) -> String {
     }
     out.push_str("</tr>\n");
     for row in &side.rows {
-        let class = if row.changes { " class=\"changes\"" } else { "" };
+        let class = if row.changes() { " class=\"changes\"" } else { "" };
         let _ = write!(out, "<tr{class}><td>{}</td>", escape(&row_name(row)));
         for at in 0..side.columns.len() {
             let _ = write!(out, "<td>{}</td>", marked(&pick(row, at)));
@@ -158,10 +155,8 @@ pub fn page(machines: &[Machine], side: &SideBySide) -> String {
         out.push_str("</tr>\n");
     }
     let _ = writeln!(out, "</table>\n<p>{}</p>\n<ul>", escape(&changes_line(side)));
-    for row in side.rows.iter().filter(|row| row.changes) {
-        let leaders: Vec<String> =
-            (0..side.columns.len()).map(|at| format!("{} {}", letter(at), leaders(row, at))).collect();
-        let _ = writeln!(out, "<li>{}: {}</li>", escape(&row_name(row)), marked(&leaders.join("; ")));
+    for row in side.rows.iter().filter(|row| row.changes()) {
+        let _ = writeln!(out, "<li>{}: {}</li>", escape(&row_name(row)), marked(&leaders(side, row)));
     }
     out.push_str("</ul>\n</section>\n");
     each_machine(&mut out, machines);
@@ -173,7 +168,7 @@ pub fn page(machines: &[Machine], side: &SideBySide) -> String {
 fn each_machine(out: &mut String, machines: &[Machine]) {
     out.push_str("<section id=\"each\">\n<h2>Each machine</h2>\n");
     for machine in machines {
-        let versions = versions::versions(&machine.file, machine.metadata.as_ref());
+        let analysis = &machine.analysis;
         let os = machine.metadata.as_ref().map_or(String::new(), |m| format!(", {}, started {}", m.os, m.started_utc));
         let _ = writeln!(
             out,
@@ -181,8 +176,8 @@ fn each_machine(out: &mut String, machines: &[Machine]) {
             escape(&machine.names.join(", ")),
             escape(&description(machine)),
             escape(&os),
-            escape(&noise_line(machine.file.runs.max(1))),
-            marked(summary::text(&machine.bands, &versions).trim_end())
+            escape(&noise_line(analysis.runs)),
+            marked(summary::text(&analysis.bands, &analysis.versions).trim_end())
         );
     }
     out.push_str("</section>\n");

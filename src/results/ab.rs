@@ -135,49 +135,35 @@ pub const PAIR_WEIGHT: f64 = 12.0;
 /// resolution (`FileNoise::resolution`) is open.
 pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     let noise = FileNoise::of_pairs(&both(baseline, candidate), &builds_of_one_channel, PAIR_WEIGHT);
+    // The change over `members` (cells of one channel, each with its two builds' samples).
+    let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
+        let first = members[0].0;
+        let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
+        let verdict = verdict_at(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE)?;
+        let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
+        let tasks = members.iter().map(|(key, ..)| key.tasks).collect();
+        Some(Change::of(first, place, tasks, (verdict, pairs), &noise))
+    };
     let mut ab = Ab::default();
-    let mut paired: Vec<(&CellKey, &CellSamples, &CellSamples)> = Vec::new();
+    // Per band and channel, in the order first judged: its judged cells.
+    let mut bands: Vec<(String, String, Vec<_>)> = Vec::new();
     for key in &baseline.order {
-        let verdict = candidate.cells.get(key).and_then(|b| {
-            let a = &baseline.cells[key];
-            Some((a, b, one(a, b, key, &noise, CHANGE_CONFIDENCE)?))
-        });
-        match verdict {
-            Some((a, b, verdict)) => {
-                let pairs = shared_rounds(a, b, Metric::Speed);
-                ab.cells.push(Change::of(key, cell_place(key), vec![key.tasks], (verdict, pairs), &noise));
-                paired.push((key, a, b));
-            }
-            None => ab.left_out.push(key.label()),
+        let member = candidate.cells.get(key).map(|b| (key, &baseline.cells[key], b));
+        let Some((member, cell)) = member.and_then(|member| Some((member, change(cell_place(key), &[member])?))) else {
+            ab.left_out.push(key.label());
+            continue;
+        };
+        ab.cells.push(cell);
+        let (place, channel) = (band_place(key), key.channel_label());
+        match bands.iter_mut().find(|(known, of, _)| *known == place && *of == channel) {
+            Some((.., members)) => members.push(member),
+            None => bands.push((place, channel, vec![member])),
         }
     }
     ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
-    let mut bands: Vec<(String, &CellKey)> = Vec::new();
-    for (key, _, _) in &paired {
-        let band = band_place(key);
-        if !bands.iter().any(|(place, first)| *place == band && first.channel_label() == key.channel_label()) {
-            bands.push((band, key));
-        }
-    }
-    for (place, first) in bands {
-        let members: Vec<_> = paired
-            .iter()
-            .filter(|(key, _, _)| band_place(key) == place && key.channel_label() == first.channel_label())
-            .collect();
-        let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        if let Some(verdict) = verdict_at(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE) {
-            let tasks = members.iter().map(|(key, _, _)| key.tasks).collect();
-            let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
-            ab.bands.push(Change::of(first, place, tasks, (verdict, pairs), &noise));
-        }
-    }
+    ab.bands = bands.into_iter().filter_map(|(place, _, members)| change(place, &members)).collect();
     ab.detectable = detectable(ab.bands.iter().map(|change| (change.runtime, change.low, change.high)));
     ab
-}
-
-/// The verdict on one cell at `confidence`.
-fn one(a: &CellSamples, b: &CellSamples, key: &CellKey, noise: &FileNoise, confidence: f64) -> Option<Verdict> {
-    verdict_at(&[a], &[b], Metric::Speed, &Group::of(key), noise, confidence)
 }
 
 /// Per runtime, the smallest change the verdicts tell apart at the spread they were judged

@@ -127,6 +127,11 @@ impl Band {
         Group { runtime: self.runtime, mode: self.mode, setting: self.setting.clone() }
     }
 
+    /// Whether `other` is this band, whatever task counts each found: the same group and size.
+    pub fn same_but_tasks(&self, other: &Band) -> bool {
+        Band { tasks: Vec::new(), ..self.clone() } == Band { tasks: Vec::new(), ..other.clone() }
+    }
+
     /// Whether `other` is this band at another capacity (or this one): all but the capacity and
     /// the task counts found are the same.
     pub fn same_but_capacity(&self, other: &Band) -> bool {

@@ -9,11 +9,12 @@
 use std::collections::HashMap;
 
 use super::ab::detectable;
+use super::band::Band;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
-use super::recommend::{Ranking, Recommendation, TaskBand, recommend};
+use super::recommend::{Ranking, Recommendation, recommend};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::{Call, Verdict};
@@ -97,12 +98,11 @@ pub fn leaders_overlap<T: PartialEq>(leaders: &[Vec<T>]) -> bool {
     first.iter().any(|channel| rest.iter().all(|other| other.contains(channel)))
 }
 
-/// Where a band is: runtime, mode, workers and capacity (when named), setting and band.
-type Place<'b> = (RuntimeKind, Mode, Option<u64>, Option<Capacity>, &'b str, TaskBand);
-
-/// The bands of `old` with the band of `new` at the same [`Place`], in `old`'s order.
-fn matched<'b, B>(old: &'b [B], new: &'b [B], place: fn(&B) -> Place<'_>) -> Vec<(&'b B, &'b B)> {
-    old.iter().filter_map(|band| Some((band, new.iter().find(|other| place(other) == place(band))?))).collect()
+/// The bands of `old` with the band of `new` at the same place (`Band::same_but_tasks`), in
+/// `old`'s order.
+fn matched<'b, B>(old: &'b [B], new: &'b [B], band: fn(&B) -> &Band) -> Vec<(&'b B, &'b B)> {
+    let found = |at: &B| new.iter().find(|other| band(other).same_but_tasks(band(at)));
+    old.iter().filter_map(|at| Some((at, found(at)?))).collect()
 }
 
 /// Cells counted by what their comparison said.
@@ -173,17 +173,8 @@ pub struct RuntimeSpread {
     pub trimmed_means: Spread,
     /// Of the medians.
     pub medians: Spread,
-}
-
-/// Cells whose samples form more than one cluster.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Mixed {
-    /// In the old file.
-    pub old: usize,
-    /// In the new file.
-    pub new: usize,
-    /// In both.
-    pub both: usize,
+    /// The runtime's cells counted by verdict.
+    pub counts: Counts,
 }
 
 /// Two files compared cell by cell: what `compare` prints, computed.
@@ -198,14 +189,12 @@ pub struct Comparison<'a> {
     pub only_new: Vec<&'a CellKey>,
     /// The cells in both, counted by verdict.
     pub counts: Counts,
-    /// The same per runtime, in [`RuntimeKind::ALL`] order, runtimes without a cell left out.
-    pub counts_by_runtime: Vec<(RuntimeKind, Counts)>,
     /// The spread of the trimmed means over the compared cells, and the cell furthest apart.
     pub overall: Option<(Spread, &'a CellKey)>,
     /// The spreads per runtime, in [`RuntimeKind::ALL`] order.
     pub by_runtime: Vec<RuntimeSpread>,
-    /// The mixed cells among those compared.
-    pub mixed: Mixed,
+    /// The mixed cells among those compared (more than one cluster): in the old file, the new, both.
+    pub mixed: (usize, usize, usize),
     /// Disturbed samples left out (`stats::disturbed`): in the old file, in the new.
     pub disturbed: (usize, usize),
     /// Whether the two files pick the same channels.
@@ -218,6 +207,8 @@ pub struct Comparison<'a> {
     pub detectable: Vec<(RuntimeKind, f64)>,
     /// The paced cells of both files, judged on p99, CPU and frames overflowed.
     pub paced: PacedAgreement<'a>,
+    /// Every cell of both files is paced: ns/message restates the schedule.
+    pub only_paced: bool,
 }
 
 /// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
@@ -242,17 +233,10 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
             (key, compared)
         })
         .collect();
-    let counts_by_runtime = RuntimeKind::ALL
-        .into_iter()
-        .map(|runtime| (runtime, Counts::of(&cells, |key| key.runtime == runtime)))
-        .filter(|(_, counts)| counts.total() > 0)
-        .collect();
     let clusters =
         cells.iter().filter_map(|(_, c)| c.as_ref()).map(|c| (c.old_clusters.len() > 1, c.new_clusters.len() > 1));
-    let mixed = clusters.fold(Mixed::default(), |mixed, (old, new)| Mixed {
-        old: mixed.old + usize::from(old),
-        new: mixed.new + usize::from(new),
-        both: mixed.both + usize::from(old && new),
+    let mixed = clusters.fold((0, 0, 0), |(in_old, in_new, in_both), (old, new)| {
+        (in_old + usize::from(old), in_new + usize::from(new), in_both + usize::from(old && new))
     });
     let only = |file: &'a ResultsFile, other: &ResultsFile| -> Vec<&'a CellKey> {
         file.order.iter().filter(|key| !other.cells.contains_key(*key)).collect()
@@ -265,14 +249,14 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
         only_old: only(old, new),
         only_new: only(new, old),
         counts: Counts::of(&cells, |_| true),
-        counts_by_runtime,
         mixed,
         disturbed: (disturbed(old), disturbed(new)),
-        agreement: agreement(old, new),
+        agreement: agreement(&runs),
         several_workers: several_workers(old, new),
         cells,
         drift: judged.drift,
         paced: paced_agreement(&runs),
+        only_paced: paced::only_paced(old) && paced::only_paced(new),
     }
 }
 /// The (old, new) trimmed means of a compared cell.
@@ -298,22 +282,25 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
                     cells.iter().filter(|(key, _)| key.runtime == runtime).filter_map(|(_, c)| c.as_ref().map(figures)),
                 )
             };
-            let medians = of(|compared| (compared.old.median, compared.new.median));
-            Some(RuntimeSpread { runtime, trimmed_means: of(trimmed_means)?, medians: medians? })
+            let (trimmed_means, medians) = (of(trimmed_means)?, of(|c| (c.old.median, c.new.median))?);
+            Some(RuntimeSpread {
+                runtime,
+                trimmed_means,
+                medians,
+                counts: Counts::of(cells, |key| key.runtime == runtime),
+            })
         })
         .collect()
 }
 
 /// The runtimes for which `old` and `new` together hold more than one worker count.
 fn several_workers(old: &ResultsFile, new: &ResultsFile) -> Vec<RuntimeKind> {
-    let mut workers: Vec<(RuntimeKind, u64)> =
-        old.order.iter().chain(&new.order).map(|key| (key.runtime, key.workload.workers)).collect();
-    workers.sort_unstable();
-    workers.dedup();
-    let mut several: Vec<RuntimeKind> =
-        workers.windows(2).filter(|pair| pair[0].0 == pair[1].0).map(|pair| pair[0].0).collect();
-    several.dedup();
-    several
+    let several = |runtime: &RuntimeKind| {
+        let keys = old.order.iter().chain(&new.order).filter(|key| key.runtime == *runtime);
+        let mut workers = keys.map(|key| key.workload.workers);
+        workers.next().is_some_and(|first| workers.any(|other| other != first))
+    };
+    RuntimeKind::ALL.into_iter().filter(several).collect()
 }
 
 /// Whether two runs pick the same channels: what a user choosing a channel would read.
@@ -332,9 +319,9 @@ pub struct Agreement {
     pub bands_contradicted: usize,
 }
 
-/// How often `old` and `new` agree on the fastest channel (by trimmed mean ns/message), per
+/// How often the two runs agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (as `summary` ranks).
-pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
+fn agreement(runs: &Runs) -> Agreement {
     type Group<'a> = (RuntimeKind, Mode, Capacity, u64, &'a str);
     fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
@@ -348,7 +335,7 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
         }
         best
     }
-    let (old_fastest, new_fastest) = (fastest(old), fastest(new));
+    let (old_fastest, new_fastest) = (fastest(runs.old), fastest(runs.new));
     let mut result = Agreement::default();
     for (group, (_, channel)) in &old_fastest {
         if let Some((_, other)) = new_fastest.get(group) {
@@ -356,11 +343,9 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
             result.same_fastest += usize::from(channel == other);
         }
     }
-    let (old_bands, new_bands) = (recommend(old, &FileNoise::of(old)), recommend(new, &FileNoise::of(new)));
-    for (band, other) in matched(&old_bands, &new_bands, |b| {
-        (b.band.runtime, b.band.mode, b.band.workers, b.band.capacity, &b.band.setting, b.band.size)
-    }) {
-        let (ours, theirs) = (speed_leaders(band), speed_leaders(other));
+    let (old_bands, new_bands) = (recommend(runs.old, &runs.noise.0), recommend(runs.new, &runs.noise.1));
+    for (band, other) in matched(&old_bands, &new_bands, |b| &b.band) {
+        let (ours, theirs) = (leaders(&band.speed), leaders(&other.speed));
         if ours.is_empty() || theirs.is_empty() {
             continue;
         }
@@ -375,9 +360,9 @@ pub fn agreement(old: &ResultsFile, new: &ResultsFile) -> Agreement {
     result
 }
 
-/// A band's leaders by speed (`Ranking::leaders`), by channel and merge.
-pub fn speed_leaders(band: &Recommendation) -> Vec<(&str, Option<Merge>)> {
-    band.speed.leaders().iter().map(|entry| (entry.channel.as_str(), entry.merge)).collect()
+/// A ranking's leaders (`Ranking::leaders`), by channel and merge.
+pub fn leaders<E>(ranking: &Ranking<E>) -> Vec<(&str, Option<Merge>)> {
+    ranking.leaders().iter().map(|entry| (entry.channel.as_str(), entry.merge)).collect()
 }
 
 /// One paced cell of two runs.
@@ -441,15 +426,13 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
     let (old_bands, new_bands) = (paced::answer(old, &runs.noise.0), paced::answer(new, &runs.noise.1));
-    let bands = matched(&old_bands, &new_bands, |b| {
-        (b.band.runtime, b.band.mode, b.band.workers, b.band.capacity, &b.band.setting, b.band.size)
-    });
+    let bands = matched(&old_bands, &new_bands, |b| &b.band);
     let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {
-        let leaders = |band: &PacedBand| -> Vec<(String, Option<Merge>)> {
-            ranking(band).leaders().iter().map(|entry| (entry.channel.clone(), entry.merge)).collect()
-        };
-        bands.iter().filter(|(band, other)| !leaders_overlap(&[leaders(band), leaders(other)])).count()
+        bands
+            .iter()
+            .filter(|(band, other)| !leaders_overlap(&[leaders(ranking(band)), leaders(ranking(other))]))
+            .count()
     });
     let detectable = [judged[0].detectable(), judged[1].detectable()];
     PacedAgreement { cells, p99, overflow_points, cpu, bands: bands.len(), contradicted, detectable }

@@ -4,30 +4,22 @@
 //! from one column to another. Runs of one machine that differ only in `--workers` are two
 //! columns of one machine: a small scaling study of the same code.
 
-use super::compare::{leaders_overlap, speed_leaders};
-use super::load::ResultsFile;
+use super::analysis::Analysis;
+use super::compare::{leaders, leaders_overlap};
 use super::metadata::Metadata;
 use super::pool::Run;
-use super::recommend::{Recommendation, TaskBand};
+use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::Mode;
 
-/// What tells machines apart: host, CPU and cores of the JSON beside a run (`None` without
-/// one), and the run's workloads (messages, capacity, workers).
-type MachineKey = (Option<(Option<String>, Option<String>, usize)>, Vec<super::load::WorkloadKey>);
-
-fn machine_key(run: &Run) -> MachineKey {
-    let machine = run.metadata.as_ref().map(|m| (m.hostname.clone(), m.cpu_model.clone(), m.cores));
-    (machine, run.file.workloads())
-}
-
-/// `runs` grouped by machine (host, CPU, cores) and workload (messages, capacity, workers), in
-/// the order each group first appears, each group's runs in the order given: the runs of one
-/// group pool, different groups are different machines (or worker counts) of one report.
+/// `runs` grouped by machine (host, CPU and cores of the JSON beside a run, `None` without one)
+/// and workload (messages, capacity, workers), in the order each group first appears, each
+/// group's runs in the order given: the runs of one group pool, different groups are different
+/// machines (or worker counts) of one report.
 pub fn group(runs: Vec<Run>) -> Vec<Vec<Run>> {
-    let mut groups: Vec<(MachineKey, Vec<Run>)> = Vec::new();
+    let mut groups: Vec<(_, Vec<Run>)> = Vec::new();
     for run in runs {
-        let key = machine_key(&run);
+        let machine = run.metadata.as_ref().map(|m| (m.hostname.clone(), m.cpu_model.clone(), m.cores));
+        let key = (machine, run.file.workloads());
         match groups.iter_mut().find(|(known, _)| *known == key) {
             Some((_, group)) => group.push(run),
             None => groups.push((key, vec![run])),
@@ -36,29 +28,22 @@ pub fn group(runs: Vec<Run>) -> Vec<Vec<Run>> {
     groups.into_iter().map(|(_, group)| group).collect()
 }
 
-/// One machine of the report: its runs pooled, and what it was measured on.
+/// One machine of the report: its runs pooled and analysed, and what it was measured on.
 #[derive(Debug, Clone)]
 pub struct Machine {
     /// The CSVs of its runs, as named on the command line.
     pub names: Vec<String>,
-    /// Its runs pooled.
-    pub file: ResultsFile,
     /// The JSON beside its first run, when there is a readable one.
     pub metadata: Option<Metadata>,
-    /// Its summary (`results::recommend`).
-    pub bands: Vec<Recommendation>,
+    /// Its runs pooled, analysed (`results::analysis`): its summary, crate versions and runs.
+    pub analysis: Analysis,
 }
 
 impl Machine {
     /// The worker threads of its multi-thread cells, ascending; empty when it has none.
     pub fn multi_thread_workers(&self) -> Vec<u64> {
-        let mut workers: Vec<u64> = self
-            .file
-            .order
-            .iter()
-            .filter(|key| key.runtime == RuntimeKind::MultiThread)
-            .map(|key| key.workload.workers)
-            .collect();
+        let cells = self.analysis.cells.cells.iter().filter(|cell| cell.runtime == RuntimeKind::MultiThread);
+        let mut workers: Vec<u64> = cells.map(|cell| cell.workers).collect();
         workers.sort_unstable();
         workers.dedup();
         workers
@@ -78,19 +63,22 @@ pub struct Column {
 /// One band (runtime, mode, setting, band of task counts) across the columns.
 #[derive(Debug, Clone)]
 pub struct Row<'a> {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// What else set the band's cells apart from a default run.
-    pub setting: String,
-    /// Which band.
-    pub size: TaskBand,
     /// The band in each column, in column order; `None` where that column has no such band.
     pub bands: Vec<Option<&'a Recommendation>>,
+}
+
+impl Row<'_> {
+    /// The band of the first column that has it: its runtime, mode, setting and band are the row's.
+    pub fn first(&self) -> &Recommendation {
+        self.bands.iter().flatten().next().expect("a row has a band")
+    }
+
     /// Whether the answer changes between the columns: no channel is among the leaders (the
     /// first and the channels tied with it) of every column that ranks the band.
-    pub changes: bool,
+    pub fn changes(&self) -> bool {
+        let leaders: Vec<_> = self.bands.iter().flatten().map(|band| leaders(&band.speed)).collect();
+        !leaders_overlap(&leaders)
+    }
 }
 
 /// The picks of every machine side by side.
@@ -107,33 +95,24 @@ pub struct SideBySide<'a> {
 pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
     let mut columns: Vec<Column> = Vec::new();
     for (at, machine) in machines.iter().enumerate() {
-        let mut workers: Vec<Option<u64>> = machine.bands.iter().map(|band| band.band.workers).collect();
+        let mut workers: Vec<Option<u64>> = machine.analysis.bands.iter().map(|band| band.band.workers).collect();
         workers.sort_unstable();
         workers.dedup();
         columns.extend(workers.into_iter().map(|workers| Column { machine: at, workers }));
     }
-    let row_key =
-        |band: &Recommendation| (band.band.runtime, band.band.mode, band.band.setting.clone(), band.band.size);
+    let place = |band: &Recommendation| (band.band.runtime, band.band.mode, band.band.setting.clone(), band.band.size);
     let mut rows: Vec<Row> = Vec::new();
     for (at, column) in columns.iter().enumerate() {
-        for band in machines[column.machine].bands.iter().filter(|band| band.band.workers == column.workers) {
-            let (runtime, mode, setting, size) = row_key(band);
-            let row = match rows
-                .iter()
-                .position(|row| (row.runtime, row.mode, &row.setting, row.size) == (runtime, mode, &setting, size))
-            {
+        for band in machines[column.machine].analysis.bands.iter().filter(|band| band.band.workers == column.workers) {
+            let row = match rows.iter().position(|row| place(row.first()) == place(band)) {
                 Some(row) => &mut rows[row],
                 None => {
-                    rows.push(Row { runtime, mode, setting, size, bands: vec![None; columns.len()], changes: false });
+                    rows.push(Row { bands: vec![None; columns.len()] });
                     rows.last_mut().expect("just pushed")
                 }
             };
             row.bands[at] = Some(band);
         }
-    }
-    for row in &mut rows {
-        let leaders: Vec<_> = row.bands.iter().flatten().map(|band| speed_leaders(band)).collect();
-        row.changes = !leaders_overlap(&leaders);
     }
     SideBySide { columns, rows }
 }
@@ -141,16 +120,16 @@ pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::load::ResultsFile;
     use crate::results::load::hand_made;
-    use crate::results::recommend::recommend;
+    use crate::results::recommend::TaskBand;
 
     fn steady(value: f64) -> [f64; 5] {
         [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998]
     }
 
     fn machine(file: ResultsFile) -> Machine {
-        let bands = recommend(&file, &crate::results::noise::FileNoise::of(&file));
-        Machine { names: vec!["x.csv".to_owned()], file, metadata: None, bands }
+        Machine { names: vec!["x.csv".to_owned()], metadata: None, analysis: Analysis::of("", &file, None) }
     }
 
     #[test]
@@ -179,10 +158,10 @@ mod tests {
         assert_eq!(side.columns, [Column { machine: 0, workers: None }, Column { machine: 1, workers: None }]);
         assert_eq!(side.rows.len(), 2);
         let small = &side.rows[0];
-        assert_eq!((small.size, small.changes), (TaskBand::Small, false));
+        assert_eq!((small.first().band.size, small.changes()), (TaskBand::Small, false));
         assert!(small.bands.iter().all(|band| band.unwrap().speed.first().unwrap().channel == "a"));
         let medium = &side.rows[1];
-        assert_eq!((medium.size, medium.changes), (TaskBand::Medium, true));
+        assert_eq!((medium.first().band.size, medium.changes()), (TaskBand::Medium, true));
     }
 
     #[test]
@@ -191,7 +170,7 @@ mod tests {
         let tied = machine(hand_made(&[("a", 1, &a, 0), ("b", 1, &near, 0)]));
         let b_alone = machine(hand_made(&[("a", 1, &far, 0), ("b", 1, &a, 0)]));
         let a_alone = machine(hand_made(&[("a", 1, &a, 0), ("b", 1, &far, 0)]));
-        assert!(!side_by_side(&[tied.clone(), b_alone.clone()]).rows[0].changes);
-        assert!(side_by_side(&[a_alone, b_alone]).rows[0].changes);
+        assert!(!side_by_side(&[tied.clone(), b_alone.clone()]).rows[0].changes());
+        assert!(side_by_side(&[a_alone, b_alone]).rows[0].changes());
     }
 }

@@ -13,7 +13,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge};
+use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, winsorized};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
 /// the sweep's duels): a few dozen such verdicts make an answer.
@@ -24,7 +24,7 @@ pub const VERDICT_CONFIDENCE: f64 = 0.95;
 pub const CHANGE_CONFIDENCE: f64 = 0.999;
 
 /// A figure whose verdicts are made here: which values of a cell's samples, on which scale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Metric {
     /// ns/message (log scale: differences are ratios).
     Speed,
@@ -132,10 +132,10 @@ impl Group {
 pub struct FileNoise {
     /// Per group, metric, paired or not, and whether winsorized (for estimates that trim) or
     /// plain (for those of fewer than [`TRIMMED_FROM`] observations, which no trim protects).
-    priors: HashMap<(Group, MetricKey, bool, bool), Prior>,
+    priors: HashMap<(Group, Metric, bool, bool), Prior>,
     /// Per group and metric: the standard deviation of a pair's difference that moves slowly
     /// through the run, measured from its early, middle and late rounds ([`batch_drift`]).
-    drifts: HashMap<(Group, MetricKey), f64>,
+    drifts: HashMap<(Group, Metric), f64>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
 }
@@ -144,14 +144,8 @@ pub struct FileNoise {
 /// see how far the pair moves through the run ([`batch_drift`]).
 pub const BATCHES: usize = 3;
 
-type MetricKey = u8;
-
 /// A cell's values on a metric's scale, each with its round.
 type Values = Vec<(f64, Option<u64>)>;
-
-fn metric_key(metric: Metric) -> MetricKey {
-    metric as u8
-}
 
 impl FileNoise {
     /// Measures `file`'s spread per group and metric: the variance of each cell's values
@@ -165,8 +159,8 @@ impl FileNoise {
     /// measures its noise from each channel's two builds, not from two channels), its priors
     /// weighing up to `weight` observations ([`Prior::measured`]).
     pub fn of_pairs(file: &ResultsFile, pairs: &dyn Fn(&CellKey, &CellKey) -> bool, weight: f64) -> FileNoise {
-        let mut sums: HashMap<(Group, MetricKey, bool, bool), (f64, f64)> = HashMap::new();
-        let mut add = |key: (Group, MetricKey, bool), values: &[f64]| {
+        let mut sums: HashMap<(Group, Metric, bool, bool), (f64, f64)> = HashMap::new();
+        let mut add = |key: (Group, Metric, bool), values: &[f64]| {
             for trimmed in [true, false] {
                 let (sum, degrees) = spread(values, trimmed);
                 let entry = sums.entry((key.0.clone(), key.1, key.2, trimmed)).or_default();
@@ -174,7 +168,7 @@ impl FileNoise {
                 entry.1 += degrees;
             }
         };
-        let mut drift_sums: HashMap<(Group, MetricKey), (f64, f64)> = HashMap::new();
+        let mut drift_sums: HashMap<(Group, Metric), (f64, f64)> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: BTreeMap<_, Vec<(&CellKey, Values)>> = BTreeMap::new();
             for key in &file.order {
@@ -182,7 +176,7 @@ impl FileNoise {
                 if values.is_empty() {
                     continue;
                 }
-                add((Group::of(key), metric_key(metric), false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
+                add((Group::of(key), metric, false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
                 let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
                 groups.entry(group).or_default().push((key, values));
             }
@@ -191,12 +185,9 @@ impl FileNoise {
                 for (at, (a_key, a)) in cells.iter().enumerate() {
                     for (_, b) in cells[at + 1..].iter().filter(|(b_key, _)| pairs(a_key, b_key)) {
                         let shared = differences_by_round(a, b);
-                        add(
-                            (group.clone(), metric_key(metric), true),
-                            &shared.iter().map(|(_, d)| *d).collect::<Vec<_>>(),
-                        );
+                        add((group.clone(), metric, true), &shared.iter().map(|(_, d)| *d).collect::<Vec<_>>());
                         if let Some((excess, degrees)) = batch_drift(&shared) {
-                            let entry = drift_sums.entry((group.clone(), metric_key(metric))).or_default();
+                            let entry = drift_sums.entry((group.clone(), metric)).or_default();
                             entry.0 += excess * degrees;
                             entry.1 += degrees;
                         }
@@ -221,7 +212,7 @@ impl FileNoise {
     /// one that trims, the plain one below [`TRIMMED_FROM`].
     fn prior(&self, group: &Group, metric: Metric, paired: bool, observations: usize) -> Option<Prior> {
         let trimmed = observations >= TRIMMED_FROM;
-        self.priors.get(&(group.clone(), metric_key(metric), paired, trimmed)).copied()
+        self.priors.get(&(group.clone(), metric, paired, trimmed)).copied()
     }
 
     /// The drift under a paired verdict of `group` on `metric`: what the run's drift adds to a
@@ -246,7 +237,7 @@ impl FileNoise {
     /// pairs) over √[`BATCHES`], as a mean of that many stretches. `None` when no pair had
     /// rounds enough to measure it.
     pub fn measured_drift(&self, group: &Group, metric: Metric) -> Option<f64> {
-        let per_stretch = self.drifts.get(&(group.clone(), metric_key(metric))).copied()?;
+        let per_stretch = self.drifts.get(&(group.clone(), metric)).copied()?;
         Some(per_stretch / (BATCHES as f64).sqrt())
     }
 }
@@ -266,7 +257,7 @@ pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
     }
     let mut ordered = differences.to_vec();
     ordered.sort_by_key(|(round, _)| *round);
-    let winsorized = winsorize(&ordered.iter().map(|(_, d)| *d).collect::<Vec<f64>>());
+    let winsorized = winsorized(&ordered.iter().map(|(_, d)| *d).collect::<Vec<f64>>());
     let batches: Vec<&[f64]> = (0..BATCHES).map(|at| &winsorized[at * n / BATCHES..(at + 1) * n / BATCHES]).collect();
     let mean = winsorized.iter().sum::<f64>() / n as f64;
     let means: Vec<f64> = batches.iter().map(|batch| batch.iter().sum::<f64>() / batch.len() as f64).collect();
@@ -279,25 +270,14 @@ pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
     Some(((between_square - within_square) / (n as f64 / BATCHES as f64), (BATCHES - 1) as f64))
 }
 
-/// `values` with, from five values on, the lowest and highest fifth ([`crate::stats::TRIM`])
-/// set to the nearest value kept, in their own order.
-fn winsorize(values: &[f64]) -> Vec<f64> {
-    let n = values.len();
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let cut = if n >= TRIMMED_FROM { (crate::stats::TRIM * n as f64).floor() as usize } else { 0 };
-    let (low, high) = (sorted[cut], sorted[n - 1 - cut]);
-    values.iter().map(|v| v.clamp(low, high)).collect()
-}
-
 /// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
-/// pair ([`winsorize`]) when `trimmed`, and its degrees of freedom.
+/// pair ([`winsorized`]) when `trimmed`, and its degrees of freedom.
 fn spread(values: &[f64], trimmed: bool) -> (f64, f64) {
     let n = values.len();
     if n < 2 {
         return (0.0, 0.0);
     }
-    let values = if trimmed { winsorize(values) } else { values.to_vec() };
+    let values = if trimmed { winsorized(values) } else { values.to_vec() };
     let mean = values.iter().sum::<f64>() / n as f64;
     (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
@@ -465,27 +445,15 @@ pub fn change(
     noise: (&FileNoise, &FileNoise),
     drift: f64,
 ) -> Option<Verdict> {
-    let plain = |cell: &CellSamples| metric.values(cell).into_iter().map(|(v, _)| v).collect::<Vec<f64>>();
-    let (old_values, new_values) = (plain(old), plain(new));
-    let prior = |noise: &FileNoise, values: &[f64]| noise.prior(group, metric, false, values.len());
-    let estimate = two_runs(&old_values, prior(noise.0, &old_values), &new_values, prior(noise.1, &new_values))?;
+    // Each run's values read as [`Estimate::paired`] reads differences, with its own run's prior.
+    let side = |cell: &CellSamples, noise: &FileNoise| {
+        let values: Vec<f64> = metric.values(cell).into_iter().map(|(v, _)| v).collect();
+        let part = Estimate::paired(&values, noise.prior(group, metric, false, values.len()))?;
+        Some((part.mean, part.se.powi(2), part.degrees))
+    };
+    let estimate = Estimate::between(side(old, noise.0)?, side(new, noise.1)?);
     let estimate = Estimate { mean: centre(metric, old, new).unwrap_or(estimate.mean), ..estimate };
     Some(judge(estimate, drift, CHANGE_CONFIDENCE))
-}
-
-/// The estimate of the difference of two independent sets' means, each shrunk towards its own
-/// prior (each set read as [`Estimate::paired`] reads differences: its mean and standard error).
-fn two_runs(old: &[f64], old_prior: Option<Prior>, new: &[f64], new_prior: Option<Prior>) -> Option<Estimate> {
-    let old_part = Estimate::paired(old, old_prior)?;
-    let new_part = Estimate::paired(new, new_prior)?;
-    let (old_var, new_var) = (old_part.se.powi(2), new_part.se.powi(2));
-    let total = old_var + new_var;
-    let degrees = if total > 0.0 {
-        total.powi(2) / (old_var.powi(2) / old_part.degrees + new_var.powi(2) / new_part.degrees)
-    } else {
-        f64::INFINITY
-    };
-    Some(Estimate { mean: new_part.mean - old_part.mean, se: total.sqrt(), degrees })
 }
 
 #[cfg(test)]

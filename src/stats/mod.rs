@@ -82,9 +82,15 @@ pub const TRIM: f64 = 0.2;
 /// The mean of `sorted` (ascending, at least one value) without its lowest and highest
 /// [`TRIM`] of the values, rounded down: below five values, the plain mean.
 pub fn trimmed_mean(sorted: &[f64]) -> f64 {
-    let cut = (sorted.len() as f64 * TRIM) as usize;
+    let cut = trimmed(sorted.len());
     let kept = &sorted[cut..sorted.len() - cut];
     kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// How many of `n` values [`trimmed_mean`] leaves out at each end: [`TRIM`] of them, rounded
+/// down (none below five).
+pub fn trimmed(n: usize) -> usize {
+    (n as f64 * TRIM) as usize
 }
 
 /// Resamples drawn by [`trimmed_mean_interval`].
@@ -203,18 +209,9 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
         let ends = cuts.iter().map(|&cut| cut + 1).chain(std::iter::once(n));
         let ranges: Vec<std::ops::Range<usize>> = starts.zip(ends).map(|(start, end)| start..end).collect();
         if let Some(small) = ranges.iter().position(|range| range.len() < min_count) {
-            let (left, right) = (small.checked_sub(1), (small < cuts.len()).then_some(small));
-            let undo = match (left, right) {
-                (Some(left), Some(right)) => {
-                    if gap(cuts[left]) <= gap(cuts[right]) {
-                        left
-                    } else {
-                        right
-                    }
-                }
-                (Some(side), None) | (None, Some(side)) => side,
-                (None, None) => return ranges,
-            };
+            // The narrower of the cuts on either side of it, the left one of two alike.
+            let sides = small.checked_sub(1).into_iter().chain((small < cuts.len()).then_some(small));
+            let Some(undo) = sides.min_by(|&a, &b| gap(cuts[a]).total_cmp(&gap(cuts[b]))) else { return ranges };
             cuts.remove(undo);
             continue;
         }

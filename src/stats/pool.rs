@@ -9,24 +9,6 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::Summary;
 
-/// The mean and the sample variance of the logarithms of the positive, finite `values`, and
-/// how many there were; `None` below two such values.
-fn log_moments(values: &[f64]) -> Option<(f64, f64, usize)> {
-    let logs: Vec<f64> = values.iter().filter(|v| **v > 0.0 && v.is_finite()).map(|v| v.ln()).collect();
-    if logs.len() < 2 {
-        return None;
-    }
-    let count = logs.len() as f64;
-    let mean = logs.iter().sum::<f64>() / count;
-    let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (count - 1.0);
-    Some((mean, variance, logs.len()))
-}
-
-/// The `quantile` of Student's t with `degrees` degrees of freedom.
-fn t_quantile(degrees: f64, quantile: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, degrees).map_or(f64::INFINITY, |t| t.inverse_cdf(quantile))
-}
-
 /// The geometric mean of `values`, the crate's one: each weighs the same whatever its scale;
 /// 0 when any is 0 or less, NaN when there are none.
 pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
@@ -43,10 +25,14 @@ pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
 
 /// The two-sided `confidence` interval of the geometric mean of `runs` (one figure per run,
 /// each positive): Student's t with `runs − 1` degrees of freedom on their logarithms, taken
-/// back to the scale of the figures. `None` below two runs.
+/// back to the scale of the figures. `None` below two positive, finite runs.
 pub fn log_t_interval(runs: &[f64], confidence: f64) -> Option<(f64, f64)> {
-    let (mean, variance, count) = log_moments(runs)?;
-    let half = t_quantile(count as f64 - 1.0, 0.5 + confidence / 2.0) * (variance / count as f64).sqrt();
+    let logs: Vec<f64> = runs.iter().filter(|v| **v > 0.0 && v.is_finite()).map(|v| v.ln()).collect();
+    let count = Some(logs.len() as f64).filter(|&count| count >= 2.0)?;
+    let mean = logs.iter().sum::<f64>() / count;
+    let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (count - 1.0);
+    let t = StudentsT::new(0.0, 1.0, count - 1.0).map_or(f64::INFINITY, |t| t.inverse_cdf(0.5 + confidence / 2.0));
+    let half = t * (variance / count).sqrt();
     Some(((mean - half).exp(), (mean + half).exp()))
 }
 

@@ -64,17 +64,14 @@ impl Estimate {
         let mut sorted = differences.to_vec();
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
-        let cut = if n >= TRIMMED_FROM { (super::TRIM * n as f64).floor() as usize } else { 0 };
-        let kept = sorted.get(cut..n.checked_sub(cut)?).filter(|kept| !kept.is_empty())?;
-        let mean = kept.iter().sum::<f64>() / kept.len() as f64;
-        let (low, high) = (kept[0], kept[kept.len() - 1]);
-        let winsorized: Vec<f64> = sorted.iter().map(|d| d.clamp(low, high)).collect();
+        let kept = Some(n - 2 * super::trimmed(n)).filter(|&kept| kept > 0)? as f64;
+        let winsorized = winsorized(&sorted);
         let winsorized_mean = winsorized.iter().sum::<f64>() / n as f64;
         let own = winsorized.iter().map(|d| (d - winsorized_mean).powi(2)).sum::<f64>();
         let (variance, _) = shrunk(own, n as f64 - 1.0, prior)?;
-        let share = kept.len() as f64 / n as f64;
-        let degrees = kept.len() as f64 - 1.0 + prior.map_or(0.0, |prior| prior.degrees);
-        Some(Estimate { mean, se: (variance / n as f64).sqrt() / share, degrees })
+        let degrees = kept - 1.0 + prior.map_or(0.0, |prior| prior.degrees);
+        let se = (variance / n as f64).sqrt() / (kept / n as f64);
+        Some(Estimate { mean: super::trimmed_mean(&sorted), se, degrees })
     }
 
     /// From two independent sets of observations (`b`'s mean less `a`'s): each set's variance
@@ -88,12 +85,14 @@ impl Estimate {
             let (variance, degrees) = shrunk(own, n - 1.0, prior)?;
             Some((mean, variance / n, degrees))
         };
-        let ((mean_a, var_a, df_a), (mean_b, var_b, df_b)) = (side(a)?, side(b)?);
-        Some(Estimate {
-            mean: mean_b - mean_a,
-            se: (var_a + var_b).sqrt(),
-            degrees: satterthwaite(&[(var_a, df_a), (var_b, df_b)]),
-        })
+        Some(Estimate::between(side(a)?, side(b)?))
+    }
+
+    /// `b − a` of two independent means, each given as (mean, variance of the mean, degrees of
+    /// freedom): the root of the sum of the variances, and Welch–Satterthwaite's degrees of freedom.
+    pub fn between((mean_a, var_a, df_a): (f64, f64, f64), (mean_b, var_b, df_b): (f64, f64, f64)) -> Estimate {
+        let degrees = satterthwaite(&[(var_a, df_a), (var_b, df_b)]);
+        Estimate { mean: mean_b - mean_a, se: (var_a + var_b).sqrt(), degrees }
     }
 
     /// The mean of several estimates of one difference (a band's task counts, each weighing
@@ -118,6 +117,17 @@ fn shrunk(own: f64, degrees: f64, prior: Option<Prior>) -> Option<(f64, f64)> {
         prior.map_or((0.0, 0.0), |prior| (prior.sd.powi(2) * prior.degrees, prior.degrees));
     let total = degrees.max(0.0) + prior_degrees;
     (total > 0.0).then(|| ((own + prior_sum) / total, total))
+}
+
+/// `values` with the lowest and highest [`crate::stats::TRIM`] of them (none below five) set to
+/// the nearest value kept, in their own order.
+pub fn winsorized(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = super::trimmed(n);
+    let (low, high) = (sorted[cut], sorted[n - 1 - cut]);
+    values.iter().map(|v| v.clamp(low, high)).collect()
 }
 
 /// Welch–Satterthwaite's degrees of freedom of a sum of variances, each with its own.

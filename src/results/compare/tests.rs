@@ -63,12 +63,12 @@ fn agreement_counts_groups_and_bands_that_pick_alike() {
     // Tasks 1: a clearly first in both. Tasks 64: a in one run, b in the other, both clear.
     let old = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &a, 0), ("b", 64, &b, 0)]);
     let new = hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("a", 64, &b, 0), ("b", 64, &a, 0)]);
-    let agreement = agreement(&old, &new);
+    let agreement = compare(&old, &new).agreement;
     assert_eq!((agreement.groups, agreement.same_fastest), (2, 1));
     assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (2, 1, 1));
     // A tie within the threshold contradicts nothing.
     let tied = hand_made(&[("a", 1, &c, 0), ("b", 1, &a, 0)]);
-    let agreement = super::agreement(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied);
+    let agreement = compare(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0)]), &tied).agreement;
     assert_eq!((agreement.bands, agreement.bands_overlapping, agreement.bands_contradicted), (1, 1, 0));
 }
 
