@@ -2,8 +2,8 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
+use super::doc::{Format, Span, line};
 use super::paced::Form;
-use super::summary::marked;
 use super::{format, paced};
 use crate::results::analysis::Analysis;
 use crate::results::capacity::{AcrossCapacities, across};
@@ -34,56 +34,30 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     Some(format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// Which bands the section names, and how.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lines {
-    /// Every band measured at several capacities, for the console.
-    Text,
-    /// Every such band, in Markdown.
-    Markdown,
-    /// Only the bands whose pick changes with capacity, in Markdown: the short answer.
-    Changes,
-}
-
-/// One line per band measured at several capacities (`which` says which bands and how): the
-/// pick that holds, then where the pick changes; empty when the file holds one capacity.
-pub fn lines(bands: &[Recommendation], which: Lines) -> Vec<String> {
-    let kept = |band: &&AcrossCapacities| which != Lines::Changes || !band.changes.is_empty();
-    across(bands).iter().filter(kept).map(|band| line(band, which != Lines::Text)).collect()
-}
-
-/// The capacities of `bands`, in the order they first appear: `[None]` for a file of one.
-pub fn of(bands: &[Recommendation]) -> Vec<Option<Capacity>> {
-    let mut capacities = Vec::new();
-    for band in bands {
-        if !capacities.contains(&band.band.capacity) {
-            capacities.push(band.band.capacity);
-        }
-    }
-    capacities
-}
-
-/// The section that follows the tables: [`lines`], each after `lead`, then the merged-recv rule.
-pub fn section(bands: &[Recommendation], lead: &str, which: Lines) -> String {
+/// The section that follows the tables, in `format`: one line per band measured at several
+/// capacities (`only_changes`: only those whose pick changes), the pick that holds, then where
+/// the pick changes; then the merged-recv rule.
+pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
+    let lead = if format == Format::Markdown { "- " } else { "  " };
+    let kept = |band: &&AcrossCapacities| !only_changes || !band.changes.is_empty();
+    let lines: Vec<String> = across(bands).iter().filter(kept).map(|band| line(&said(band), format)).collect();
     let mut out = String::new();
-    let lines = lines(bands, which);
     if !lines.is_empty() {
-        let bands = if which == Lines::Changes { "the bands whose pick changes with capacity" } else { "each band" };
+        let bands = if only_changes { "the bands whose pick changes with capacity" } else { "each band" };
         out.push_str(&format!(
             "\nWhere capacity matters, {bands} (each capacity's pick; the pick with no known problem that holds at \
              every capacity; where the pick changes, the verdict at that capacity):\n\n"
         ));
-        for line in lines {
-            out.push_str(&format!("{lead}{line}\n"));
-        }
+        lines.iter().for_each(|line| out.push_str(&format!("{lead}{line}\n")));
     }
     if let Some(rule) = merged_rule(bands) {
-        out.push_str(&format!("\n{rule}\n"));
+        out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
     }
     out
 }
 
-fn line(band: &AcrossCapacities, strong: bool) -> String {
+/// One band across its capacities: each capacity's pick, the pick that holds, the changes.
+fn said(band: &AcrossCapacities) -> Vec<Span> {
     let place = format!(
         "{} {}{} {}",
         band.band.runtime,
@@ -91,40 +65,41 @@ fn line(band: &AcrossCapacities, strong: bool) -> String {
         format::group_notes(band.band.workers, None, &band.band.setting),
         band.band.size.name()
     );
-    let picks: Vec<String> = band.picks.iter().map(|(at, pick)| format!("{} at {at}", marked(pick, None))).collect();
-    let holds = match &band.holds {
+    let mut spans = vec![Span::Text(format!("{place}: "))];
+    for (at, (capacity, pick)) in band.picks.iter().enumerate() {
+        let comma = if at == 0 { "" } else { ", " };
+        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" at {capacity}"))]);
+    }
+    spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
-            format!("{} holds at every capacity (the fastest or tied with it at each)", holds.channel)
+            format!("; {} holds at every capacity (the fastest or tied with it at each); ", holds.channel)
         }
         Some(holds) => format!(
-            "no channel with no known problem is within the noise of the fastest at every capacity; the nearest is {}, \
-             {} behind the fastest at {}",
+            "; no channel with no known problem is within the noise of the fastest at every capacity; the nearest is \
+             {}, {} behind the fastest at {}; ",
             holds.channel,
             holds.worst.map_or("?".to_owned(), |verdict| format::ratio(&verdict)),
             holds.worst_at
         ),
-        None => "no channel with no known problem is ranked at every capacity".to_owned(),
-    };
-    let changes: Vec<String> = band
-        .changes
-        .iter()
-        .map(|change| {
-            format!(
-                "at {}, {} is {} behind {}",
-                change.at,
-                marked(&change.other, None),
-                format::ratio(&change.verdict),
-                marked(&change.pick, None)
-            )
-        })
-        .collect();
-    let change = if changes.is_empty() {
-        "the pick does not change beyond the noise".to_owned()
-    } else {
-        let (open, close) = if strong { ("**", "**") } else { ("", "") };
-        format!("{open}the pick changes with capacity{close}: {}", changes.join("; "))
-    };
-    format!("{place}: {}; {holds}; {change}", picks.join(", "))
+        None => "; no channel with no known problem is ranked at every capacity; ".to_owned(),
+    }));
+    if band.changes.is_empty() {
+        spans.push(Span::text("the pick does not change beyond the noise"));
+        return spans;
+    }
+    spans.extend([Span::Strong(vec![Span::text("the pick changes with capacity")]), Span::text(": ")]);
+    for (at, change) in band.changes.iter().enumerate() {
+        let semicolon = if at == 0 { "" } else { "; " };
+        spans.extend([
+            Span::Text(format!("{semicolon}at {}, ", change.at)),
+            Span::channel(&change.other, &change.other),
+        ]);
+        spans.extend([
+            Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
+            Span::channel(&change.pick, &change.pick),
+        ]);
+    }
+    spans
 }
 
 /// [`designs`] of `analysis`, as `form` shows it: the pick of the shared design is the room's
@@ -148,8 +123,7 @@ pub fn designs_of(analysis: &Analysis, form: Form) -> String {
             || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
         pick.or_else(fastest)
     };
-    let lead = if matches!(form, Form::Text) { "  " } else { "- " };
-    designs(&analysis.designs, pick_of, lead, matches!(form, Form::Short))
+    designs(&analysis.designs, pick_of, form.format(), matches!(form, Form::Short))
 }
 
 /// Which design, band by band: merged-recv (a channel per task) against cloned-send (one shared
@@ -158,7 +132,7 @@ pub fn designs_of(analysis: &Analysis, form: Form) -> String {
 pub fn designs(
     designs: &[Designs],
     pick_of: impl Fn(&Designs) -> Option<String>,
-    lead: &str,
+    format: Format,
     only_pick: bool,
 ) -> String {
     if designs.is_empty() {
@@ -190,9 +164,10 @@ pub fn designs(
             .map(|(channel, verdicts)| {
                 let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
                 let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-                format!("{}{picked} {}", marked(channel, None), figures.join(", "))
+                line(&[Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))], format)
             })
             .collect();
+        let lead = if format == Format::Markdown { "- " } else { "  " };
         out.push_str(&format!("{lead}{place}: {}\n", said.join("; ")));
     }
     out.push('\n');

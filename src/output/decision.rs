@@ -75,7 +75,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
     } else {
         ""
     };
-    let mut lines = vec![("use", vec![Span::Strong(pick.channel.clone()), Span::text(by_rule)])];
+    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::text(by_rule)])];
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
     let latency = match (p99(out), p99(inside)) {

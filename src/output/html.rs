@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, capitalized, channel_html, line, red_mark};
+use super::doc::{Format, Span, capitalized, line};
 use super::format::{self, escape, number};
-use super::summary::{self, MARK};
+use super::summary;
 use super::svg::{self, Series};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
@@ -32,11 +32,6 @@ pub struct Report<'a> {
     pub analysis: &'a Analysis,
     /// The JSON beside the CSV, when there is one.
     pub metadata: Option<&'a Metadata>,
-}
-
-/// Plain text from the summary with each [`MARK`] coloured.
-fn marked_text(text: &str) -> String {
-    escape(text).replace(MARK, &red_mark())
 }
 
 /// The whole page.
@@ -94,7 +89,7 @@ pub fn page(report: &Report) -> String {
             out,
             "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
              prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            marked_text(summary::text(&analysis.bands, &analysis.versions).trim_end())
+            summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
         );
     }
     machine(&mut out, report.metadata);
@@ -111,24 +106,16 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
          channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
          listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
-        red_mark(),
+        Span::mark().render(Format::Html),
         summary::CAREFUL
     );
     for band in bands {
-        let (pick, next) = summary::pick_and_next(band);
-        let (runtime, mode) = summary::group_text(band);
+        let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
              <td>{}</td></tr>",
-            escape(&runtime),
-            escape(&mode),
-            band.band.size.name(),
-            summary::tasks_text(&band.band.tasks),
-            marked_text(&pick),
-            marked_text(&summary::careful_text(band)),
-            marked_text(&next),
-            escape(&summary::excluded_names(band))
+            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
         );
     }
     out.push_str("</table>\n</section>\n");
@@ -139,19 +126,12 @@ fn caveats(out: &mut String, names: &[&str]) {
         out,
         "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
          <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
-        red_mark()
+        Span::mark().render(Format::Html)
     );
     for name in names {
         for caveat in summary::caveats_of(name) {
-            let _ = writeln!(
-                out,
-                "<li data-channel=\"{name}\"><b>{name}</b> ({}): {} (<a href=\"{}\">{}</a>); {}</li>",
-                escape(caveat.versions),
-                escape(caveat.text),
-                escape(caveat.link),
-                escape(&caveat.link_label()),
-                escape(&caveat.evidence.label())
-            );
+            let _ =
+                writeln!(out, "<li data-channel=\"{name}\">{}</li>", summary::caveat_item(name, caveat, Format::Html));
         }
     }
     if names.is_empty() {
@@ -259,7 +239,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.mode,
             escape(&cell.setting),
             cell.tasks,
-            channel_html(&cell.label, &cell.channel),
+            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
             match cell.disturbed.len() {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),

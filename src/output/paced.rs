@@ -5,9 +5,9 @@
 
 use std::fmt::Write as _;
 
-use super::doc;
+use super::doc::{Format, Span, Table, capitalized, line};
 use super::format::{self, duration, escape, number, thousands};
-use super::summary::{marked_entry, tasks_text};
+use super::summary::{named, tasks_text};
 use super::svg::{self, Series};
 use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
@@ -131,23 +131,24 @@ impl Figure {
 /// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
 /// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
 /// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
-fn leaders(band: &PacedBand, figure: Figure) -> String {
+fn leaders(band: &PacedBand, figure: Figure) -> Vec<Span> {
     let ranking = figure.ranking(band);
     let is_ratio = !matches!(figure, Figure::Overflow);
-    let Some(first) = ranking.first() else { return "none ranked".to_owned() };
-    let tied = super::summary::tied_text(ranking, is_ratio);
-    let mut text = format!("{} {}{tied}", marked_entry(first), figure.full(&first.figures));
+    let Some(first) = ranking.first() else { return vec![Span::text("none ranked")] };
+    let mut spans = vec![named(first), Span::Text(format!(" {}", figure.full(&first.figures)))];
+    spans.extend(super::summary::tied(ranking, is_ratio));
     match ranking.next() {
         Some(next) => {
             let how = next.verdict.map_or(String::new(), |v| {
                 format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
-            let _ = write!(text, "; next {} {}{how}", marked_entry(next), figure.brief(&next.figures));
+            spans.extend([Span::text("; next "), named(next)]);
+            spans.push(Span::Text(format!(" {}{how}", figure.brief(&next.figures))));
         }
-        None if ranking.entries.len() == 1 => text.push_str(" (the only one ranked)"),
+        None if ranking.entries.len() == 1 => spans.push(Span::text(" (the only one ranked)")),
         None => {}
     }
-    text
+    spans
 }
 
 /// The channels not ranked in `band`, with why: `pacer behind: x; failed or missing: y`.
@@ -162,57 +163,41 @@ fn not_ranked(band: &PacedBand) -> String {
     parts.join("; ")
 }
 
+/// The answer's table: per band its lowest p99, lowest CPU and fewest frames overflowed, and
+/// the channels not ranked when some band has them.
+fn table(bands: &[PacedBand]) -> Table {
+    let mut table = Table { group: 1, ..Table::default() };
+    table.column("runtime, mode, setting", None);
+    table.column("tasks", None);
+    table.column("lowest p99, pooled (p99.9)", Some("lowest p99 (pooled)"));
+    table.column(
+        "lowest CPU per delivered msg, trimmed mean (core share)",
+        Some("lowest CPU/delivered msg (trimmed mean)"),
+    );
+    table.column("fewest frames overflowed (drops)", Some("fewest frames overflowed"));
+    let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
+    if with_not_ranked {
+        table.column("not ranked", Some("not ranked"));
+    }
+    for band in bands {
+        let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(size(band))]];
+        cells.extend([Figure::P99, Figure::Cpu, Figure::Overflow].map(|figure| leaders(band, figure)));
+        if with_not_ranked {
+            cells.push(vec![Span::Text(not_ranked(band))]);
+        }
+        table.rows.push((None, cells));
+    }
+    table
+}
+
 /// The answer for the console: one block per group, one line per figure of each band.
 pub fn text(bands: &[PacedBand]) -> String {
-    let mut out = format!("{HEADING}: {}\n", how_to_read());
-    let mut current = None;
-    for band in bands {
-        let heading = group(band);
-        if current.as_ref() != Some(&heading) {
-            let _ = write!(out, "\n{heading}\n");
-            current = Some(heading);
-        }
-        let indent = " ".repeat(19);
-        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, Figure::P99));
-        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, Figure::Cpu));
-        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, Figure::Overflow));
-        let not_ranked = not_ranked(band);
-        if !not_ranked.is_empty() {
-            let _ = writeln!(out, "{indent}not ranked: {not_ranked}");
-        }
-    }
-    out
+    format!("{HEADING}: {}\n{}", how_to_read(), table(bands).console(Format::Text))
 }
 
 /// The answer as a Markdown table, headed `### latency under load`, then how to read it.
 pub fn markdown(bands: &[PacedBand]) -> String {
-    let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
-    let mut header = vec![
-        "runtime, mode, setting",
-        "tasks",
-        "lowest p99, pooled (p99.9)",
-        "lowest CPU per delivered msg, trimmed mean (core share)",
-        "fewest frames overflowed (drops)",
-    ];
-    if with_not_ranked {
-        header.push("not ranked");
-    }
-    let mut out = format!("### {HEADING}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
-    for band in bands {
-        let mut row = vec![
-            group(band),
-            size(band),
-            leaders(band, Figure::P99),
-            leaders(band, Figure::Cpu),
-            leaders(band, Figure::Overflow),
-        ];
-        if with_not_ranked {
-            row.push(not_ranked(band));
-        }
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
-    let _ = writeln!(out, "\n{}", doc::capitalized(&how_to_read()));
-    out
+    format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
 }
 
 /// Which output the answer joins.
@@ -226,6 +211,13 @@ pub enum Form {
     Short,
 }
 
+impl Form {
+    /// How its lines are written.
+    pub fn format(self) -> Format {
+        if self == Form::Text { Format::Text } else { Format::Markdown }
+    }
+}
+
 /// The heading of the decision for a room, in every output.
 pub const DECISION_HEADING: &str = "for your room";
 
@@ -234,24 +226,21 @@ pub const DECISION_HEADING: &str = "for your room";
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
+        let card = |lead: &str| super::decision::card_lines(decision, form.format()).join(lead);
+        let explanation = line(&super::decision::explanation(decision), form.format());
         let _ = match form {
             Form::Text => writeln!(
                 out,
-                "{DECISION_HEADING}: {}\n  {}\n{}\n",
+                "{DECISION_HEADING}: {}\n  {}\n{explanation}\n",
                 super::decision::title(decision),
-                super::decision::card_lines(decision, doc::Format::Text).join("\n  "),
-                doc::line(&super::decision::explanation(decision), doc::Format::Text)
+                card("\n  ")
             ),
             Form::Markdown | Form::Short => writeln!(
                 out,
                 "### {DECISION_HEADING} of {}\n\n- {}\n{}",
                 super::decision::room(decision),
-                super::decision::card_lines(decision, doc::Format::Markdown).join("\n- "),
-                if form == Form::Short {
-                    String::new()
-                } else {
-                    format!("\n{}\n", doc::line(&super::decision::explanation(decision), doc::Format::Markdown))
-                }
+                card("\n- "),
+                if form == Form::Short { String::new() } else { format!("\n{explanation}\n") }
             ),
         };
     }
@@ -269,19 +258,13 @@ pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
-    let latency = match form {
-        Form::Text => text(bands),
-        Form::Markdown | Form::Short => markdown(bands),
-    };
+    let latency = if form == Form::Text { text(bands) } else { markdown(bands) };
     let decided = decisions(&analysis.decisions, form);
     if !analysis.only_paced {
         return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
     }
     let versions = super::summary::versions_line(&analysis.versions);
-    let caveats = match form {
-        Form::Text => super::summary::caveats_text(&caveated(bands)),
-        Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),
-    };
+    let caveats = super::summary::caveats(&caveated(bands), form.format());
     format!("{decided}{designs}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
 }
 
@@ -336,7 +319,7 @@ fn band_table(band: &PacedBand) -> String {
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            doc::channel_html(&label, &entry.channel),
+            Span::channel(label.as_str(), &entry.channel).render(Format::Html),
             entry.p99_ns.map_or(String::new(), duration),
             standing(&band.p99, &label, true),
             entry.cpu_ns.map_or(String::new(), duration),
@@ -366,8 +349,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     let mut out = format!(
         "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-        doc::capitalized(HEADING),
-        escape(&doc::capitalized(&how_to_read()))
+        capitalized(HEADING),
+        escape(&capitalized(&how_to_read()))
     );
     for band in bands {
         out.push_str(&band_table(band));
@@ -413,7 +396,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             cell.mode,
             escape(&phased(&cell.setting)),
             cell.tasks,
-            doc::channel_html(&cell.label, &cell.channel),
+            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),
