@@ -7,15 +7,14 @@ use std::fmt::Write as _;
 use super::doc::{Format, Span, capitalized, line};
 use super::format::{self, escape, number};
 use super::summary;
-use super::svg::{self, Series};
+use super::svg;
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
-use crate::results::cells::{CellResult, CellsFile, Figures};
+use crate::results::cells::{CellsFile, Figures};
 use crate::results::column::Column;
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::Mode;
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
@@ -140,24 +139,6 @@ fn caveats(out: &mut String, names: &[&str]) {
     out.push_str("</ul>\n</section>\n");
 }
 
-/// A panel: (runtime, worker threads, capacity, mode, setting).
-type Group<'a> = (RuntimeKind, u64, &'a str, Mode, &'a str);
-
-fn group_of(cell: &CellResult) -> Group<'_> {
-    (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
-}
-
-/// The panels' groups, in file order.
-fn groups(cells: &CellsFile) -> Vec<Group<'_>> {
-    let mut groups: Vec<Group> = Vec::new();
-    for cell in &cells.cells {
-        if !groups.contains(&group_of(cell)) {
-            groups.push(group_of(cell));
-        }
-    }
-    groups
-}
-
 fn plots(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"plots\">\n<h2>ns/message against tasks</h2>\n<p class=\"note\">Lower is faster. A line joins \
@@ -171,19 +152,15 @@ fn plots(out: &mut String, cells: &CellsFile) {
         workers.len() > 1
     };
     let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
-    for group in groups(cells) {
-        let (runtime, workers, capacity, mode, setting) = group;
-        let mut series: Vec<Series> = Vec::new();
-        for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
-            let Some(figures) = &cell.ns_per_message else { continue };
-            let band = figures.trimmed_mean_interval.map(|[low, high]| (low, high));
-            Series::add(&mut series, cell, (cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band);
-        }
-        for line in &mut series {
-            line.points.sort_by_key(|point| point.0);
-        }
-        let notes = format::group_notes(several_workers(runtime).then_some(workers), None, setting);
-        let capacity = if several_capacities { format!(" at {capacity}") } else { String::new() };
+    let panels = svg::panels(&cells.cells, |cell| {
+        let figures = cell.ns_per_message.as_ref()?;
+        let band = figures.trimmed_mean_interval.map(|[low, high]| (low, high));
+        Some(((cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band))
+    });
+    for (first, series) in panels {
+        let (runtime, mode) = (first.runtime, first.mode);
+        let notes = format::group_notes(several_workers(runtime).then_some(first.workers), None, &first.setting);
+        let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
         out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), &series));
     }
     out.push_str("</div>\n</section>\n");

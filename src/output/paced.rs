@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::doc::{Format, Span, Table, capitalized, line};
 use super::format::{self, duration, escape, number, thousands};
 use super::summary::{named, tasks_text};
-use super::svg::{self, Series};
+use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
@@ -356,25 +356,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         out.push_str(&band_table(band));
     }
     out.push_str("<div class=\"plots\">\n");
-    let mut groups: Vec<(&CellResult, Vec<Series>)> = Vec::new();
-    for &(cell, figures) in &paced {
-        let Some(p99) = figures.pooled_p99_ns else { continue };
-        let same = |other: &CellResult| {
-            (other.runtime, other.workers, &other.capacity_label, other.mode, &other.setting)
-                == (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
-        };
-        let at = match groups.iter().position(|(first, _)| same(first)) {
-            Some(at) => at,
-            None => {
-                groups.push((cell, Vec::new()));
-                groups.len() - 1
-            }
-        };
-        let series = &mut groups[at].1;
-        Series::add(series, cell, (cell.tasks, p99 as f64, &[][..]), None);
-    }
-    for (first, mut series) in groups {
-        series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));
+    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64, &[][..]), None));
+    for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &phased(&first.setting));
         let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
         out.push_str(&svg::latency_panel(&title, "pooled p99", &series));

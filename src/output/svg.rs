@@ -25,26 +25,37 @@ pub struct Series<'a> {
     pub band: Vec<(u64, f64, f64)>,
 }
 
-impl<'a> Series<'a> {
-    /// Adds `point` to the line of `cell` in `series`, starting that line at its first point.
-    /// `band` is the mean's interval at that point, when it has one.
-    pub fn add(
-        series: &mut Vec<Series<'a>>,
-        cell: &'a CellResult,
-        point: (u64, f64, &'a [f64]),
-        band: Option<(f64, f64)>,
-    ) {
-        let at = match series.iter().position(|line| line.label == cell.label) {
-            Some(at) => at,
-            None => {
-                let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
-                series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
-                series.len() - 1
-            }
-        };
-        series[at].points.push(point);
-        series[at].band.extend(band.map(|(low, high)| (point.0, low, high)));
+/// A point of a panel: (tasks, figure, `ok` samples), and the figure's interval when it has one.
+pub type Point<'a> = ((u64, f64, &'a [f64]), Option<(f64, f64)>);
+
+/// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
+/// file order: its first cell, and a line per channel through the points `point` gives, by tasks.
+pub fn panels<'a>(
+    cells: impl IntoIterator<Item = &'a CellResult>,
+    point: impl Fn(&'a CellResult) -> Option<Point<'a>>,
+) -> Vec<(&'a CellResult, Vec<Series<'a>>)> {
+    let group =
+        |cell: &CellResult| (cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone());
+    let mut panels: Vec<(&CellResult, Vec<Series>)> = Vec::new();
+    for cell in cells {
+        let at = panels.iter().position(|(first, _)| group(first) == group(cell)).unwrap_or_else(|| {
+            panels.push((cell, Vec::new()));
+            panels.len() - 1
+        });
+        let Some((point, band)) = point(cell) else { continue };
+        let series = &mut panels[at].1;
+        let line = series.iter().position(|line| line.label == cell.label).unwrap_or_else(|| {
+            let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
+            series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
+            series.len() - 1
+        });
+        series[line].points.push(point);
+        series[line].band.extend(band.map(|(low, high)| (point.0, low, high)));
     }
+    for line in panels.iter_mut().flat_map(|(_, series)| series) {
+        line.points.sort_by_key(|point| point.0);
+    }
+    panels
 }
 
 const WIDTH: f64 = 570.0;
