@@ -2,7 +2,7 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
-use super::doc::{Format, Span, line};
+use super::doc::{Format, Span, line, list};
 use super::paced::Form;
 use super::{format, paced};
 use crate::results::analysis::Analysis;
@@ -38,7 +38,6 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
 /// capacities (`only_changes`: only those whose pick changes), the pick that holds, then where
 /// the pick changes; then the merged-recv rule.
 pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
-    let lead = if format == Format::Markdown { "- " } else { "  " };
     let kept = |band: &&AcrossCapacities| !only_changes || !band.changes.is_empty();
     let lines: Vec<String> = across(bands).iter().filter(kept).map(|band| line(&said(band), format)).collect();
     let mut out = String::new();
@@ -48,7 +47,7 @@ pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> 
             "\nWhere capacity matters, {bands} (each capacity's pick; the pick with no known problem that holds at \
              every capacity; where the pick changes, the verdict at that capacity):\n\n"
         ));
-        lines.iter().for_each(|line| out.push_str(&format!("{lead}{line}\n")));
+        out.push_str(&list(lines, format));
     }
     if let Some(rule) = merged_rule(bands) {
         out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
@@ -138,13 +137,13 @@ pub fn designs(
     if designs.is_empty() {
         return String::new();
     }
-    let mut out = String::from(
+    let out = String::from(
         "Which design: merged-recv (a channel per task) against cloned-send (one shared channel), each at its own \
          capacity, channel by channel: the ratio of merged-recv's figure to cloned-send's (points for frames \
          overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval holds \
          no difference.\n\n",
     );
-    for band in designs {
+    let lines = designs.iter().map(|band| {
         let place = format!(
             "{}{} {}, {} shared against {}",
             band.runtime,
@@ -167,11 +166,9 @@ pub fn designs(
                 line(&[Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))], format)
             })
             .collect();
-        let lead = if format == Format::Markdown { "- " } else { "  " };
-        out.push_str(&format!("{lead}{place}: {}\n", said.join("; ")));
-    }
-    out.push('\n');
-    out
+        format!("{place}: {}", said.join("; "))
+    });
+    out + &list(lines, format) + "\n"
 }
 
 /// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].

@@ -83,6 +83,17 @@ pub fn line(spans: &[Span], format: Format) -> String {
     spans.iter().map(|span| span.render(format)).collect()
 }
 
+/// `items` as a list in `format`: a line each after `  ` on the console, `- ` in Markdown, in
+/// `<li>` in HTML.
+pub fn list(items: impl IntoIterator<Item = String>, format: Format) -> String {
+    let (open, close) = match format {
+        Format::Markdown => ("- ", ""),
+        Format::Html => ("<li>", "</li>"),
+        Format::Text | Format::Pre => ("  ", ""),
+    };
+    items.into_iter().map(|item| format!("{open}{item}{close}\n")).collect()
+}
+
 /// `items` joined by commas, as many as fit in `width` characters of text, then `+K more`.
 pub fn fitted(items: &[Vec<Span>], width: usize) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, Span, capitalized, line};
+use super::doc::{Format, Span, capitalized, line, list};
 use super::format::{self, escape, number};
 use super::summary;
 use super::svg;
@@ -59,11 +59,13 @@ pub fn page(report: &Report) -> String {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in &analysis.decisions {
-            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", escape(&super::decision::title(decision)));
-            for line in super::decision::card_lines(decision, Format::Html) {
-                let _ = writeln!(out, "<li>{line}</li>");
-            }
-            let _ = writeln!(out, "</ul>\n<p>{}</p>", line(&super::decision::explanation(decision), Format::Html));
+            let _ = writeln!(
+                out,
+                "<p>{}</p>\n<ul class=\"card\">\n{}</ul>\n<p>{}</p>",
+                escape(&super::decision::title(decision)),
+                list(super::decision::card_lines(decision, Format::Html), Format::Html),
+                line(&super::decision::explanation(decision), Format::Html)
+            );
         }
         out.push_str("</section>\n");
     }

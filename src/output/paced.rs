@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, Span, Table, capitalized, line};
+use super::doc::{Format, Span, Table, capitalized, line, list};
 use super::format::{self, duration, escape, number, thousands};
 use super::summary::{named, tasks_text};
 use super::svg;
@@ -226,22 +226,18 @@ pub const DECISION_HEADING: &str = "for your room";
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
-        let card = |lead: &str| super::decision::card_lines(decision, form.format()).join(lead);
+        let card = list(super::decision::card_lines(decision, form.format()), form.format());
         let explanation = line(&super::decision::explanation(decision), form.format());
         let _ = match form {
-            Form::Text => writeln!(
+            Form::Text => {
+                writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", super::decision::title(decision))
+            }
+            Form::Markdown => writeln!(
                 out,
-                "{DECISION_HEADING}: {}\n  {}\n{explanation}\n",
-                super::decision::title(decision),
-                card("\n  ")
+                "### {DECISION_HEADING} of {}\n\n{card}\n{explanation}\n",
+                super::decision::room(decision)
             ),
-            Form::Markdown | Form::Short => writeln!(
-                out,
-                "### {DECISION_HEADING} of {}\n\n- {}\n{}",
-                super::decision::room(decision),
-                card("\n- "),
-                if form == Form::Short { String::new() } else { format!("\n{explanation}\n") }
-            ),
+            Form::Short => writeln!(out, "### {DECISION_HEADING} of {}\n\n{card}", super::decision::room(decision)),
         };
     }
     out

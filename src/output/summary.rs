@@ -3,7 +3,7 @@
 //! channel whose crate has caveats in the registry is marked with [`MARK`], and the caveats
 //! follow the rankings.
 
-use super::doc::{Format, Span, Table, line};
+use super::doc::{Format, Span, Table, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::careful::Careful;
@@ -63,18 +63,15 @@ pub fn caveat_item(name: &str, caveat: &Caveat, format: Format) -> String {
 /// The caveats of the channels `names` (from [`caveated`]) under their heading: a line each on
 /// the console, a list in Markdown; empty when they have none.
 pub fn caveats(names: &[&str], format: Format) -> String {
-    let (lead, heading) = match format {
+    let heading = match format {
         Format::Markdown => {
-            ("- ", format!("Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n"))
+            format!("Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n")
         }
-        _ => ("  ", format!("known problems (issue trackers searched {CAVEATS_CHECKED}):")),
+        _ => format!("known problems (issue trackers searched {CAVEATS_CHECKED}):"),
     };
-    let items: String = names
-        .iter()
-        .flat_map(|&name| {
-            caveats_of(name).iter().map(move |caveat| format!("{lead}{}\n", caveat_item(name, caveat, format)))
-        })
-        .collect();
+    let items =
+        names.iter().flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, format)));
+    let items = list(items, format);
     if items.is_empty() { items } else { format!("\n{} {heading}\n{items}", Span::mark().render(format)) }
 }
 
