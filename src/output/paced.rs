@@ -90,52 +90,17 @@ fn overflow(entry: &PacedEntry) -> String {
     format!("{}% (drops {}%)", number(entry.overflow_share * 100.0), number(entry.drop_share * 100.0))
 }
 
-/// A figure of a band's entries as the answer shows it: in full for the first, brief for the
-/// next one beyond the noise.
-#[derive(Debug, Clone, Copy)]
-enum Figure {
-    /// Pooled p99 (p99.9 beside it in full).
-    P99,
-    /// CPU per delivered message (the core share beside it in full).
-    Cpu,
-    /// Frames overflowed (drops beside it in full).
-    Overflow,
-}
-
-impl Figure {
-    fn ranking(self, band: &PacedBand) -> &Ranking<PacedEntry> {
-        match self {
-            Figure::P99 => &band.p99,
-            Figure::Cpu => &band.cpu,
-            Figure::Overflow => &band.overflow,
-        }
-    }
-
-    fn full(self, entry: &PacedEntry) -> String {
-        match self {
-            Figure::P99 => p99(entry),
-            Figure::Cpu => cpu(entry),
-            Figure::Overflow => overflow(entry),
-        }
-    }
-
-    fn brief(self, entry: &PacedEntry) -> String {
-        match self {
-            Figure::P99 => entry.p99_ns.map_or(String::new(), duration),
-            Figure::Cpu => entry.cpu_ns.map_or(String::new(), duration),
-            Figure::Overflow => format!("{}%", number(entry.overflow_share * 100.0)),
-        }
-    }
-}
+/// How a figure of a band's entries reads: in full for the first (`p99`, `cpu`, `overflow`),
+/// brief for the next one beyond the noise.
+type Show = fn(&PacedEntry) -> String;
 
 /// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
-/// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
-/// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
-fn leaders(band: &PacedBand, figure: Figure) -> Vec<Span> {
-    let ranking = figure.ranking(band);
-    let is_ratio = !matches!(figure, Figure::Overflow);
+/// others within 40%`), then the next channel with its verdict (`is_ratio`, else in points):
+/// `kanal† 2.10 µs ≈ 4 others within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none
+/// ranked` when none is.
+fn leaders(ranking: &Ranking<PacedEntry>, (full, brief): (Show, Show), is_ratio: bool) -> Vec<Span> {
     let Some(first) = ranking.first() else { return vec![Span::text("none ranked")] };
-    let mut spans = vec![named(first), Span::Text(format!(" {}", figure.full(&first.figures)))];
+    let mut spans = vec![named(first), Span::Text(format!(" {}", full(&first.figures)))];
     spans.extend(super::summary::tied(ranking, is_ratio));
     match ranking.next() {
         Some(next) => {
@@ -143,7 +108,7 @@ fn leaders(band: &PacedBand, figure: Figure) -> Vec<Span> {
                 format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
             spans.extend([Span::text("; next "), named(next)]);
-            spans.push(Span::Text(format!(" {}{how}", figure.brief(&next.figures))));
+            spans.push(Span::Text(format!(" {}{how}", brief(&next.figures))));
         }
         None if ranking.entries.len() == 1 => spans.push(Span::text(" (the only one ranked)")),
         None => {}
@@ -181,7 +146,11 @@ fn table(bands: &[PacedBand]) -> Table {
     }
     for band in bands {
         let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(size(band))]];
-        cells.extend([Figure::P99, Figure::Cpu, Figure::Overflow].map(|figure| leaders(band, figure)));
+        cells.extend([
+            leaders(&band.p99, (p99, |entry| entry.p99_ns.map_or(String::new(), duration)), true),
+            leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
+            leaders(&band.overflow, (overflow, |entry| format!("{}%", number(entry.overflow_share * 100.0))), false),
+        ]);
         if with_not_ranked {
             cells.push(vec![Span::Text(not_ranked(band))]);
         }
