@@ -235,14 +235,7 @@ pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
 
 /// The channels with caveats that `bands` rank, in the order first ranked.
 pub fn caveated(bands: &[PacedBand]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for entry in bands.iter().flat_map(|band| &band.entries) {
-        let known = crate::registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
-        if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
-            names.push(known.name);
-        }
-    }
-    names
+    super::summary::caveated_of(bands.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str()))
 }
 
 /// Why a file of paced cells has no ns/message answer.

@@ -28,16 +28,16 @@ pub(super) fn named<E>(entry: &Entry<E>) -> Span {
 /// The channels with caveats that the summary of `bands` names (leaders and next of every
 /// ranking), without ` via MERGE`, in the order they are first named.
 pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for band in bands {
-        for ranking in [&band.speed, &band.cpu, &band.p99] {
-            let next = ranking.next();
-            for entry in ranking.leaders().iter().chain(next) {
-                let known = registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
-                if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
-                    names.push(known.name);
-                }
-            }
+    let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
+    caveated_of(rankings.flat_map(|ranking| ranking.leaders().iter().chain(ranking.next())).map(|e| e.channel.as_str()))
+}
+
+/// The channels with caveats among `channels`, each once, in the order first named.
+pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    for known in channels.into_iter().filter_map(registry::find) {
+        if !known.caveats.is_empty() && !names.contains(&known.name) {
+            names.push(known.name);
         }
     }
     names
