@@ -314,7 +314,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         out.push_str(&band_table(band));
     }
     out.push_str("<div class=\"plots\">\n");
-    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64, &[][..]), None));
+    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &phased(&first.setting));
         let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);

@@ -77,24 +77,10 @@ pub fn panel(title: &str, series: &[Series]) -> String {
     panel_of(title, ("ns/message", "trimmed mean"), Scale::Linear, series)
 }
 
-/// A panel of latencies given in ns, drawn in µs on a log10 axis: `statistic` says what each
-/// line's point is (`pooled p99`).
+/// A panel of latencies in µs on a log10 axis: `statistic` says what each line's point is
+/// (`pooled p99`).
 pub fn latency_panel(title: &str, statistic: &str, series: &[Series]) -> String {
-    let in_us: Vec<Vec<f64>> =
-        series.iter().flat_map(|line| line.points.iter().map(|p| p.2.iter().map(|ns| ns / 1e3).collect())).collect();
-    let mut samples = in_us.iter();
-    let series: Vec<Series> = series
-        .iter()
-        .map(|line| Series {
-            points: line
-                .points
-                .iter()
-                .map(|&(tasks, ns, _)| (tasks, ns / 1e3, samples.next().map_or(&[][..], Vec::as_slice)))
-                .collect(),
-            ..line.clone()
-        })
-        .collect();
-    panel_of(title, ("µs (log axis)", statistic), Scale::Log, &series)
+    panel_of(title, ("µs (log axis)", statistic), Scale::Log, series)
 }
 
 /// How the vertical axis places a value.
@@ -283,12 +269,12 @@ mod tests {
 
     #[test]
     fn latency_is_drawn_in_microseconds_on_decades_and_a_long_title_takes_two_lines() {
-        let samples = [800.0, 250_000.0];
+        let samples = [0.8, 250.0];
         let series = [Series {
             channel: "kanal",
             label: "kanal",
             colour: "#9467bd",
-            points: vec![(1, 13_600.0, &samples[..]), (512, 900.0, &samples[..1])],
+            points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
         }];
         let svg = latency_panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", "pooled p99", &series);
