@@ -42,10 +42,8 @@ impl Console {
     pub fn header(&self, workload: &Workload) {
         let mut line = match workload.pace {
             Some(pace) => format!(
-                "running WebRTC SFU benchmark: each task sending {} messages every {} for {}, capacity {} ({}-byte payload",
-                pace.burst,
-                humantime::format_duration(pace.interval),
-                humantime::format_duration(paced_for(workload, pace)),
+                "running WebRTC SFU benchmark: each task sending {}, capacity {} ({}-byte payload",
+                schedule(workload, pace),
                 workload.capacity,
                 workload.payload
             ),
@@ -80,11 +78,9 @@ impl Console {
         };
         let load = match workload.pace {
             Some(pace) => format!(
-                "{} tasks × {} messages every {} for {}, {} ({} phase), send {}",
+                "{} tasks × {}, {} ({} phase), send {}",
                 workload.tasks,
-                pace.burst,
-                humantime::format_duration(pace.interval),
-                humantime::format_duration(paced_for(workload, pace)),
+                schedule(workload, pace),
                 pace.phase.words(),
                 pace.phase.name(),
                 workload.send.name()
@@ -243,10 +239,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     out
 }
 
-/// How long each task of a paced `workload` sends: its bursts × the interval.
-fn paced_for(workload: &Workload, pace: crate::run::workload::Pace) -> Duration {
+/// What each task of a paced `workload` sends: `5 messages every 20ms for 1s` (its bursts × the
+/// interval).
+fn schedule(workload: &Workload, pace: crate::run::workload::Pace) -> String {
     let frames = workload.messages_for(0).div_ceil(pace.burst.max(1));
-    pace.interval * frames
+    let every = humantime::format_duration(pace.interval);
+    format!("{} messages every {every} for {}", pace.burst, humantime::format_duration(pace.interval * frames))
 }
 
 /// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and

@@ -10,7 +10,7 @@ use super::summary;
 use super::svg;
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
-use crate::results::cells::{CellsFile, Figures};
+use crate::results::cells::CellsFile;
 use crate::results::column::Column;
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
@@ -173,11 +173,6 @@ fn range((low, high): (f64, f64)) -> String {
     format!("{}–{}", number(low), number(high))
 }
 
-/// `40.0 ns ×60% | 125 ns ×40%` for a cell with several clusters; empty otherwise.
-fn clusters(figures: &Figures) -> String {
-    format::clusters(figures.clusters.iter().map(|cluster| (cluster.centre, cluster.share)))
-}
-
 fn cell_table(out: &mut String, cells: &CellsFile) {
     out.push_str(
         "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the <code>ok</code> samples \
@@ -198,7 +193,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
                 f.trimmed_mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
                 number(f.median),
                 range((f.min, f.max)),
-                clusters(f),
+                format::clusters(f.clusters.iter().map(|cluster| (cluster.centre, cluster.share))),
             ),
             None => Default::default(),
         };
