@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::doc::{Format, Span, Table, capitalized, line, list};
 use super::format::{self, duration, escape, number, thousands};
-use super::summary::{named, tasks_text};
+use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
@@ -63,11 +63,6 @@ pub fn phased(setting: &str) -> String {
 /// cell's label with its phase named either way ([`phased`]).
 pub fn cell_label(key: &CellKey) -> String {
     key.label_with(&phased(&key.setting))
-}
-
-/// `small (1-8)`.
-fn size(band: &PacedBand) -> String {
-    format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks))
 }
 
 /// `2.10 µs (p99.9 5.00 µs)`.
@@ -145,7 +140,7 @@ fn table(bands: &[PacedBand]) -> Table {
         table.column("not ranked", Some("not ranked"));
     }
     for band in bands {
-        let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(size(band))]];
+        let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(band_size(&band.band))]];
         cells.extend([
             leaders(&band.p99, (p99, |entry| entry.p99_ns.map_or(String::new(), duration)), true),
             leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
@@ -268,7 +263,7 @@ fn band_table(band: &PacedBand) -> String {
          <th>CPU per delivered msg</th><th>against the lowest</th><th>share of a core</th><th>frames overflowed \
          (drops)</th><th>against the fewest</th></tr>\n",
         escape(&group(band)),
-        escape(&size(band))
+        escape(&band_size(&band.band))
     );
     let by = if band.p99.entries.is_empty() { &band.cpu } else { &band.p99 };
     for ranked in &by.entries {

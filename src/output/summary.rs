@@ -6,6 +6,7 @@
 use super::doc::{Format, Span, Table, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::results::band::Band;
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
@@ -84,12 +85,16 @@ pub fn tasks_text(tasks: &[u64]) -> String {
     }
 }
 
+/// `small (1-8)`: a band and its task counts.
+pub fn band_size(band: &Band) -> String {
+    format!("{} ({})", band.size.name(), tasks_text(&band.tasks))
+}
+
 /// The cells that say which band a row is: runtime, mode (with what sets its group apart:
 /// `cloned-send [2 workers, latency]`) and tasks (`small (1-8)`).
 fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
     let notes = format::group_notes(band.band.workers, None, &band.band.setting);
-    let tasks = format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks));
-    [band.band.runtime.to_string(), format!("{}{notes}", band.band.mode), tasks]
+    [band.band.runtime.to_string(), format!("{}{notes}", band.band.mode), band_size(&band.band)]
         .map(|cell| vec![Span::Text(cell)])
         .into()
 }
