@@ -101,40 +101,26 @@ fn said(band: &AcrossCapacities) -> Vec<Span> {
     spans
 }
 
-/// [`designs`] of `analysis`, as `form` shows it: the pick of the shared design is the room's
-/// (a paced file) or the band's fastest; the short answer of a paced file names the pick alone,
-/// a flat-out file's leaves the designs to the full summary.
-pub fn designs_of(analysis: &Analysis, form: Form) -> String {
-    // The short answer of a flat-out sweep is its tables; its designs are in the full summary.
-    if matches!(form, Form::Short) && !analysis.only_paced {
-        return String::new();
-    }
-    let pick_of = |band: &Designs| {
-        let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
-        let rooms = &analysis.decisions;
-        let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
-        let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
-        let at = |b: &&Recommendation| {
-            (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
-                && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
-        };
-        let fastest =
-            || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
-        pick.or_else(fastest)
+/// The shared design's pick in `band`: the room's (a paced file) or the band's fastest.
+fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
+    let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
+    let rooms = &analysis.decisions;
+    let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
+    let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
+    let at = |b: &&Recommendation| {
+        (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
+            && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
     };
-    designs(&analysis.designs, pick_of, form.format(), matches!(form, Form::Short))
+    let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
+    pick.or_else(fastest)
 }
 
-/// Which design, band by band: merged-recv (a channel per task) against cloned-send (one shared
-/// channel), each channel's verdicts, the shared design's pick (`pick_of`) first (`only_pick`:
-/// the pick alone); empty when the file measured one design.
-pub fn designs(
-    designs: &[Designs],
-    pick_of: impl Fn(&Designs) -> Option<String>,
-    format: Format,
-    only_pick: bool,
-) -> String {
-    if designs.is_empty() {
+/// Which design, band by band, as `form` shows it: merged-recv (a channel per task) against
+/// cloned-send (one shared channel), each channel's verdicts, the shared design's pick
+/// ([`pick_of`]) first; the short answer of a paced file names the pick alone, a flat-out
+/// file's leaves the designs to the full summary. Empty when the file measured one design.
+pub fn designs(analysis: &Analysis, form: Form) -> String {
+    if analysis.designs.is_empty() || (form == Form::Short && !analysis.only_paced) {
         return String::new();
     }
     let out = String::from(
@@ -143,7 +129,7 @@ pub fn designs(
          overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval holds \
          no difference.\n\n",
     );
-    let lines = designs.iter().map(|band| {
+    let lines = analysis.designs.iter().map(|band| {
         let place = format!(
             "{}{} {}, {} shared against {}",
             band.runtime,
@@ -152,10 +138,10 @@ pub fn designs(
             band.shared,
             band.own
         );
-        let pick = pick_of(band);
+        let pick = pick_of(analysis, band);
         let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
         channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());
-        if only_pick && pick.is_some() {
+        if form == Form::Short && pick.is_some() {
             channels.truncate(1);
         }
         let said: Vec<String> = channels
@@ -163,12 +149,13 @@ pub fn designs(
             .map(|(channel, verdicts)| {
                 let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
                 let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-                line(&[Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))], format)
+                let said = [Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))];
+                line(&said, form.format())
             })
             .collect();
         format!("{place}: {}", said.join("; "))
     });
-    out + &list(lines, format) + "\n"
+    out + &list(lines, form.format()) + "\n"
 }
 
 /// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].

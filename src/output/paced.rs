@@ -214,7 +214,7 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// (`output::capacity::designs`). The throughput answer alone without paced bands.
 pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
     let bands = &analysis.paced;
-    let designs = super::capacity::designs_of(analysis, form);
+    let designs = super::capacity::designs(analysis, form);
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
