@@ -24,16 +24,15 @@ fn word(verdict: &Verdict) -> &'static str {
 /// the verdict; `ratio` and `interval` are null where the two had no verdict.
 fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ratio: bool) -> Value {
     let scale = |x: f64| if is_ratio { x.exp() } else { x };
-    let (key, unit) = if is_ratio { ("ratio", Value::Null) } else { ("points", json!("points")) };
     let mut object = json!({
         "channel": channel,
         "value": value,
-        key: verdict.map(|v| scale(v.mean)),
+        if is_ratio { "ratio" } else { "points" }: verdict.map(|v| scale(v.mean)),
         "interval": verdict.map(|v| [scale(v.low), scale(v.high)]),
         "verdict": verdict.map_or("none", word),
     });
-    if !unit.is_null() {
-        object["unit"] = unit;
+    if !is_ratio {
+        object["unit"] = json!("points");
     }
     object
 }
