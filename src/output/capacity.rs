@@ -15,23 +15,18 @@ use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
-    let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv).collect();
-    if merged.is_empty() {
-        return None;
-    }
-    let per_task = merged.iter().any(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
-    let shared = merged.iter().any(|band| !matches!(band.band.capacity, Some(Capacity::PerTask(_))));
-    let mut rules = Vec::new();
-    if shared {
-        rules.push(format!(
+    let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
+    let (per_task, shared): (Vec<_>, Vec<_>) =
+        merged.partition(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
+    let shared = (!shared.is_empty()).then(|| {
+        format!(
             "a capacity of N slots is shared among the tasks' channels, N ÷ tasks each but at least {MIN_TASK_SLOTS} \
              (`capacity_per_channel` in the CSV)"
-        ));
-    }
-    if per_task {
-        rules.push("`N slots per task` is each task's own channel of N slots (`--task-capacity`)".to_owned());
-    }
-    Some(format!("merged-recv: {}.", rules.join("; ")))
+        )
+    });
+    let own = "`N slots per task` is each task's own channel of N slots (`--task-capacity`)";
+    let rules: Vec<String> = shared.into_iter().chain((!per_task.is_empty()).then(|| own.to_owned())).collect();
+    (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
 /// The section that follows the tables, in `format`: one line per band measured at several
