@@ -184,17 +184,11 @@ impl Console {
     /// every failed cell.
     pub fn finish(&self, csv: &Path, refused_cells: &[String], failed_cells: &[String]) {
         print_line(&format!("\nresults: {}", csv.display()));
-        if !refused_cells.is_empty() {
-            print_line(&format!("{} cell(s) refused, one row each, the others measured:", refused_cells.len()));
-            for cell in refused_cells {
-                print_line(&format!("  {cell}"));
-            }
-        }
-        if !failed_cells.is_empty() {
-            print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
-            for cell in failed_cells {
-                print_line(&format!("  {cell}"));
-            }
+        let lists =
+            [(refused_cells, "refused, one row each, the others measured"), (failed_cells, "had failed samples")];
+        for (cells, what) in lists.into_iter().filter(|(cells, _)| !cells.is_empty()) {
+            print_line(&format!("{} cell(s) {what}:", cells.len()));
+            cells.iter().for_each(|cell| print_line(&format!("  {cell}")));
         }
     }
 }

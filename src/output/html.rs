@@ -148,10 +148,8 @@ fn plots(out: &mut String, cells: &CellsFile) {
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
     let several_workers = |runtime: RuntimeKind| {
-        let mut workers: Vec<u64> = cells.cells.iter().filter(|c| c.runtime == runtime).map(|c| c.workers).collect();
-        workers.sort_unstable();
-        workers.dedup();
-        workers.len() > 1
+        let mut workers = cells.cells.iter().filter(|cell| cell.runtime == runtime).map(|cell| cell.workers);
+        workers.next().is_some_and(|first| workers.any(|other| other != first))
     };
     let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
     let panels = svg::panels(&cells.cells, |cell| {
