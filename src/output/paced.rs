@@ -154,16 +154,6 @@ fn table(bands: &[PacedBand]) -> Table {
     table
 }
 
-/// The answer for the console: one block per group, one line per figure of each band.
-pub fn text(bands: &[PacedBand]) -> String {
-    format!("{HEADING}: {}\n{}", how_to_read(), table(bands).console(Format::Text))
-}
-
-/// The answer as a Markdown table, headed `### latency under load`, then how to read it.
-pub fn markdown(bands: &[PacedBand]) -> String {
-    format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
-}
-
 /// Which output the answer joins.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -218,7 +208,14 @@ pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
-    let latency = if form == Form::Text { text(bands) } else { markdown(bands) };
+    // The latency answer: on the console a block per group, a line per figure of each band; in
+    // Markdown a table headed `### latency under load`, then how to read it.
+    let latency = match form {
+        Form::Text => format!("{HEADING}: {}\n{}", how_to_read(), table(bands).console(Format::Text)),
+        Form::Markdown | Form::Short => {
+            format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
+        }
+    };
     let decided = decisions(&analysis.decisions, form);
     if !analysis.only_paced {
         return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
