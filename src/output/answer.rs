@@ -24,16 +24,15 @@ fn word(verdict: &Verdict) -> &'static str {
 /// the verdict; `ratio` and `interval` are null where the two had no verdict.
 fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ratio: bool) -> Value {
     let scale = |x: f64| if is_ratio { x.exp() } else { x };
-    let (key, unit) = if is_ratio { ("ratio", Value::Null) } else { ("points", json!("points")) };
     let mut object = json!({
         "channel": channel,
         "value": value,
-        key: verdict.map(|v| scale(v.mean)),
+        if is_ratio { "ratio" } else { "points" }: verdict.map(|v| scale(v.mean)),
         "interval": verdict.map(|v| [scale(v.low), scale(v.high)]),
         "verdict": verdict.map_or("none", word),
     });
-    if !unit.is_null() {
-        object["unit"] = unit;
+    if !is_ratio {
+        object["unit"] = json!("points");
     }
     object
 }
@@ -63,9 +62,8 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
                 }
                 Careful::NoneRanked => Value::Null,
             };
-            let mut object = band_json(&band.band);
-            merge(&mut object, json!({ "unit": "ns/message", "careful": careful }));
-            merge(&mut object, ranking(&band.speed, true));
+            let mut object = band_json(&band.band, ranking(&band.speed, true));
+            (object["unit"], object["careful"]) = (json!("ns/message"), careful);
             object
         })
         .collect();
@@ -73,17 +71,13 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         .paced
         .iter()
         .map(|band| {
-            let mut object = band_json(&band.band);
-            merge(
-                &mut object,
-                json!({
-                    "tasks_text": tasks_text(&band.band.tasks),
-                    "p99": ranking(&band.p99, true),
-                    "cpu": ranking(&band.cpu, true),
-                    "overflow": ranking(&band.overflow, false),
-                }),
-            );
-            object
+            let rankings = json!({
+                "tasks_text": tasks_text(&band.band.tasks),
+                "p99": ranking(&band.p99, true),
+                "cpu": ranking(&band.cpu, true),
+                "overflow": ranking(&band.overflow, false),
+            });
+            band_json(&band.band, rankings)
         })
         .collect();
     let noise = super::pool::noise_line(analysis.runs);
@@ -135,10 +129,10 @@ fn across(bands: &[Recommendation]) -> Vec<Value> {
         .collect()
 }
 
-/// `extra`'s fields added to `object`.
-/// Which band an object is about: its runtime, mode, workers, capacity, setting, band and tasks.
-fn band_json(band: &Band) -> Value {
-    json!({
+/// Which band an object is about (its runtime, mode, workers, capacity, setting, band and
+/// tasks), with the fields of `about` (an object) beside.
+fn band_json(band: &Band, about: Value) -> Value {
+    let mut object = json!({
         "runtime": band.runtime,
         "mode": band.mode,
         "workers": band.workers,
@@ -146,11 +140,9 @@ fn band_json(band: &Band) -> Value {
         "setting": band.setting,
         "band": band.size.name(),
         "tasks": band.tasks,
-    })
-}
-
-fn merge(object: &mut Value, extra: Value) {
-    if let (Value::Object(object), Value::Object(extra)) = (object, extra) {
-        object.extend(extra);
+    });
+    if let (Value::Object(object), Value::Object(about)) = (&mut object, about) {
+        object.extend(about);
     }
+    object
 }

@@ -2,8 +2,8 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
+use super::doc::{Format, Span, line, list};
 use super::paced::Form;
-use super::summary::marked;
 use super::{format, paced};
 use crate::results::analysis::Analysis;
 use crate::results::capacity::{AcrossCapacities, across};
@@ -15,75 +15,43 @@ use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
-    let merged: Vec<&Recommendation> = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv).collect();
-    if merged.is_empty() {
-        return None;
-    }
-    let per_task = merged.iter().any(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
-    let shared = merged.iter().any(|band| !matches!(band.band.capacity, Some(Capacity::PerTask(_))));
-    let mut rules = Vec::new();
-    if shared {
-        rules.push(format!(
+    let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
+    let (per_task, shared): (Vec<_>, Vec<_>) =
+        merged.partition(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
+    let shared = (!shared.is_empty()).then(|| {
+        format!(
             "a capacity of N slots is shared among the tasks' channels, N ÷ tasks each but at least {MIN_TASK_SLOTS} \
              (`capacity_per_channel` in the CSV)"
-        ));
-    }
-    if per_task {
-        rules.push("`N slots per task` is each task's own channel of N slots (`--task-capacity`)".to_owned());
-    }
-    Some(format!("merged-recv: {}.", rules.join("; ")))
+        )
+    });
+    let own = "`N slots per task` is each task's own channel of N slots (`--task-capacity`)";
+    let rules: Vec<String> = shared.into_iter().chain((!per_task.is_empty()).then(|| own.to_owned())).collect();
+    (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// Which bands the section names, and how.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lines {
-    /// Every band measured at several capacities, for the console.
-    Text,
-    /// Every such band, in Markdown.
-    Markdown,
-    /// Only the bands whose pick changes with capacity, in Markdown: the short answer.
-    Changes,
-}
-
-/// One line per band measured at several capacities (`which` says which bands and how): the
-/// pick that holds, then where the pick changes; empty when the file holds one capacity.
-pub fn lines(bands: &[Recommendation], which: Lines) -> Vec<String> {
-    let kept = |band: &&AcrossCapacities| which != Lines::Changes || !band.changes.is_empty();
-    across(bands).iter().filter(kept).map(|band| line(band, which != Lines::Text)).collect()
-}
-
-/// The capacities of `bands`, in the order they first appear: `[None]` for a file of one.
-pub fn of(bands: &[Recommendation]) -> Vec<Option<Capacity>> {
-    let mut capacities = Vec::new();
-    for band in bands {
-        if !capacities.contains(&band.band.capacity) {
-            capacities.push(band.band.capacity);
-        }
-    }
-    capacities
-}
-
-/// The section that follows the tables: [`lines`], each after `lead`, then the merged-recv rule.
-pub fn section(bands: &[Recommendation], lead: &str, which: Lines) -> String {
+/// The section that follows the tables, in `format`: one line per band measured at several
+/// capacities (`only_changes`: only those whose pick changes), the pick that holds, then where
+/// the pick changes; then the merged-recv rule.
+pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
+    let kept = |band: &&AcrossCapacities| !only_changes || !band.changes.is_empty();
+    let lines: Vec<String> = across(bands).iter().filter(kept).map(|band| line(&said(band), format)).collect();
     let mut out = String::new();
-    let lines = lines(bands, which);
     if !lines.is_empty() {
-        let bands = if which == Lines::Changes { "the bands whose pick changes with capacity" } else { "each band" };
+        let bands = if only_changes { "the bands whose pick changes with capacity" } else { "each band" };
         out.push_str(&format!(
             "\nWhere capacity matters, {bands} (each capacity's pick; the pick with no known problem that holds at \
              every capacity; where the pick changes, the verdict at that capacity):\n\n"
         ));
-        for line in lines {
-            out.push_str(&format!("{lead}{line}\n"));
-        }
+        out.push_str(&list(lines, format));
     }
     if let Some(rule) = merged_rule(bands) {
-        out.push_str(&format!("\n{rule}\n"));
+        out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
     }
     out
 }
 
-fn line(band: &AcrossCapacities, strong: bool) -> String {
+/// One band across its capacities: each capacity's pick, the pick that holds, the changes.
+fn said(band: &AcrossCapacities) -> Vec<Span> {
     let place = format!(
         "{} {}{} {}",
         band.band.runtime,
@@ -91,86 +59,72 @@ fn line(band: &AcrossCapacities, strong: bool) -> String {
         format::group_notes(band.band.workers, None, &band.band.setting),
         band.band.size.name()
     );
-    let picks: Vec<String> = band.picks.iter().map(|(at, pick)| format!("{} at {at}", marked(pick, None))).collect();
-    let holds = match &band.holds {
+    let mut spans = vec![Span::Text(format!("{place}: "))];
+    for (at, (capacity, pick)) in band.picks.iter().enumerate() {
+        let comma = if at == 0 { "" } else { ", " };
+        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" at {capacity}"))]);
+    }
+    spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
-            format!("{} holds at every capacity (the fastest or tied with it at each)", holds.channel)
+            format!("; {} holds at every capacity (the fastest or tied with it at each); ", holds.channel)
         }
         Some(holds) => format!(
-            "no channel with no known problem is within the noise of the fastest at every capacity; the nearest is {}, \
-             {} behind the fastest at {}",
+            "; no channel with no known problem is within the noise of the fastest at every capacity; the nearest is \
+             {}, {} behind the fastest at {}; ",
             holds.channel,
             holds.worst.map_or("?".to_owned(), |verdict| format::ratio(&verdict)),
             holds.worst_at
         ),
-        None => "no channel with no known problem is ranked at every capacity".to_owned(),
-    };
-    let changes: Vec<String> = band
-        .changes
-        .iter()
-        .map(|change| {
-            format!(
-                "at {}, {} is {} behind {}",
-                change.at,
-                marked(&change.other, None),
-                format::ratio(&change.verdict),
-                marked(&change.pick, None)
-            )
-        })
-        .collect();
-    let change = if changes.is_empty() {
-        "the pick does not change beyond the noise".to_owned()
-    } else {
-        let (open, close) = if strong { ("**", "**") } else { ("", "") };
-        format!("{open}the pick changes with capacity{close}: {}", changes.join("; "))
-    };
-    format!("{place}: {}; {holds}; {change}", picks.join(", "))
+        None => "; no channel with no known problem is ranked at every capacity; ".to_owned(),
+    }));
+    if band.changes.is_empty() {
+        spans.push(Span::text("the pick does not change beyond the noise"));
+        return spans;
+    }
+    spans.extend([Span::Strong(vec![Span::text("the pick changes with capacity")]), Span::text(": ")]);
+    for (at, change) in band.changes.iter().enumerate() {
+        let semicolon = if at == 0 { "" } else { "; " };
+        spans.extend([
+            Span::Text(format!("{semicolon}at {}, ", change.at)),
+            Span::channel(&change.other, &change.other),
+        ]);
+        spans.extend([
+            Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
+            Span::channel(&change.pick, &change.pick),
+        ]);
+    }
+    spans
 }
 
-/// [`designs`] of `analysis`, as `form` shows it: the pick of the shared design is the room's
-/// (a paced file) or the band's fastest; the short answer of a paced file names the pick alone,
-/// a flat-out file's leaves the designs to the full summary.
-pub fn designs_of(analysis: &Analysis, form: Form) -> String {
-    // The short answer of a flat-out sweep is its tables; its designs are in the full summary.
-    if matches!(form, Form::Short) && !analysis.only_paced {
-        return String::new();
-    }
-    let pick_of = |band: &Designs| {
-        let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
-        let rooms = &analysis.decisions;
-        let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
-        let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
-        let at = |b: &&Recommendation| {
-            (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
-                && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
-        };
-        let fastest =
-            || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
-        pick.or_else(fastest)
+/// The shared design's pick in `band`: the room's (a paced file) or the band's fastest.
+fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
+    let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
+    let rooms = &analysis.decisions;
+    let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
+    let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
+    let at = |b: &&Recommendation| {
+        (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
+            && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
     };
-    let lead = if matches!(form, Form::Text) { "  " } else { "- " };
-    designs(&analysis.designs, pick_of, lead, matches!(form, Form::Short))
+    let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
+    pick.or_else(fastest)
 }
 
-/// Which design, band by band: merged-recv (a channel per task) against cloned-send (one shared
-/// channel), each channel's verdicts, the shared design's pick (`pick_of`) first (`only_pick`:
-/// the pick alone); empty when the file measured one design.
-pub fn designs(
-    designs: &[Designs],
-    pick_of: impl Fn(&Designs) -> Option<String>,
-    lead: &str,
-    only_pick: bool,
-) -> String {
-    if designs.is_empty() {
+/// Which design, band by band, as `form` shows it: merged-recv (a channel per task) against
+/// cloned-send (one shared channel), each channel's verdicts, the shared design's pick
+/// ([`pick_of`]) first; the short answer of a paced file names the pick alone, a flat-out
+/// file's leaves the designs to the full summary. Empty when the file measured one design.
+pub fn designs(analysis: &Analysis, form: Form) -> String {
+    if analysis.designs.is_empty() || (form == Form::Short && !analysis.only_paced) {
         return String::new();
     }
-    let mut out = String::from(
+    let out = String::from(
         "Which design: merged-recv (a channel per task) against cloned-send (one shared channel), each at its own \
          capacity, channel by channel: the ratio of merged-recv's figure to cloned-send's (points for frames \
          overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval holds \
          no difference.\n\n",
     );
-    for band in designs {
+    let lines = analysis.designs.iter().map(|band| {
         let place = format!(
             "{}{} {}, {} shared against {}",
             band.runtime,
@@ -179,10 +133,10 @@ pub fn designs(
             band.shared,
             band.own
         );
-        let pick = pick_of(band);
+        let pick = pick_of(analysis, band);
         let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
         channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());
-        if only_pick && pick.is_some() {
+        if form == Form::Short && pick.is_some() {
             channels.truncate(1);
         }
         let said: Vec<String> = channels
@@ -190,13 +144,13 @@ pub fn designs(
             .map(|(channel, verdicts)| {
                 let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
                 let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-                format!("{}{picked} {}", marked(channel, None), figures.join(", "))
+                let said = [Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))];
+                line(&said, form.format())
             })
             .collect();
-        out.push_str(&format!("{lead}{place}: {}\n", said.join("; ")));
-    }
-    out.push('\n');
-    out
+        format!("{place}: {}", said.join("; "))
+    });
+    out + &list(lines, form.format()) + "\n"
 }
 
 /// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].

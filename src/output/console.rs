@@ -42,10 +42,8 @@ impl Console {
     pub fn header(&self, workload: &Workload) {
         let mut line = match workload.pace {
             Some(pace) => format!(
-                "running WebRTC SFU benchmark: each task sending {} messages every {} for {}, capacity {} ({}-byte payload",
-                pace.burst,
-                humantime::format_duration(pace.interval),
-                humantime::format_duration(paced_for(workload, pace)),
+                "running WebRTC SFU benchmark: each task sending {}, capacity {} ({}-byte payload",
+                schedule(workload, pace),
                 workload.capacity,
                 workload.payload
             ),
@@ -80,11 +78,9 @@ impl Console {
         };
         let load = match workload.pace {
             Some(pace) => format!(
-                "{} tasks × {} messages every {} for {}, {} ({} phase), send {}",
+                "{} tasks × {}, {} ({} phase), send {}",
                 workload.tasks,
-                pace.burst,
-                humantime::format_duration(pace.interval),
-                humantime::format_duration(paced_for(workload, pace)),
+                schedule(workload, pace),
                 pace.phase.words(),
                 pace.phase.name(),
                 workload.send.name()
@@ -188,17 +184,11 @@ impl Console {
     /// every failed cell.
     pub fn finish(&self, csv: &Path, refused_cells: &[String], failed_cells: &[String]) {
         print_line(&format!("\nresults: {}", csv.display()));
-        if !refused_cells.is_empty() {
-            print_line(&format!("{} cell(s) refused, one row each, the others measured:", refused_cells.len()));
-            for cell in refused_cells {
-                print_line(&format!("  {cell}"));
-            }
-        }
-        if !failed_cells.is_empty() {
-            print_line(&format!("{} cell(s) had failed samples:", failed_cells.len()));
-            for cell in failed_cells {
-                print_line(&format!("  {cell}"));
-            }
+        let lists =
+            [(refused_cells, "refused, one row each, the others measured"), (failed_cells, "had failed samples")];
+        for (cells, what) in lists.into_iter().filter(|(cells, _)| !cells.is_empty()) {
+            print_line(&format!("{} cell(s) {what}:", cells.len()));
+            cells.iter().for_each(|cell| print_line(&format!("  {cell}")));
         }
     }
 }
@@ -243,10 +233,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     out
 }
 
-/// How long each task of a paced `workload` sends: its bursts × the interval.
-fn paced_for(workload: &Workload, pace: crate::run::workload::Pace) -> Duration {
+/// What each task of a paced `workload` sends: `5 messages every 20ms for 1s` (its bursts × the
+/// interval).
+fn schedule(workload: &Workload, pace: crate::run::workload::Pace) -> String {
     let frames = workload.messages_for(0).div_ceil(pace.burst.max(1));
-    pace.interval * frames
+    let every = humantime::format_duration(pace.interval);
+    format!("{} messages every {every} for {}", pace.burst, humantime::format_duration(pace.interval * frames))
 }
 
 /// Prints a line on stdout. A closed stdout (`| head`) is ignored: the sweep goes on and

@@ -10,11 +10,6 @@ use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
-/// The seat's channel, marked when its crate has a known problem.
-fn marked(seat: &Seat) -> Vec<Span> {
-    vec![Span::Channel(seat.channel.clone(), seat.known_problem)]
-}
-
 /// `5 packets every 20ms`: a participant's frames.
 fn frames(decision: &Decision) -> String {
     let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
@@ -75,7 +70,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
     } else {
         ""
     };
-    let mut lines = vec![("use", vec![Span::Strong(pick.channel.clone()), Span::text(by_rule)])];
+    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::text(by_rule)])];
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
     let latency = match (p99(out), p99(inside)) {
@@ -117,6 +112,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
         lines.push(("avoid", fitted(&avoid, CARD_WIDTH - LABEL)));
     }
     if !decision.tied.is_empty() {
+        let marked = |seat: &Seat| vec![Span::Channel(seat.channel.clone(), seat.known_problem)];
         let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
         let within = "within the noise of the measured pick on drops and CPU: ";
         let mut tie = vec![Span::text(within)];

@@ -1,9 +1,11 @@
-//! The document model of the outputs: a line is built once as spans (text, strong, code, a
-//! channel with its caveat mark) and rendered as console text, Markdown or HTML, so that no
-//! renderer reads another's text.
+//! The document model of the outputs: spans (text, strong, code, a link, a channel with its
+//! caveat mark) and tables of them, built once and rendered as console text, Markdown or HTML,
+//! so that no renderer reads another's text.
+
+use std::fmt::Write as _;
 
 use super::format::escape;
-use super::summary::MARK;
+use super::summary::{MARK, caveats_of};
 
 /// How a line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +16,8 @@ pub enum Format {
     Markdown,
     /// HTML, escaped, the mark in red.
     Html,
+    /// The console's text in the report's `<pre>`: escaped, the mark in red.
+    Pre,
 }
 
 /// A piece of a line.
@@ -22,9 +26,11 @@ pub enum Span {
     /// Plain text.
     Text(String),
     /// Set apart: bold in Markdown and HTML, plain on the console.
-    Strong(String),
+    Strong(Vec<Span>),
     /// A command or flag.
     Code(String),
+    /// A link (label, address): `<address>` on the console, `(label)` linked in Markdown and HTML.
+    Link(String, &'static str),
     /// A channel, followed by [`MARK`] when its crate has a known problem.
     Channel(String, bool),
 }
@@ -35,31 +41,35 @@ impl Span {
         Span::Text(text.into())
     }
 
+    /// Channel `channel` as `label` names it, marked when its crate has a known problem.
+    pub fn channel(label: impl Into<String>, channel: &str) -> Span {
+        Span::Channel(label.into(), !caveats_of(channel).is_empty())
+    }
+
+    /// [`MARK`] alone.
+    pub fn mark() -> Span {
+        Span::Channel(String::new(), true)
+    }
+
     /// The span as `format` writes it.
     pub fn render(&self, format: Format) -> String {
-        let text = |text: &str| if format == Format::Html { escape(text) } else { text.to_owned() };
+        let escaped = matches!(format, Format::Html | Format::Pre);
+        let text = |text: &str| if escaped { escape(text) } else { text.to_owned() };
         match (self, format) {
             (Span::Text(plain), _) => text(plain),
-            (Span::Strong(strong), Format::Text) => strong.clone(),
-            (Span::Strong(strong), Format::Markdown) => format!("**{strong}**"),
-            (Span::Strong(strong), Format::Html) => format!("<b>{}</b>", escape(strong)),
+            (Span::Strong(strong), Format::Markdown) => format!("**{}**", line(strong, format)),
+            (Span::Strong(strong), Format::Html) => format!("<b>{}</b>", line(strong, format)),
+            (Span::Strong(strong), _) => line(strong, format),
             (Span::Code(code), Format::Html) => format!("<code>{}</code>", escape(code)),
-            (Span::Code(code), _) => format!("`{code}`"),
-            (Span::Channel(name, false), _) => text(name),
-            (Span::Channel(name, true), Format::Html) => format!("{}{}", escape(name), red_mark()),
-            (Span::Channel(name, true), _) => format!("{name}{MARK}"),
+            (Span::Code(code), _) => format!("`{}`", text(code)),
+            (Span::Link(label, link), Format::Markdown) => format!("([{label}]({link}))"),
+            (Span::Link(label, link), Format::Html) => format!("(<a href=\"{}\">{}</a>)", escape(link), escape(label)),
+            (Span::Link(_, link), _) => text(&format!("<{link}>")),
+            (Span::Channel(name, marked), _) if !marked => text(name),
+            (Span::Channel(name, _), _) if escaped => format!("{}<span class=\"mark\">{MARK}</span>", escape(name)),
+            (Span::Channel(name, _), _) => format!("{name}{MARK}"),
         }
     }
-}
-
-/// [`MARK`] as the report shows it, in red.
-pub fn red_mark() -> String {
-    format!("<span class=\"mark\">{MARK}</span>")
-}
-
-/// `label` in the report, escaped, with a red [`MARK`] when `channel`'s crate has a known problem.
-pub fn channel_html(label: &str, channel: &str) -> String {
-    Span::Channel(label.to_owned(), !super::summary::caveats_of(channel).is_empty()).render(Format::Html)
 }
 
 /// `text` with its first letter in upper case.
@@ -71,6 +81,17 @@ pub fn capitalized(text: &str) -> String {
 /// `spans` as one line in `format`.
 pub fn line(spans: &[Span], format: Format) -> String {
     spans.iter().map(|span| span.render(format)).collect()
+}
+
+/// `items` as a list in `format`: a line each after `  ` on the console, `- ` in Markdown, in
+/// `<li>` in HTML.
+pub fn list(items: impl IntoIterator<Item = String>, format: Format) -> String {
+    let (open, close) = match format {
+        Format::Markdown => ("- ", ""),
+        Format::Html => ("<li>", "</li>"),
+        Format::Text | Format::Pre => ("  ", ""),
+    };
+    items.into_iter().map(|item| format!("{open}{item}{close}\n")).collect()
 }
 
 /// `items` joined by commas, as many as fit in `width` characters of text, then `+K more`.
@@ -91,4 +112,71 @@ pub fn fitted(items: &[Vec<Span>], width: usize) -> Vec<Span> {
         out = next;
     }
     out
+}
+
+/// A table, built once: its columns, and rows of cells, each cell a line of spans.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// How many leading columns head a group of rows on the console.
+    pub group: usize,
+    /// Each column's header, and its label on the console (`None`: the cell alone).
+    pub columns: Vec<(String, Option<&'static str>)>,
+    /// The rows: the capacity each one's band ran at when the file holds several, and its cells.
+    pub rows: Vec<(Option<String>, Vec<Vec<Span>>)>,
+}
+
+impl Table {
+    /// Adds a column.
+    pub fn column(&mut self, header: impl Into<String>, label: Option<&'static str>) {
+        self.columns.push((header.into(), label));
+    }
+
+    /// As Markdown: a table per capacity, in the order they first appear, after `**At C:**`.
+    pub fn markdown(&self) -> String {
+        let mut sections: Vec<&Option<String>> = Vec::new();
+        for (section, _) in &self.rows {
+            if !sections.contains(&section) {
+                sections.push(section);
+            }
+        }
+        let mut out = String::new();
+        for section in sections {
+            if let Some(section) = section {
+                let _ = writeln!(out, "\n**At {section}:**\n");
+            }
+            let header: Vec<&str> = self.columns.iter().map(|(header, _)| header.as_str()).collect();
+            let _ = writeln!(out, "| {} |\n|{}", header.join(" | "), "---|".repeat(header.len()));
+            for (_, cells) in self.rows.iter().filter(|(at, _)| at == section) {
+                let cells: Vec<String> = cells.iter().map(|cell| line(cell, Format::Markdown)).collect();
+                let _ = writeln!(out, "| {} |", cells.join(" | "));
+            }
+        }
+        out
+    }
+
+    /// As the console lays it out, in `format` ([`Format::Text`] or [`Format::Pre`]): a heading
+    /// where the group (and capacity) changes, then per row its next cell, padded, before each
+    /// further cell that is not empty, one a line, after its label.
+    pub fn console(&self, format: Format) -> String {
+        let mut out = String::new();
+        let mut current = None;
+        for (section, cells) in &self.rows {
+            let mut heading: Vec<String> = cells[..self.group].iter().map(|cell| line(cell, format)).collect();
+            heading.extend(section.as_ref().map(|section| format!("at {section}")));
+            let heading = heading.join(" ");
+            if current.as_ref() != Some(&heading) {
+                let _ = write!(out, "\n{heading}\n");
+                current = Some(heading);
+            }
+            let figures = cells.iter().zip(&self.columns).skip(self.group + 1);
+            let said = figures.filter(|(cell, _)| !line(cell, Format::Text).is_empty()).map(|(cell, (_, label))| {
+                label.map_or(String::new(), |label| format!("{label}: ")) + &line(cell, format)
+            });
+            for (at, said) in said.enumerate() {
+                let lead = if at == 0 { format!("  {:<16}", line(&cells[self.group], format)) } else { " ".repeat(18) };
+                let _ = writeln!(out, "{lead} {said}");
+            }
+        }
+        out
+    }
 }

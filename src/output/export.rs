@@ -24,7 +24,7 @@ type Format = fn(&CellsFile) -> String;
 /// Each export `exports` asks for: its path, its flag, and what writes its text.
 fn asked(exports: &ExportArgs) -> impl Iterator<Item = (&Path, &'static str, Format)> {
     let all: [(&Option<_>, &'static str, Format); 3] = [
-        (&exports.export_json, "--export-json", json),
+        (&exports.export_json, "--export-json", json::<CellsFile>),
         (&exports.export_bmf, "--export-bmf", bmf),
         (&exports.export_github_action, "--export-github-action", github_action),
     ];
@@ -47,11 +47,6 @@ pub fn write_all(exports: &ExportArgs, cells: &CellsFile, force: bool) -> anyhow
     Ok(())
 }
 
-/// The per-cell results as pretty JSON, one newline at the end.
-pub fn json(cells: &CellsFile) -> String {
-    pretty(cells)
-}
-
 /// Bencher Metric Format: `{"<cell name>": {"ns_per_message": {"value": mean,
 /// "lower_value": low, "upper_value": high}}}`, the bounds being the mean's interval (the
 /// min–max below [`crate::stats::MIN_BOOTSTRAP_VALUES`] samples). Cells without an ok sample are
@@ -62,7 +57,7 @@ pub fn bmf(cells: &CellsFile) -> String {
             (cell.name.as_str(), json!({ MEASURE: { "value": mean, "lower_value": low, "upper_value": high } }))
         })
         .collect();
-    pretty(&metrics)
+    json(&metrics)
 }
 
 /// github-action-benchmark's `customSmallerIsBetter` input: `[{"name", "unit", "value",
@@ -74,7 +69,7 @@ pub fn github_action(cells: &CellsFile) -> String {
             json!({ "name": cell.name, "unit": MEASURE, "value": mean, "range": range })
         })
         .collect();
-    pretty(&entries)
+    json(&entries)
 }
 
 /// Each cell with ok samples: its mean ns/message (the headline) and the band it is believed to lie in.
@@ -85,7 +80,8 @@ fn measured(cells: &CellsFile) -> impl Iterator<Item = (&CellResult, f64, (f64, 
     })
 }
 
-fn pretty(value: &impl Serialize) -> String {
+/// `value` (the per-cell results, a metric list) as pretty JSON, one newline at the end.
+pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("plain data serializes") + "\n"
 }
 

@@ -4,18 +4,17 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, capitalized, channel_html, line, red_mark};
+use super::doc::{Format, Span, capitalized, line, list};
 use super::format::{self, escape, number};
-use super::summary::{self, MARK};
-use super::svg::{self, Series};
+use super::summary;
+use super::svg;
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
-use crate::results::cells::{CellResult, CellsFile, Figures};
+use crate::results::cells::CellsFile;
 use crate::results::column::Column;
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::Mode;
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
@@ -32,11 +31,6 @@ pub struct Report<'a> {
     pub analysis: &'a Analysis,
     /// The JSON beside the CSV, when there is one.
     pub metadata: Option<&'a Metadata>,
-}
-
-/// Plain text from the summary with each [`MARK`] coloured.
-fn marked_text(text: &str) -> String {
-    escape(text).replace(MARK, &red_mark())
 }
 
 /// The whole page.
@@ -65,11 +59,13 @@ pub fn page(report: &Report) -> String {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in &analysis.decisions {
-            let _ = writeln!(out, "<p>{}</p>\n<ul class=\"card\">", escape(&super::decision::title(decision)));
-            for line in super::decision::card_lines(decision, Format::Html) {
-                let _ = writeln!(out, "<li>{line}</li>");
-            }
-            let _ = writeln!(out, "</ul>\n<p>{}</p>", line(&super::decision::explanation(decision), Format::Html));
+            let _ = writeln!(
+                out,
+                "<p>{}</p>\n<ul class=\"card\">\n{}</ul>\n<p>{}</p>",
+                escape(&super::decision::title(decision)),
+                list(super::decision::card_lines(decision, Format::Html), Format::Html),
+                line(&super::decision::explanation(decision), Format::Html)
+            );
         }
         out.push_str("</section>\n");
     }
@@ -94,7 +90,7 @@ pub fn page(report: &Report) -> String {
             out,
             "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
              prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            marked_text(summary::text(&analysis.bands, &analysis.versions).trim_end())
+            summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
         );
     }
     machine(&mut out, report.metadata);
@@ -111,24 +107,16 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
          channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
          listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
          <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
-        red_mark(),
+        Span::mark().render(Format::Html),
         summary::CAREFUL
     );
     for band in bands {
-        let (pick, next) = summary::pick_and_next(band);
-        let (runtime, mode) = summary::group_text(band);
+        let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
              <td>{}</td></tr>",
-            escape(&runtime),
-            escape(&mode),
-            band.band.size.name(),
-            summary::tasks_text(&band.band.tasks),
-            marked_text(&pick),
-            marked_text(&summary::careful_text(band)),
-            marked_text(&next),
-            escape(&summary::excluded_names(band))
+            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
         );
     }
     out.push_str("</table>\n</section>\n");
@@ -139,43 +127,18 @@ fn caveats(out: &mut String, names: &[&str]) {
         out,
         "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
          <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
-        red_mark()
+        Span::mark().render(Format::Html)
     );
     for name in names {
         for caveat in summary::caveats_of(name) {
-            let _ = writeln!(
-                out,
-                "<li data-channel=\"{name}\"><b>{name}</b> ({}): {} (<a href=\"{}\">{}</a>); {}</li>",
-                escape(caveat.versions),
-                escape(caveat.text),
-                escape(caveat.link),
-                escape(&caveat.link_label()),
-                escape(&caveat.evidence.label())
-            );
+            let _ =
+                writeln!(out, "<li data-channel=\"{name}\">{}</li>", summary::caveat_item(name, caveat, Format::Html));
         }
     }
     if names.is_empty() {
         out.push_str("<li>None of the channels ranked has one.</li>\n");
     }
     out.push_str("</ul>\n</section>\n");
-}
-
-/// A panel: (runtime, worker threads, capacity, mode, setting).
-type Group<'a> = (RuntimeKind, u64, &'a str, Mode, &'a str);
-
-fn group_of(cell: &CellResult) -> Group<'_> {
-    (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
-}
-
-/// The panels' groups, in file order.
-fn groups(cells: &CellsFile) -> Vec<Group<'_>> {
-    let mut groups: Vec<Group> = Vec::new();
-    for cell in &cells.cells {
-        if !groups.contains(&group_of(cell)) {
-            groups.push(group_of(cell));
-        }
-    }
-    groups
 }
 
 fn plots(out: &mut String, cells: &CellsFile) {
@@ -185,25 +148,19 @@ fn plots(out: &mut String, cells: &CellsFile) {
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
     let several_workers = |runtime: RuntimeKind| {
-        let mut workers: Vec<u64> = cells.cells.iter().filter(|c| c.runtime == runtime).map(|c| c.workers).collect();
-        workers.sort_unstable();
-        workers.dedup();
-        workers.len() > 1
+        let mut workers = cells.cells.iter().filter(|cell| cell.runtime == runtime).map(|cell| cell.workers);
+        workers.next().is_some_and(|first| workers.any(|other| other != first))
     };
     let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
-    for group in groups(cells) {
-        let (runtime, workers, capacity, mode, setting) = group;
-        let mut series: Vec<Series> = Vec::new();
-        for cell in cells.cells.iter().filter(|cell| group_of(cell) == group) {
-            let Some(figures) = &cell.ns_per_message else { continue };
-            let band = figures.trimmed_mean_interval.map(|[low, high]| (low, high));
-            Series::add(&mut series, cell, (cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band);
-        }
-        for line in &mut series {
-            line.points.sort_by_key(|point| point.0);
-        }
-        let notes = format::group_notes(several_workers(runtime).then_some(workers), None, setting);
-        let capacity = if several_capacities { format!(" at {capacity}") } else { String::new() };
+    let panels = svg::panels(&cells.cells, |cell| {
+        let figures = cell.ns_per_message.as_ref()?;
+        let band = figures.trimmed_mean_interval.map(|[low, high]| (low, high));
+        Some(((cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band))
+    });
+    for (first, series) in panels {
+        let (runtime, mode) = (first.runtime, first.mode);
+        let notes = format::group_notes(several_workers(runtime).then_some(first.workers), None, &first.setting);
+        let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
         out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), &series));
     }
     out.push_str("</div>\n</section>\n");
@@ -212,11 +169,6 @@ fn plots(out: &mut String, cells: &CellsFile) {
 /// `low–high`.
 fn range((low, high): (f64, f64)) -> String {
     format!("{}–{}", number(low), number(high))
-}
-
-/// `40.0 ns ×60% | 125 ns ×40%` for a cell with several clusters; empty otherwise.
-fn clusters(figures: &Figures) -> String {
-    format::clusters(figures.clusters.iter().map(|cluster| (cluster.centre, cluster.share)))
 }
 
 fn cell_table(out: &mut String, cells: &CellsFile) {
@@ -239,7 +191,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
                 f.trimmed_mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
                 number(f.median),
                 range((f.min, f.max)),
-                clusters(f),
+                format::clusters(f.clusters.iter().map(|cluster| (cluster.centre, cluster.share))),
             ),
             None => Default::default(),
         };
@@ -259,7 +211,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.mode,
             escape(&cell.setting),
             cell.tasks,
-            channel_html(&cell.label, &cell.channel),
+            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
             match cell.disturbed.len() {
                 0 => cell.ok.to_string(),
                 left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),

@@ -68,7 +68,9 @@ fn row_name(row: &Row) -> String {
 
 /// A column's pick in a row: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
 fn pick(row: &Row, at: usize) -> String {
-    row.bands[at].map_or("not measured".to_owned(), |band| summary::pick_and_next(band).0)
+    row.bands[at].map_or("not measured".to_owned(), |band| {
+        super::doc::line(&summary::pick_and_next(band).0, super::doc::Format::Text)
+    })
 }
 
 /// The introduction shared by the text and the page.

@@ -5,10 +5,10 @@
 
 use std::fmt::Write as _;
 
-use super::doc;
+use super::doc::{Format, Span, Table, capitalized, line, list};
 use super::format::{self, duration, escape, number, thousands};
-use super::summary::{marked_entry, tasks_text};
-use super::svg::{self, Series};
+use super::summary::{band_size, named};
+use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::decision::Decision;
@@ -65,11 +65,6 @@ pub fn cell_label(key: &CellKey) -> String {
     key.label_with(&phased(&key.setting))
 }
 
-/// `small (1-8)`.
-fn size(band: &PacedBand) -> String {
-    format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks))
-}
-
 /// `2.10 µs (p99.9 5.00 µs)`.
 fn p99(entry: &PacedEntry) -> String {
     let p999 = entry.p999_ns.map_or(String::new(), |ns| format!(" (p99.9 {})", duration(ns)));
@@ -90,64 +85,30 @@ fn overflow(entry: &PacedEntry) -> String {
     format!("{}% (drops {}%)", number(entry.overflow_share * 100.0), number(entry.drop_share * 100.0))
 }
 
-/// A figure of a band's entries as the answer shows it: in full for the first, brief for the
-/// next one beyond the noise.
-#[derive(Debug, Clone, Copy)]
-enum Figure {
-    /// Pooled p99 (p99.9 beside it in full).
-    P99,
-    /// CPU per delivered message (the core share beside it in full).
-    Cpu,
-    /// Frames overflowed (drops beside it in full).
-    Overflow,
-}
-
-impl Figure {
-    fn ranking(self, band: &PacedBand) -> &Ranking<PacedEntry> {
-        match self {
-            Figure::P99 => &band.p99,
-            Figure::Cpu => &band.cpu,
-            Figure::Overflow => &band.overflow,
-        }
-    }
-
-    fn full(self, entry: &PacedEntry) -> String {
-        match self {
-            Figure::P99 => p99(entry),
-            Figure::Cpu => cpu(entry),
-            Figure::Overflow => overflow(entry),
-        }
-    }
-
-    fn brief(self, entry: &PacedEntry) -> String {
-        match self {
-            Figure::P99 => entry.p99_ns.map_or(String::new(), duration),
-            Figure::Cpu => entry.cpu_ns.map_or(String::new(), duration),
-            Figure::Overflow => format!("{}%", number(entry.overflow_share * 100.0)),
-        }
-    }
-}
+/// How a figure of a band's entries reads: in full for the first (`p99`, `cpu`, `overflow`),
+/// brief for the next one beyond the noise.
+type Show = fn(&PacedEntry) -> String;
 
 /// The first of a ranking, the channels tied with it collapsed (`≈ flume, within 12%`, `≈ 4
-/// others within 40%`), then the next channel with its verdict: `kanal† 2.10 µs ≈ 4 others
-/// within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none ranked` when none is.
-fn leaders(band: &PacedBand, figure: Figure) -> String {
-    let ranking = figure.ranking(band);
-    let is_ratio = !matches!(figure, Figure::Overflow);
-    let Some(first) = ranking.first() else { return "none ranked".to_owned() };
-    let tied = super::summary::tied_text(ranking, is_ratio);
-    let mut text = format!("{} {}{tied}", marked_entry(first), figure.full(&first.figures));
+/// others within 40%`), then the next channel with its verdict (`is_ratio`, else in points):
+/// `kanal† 2.10 µs ≈ 4 others within 40%; next thingbuf† 9.00 µs, 4.29× [2.10–8.70]`; `none
+/// ranked` when none is.
+fn leaders(ranking: &Ranking<PacedEntry>, (full, brief): (Show, Show), is_ratio: bool) -> Vec<Span> {
+    let Some(first) = ranking.first() else { return vec![Span::text("none ranked")] };
+    let mut spans = vec![named(first), Span::Text(format!(" {}", full(&first.figures)))];
+    spans.extend(super::summary::tied(ranking, is_ratio));
     match ranking.next() {
         Some(next) => {
             let how = next.verdict.map_or(String::new(), |v| {
                 format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
-            let _ = write!(text, "; next {} {}{how}", marked_entry(next), figure.brief(&next.figures));
+            spans.extend([Span::text("; next "), named(next)]);
+            spans.push(Span::Text(format!(" {}{how}", brief(&next.figures))));
         }
-        None if ranking.entries.len() == 1 => text.push_str(" (the only one ranked)"),
+        None if ranking.entries.len() == 1 => spans.push(Span::text(" (the only one ranked)")),
         None => {}
     }
-    text
+    spans
 }
 
 /// The channels not ranked in `band`, with why: `pacer behind: x; failed or missing: y`.
@@ -162,57 +123,35 @@ fn not_ranked(band: &PacedBand) -> String {
     parts.join("; ")
 }
 
-/// The answer for the console: one block per group, one line per figure of each band.
-pub fn text(bands: &[PacedBand]) -> String {
-    let mut out = format!("{HEADING}: {}\n", how_to_read());
-    let mut current = None;
-    for band in bands {
-        let heading = group(band);
-        if current.as_ref() != Some(&heading) {
-            let _ = write!(out, "\n{heading}\n");
-            current = Some(heading);
-        }
-        let indent = " ".repeat(19);
-        let _ = writeln!(out, "  {:<16} lowest p99 (pooled): {}", size(band), leaders(band, Figure::P99));
-        let _ = writeln!(out, "{indent}lowest CPU/delivered msg (trimmed mean): {}", leaders(band, Figure::Cpu));
-        let _ = writeln!(out, "{indent}fewest frames overflowed: {}", leaders(band, Figure::Overflow));
-        let not_ranked = not_ranked(band);
-        if !not_ranked.is_empty() {
-            let _ = writeln!(out, "{indent}not ranked: {not_ranked}");
-        }
-    }
-    out
-}
-
-/// The answer as a Markdown table, headed `### latency under load`, then how to read it.
-pub fn markdown(bands: &[PacedBand]) -> String {
-    let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
-    let mut header = vec![
-        "runtime, mode, setting",
-        "tasks",
-        "lowest p99, pooled (p99.9)",
+/// The answer's table: per band its lowest p99, lowest CPU and fewest frames overflowed, and
+/// the channels not ranked when some band has them.
+fn table(bands: &[PacedBand]) -> Table {
+    let mut table = Table { group: 1, ..Table::default() };
+    table.column("runtime, mode, setting", None);
+    table.column("tasks", None);
+    table.column("lowest p99, pooled (p99.9)", Some("lowest p99 (pooled)"));
+    table.column(
         "lowest CPU per delivered msg, trimmed mean (core share)",
-        "fewest frames overflowed (drops)",
-    ];
+        Some("lowest CPU/delivered msg (trimmed mean)"),
+    );
+    table.column("fewest frames overflowed (drops)", Some("fewest frames overflowed"));
+    let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
     if with_not_ranked {
-        header.push("not ranked");
+        table.column("not ranked", Some("not ranked"));
     }
-    let mut out = format!("### {HEADING}\n\n| {} |\n|{}\n", header.join(" | "), "---|".repeat(header.len()));
     for band in bands {
-        let mut row = vec![
-            group(band),
-            size(band),
-            leaders(band, Figure::P99),
-            leaders(band, Figure::Cpu),
-            leaders(band, Figure::Overflow),
-        ];
+        let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(band_size(&band.band))]];
+        cells.extend([
+            leaders(&band.p99, (p99, |entry| entry.p99_ns.map_or(String::new(), duration)), true),
+            leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
+            leaders(&band.overflow, (overflow, |entry| format!("{}%", number(entry.overflow_share * 100.0))), false),
+        ]);
         if with_not_ranked {
-            row.push(not_ranked(band));
+            cells.push(vec![Span::Text(not_ranked(band))]);
         }
-        let _ = writeln!(out, "| {} |", row.join(" | "));
+        table.rows.push((None, cells));
     }
-    let _ = writeln!(out, "\n{}", doc::capitalized(&how_to_read()));
-    out
+    table
 }
 
 /// Which output the answer joins.
@@ -226,6 +165,13 @@ pub enum Form {
     Short,
 }
 
+impl Form {
+    /// How its lines are written.
+    pub fn format(self) -> Format {
+        if self == Form::Text { Format::Text } else { Format::Markdown }
+    }
+}
+
 /// The heading of the decision for a room, in every output.
 pub const DECISION_HEADING: &str = "for your room";
 
@@ -234,25 +180,18 @@ pub const DECISION_HEADING: &str = "for your room";
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
+        let card = list(super::decision::card_lines(decision, form.format()), form.format());
+        let explanation = line(&super::decision::explanation(decision), form.format());
         let _ = match form {
-            Form::Text => writeln!(
+            Form::Text => {
+                writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", super::decision::title(decision))
+            }
+            Form::Markdown => writeln!(
                 out,
-                "{DECISION_HEADING}: {}\n  {}\n{}\n",
-                super::decision::title(decision),
-                super::decision::card_lines(decision, doc::Format::Text).join("\n  "),
-                doc::line(&super::decision::explanation(decision), doc::Format::Text)
+                "### {DECISION_HEADING} of {}\n\n{card}\n{explanation}\n",
+                super::decision::room(decision)
             ),
-            Form::Markdown | Form::Short => writeln!(
-                out,
-                "### {DECISION_HEADING} of {}\n\n- {}\n{}",
-                super::decision::room(decision),
-                super::decision::card_lines(decision, doc::Format::Markdown).join("\n- "),
-                if form == Form::Short {
-                    String::new()
-                } else {
-                    format!("\n{}\n", doc::line(&super::decision::explanation(decision), doc::Format::Markdown))
-                }
-            ),
+            Form::Short => writeln!(out, "### {DECISION_HEADING} of {}\n\n{card}", super::decision::room(decision)),
         };
     }
     out
@@ -265,36 +204,30 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// (`output::capacity::designs`). The throughput answer alone without paced bands.
 pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
     let bands = &analysis.paced;
-    let designs = super::capacity::designs_of(analysis, form);
+    let designs = super::capacity::designs(analysis, form);
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }
+    // The latency answer: on the console a block per group, a line per figure of each band; in
+    // Markdown a table headed `### latency under load`, then how to read it.
     let latency = match form {
-        Form::Text => text(bands),
-        Form::Markdown | Form::Short => markdown(bands),
+        Form::Text => format!("{HEADING}: {}\n{}", how_to_read(), table(bands).console(Format::Text)),
+        Form::Markdown | Form::Short => {
+            format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
+        }
     };
     let decided = decisions(&analysis.decisions, form);
     if !analysis.only_paced {
         return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
     }
     let versions = super::summary::versions_line(&analysis.versions);
-    let caveats = match form {
-        Form::Text => super::summary::caveats_text(&caveated(bands)),
-        Form::Markdown | Form::Short => super::summary::caveats_markdown(&caveated(bands)),
-    };
+    let caveats = super::summary::caveats(&caveated(bands), form.format());
     format!("{decided}{designs}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
 }
 
 /// The channels with caveats that `bands` rank, in the order first ranked.
 pub fn caveated(bands: &[PacedBand]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for entry in bands.iter().flat_map(|band| &band.entries) {
-        let known = crate::registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
-        if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
-            names.push(known.name);
-        }
-    }
-    names
+    super::summary::caveated_of(bands.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str()))
 }
 
 /// Why a file of paced cells has no ns/message answer.
@@ -327,7 +260,7 @@ fn band_table(band: &PacedBand) -> String {
          <th>CPU per delivered msg</th><th>against the lowest</th><th>share of a core</th><th>frames overflowed \
          (drops)</th><th>against the fewest</th></tr>\n",
         escape(&group(band)),
-        escape(&size(band))
+        escape(&band_size(&band.band))
     );
     let by = if band.p99.entries.is_empty() { &band.cpu } else { &band.p99 };
     for ranked in &by.entries {
@@ -336,7 +269,7 @@ fn band_table(band: &PacedBand) -> String {
             out,
             "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            doc::channel_html(&label, &entry.channel),
+            Span::channel(label.as_str(), &entry.channel).render(Format::Html),
             entry.p99_ns.map_or(String::new(), duration),
             standing(&band.p99, &label, true),
             entry.cpu_ns.map_or(String::new(), duration),
@@ -366,32 +299,15 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     let mut out = format!(
         "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-        doc::capitalized(HEADING),
-        escape(&doc::capitalized(&how_to_read()))
+        capitalized(HEADING),
+        escape(&capitalized(&how_to_read()))
     );
     for band in bands {
         out.push_str(&band_table(band));
     }
     out.push_str("<div class=\"plots\">\n");
-    let mut groups: Vec<(&CellResult, Vec<Series>)> = Vec::new();
-    for &(cell, figures) in &paced {
-        let Some(p99) = figures.pooled_p99_ns else { continue };
-        let same = |other: &CellResult| {
-            (other.runtime, other.workers, &other.capacity_label, other.mode, &other.setting)
-                == (cell.runtime, cell.workers, &cell.capacity_label, cell.mode, &cell.setting)
-        };
-        let at = match groups.iter().position(|(first, _)| same(first)) {
-            Some(at) => at,
-            None => {
-                groups.push((cell, Vec::new()));
-                groups.len() - 1
-            }
-        };
-        let series = &mut groups[at].1;
-        Series::add(series, cell, (cell.tasks, p99 as f64, &[][..]), None);
-    }
-    for (first, mut series) in groups {
-        series.iter_mut().for_each(|line| line.points.sort_by_key(|point| point.0));
+    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
+    for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &phased(&first.setting));
         let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
         out.push_str(&svg::latency_panel(&title, "pooled p99", &series));
@@ -413,7 +329,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             cell.mode,
             escape(&phased(&cell.setting)),
             cell.tasks,
-            doc::channel_html(&cell.label, &cell.channel),
+            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),

@@ -1,17 +1,16 @@
 //! The summary as text for the console, as Markdown for `X.md`, and the short answer for the
-//! README: formatting only. A ranked channel whose crate has caveats in the registry is marked
-//! with [`MARK`], and the caveats follow the rankings.
+//! README: formatting only, each table's rows built once as spans ([`super::doc`]). A ranked
+//! channel whose crate has caveats in the registry is marked with [`MARK`], and the caveats
+//! follow the rankings.
 
-use std::fmt::Write as _;
-
-use super::capacity::Lines;
+use super::doc::{Format, Span, Table, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::results::band::Band;
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::versions::{Source, Versions};
-use crate::run::workload::{Capacity, Merge};
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -22,73 +21,59 @@ pub fn caveats_of(channel: &str) -> &'static [Caveat] {
     registry::find(channel).map_or(&[], |entry| entry.caveats)
 }
 
-/// `kanal†` or `kanal via select-all†` for a channel with caveats, the label alone otherwise.
-pub fn marked(channel: &str, merge: Option<Merge>) -> String {
-    let label = channel_label(channel, merge);
-    if caveats_of(channel).is_empty() { label } else { format!("{label}{MARK}") }
-}
-
-/// [`marked`] for a ranked channel.
-pub(super) fn marked_entry<E>(entry: &Entry<E>) -> String {
-    marked(&entry.channel, entry.merge)
-}
-
-/// `multi-thread` and `cloned-send [2 workers, latency]`: a band's runtime and its mode with
-/// what sets its group apart.
-pub fn group_text(band: &Recommendation) -> (String, String) {
-    (
-        band.band.runtime.to_string(),
-        format!("{}{}", band.band.mode, format::group_notes(band.band.workers, None, &band.band.setting)),
-    )
+/// A ranked channel, marked when its crate has caveats.
+pub(super) fn named<E>(entry: &Entry<E>) -> Span {
+    Span::channel(entry.label(), &entry.channel)
 }
 
 /// The channels with caveats that the summary of `bands` names (leaders and next of every
 /// ranking), without ` via MERGE`, in the order they are first named.
 pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
-    for band in bands {
-        for ranking in [&band.speed, &band.cpu, &band.p99] {
-            let next = ranking.next();
-            for entry in ranking.leaders().iter().chain(next) {
-                let known = registry::find(&entry.channel).filter(|known| !known.caveats.is_empty());
-                if let Some(known) = known.filter(|known| !names.contains(&known.name)) {
-                    names.push(known.name);
-                }
-            }
+    let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
+    caveated_of(rankings.flat_map(|ranking| ranking.leaders().iter().chain(ranking.next())).map(|e| e.channel.as_str()))
+}
+
+/// The channels with caveats among `channels`, each once, in the order first named.
+pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    for known in channels.into_iter().filter_map(registry::find) {
+        if !known.caveats.is_empty() && !names.contains(&known.name) {
+            names.push(known.name);
         }
     }
     names
 }
 
-/// The caveats of the channels `names` (from [`caveated`]), one line each: for the console.
-pub fn caveats_text(names: &[&str]) -> String {
-    let mut out = String::new();
-    for &name in names {
-        for caveat in caveats_of(name) {
-            let (versions, text, link, evidence) = (caveat.versions, caveat.text, caveat.link, caveat.evidence.label());
-            let _ = writeln!(out, "  {name}{MARK} ({versions}): {text} <{link}>; {evidence}");
-        }
-    }
-    if out.is_empty() {
-        return out;
-    }
-    format!("\n{MARK} known problems (issue trackers searched {CAVEATS_CHECKED}):\n{out}")
+/// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence` on
+/// the console, the channel bold in Markdown (after the mark) and HTML.
+pub fn caveat_item(name: &str, caveat: &Caveat, format: Format) -> String {
+    let strong = Span::Strong(vec![Span::text(name)]);
+    let mut item = match format {
+        Format::Markdown => vec![Span::mark(), Span::text(" "), strong],
+        Format::Html => vec![strong],
+        Format::Text | Format::Pre => vec![Span::Channel(name.to_owned(), true)],
+    };
+    item.extend([
+        Span::Text(format!(" ({}): {} ", caveat.versions, caveat.text)),
+        Span::Link(caveat.link_label(), caveat.link),
+        Span::Text(format!("; {}", caveat.evidence.label())),
+    ]);
+    line(&item, format)
 }
 
-/// The caveats of the channels `names` (from [`caveated`]), as a Markdown list.
-pub fn caveats_markdown(names: &[&str]) -> String {
-    let mut out = String::new();
-    for &name in names {
-        for caveat in caveats_of(name) {
-            let (text, versions, label) = (caveat.text, caveat.versions, caveat.link_label());
-            let (link, evidence) = (caveat.link, caveat.evidence.label());
-            let _ = writeln!(out, "- {MARK} **{name}** ({versions}): {text} ([{label}]({link})); {evidence}");
+/// The caveats of the channels `names` (from [`caveated`]) under their heading: a line each on
+/// the console, a list in Markdown; empty when they have none.
+pub fn caveats(names: &[&str], format: Format) -> String {
+    let heading = match format {
+        Format::Markdown => {
+            format!("Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n")
         }
-    }
-    if out.is_empty() {
-        return out;
-    }
-    format!("\n{MARK} Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n\n{out}")
+        _ => format!("known problems (issue trackers searched {CAVEATS_CHECKED}):"),
+    };
+    let items =
+        names.iter().flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, format)));
+    let items = list(items, format);
+    if items.is_empty() { items } else { format!("\n{} {heading}\n{items}", Span::mark().render(format)) }
 }
 
 /// `1-8`, or `64` for a single task count.
@@ -100,41 +85,61 @@ pub fn tasks_text(tasks: &[u64]) -> String {
     }
 }
 
+/// `small (1-8)`: a band and its task counts.
+pub fn band_size(band: &Band) -> String {
+    format!("{} ({})", band.size.name(), tasks_text(&band.tasks))
+}
+
+/// The cells that say which band a row is: runtime, mode (with what sets its group apart:
+/// `cloned-send [2 workers, latency]`) and tasks (`small (1-8)`).
+fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
+    let notes = format::group_notes(band.band.workers, None, &band.band.setting);
+    [band.band.runtime.to_string(), format!("{}{notes}", band.band.mode), band_size(&band.band)]
+        .map(|cell| vec![Span::Text(cell)])
+        .into()
+}
+
 /// How a ranking's leaders read, every figure with its verdict against the first:
 /// `crossfire† 63.1, 1.21× faster than kanal† 76.4 [1.15–1.27]` when the runner-up is behind
 /// beyond the noise; `kanal 65.2 ≈ flume 66.0, within 4%; next tokio-mpsc 130, 2.00× [1.90–2.10]`
 /// when tied, the tied channels collapsed to `≈ 3 others within 9%` when more than one.
-/// `strong` marks the first (Markdown bold), `show` formats a value, `ahead` says what "lower" means.
+/// `strong` sets the first apart, `show` formats a value, `ahead` says what "lower" means.
 /// A channel marked `(mixed)` has a cell in the band whose samples form more than one cluster.
-fn leaders_text(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> String {
+fn leaders(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> Vec<Span> {
     let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.figures.mixed { MIXED } else { "" });
-    let Some(first) = ranking.first() else { return String::new() };
-    let name = marked_entry(first);
-    let mut line = format!("{} {}", if strong { format!("**{name}**") } else { name }, figure(first));
-    line.push_str(&tied_text(ranking, true));
+    let Some(first) = ranking.first() else { return Vec::new() };
+    let name = if strong { Span::Strong(vec![named(first)]) } else { named(first) };
+    let mut spans = vec![name, Span::Text(format!(" {}", figure(first)))];
+    spans.extend(tied(ranking, true));
     match ranking.next() {
         Some(next) if ranking.is_tie() || next.verdict.is_none() => {
-            let _ = write!(line, "; next {} {}, {}", marked_entry(next), figure(next), verdict_ratio(next));
+            spans.extend([Span::text("; next "), named(next)]);
+            spans.push(Span::Text(format!(" {}, {}", figure(next), verdict_ratio(next))));
         }
         Some(next) => {
             let (ratio, low, high) = next.ratio().expect("the arm above takes a runner-up without a verdict");
-            let _ = write!(line, ", {ratio:.2}× {ahead} {} {} [{low:.2}–{high:.2}]", marked_entry(next), figure(next));
+            spans.extend([Span::Text(format!(", {ratio:.2}× {ahead} ")), named(next)]);
+            spans.push(Span::Text(format!(" {} [{low:.2}–{high:.2}]", figure(next))));
         }
-        None if ranking.entries.len() == 1 => line.push_str(" (the only one ranked)"),
+        None if ranking.entries.len() == 1 => spans.push(Span::text(" (the only one ranked)")),
         None => {}
     }
-    line
+    spans
 }
 
 /// The channels tied with a ranking's first, as they follow its name: ` ≈ kanal†, within 4%`,
 /// ` ≈ 3 others within 9%`; empty without a tie.
-pub(super) fn tied_text<E>(ranking: &Ranking<E>, is_ratio: bool) -> String {
+pub(super) fn tied<E>(ranking: &Ranking<E>, is_ratio: bool) -> Vec<Span> {
     let tied = ranking.leaders().get(1..).unwrap_or_default();
     let widest = tied.iter().filter_map(|entry| entry.verdict).max_by(|a, b| a.within().total_cmp(&b.within()));
     match (tied, widest) {
-        ([one], Some(widest)) => format!(" ≈ {}, {}", marked_entry(one), format::within(&widest, is_ratio)),
-        (_, Some(widest)) => format!(" ≈ {} others {}", tied.len(), format::within(&widest, is_ratio)),
-        _ => String::new(),
+        ([one], Some(widest)) => {
+            vec![Span::text(" ≈ "), named(one), Span::Text(format!(", {}", format::within(&widest, is_ratio)))]
+        }
+        (_, Some(widest)) => {
+            vec![Span::Text(format!(" ≈ {} others {}", tied.len(), format::within(&widest, is_ratio)))]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -143,13 +148,14 @@ fn verdict_ratio(entry: &Entry) -> String {
     entry.verdict.as_ref().map_or_else(|| "no verdict (too few samples)".to_owned(), format::ratio)
 }
 
-/// How far behind the first an entry is: `1.27× [1.20–1.35] behind`, or that the run did not
-/// resolve it.
-fn behind(entry: &Entry) -> String {
-    match verdict_ratio(entry) {
+/// An entry and how far behind the first it is: `flume 63.5, 1.27× [1.20–1.35] behind`, or
+/// that the run did not resolve it.
+fn behind(entry: &Entry) -> Vec<Span> {
+    let how = match verdict_ratio(entry) {
         ratio if ratio == format::NOT_RESOLVED => format!("how far behind {ratio}"),
         ratio => format!("{ratio} behind"),
-    }
+    };
+    vec![named(entry), Span::Text(format!(" {}, {how}", number(entry.value)))]
 }
 
 fn excluded_text(excluded: &Excluded) -> String {
@@ -167,18 +173,52 @@ fn excluded_text(excluded: &Excluded) -> String {
     format!("{} ({})", channel_label(&excluded.channel, excluded.merge), reasons.join("; "))
 }
 
-/// The p99 ranking's text, when the band has latency.
-fn p99_text(band: &Recommendation) -> Option<String> {
-    band.p99.first()?;
-    Some(leaders_text(&band.p99, duration, "lower than", false))
-}
-
 /// What follows a figure whose channel has a mixed cell in the band.
 const MIXED: &str = " (mixed)";
+
+/// The summary's table: per band its fastest, careful pick and lowest CPU, a column for p99
+/// only when some band has latency, one for the channels not ranked only when some band has them.
+fn table(bands: &[Recommendation]) -> Table {
+    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
+    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
+    let mut table = Table { group: 2, ..Table::default() };
+    for header in ["runtime", "mode", "tasks", "fastest (ns/message)"] {
+        table.column(header, None);
+    }
+    table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
+    table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
+    if with_p99 {
+        table.column("lowest p99 latency", Some("lowest p99"));
+    }
+    if with_excluded {
+        table.column("not ranked", Some("not ranked"));
+    }
+    for band in bands {
+        let mut cells = band_cells(band);
+        cells.push(match band.speed.first() {
+            Some(_) => leaders(&band.speed, number, "faster than", true),
+            None => vec![Span::text("no channel without failures")],
+        });
+        cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
+        if with_p99 {
+            cells.push(leaders(&band.p99, duration, "lower than", false));
+        }
+        if with_excluded {
+            cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
+        }
+        table.rows.push((band.band.capacity.map(|capacity| capacity.to_string()), cells));
+    }
+    table
+}
 
 /// The summary for the console: per runtime and mode, one block per band, then the
 /// `versions` it was measured with and the caveats.
 pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
+    console(bands, versions, Format::Text)
+}
+
+/// [`text`] in `format`: [`Format::Text`], or [`Format::Pre`] for the report.
+pub fn console(bands: &[Recommendation], versions: &Versions, format: Format) -> String {
     let mut out = String::from(
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
@@ -191,49 +231,17 @@ pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
             "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
     }
-    let mut group = None;
-    for band in bands {
-        let (runtime, mode) = group_text(band);
-        let mode = format!("{mode}{}", band.band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}")));
-        if group.as_ref() != Some(&(runtime.clone(), mode.clone())) {
-            let _ = write!(out, "\n{runtime} {mode}\n");
-            group = Some((runtime, mode));
-        }
-        let label = format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks));
-        let fastest = match band.speed.first() {
-            Some(_) => leaders_text(&band.speed, number, "faster than", false),
-            None => "no channel without failures to rank".to_owned(),
-        };
-        let _ = writeln!(out, "  {label:<16} {fastest}");
-        let indent = " ".repeat(19);
-        if band.speed.first().is_some() {
-            let _ = writeln!(out, "{indent}{CAREFUL}: {}", careful_text(band));
-        }
-        if band.cpu.first().is_some() {
-            let cpu = leaders_text(&band.cpu, number, "lower than", false);
-            let _ = writeln!(out, "{indent}lowest CPU ns/msg: {cpu}");
-        }
-        if let Some(p99) = p99_text(band) {
-            let _ = writeln!(out, "{indent}lowest p99: {p99}");
-        }
-        if !band.excluded.is_empty() {
-            let excluded: Vec<String> = band.excluded.iter().map(excluded_text).collect();
-            let _ = writeln!(out, "{indent}not ranked: {}", excluded.join(", "));
-        }
-    }
-    out.push_str(&super::capacity::section(bands, "  ", Lines::Text));
-    let _ = write!(out, "\n{}\n", versions_line(versions));
-    out.push_str(&caveats_text(&caveated(bands)));
-    out
+    out = Span::Text(out).render(format) + &table(bands).console(format);
+    out.push_str(&super::capacity::section(bands, format, false));
+    out.push_str(&format!("\n{}\n", Span::Text(versions_line(versions)).render(format)));
+    out + &caveats(&caveated(bands), format)
 }
 
 /// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
-/// names it): one table, a column for p99 only when some band has latency, one for the
-/// channels not ranked only when some band has them, then how to read it (`runs`: how many
-/// runs the file pooled, 1 for one).
+/// names it): one table ([`table`]), then how to read it (`runs`: how many runs the file
+/// pooled, 1 for one).
 pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions: &Versions) -> String {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
-    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let x_large =
         if bands.iter().any(|band| band.band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
     let mut out = format!(
@@ -243,42 +251,9 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
          time per message{}.\n\n",
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
-    let careful_header = format!("{CAREFUL} (ns/message)");
-    let mut header =
-        vec!["runtime", "mode", "tasks", "fastest (ns/message)", &careful_header, "lowest CPU (ns/message)"];
-    if with_p99 {
-        header.push("lowest p99 latency");
-    }
-    if with_excluded {
-        header.push("not ranked");
-    }
-    for (capacity, bands) in by_capacity(bands) {
-        table_head(&mut out, capacity, &header);
-        for band in bands {
-            let (runtime, mode) = group_text(band);
-            let mut row = vec![
-                runtime,
-                mode,
-                format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks)),
-                match band.speed.first() {
-                    Some(_) => leaders_text(&band.speed, number, "faster than", true),
-                    None => "no channel without failures".to_owned(),
-                },
-                careful_text(band),
-                leaders_text(&band.cpu, number, "lower than", false),
-            ];
-            if with_p99 {
-                row.push(p99_text(band).unwrap_or_default());
-            }
-            if with_excluded {
-                row.push(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "));
-            }
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
-    }
-    out.push_str(&super::capacity::section(bands, "- ", Lines::Markdown));
-    let _ = writeln!(
-        out,
+    out.push_str(&table(bands).markdown());
+    out.push_str(&super::capacity::section(bands, Format::Markdown, false));
+    out.push_str(&format!(
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
          count (the mean of its samples without the highest and lowest fifth); *(mixed)* marks a channel with a cell \
          in the band whose samples form separate clusters. Bands: small is 1–8 tasks, medium 16–64, large \
@@ -288,11 +263,11 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
          1 is *tied* with the first (`≈ flume, within 4%`: the interval's far end). A channel with a failed sample, \
          or missing at one of the band's task counts, is not ranked in that band. The fastest with no known problem \
          is the first channel of the ranking whose crate has no caveat covering its version; *same* when that is \
-         the fastest itself.\n\n{}\n\n{}",
+         the fastest itself.\n\n{}\n\n{}\n",
         super::pool::noise_line(runs),
         versions_line(versions)
-    );
-    out.push_str(&caveats_markdown(&caveated(bands)));
+    ));
+    out.push_str(&caveats(&caveated(bands), Format::Markdown));
     out
 }
 
@@ -302,18 +277,16 @@ pub const CAREFUL: &str = "fastest with no known problem";
 /// The careful pick of `band` ([`Careful`]): `same` when the fastest has no known problem,
 /// `flume 63.5, 1.57× behind`, `tokio-recv-many 70.0 (tied, 1.02×)` when it is tied with the
 /// fastest, `none ranked` when every channel ranked has one; empty when none is ranked.
-pub fn careful_text(band: &Recommendation) -> String {
+pub fn careful(band: &Recommendation) -> Vec<Span> {
     match &band.careful() {
-        _ if band.speed.first().is_none() => String::new(),
-        Careful::Same => "same".to_owned(),
+        _ if band.speed.first().is_none() => Vec::new(),
+        Careful::Same => vec![Span::text("same")],
         Careful::Behind { entry, .. } if entry.tied_with_first => {
             let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-            format!("{} {} (tied{within})", marked_entry(entry), number(entry.value))
+            vec![named(entry), Span::Text(format!(" {} (tied{within})", number(entry.value)))]
         }
-        Careful::Behind { entry, .. } => {
-            format!("{} {}, {}", marked_entry(entry), number(entry.value), behind(entry))
-        }
-        Careful::NoneRanked => "none ranked".to_owned(),
+        Careful::Behind { entry, .. } => behind(entry),
+        Careful::NoneRanked => vec![Span::text("none ranked")],
     }
 }
 
@@ -341,25 +314,30 @@ pub fn versions_line(versions: &Versions) -> String {
 /// `kanal† 83.0 ≈ crossfire†, within 6%`, or `kanal† 83.0 ≈ 3 others within 12%`; then
 /// `thingbuf 163, 1.97× behind [1.80–2.10]`, or `none` when every other channel is tied or
 /// there is no other.
-pub fn pick_and_next(band: &Recommendation) -> (String, String) {
+pub fn pick_and_next(band: &Recommendation) -> (Vec<Span>, Vec<Span>) {
     let ranking = &band.speed;
-    let Some(first) = ranking.first() else { return ("no channel without failures".to_owned(), String::new()) };
-    let pick = format!("{} {}{}", marked_entry(first), number(first.value), tied_text(ranking, true));
+    let Some(first) = ranking.first() else { return (vec![Span::text("no channel without failures")], Vec::new()) };
+    let mut pick = vec![named(first), Span::Text(format!(" {}", number(first.value)))];
+    pick.extend(tied(ranking, true));
     let next = match ranking.next() {
-        Some(next) => format!("{} {}, {}", marked_entry(next), number(next.value), behind(next)),
+        Some(next) => behind(next),
         None if ranking.entries.len() == 1 => {
-            format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge))
+            vec![Span::Text(format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge)))]
         }
-        None => "none".to_owned(),
+        None => vec![Span::text("none")],
     };
     (pick, next)
 }
 
-/// The channels not ranked in `band`, by label, comma-separated.
-pub fn excluded_names(band: &Recommendation) -> String {
-    let names: Vec<String> =
+/// The short answer's row of `band`: the band, its pick, careful pick and next, and the channels
+/// not ranked, by label.
+pub fn short_row(band: &Recommendation) -> Vec<Vec<Span>> {
+    let (pick, next) = pick_and_next(band);
+    let excluded: Vec<String> =
         band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge)).collect();
-    names.join(", ")
+    let mut cells = band_cells(band);
+    cells.extend([pick, careful(band), next, vec![Span::Text(excluded.join(", "))]]);
+    cells
 }
 
 /// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
@@ -375,42 +353,23 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
          table.\n\n"
     );
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let mut header = vec!["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"];
+    let mut table = Table::default();
+    for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
+        table.column(header, None);
+    }
     if with_excluded {
-        header.push("not ranked (failures)");
+        table.column("not ranked (failures)", None);
     }
-    for (capacity, bands) in by_capacity(bands) {
-        table_head(&mut out, capacity, &header);
-        for band in bands {
-            let (pick, next) = pick_and_next(band);
-            let tasks = format!("{} ({})", band.band.size.name(), tasks_text(&band.band.tasks));
-            let (runtime, mode) = group_text(band);
-            let mut row = vec![runtime, mode, tasks, pick, careful_text(band), next];
-            if with_excluded {
-                row.push(excluded_names(band));
-            }
-            let _ = writeln!(out, "| {} |", row.join(" | "));
-        }
+    for band in bands {
+        let mut cells = short_row(band);
+        cells.truncate(table.columns.len());
+        table.rows.push((band.band.capacity.map(|capacity| capacity.to_string()), cells));
     }
-    out.push_str(&super::capacity::section(bands, "- ", Lines::Changes));
-    let _ = writeln!(out, "\n{}", versions_line(versions));
-    out.push_str(&caveats_markdown(&caveated(bands)));
+    out.push_str(&table.markdown());
+    out.push_str(&super::capacity::section(bands, Format::Markdown, true));
+    out.push_str(&format!("\n{}\n", versions_line(versions)));
+    out.push_str(&caveats(&caveated(bands), Format::Markdown));
     out
-}
-
-/// `bands` split by capacity, in the order the capacities first appear.
-fn by_capacity(bands: &[Recommendation]) -> Vec<(Option<Capacity>, Vec<&Recommendation>)> {
-    let capacities = super::capacity::of(bands);
-    capacities.into_iter().map(|at| (at, bands.iter().filter(|band| band.band.capacity == at).collect())).collect()
-}
-
-/// A table's header row, after a line naming its capacity when the file holds several.
-fn table_head(out: &mut String, capacity: Option<Capacity>, header: &[&str]) {
-    if let Some(capacity) = capacity {
-        let _ = writeln!(out, "\n**At {capacity}:**\n");
-    }
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let _ = writeln!(out, "|{}", "---|".repeat(header.len()));
 }
 
 #[cfg(test)]

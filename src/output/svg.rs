@@ -25,26 +25,37 @@ pub struct Series<'a> {
     pub band: Vec<(u64, f64, f64)>,
 }
 
-impl<'a> Series<'a> {
-    /// Adds `point` to the line of `cell` in `series`, starting that line at its first point.
-    /// `band` is the mean's interval at that point, when it has one.
-    pub fn add(
-        series: &mut Vec<Series<'a>>,
-        cell: &'a CellResult,
-        point: (u64, f64, &'a [f64]),
-        band: Option<(f64, f64)>,
-    ) {
-        let at = match series.iter().position(|line| line.label == cell.label) {
-            Some(at) => at,
-            None => {
-                let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
-                series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
-                series.len() - 1
-            }
-        };
-        series[at].points.push(point);
-        series[at].band.extend(band.map(|(low, high)| (point.0, low, high)));
+/// A point of a panel: (tasks, figure, `ok` samples), and the figure's interval when it has one.
+pub type Point<'a> = ((u64, f64, &'a [f64]), Option<(f64, f64)>);
+
+/// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
+/// file order: its first cell, and a line per channel through the points `point` gives, by tasks.
+pub fn panels<'a>(
+    cells: impl IntoIterator<Item = &'a CellResult>,
+    point: impl Fn(&'a CellResult) -> Option<Point<'a>>,
+) -> Vec<(&'a CellResult, Vec<Series<'a>>)> {
+    let group =
+        |cell: &CellResult| (cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone());
+    let mut panels: Vec<(&CellResult, Vec<Series>)> = Vec::new();
+    for cell in cells {
+        let at = panels.iter().position(|(first, _)| group(first) == group(cell)).unwrap_or_else(|| {
+            panels.push((cell, Vec::new()));
+            panels.len() - 1
+        });
+        let Some((point, band)) = point(cell) else { continue };
+        let series = &mut panels[at].1;
+        let line = series.iter().position(|line| line.label == cell.label).unwrap_or_else(|| {
+            let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
+            series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
+            series.len() - 1
+        });
+        series[line].points.push(point);
+        series[line].band.extend(band.map(|(low, high)| (point.0, low, high)));
     }
+    for line in panels.iter_mut().flat_map(|(_, series)| series) {
+        line.points.sort_by_key(|point| point.0);
+    }
+    panels
 }
 
 const WIDTH: f64 = 570.0;
@@ -66,24 +77,10 @@ pub fn panel(title: &str, series: &[Series]) -> String {
     panel_of(title, ("ns/message", "trimmed mean"), Scale::Linear, series)
 }
 
-/// A panel of latencies given in ns, drawn in µs on a log10 axis: `statistic` says what each
-/// line's point is (`pooled p99`).
+/// A panel of latencies in µs on a log10 axis: `statistic` says what each line's point is
+/// (`pooled p99`).
 pub fn latency_panel(title: &str, statistic: &str, series: &[Series]) -> String {
-    let in_us: Vec<Vec<f64>> =
-        series.iter().flat_map(|line| line.points.iter().map(|p| p.2.iter().map(|ns| ns / 1e3).collect())).collect();
-    let mut samples = in_us.iter();
-    let series: Vec<Series> = series
-        .iter()
-        .map(|line| Series {
-            points: line
-                .points
-                .iter()
-                .map(|&(tasks, ns, _)| (tasks, ns / 1e3, samples.next().map_or(&[][..], Vec::as_slice)))
-                .collect(),
-            ..line.clone()
-        })
-        .collect();
-    panel_of(title, ("µs (log axis)", statistic), Scale::Log, &series)
+    panel_of(title, ("µs (log axis)", statistic), Scale::Log, series)
 }
 
 /// How the vertical axis places a value.
@@ -272,12 +269,12 @@ mod tests {
 
     #[test]
     fn latency_is_drawn_in_microseconds_on_decades_and_a_long_title_takes_two_lines() {
-        let samples = [800.0, 250_000.0];
+        let samples = [0.8, 250.0];
         let series = [Series {
             channel: "kanal",
             label: "kanal",
             colour: "#9467bd",
-            points: vec![(1, 13_600.0, &samples[..]), (512, 900.0, &samples[..1])],
+            points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
         }];
         let svg = latency_panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", "pooled p99", &series);

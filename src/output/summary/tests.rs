@@ -58,7 +58,7 @@ fn three_tied_collapse_to_others_within_the_widest() {
     let steady = |level: f64| [level, level * 1.001, level * 0.999, level * 1.002, level * 0.998];
     let (a, b, c) = (steady(100.0), steady(101.0), steady(101.6));
     let bands = recommend(&hand_made(&[("a", 1, &a, 0), ("b", 1, &b, 0), ("c", 1, &c, 0)]));
-    let line = leaders_text(&bands[0].speed, number, "faster than", false);
+    let line = line(&leaders(&bands[0].speed, number, "faster than", false), Format::Text);
     assert!(line.starts_with("a 100 ≈ 2 others within "), "{line}");
     let widest = bands[0].speed.tied_within().unwrap();
     assert!(line.ends_with(&format!("within {}%", number(widest * 100.0))), "{line}");
