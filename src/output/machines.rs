@@ -5,10 +5,11 @@
 
 use std::fmt::Write as _;
 
+use super::doc::{self, Format, Span};
 use super::format::{self, escape};
 use super::html::STYLE;
 use super::pool::noise_line;
-use super::summary::{self, MARK};
+use super::summary;
 use crate::results::machines::{Column, Machine, Row, SideBySide};
 use crate::results::recommend::Recommendation;
 
@@ -66,11 +67,9 @@ fn row_name(row: &Row) -> String {
     )
 }
 
-/// A column's pick in a row: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
-fn pick(row: &Row, at: usize) -> String {
-    row.bands[at].map_or("not measured".to_owned(), |band| {
-        super::doc::line(&summary::pick_and_next(band).0, super::doc::Format::Text)
-    })
+/// A column's pick in a row, in `format`: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
+fn pick(row: &Row, at: usize, format: Format) -> String {
+    row.bands[at].map_or("not measured".to_owned(), |band| doc::line(&summary::pick_and_next(band).0, format))
 }
 
 /// The introduction shared by the text and the page.
@@ -95,12 +94,12 @@ pub fn text(machines: &[Machine], side: &SideBySide) -> String {
     for row in &side.rows {
         let _ = writeln!(out, "\n{}{}", row_name(row), if row.changes() { "  (the answer changes)" } else { "" });
         for at in 0..side.columns.len() {
-            let _ = writeln!(out, "  {}  {}", letter(at), pick(row, at));
+            let _ = writeln!(out, "  {}  {}", letter(at), pick(row, at, Format::Text));
         }
     }
     let _ = writeln!(out, "\n{}", changes_line(side));
     for row in side.rows.iter().filter(|row| row.changes()) {
-        let _ = writeln!(out, "  {}: {}", row_name(row), leaders(side, row));
+        let _ = writeln!(out, "  {}: {}", row_name(row), leaders(side, row, Format::Text));
     }
     out
 }
@@ -114,22 +113,18 @@ fn changes_line(side: &SideBySide) -> String {
     }
 }
 
-/// Each column's leaders in a row, by name: `A kanal†; B kanal† ≈ flume; C -`.
-fn leaders(side: &SideBySide, row: &Row) -> String {
+/// Each column's leaders in a row, by name, in `format`: `A kanal†; B kanal† ≈ flume; C -`.
+fn leaders(side: &SideBySide, row: &Row, format: Format) -> String {
     let column = |band: Option<&Recommendation>| {
         let names: Vec<String> = band.map_or(Vec::new(), |band| {
-            band.speed.leaders().iter().map(|entry| summary::marked(&entry.channel, None)).collect()
+            let leaders = band.speed.leaders().iter();
+            leaders.map(|entry| Span::channel(entry.channel.clone(), &entry.channel).render(format)).collect()
         });
         if names.is_empty() { "-".to_owned() } else { names.join(" ≈ ") }
     };
     let each: Vec<String> =
         (0..side.columns.len()).map(|at| format!("{} {}", letter(at), column(row.bands[at]))).collect();
     each.join("; ")
-}
-
-/// Plain text escaped for HTML, each [`MARK`] in red.
-fn marked(text: &str) -> String {
-    escape(text).replace(MARK, &format!("<span class=\"mark\">{MARK}</span>"))
 }
 
 /// The whole page: the side-by-side table, the bands that change, and each machine.
@@ -152,13 +147,13 @@ pub fn page(machines: &[Machine], side: &SideBySide) -> String {
         let class = if row.changes() { " class=\"changes\"" } else { "" };
         let _ = write!(out, "<tr{class}><td>{}</td>", escape(&row_name(row)));
         for at in 0..side.columns.len() {
-            let _ = write!(out, "<td>{}</td>", marked(&pick(row, at)));
+            let _ = write!(out, "<td>{}</td>", pick(row, at, Format::Pre));
         }
         out.push_str("</tr>\n");
     }
     let _ = writeln!(out, "</table>\n<p>{}</p>\n<ul>", escape(&changes_line(side)));
     for row in side.rows.iter().filter(|row| row.changes()) {
-        let _ = writeln!(out, "<li>{}: {}</li>", escape(&row_name(row)), marked(&leaders(side, row)));
+        let _ = writeln!(out, "<li>{}: {}</li>", escape(&row_name(row)), leaders(side, row, Format::Pre));
     }
     out.push_str("</ul>\n</section>\n");
     each_machine(&mut out, machines);
@@ -179,7 +174,7 @@ fn each_machine(out: &mut String, machines: &[Machine]) {
             escape(&description(machine)),
             escape(&os),
             escape(&noise_line(analysis.runs)),
-            marked(summary::text(&analysis.bands, &analysis.versions).trim_end())
+            summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
         );
     }
     out.push_str("</section>\n");
