@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
+use crate::output::doc::Form;
 use crate::output::files::{self, OutputSet};
-use crate::output::paced::Form;
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
@@ -322,7 +322,7 @@ pub fn list_channels(extra: &'static [ChannelEntry]) {
         let version = channel.version();
         print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
         for caveat in channel.caveats {
-            let (mark, evidence) = (output::summary::MARK, caveat.evidence.label());
+            let (mark, evidence) = (output::doc::MARK, caveat.evidence.label());
             print_line(&format!(
                 "{:<16} {mark} {} ({}): {}; {evidence}",
                 "", caveat.text, caveat.versions, caveat.link
@@ -331,7 +331,7 @@ pub fn list_channels(extra: &'static [ChannelEntry]) {
     }
     print_line(&format!(
         "{} known problems, from the crates' issue trackers searched {}",
-        output::summary::MARK,
+        output::doc::MARK,
         registry::CAVEATS_CHECKED
     ));
 }

@@ -2,9 +2,9 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
+use super::doc::Form;
 use super::doc::{Format, Span, line, list};
-use super::paced::Form;
-use super::{format, paced};
+use super::format;
 use crate::results::analysis::Analysis;
 use crate::results::capacity::{AcrossCapacities, across};
 use crate::results::designs::Designs;
@@ -128,7 +128,7 @@ pub fn designs(analysis: &Analysis, form: Form) -> String {
         let place = format!(
             "{}{} {}, {} shared against {}",
             band.runtime,
-            format::group_notes(band.workers, None, &paced::phased(&band.setting)),
+            format::group_notes(band.workers, None, &format::phased(&band.setting)),
             band.size.name(),
             band.shared,
             band.own

@@ -140,7 +140,8 @@ fn table(comparison: &Comparison) -> String {
         "new/old"
     );
     for (key, compared) in &comparison.cells {
-        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &paced::phased(&key.setting)));
+        let channel =
+            format!("{}{}", key.channel_label(), notes(comparison, key, &super::format::phased(&key.setting)));
         let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
         let _ = match compared {
             Some(compared) => writeln!(out, "{label} {}", row(compared)),

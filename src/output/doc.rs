@@ -5,7 +5,16 @@
 use std::fmt::Write as _;
 
 use super::format::escape;
-use super::summary::{MARK, caveats_of};
+use crate::registry::{self, Caveat};
+
+/// Follows the name of a ranked channel whose crate has caveats.
+pub const MARK: &str = "†";
+
+/// The caveats of the channel named `channel` (as in `--list-channels`): its registry
+/// entry's, none for a channel the binary does not know.
+pub fn caveats_of(channel: &str) -> &'static [Caveat] {
+    registry::find(channel).map_or(&[], |entry| entry.caveats)
+}
 
 /// How a line is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +27,24 @@ pub enum Format {
     Html,
     /// The console's text in the report's `<pre>`: escaped, the mark in red.
     Pre,
+}
+
+/// Which output the answer joins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// The console's text.
+    Text,
+    /// Markdown (the summary's file).
+    Markdown,
+    /// Markdown for the README (`--short`): each decision's card without its explanation.
+    Short,
+}
+
+impl Form {
+    /// How its lines are written.
+    pub fn format(self) -> Format {
+        if self == Form::Text { Format::Text } else { Format::Markdown }
+    }
 }
 
 /// A piece of a line.

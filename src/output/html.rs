@@ -130,7 +130,7 @@ fn caveats(out: &mut String, names: &[&str]) {
         Span::mark().render(Format::Html)
     );
     for name in names {
-        for caveat in summary::caveats_of(name) {
+        for caveat in super::doc::caveats_of(name) {
             let _ =
                 writeln!(out, "<li data-channel=\"{name}\">{}</li>", summary::caveat_item(name, caveat, Format::Html));
         }

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, Span, Table, capitalized, line, list};
-use super::format::{self, duration, escape, number, thousands};
+use super::doc::{Form, Format, Span, Table, capitalized, line, list};
+use super::format::{self, duration, escape, number, phased, thousands};
 use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
@@ -44,19 +44,6 @@ pub fn group(band: &PacedBand) -> String {
         band.band.mode,
         format::group_notes(band.band.workers, band.band.capacity, &phased(&band.band.setting))
     )
-}
-
-/// A paced setting with its phase in words: `random phase` as `out of phase`, and `in phase`
-/// where the key names none (aligned, as files older than `--phase` keyed it).
-pub fn phased(setting: &str) -> String {
-    if setting.contains("random phase") {
-        return setting.replace("random phase", "out of phase");
-    }
-    match setting.split_once(", ") {
-        Some((pace, rest)) if pace.starts_with("paced ") => format!("{pace}, in phase, {rest}"),
-        None if setting.starts_with("paced ") => format!("{setting}, in phase"),
-        _ => setting.to_owned(),
-    }
 }
 
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
@@ -152,24 +139,6 @@ fn table(bands: &[PacedBand]) -> Table {
         table.rows.push((None, cells));
     }
     table
-}
-
-/// Which output the answer joins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Form {
-    /// The console's text.
-    Text,
-    /// Markdown (the summary's file).
-    Markdown,
-    /// Markdown for the README (`--short`): each decision's card without its explanation.
-    Short,
-}
-
-impl Form {
-    /// How its lines are written.
-    pub fn format(self) -> Format {
-        if self == Form::Text { Format::Text } else { Format::Markdown }
-    }
 }
 
 /// The heading of the decision for a room, in every output.
@@ -343,17 +312,4 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     out.push_str("</table>\n</section>\n");
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::phased;
-
-    #[test]
-    fn a_paced_setting_names_its_phase_either_way() {
-        assert_eq!(phased("paced 5 every 20ms, random phase, send try"), "paced 5 every 20ms, out of phase, send try");
-        assert_eq!(phased("paced 5 every 20ms, send try, latency"), "paced 5 every 20ms, in phase, send try, latency");
-        assert_eq!(phased("paced 5 every 20ms"), "paced 5 every 20ms, in phase");
-        assert_eq!(phased("latency"), "latency");
-    }
 }

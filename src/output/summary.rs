@@ -3,7 +3,7 @@
 //! channel whose crate has caveats in the registry is marked with [`MARK`], and the caveats
 //! follow the rankings.
 
-use super::doc::{Format, Span, Table, line, list};
+use super::doc::{Format, MARK, Span, Table, caveats_of, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::band::Band;
@@ -11,15 +11,6 @@ use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
 use crate::results::versions::{Source, Versions};
-
-/// Follows the name of a ranked channel whose crate has caveats.
-pub const MARK: &str = "†";
-
-/// The caveats of the channel named `channel` (as in `--list-channels`): its registry
-/// entry's, none for a channel the binary does not know.
-pub fn caveats_of(channel: &str) -> &'static [Caveat] {
-    registry::find(channel).map_or(&[], |entry| entry.caveats)
-}
 
 /// A ranked channel, marked when its crate has caveats.
 pub(super) fn named<E>(entry: &Entry<E>) -> Span {

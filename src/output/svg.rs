@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
+use super::doc;
 use super::format::escape;
-use super::summary;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 
 /// One channel's line in a panel.
@@ -226,7 +226,7 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
         }
         let legend_y = TOP + 8.0 + 18.0 * row as f64;
         let legend_x = WIDTH - RIGHT + 12.0;
-        let mark = if summary::caveats_of(line.channel).is_empty() { "" } else { summary::MARK };
+        let mark = if doc::caveats_of(line.channel).is_empty() { "" } else { doc::MARK };
         let _ = writeln!(
             svg,
             "<line x1=\"{legend_x}\" x2=\"{:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" stroke-width=\"2\"/>\
