@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::load::{CellKey, ResultsFile};
+use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::Group;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -150,8 +150,8 @@ pub struct Grouped<'a> {
     pub names_capacity: bool,
     /// The group's channels, in file order.
     pub channels: Vec<Contender<'a>>,
-    /// The group's cells by (channel, tasks).
-    pub cells: HashMap<(Contender<'a>, u64), &'a CellKey>,
+    /// The group's cells' samples by (channel, tasks).
+    pub cells: HashMap<(Contender<'a>, u64), &'a CellSamples>,
     /// The bands that have cells, smallest first, each with its task counts ascending.
     pub bands: Vec<(TaskBand, Vec<u64>)>,
 }
@@ -175,7 +175,7 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         if !group.channels.contains(&channel) {
             group.channels.push(channel);
         }
-        group.cells.insert((channel, key.tasks), key);
+        group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
     // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
     let place = |key: &GroupKey| (key.runtime, key.workers, key.mode, key.setting.clone());

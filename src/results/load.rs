@@ -1,7 +1,7 @@
 //! The one reader of channel-bench CSVs: rows into [`Record`]s, [`Record`]s into cells
 //! known by one [`CellKey`]. `compare`, `summary` and the per-cell exports all read through it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -251,10 +251,7 @@ pub struct ResultsFile {
 impl ResultsFile {
     /// The distinct workloads of the file's cells, in order.
     pub fn workloads(&self) -> Vec<WorkloadKey> {
-        let mut workloads: Vec<WorkloadKey> = self.order.iter().map(|key| key.workload).collect();
-        workloads.sort();
-        workloads.dedup();
-        workloads
+        self.order.iter().map(|key| key.workload).collect::<BTreeSet<_>>().into_iter().collect()
     }
 
     /// The same cells keyed without their workload, so that cells of two files that ran

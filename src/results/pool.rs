@@ -5,6 +5,8 @@
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
 
+use std::collections::BTreeSet;
+
 use super::load::{CellSamples, PacedSample, ResultsFile, sweep_order};
 use super::metadata::Metadata;
 use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
@@ -29,12 +31,7 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
         return Some(line);
     }
     let (first, rest) = runs.split_first()?;
-    let settings = |file: &ResultsFile| {
-        let mut settings: Vec<String> = file.order.iter().map(|key| key.setting.clone()).collect();
-        settings.sort();
-        settings.dedup();
-        settings
-    };
+    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.setting.clone()).collect::<BTreeSet<_>>();
     for run in rest {
         let (a, b) = (&first.file.workloads(), &run.file.workloads());
         if a != b {

@@ -19,10 +19,8 @@
 //!
 //! [`recommend`] computes; `output::summary` formats.
 
-use std::collections::HashMap;
-
 pub use super::band::TaskBand;
-use super::band::{self, Band, Contender};
+use super::band::{self, Band, Contender, Grouped};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
@@ -176,35 +174,17 @@ pub struct Recommendation {
 /// order the runtimes and modes first appear in the file, bands smallest first, every verdict
 /// from the noise model ([`noise::verdict`]) with the spread `file` measured.
 pub fn recommend(file: &ResultsFile, noise: &FileNoise) -> Vec<Recommendation> {
-    band::groups(file, |_| true).iter().flat_map(|group| recommend_group(file, group, noise)).collect()
+    let groups = band::groups(file, |_| true);
+    groups.iter().flat_map(|group| Band::all(group).map(move |band| rank_band(group, band, noise))).collect()
 }
 
-/// The recommendation for each band of one group of `file`'s cells.
-pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNoise) -> Vec<Recommendation> {
-    let mut bands = Vec::new();
-    let cells: HashMap<(Contender, u64), &CellSamples> =
-        group.cells.iter().map(|(&at, key)| (at, &file.cells[*key])).collect();
-    for band in Band::all(group) {
-        let noise_group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
-        let (speed, cpu, p99, excluded) = rank_band(&cells, &group.channels, &band.tasks, &noise_group, noise);
-        bands.push(Recommendation { band, speed, cpu, p99, excluded });
-    }
-    bands
-}
-
-/// One band's three rankings and the channels left out of them: `cells` are one runtime and
-/// mode's cells by (channel, tasks), `tasks` the band's task counts.
-fn rank_band(
-    cells: &HashMap<(Contender, u64), &CellSamples>,
-    channels: &[Contender],
-    tasks: &[u64],
-    group: &Group,
-    noise: &FileNoise,
-) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
+/// One band of `group`: its three rankings and the channels left out of them.
+fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
+    let tasks = &band.tasks;
     let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
     let mut excluded = Vec::new();
-    for &channel in channels {
-        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
+    for &channel in &group.channels {
+        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| group.cells.get(&(channel, t)).copied()).collect();
         let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
             tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
         };
@@ -226,6 +206,7 @@ fn rank_band(
             });
         }
     }
+    let group = band.noise_group();
     let by = |metric: Metric| {
         let entered = candidates.iter().filter_map(|(channel, cells)| {
             let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
@@ -234,9 +215,9 @@ fn rank_band(
             let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
             Some((Entry::new(*channel, value, Shape { median, mixed }), cells.clone()))
         });
-        rank(entered.collect(), metric, group, noise)
+        rank(entered.collect(), metric, &group, noise)
     };
-    (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
+    Recommendation { speed: by(Metric::Speed), cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band }
 }
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
