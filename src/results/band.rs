@@ -3,7 +3,7 @@
 //! Every ranking, paced or not, groups through [`groups`]; two capacities or two worker
 //! counts are never ranked, pooled or paired together.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::Group;
@@ -52,7 +52,7 @@ impl TaskBand {
 }
 
 /// The cells ranked together: one runtime, worker count, capacity, mode and setting.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GroupKey {
     /// The runtime.
     pub runtime: RuntimeKind,
@@ -139,7 +139,7 @@ impl Band {
 pub type Contender<'a> = (&'a str, Option<Merge>);
 
 /// One group of a file's cells, as every ranking reads it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Grouped<'a> {
     /// The group.
     pub key: GroupKey,
@@ -161,15 +161,10 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
         let group = GroupKey::of(key);
-        let at = match grouped.iter().position(|other| other.key == group) {
-            Some(at) => at,
-            None => {
-                let empty = (false, false, Vec::new(), HashMap::new(), Vec::new());
-                let (several_workers, names_capacity, channels, cells, bands) = empty;
-                grouped.push(Grouped { key: group, several_workers, names_capacity, channels, cells, bands });
-                grouped.len() - 1
-            }
-        };
+        let at = grouped.iter().position(|other| other.key == group).unwrap_or_else(|| {
+            grouped.push(Grouped { key: group, ..Grouped::default() });
+            grouped.len() - 1
+        });
         let group = &mut grouped[at];
         let channel = (key.channel.as_str(), key.merge);
         if !group.channels.contains(&channel) {
@@ -187,15 +182,10 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         group.several_workers = keys.iter().any(|other| other.runtime == key.runtime && other.workers != key.workers);
         group.names_capacity =
             keys.iter().any(|other| other.capacity != key.capacity) || matches!(key.capacity, Capacity::PerTask(_));
-        for size in TaskBand::ALL {
-            let mut tasks: Vec<u64> =
-                group.cells.keys().map(|&(_, tasks)| tasks).filter(|&t| TaskBand::of(t) == size).collect();
-            tasks.sort_unstable();
-            tasks.dedup();
-            if !tasks.is_empty() {
-                group.bands.push((size, tasks));
-            }
-        }
+        let tasks: Vec<u64> =
+            group.cells.keys().map(|&(_, tasks)| tasks).collect::<BTreeSet<_>>().into_iter().collect();
+        let bands = tasks.chunk_by(|a, b| TaskBand::of(*a) == TaskBand::of(*b));
+        group.bands = bands.map(|tasks| (TaskBand::of(tasks[0]), tasks.to_vec())).collect();
     }
     grouped
 }

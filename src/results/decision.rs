@@ -10,7 +10,7 @@
 //!
 //! Computing only: `output::decision` words it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::band::GroupKey;
 use super::careful::known_problem;
@@ -130,14 +130,9 @@ fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
 fn room_keys(file: &ResultsFile, participants: u64) -> Vec<GroupKey> {
-    let mut rooms: Vec<GroupKey> = Vec::new();
-    for key in file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty()) {
-        let room = room_key(key);
-        if !rooms.contains(&room) {
-            rooms.push(room);
-        }
-    }
-    rooms
+    let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
+    let mut seen = HashSet::new();
+    paced.map(room_key).filter(|room| seen.insert(room.clone())).collect()
 }
 
 /// The decisions for `participants` tasks, one per room group in file order; empty when the

@@ -287,9 +287,8 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
 /// their keys, so a cell of one pairs with its cell in the other round by round.
 pub fn load_builds(path: &Path, builds: [&str; 2]) -> anyhow::Result<[ResultsFile; 2]> {
     let (rows, skipped_partial_line) = read_rows(path)?;
-    let (first, second): (Vec<Record>, Vec<Record>) = rows.into_iter().partition(|row| row.build == builds[0]);
-    let second = second.into_iter().filter(|row| row.build == builds[1]).collect();
-    Ok([file_of(first, skipped_partial_line), file_of(second, skipped_partial_line)])
+    let of_build = |build| rows.iter().filter(|row| row.build == build).cloned().collect();
+    Ok(builds.map(|build| file_of(of_build(build), skipped_partial_line)))
 }
 
 /// The rows of the CSV at `path`, checked as [`load`] says, and whether a partial last line was skipped.

@@ -123,9 +123,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             });
             into.runs.extend(stats::summarize(&cell.ok).map(|summary| summary.trimmed_mean));
             into.failed += cell.failed;
-            if into.first_failure.is_none() {
-                into.first_failure.clone_from(&cell.first_failure);
-            }
+            into.first_failure = into.first_failure.take().or_else(|| cell.first_failure.clone());
             let lists = [(&mut into.ok, &cell.ok), (&mut into.disturbed, &cell.disturbed)];
             for (into, from) in lists.into_iter().chain(into.columns.0.iter_mut().zip(&cell.columns.0)) {
                 into.extend_from_slice(from);

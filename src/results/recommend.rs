@@ -191,19 +191,12 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
         let missing_at = at(|cell| cell.is_none());
         let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0 && !refused(cell)));
         let refused_at = at(|cell| cell.is_some_and(refused));
-        let (name, merge) = channel;
         if missing_at.is_empty() && failed_at.is_empty() && refused_at.is_empty() {
             candidates.push((channel, found.into_iter().flatten().collect()));
         } else {
             let failed_samples = found.iter().flatten().filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
-            excluded.push(Excluded {
-                channel: name.to_owned(),
-                merge,
-                failed_samples,
-                failed_at,
-                missing_at,
-                refused_at,
-            });
+            let (channel, merge) = (channel.0.to_owned(), channel.1);
+            excluded.push(Excluded { channel, merge, failed_samples, failed_at, missing_at, refused_at });
         }
     }
     let group = band.noise_group();
@@ -274,10 +267,7 @@ pub fn rank<E>(
     }
     let mut entries: Vec<Entry<E>> = channels.into_iter().map(|(entry, _)| entry).collect();
     let key = |entry: &Entry<E>| (!entry.tied_with_first, entry.verdict.map_or(f64::INFINITY, |verdict| verdict.mean));
-    entries[1..].sort_by(|a, b| {
-        let (a, b) = (key(a), key(b));
-        a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
-    });
+    entries[1..].sort_by(|a, b| key(a).0.cmp(&key(b).0).then(key(a).1.total_cmp(&key(b).1)));
     Ranking { entries }
 }
 
