@@ -312,8 +312,7 @@ fn capacity_slug(capacity: Capacity) -> String {
 
 /// [`short_name`] with the whole workload: unique where the file ran several of one cell.
 fn workload_name(key: &CellKey) -> String {
-    let workload = key.workload;
-    let capacity = capacity_slug(workload.capacity);
+    let (workload, capacity) = (key.workload, capacity_slug(key.workload.capacity));
     format!("{}/messages={},capacity={capacity},workers={}", short_name(key), workload.messages, workload.workers)
 }
 

@@ -232,11 +232,10 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
 
 fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
     let channels = cells_of(file, participants, room);
-    let first = channels.iter().flat_map(Cells::both).find_map(|(key, samples)| Some((key, samples.paced.first()?)));
-    let (setting, capacity, burst, interval_ns) = first
-        .map_or((String::new(), Capacity::default(), 0, 0), |(key, sample)| {
-            (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
-        });
+    let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
+        .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
+        .map(|(key, sample)| (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns))
+        .unwrap_or_default();
     let avoid: Vec<(String, Avoid)> =
         channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
     let ranked: Vec<&Cells> =

@@ -10,9 +10,8 @@
 //! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
 //! samples paired round by round, with its interval), and is tied with the first exactly when
 //! that verdict is a tie. [`rank`] is the crate's one ranker: `results::paced` ranks a paced
-//! band's p99, CPU and frames overflowed with it. A channel
-//! with a failed sample, or without a cell at one of the band's task counts, is not ranked
-//! there and is listed with the reason.
+//! band's p99, CPU and frames overflowed with it. A channel with a failed sample, or without a
+//! cell at one of the band's task counts, is not ranked there and is listed with the reason.
 //!
 //! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
 //! fastest channel with no known problem.
@@ -92,12 +91,6 @@ pub struct Ranking<E = Shape> {
     /// The first, then the channels tied with it, then the others, each by its verdict's
     /// estimate against the first.
     pub entries: Vec<Entry<E>>,
-}
-
-impl<E> Default for Ranking<E> {
-    fn default() -> Self {
-        Ranking { entries: Vec::new() }
-    }
 }
 
 impl<E> Ranking<E> {
@@ -255,7 +248,7 @@ pub fn rank<E>(
         }
     };
     if channels.is_empty() {
-        return Ranking::default();
+        return Ranking { entries: Vec::new() };
     }
     judge(&mut channels);
     let lower = channels.iter().enumerate().filter_map(|(at, (entry, _))| {

@@ -53,8 +53,7 @@ pub fn versions(file: &ResultsFile, metadata: Option<&Metadata>) -> Versions {
         .into_iter()
         .chain(names)
         .map(|crate_name| {
-            let recorded = metadata.and_then(|metadata| metadata.crates.get(crate_name));
-            let (version, source) = match recorded {
+            let (version, source) = match metadata.and_then(|metadata| metadata.crates.get(crate_name)) {
                 Some(version) => (version.clone(), Source::Run),
                 None => (registry::locked_version(crate_name), Source::Build),
             };
