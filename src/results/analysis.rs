@@ -45,10 +45,9 @@ impl Analysis {
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
         let noise = FileNoise::of(file);
         let bands = recommend::recommend(file, &noise);
-        let room = decision::default_room(file);
         Analysis {
             paced: paced::answer(file, &noise),
-            decisions: room.map_or(Vec::new(), |participants| decision::decide(file, &noise, participants)),
+            decisions: decision::default_room(file).map_or(Vec::new(), |room| decision::decide(file, &noise, room)),
             open: decide::open_bands(file, &noise, &bands),
             cells: cells::cells(csv, file, &bands),
             designs: designs::designs(file, &noise),

@@ -3,9 +3,9 @@
 //! Every ranking, paced or not, groups through [`groups`]; two capacities or two worker
 //! counts are never ranked, pooled or paired together.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use super::load::{CellKey, ResultsFile};
+use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::Group;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -52,7 +52,7 @@ impl TaskBand {
 }
 
 /// The cells ranked together: one runtime, worker count, capacity, mode and setting.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GroupKey {
     /// The runtime.
     pub runtime: RuntimeKind,
@@ -144,7 +144,7 @@ impl Band {
 pub type Contender<'a> = (&'a str, Option<Merge>);
 
 /// One group of a file's cells, as every ranking reads it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Grouped<'a> {
     /// The group.
     pub key: GroupKey,
@@ -155,8 +155,8 @@ pub struct Grouped<'a> {
     pub names_capacity: bool,
     /// The group's channels, in file order.
     pub channels: Vec<Contender<'a>>,
-    /// The group's cells by (channel, tasks).
-    pub cells: HashMap<(Contender<'a>, u64), &'a CellKey>,
+    /// The group's cells' samples by (channel, tasks).
+    pub cells: HashMap<(Contender<'a>, u64), &'a CellSamples>,
     /// The bands that have cells, smallest first, each with its task counts ascending.
     pub bands: Vec<(TaskBand, Vec<u64>)>,
 }
@@ -166,21 +166,16 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
         let group = GroupKey::of(key);
-        let at = match grouped.iter().position(|other| other.key == group) {
-            Some(at) => at,
-            None => {
-                let empty = (false, false, Vec::new(), HashMap::new(), Vec::new());
-                let (several_workers, names_capacity, channels, cells, bands) = empty;
-                grouped.push(Grouped { key: group, several_workers, names_capacity, channels, cells, bands });
-                grouped.len() - 1
-            }
-        };
+        let at = grouped.iter().position(|other| other.key == group).unwrap_or_else(|| {
+            grouped.push(Grouped { key: group, ..Grouped::default() });
+            grouped.len() - 1
+        });
         let group = &mut grouped[at];
         let channel = (key.channel.as_str(), key.merge);
         if !group.channels.contains(&channel) {
             group.channels.push(channel);
         }
-        group.cells.insert((channel, key.tasks), key);
+        group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
     // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
     let place = |key: &GroupKey| (key.runtime, key.workers, key.mode, key.setting.clone());
@@ -192,15 +187,10 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         group.several_workers = keys.iter().any(|other| other.runtime == key.runtime && other.workers != key.workers);
         group.names_capacity =
             keys.iter().any(|other| other.capacity != key.capacity) || matches!(key.capacity, Capacity::PerTask(_));
-        for size in TaskBand::ALL {
-            let mut tasks: Vec<u64> =
-                group.cells.keys().map(|&(_, tasks)| tasks).filter(|&t| TaskBand::of(t) == size).collect();
-            tasks.sort_unstable();
-            tasks.dedup();
-            if !tasks.is_empty() {
-                group.bands.push((size, tasks));
-            }
-        }
+        let tasks: Vec<u64> =
+            group.cells.keys().map(|&(_, tasks)| tasks).collect::<BTreeSet<_>>().into_iter().collect();
+        let bands = tasks.chunk_by(|a, b| TaskBand::of(*a) == TaskBand::of(*b));
+        group.bands = bands.map(|tasks| (TaskBand::of(tasks[0]), tasks.to_vec())).collect();
     }
     grouped
 }

@@ -2,6 +2,8 @@
 //! rankings `recommend` made at each ([`across`]). No new statistic: every ratio is a verdict
 //! one capacity's ranking already holds.
 
+use std::collections::BTreeSet;
+
 use super::band::Band;
 use super::careful::known_problem;
 use super::recommend::{Entry, Recommendation};
@@ -54,23 +56,16 @@ pub struct Change {
 /// The bands of `bands` measured at two capacities or more, in the order they first appear.
 pub fn across(bands: &[Recommendation]) -> Vec<AcrossCapacities> {
     let same = |a: &Recommendation, b: &Recommendation| a.band.same_but_capacity(&b.band);
-    let mut seen: Vec<&Recommendation> = Vec::new();
     let mut out = Vec::new();
-    for band in bands.iter().filter(|band| band.band.capacity.is_some()) {
-        if seen.iter().any(|other| same(other, band)) {
-            continue;
-        }
-        seen.push(band);
+    for (first, band) in bands.iter().enumerate().filter(|(_, band)| band.band.capacity.is_some()) {
         let at: Vec<&Recommendation> =
             bands.iter().filter(|other| same(other, band) && other.speed.first().is_some()).collect();
-        if at.len() < 2 {
+        if at.len() < 2 || bands[..first].iter().any(|other| other.band.capacity.is_some() && same(other, band)) {
             continue;
         }
         let capacity = |band: &Recommendation| band.band.capacity.unwrap_or_default();
         let picks: Vec<(Capacity, String)> = at.iter().map(|b| (capacity(b), b.speed.entries[0].label())).collect();
-        let mut others: Vec<&String> = picks.iter().map(|(_, pick)| pick).collect();
-        others.sort();
-        others.dedup();
+        let others: BTreeSet<&String> = picks.iter().map(|(_, pick)| pick).collect();
         let mut changes = Vec::new();
         for b in &at {
             let pick = &b.speed.entries[0];
@@ -87,34 +82,17 @@ pub fn across(bands: &[Recommendation]) -> Vec<AcrossCapacities> {
 }
 
 /// The channel with no known problem whose worst ratio to a capacity's fastest is smallest.
-fn holds(at: &[&Recommendation]) -> Option<Holds> {
+fn holds<'a>(at: &[&'a Recommendation]) -> Option<Holds> {
     let log_ratio = |entry: &Entry| entry.verdict.map_or(0.0, |verdict| verdict.mean);
-    let mut best: Option<(f64, Holds)> = None;
-    for candidate in at[0].speed.entries.iter().filter(|entry| !known_problem(&entry.channel)) {
-        let places: Option<Vec<(Capacity, &Entry)>> = at
-            .iter()
-            .map(|band| {
-                Some((
-                    band.band.capacity.unwrap_or_default(),
-                    band.speed.entries.iter().find(|e| e.label() == candidate.label())?,
-                ))
-            })
-            .collect();
-        let Some(places) = places else { continue };
-        let Some(&(worst_at, worst)) = places.iter().max_by(|a, b| log_ratio(a.1).total_cmp(&log_ratio(b.1))) else {
-            continue;
-        };
-        let everywhere = places.iter().all(|(_, entry)| entry.verdict.is_none() || entry.tied_with_first);
-        let score = log_ratio(worst);
-        if best.as_ref().is_none_or(|(best, _)| score < *best) {
-            let holds = Holds {
-                channel: candidate.label(),
-                worst_at,
-                worst: worst.verdict,
-                within_noise_everywhere: everywhere,
-            };
-            best = Some((score, holds));
-        }
-    }
-    best.map(|(_, holds)| holds)
+    let candidates = at[0].speed.entries.iter().filter(|entry| !known_problem(&entry.channel));
+    let scored = candidates.filter_map(|candidate| {
+        let find = |band: &'a Recommendation| band.speed.entries.iter().find(|e| e.label() == candidate.label());
+        let places: Vec<(Capacity, &Entry)> =
+            at.iter().map(|band| Some((band.band.capacity.unwrap_or_default(), find(band)?))).collect::<Option<_>>()?;
+        let &(worst_at, worst) = places.iter().max_by(|a, b| log_ratio(a.1).total_cmp(&log_ratio(b.1)))?;
+        let within_noise_everywhere = places.iter().all(|(_, entry)| entry.verdict.is_none() || entry.tied_with_first);
+        let holds = Holds { channel: candidate.label(), worst_at, worst: worst.verdict, within_noise_everywhere };
+        Some((log_ratio(worst), holds))
+    });
+    scored.reduce(|best, next| if next.0 < best.0 { next } else { best }).map(|(_, holds)| holds)
 }

@@ -2,7 +2,7 @@
 //! known problem ([`crate::registry::ChannelEntry::has_known_problem`]), beside the fastest of
 //! all. It is read off the same speed ranking, so its figure and ratio are the ranking's own.
 
-use super::recommend::{Entry, Ranking, Recommendation};
+use super::recommend::{Entry, Recommendation};
 use crate::registry;
 
 /// The fastest channel with no known problem in one band's speed ranking.
@@ -22,24 +22,19 @@ pub enum Careful {
     NoneRanked,
 }
 
-/// The careful pick of `speed`: the first entry whose channel `has_known_problem` says has none.
-pub fn careful_pick(speed: &Ranking, has_known_problem: impl Fn(&str) -> bool) -> Careful {
-    let Some(first) = speed.first() else { return Careful::NoneRanked };
-    match speed.entries.iter().position(|entry| !has_known_problem(&entry.channel)) {
-        Some(0) => Careful::Same,
-        Some(at) => {
-            let entry = speed.entries[at].clone();
-            let ratio = entry.ratio().map_or(entry.value / first.value, |(ratio, ..)| ratio);
-            Careful::Behind { entry, ratio }
-        }
-        None => Careful::NoneRanked,
-    }
-}
-
 impl Recommendation {
-    /// The band's careful pick: [`careful_pick`] of its speed ranking by the table's caveats.
+    /// The band's careful pick: the first entry of its speed ranking with no [`known_problem`].
     pub fn careful(&self) -> Careful {
-        careful_pick(&self.speed, known_problem)
+        let Some(first) = self.speed.first() else { return Careful::NoneRanked };
+        match self.speed.entries.iter().position(|entry| !known_problem(&entry.channel)) {
+            Some(0) => Careful::Same,
+            Some(at) => {
+                let entry = self.speed.entries[at].clone();
+                let ratio = entry.ratio().map_or(entry.value / first.value, |(ratio, ..)| ratio);
+                Careful::Behind { entry, ratio }
+            }
+            None => Careful::NoneRanked,
+        }
     }
 }
 
@@ -104,7 +99,8 @@ mod tests {
     fn no_clean_channel_or_none_ranked_is_said() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("kanal", 1, &steady(200.0), 0)]);
         assert_eq!(recommend(&file)[0].careful(), Careful::NoneRanked);
-        assert_eq!(careful_pick(&Ranking::default(), |_| false), Careful::NoneRanked);
+        let failed = hand_made(&[("flume", 1, &[], 1)]);
+        assert_eq!(recommend(&failed)[0].careful(), Careful::NoneRanked, "none ranked");
         // A channel the table does not know has no known problem.
         assert!(!known_problem("my-own-channel"));
     }

@@ -60,8 +60,8 @@ pub struct Highlight {
 /// The highlights of `file` (ranked as `bands`): per group, every band's fastest and fastest
 /// with no known problem.
 fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
-    let mut out = Vec::new();
-    for group in super::band::groups(file, |_| true) {
+    let groups = super::band::groups(file, |_| true);
+    let highlight = |group: &super::band::Grouped| {
         let key = &group.key;
         let mut channels: Vec<String> = Vec::new();
         for band in bands.iter().filter(|band| band.band.holds(key)) {
@@ -76,9 +76,9 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
             }
         }
         let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.clone());
-        out.push(Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels });
-    }
-    out
+        Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels }
+    };
+    groups.iter().map(highlight).collect()
 }
 
 /// One cell: its key, its samples and the figures computed from them.
@@ -244,6 +244,7 @@ impl Figures {
     pub fn of(values: &[f64]) -> Option<Self> {
         let summary = stats::summarize(values)?;
         let clusters = stats::clusters(values);
+        let several = clusters.len() > 1;
         Some(Figures {
             samples: values.to_vec(),
             trimmed_mean: summary.trimmed_mean,
@@ -252,14 +253,9 @@ impl Figures {
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
             min: summary.min,
             max: summary.max,
-            clusters: if clusters.len() > 1 {
-                clusters
-                    .iter()
-                    .map(|cluster| ClusterFigure { centre: cluster.centre, share: cluster.share, count: cluster.count })
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            clusters: (clusters.iter().filter(|_| several))
+                .map(|cluster| ClusterFigure { centre: cluster.centre, share: cluster.share, count: cluster.count })
+                .collect(),
         })
     }
 
@@ -316,8 +312,7 @@ fn capacity_slug(capacity: Capacity) -> String {
 
 /// [`short_name`] with the whole workload: unique where the file ran several of one cell.
 fn workload_name(key: &CellKey) -> String {
-    let workload = key.workload;
-    let capacity = capacity_slug(workload.capacity);
+    let (workload, capacity) = (key.workload, capacity_slug(key.workload.capacity));
     format!("{}/messages={},capacity={capacity},workers={}", short_name(key), workload.messages, workload.workers)
 }
 

@@ -4,7 +4,7 @@
 //! number of rounds would, the drift the run measured being wider than the difference.
 
 use super::band::GroupKey;
-use super::load::{CellKey, ResultsFile};
+use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{FileNoise, Metric, VERDICT_CONFIDENCE};
 use super::recommend::{Entry, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
@@ -60,58 +60,36 @@ pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> 
 
 /// Every band of `file` with a speed verdict still open, and what would likely decide it.
 pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> Vec<Open> {
-    let mut open = Vec::new();
-    for band in bands {
+    let open = |band: &Recommendation| {
         let group = band.band.noise_group();
         let (drift, resolution) = (noise.paired_drift(&group, Metric::Speed), noise.resolution(&group, Metric::Speed));
-        let Some(first) = band.speed.first() else { continue };
-        let cells = |entry: &Entry| -> Vec<CellKey> {
-            let key = file.order.iter().find(|key| band.band.holds(&GroupKey::of(key)));
-            band.band
-                .tasks
-                .iter()
-                .filter_map(|&tasks| {
-                    Some(CellKey { tasks, channel: entry.channel.clone(), merge: entry.merge, ..key?.clone() })
-                })
-                .collect()
+        let first = band.speed.first()?;
+        let key = file.order.iter().find(|key| band.band.holds(&GroupKey::of(key)))?;
+        // The leader's cells at the band's task counts, then `entry`'s, those the file has.
+        let cells = |entry: &Entry| -> Vec<(CellKey, &CellSamples)> {
+            let channel =
+                |e: &Entry, tasks| CellKey { tasks, channel: e.channel.clone(), merge: e.merge, ..key.clone() };
+            let keys = [first, entry].into_iter().flat_map(|e| band.band.tasks.iter().map(move |&t| channel(e, t)));
+            keys.filter_map(|key| file.cells.get(&key).map(|cell| (key, cell))).collect()
         };
+        let rounds = |entry: &Entry| cells(entry).iter().map(|(_, cell)| cell.ok.len()).min().unwrap_or(0);
         let seconds_per_round = |entry: &Entry| -> f64 {
-            let time = |key: &CellKey| {
-                file.cells.get(key).map_or(0.0, |cell| {
-                    let mean = cell.ok.iter().sum::<f64>() / cell.ok.len().max(1) as f64;
-                    mean * key.workload.messages as f64 * 1e-9
-                })
-            };
-            cells(first).iter().chain(&cells(entry)).map(time).sum()
+            let mean = |cell: &CellSamples| cell.ok.iter().sum::<f64>() / cell.ok.len().max(1) as f64;
+            cells(entry).iter().map(|(key, cell)| mean(cell) * key.workload.messages as f64 * 1e-9).sum()
         };
-        let rounds = |entry: &Entry| -> usize {
-            cells(entry)
-                .iter()
-                .chain(&cells(first))
-                .filter_map(|key| file.cells.get(key))
-                .map(|c| c.ok.len())
-                .min()
-                .unwrap_or(0)
-        };
-        let worst = band
-            .speed
-            .entries
-            .iter()
-            .skip(1)
+        let (entry, needed) = (band.speed.entries.iter().skip(1))
             .filter_map(|entry| Some((entry, needed(entry.verdict.as_ref()?, rounds(entry), drift, resolution)?)))
             .max_by_key(|(_, needed)| match needed {
                 Needed::Beyond => usize::MAX,
                 Needed::Rounds(rounds) => *rounds,
-            });
-        if let Some((entry, needed)) = worst {
-            let seconds = match needed {
-                Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
-                Needed::Beyond => 0.0,
-            };
-            open.push(Open { channel: entry.channel.clone(), needed, seconds, band: band.clone() });
-        }
-    }
-    open
+            })?;
+        let seconds = match needed {
+            Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
+            Needed::Beyond => 0.0,
+        };
+        Some(Open { channel: entry.channel.clone(), needed, seconds, band: band.clone() })
+    };
+    bands.iter().filter_map(open).collect()
 }
 
 #[cfg(test)]

@@ -10,9 +10,11 @@
 //!
 //! Computing only: `output::decision` words it.
 
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
 use super::band::GroupKey;
 use super::careful::known_problem;
-use super::load::{CellKey, CellSamples, ResultsFile, channel_label};
+use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
@@ -100,11 +102,8 @@ impl Decision {
 
 /// The paced task counts of `file`, ascending.
 pub fn rooms(file: &ResultsFile) -> Vec<u64> {
-    let mut tasks: Vec<u64> =
-        file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).map(|key| key.tasks).collect();
-    tasks.sort_unstable();
-    tasks.dedup();
-    tasks
+    let paced = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty());
+    paced.map(|key| key.tasks).collect::<BTreeSet<_>>().into_iter().collect()
 }
 
 /// The room a file answers for by default: its largest paced task count (what
@@ -113,11 +112,9 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
     rooms(file).last().copied()
 }
 
-/// The cells of one room group: (runtime, workers, mode, setting with its phase taken out).
-/// A room's cells: one group ([`GroupKey`]) in and out of phase.
-type RoomKey = GroupKey;
-
-fn room_key(key: &CellKey) -> RoomKey {
+/// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
+/// so that one room holds its cells in and out of phase.
+fn room_key(key: &CellKey) -> GroupKey {
     GroupKey { setting: without_phase(&key.setting), ..GroupKey::of(key) }
 }
 
@@ -127,25 +124,30 @@ fn without_phase(setting: &str) -> String {
 
 /// The phase a paced cell was measured in (by its setting when every sample was disturbed).
 fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
-    let by_setting = || if room_key(key).setting == key.setting { Phase::Aligned } else { Phase::Random };
+    let by_setting = || if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random };
     samples.paced.first().map_or_else(by_setting, |sample| sample.phase)
+}
+
+/// The rooms of `file` with a paced cell at `participants` tasks, in file order.
+fn room_keys(file: &ResultsFile, participants: u64) -> Vec<GroupKey> {
+    let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
+    let mut seen = HashSet::new();
+    paced.map(room_key).filter(|room| seen.insert(room.clone())).collect()
 }
 
 /// The decisions for `participants` tasks, one per room group in file order; empty when the
 /// file has no paced cell at that task count.
 pub fn decide(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<Decision> {
-    let mut groups: Vec<RoomKey> = Vec::new();
-    for key in file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty()) {
-        let room = room_key(key);
-        if !groups.contains(&room) {
-            groups.push(room);
-        }
-    }
-    groups.into_iter().map(|room| decide_room(file, noise, participants, &room)).collect()
+    room_keys(file, participants).iter().map(|room| decide_room(file, noise, participants, room)).collect()
 }
 
 /// A cell of a room: its key and samples, when measured.
 type Cell<'a> = Option<(&'a CellKey, &'a CellSamples)>;
+
+/// The paced figures of `cell`, when measured and paced.
+fn figures(cell: Cell) -> Option<PacedCell> {
+    cell.and_then(|(key, samples)| paced::of(key, samples))
+}
 
 /// One channel's cells of a room, per phase.
 struct Cells<'a> {
@@ -156,12 +158,9 @@ struct Cells<'a> {
 
 impl<'a> Cells<'a> {
     fn seat(&self) -> Seat {
-        let figures = |cell: Option<(&CellKey, &CellSamples)>| cell.and_then(|(key, samples)| paced::of(key, samples));
         Seat {
             channel: self.channel.clone(),
-            known_problem: known_problem(
-                self.out_of_phase.or(self.in_phase).map_or("", |(key, _)| key.channel.as_str()),
-            ),
+            known_problem: known_problem(self.everyday().map_or("", |(key, _)| key.channel.as_str())),
             out_of_phase: figures(self.out_of_phase),
             in_phase: figures(self.in_phase),
         }
@@ -198,21 +197,18 @@ impl<'a> Cells<'a> {
 }
 
 /// Each channel's cells of `room` at `participants` tasks, in the file's order.
-fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &RoomKey) -> Vec<Cells<'a>> {
+fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Vec<Cells<'a>> {
     let mut channels: Vec<Cells> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
         let samples = &file.cells[key];
         if samples.paced.is_empty() && samples.failed == 0 && samples.disturbed.is_empty() {
             continue;
         }
-        let channel = channel_label(&key.channel, key.merge);
-        let at = match channels.iter().position(|cells| cells.channel == channel) {
-            Some(at) => at,
-            None => {
-                channels.push(Cells { channel, out_of_phase: None, in_phase: None });
-                channels.len() - 1
-            }
-        };
+        let channel = key.channel_label();
+        let at = channels.iter().position(|cells| cells.channel == channel).unwrap_or_else(|| {
+            channels.push(Cells { channel, out_of_phase: None, in_phase: None });
+            channels.len() - 1
+        });
         match phase_of(key, samples) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
@@ -221,48 +217,39 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &RoomKey) -> Vec
     channels
 }
 
-/// `pick` at the file's fewest task count of `room`, out of phase, when fewer than
+/// `pick` at the file's fewest task count of its group, out of phase, when fewer than
 /// `participants`: (tasks, its figures).
-fn quiet(file: &ResultsFile, participants: u64, room: &RoomKey, pick: &Cells) -> Option<(u64, PacedCell)> {
+fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, PacedCell)> {
     let (key, _) = pick.everyday()?;
     let fewest_tasks = file
         .order
         .iter()
-        .filter(|other| other.tasks < participants && room_key(other) == *room && other.setting == key.setting)
+        .filter(|other| other.tasks < participants && GroupKey::of(other) == GroupKey::of(key))
         .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
         .min_by_key(|other| other.tasks)?;
     Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
 }
 
-fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &RoomKey) -> Decision {
+fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
     let channels = cells_of(file, participants, room);
-    let first = channels.iter().flat_map(|cells| cells.out_of_phase.into_iter().chain(cells.in_phase));
-    let first = first.filter_map(|(key, samples)| Some((key, samples.paced.first()?))).next();
-    let (setting, capacity, burst, interval_ns) = first
-        .map_or((String::new(), Capacity::default(), 0, 0), |(key, sample)| {
-            (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns)
-        });
+    let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
+        .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
+        .map(|(key, sample)| (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns))
+        .unwrap_or_default();
     let avoid: Vec<(String, Avoid)> =
         channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
-    let ranked: Vec<&Cells> = channels
-        .iter()
-        .filter(|cells| !matches!(cells.avoid(), Some(Avoid::Failed | Avoid::PacerBehind | Avoid::Disturbed)))
-        .collect();
+    let ranked: Vec<&Cells> =
+        channels.iter().filter(|cells| cells.avoid().is_none_or(|why| why == Avoid::KnownProblem)).collect();
     let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
         let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
         Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise)?.call)
     };
-    let overflow =
-        |cells: &Cells| cells.worst().and_then(|(key, samples)| paced::of(key, samples)).map(|c| c.overflow_share);
-    let cpu = |cells: &Cells| {
-        cells
-            .everyday()
-            .and_then(|(key, samples)| paced::of(key, samples)?.cpu_ns_per_delivered)
-            .unwrap_or(f64::INFINITY)
-    };
+    let overflow = |cells: &&Cells| figures(cells.worst()).map_or(1.0, |cell| cell.overflow_share);
+    let cpu =
+        |cells: &&Cells| figures(cells.everyday()).and_then(|cell| cell.cpu_ns_per_delivered).unwrap_or(f64::INFINITY);
     let clean: Vec<&Cells> = ranked.iter().copied().filter(|cells| cells.avoid().is_none()).collect();
-    let fewest = clean.iter().copied().min_by(|a, b| overflow(a).unwrap_or(1.0).total_cmp(&overflow(b).unwrap_or(1.0)));
-    let pick = fewest.and_then(|fewest| {
+    let fewest = clean.iter().copied().min_by(|a, b| overflow(a).total_cmp(&overflow(b)));
+    let measured = fewest.and_then(|fewest| {
         let few: Vec<&Cells> = clean
             .iter()
             .copied()
@@ -271,31 +258,19 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
                     || call(fewest, cells, Metric::Overflow, Cells::worst) != Some(Call::Higher)
             })
             .collect();
-        let pick = few.iter().copied().min_by(|a, b| cpu(a).total_cmp(&cpu(b)))?;
-        Some((pick, few.len() - 1))
+        Some((few.iter().copied().min_by(|a, b| cpu(a).total_cmp(&cpu(b)))?, few.len() - 1))
     });
-    let within = |pick: &Cells<'a>| -> Vec<&Cells<'a>> {
-        ranked
-            .iter()
-            .copied()
-            .filter(|cells| !std::ptr::eq(*cells, pick))
-            .filter(|cells| {
-                call(pick, cells, Metric::Overflow, Cells::worst) == Some(Call::Tied)
-                    && call(pick, cells, Metric::Cpu, Cells::everyday) == Some(Call::Tied)
-            })
-            .collect()
-    };
-    // A tie is broken by a rule no measurement can flip ([`TIE_RULE`]), not by the noise.
-    let measured = pick.map(|(pick, _)| pick);
-    let pick = pick.map(|(measured, with)| {
-        let tie = std::iter::once(measured).chain(within(measured).into_iter().filter(|cells| cells.avoid().is_none()));
-        (tie.min_by_key(|cells| by_rule(&cells.channel)).unwrap_or(measured), with)
+    // The measured pick and every channel within the noise of it on drops and CPU: a tie is
+    // broken by a rule no measurement can flip ([`TIE_RULE`]), not by the noise.
+    let tie: Vec<&Cells> = measured.map_or(Vec::new(), |(measured, _)| {
+        let tied = |cells: &&&Cells<'a>| {
+            !std::ptr::eq(**cells, measured)
+                && call(measured, cells, Metric::Overflow, Cells::worst) == Some(Call::Tied)
+                && call(measured, cells, Metric::Cpu, Cells::everyday) == Some(Call::Tied)
+        };
+        std::iter::once(measured).chain(ranked.iter().filter(tied).copied()).collect()
     });
-    let tied: Vec<Seat> = measured.map_or(Vec::new(), |measured| {
-        let tie = std::iter::once(measured).chain(within(measured));
-        tie.filter(|cells| pick.is_none_or(|(pick, _)| !std::ptr::eq(*cells, pick))).map(|cells| cells.seat()).collect()
-    });
-    let quiet = pick.and_then(|(pick, _)| quiet(file, participants, room, pick));
+    let pick = tie.iter().copied().filter(|cells| cells.avoid().is_none()).min_by_key(|cells| by_rule(&cells.channel));
     Decision {
         participants,
         runtime: room.runtime,
@@ -305,12 +280,16 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         capacity,
         burst,
         interval_ns,
-        pick: pick.map(|(pick, _)| pick.seat()),
-        fewest_drops_with: pick.map_or(0, |(_, with)| with),
-        tied,
+        pick: pick.map(Cells::seat),
+        fewest_drops_with: measured.map_or(0, |(_, with)| with),
+        tied: tie
+            .iter()
+            .filter(|cells| pick.is_none_or(|pick| !std::ptr::eq(**cells, pick)))
+            .map(|c| c.seat())
+            .collect(),
         ranked: ranked.len(),
         avoid,
-        quiet,
+        quiet: pick.and_then(|pick| quiet(file, participants, pick)),
         samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
         left_out: left_out(&channels),
     }
@@ -320,39 +299,28 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
 /// its tie's ([`Decision::tied`]) and the runner-up's (the pick of the same rule with the pick
 /// and its tie left out), in the file's order.
 pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
+    let noise = FileNoise::of(file);
     let mut keys = Vec::new();
-    for decision in decide(file, &FileNoise::of(file), participants) {
-        let room = |d: &Decision| GroupKey {
-            runtime: d.runtime,
-            workers: d.workers,
-            capacity: d.capacity,
-            mode: d.mode,
-            setting: without_phase(&d.setting),
-        };
-        let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room(&decision);
-        let label = |key: &CellKey| channel_label(&key.channel, key.merge);
+    for room in room_keys(file, participants) {
+        let decision = decide_room(file, &noise, participants, &room);
+        let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room;
         let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
-        let order = file.order.iter().filter(|key| !in_room(key) || !names.contains(&label(key))).cloned().collect();
+        let order =
+            file.order.iter().filter(|key| !in_room(key) || !names.contains(&key.channel_label())).cloned().collect();
         let rest = ResultsFile { order, ..file.clone() };
-        let runner_up =
-            decide(&rest, &FileNoise::of(&rest), participants).into_iter().find(|other| room(other) == room(&decision));
-        names.extend(runner_up.and_then(|other| other.pick).map(|seat| seat.channel));
-        keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&label(key))).cloned());
+        names.extend(decide_room(&rest, &FileNoise::of(&rest), participants, &room).pick.map(|seat| seat.channel));
+        keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&key.channel_label())).cloned());
     }
     keys
 }
 
 /// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.
 fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
-    let mut counts: Vec<(Why, usize)> = Vec::new();
+    let mut counts: BTreeMap<Why, usize> = BTreeMap::new();
     for why in channels.iter().flat_map(Cells::both).flat_map(|(_, samples)| &samples.disturbed_why) {
-        match counts.iter_mut().find(|(seen, _)| seen == why) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((*why, 1)),
-        }
+        *counts.entry(*why).or_default() += 1;
     }
-    counts.sort_unstable();
-    counts
+    counts.into_iter().collect()
 }
 
 /// How a tie on drops and CPU is broken, said beside every decision that breaks one.

@@ -44,7 +44,7 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
         };
         for own in groups.iter().filter(pairs) {
             for (size, tasks) in shared.bands.iter().filter(|band| own.bands.contains(band)) {
-                let channels = compare_channels(file, noise, (shared, own), tasks);
+                let channels = compare_channels(noise, (shared, own), tasks);
                 if channels.is_empty() {
                     continue;
                 }
@@ -64,15 +64,14 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
 }
 
 /// Each channel of `shared` also in `own` with every cell of the band: its verdicts.
-fn compare_channels(
-    file: &ResultsFile,
+fn compare_channels<'a>(
     noise: &FileNoise,
-    (shared, own): (&Grouped, &Grouped),
+    (shared, own): (&Grouped<'a>, &Grouped<'a>),
     tasks: &[u64],
 ) -> Vec<(String, Vec<(Metric, Verdict)>)> {
     let group = Group { runtime: shared.key.runtime, mode: Mode::ClonedSend, setting: shared.key.setting.clone() };
-    let cells = |grouped: &Grouped, channel| -> Option<Vec<&CellSamples>> {
-        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).map(|key| &file.cells[*key])).collect()
+    let cells = |grouped: &Grouped<'a>, channel| -> Option<Vec<&'a CellSamples>> {
+        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).copied()).collect()
     };
     let mut out = Vec::new();
     for &channel in &shared.channels {

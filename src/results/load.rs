@@ -1,7 +1,7 @@
 //! The one reader of channel-bench CSVs: rows into [`Record`]s, [`Record`]s into cells
 //! known by one [`CellKey`]. `compare`, `summary` and the per-cell exports all read through it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::{Context, bail};
@@ -251,10 +251,7 @@ pub struct ResultsFile {
 impl ResultsFile {
     /// The distinct workloads of the file's cells, in order.
     pub fn workloads(&self) -> Vec<WorkloadKey> {
-        let mut workloads: Vec<WorkloadKey> = self.order.iter().map(|key| key.workload).collect();
-        workloads.sort();
-        workloads.dedup();
-        workloads
+        self.order.iter().map(|key| key.workload).collect::<BTreeSet<_>>().into_iter().collect()
     }
 
     /// The same cells keyed without their workload, so that cells of two files that ran
@@ -290,9 +287,8 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
 /// their keys, so a cell of one pairs with its cell in the other round by round.
 pub fn load_builds(path: &Path, builds: [&str; 2]) -> anyhow::Result<[ResultsFile; 2]> {
     let (rows, skipped_partial_line) = read_rows(path)?;
-    let (first, second): (Vec<Record>, Vec<Record>) = rows.into_iter().partition(|row| row.build == builds[0]);
-    let second = second.into_iter().filter(|row| row.build == builds[1]).collect();
-    Ok([file_of(first, skipped_partial_line), file_of(second, skipped_partial_line)])
+    let of_build = |build| rows.iter().filter(|row| row.build == build).cloned().collect();
+    Ok(builds.map(|build| file_of(of_build(build), skipped_partial_line)))
 }
 
 /// The rows of the CSV at `path`, checked as [`load`] says, and whether a partial last line was skipped.

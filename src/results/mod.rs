@@ -1,9 +1,8 @@
 //! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
 //! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
-//! [`recommend`] turn loaded files (several runs pooled by [`pool`]) into per-cell figures, verdicts
-//! and picks ([`careful`]: the fastest with no known problem); [`versions`]: the crate versions beside
-//! an answer; [`colour`] gives each
-//! channel its colour.
+//! [`recommend`] turn loaded files (several runs pooled by [`pool`]) into per-cell figures,
+//! verdicts and picks ([`careful`]: the fastest with no known problem); [`versions`]: the crate
+//! versions beside an answer; [`colour`] gives each channel its colour.
 
 pub mod ab;
 pub mod analysis;

@@ -6,15 +6,12 @@
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, ranked by the one ranker
 //! (`results::recommend::rank`): each other channel with its verdict against the first from
-//! the noise model (`results::noise::verdict`), tied when that is a tie. A
-//! channel whose pacer fell behind in most samples of a cell of the band is named and never
-//! ranked.
+//! the noise model (`results::noise::verdict`), tied when that is a tie. A channel whose pacer
+//! fell behind in most samples of a cell of the band is named and never ranked.
 //!
 //! [`answer`] computes; `output::paced` formats.
 
-use std::collections::HashMap;
-
-use super::band::{self, Band};
+use super::band::{self, Band, Grouped};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
@@ -131,11 +128,6 @@ pub fn of(key: &CellKey, samples: &CellSamples) -> Option<PacedCell> {
     cell(key.tasks, &samples.paced)
 }
 
-/// Whether `file` has a paced cell.
-pub fn has_paced(file: &ResultsFile) -> bool {
-    file.cells.values().any(|cell| !cell.paced.is_empty())
-}
-
 /// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.
 pub fn only_paced(file: &ResultsFile) -> bool {
     !file.cells.is_empty() && file.cells.values().all(|cell| !cell.paced.is_empty() || cell.ok.is_empty())
@@ -187,77 +179,59 @@ pub struct PacedBand {
 /// The answer for every paced group and band of `file`, in file order, bands smallest first,
 /// every verdict from the noise model with the spread `file` measured.
 pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
-    let mut bands = Vec::new();
-    for group in band::groups(file, |key| !file.cells[key].paced.is_empty()) {
-        let cells: GroupCells = group
-            .cells
-            .iter()
-            .map(|(&((channel, merge), tasks), key)| {
-                let samples = &file.cells[*key];
-                ((channel, merge, tasks), (samples, of(key, samples)))
-            })
-            .collect();
-        for band in Band::all(&group) {
-            let mut band = PacedBand {
-                band,
-                entries: Vec::new(),
-                p99: Ranking::default(),
-                cpu: Ranking::default(),
-                overflow: Ranking::default(),
-                behind: Vec::new(),
-                excluded: Vec::new(),
-            };
-            fill(&mut band, &cells, &group.channels, noise);
-            bands.push(band);
-        }
-    }
-    bands
+    let groups = band::groups(file, |key| !file.cells[key].paced.is_empty());
+    groups.iter().flat_map(|group| Band::all(group).map(move |band| answer_band(group, band, noise))).collect()
 }
 
-/// A group's cells by (channel, merge, tasks): their samples and paced figures.
-type GroupCells<'a> = HashMap<(&'a str, Option<Merge>, u64), (&'a CellSamples, Option<PacedCell>)>;
-
-/// Ranks `channels` in `band` from the group's `cells`: a channel missing a cell or with a
-/// failed sample is excluded, one whose pacer fell behind is named apart, the rest ranked.
-fn fill(band: &mut PacedBand, cells: &GroupCells, channels: &[(&str, Option<Merge>)], noise: &FileNoise) {
-    let mut samples: Vec<Vec<&CellSamples>> = Vec::new();
-    for &(channel, merge) in channels {
-        let found: Vec<_> = band.band.tasks.iter().map(|&t| cells.get(&(channel, merge, t))).collect();
+/// Ranks `group`'s channels in `band`: a channel missing a cell or with a failed sample is
+/// excluded, one whose pacer fell behind is named apart, the rest ranked.
+fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
+    let (mut entries, mut samples, mut behind, mut excluded) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for &(channel, merge) in &group.channels {
         let label = super::load::channel_label(channel, merge);
-        let figures: Option<Vec<&PacedCell>> = found
+        let found: Option<Vec<(&CellSamples, PacedCell)>> = band
+            .tasks
             .iter()
-            .map(|cell| cell.filter(|(samples, _)| samples.failed == 0).and_then(|(_, f)| f.as_ref()))
+            .map(|&tasks| {
+                let samples = group.cells.get(&((channel, merge), tasks)).filter(|samples| samples.failed == 0)?;
+                Some((*samples, cell(tasks, &samples.paced)?))
+            })
             .collect();
-        match figures {
-            None => band.excluded.push(label),
-            Some(figures) if figures.iter().any(|f| f.pacer_behind) => band.behind.push(label),
-            Some(figures) => {
-                band.entries.push(entry(channel, merge, &figures));
-                samples.push(found.iter().flatten().map(|(cell, _)| *cell).collect());
+        match found {
+            None => excluded.push(label),
+            Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(label),
+            Some(found) => {
+                let (cells, figures): (Vec<&CellSamples>, Vec<PacedCell>) = found.into_iter().unzip();
+                entries.push(entry(channel, merge, &figures));
+                samples.push(cells);
             }
         }
     }
-    let group = band.band.noise_group();
+    let group = band.noise_group();
     let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| {
-        let entered = band.entries.iter().zip(&samples).filter_map(|(entry, cells)| {
+        let entered = entries.iter().zip(&samples).filter_map(|(entry, cells)| {
             Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))
         });
         rank(entered.collect(), metric, &group, noise)
     };
-    (band.p99, band.cpu, band.overflow) = (
-        rank(|e| e.p99_ns, Metric::P99),
-        rank(|e| e.cpu_ns, Metric::Cpu),
-        rank(|e| Some(e.overflow_share), Metric::Overflow),
-    );
+    PacedBand {
+        p99: rank(|e| e.p99_ns, Metric::P99),
+        cpu: rank(|e| e.cpu_ns, Metric::Cpu),
+        overflow: rank(|e| Some(e.overflow_share), Metric::Overflow),
+        band,
+        entries,
+        behind,
+        excluded,
+    }
 }
 
 /// One channel's band figures from its cells, task counts ascending.
-fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntry {
+fn entry(channel: &str, merge: Option<Merge>, cells: &[PacedCell]) -> PacedEntry {
     let geometric = |value: fn(&PacedCell) -> Option<f64>| -> Option<f64> {
-        let values: Option<Vec<f64>> = cells.iter().map(|cell| value(cell)).collect();
+        let values: Option<Vec<f64>> = cells.iter().map(value).collect();
         Some(geometric_mean(values?))
     };
-    let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(|cell| value(cell)).sum::<f64>() / cells.len() as f64;
+    let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(value).sum::<f64>() / cells.len() as f64;
     let largest = cells.last().expect("a band has a task count");
     PacedEntry {
         channel: channel.to_owned(),

@@ -5,7 +5,9 @@
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
 
-use super::load::{CellSamples, PacedSample, ResultsFile, sweep_order};
+use std::collections::BTreeSet;
+
+use super::load::{CellSamples, PacedSample, ResultsFile, WorkloadKey, sweep_order};
 use super::metadata::Metadata;
 use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
 
@@ -29,21 +31,15 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
         return Some(line);
     }
     let (first, rest) = runs.split_first()?;
-    let settings = |file: &ResultsFile| {
-        let mut settings: Vec<String> = file.order.iter().map(|key| key.setting.clone()).collect();
-        settings.sort();
-        settings.dedup();
-        settings
-    };
+    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.setting.clone()).collect::<BTreeSet<_>>();
     for run in rest {
         let (a, b) = (&first.file.workloads(), &run.file.workloads());
         if a != b {
-            let text = |workloads: &[super::load::WorkloadKey]| {
-                let parts: Vec<String> = workloads
-                    .iter()
-                    .map(|w| format!("--messages {} --capacity {} --workers {}", w.messages, w.capacity, w.workers))
-                    .collect();
-                parts.join(" / ")
+            let text = |workloads: &[WorkloadKey]| {
+                let flags = |w: &WorkloadKey| {
+                    format!("--messages {} --capacity {} --workers {}", w.messages, w.capacity, w.workers)
+                };
+                workloads.iter().map(flags).collect::<Vec<_>>().join(" / ")
             };
             return Some(format!("{} ran {}, {} ran {}", first.name, text(a), run.name, text(b)));
         }
@@ -62,21 +58,16 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
             ("rustc", one.rustc.clone(), other.rustc.clone()),
             ("channel crates", format!("{:?}", one.crates), format!("{:?}", other.crates)),
         ];
+        let (one_name, other_name) = (&first.name, &run.name);
         if let Some((what, a, b)) = machine.into_iter().find(|(_, a, b)| a != b) {
-            return Some(format!(
-                "different {what}: {a} ({}), {b} ({}): runs of one machine pool",
-                first.name, run.name
-            ));
+            return Some(format!("different {what}: {a} ({one_name}), {b} ({other_name}): runs of one machine pool"));
         }
         if let Some((what, a, b)) = build.into_iter().find(|(_, a, b)| a != b && !allow_different_builds) {
             let (a, b) = if what == "channel crates" { ("", "") } else { (a.as_str(), b.as_str()) };
-            return Some(format!(
-                "different {what}{}{a} ({}){}{b} ({}): pool runs of one build, or pass --allow-different",
-                if a.is_empty() { " in" } else { ": " },
-                first.name,
-                if b.is_empty() { " and" } else { ", " },
-                run.name
-            ));
+            let (before_a, before_b) =
+                (if a.is_empty() { " in" } else { ": " }, if b.is_empty() { " and" } else { ", " });
+            let runs = format!("{before_a}{a} ({one_name}){before_b}{b} ({other_name})");
+            return Some(format!("different {what}{runs}: pool runs of one build, or pass --allow-different"));
         }
     }
     None
@@ -132,9 +123,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
             });
             into.runs.extend(stats::summarize(&cell.ok).map(|summary| summary.trimmed_mean));
             into.failed += cell.failed;
-            if into.first_failure.is_none() {
-                into.first_failure.clone_from(&cell.first_failure);
-            }
+            into.first_failure = into.first_failure.take().or_else(|| cell.first_failure.clone());
             let lists = [(&mut into.ok, &cell.ok), (&mut into.disturbed, &cell.disturbed)];
             for (into, from) in lists.into_iter().chain(into.columns.0.iter_mut().zip(&cell.columns.0)) {
                 into.extend_from_slice(from);

@@ -10,19 +10,16 @@
 //! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
 //! samples paired round by round, with its interval), and is tied with the first exactly when
 //! that verdict is a tie. [`rank`] is the crate's one ranker: `results::paced` ranks a paced
-//! band's p99, CPU and frames overflowed with it. A channel
-//! with a failed sample, or without a cell at one of the band's task counts, is not ranked
-//! there and is listed with the reason.
+//! band's p99, CPU and frames overflowed with it. A channel with a failed sample, or without a
+//! cell at one of the band's task counts, is not ranked there and is listed with the reason.
 //!
 //! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
 //! fastest channel with no known problem.
 //!
 //! [`recommend`] computes; `output::summary` formats.
 
-use std::collections::HashMap;
-
 pub use super::band::TaskBand;
-use super::band::{self, Band, Contender};
+use super::band::{self, Band, Contender, Grouped};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric};
@@ -94,12 +91,6 @@ pub struct Ranking<E = Shape> {
     /// The first, then the channels tied with it, then the others, each by its verdict's
     /// estimate against the first.
     pub entries: Vec<Entry<E>>,
-}
-
-impl<E> Default for Ranking<E> {
-    fn default() -> Self {
-        Ranking { entries: Vec::new() }
-    }
 }
 
 impl<E> Ranking<E> {
@@ -176,56 +167,32 @@ pub struct Recommendation {
 /// order the runtimes and modes first appear in the file, bands smallest first, every verdict
 /// from the noise model ([`noise::verdict`]) with the spread `file` measured.
 pub fn recommend(file: &ResultsFile, noise: &FileNoise) -> Vec<Recommendation> {
-    band::groups(file, |_| true).iter().flat_map(|group| recommend_group(file, group, noise)).collect()
+    let groups = band::groups(file, |_| true);
+    groups.iter().flat_map(|group| Band::all(group).map(move |band| rank_band(group, band, noise))).collect()
 }
 
-/// The recommendation for each band of one group of `file`'s cells.
-pub fn recommend_group(file: &ResultsFile, group: &band::Grouped, noise: &FileNoise) -> Vec<Recommendation> {
-    let mut bands = Vec::new();
-    let cells: HashMap<(Contender, u64), &CellSamples> =
-        group.cells.iter().map(|(&at, key)| (at, &file.cells[*key])).collect();
-    for band in Band::all(group) {
-        let noise_group = Group { runtime: band.runtime, mode: band.mode, setting: band.setting.clone() };
-        let (speed, cpu, p99, excluded) = rank_band(&cells, &group.channels, &band.tasks, &noise_group, noise);
-        bands.push(Recommendation { band, speed, cpu, p99, excluded });
-    }
-    bands
-}
-
-/// One band's three rankings and the channels left out of them: `cells` are one runtime and
-/// mode's cells by (channel, tasks), `tasks` the band's task counts.
-fn rank_band(
-    cells: &HashMap<(Contender, u64), &CellSamples>,
-    channels: &[Contender],
-    tasks: &[u64],
-    group: &Group,
-    noise: &FileNoise,
-) -> (Ranking, Ranking, Ranking, Vec<Excluded>) {
+/// One band of `group`: its three rankings and the channels left out of them.
+fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
+    let tasks = &band.tasks;
     let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
     let mut excluded = Vec::new();
-    for &channel in channels {
-        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| cells.get(&(channel, t)).copied()).collect();
+    for &channel in &group.channels {
+        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| group.cells.get(&(channel, t)).copied()).collect();
         let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
             tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
         };
         let missing_at = at(|cell| cell.is_none());
         let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0 && !refused(cell)));
         let refused_at = at(|cell| cell.is_some_and(refused));
-        let (name, merge) = channel;
         if missing_at.is_empty() && failed_at.is_empty() && refused_at.is_empty() {
             candidates.push((channel, found.into_iter().flatten().collect()));
         } else {
             let failed_samples = found.iter().flatten().filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
-            excluded.push(Excluded {
-                channel: name.to_owned(),
-                merge,
-                failed_samples,
-                failed_at,
-                missing_at,
-                refused_at,
-            });
+            let (channel, merge) = (channel.0.to_owned(), channel.1);
+            excluded.push(Excluded { channel, merge, failed_samples, failed_at, missing_at, refused_at });
         }
     }
+    let group = band.noise_group();
     let by = |metric: Metric| {
         let entered = candidates.iter().filter_map(|(channel, cells)| {
             let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
@@ -234,9 +201,9 @@ fn rank_band(
             let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
             Some((Entry::new(*channel, value, Shape { median, mixed }), cells.clone()))
         });
-        rank(entered.collect(), metric, group, noise)
+        rank(entered.collect(), metric, &group, noise)
     };
-    (by(Metric::Speed), by(Metric::Cpu), by(Metric::P99), excluded)
+    Recommendation { speed: by(Metric::Speed), cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band }
 }
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
@@ -281,7 +248,7 @@ pub fn rank<E>(
         }
     };
     if channels.is_empty() {
-        return Ranking::default();
+        return Ranking { entries: Vec::new() };
     }
     judge(&mut channels);
     let lower = channels.iter().enumerate().filter_map(|(at, (entry, _))| {
@@ -293,10 +260,7 @@ pub fn rank<E>(
     }
     let mut entries: Vec<Entry<E>> = channels.into_iter().map(|(entry, _)| entry).collect();
     let key = |entry: &Entry<E>| (!entry.tied_with_first, entry.verdict.map_or(f64::INFINITY, |verdict| verdict.mean));
-    entries[1..].sort_by(|a, b| {
-        let (a, b) = (key(a), key(b));
-        a.0.cmp(&b.0).then(a.1.total_cmp(&b.1))
-    });
+    entries[1..].sort_by(|a, b| key(a).0.cmp(&key(b).0).then(key(a).1.total_cmp(&key(b).1)));
     Ranking { entries }
 }
 

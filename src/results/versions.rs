@@ -3,6 +3,8 @@
 //! as this build's Cargo.lock holds it. Figures move across releases of both, so an answer is
 //! read with the versions that made it.
 
+use std::collections::BTreeSet;
+
 use super::load::ResultsFile;
 use super::metadata::Metadata;
 use crate::registry::{self, RUNTIME_CRATE};
@@ -40,22 +42,18 @@ pub struct Versions {
 /// run's JSON) over this build's. A channel the table does not hold (a user's own) is named by
 /// its crate when the run's JSON records a crate that no channel of the table has.
 pub fn versions(file: &ResultsFile, metadata: Option<&Metadata>) -> Versions {
-    let mut names: Vec<&str> =
+    let mut names: BTreeSet<&str> =
         file.order.iter().filter_map(|key| registry::find(&key.channel)).map(|e| e.crate_name).collect();
     let own = |name: &&String| !registry::known().any(|entry| entry.crate_name == name.as_str());
-    let users_own = file.order.iter().any(|key| registry::find(&key.channel).is_none());
-    if users_own {
+    if file.order.iter().any(|key| registry::find(&key.channel).is_none()) {
         names.extend(metadata.iter().flat_map(|metadata| metadata.crates.keys().filter(own)).map(String::as_str));
     }
-    names.sort_unstable();
-    names.dedup();
-    names.retain(|name| *name != RUNTIME_CRATE);
+    names.remove(RUNTIME_CRATE);
     let crates = [RUNTIME_CRATE]
         .into_iter()
         .chain(names)
         .map(|crate_name| {
-            let recorded = metadata.and_then(|metadata| metadata.crates.get(crate_name));
-            let (version, source) = match recorded {
+            let (version, source) = match metadata.and_then(|metadata| metadata.crates.get(crate_name)) {
                 Some(version) => (version.clone(), Source::Run),
                 None => (registry::locked_version(crate_name), Source::Build),
             };
