@@ -171,10 +171,10 @@ impl Plan {
     pub fn with_extra(cli: SweepArgs, extra: &'static [ChannelEntry]) -> anyhow::Result<Plan> {
         check_load(&cli)?;
         let quick = cli.quick;
-        let channels: Vec<&'static ChannelEntry> = match cli.channels {
+        let channels: Vec<&'static ChannelEntry> = match &cli.channels {
             None => registry::CHANNELS.iter().chain(extra).collect(),
             Some(names) => {
-                no_duplicates("--channels", &names)?;
+                no_duplicates("--channels", names)?;
                 let known = || registry::known().chain(extra);
                 let find = |name: &String| {
                     known().find(|entry| entry.name == name).ok_or_else(|| {
@@ -186,6 +186,7 @@ impl Plan {
             }
         };
         let keep = keep(cli.keep.as_deref().unwrap_or_default(), &channels, extra)?;
+        companions(&cli)?;
         let tasks = cli.tasks.map(|items| items.into_iter().flat_map(|item| item.0).collect());
         let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
@@ -225,27 +226,6 @@ impl Plan {
             isolation: Isolation::Process,
             builds: 1,
         };
-        if cli.phase.is_some() && cli.pace.is_none() {
-            return Err(usage(
-                "--phase sets when the bursts of --pace start: give --pace INTERVAL too, or leave --phase out",
-            ));
-        }
-        if cli.burst.is_some() && cli.pace.is_none() {
-            return Err(usage("--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out"));
-        }
-        if cli.task_capacity.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
-            return Err(usage(
-                "--task-capacity sizes merged-recv's channels, which --modes leaves out: add merged-recv or drop --task-capacity",
-            ));
-        }
-        if cli.merge.is_some() && !plan.modes.contains(&Mode::MergedRecv) {
-            return Err(usage(
-                "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
-            ));
-        }
-        if cli.keep_sink && plan.sink.path().is_none() {
-            return Err(usage("--keep-sink keeps the file of --sink file:PATH: give --sink file:PATH too"));
-        }
         plan.validate()?;
         Ok(plan)
     }
@@ -400,4 +380,32 @@ fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -
         seen.insert(value);
     }
     Ok(())
+}
+
+/// Refuses a flag given without the one it needs beside it, or for a mode the plan leaves out.
+fn companions(cli: &SweepArgs) -> anyhow::Result<()> {
+    let merged = cli.modes.as_ref().is_none_or(|modes| modes.contains(&Mode::MergedRecv));
+    let refused = [
+        (
+            cli.phase.is_some() && cli.pace.is_none(),
+            "--phase sets when the bursts of --pace start: give --pace INTERVAL too, or leave --phase out",
+        ),
+        (
+            cli.burst.is_some() && cli.pace.is_none(),
+            "--burst sets the burst of --pace: give --pace INTERVAL too, or leave --burst out",
+        ),
+        (
+            cli.task_capacity.is_some() && !merged,
+            "--task-capacity sizes merged-recv's channels, which --modes leaves out: add merged-recv or drop --task-capacity",
+        ),
+        (
+            cli.merge.is_some() && !merged,
+            "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
+        ),
+        (
+            cli.keep_sink && cli.sink.path().is_none(),
+            "--keep-sink keeps the file of --sink file:PATH: give --sink file:PATH too",
+        ),
+    ];
+    refused.into_iter().find(|(wrong, _)| *wrong).map_or(Ok(()), |(_, why)| Err(usage(why)))
 }
