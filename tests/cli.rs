@@ -76,6 +76,7 @@ fn bad_input_gives_one_line_naming_the_flag_and_exit_2() {
         (&["--pace", "soon"], "--pace"),
         (&["--pace", "2h"], "--pace"),
         (&["--burst", "4"], "--burst"),
+        (&["--phase", "aligned"], "--phase"),
         (&["--pace", "20ms", "--burst", "0"], "--burst"),
         (&["--pace", "1s", "--tasks", "1", "--messages", "1000"], "--pace"),
         (&["--merge", "round-robin"], "--merge"),
