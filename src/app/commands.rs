@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
-use crate::output::doc::Form;
+use crate::output::doc::{Form, Format};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
@@ -158,7 +158,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions);
             print!("{}", output::paced::beside(&short, &analysis, Form::Short));
         } else {
-            let text = output::summary::text(&analysis.bands, &analysis.versions);
+            let text = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
             print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
             print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
             print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
@@ -207,7 +207,7 @@ pub(crate) fn print_summary(
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
     let text = output::paced::beside(&text, analysis, Form::Markdown);
-    let console = output::summary::text(&analysis.bands, &analysis.versions);
+    let console = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
     let console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;

@@ -161,7 +161,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let (runtime, mode) = (first.runtime, first.mode);
         let notes = format::group_notes(several_workers(runtime).then_some(first.workers), None, &first.setting);
         let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
-        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), &series));
+        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), None, &series));
     }
     out.push_str("</div>\n</section>\n");
 }
