@@ -35,12 +35,10 @@ pub struct Report<'a> {
 
 /// The whole page.
 pub fn page(report: &Report) -> String {
-    let title = format!("channel-bench: {}", report.csv_name);
+    let name = escape(report.csv_name);
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n\
-         <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{}</small></h1>\n",
-        escape(&title),
-        escape(report.csv_name)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>channel-bench: {name}</title>\n\
+         <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{name}</small></h1>\n"
     );
     if let Some(metadata) = report.metadata {
         let cpu = metadata.cpu_model.as_deref().unwrap_or("unknown CPU");
