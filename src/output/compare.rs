@@ -73,17 +73,6 @@ pub fn machine_differences(
     fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
-/// What `compare` prints after its notes: the [`Comparison`] laid out.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Report {
-    /// The sections in the order printed, empty ones to be left out: the table with the cells
-    /// found in only one file, the speed headline, the paced cells and the paced headline;
-    /// where every cell of both runs is paced, the paced sections lead.
-    pub sections: [String; 4],
-    /// Cells slower beyond the noise, and paced cells worse on p99, CPU or frames overflowed.
-    pub worse: usize,
-}
-
 /// What leads the ns/message headline of two runs whose every cell is paced.
 const RESTATES_THE_SCHEDULE: &str =
     "ns/message restates the schedule: every cell is paced, so its verdicts follow the pace, not the channel";
@@ -96,8 +85,11 @@ const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel; then the paced cells and how far the two runs agree on them.
-pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> Report {
+/// channel; then the paced cells and how far the two runs agree on them. These sections come in
+/// the order printed, empty ones to be left out; where every cell of both runs is paced, the
+/// paced sections lead. Beside them, how many cells are slower beyond the noise and paced cells
+/// worse on p99, CPU or frames overflowed.
+pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> ([String; 4], usize) {
     let mut out = table(comparison);
     for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
         if !only.is_empty() {
@@ -113,14 +105,18 @@ pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> Report
     }
     closing_lines(&mut headline, comparison);
     let agreement = &comparison.paced;
-    let (paced_cells, paced_summary) = (paced_cells(agreement), paced_summary(agreement));
+    let [paced_cells, paced_summary] = if agreement.cells.is_empty() {
+        Default::default()
+    } else {
+        [paced_cells(agreement), paced_summary(agreement)]
+    };
     let worse = comparison.counts.slower + agreement.cells.iter().filter(|pair| pair.slower()).count();
     let sections = if comparison.only_paced {
         [out, paced_cells, paced_summary, format!("\n{RESTATES_THE_SCHEDULE}{headline}")]
     } else {
         [out, headline, paced_cells, paced_summary]
     };
-    Report { sections, worse }
+    (sections, worse)
 }
 
 /// The header and one row per cell in both files: its figures, verdict and clusters.
@@ -250,11 +246,8 @@ fn mean_text(summary: &Summary) -> String {
 }
 
 /// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
-/// figure (`noise::change`); empty when there is none.
+/// figure (`noise::change`).
 fn paced_cells(agreement: &PacedAgreement) -> String {
-    if agreement.cells.is_empty() {
-        return String::new();
-    }
     let mut out = format!(
         "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
     );
@@ -281,12 +274,8 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
 
 /// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
 /// verdict on p99 and on CPU tells apart, then how far the two runs agree (their median and
-/// worst over the cells), which two runs of one build calibrate the paced drift with; empty
-/// when there is no paced cell.
+/// worst over the cells), which two runs of one build calibrate the paced drift with.
 fn paced_summary(agreement: &PacedAgreement) -> String {
-    if agreement.cells.is_empty() {
-        return String::new();
-    }
     let (slower, cells) = (agreement.cells.iter().filter(|pair| pair.slower()).count(), agreement.cells.len());
     let mut out = format!("paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {cells}\n");
     for (on, detectable) in

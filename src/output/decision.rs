@@ -60,8 +60,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
             vec![Span::text("none: no channel with no known problem kept up without a failure; see below")],
         )];
     };
-    let clean_ties = decision.tied.iter().filter(|seat| !seat.known_problem).count();
-    let by_rule = if clean_ties > 0 {
+    let by_rule = if decision.tied.iter().any(|seat| !seat.known_problem) {
         " (a tie on drops and CPU, broken by rule: tokio-mpsc if tied, else table order)"
     } else {
         ""

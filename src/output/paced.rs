@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::decision::{card_lines, explanation, room, title};
 use super::doc::{Form, Format, Span, Table, capitalized, line, list};
 use super::format::{self, duration, escape, number, percent, phased, thousands};
 use super::summary::{band_size, named};
@@ -149,18 +150,12 @@ pub const DECISION_HEADING: &str = "for your room";
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
-        let card = list(super::decision::card_lines(decision, form.format()), form.format());
-        let explanation = line(&super::decision::explanation(decision), form.format());
+        let (format, room) = (form.format(), room(decision));
+        let (card, explanation) = (list(card_lines(decision, format), format), line(&explanation(decision), format));
         let _ = match form {
-            Form::Text => {
-                writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", super::decision::title(decision))
-            }
-            Form::Markdown => writeln!(
-                out,
-                "### {DECISION_HEADING} of {}\n\n{card}\n{explanation}\n",
-                super::decision::room(decision)
-            ),
-            Form::Short => writeln!(out, "### {DECISION_HEADING} of {}\n\n{card}", super::decision::room(decision)),
+            Form::Text => writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", title(decision)),
+            Form::Markdown => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}\n{explanation}\n"),
+            Form::Short => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}"),
         };
     }
     out
