@@ -166,10 +166,9 @@ impl Console {
             }
             None => "no successful sample".to_owned(),
         };
-        let failed = match failures.first() {
-            Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
-            None => String::new(),
-        };
+        let failed = failures
+            .first()
+            .map_or(String::new(), |first| format!("  FAILED {} sample(s), first: {}", failures.len(), first.status));
         self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
     }
 

@@ -182,10 +182,8 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             ),
             None => Default::default(),
         };
-        let failed = match &cell.first_failure {
-            Some(first) => format!("{}: {}", cell.failed, escape(first)),
-            None => String::new(),
-        };
+        let failed =
+            cell.first_failure.as_ref().map_or(String::new(), |first| format!("{}: {}", cell.failed, escape(first)));
         let _ = writeln!(
             out,
             "<tr{}><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\

@@ -101,14 +101,12 @@ fn leaders(ranking: &Ranking<PacedEntry>, (full, brief): (Show, Show), is_ratio:
 
 /// The channels not ranked in `band`, with why: `pacer behind: x; failed or missing: y`.
 fn not_ranked(band: &PacedBand) -> String {
-    let mut parts = Vec::new();
-    if !band.behind.is_empty() {
-        parts.push(format!("pacer behind: {}", band.behind.join(", ")));
-    }
-    if !band.excluded.is_empty() {
-        parts.push(format!("failed or missing: {}", band.excluded.join(", ")));
-    }
-    parts.join("; ")
+    let parts = [("pacer behind", &band.behind), ("failed or missing", &band.excluded)].into_iter();
+    let said: Vec<String> = parts
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(why, names)| format!("{why}: {}", names.join(", ")))
+        .collect();
+    said.join("; ")
 }
 
 /// The answer's table: per band its lowest p99, lowest CPU and fewest frames overflowed, and

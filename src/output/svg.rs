@@ -3,6 +3,7 @@
 //! latency in µs on a log10 axis ([`panel`]). Drawing only: the figures come from
 //! [`crate::stats`] and `results`.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::doc;
@@ -89,8 +90,8 @@ fn title_lines(title: &str) -> String {
 /// a log10 axis, whole decades for values that span several.
 pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
     let (unit, statistic) = latency.map_or(("ns/message", "trimmed mean"), |statistic| ("µs (log axis)", statistic));
-    let tasks = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (low, high) = tasks.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)));
+    let tasks: BTreeSet<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    let (low, high) = (tasks.first().copied().unwrap_or(u64::MAX), tasks.last().copied().unwrap_or(0));
     let (mut x0, mut x1) = ((low.max(1) as f64).log2(), (high.max(1) as f64).log2());
     if x1 <= x0 {
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
@@ -138,10 +139,7 @@ pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
             at + 4.0
         );
     }
-    let mut ticks: Vec<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
-    ticks.sort_unstable();
-    ticks.dedup();
-    for tasks in ticks {
+    for tasks in tasks {
         let at = x(tasks);
         let _ = writeln!(
             svg,
