@@ -60,7 +60,7 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     if let Some(csv) = &args.from {
         let ab = judged(csv, extra)?;
-        print_line(&if args.json { output::ab::json(&ab) } else { output::ab::text(&ab) });
+        print_line(&if args.json { output::export::json(&ab) } else { output::ab::text(&ab) });
         return Ok(gate(&ab, args.fail_on_slower).unwrap_or(ExitCode::SUCCESS));
     }
     if isolation != Isolation::Process {
@@ -155,7 +155,7 @@ fn answer(
     super::sweep::write_cells(set, &cells, exports, force)?;
     print_line("");
     // Last, so that a script reads the JSON from the first `{` of stdout to its end.
-    print_line(&if json { output::ab::json(&ab) } else { text });
+    print_line(&if json { output::export::json(&ab) } else { text });
     Ok(ab)
 }
 

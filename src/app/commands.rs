@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use super::{file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
-use crate::output::doc::Form;
+use crate::output::doc::{Form, Format};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
@@ -114,8 +114,9 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     for note in notes {
         print_line(&format!("note: {note}"));
     }
-    let report = output::compare::report(&old_name, &new_name, &crate::results::compare::compare(&old, &new));
-    for section in report.sections.iter().filter(|section| !section.is_empty()) {
+    let (sections, worse) =
+        output::compare::report(&old_name, &new_name, &crate::results::compare::compare(&old, &new));
+    for section in sections.iter().filter(|section| !section.is_empty()) {
         print_line(section.trim_end());
     }
     print_line(&format!("note: {}", output::pool::noise_line(old.runs.max(new.runs).max(1))));
@@ -126,7 +127,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         );
     }
     // A paced cell worse on p99, CPU or frames overflowed fails the gate as a slower cell does.
-    Ok(if args.fail_on_slower && report.worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if args.fail_on_slower && worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
@@ -158,7 +159,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions);
             print!("{}", output::paced::beside(&short, &analysis, Form::Short));
         } else {
-            let text = output::summary::text(&analysis.bands, &analysis.versions);
+            let text = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
             print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
             print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
             print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
@@ -207,7 +208,7 @@ pub(crate) fn print_summary(
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
     let text = output::paced::beside(&text, analysis, Form::Markdown);
-    let console = output::summary::text(&analysis.bands, &analysis.versions);
+    let console = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
     let console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;
@@ -271,9 +272,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
-    let page =
-        output::html::page(&output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() });
-    write_report(html, &page)?;
+    write_report(html, &output::html::page(&name, &analysis, metadata.as_ref()))?;
     Ok(ExitCode::SUCCESS)
 }
 

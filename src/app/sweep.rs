@@ -54,10 +54,10 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let max_time = plan.max_time.as_secs_f64();
             output::open::max_time_line(&analysis.open, max_time, cells).inspect(|line| print_line(line));
             let name = super::file_name(csv.as_path());
-            let report = output::html::Report { csv_name: &name, analysis: &analysis, metadata: metadata.as_ref() };
+            let page = output::html::page(&name, &analysis, metadata.as_ref());
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
-                .and_then(|()| write_report(Target::File(&set.html(), plan.force), &output::html::page(&report)))
+                .and_then(|()| write_report(Target::File(&set.html(), plan.force), &page))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));

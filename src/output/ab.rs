@@ -1,6 +1,9 @@
 //! A paired A/B run's verdicts in words (`results::ab`): the console and the Markdown summary
 //! share one text; `--json` writes the verdicts as they are.
 
+use std::fmt::Write as _;
+
+use super::doc::{Format, first_seen, list};
 use super::format;
 use crate::results::ab::{Ab, Against, Change};
 use crate::results::cells::FEWEST_SAMPLES;
@@ -54,38 +57,23 @@ pub const BAND_BASIS: &str = "a band's typical interval";
 /// The whole answer as Markdown: what changed per band and per cell, the smallest change this
 /// run could detect per runtime, every band's line, and the cells left out.
 pub fn text(ab: &Ab) -> String {
-    let mut out = String::from("# A/B: this build (candidate) against the baseline\n\n");
-    out.push_str("Ratios are candidate / baseline of ns/message, from rounds both builds measured; ");
-    out.push_str(&format!(
-        "every interval is at {}% (many cells and bands are judged at once).\n\n",
+    let mut out = format!(
+        "# A/B: this build (candidate) against the baseline\n\nRatios are candidate / baseline of ns/message, from \
+         rounds both builds measured; every interval is at {}% (many cells and bands are judged at once).\n\n",
         CHANGE_CONFIDENCE * 100.0
-    ));
+    );
     if let Some(line) = detectable(&ab.detectable, "", BAND_BASIS) {
-        out.push_str(&format!("{line}.\n\n"));
+        let _ = write!(out, "{line}.\n\n");
     }
-    let changed = |changes: &[Change]| -> Vec<String> {
-        changes
-            .iter()
-            .filter(|change| change.call != Call::Tied)
-            .map(|change| format!("- {}\n", line(change)))
-            .collect()
-    };
     for (what, changes) in [("bands", &ab.bands), ("cells", &ab.cells)] {
-        let lines = changed(changes);
-        out.push_str(&format!("## Changed {what}: {} of {}\n\n", lines.len(), changes.len()));
-        out.push_str(&if lines.is_empty() { "none\n".to_owned() } else { lines.concat() });
-        out.push('\n');
+        let changed: Vec<String> = changes.iter().filter(|change| change.call != Call::Tied).map(line).collect();
+        let said = if changed.is_empty() { "none\n".to_owned() } else { list(changed.clone(), Format::Markdown) };
+        let _ = write!(out, "## Changed {what}: {} of {}\n\n{said}\n", changed.len(), changes.len());
     }
-    out.push_str("## Every band\n\n");
-    for change in &ab.bands {
-        out.push_str(&format!("- {}\n", line(change)));
-    }
-    out.push_str(&against(&ab.against));
+    let _ =
+        write!(out, "## Every band\n\n{}{}", list(ab.bands.iter().map(line), Format::Markdown), against(&ab.against));
     if !ab.left_out.is_empty() {
-        out.push_str(&format!(
-            "\nNot judged (measured by one build only, or no ok sample): {}\n",
-            ab.left_out.join("; ")
-        ));
+        let _ = writeln!(out, "\nNot judged (measured by one build only, or no ok sample): {}", ab.left_out.join("; "));
     }
     out
 }
@@ -98,23 +86,17 @@ fn against(table: &[Against]) -> String {
     mines.dedup();
     for mine in mines {
         let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
-        let mut others: Vec<&str> = Vec::new();
-        let mut places: Vec<&str> = Vec::new();
-        for row in &rows {
-            if !others.contains(&row.other.as_str()) {
-                others.push(&row.other);
-            }
-            if !places.contains(&row.place.as_str()) {
-                places.push(&row.place);
-            }
-        }
-        out.push_str(&format!(
+        let others = first_seen(rows.iter().map(|row| row.other.as_str()));
+        let _ = write!(
+            out,
             "\n## {mine} against the others\n\n{mine}'s ns/message over each channel's, in this build's rounds \
-             (below 1: {mine} is faster), with its interval at {:.0}%, then in the baseline's.\n\n",
-            VERDICT_CONFIDENCE * 100.0
-        ));
-        out.push_str(&format!("| cell | {} |\n|---|{}\n", others.join(" | "), "---|".repeat(others.len())));
-        for place in places {
+             (below 1: {mine} is faster), with its interval at {:.0}%, then in the baseline's.\n\n\
+             | cell | {} |\n|---|{}\n",
+            VERDICT_CONFIDENCE * 100.0,
+            others.join(" | "),
+            "---|".repeat(others.len())
+        );
+        for place in first_seen(rows.iter().map(|row| row.place.as_str())) {
             let cells: Vec<String> = others
                 .iter()
                 .map(|other| {
@@ -124,15 +106,10 @@ fn against(table: &[Against]) -> String {
                     })
                 })
                 .collect();
-            out.push_str(&format!("| {place} | {} |\n", cells.join(" | ")));
+            let _ = writeln!(out, "| {place} | {} |", cells.join(" | "));
         }
     }
     out
-}
-
-/// The verdicts as JSON.
-pub fn json(ab: &Ab) -> String {
-    serde_json::to_string_pretty(ab).expect("plain data serializes") + "\n"
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
-use super::format::{self, duration, number};
+use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread};
 use crate::results::load::{CellKey, WorkloadKey};
@@ -73,17 +73,6 @@ pub fn machine_differences(
     fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
-/// What `compare` prints after its notes: the [`Comparison`] laid out.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Report {
-    /// The sections in the order printed, empty ones to be left out: the table with the cells
-    /// found in only one file, the speed headline, the paced cells and the paced headline;
-    /// where every cell of both runs is paced, the paced sections lead.
-    pub sections: [String; 4],
-    /// Cells slower beyond the noise, and paced cells worse on p99, CPU or frames overflowed.
-    pub worse: usize,
-}
-
 /// What leads the ns/message headline of two runs whose every cell is paced.
 const RESTATES_THE_SCHEDULE: &str =
     "ns/message restates the schedule: every cell is paced, so its verdicts follow the pace, not the channel";
@@ -96,8 +85,11 @@ const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 /// one in either file. Then the cells found in only one file, a line of counts, the spread of
 /// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
 /// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel; then the paced cells and how far the two runs agree on them.
-pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> Report {
+/// channel; then the paced cells and how far the two runs agree on them. These sections come in
+/// the order printed, empty ones to be left out; where every cell of both runs is paced, the
+/// paced sections lead. Beside them, how many cells are slower beyond the noise and paced cells
+/// worse on p99, CPU or frames overflowed.
+pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> ([String; 4], usize) {
     let mut out = table(comparison);
     for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
         if !only.is_empty() {
@@ -113,83 +105,71 @@ pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> Report
     }
     closing_lines(&mut headline, comparison);
     let agreement = &comparison.paced;
-    let (paced_cells, paced_summary) = (paced_cells(agreement), paced_summary(agreement));
+    let [paced_cells, paced_summary] = if agreement.cells.is_empty() {
+        Default::default()
+    } else {
+        [paced_cells(agreement), paced_summary(agreement)]
+    };
     let worse = comparison.counts.slower + agreement.cells.iter().filter(|pair| pair.slower()).count();
     let sections = if comparison.only_paced {
         [out, paced_cells, paced_summary, format!("\n{RESTATES_THE_SCHEDULE}{headline}")]
     } else {
         [out, headline, paced_cells, paced_summary]
     };
-    Report { sections, worse }
+    (sections, worse)
 }
 
-/// The header and one row per cell in both files.
+/// The header and one row per cell in both files: its figures, verdict and clusters.
 fn table(comparison: &Comparison) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<15} {:<12} {:>5} {:<16} {:>17} {:>17} {:>10} {:>10} {:>8} [99.9% interval]  verdict",
-        "runtime",
-        "mode",
-        "tasks",
-        "channel",
-        "old trimmed mean",
-        "new trimmed mean",
-        "old median",
-        "new median",
-        "new/old"
-    );
+    let header = "runtime|mode|tasks|channel|old trimmed mean|new trimmed mean|old median|new median|new/old";
+    let mut out = format!("{} [99.9% interval]  verdict\n", padded(header.split('|').map(str::to_owned)));
     for (key, compared) in &comparison.cells {
-        let channel =
-            format!("{}{}", key.channel_label(), notes(comparison, key, &super::format::phased(&key.setting)));
-        let label = format!("{:<15} {:<12} {:>5} {channel:<16}", key.runtime.name(), key.mode.name(), key.tasks);
-        let _ = match compared {
-            Some(compared) => writeln!(out, "{label} {}", row(compared)),
-            None => {
-                writeln!(out, "{label} {:>17} {:>17} {:>10} {:>10} {:>8}  no ok samples to compare", "", "", "", "", "")
-            }
+        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &format::phased(&key.setting)));
+        let label = [key.runtime.name().to_owned(), key.mode.name().to_owned(), key.tasks.to_string(), channel];
+        let (figures, verdict) = match compared {
+            Some(compared) => figures(compared),
+            None => (vec![String::new(); 5], "  no ok samples to compare".to_owned()),
         };
+        let _ = writeln!(out, "{}{verdict}", padded(label.into_iter().chain(figures)));
     }
     out
 }
 
-/// A compared cell's figures, verdict and clusters.
-fn row(compared: &Compared) -> String {
+/// `cells` in the table's columns, each padded to its width, left-aligned where it is negative.
+fn padded(cells: impl IntoIterator<Item = String>) -> String {
+    let widths: [isize; 9] = [-15, -12, 5, -16, 17, 17, 10, 10, 8];
+    let cells = cells.into_iter().zip(widths).map(|(cell, width)| match width.unsigned_abs() {
+        pad if width < 0 => format!("{cell:<pad$}"),
+        pad => format!("{cell:>pad$}"),
+    });
+    cells.collect::<Vec<_>>().join(" ")
+}
+
+/// A compared cell's figures in the table's columns, then its interval, verdict and clusters.
+fn figures(compared: &Compared) -> (Vec<String>, String) {
+    let (old, new, (low, high)) = (&compared.old, &compared.new, compared.interval);
+    let medians = [old.median, new.median].map(|median| format!("{median:.1}"));
+    let figures =
+        [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([format!("{:.3}", compared.ratio())]);
     let clusters = if compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1 {
-        format!(
-            "  clusters old {}; new {}",
-            format::found_clusters(&compared.old_clusters),
-            format::found_clusters(&compared.new_clusters)
-        )
+        let [old, new] = [&compared.old_clusters, &compared.new_clusters].map(|found| format::found_clusters(found));
+        format!("  clusters old {old}; new {new}")
     } else {
         String::new()
     };
-    format!(
-        "{:>17} {:>17} {:>10.1} {:>10.1} {:>8.3} [{:.2}–{:.2}]  {}{clusters}",
-        mean_text(&compared.old),
-        mean_text(&compared.new),
-        compared.old.median,
-        compared.new.median,
-        compared.ratio(),
-        compared.interval.0,
-        compared.interval.1,
-        word(compared.call, ["faster", "slower", "~"])
-    )
+    (figures.collect(), format!(" [{low:.2}–{high:.2}]  {}{clusters}", word(compared.call, ["faster", "slower", "~"])))
 }
 
 /// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
 fn counts_text(counts: &Counts) -> String {
-    let mut text = format!(
-        "{} cells in both: {} faster, {} slower, {} no change beyond the noise",
-        counts.total(),
-        counts.faster,
-        counts.slower,
-        counts.no_change
-    );
-    if counts.without_ok > 0 {
-        let _ = write!(text, ", {} without ok samples", counts.without_ok);
-    }
-    text
+    let without_ok = match counts.without_ok {
+        0 => String::new(),
+        without_ok => format!(", {without_ok} without ok samples"),
+    };
+    let (total, faster, slower, no_change) = (counts.total(), counts.faster, counts.slower, counts.no_change);
+    format!(
+        "{total} cells in both: {faster} faster, {slower} slower, {no_change} no change beyond the noise{without_ok}"
+    )
 }
 
 /// The spreads, mixed and disturbed cells and the agreement, when any cell was compared.
@@ -229,25 +209,18 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
             } else {
                 "calibrated, too few cells to measure it"
             };
-            format!(" {runtime} {}% ({basis})", format::number(drift * 100.0))
+            format!(" {runtime} {} ({basis})", percent(*drift))
         })
         .collect();
     let _ = write!(out, "\ndrift between the two runs, each verdict's floor:{}", drift.join(";"));
     let ((mixed_old, mixed_new, mixed_both), (disturbed_old, disturbed_new)) = (comparison.mixed, comparison.disturbed);
-    let _ = write!(
-        out,
-        "\nmixed cells (more than one cluster): {mixed_old} in old, {mixed_new} in new, {mixed_both} in both"
-    );
-    let _ = write!(
-        out,
-        "\ndisturbed samples left out (a steal tick, a pacer late, CPU or switches far above the cell's others, \
-         or a slow stretch): {disturbed_old} in old, {disturbed_new} in new"
-    );
     let agree = comparison.agreement;
     let _ = write!(
         out,
-        "\nsame fastest channel (lowest trimmed mean) in {} of {} (runtime, mode, tasks) groups; summary bands: leaders \
-         overlap in {} of {}, a clear winner contradicted in {}",
+        "\nmixed cells (more than one cluster): {mixed_old} in old, {mixed_new} in new, {mixed_both} in both\n\
+         disturbed samples left out (a steal tick, a pacer late, CPU or switches far above the cell's others, or a slow \
+         stretch): {disturbed_old} in old, {disturbed_new} in new\nsame fastest channel (lowest trimmed mean) in {} of \
+         {} (runtime, mode, tasks) groups; summary bands: leaders overlap in {} of {}, a clear winner contradicted in {}",
         agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
     );
 }
@@ -273,11 +246,8 @@ fn mean_text(summary: &Summary) -> String {
 }
 
 /// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
-/// figure (`noise::change`); empty when there is none.
+/// figure (`noise::change`).
 fn paced_cells(agreement: &PacedAgreement) -> String {
-    if agreement.cells.is_empty() {
-        return String::new();
-    }
     let mut out = format!(
         "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
     );
@@ -289,12 +259,12 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
             pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
         let _ = writeln!(
             out,
-            "  {}: p99 {} → {} {p99_verdict}, overflowed {}% → {}% {overflow_verdict}, CPU {} → {} {cpu_verdict}",
+            "  {}: p99 {} → {} {p99_verdict}, overflowed {} → {} {overflow_verdict}, CPU {} → {} {cpu_verdict}",
             paced::cell_label(pair.key),
             p99(&pair.old),
             p99(&pair.new),
-            number(pair.old.overflow_share * 100.0),
-            number(pair.new.overflow_share * 100.0),
+            percent(pair.old.overflow_share),
+            percent(pair.new.overflow_share),
             cpu(&pair.old),
             cpu(&pair.new)
         );
@@ -304,12 +274,8 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
 
 /// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
 /// verdict on p99 and on CPU tells apart, then how far the two runs agree (their median and
-/// worst over the cells), which two runs of one build calibrate the paced drift with; empty
-/// when there is no paced cell.
+/// worst over the cells), which two runs of one build calibrate the paced drift with.
 fn paced_summary(agreement: &PacedAgreement) -> String {
-    if agreement.cells.is_empty() {
-        return String::new();
-    }
     let (slower, cells) = (agreement.cells.iter().filter(|pair| pair.slower()).count(), agreement.cells.len());
     let mut out = format!("paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {cells}\n");
     for (on, detectable) in
@@ -324,16 +290,17 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
             format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)
         })
     };
-    let _ = writeln!(out, "two runs' pooled p99, larger over smaller: {}", ratio(agreement.p99));
     let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
         format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
     });
-    let _ = writeln!(out, "two runs' frames overflowed, difference: {points}");
-    let _ = writeln!(out, "two runs' CPU per delivered message, larger over smaller: {}", ratio(agreement.cpu));
     let [p99, cpu, overflow] = agreement.contradicted;
     let _ = writeln!(
         out,
-        "bands whose leaders share no channel, of {}: {p99} on p99, {cpu} on CPU, {overflow} on frames overflowed",
+        "two runs' pooled p99, larger over smaller: {}\ntwo runs' frames overflowed, difference: {points}\ntwo runs' \
+         CPU per delivered message, larger over smaller: {}\nbands whose leaders share no channel, of {}: {p99} on p99, \
+         {cpu} on CPU, {overflow} on frames overflowed",
+        ratio(agreement.p99),
+        ratio(agreement.cpu),
         agreement.bands
     );
     out

@@ -40,18 +40,12 @@ impl Console {
     /// The first line of the sweep, from one of its workloads: the size of a flat-out run, or
     /// the rate and duration of a paced one.
     pub fn header(&self, workload: &Workload) {
-        let mut line = match workload.pace {
-            Some(pace) => format!(
-                "running WebRTC SFU benchmark: each task sending {}, capacity {} ({}-byte payload",
-                schedule(workload, pace),
-                workload.capacity,
-                workload.payload
-            ),
-            None => format!(
-                "running WebRTC SFU benchmark with {} messages and capacity {} ({}-byte payload",
-                workload.messages, workload.capacity, workload.payload
-            ),
+        let load = match workload.pace {
+            Some(pace) => format!(": each task sending {}, capacity", schedule(workload, pace)),
+            None => format!(" with {} messages and capacity", workload.messages),
         };
+        let (capacity, payload) = (workload.capacity, &workload.payload);
+        let mut line = format!("running WebRTC SFU benchmark{load} {capacity} ({payload}-byte payload");
         if workload.payload.varies() {
             line += &format!(", sizes drawn with seed {}", workload.seed);
         }
@@ -147,8 +141,7 @@ impl Console {
     /// and allocations.
     pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, clusters: &[Cluster], samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
-        let failures: Vec<&Sample> = samples.iter().filter(|sample| !sample.status.is_ok()).collect();
-        let ok: Vec<&Sample> = samples.iter().filter(|sample| sample.status.is_ok()).collect();
+        let (ok, failures): (Vec<&Sample>, Vec<&Sample>) = samples.iter().partition(|sample| sample.status.is_ok());
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
         let timing = match summary {
             Some(s) => {
@@ -173,10 +166,9 @@ impl Console {
             }
             None => "no successful sample".to_owned(),
         };
-        let failed = match failures.first() {
-            Some(first) => format!("  FAILED {} sample(s), first: {}", failures.len(), first.status),
-            None => String::new(),
-        };
+        let failed = failures
+            .first()
+            .map_or(String::new(), |first| format!("  FAILED {} sample(s), first: {}", failures.len(), first.status));
         self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
     }
 

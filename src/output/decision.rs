@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::doc::{Format, Span, fitted, line};
-use super::format::{duration, number, thousands};
+use super::format::{duration, percent, thousands};
 use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
@@ -14,10 +14,6 @@ use crate::run::workload::Capacity;
 fn frames(decision: &Decision) -> String {
     let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
     format!("{} packets every {interval}", decision.burst)
-}
-
-fn percent(share: f64) -> String {
-    format!("{}%", number(share * 100.0))
 }
 
 /// The longest line of a card, in characters.
@@ -64,8 +60,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
             vec![Span::text("none: no channel with no known problem kept up without a failure; see below")],
         )];
     };
-    let clean_ties = decision.tied.iter().filter(|seat| !seat.known_problem).count();
-    let by_rule = if clean_ties > 0 {
+    let by_rule = if decision.tied.iter().any(|seat| !seat.known_problem) {
         " (a tie on drops and CPU, broken by rule: tokio-mpsc if tied, else table order)"
     } else {
         ""

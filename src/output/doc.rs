@@ -121,6 +121,17 @@ pub fn list(items: impl IntoIterator<Item = String>, format: Format) -> String {
     items.into_iter().map(|item| format!("{open}{item}{close}\n")).collect()
 }
 
+/// `items` each once, in the order first seen.
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
+}
+
 /// `items` joined by commas, as many as fit in `width` characters of text, then `+K more`.
 pub fn fitted(items: &[Vec<Span>], width: usize) -> Vec<Span> {
     let mut out: Vec<Span> = Vec::new();
@@ -160,14 +171,8 @@ impl Table {
 
     /// As Markdown: a table per capacity, in the order they first appear, after `**At C:**`.
     pub fn markdown(&self) -> String {
-        let mut sections: Vec<&Option<String>> = Vec::new();
-        for (section, _) in &self.rows {
-            if !sections.contains(&section) {
-                sections.push(section);
-            }
-        }
         let mut out = String::new();
-        for section in sections {
+        for section in first_seen(self.rows.iter().map(|(section, _)| section)) {
             if let Some(section) = section {
                 let _ = writeln!(out, "\n**At {section}:**\n");
             }

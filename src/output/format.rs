@@ -8,17 +8,7 @@ use crate::stats::verdict::Verdict;
 
 /// `text` with `&`, `<`, `>` and `"` escaped, for element content and attribute values.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Three significant figures, no more decimals than that: `1234`, `65.2`, `7.89`.
@@ -28,6 +18,11 @@ pub fn number(value: f64) -> String {
         v if v >= 10.0 => format!("{value:.1}"),
         _ => format!("{value:.2}"),
     }
+}
+
+/// A share from 0 to 1 in percent, three significant figures: `12.0%`.
+pub fn percent(share: f64) -> String {
+    format!("{}%", number(share * 100.0))
 }
 
 /// A latency in ns, in the unit that keeps it readable: `850 ns`, `12.3 µs`, `4.56 ms`.

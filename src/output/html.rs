@@ -22,27 +22,15 @@ text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;f
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{color:#555;font-size:13px}";
 
-/// What the report is made of: the file's name, its analysis, and the machine it was measured on.
-#[derive(Debug, Clone, Copy)]
-pub struct Report<'a> {
-    /// The CSV's file name, as the page names it.
-    pub csv_name: &'a str,
-    /// The file's analysis.
-    pub analysis: &'a Analysis,
-    /// The JSON beside the CSV, when there is one.
-    pub metadata: Option<&'a Metadata>,
-}
-
-/// The whole page.
-pub fn page(report: &Report) -> String {
-    let title = format!("channel-bench: {}", report.csv_name);
+/// The whole page of the CSV named `csv_name`: its analysis, and the machine it was measured on
+/// from the JSON beside it (`metadata`), when there is one.
+pub fn page(csv_name: &str, analysis: &Analysis, metadata: Option<&Metadata>) -> String {
+    let name = escape(csv_name);
     let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n\
-         <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{}</small></h1>\n",
-        escape(&title),
-        escape(report.csv_name)
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>channel-bench: {name}</title>\n\
+         <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{name}</small></h1>\n"
     );
-    if let Some(metadata) = report.metadata {
+    if let Some(metadata) = metadata {
         let cpu = metadata.cpu_model.as_deref().unwrap_or("unknown CPU");
         let _ = writeln!(
             out,
@@ -54,7 +42,6 @@ pub fn page(report: &Report) -> String {
             escape(&metadata.started_utc)
         );
     }
-    let analysis = report.analysis;
     if !analysis.decisions.is_empty() {
         out.push_str("<section id=\"decision\">\n");
         let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
@@ -93,7 +80,7 @@ pub fn page(report: &Report) -> String {
             summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
         );
     }
-    machine(&mut out, report.metadata);
+    machine(&mut out, metadata);
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -161,7 +148,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let (runtime, mode) = (first.runtime, first.mode);
         let notes = format::group_notes(several_workers(runtime).then_some(first.workers), None, &first.setting);
         let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
-        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), &series));
+        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), None, &series));
     }
     out.push_str("</div>\n</section>\n");
 }
@@ -195,10 +182,8 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             ),
             None => Default::default(),
         };
-        let failed = match &cell.first_failure {
-            Some(first) => format!("{}: {}", cell.failed, escape(first)),
-            None => String::new(),
-        };
+        let failed =
+            cell.first_failure.as_ref().map_or(String::new(), |first| format!("{}: {}", cell.failed, escape(first)));
         let _ = writeln!(
             out,
             "<tr{}><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\

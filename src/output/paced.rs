@@ -5,8 +5,9 @@
 
 use std::fmt::Write as _;
 
+use super::decision::{card_lines, explanation, room, title};
 use super::doc::{Form, Format, Span, Table, capitalized, line, list};
-use super::format::{self, duration, escape, number, phased, thousands};
+use super::format::{self, duration, escape, number, percent, phased, thousands};
 use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
@@ -62,14 +63,14 @@ fn p99(entry: &PacedEntry) -> String {
 fn cpu(entry: &PacedEntry) -> String {
     let Some(ns) = entry.cpu_ns else { return String::new() };
     let share = entry.core_share.map_or(String::new(), |share| {
-        format!(", {}% of a core at {} msg/s", number(share * 100.0), thousands(entry.offered_per_s))
+        format!(", {} of a core at {} msg/s", percent(share), thousands(entry.offered_per_s))
     });
     format!("{}{share}", duration(ns))
 }
 
 /// `0.0% (drops 0.00%)`.
 fn overflow(entry: &PacedEntry) -> String {
-    format!("{}% (drops {}%)", number(entry.overflow_share * 100.0), number(entry.drop_share * 100.0))
+    format!("{} (drops {})", percent(entry.overflow_share), percent(entry.drop_share))
 }
 
 /// How a figure of a band's entries reads: in full for the first (`p99`, `cpu`, `overflow`),
@@ -100,14 +101,12 @@ fn leaders(ranking: &Ranking<PacedEntry>, (full, brief): (Show, Show), is_ratio:
 
 /// The channels not ranked in `band`, with why: `pacer behind: x; failed or missing: y`.
 fn not_ranked(band: &PacedBand) -> String {
-    let mut parts = Vec::new();
-    if !band.behind.is_empty() {
-        parts.push(format!("pacer behind: {}", band.behind.join(", ")));
-    }
-    if !band.excluded.is_empty() {
-        parts.push(format!("failed or missing: {}", band.excluded.join(", ")));
-    }
-    parts.join("; ")
+    let parts = [("pacer behind", &band.behind), ("failed or missing", &band.excluded)].into_iter();
+    let said: Vec<String> = parts
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(why, names)| format!("{why}: {}", names.join(", ")))
+        .collect();
+    said.join("; ")
 }
 
 /// The answer's table: per band its lowest p99, lowest CPU and fewest frames overflowed, and
@@ -131,7 +130,7 @@ fn table(bands: &[PacedBand]) -> Table {
         cells.extend([
             leaders(&band.p99, (p99, |entry| entry.p99_ns.map_or(String::new(), duration)), true),
             leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
-            leaders(&band.overflow, (overflow, |entry| format!("{}%", number(entry.overflow_share * 100.0))), false),
+            leaders(&band.overflow, (overflow, |entry| percent(entry.overflow_share)), false),
         ]);
         if with_not_ranked {
             cells.push(vec![Span::Text(not_ranked(band))]);
@@ -149,18 +148,12 @@ pub const DECISION_HEADING: &str = "for your room";
 pub fn decisions(decisions: &[Decision], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
-        let card = list(super::decision::card_lines(decision, form.format()), form.format());
-        let explanation = line(&super::decision::explanation(decision), form.format());
+        let (format, room) = (form.format(), room(decision));
+        let (card, explanation) = (list(card_lines(decision, format), format), line(&explanation(decision), format));
         let _ = match form {
-            Form::Text => {
-                writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", super::decision::title(decision))
-            }
-            Form::Markdown => writeln!(
-                out,
-                "### {DECISION_HEADING} of {}\n\n{card}\n{explanation}\n",
-                super::decision::room(decision)
-            ),
-            Form::Short => writeln!(out, "### {DECISION_HEADING} of {}\n\n{card}", super::decision::room(decision)),
+            Form::Text => writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", title(decision)),
+            Form::Markdown => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}\n{explanation}\n"),
+            Form::Short => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}"),
         };
     }
     out
@@ -243,7 +236,7 @@ fn band_table(band: &PacedBand) -> String {
             standing(&band.p99, &label, true),
             entry.cpu_ns.map_or(String::new(), duration),
             standing(&band.cpu, &label, true),
-            entry.core_share.map_or(String::new(), |share| format!("{}%", number(share * 100.0))),
+            entry.core_share.map_or(String::new(), percent),
             escape(&overflow(entry)),
             standing(&band.overflow, &label, false),
         );
@@ -279,7 +272,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &phased(&first.setting));
         let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
-        out.push_str(&svg::latency_panel(&title, "pooled p99", &series));
+        out.push_str(&svg::panel(&title, Some("pooled p99"), &series));
     }
     out.push_str(
         "</div>\n<table>\n<tr><th>runtime</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th>\
@@ -305,7 +298,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             number(figures.overflow_share * 100.0),
             number(figures.drop_share * 100.0),
             figures.cpu_ns_per_delivered.map_or(String::new(), duration),
-            figures.core_share.map_or(String::new(), |share| format!("{}%", number(share * 100.0))),
+            figures.core_share.map_or(String::new(), percent),
             figures.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0))),
             if figures.pacer_behind { "behind: not ranked" } else { "kept up" },
         );

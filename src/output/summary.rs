@@ -3,7 +3,7 @@
 //! channel whose crate has caveats in the registry is marked with [`MARK`], and the caveats
 //! follow the rankings.
 
-use super::doc::{Format, MARK, Span, Table, caveats_of, line, list};
+use super::doc::{Format, MARK, Span, Table, caveats_of, first_seen, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
 use crate::results::band::Band;
@@ -26,13 +26,8 @@ pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
 
 /// The channels with caveats among `channels`, each once, in the order first named.
 pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
-    let mut names = Vec::new();
-    for known in channels.into_iter().filter_map(registry::find) {
-        if !known.caveats.is_empty() && !names.contains(&known.name) {
-            names.push(known.name);
-        }
-    }
-    names
+    let caveated = channels.into_iter().filter_map(registry::find).filter(|known| !known.caveats.is_empty());
+    first_seen(caveated.map(|known| known.name))
 }
 
 /// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence` on
@@ -202,13 +197,8 @@ fn table(bands: &[Recommendation]) -> Table {
     table
 }
 
-/// The summary for the console: per runtime and mode, one block per band, then the
-/// `versions` it was measured with and the caveats.
-pub fn text(bands: &[Recommendation], versions: &Versions) -> String {
-    console(bands, versions, Format::Text)
-}
-
-/// [`text`] in `format`: [`Format::Text`], or [`Format::Pre`] for the report.
+/// The summary for the console ([`Format::Text`], or [`Format::Pre`] for the report): per
+/// runtime and mode, one block per band, then the `versions` it was measured with and the caveats.
 pub fn console(bands: &[Recommendation], versions: &Versions, format: Format) -> String {
     let mut out = String::from(
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\

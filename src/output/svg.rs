@@ -1,8 +1,9 @@
 //! The report's plots as inline SVG: a figure against the task count on a log2 axis, one line
-//! per channel through its figures, every `ok` sample a dot: ns/message on a linear axis
-//! ([`panel`]), latency in µs on a log10 axis ([`latency_panel`]). Drawing only: the figures come
-//! from [`crate::stats`] and `results`.
+//! per channel through its figures, every `ok` sample a dot: ns/message on a linear axis or
+//! latency in µs on a log10 axis ([`panel`]). Drawing only: the figures come from
+//! [`crate::stats`] and `results`.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::doc;
@@ -72,26 +73,6 @@ fn tick_step(max: f64) -> f64 {
     [1.0, 2.0, 5.0, 10.0].iter().map(|k| k * magnitude).find(|step| *step >= raw).unwrap_or(10.0 * magnitude)
 }
 
-/// One panel titled `title`: an `<svg>` element sized to fit its legend.
-pub fn panel(title: &str, series: &[Series]) -> String {
-    panel_of(title, ("ns/message", "trimmed mean"), Scale::Linear, series)
-}
-
-/// A panel of latencies in µs on a log10 axis: `statistic` says what each line's point is
-/// (`pooled p99`).
-pub fn latency_panel(title: &str, statistic: &str, series: &[Series]) -> String {
-    panel_of(title, ("µs (log axis)", statistic), Scale::Log, series)
-}
-
-/// How the vertical axis places a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scale {
-    /// From 0, in round steps.
-    Linear,
-    /// Decades, for values that span several.
-    Log,
-}
-
 /// `title` in one line, or two when it carries a bracketed setting (`multi-thread cloned-send`
 /// over `[paced 5 every 20ms, random phase, send try, latency]`), so it fits the panel.
 fn title_lines(title: &str) -> String {
@@ -104,11 +85,13 @@ fn title_lines(title: &str) -> String {
     )
 }
 
-/// A panel of `series`: `what` is the vertical axis's label and what each line's point is.
-fn panel_of(title: &str, what: (&str, &str), scale: Scale, series: &[Series]) -> String {
-    let (unit, statistic) = what;
-    let tasks = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
-    let (low, high) = tasks.fold((u64::MAX, 0), |(low, high), t| (low.min(t), high.max(t)));
+/// One panel titled `title`, an `<svg>` element sized to fit its legend: ns/message from 0 on a
+/// linear axis, or, given the `statistic` each line's point is (`pooled p99`), latency in µs on
+/// a log10 axis, whole decades for values that span several.
+pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
+    let (unit, statistic) = latency.map_or(("ns/message", "trimmed mean"), |statistic| ("µs (log axis)", statistic));
+    let tasks: BTreeSet<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
+    let (low, high) = (tasks.first().copied().unwrap_or(u64::MAX), tasks.last().copied().unwrap_or(0));
     let (mut x0, mut x1) = ((low.max(1) as f64).log2(), (high.max(1) as f64).log2());
     if x1 <= x0 {
         (x0, x1) = (x0 - 0.5, x1 + 0.5);
@@ -125,9 +108,9 @@ fn panel_of(title: &str, what: (&str, &str), scale: Scale, series: &[Series]) ->
     let height = HEIGHT.max(TOP + 18.0 * legend_rows + 10.0);
     let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, height - TOP - BOTTOM);
     let x = |tasks: u64| LEFT + ((tasks.max(1) as f64).log2() - x0) / (x1 - x0) * plot_w;
-    let y = |value: f64| match scale {
-        Scale::Linear => TOP + plot_h - value / y_max * plot_h,
-        Scale::Log => {
+    let y = |value: f64| match latency {
+        None => TOP + plot_h - value / y_max * plot_h,
+        Some(_) => {
             let at = (value.max(10f64.powf(decades.0)).log10() - decades.0) / (decades.1 - decades.0);
             TOP + plot_h - at * plot_h
         }
@@ -141,9 +124,9 @@ fn panel_of(title: &str, what: (&str, &str), scale: Scale, series: &[Series]) ->
         title_lines(title)
     );
     // Axes, grid and ticks.
-    let ticks: Vec<f64> = match scale {
-        Scale::Linear => (0..).map(|k| k as f64 * step).take_while(|value| *value <= y_max + step / 2.0).collect(),
-        Scale::Log => (decades.0 as i32..=decades.1 as i32).map(|decade| 10f64.powi(decade)).collect(),
+    let ticks: Vec<f64> = match latency {
+        None => (0..).map(|k| k as f64 * step).take_while(|value| *value <= y_max + step / 2.0).collect(),
+        Some(_) => (decades.0 as i32..=decades.1 as i32).map(|decade| 10f64.powi(decade)).collect(),
     };
     for value in ticks {
         let at = y(value);
@@ -156,10 +139,7 @@ fn panel_of(title: &str, what: (&str, &str), scale: Scale, series: &[Series]) ->
             at + 4.0
         );
     }
-    let mut ticks: Vec<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
-    ticks.sort_unstable();
-    ticks.dedup();
-    for tasks in ticks {
+    for tasks in tasks {
         let at = x(tasks);
         let _ = writeln!(
             svg,
@@ -259,7 +239,7 @@ mod tests {
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
             band: vec![(1, 95.0, 105.0)],
         }];
-        let svg = panel("multi-thread cloned-send", &series);
+        let svg = panel("multi-thread cloned-send", None, &series);
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
         assert_eq!(svg.matches("class=\"band\"").count(), 1, "the mean's interval, shaded");
@@ -277,7 +257,7 @@ mod tests {
             points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
         }];
-        let svg = latency_panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", "pooled p99", &series);
+        let svg = panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", Some("pooled p99"), &series);
         for decade in [">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"] {
             assert!(svg.contains(decade), "{decade}: {svg}");
         }
