@@ -190,3 +190,16 @@ fn bad_inputs_give_one_line_and_exit_2() {
     assert_eq!(std::fs::read_to_string(&html).unwrap(), "mine");
     assert!(!Path::new(&dir.path().join("missing.html")).exists());
 }
+
+#[test]
+fn a_report_of_two_capacities_names_each_table_and_sets_each_groups_panels_side_by_side() {
+    let csv = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/reference/channel-bench-20261125T170442Z.csv");
+    let output = bench().args(["report", "--out", "-"]).arg(&csv).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let page = String::from_utf8(output.stdout).unwrap();
+    let (small, large) = (page.find("<p><b>At 1,024 slots:</b></p>"), page.find("<p><b>At 65,536 slots:</b></p>"));
+    assert!(small.is_some() && small < large, "a table per capacity, each named");
+    let titles = page.match_indices(" slots</text>").map(|(at, _)| page[..at].rsplit(" at ").next().unwrap());
+    let capacities: Vec<&str> = titles.collect();
+    assert!(!capacities.is_empty() && capacities.chunks(2).all(|pair| pair == ["1,024", "65,536"]), "{capacities:?}");
+}

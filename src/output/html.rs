@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, Span, capitalized, line, list};
+use super::doc::{Format, Span, capitalized, first_seen, line, list};
 use super::format::{self, escape, number};
 use super::summary;
 use super::svg;
@@ -92,21 +92,32 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
          channel by trimmed mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
          within the noise (≈), and the next one beyond the noise with how far behind it is; beside them the fastest \
          channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
-         listed below.</p>\n<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th>\
-         <th>pick (ns/message)</th><th>{}</th><th>next, how far behind</th><th>not ranked (failures)</th></tr>",
+         listed below.</p>",
         Span::mark().render(Format::Html),
-        summary::CAREFUL
     );
-    for band in bands {
-        let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
+    // A table per capacity, as the Markdown answer has, each named when the file holds several.
+    for capacity in first_seen(bands.iter().map(|band| band.band.capacity)) {
+        if let Some(capacity) = capacity {
+            let _ = writeln!(out, "<p><b>At {capacity}:</b></p>");
+        }
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
-             <td>{}</td></tr>",
-            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
+            "<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th><th>pick (ns/message)</th><th>{}</th>\
+             <th>next, how far behind</th><th>not ranked (failures)</th></tr>",
+            summary::CAREFUL
         );
+        for band in bands.iter().filter(|band| band.band.capacity == capacity) {
+            let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
+                 <td>{}</td></tr>",
+                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
+            );
+        }
+        out.push_str("</table>\n");
     }
-    out.push_str("</table>\n</section>\n");
+    out.push_str("</section>\n");
 }
 
 fn caveats(out: &mut String, names: &[&str]) {

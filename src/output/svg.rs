@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::doc;
+use super::doc::{self, first_seen};
 use super::format::escape;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 
@@ -30,7 +30,7 @@ pub struct Series<'a> {
 pub type Point<'a> = ((u64, f64, &'a [f64]), Option<(f64, f64)>);
 
 /// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
-/// file order: its first cell, and a line per channel through the points `point` gives, by tasks.
+/// file order, each group's capacities side by side, smallest first: its first cell, and a line per channel through the points `point` gives, by tasks.
 pub fn panels<'a>(
     cells: impl IntoIterator<Item = &'a CellResult>,
     point: impl Fn(&'a CellResult) -> Option<Point<'a>>,
@@ -56,6 +56,10 @@ pub fn panels<'a>(
     for line in panels.iter_mut().flat_map(|(_, series)| series) {
         line.points.sort_by_key(|point| point.0);
     }
+    // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
+    let place = |cell: &CellResult| (cell.runtime, cell.workers, cell.mode, cell.setting.clone());
+    let places = first_seen(panels.iter().map(|(first, _)| place(first)));
+    panels.sort_by_key(|(first, _)| (places.iter().position(|at| *at == place(first)), first.capacity));
     panels
 }
 
