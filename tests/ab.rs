@@ -31,6 +31,7 @@ fn column(path: &Path, column: &str) -> Vec<String> {
 
 #[test]
 fn both_builds_measure_every_round_and_every_cell_and_band_is_judged() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("aa.csv");
     let mut args = vec!["--channels".to_owned(), "kanal,flume".to_owned(), "--json".to_owned()];
@@ -123,6 +124,7 @@ fn custom_binary() -> PathBuf {
 
 #[test]
 fn a_binary_built_on_main_with_pairs_with_itself_and_sets_its_channel_against_the_others() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("custom.csv");
     let binary = custom_binary();
@@ -143,6 +145,7 @@ fn a_binary_built_on_main_with_pairs_with_itself_and_sets_its_channel_against_th
 
 #[test]
 fn a_channel_the_baseline_does_not_have_is_left_out_and_said_so_and_the_rest_paired() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("shared.csv");
     let mut args: Vec<String> =
@@ -159,6 +162,7 @@ fn a_channel_the_baseline_does_not_have_is_left_out_and_said_so_and_the_rest_pai
 #[cfg(feature = "faults")]
 #[test]
 fn a_channel_slowed_on_one_side_is_called_slower_and_no_other_changed() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("slow.csv");
     let mut args: Vec<String> = ["--channels", "kanal,flume", "--runtimes", "current-thread", "--json"]
@@ -168,7 +172,7 @@ fn a_channel_slowed_on_one_side_is_called_slower_and_no_other_changed() {
         .map(|arg| arg.to_string())
         .collect();
     // Ten times tiny's messages and twice its rounds: the slowdown then outlasts the jitter of
-    // processes that other tests start beside it on the same cores.
+    // other processes on the same cores.
     let more = |arg: String| match arg.as_str() {
         "4000" => "40000".to_owned(),
         "2" => "4".to_owned(),

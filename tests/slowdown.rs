@@ -18,7 +18,7 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
     let mut command = common::bench();
     command
         .args(["--channels", "kanal,flume", "--modes", "cloned-send", "--runtimes", "current-thread", "--tasks", "1"])
-        .args(["--messages", "20000", "--samples", "3", "--max-time", "0", "--capacity", "65536", "--out"])
+        .args(["--messages", "100000", "--samples", "5", "--max-time", "0", "--capacity", "65536", "--out"])
         .arg(&out);
     match slow {
         Some(value) => command.env("CHANNEL_BENCH_SLOW", value),
@@ -43,6 +43,7 @@ fn medians(dir: &Path, name: &str, slow: Option<&str>) -> HashMap<String, f64> {
 
 #[test]
 fn the_named_channel_slows_and_no_other_does() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let before = medians(dir.path(), "before.csv", None);
     let after = medians(dir.path(), "after.csv", Some(&format!("kanal:{}%", SLOW * 100.0)));
@@ -90,6 +91,7 @@ fn samples_per_channel(dir: &Path, name: &str, extra: &[&str]) -> HashMap<String
 
 #[test]
 fn a_channel_far_behind_leaves_screening_after_two_slow_samples_unless_kept() {
+    let _alone = common::one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let screened = samples_per_channel(dir.path(), "screened.csv", &[]);
     assert_eq!(screened["flume"], 4);

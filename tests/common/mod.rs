@@ -9,6 +9,14 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 
+/// Held by each test of a file that times something or loads the cores, so that two of them
+/// never run at once: the tests of one file run on parallel threads, and a timed run beside a
+/// loaded one measures the other's load.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// The path of the channel-bench binary this test build made.
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_channel-bench"))
