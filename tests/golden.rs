@@ -12,6 +12,9 @@ mod common;
 /// The default sweep and the SFU run of the reference machine.
 const DEFAULT: &str = "channel-bench-20261124T191226Z";
 const SFU: &str = "channel-bench-20261124T195121Z";
+/// The default sweep at its two capacities and the SFU run of the reference machine, a day on.
+const CAPACITY: &str = "channel-bench-20261125T170442Z";
+const ROOM: &str = "channel-bench-20261125T171956Z";
 /// The A/A twins measured beside them on the same machine.
 const TWINS: &str = "results/reference/processes-2026-11-24";
 
@@ -124,6 +127,16 @@ fn the_default_sweeps_outputs_are_the_golden_ones() {
 #[test]
 fn the_sfu_runs_outputs_are_the_golden_ones() {
     outputs_of("sfu", SFU);
+}
+
+#[test]
+fn the_two_capacity_sweeps_outputs_are_the_golden_ones() {
+    outputs_of("capacity", CAPACITY);
+}
+
+#[test]
+fn the_sfu_run_with_its_repeats_outputs_are_the_golden_ones() {
+    outputs_of("room", ROOM);
 }
 
 #[test]
