@@ -10,7 +10,7 @@ use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use futures::future::Either;
+use futures::future::{AbortHandle, Abortable};
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
@@ -225,13 +225,12 @@ impl Drop for WakeOnDrop {
 }
 
 /// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload` (spawned by
-/// `prepare`, a channel's scenario), on a fresh
-/// `kind` runtime on a thread of its own, and waits for it at most `watchdog.timeout`.
-/// A sample that finishes is torn down completely (runtime, worker threads, its thread)
-/// before this returns. One that overstays is abandoned: its runtime is told to stop and
-/// shuts down in the background without being waited for, so a hung channel cannot hang
-/// the sweep; its sample has status [`Status::Timeout`]. `None` when the user interrupted
-/// it: nothing was measured.
+/// `prepare`, a channel's scenario), on a fresh `kind` runtime on a thread of its own, and waits
+/// for it at most `watchdog.timeout`. A sample that finishes is torn down completely (runtime,
+/// worker threads, its thread) before this returns. One that overstays is abandoned: its runtime
+/// is told to stop and shuts down in the background without being waited for, so a hung channel
+/// cannot hang the sweep; its sample has status [`Status::Timeout`]. `None` when the user
+/// interrupted it: nothing was measured.
 pub fn guarded_sample(
     kind: RuntimeKind,
     workers: usize,
@@ -250,7 +249,7 @@ pub fn guarded_sample(
     }
     watchdog.drain().context("cannot reset the watchdog's wake-up socket")?;
     let (finished, result) = std::sync::mpsc::channel();
-    let (abort, aborted) = futures::channel::oneshot::channel::<()>();
+    let (abort, registration) = AbortHandle::new_pair();
     let (workload, warm_up) = (workload.clone(), warm_up.clone());
     let wake = WakeOnDrop(watchdog.wake.clone());
     let thread = std::thread::Builder::new()
@@ -260,18 +259,13 @@ pub fn guarded_sample(
             // watchdog finds the result (or that there is none) when it wakes.
             let _wake = wake;
             let finished = finished;
-            let outcome = runtime.block_on(async {
-                let runs = async {
-                    for _ in 0..warmups {
-                        timed_run(prepare, &warm_up, false).await;
-                    }
-                    timed_run(prepare, &workload, count_allocs).await
-                };
-                match futures::future::select(std::pin::pin!(runs), aborted).await {
-                    Either::Left((sample, _)) => Some(sample),
-                    Either::Right(_) => None,
+            let runs = async {
+                for _ in 0..warmups {
+                    timed_run(prepare, &warm_up, false).await;
                 }
-            });
+                timed_run(prepare, &workload, count_allocs).await
+            };
+            let outcome = runtime.block_on(Abortable::new(runs, registration)).ok();
             match outcome {
                 // Dropping waits for the worker threads to exit, so no teardown overlaps the next sample.
                 Some(_) => drop(runtime),
@@ -301,12 +295,12 @@ pub fn guarded_sample(
             Err(TryRecvError::Empty) => {}
         }
         if watchdog.is_interrupted() {
-            drop(abort);
+            abort.abort();
             return Ok(None);
         }
         let elapsed = start.elapsed();
         if elapsed >= watchdog.timeout {
-            drop(abort);
+            abort.abort();
             let cpu = usage().map_or(Duration::ZERO, |(cpu, _)| cpu).saturating_sub(cpu_start);
             return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
         }
