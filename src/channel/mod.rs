@@ -109,18 +109,13 @@ pub trait Channel: 'static {
     }
 }
 
-/// Makes `count` senders out of one: `count - 1` clones plus the original, so exactly
-/// `count` exist (futures-channel's capacity depends on that number).
-pub fn clone_senders<S: Clone>(sender: S, count: usize) -> Vec<S> {
-    std::iter::repeat_n(sender, count).collect()
-}
-
 /// Counts how many messages a channel made for `capacity` slots and `senders` senders
 /// accepts while nobody receives: every sender sends, round-robin, until each one's send
 /// would wait. This is the channel's effective capacity, which must equal `capacity`.
 pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
     let (sender, receiver) = C::bounded(capacity, senders);
-    let mut senders = clone_senders(sender, senders);
+    // `senders - 1` clones plus the original: exactly `senders` exist, as futures-channel's capacity needs.
+    let mut senders: Vec<_> = std::iter::repeat_n(sender, senders).collect();
     let payload = Bytes::from_static(b"probe");
     // Stop well past the expected count so a channel that never fills still ends the probe.
     let limit = 2 * capacity + senders.len() + 16;
