@@ -64,11 +64,7 @@ impl Isolation {
     /// process of its round's own (each is its cell's first there), only a cell's first sample
     /// in this process.
     pub fn warmups(self, first_of_cell: bool, warmup: usize) -> usize {
-        match self {
-            Isolation::Process => warmup,
-            Isolation::InProcess if first_of_cell => warmup,
-            Isolation::InProcess => 0,
-        }
+        if self == Isolation::Process || first_of_cell { warmup } else { 0 }
     }
 }
 
