@@ -36,15 +36,7 @@ pub enum RuntimeKind {
 named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
 
 impl RuntimeKind {
-    /// Threads that run tasks: `workers` for multi-thread, 1 for current-thread.
-    pub fn threads(self, workers: usize) -> usize {
-        match self {
-            RuntimeKind::MultiThread => workers,
-            RuntimeKind::CurrentThread => 1,
-        }
-    }
-
-    /// A fresh runtime of this kind; with `timer`, its time driver too (paced runs need it;
+    /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time driver too (paced runs need it;
     /// the others go without, as before pacing existed). Worker threads add their allocation
     /// counts to the totals as they stop ([`allocs::flush_thread`]).
     pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
@@ -53,7 +45,7 @@ impl RuntimeKind {
             RuntimeKind::CurrentThread => Builder::new_current_thread(),
         };
         // A current-thread runtime ignores it.
-        builder.worker_threads(self.threads(workers));
+        builder.worker_threads(workers);
         if timer {
             builder.enable_time();
         }
