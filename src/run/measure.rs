@@ -157,6 +157,25 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
     }
 }
 
+/// One sample to take: a channel (by name; its scenario once resolved) under a workload on a
+/// fresh runtime, after `warmups` unrecorded warm-up runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    /// The channel's registry name.
+    pub channel: String,
+    /// The channel's scenario: resolved from its name in the process that measures it.
+    #[serde(skip)]
+    pub prepare: Option<Prepare>,
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// Worker threads of the multi-thread runtime (1 for current-thread).
+    pub workers: usize,
+    /// What the sample runs.
+    pub workload: Workload,
+    /// Unrecorded warm-up runs before the sample.
+    pub warmups: usize,
+}
+
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
 ///
 /// The waiting thread sleeps without periodic wake-ups, so nothing of the harness runs
@@ -216,25 +235,21 @@ impl Drop for WakeOnDrop {
     }
 }
 
-/// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload` (spawned by
-/// `prepare`, a channel's scenario), on a fresh `kind` runtime on a thread of its own, and waits
-/// for it at most `watchdog.timeout`. A sample that finishes is torn down completely (runtime,
-/// worker threads, its thread) before this returns. One that overstays is abandoned: its runtime
-/// is told to stop and shuts down in the background without being waited for, so a hung channel
-/// cannot hang the sweep; its sample has status [`Status::Timeout`]. `None` when the user
-/// interrupted it: nothing was measured.
-pub fn guarded_sample(
-    kind: RuntimeKind,
-    workers: usize,
-    prepare: Prepare,
-    workload: &Workload,
-    (warm_up, warmups): (&Workload, usize),
-    watchdog: &Watchdog,
-) -> anyhow::Result<Option<Sample>> {
+/// Takes `job`: its `warmups` unrecorded runs of its workload's [`Workload::warm_up`], then one
+/// sample of its workload (spawned by its channel's scenario), on a fresh runtime on a thread of
+/// its own, and waits for it at most `watchdog.timeout`. A sample that finishes is torn down
+/// completely (runtime, worker threads, its thread) before this returns. One that overstays is
+/// abandoned: its runtime is told to stop and shuts down in the background without being waited
+/// for, so a hung channel cannot hang the sweep; its sample has status [`Status::Timeout`].
+/// `None` when the user interrupted it: nothing was measured.
+pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<Sample>> {
+    let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
+    let (workload, warm_up, warmups) = (job.workload.clone(), job.workload.warm_up(), job.warmups);
     let resident_start = resident_bytes();
-    let runtime = kind
-        .build(workers, workload.pace.is_some())
-        .with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
+    let runtime = job
+        .runtime
+        .build(job.workers, workload.pace.is_some())
+        .with_context(|| format!("cannot start a {} tokio runtime", job.runtime.name()))?;
     let count_allocs = workload.count_allocs;
     if count_allocs {
         allocs::reset();
@@ -242,7 +257,6 @@ pub fn guarded_sample(
     watchdog.drain().context("cannot reset the watchdog's wake-up socket")?;
     let (finished, result) = std::sync::mpsc::channel();
     let (abort, registration) = AbortHandle::new_pair();
-    let (workload, warm_up) = (workload.clone(), warm_up.clone());
     let wake = WakeOnDrop(watchdog.wake.clone());
     let thread = std::thread::Builder::new()
         .name("channel-bench sample".to_owned())
