@@ -159,7 +159,7 @@ fn the_watchdog_sleeps_through_a_sample_without_waking() {
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
-    use channel_bench::run::measure::{RuntimeKind, Watchdog, guarded_sample};
+    use channel_bench::run::measure::{Job, RuntimeKind, Watchdog, guarded_sample};
     use channel_bench::run::workload::{Mode, Pace, Phase, Workload};
 
     // 20 bursts of one message 20 ms apart: a sample of at least 400 ms, idle most of it.
@@ -168,9 +168,15 @@ fn the_watchdog_sleeps_through_a_sample_without_waking() {
     let channel = &channel_bench::registry::CHANNELS[0];
     let watchdog = Watchdog::new(Duration::from_secs(30), Arc::new(AtomicBool::new(false))).unwrap();
     let before = thread_sleeps();
-    let sample = guarded_sample(RuntimeKind::CurrentThread, 1, channel.prepare, &workload, (&workload, 0), &watchdog)
-        .unwrap()
-        .unwrap();
+    let job = Job {
+        channel: channel.name.to_owned(),
+        prepare: Some(channel.prepare),
+        runtime: RuntimeKind::CurrentThread,
+        workers: 1,
+        workload,
+        warmups: 0,
+    };
+    let sample = guarded_sample(&job, &watchdog).unwrap().unwrap();
     let sleeps = thread_sleeps() - before;
     assert!(sample.status.is_ok() && sample.elapsed >= Duration::from_millis(350), "{sample:?}");
     // Polling every 50 ms would sleep 8 times or more; one wait (and the join) is 1 to 3.

@@ -7,6 +7,20 @@ use futures::{SinkExt, Stream, StreamExt};
 
 use super::{Channel, Closed, Message, TrySendError};
 
+/// `send` and `recv` of an adapter through the crate's own async methods `$send(message)`,
+/// which fails only once the receiver is gone, and `$recv()`, which fails once every sender is
+/// gone and the channel is drained: the shape of most crates' API.
+macro_rules! send_and_recv {
+    ($send:ident, $recv:ident) => {
+        async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+            sender.$send(message).await.map_err(|_| Closed)
+        }
+        async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+            receiver.$recv().await.ok()
+        }
+    };
+}
+
 mod more;
 pub use more::{Asyncband, Fibre, Loole, Rapidfire};
 
@@ -56,14 +70,9 @@ impl Channel for Flume {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         flume::bounded(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send_async(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send_async, recv_async);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, flume::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv_async().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
@@ -81,14 +90,9 @@ impl Channel for AsyncChannel {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         async_channel::bounded(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, async_channel::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
@@ -142,9 +146,7 @@ impl Channel for Kanal {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         kanal::bounded_async(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         // kanal reports a full channel as `Ok(false)` (and drops the message), not as an error.
         match sender.try_send(message) {
@@ -152,9 +154,6 @@ impl Channel for Kanal {
             Ok(false) => Err(TrySendError::Full),
             Err(_) => Err(TrySendError::Closed),
         }
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
     // No `stream`, so merged-recv streams its `recv` future, one per message, which is sound;
     // not `receiver.stream()`: kanal 0.1.1's ReceiveStream corrupts the heap when it is polled
@@ -200,14 +199,9 @@ impl Channel for Tachyonix {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         tachyonix::channel(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, tachyonix::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
@@ -229,14 +223,9 @@ impl Channel for Crossfire {
         let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);
         (sender, receiver.into_stream())
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, crossfire::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver

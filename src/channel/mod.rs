@@ -109,28 +109,21 @@ pub trait Channel: 'static {
     }
 }
 
-/// Makes `count` senders out of one: `count - 1` clones plus the original, so exactly
-/// `count` exist (futures-channel's capacity depends on that number).
-pub fn clone_senders<S: Clone>(sender: S, count: usize) -> Vec<S> {
-    std::iter::repeat_n(sender, count).collect()
-}
-
 /// Counts how many messages a channel made for `capacity` slots and `senders` senders
 /// accepts while nobody receives: every sender sends, round-robin, until each one's send
 /// would wait. This is the channel's effective capacity, which must equal `capacity`.
 pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
     let (sender, receiver) = C::bounded(capacity, senders);
-    let mut senders = clone_senders(sender, senders);
-    let payload = Bytes::from_static(b"probe");
+    // `senders - 1` clones plus the original: exactly `senders` exist, as futures-channel's capacity needs.
+    let mut senders: Vec<_> = std::iter::repeat_n(sender, senders).collect();
     // Stop well past the expected count so a channel that never fills still ends the probe.
     let limit = 2 * capacity + senders.len() + 16;
     let mut accepted = 0;
     while accepted < limit {
         let mut progressed = false;
         for sender in &mut senders {
-            let message = Message { sender: 0, seq: 0, sent_at: 0, payload: payload.clone() };
             // A send that would wait is dropped unfinished, which cancels it.
-            if let Some(Ok(())) = C::send(sender, message).now_or_never() {
+            if let Some(Ok(())) = C::send(sender, Message::default()).now_or_never() {
                 accepted += 1;
                 progressed = true;
             }

@@ -30,14 +30,6 @@ impl RunClock {
     pub fn now(&self) -> u64 {
         self.0.raw()
     }
-
-    /// Nanoseconds from raw reading `earlier` to now; 0 if now reads earlier (it cannot on
-    /// an invariant counter, but a fallback clock read on another core might).
-    #[inline(always)]
-    pub fn nanos_since(&self, earlier: u64) -> u64 {
-        let now = self.0.raw();
-        if now > earlier { self.0.delta_as_nanos(earlier, now) } else { 0 }
-    }
 }
 
 /// Bytes of the counts of one [`LatencyRecorder`]'s histogram, for the plan's memory estimate.
@@ -58,10 +50,14 @@ impl LatencyRecorder {
         Self { clock, histogram: empty_histogram() }
     }
 
-    /// Records the latency of a message stamped `sent_at` ([`RunClock::now`]) by the same clock.
+    /// Records the latency of a message stamped `sent_at` ([`RunClock::now`]) by the same clock;
+    /// 0 if now reads earlier (it cannot on an invariant counter, but a fallback clock read on
+    /// another core might).
     #[inline(always)]
     pub fn record(&mut self, sent_at: u64) {
-        self.histogram.saturating_record(self.clock.nanos_since(sent_at));
+        let now = self.clock.now();
+        let nanos = if now > sent_at { self.clock.0.delta_as_nanos(sent_at, now) } else { 0 };
+        self.histogram.saturating_record(nanos);
     }
 
     /// The percentiles, or `None` if nothing was recorded.

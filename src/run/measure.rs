@@ -10,7 +10,7 @@ use std::sync::mpsc::TryRecvError;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use futures::future::Either;
+use futures::future::{AbortHandle, Abortable};
 use serde::{Deserialize, Serialize};
 use tokio::runtime::{Builder, Runtime};
 
@@ -36,15 +36,7 @@ pub enum RuntimeKind {
 named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
 
 impl RuntimeKind {
-    /// Threads that run tasks: `workers` for multi-thread, 1 for current-thread.
-    pub fn threads(self, workers: usize) -> usize {
-        match self {
-            RuntimeKind::MultiThread => workers,
-            RuntimeKind::CurrentThread => 1,
-        }
-    }
-
-    /// A fresh runtime of this kind; with `timer`, its time driver too (paced runs need it;
+    /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time driver too (paced runs need it;
     /// the others go without, as before pacing existed). Worker threads add their allocation
     /// counts to the totals as they stop ([`allocs::flush_thread`]).
     pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
@@ -53,7 +45,7 @@ impl RuntimeKind {
             RuntimeKind::CurrentThread => Builder::new_current_thread(),
         };
         // A current-thread runtime ignores it.
-        builder.worker_threads(self.threads(workers));
+        builder.worker_threads(workers);
         if timer {
             builder.enable_time();
         }
@@ -165,6 +157,25 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
     }
 }
 
+/// One sample to take: a channel (by name; its scenario once resolved) under a workload on a
+/// fresh runtime, after `warmups` unrecorded warm-up runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    /// The channel's registry name.
+    pub channel: String,
+    /// The channel's scenario: resolved from its name in the process that measures it.
+    #[serde(skip)]
+    pub prepare: Option<Prepare>,
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// Worker threads of the multi-thread runtime (1 for current-thread).
+    pub workers: usize,
+    /// What the sample runs.
+    pub workload: Workload,
+    /// Unrecorded warm-up runs before the sample.
+    pub warmups: usize,
+}
+
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
 ///
 /// The waiting thread sleeps without periodic wake-ups, so nothing of the harness runs
@@ -224,34 +235,28 @@ impl Drop for WakeOnDrop {
     }
 }
 
-/// Runs `warmups` unrecorded runs of `warm_up`, then one sample of `workload` (spawned by
-/// `prepare`, a channel's scenario), on a fresh
-/// `kind` runtime on a thread of its own, and waits for it at most `watchdog.timeout`.
-/// A sample that finishes is torn down completely (runtime, worker threads, its thread)
-/// before this returns. One that overstays is abandoned: its runtime is told to stop and
-/// shuts down in the background without being waited for, so a hung channel cannot hang
-/// the sweep; its sample has status [`Status::Timeout`]. `None` when the user interrupted
-/// it: nothing was measured.
-pub fn guarded_sample(
-    kind: RuntimeKind,
-    workers: usize,
-    prepare: Prepare,
-    workload: &Workload,
-    (warm_up, warmups): (&Workload, usize),
-    watchdog: &Watchdog,
-) -> anyhow::Result<Option<Sample>> {
+/// Takes `job`: its `warmups` unrecorded runs of its workload's [`Workload::warm_up`], then one
+/// sample of its workload (spawned by its channel's scenario), on a fresh runtime on a thread of
+/// its own, and waits for it at most `watchdog.timeout`. A sample that finishes is torn down
+/// completely (runtime, worker threads, its thread) before this returns. One that overstays is
+/// abandoned: its runtime is told to stop and shuts down in the background without being waited
+/// for, so a hung channel cannot hang the sweep; its sample has status [`Status::Timeout`].
+/// `None` when the user interrupted it: nothing was measured.
+pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<Sample>> {
+    let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
+    let (workload, warm_up, warmups) = (job.workload.clone(), job.workload.warm_up(), job.warmups);
     let resident_start = resident_bytes();
-    let runtime = kind
-        .build(workers, workload.pace.is_some())
-        .with_context(|| format!("cannot start a {} tokio runtime", kind.name()))?;
+    let runtime = job
+        .runtime
+        .build(job.workers, workload.pace.is_some())
+        .with_context(|| format!("cannot start a {} tokio runtime", job.runtime.name()))?;
     let count_allocs = workload.count_allocs;
     if count_allocs {
         allocs::reset();
     }
     watchdog.drain().context("cannot reset the watchdog's wake-up socket")?;
     let (finished, result) = std::sync::mpsc::channel();
-    let (abort, aborted) = futures::channel::oneshot::channel::<()>();
-    let (workload, warm_up) = (workload.clone(), warm_up.clone());
+    let (abort, registration) = AbortHandle::new_pair();
     let wake = WakeOnDrop(watchdog.wake.clone());
     let thread = std::thread::Builder::new()
         .name("channel-bench sample".to_owned())
@@ -260,18 +265,13 @@ pub fn guarded_sample(
             // watchdog finds the result (or that there is none) when it wakes.
             let _wake = wake;
             let finished = finished;
-            let outcome = runtime.block_on(async {
-                let runs = async {
-                    for _ in 0..warmups {
-                        timed_run(prepare, &warm_up, false).await;
-                    }
-                    timed_run(prepare, &workload, count_allocs).await
-                };
-                match futures::future::select(std::pin::pin!(runs), aborted).await {
-                    Either::Left((sample, _)) => Some(sample),
-                    Either::Right(_) => None,
+            let runs = async {
+                for _ in 0..warmups {
+                    timed_run(prepare, &warm_up, false).await;
                 }
-            });
+                timed_run(prepare, &workload, count_allocs).await
+            };
+            let outcome = runtime.block_on(Abortable::new(runs, registration)).ok();
             match outcome {
                 // Dropping waits for the worker threads to exit, so no teardown overlaps the next sample.
                 Some(_) => drop(runtime),
@@ -301,12 +301,12 @@ pub fn guarded_sample(
             Err(TryRecvError::Empty) => {}
         }
         if watchdog.is_interrupted() {
-            drop(abort);
+            abort.abort();
             return Ok(None);
         }
         let elapsed = start.elapsed();
         if elapsed >= watchdog.timeout {
-            drop(abort);
+            abort.abort();
             let cpu = usage().map_or(Duration::ZERO, |(cpu, _)| cpu).saturating_sub(cpu_start);
             return Ok(Some(Sample::failed(elapsed, cpu, Status::Timeout(watchdog.timeout))));
         }

@@ -17,10 +17,10 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::measure::{self, RuntimeKind, Sample, Watchdog};
+pub use super::measure::Job;
+use super::measure::{self, Sample, Watchdog};
 use super::scenario::Prepare;
 use super::verify::Status;
-use super::workload::Workload;
 
 /// The hidden subcommand a child process is started with.
 pub const SUBCOMMAND: &str = "take-round";
@@ -64,31 +64,8 @@ impl Isolation {
     /// process of its round's own (each is its cell's first there), only a cell's first sample
     /// in this process.
     pub fn warmups(self, first_of_cell: bool, warmup: usize) -> usize {
-        match self {
-            Isolation::Process => warmup,
-            Isolation::InProcess if first_of_cell => warmup,
-            Isolation::InProcess => 0,
-        }
+        if self == Isolation::Process || first_of_cell { warmup } else { 0 }
     }
-}
-
-/// One sample to take: a channel (by name; its scenario once resolved) under a workload on a
-/// fresh runtime, after `warmups` unrecorded warm-up runs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
-    /// The channel's registry name.
-    pub channel: String,
-    /// The channel's scenario: resolved from its name in the process that measures it.
-    #[serde(skip)]
-    pub prepare: Option<Prepare>,
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// Worker threads of the multi-thread runtime (1 for current-thread).
-    pub workers: usize,
-    /// What the sample runs.
-    pub workload: Workload,
-    /// Unrecorded warm-up runs before the sample.
-    pub warmups: usize,
 }
 
 /// What a child is given on its stdin.
@@ -149,19 +126,7 @@ pub fn take_in(launch: &Launch, jobs: &[Job], watchdog: &Watchdog, taken: &mut T
 /// Takes `jobs` in this process, each under `watchdog` (`measure::guarded_sample`).
 fn take_here(jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<bool> {
     for (at, job) in jobs.iter().enumerate() {
-        let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
-        let warm_up = job.workload.warm_up();
-        let Some(sample) = measure::guarded_sample(
-            job.runtime,
-            job.workers,
-            prepare,
-            &job.workload,
-            (&warm_up, job.warmups),
-            watchdog,
-        )?
-        else {
-            return Ok(false);
-        };
+        let Some(sample) = measure::guarded_sample(job, watchdog)? else { return Ok(false) };
         taken(at, sample)?;
     }
     Ok(true)
@@ -282,7 +247,8 @@ pub fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::workload::Mode;
+    use crate::run::measure::RuntimeKind;
+    use crate::run::workload::{Mode, Workload};
 
     #[test]
     fn a_process_per_round_warms_up_every_sample_and_one_process_only_a_cells_first() {

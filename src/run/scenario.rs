@@ -19,7 +19,7 @@ use super::sink::SinkWriter;
 use super::slow::Slowdown;
 use super::verify::{Status, Verifier};
 use super::workload::{Merge, Mode, Pace, SendMode, Workload};
-use crate::channel::{Channel, Message, TrySendError, clone_senders};
+use crate::channel::{Channel, Message, TrySendError};
 
 /// What a run delivered, as the receiver and the senders saw it.
 #[derive(Debug, Default)]
@@ -194,7 +194,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         Mode::ClonedSend => {
             let (sender, receiver) = C::bounded(capacity, senders_per_channel);
             let receiver = tokio::spawn(receive_one::<C>(receiver, receiving));
-            (clone_senders(sender, workload.tasks), receiver)
+            (std::iter::repeat_n(sender, workload.tasks).collect(), receiver)
         }
         Mode::MergedRecv => {
             let (senders, receivers): (Vec<_>, Vec<_>) =

@@ -73,8 +73,7 @@ impl Sink {
     /// folder that does not exist.
     pub fn claim(self, force: bool) -> Result<Sink, String> {
         let Some((path, _)) = self.file() else { return Ok(self) };
-        let shown = path.display();
-        let subject = format!("--sink file:{shown}");
+        let subject = format!("--sink file:{}", path.display());
         let found = paths::examine(path).map_err(|error| Refused::new(&subject, OpenError::Io(error)).to_string())?;
         let existing = if force { Existing::Truncate } else { Existing::Refuse };
         let owner = match found {
@@ -89,10 +88,7 @@ impl Sink {
         if owner == Owner::Run {
             let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
             if !folder.is_dir() {
-                return Err(format!(
-                    "--sink file:{shown}: folder {} does not exist: create it first",
-                    folder.display()
-                ));
+                return Err(format!("{subject}: folder {} does not exist: create it first", folder.display()));
             }
         }
         Ok(match self {

@@ -107,12 +107,9 @@ pub fn requested() -> Result<Vec<(String, Asked)>, String> {
         .map(|item| {
             let (channel, asked) = item.split_once(':').ok_or_else(|| bad("no colon"))?;
             let asked = asked.strip_suffix('%').ok_or_else(|| bad("no % after the share"))?;
-            let (low, high) = match asked.split_once("..") {
-                Some((low, high)) => (percent(low), percent(high)),
-                None => (percent(asked), percent(asked)),
-            };
-            let (low, high) = low
-                .zip(high)
+            let (low, high) = asked.split_once("..").unwrap_or((asked, asked));
+            let (low, high) = percent(low)
+                .zip(percent(high))
                 .filter(|&(low, high)| if asked.contains("..") { low < high } else { low > 0.0 })
                 .ok_or_else(|| {
                     bad("PCT% is not a percentage above 0 and at most 1000, nor LOW..HIGH% a range in 0..1000")

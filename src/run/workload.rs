@@ -312,9 +312,7 @@ impl Workload {
     /// The least time a paced run can take: the busiest task's last burst starts
     /// `bursts - 1` intervals after its first. Zero when unpaced.
     pub fn paced_duration(&self) -> Duration {
-        let Some(pace) = self.pace else { return Duration::ZERO };
-        let bursts = self.messages_for(0).div_ceil(pace.burst);
-        pace.interval * bursts.saturating_sub(1)
+        self.schedule().map_or(Duration::ZERO, |schedule| schedule.saturating_sub(self.pace_interval()))
     }
 }
 

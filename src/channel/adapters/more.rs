@@ -17,14 +17,9 @@ impl Channel for Loole {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         loole::bounded(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send_async(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send_async, recv_async);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, loole::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv_async().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
@@ -43,14 +38,9 @@ impl Channel for Rapidfire {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         rapidfire::mpsc::bounded(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, rapidfire::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
 }
 
@@ -66,16 +56,11 @@ impl Channel for Asyncband {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         asyncband::mpsc::bounded(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender
             .try_send(message)
             .map_err(|error| full_or_closed(matches!(error, asyncband::mpsc::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
 }
 
@@ -90,14 +75,9 @@ impl Channel for Fibre {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         fibre::mpsc::bounded_async(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv);
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(matches!(error, fibre::error::TrySendError::Full(_))))
-    }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
-        receiver.recv().await.ok()
     }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
