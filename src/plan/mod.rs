@@ -240,21 +240,6 @@ impl Plan {
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
         no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
         no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
-        for (flag, empty) in [
-            ("--tasks", self.tasks.is_empty()),
-            ("--channels", self.channels.is_empty()),
-            ("--modes", self.modes.is_empty()),
-            ("--runtimes", self.runtimes.is_empty()),
-            ("--merge", self.merges.is_empty()),
-            ("--workers", self.workers.is_empty()),
-            ("--capacity", self.capacities.is_empty()),
-            ("--phase", self.phases.is_empty()),
-            ("--send", self.sends.is_empty()),
-        ] {
-            if empty {
-                return Err(usage(format!("{flag} is empty: give at least one value")));
-            }
-        }
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
