@@ -186,6 +186,22 @@ pub(crate) enum Target<'a> {
     Kept(&'a Path),
 }
 
+impl Target<'_> {
+    /// Puts `text`, the `what` (`summary`, `report`), where this says: written to the file,
+    /// already checked, that it then names; printed on stdout; or the file kept named.
+    pub(crate) fn put(self, text: &str, what: &str) -> anyhow::Result<()> {
+        match self {
+            Target::File(path, force) => {
+                files::write(path, text.as_bytes(), force, &format!("the {what}"))?;
+                print_line(&format!("{what}: {}", path.display()));
+            }
+            Target::Stdout => print_line(text.trim_end()),
+            Target::Kept(path) => print_line(&format!("{what}: {}", paths::kept(path))),
+        }
+        Ok(())
+    }
+}
+
 /// Where an output to `path` (`-` is stdout) goes: refused as the command would refuse it
 /// (`flag` names it), or, for a file a sweep wrote `beside` its CSV, left without `force`.
 pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<Target<'a>> {
@@ -230,19 +246,10 @@ pub(crate) fn print_summary(
             format!("{}\n{}\n", console.trim_end(), open.join("\n")),
         )
     };
-    match markdown {
-        Target::Stdout => print_line(text.trim_end()),
-        Target::File(path, force) => {
-            print_line(console.trim_end());
-            files::write(path, text.as_bytes(), force, "the summary")?;
-            print_line(&format!("summary: {}", path.display()));
-        }
-        Target::Kept(path) => {
-            print_line(console.trim_end());
-            print_line(&format!("summary: {}", paths::kept(path)));
-        }
+    if !matches!(markdown, Target::Stdout) {
+        print_line(console.trim_end());
     }
-    Ok(())
+    markdown.put(&text, "summary")
 }
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
@@ -272,7 +279,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
     let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
-    write_report(html, &output::html::page(&name, &analysis, metadata.as_ref()))?;
+    html.put(&output::html::page(&name, &analysis, metadata.as_ref()), "report")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -291,22 +298,8 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: Target) -> an
     if !matches!(html, Target::Stdout) {
         print_line(output::machines::text(&each, &side).trim_end());
     }
-    write_report(html, &output::machines::page(&each, &side))?;
+    html.put(&output::machines::page(&each, &side), "report")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes the HTML report `page` where `html` says: to a file, already checked, that it then
-/// names, or to stdout.
-pub(crate) fn write_report(html: Target, page: &str) -> anyhow::Result<()> {
-    match html {
-        Target::File(path, force) => {
-            files::write(path, page.as_bytes(), force, "the report")?;
-            print_line(&format!("report: {}", path.display()));
-        }
-        Target::Stdout => print_line(page.trim_end()),
-        Target::Kept(path) => print_line(&format!("report: {}", paths::kept(path))),
-    }
-    Ok(())
 }
 
 /// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats
