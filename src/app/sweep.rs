@@ -42,11 +42,11 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         print_error(&format!("faults build: {channel} slowed by {asked}"));
     }
     let measured = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
-    let (set, csv) = (&measured.set, &measured.csv);
+    let (set, csv) = (&measured.set, measured.set.csv());
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.
-    let summarized = match load::load(csv.as_path()) {
+    let summarized = match load::load(csv) {
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
@@ -54,7 +54,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
             let max_time = plan.max_time.as_secs_f64();
             output::open::max_time_line(&analysis.open, max_time, measured.cells).inspect(|line| print_line(line));
-            let name = super::file_name(csv.as_path());
+            let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_ref());
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
@@ -68,11 +68,10 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     measured.exit_code(summarized, |()| None)
 }
 
-/// What [`measure`] leaves: the output set, the CSV, what the rounds found, the stop signals
-/// and the number of cells planned.
+/// What [`measure`] leaves: the output set, what the rounds found, the stop signals and the
+/// number of cells planned.
 pub(super) struct Measured {
     pub set: OutputSet,
-    pub csv: PathBuf,
     pub outcome: sweeping::Outcome,
     pub stop: StopSignals,
     pub cells: usize,
@@ -107,7 +106,7 @@ pub(super) fn measure(
     console.header(&plan.workloads(plan.tasks[0])[0]);
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
-    Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
+    Ok(Measured { set, outcome, stop, cells })
 }
 
 impl Measured {
@@ -127,7 +126,7 @@ impl Measured {
                 self.outcome.cells_done,
                 self.cells,
                 self.outcome.samples,
-                self.csv.display()
+                self.set.csv().display()
             ));
             // The signal's exit code wins over a summary that could not be written.
             if let Err(error) = written {
