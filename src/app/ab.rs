@@ -25,7 +25,7 @@ use crate::output::{self, console::print_line, machine};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::ab::{self, Ab, BASELINE, CANDIDATE};
-use crate::results::load::{CellKey, load_builds};
+use crate::results::load::{CellKey, ResultsFile, load_builds};
 use crate::results::metadata::Build;
 use crate::run::measure::{Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job, Launch, PROTOCOL};
@@ -59,7 +59,7 @@ pub fn run(
     isolation: Isolation,
 ) -> anyhow::Result<ExitCode> {
     if let Some(csv) = &args.from {
-        let ab = judged(csv, extra)?;
+        let (ab, _) = judged(csv, extra)?;
         print_line(&if args.json { output::export::json(&ab) } else { output::ab::text(&ab) });
         return Ok(gate(&ab, args.fail_on_slower).unwrap_or(ExitCode::SUCCESS));
     }
@@ -109,8 +109,8 @@ fn gate(ab: &Ab, fail_on_slower: Option<f64>) -> Option<ExitCode> {
 }
 
 /// The verdicts of the A/B run whose CSV is at `csv`, with the table of this binary's own
-/// channels (`extra`) against the others.
-fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<Ab> {
+/// channels (`extra`) against the others, and the candidate's rows.
+fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<(Ab, ResultsFile)> {
     let [baseline, candidate] =
         load_builds(csv, [BASELINE, CANDIDATE]).map_err(|error| UsageError(format!("{error:#}")))?;
     if baseline.order.is_empty() || candidate.order.is_empty() {
@@ -120,7 +120,7 @@ fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<Ab> {
         )));
     }
     let mine: Vec<&str> = extra.iter().map(|channel| channel.name).collect();
-    Ok(Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) })
+    Ok((Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) }, candidate))
 }
 
 /// Judges the CSV of `set`, prints the answer (as JSON under `json`), writes its Markdown, and
@@ -133,12 +133,11 @@ fn answer(
     json: bool,
     absent: Vec<String>,
 ) -> anyhow::Result<Ab> {
-    let mut ab = judged(set.csv(), extra)?;
+    let (mut ab, candidate) = judged(set.csv(), extra)?;
     ab.left_out.extend(absent);
     let text = output::ab::text(&ab);
     files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
     print_line(&format!("summary: {}", set.markdown().display()));
-    let [_, candidate] = load_builds(set.csv(), [BASELINE, CANDIDATE])?;
     let cells = crate::results::analysis::Analysis::of(&set.csv().display().to_string(), &candidate, None).cells;
     super::sweep::write_cells(set, &cells, exports, force)?;
     print_line("");
