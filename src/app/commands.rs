@@ -84,7 +84,7 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let ((old_name, mut old), (new_name, mut new)) =
-        (read_pooled(&args.old, args.allow_different)?, read_pooled(&args.new, args.allow_different)?);
+        (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
     let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
     if let Some(line) = &different
         && !args.allow_different
@@ -104,9 +104,9 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let mut notes = output::compare::machine_differences(
         &old_name,
-        metadata(&args.old[0]).as_ref(),
+        metadata(&args.old.0[0]).as_ref(),
         &new_name,
-        metadata(&args.new[0]).as_ref(),
+        metadata(&args.new.0[0]).as_ref(),
     );
     if let Some(line) = different {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
@@ -311,8 +311,7 @@ pub fn list_channels(extra: &'static [ChannelEntry]) {
             0 => "exact".to_owned(),
             slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
         };
-        let version = channel.version();
-        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
+        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, channel.version()));
         for caveat in channel.caveats {
             let (mark, evidence) = (output::doc::MARK, caveat.evidence.label());
             print_line(&format!(

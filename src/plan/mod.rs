@@ -357,12 +357,10 @@ fn check_load(cli: &SweepArgs) -> anyhow::Result<()> {
 
 fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
     let mut seen = HashSet::new();
-    for value in values {
-        let value = value.to_string();
-        if seen.contains(&value) {
+    for value in values.into_iter().map(|value| value.to_string()) {
+        if !seen.insert(value.clone()) {
             return Err(usage(format!("{flag} lists {value} twice: give each value once")));
         }
-        seen.insert(value);
     }
     Ok(())
 }
