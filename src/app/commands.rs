@@ -223,9 +223,9 @@ pub(crate) fn print_summary(
     markdown: Target,
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
-    let text = output::paced::beside(&text, analysis, Form::Markdown);
+    let mut text = output::paced::beside(&text, analysis, Form::Markdown);
     let console = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
-    let console = output::paced::beside(&console, analysis, Form::Text);
+    let mut console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;
     if samples
@@ -238,14 +238,10 @@ pub(crate) fn print_summary(
              for that workload, and a default run's may differ"
         ));
     }
-    let (text, console) = if open.is_empty() {
-        (text, console)
-    } else {
-        (
-            format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n")),
-            format!("{}\n{}\n", console.trim_end(), open.join("\n")),
-        )
-    };
+    if !open.is_empty() {
+        text = format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n"));
+        console = format!("{}\n{}\n", console.trim_end(), open.join("\n"));
+    }
     if !matches!(markdown, Target::Stdout) {
         print_line(console.trim_end());
     }
@@ -255,11 +251,10 @@ pub(crate) fn print_summary(
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
-    let set = OutputSet::new(&csvs[0]);
     if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
     }
-    let html = args.out.clone().unwrap_or_else(|| set.html());
+    let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
     if csvs.contains(&html) {
         return Err(usage(format!(
             "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
@@ -278,7 +273,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
+    let analysis = Analysis::of(&csvs[0].display().to_string(), &samples, metadata.as_ref());
     html.put(&output::html::page(&name, &analysis, metadata.as_ref()), "report")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -86,41 +86,29 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The capacities `mode` runs at, as (`capacity`, `task_capacity`) of a [`Workload`]: every
-    /// `--capacity`, or in merged-recv every `--task-capacity` when given.
-    pub fn capacities_for(&self, mode: Mode, tasks: usize) -> Vec<(usize, Option<usize>)> {
-        match (mode, &self.task_capacities) {
-            (Mode::MergedRecv, Some(slots)) => {
-                slots.iter().map(|&slots| (slots.saturating_mul(tasks), Some(slots))).collect()
-            }
-            _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
-        }
-    }
-
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
-    /// frames of `--duration` times the burst.
+    /// frames (bursts) of `--duration` (over the interval, at least one) times the burst.
     pub fn messages_at(&self, tasks: usize) -> u64 {
-        match self.pace {
-            None => self.messages,
-            Some(pace) => tasks as u64 * self.frames_per_task(pace) * u64::from(pace.burst),
-        }
-    }
-
-    /// Frames (bursts) each paced task sends: `--duration` over the interval, at least one.
-    fn frames_per_task(&self, pace: Pace) -> u64 {
-        u64::try_from(self.duration.as_nanos() / pace.interval.as_nanos().max(1)).unwrap_or(u64::MAX).max(1)
+        let Some(pace) = self.pace else { return self.messages };
+        let frames = self.duration.as_nanos() / pace.interval.as_nanos().max(1);
+        tasks as u64 * u64::try_from(frames).unwrap_or(u64::MAX).max(1) * u64::from(pace.burst)
     }
 
     /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
-    /// unused, otherwise), then capacity, then phase (every `--phase` when paced, one, unused,
+    /// unused, otherwise), then capacity (every `--capacity`, or in merged-recv every
+    /// `--task-capacity` when given), then phase (every `--phase` when paced, one, unused,
     /// otherwise), then send.
     pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
         let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
         for &mode in &self.modes {
             let merges = if mode == Mode::MergedRecv { &self.merges[..] } else { &self.merges[..1] };
+            let capacities: Vec<(usize, Option<usize>)> = match (mode, &self.task_capacities) {
+                (Mode::MergedRecv, Some(slots)) => slots.iter().map(|&n| (n.saturating_mul(tasks), Some(n))).collect(),
+                _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
+            };
             for &merge in merges {
-                for (capacity, task_capacity) in self.capacities_for(mode, tasks) {
+                for &(capacity, task_capacity) in &capacities {
                     for &phase in phases {
                         for &send in &self.sends {
                             workloads.push(Workload {
