@@ -74,8 +74,7 @@ pub fn run(
     }
     let mut plan = Plan { isolation, builds: 2, ..Plan::with_extra(sweep, extra)? };
     crate::output::export::check_free(&exports, plan.force)?;
-    let this = Launch::this()?;
-    let candidate = Launch { env: args.candidate_env, ..this };
+    let candidate = Launch { env: args.candidate_env, ..Launch::this()? };
     let baseline = Launch { exe: args.baseline.context("ab needs --baseline PATH")?, env: args.baseline_env };
     let builds = vec![describe(&baseline, BASELINE)?, describe(&candidate, CANDIDATE)?];
     let absent = shared_channels(&mut plan, &builds[0])?;

@@ -26,9 +26,7 @@ const NOTHING_DONE: &str = "dry run: nothing measured, nothing written";
 pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     export::check_free(exports, plan.force)?;
     let set = plan.out.as_deref().map(OutputSet::new);
-    if let Some(set) = &set {
-        set.check(plan.force)?;
-    }
+    set.as_ref().map(|set| set.check(plan.force)).transpose()?;
     let cells = plan.cells();
     print_line(NOTHING_DONE);
     print_line(&format!("cells: {}", cells.len()));
