@@ -40,24 +40,21 @@ pub fn examine(path: &Path) -> io::Result<Found> {
 /// What `metadata` (of a path, or of an open file) describes.
 pub fn found(metadata: &Metadata) -> Found {
     let kind = metadata.file_type();
+    let others = [
+        (kind.is_dir(), "a folder"),
+        (kind.is_char_device(), CHARACTER_DEVICE),
+        (kind.is_block_device(), "a block device"),
+        (kind.is_fifo(), "a FIFO"),
+        (kind.is_socket(), "a socket"),
+    ];
     if kind.is_file() {
         Found::Regular
     } else if kind.is_symlink() {
         Found::Symlink
-    } else if kind.is_dir() {
-        Found::Other("a folder")
     } else if kind.is_char_device() && metadata.rdev() == libc::makedev(1, 3) {
         Found::NullDevice
-    } else if kind.is_char_device() {
-        Found::Other(CHARACTER_DEVICE)
-    } else if kind.is_block_device() {
-        Found::Other("a block device")
-    } else if kind.is_fifo() {
-        Found::Other("a FIFO")
-    } else if kind.is_socket() {
-        Found::Other("a socket")
     } else {
-        Found::Other("not a regular file")
+        Found::Other(others.into_iter().find(|&(is, _)| is).map_or("not a regular file", |(_, what)| what))
     }
 }
 

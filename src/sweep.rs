@@ -55,19 +55,21 @@ pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
 /// own ([`Alone`]), or a paired A/B run's (`app::ab`), whose every round two builds measure.
 pub trait Place {
     /// Takes `jobs` as `rounds::take` does under `isolation`, calling `taken(at, build,
-    /// sample)` with the build that measured the sample (`Record::build`).
+    /// sample)` with the build that measured the sample (`Record::build`): the sweep's own
+    /// take each once, by this binary, its rows of no build.
     fn take(
         &mut self,
         isolation: Isolation,
         jobs: &[Job],
         watchdog: &Watchdog,
         taken: &mut dyn FnMut(usize, &str, Sample) -> anyhow::Result<()>,
-    ) -> anyhow::Result<bool>;
+    ) -> anyhow::Result<bool> {
+        rounds::take(isolation, jobs, watchdog, &mut |at, sample| taken(at, "", sample))
+    }
 
-    /// The cells the next duel pass measures, from the CSV written so far (`csv`); `None` for
+    /// The cells the next duel pass measures, from the CSV written so far (`_csv`); `None` for
     /// the sweep's own duels between each band's leaders.
-    fn duels(&mut self, csv: &std::path::Path) -> anyhow::Result<Option<Vec<CellKey>>> {
-        let _ = csv;
+    fn duels(&mut self, _csv: &std::path::Path) -> anyhow::Result<Option<Vec<CellKey>>> {
         Ok(None)
     }
 
@@ -88,17 +90,7 @@ pub trait Place {
 /// The sweep's own place: each round once, by this binary, its rows of no build.
 pub struct Alone;
 
-impl Place for Alone {
-    fn take(
-        &mut self,
-        isolation: Isolation,
-        jobs: &[Job],
-        watchdog: &Watchdog,
-        taken: &mut dyn FnMut(usize, &str, Sample) -> anyhow::Result<()>,
-    ) -> anyhow::Result<bool> {
-        rounds::take(isolation, jobs, watchdog, &mut |at, sample| taken(at, "", sample))
-    }
-}
+impl Place for Alone {}
 
 /// A cell being sampled.
 struct Progress {

@@ -17,15 +17,15 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::print_error;
-use super::sweep::{Measured, interrupted, measure};
+use super::sweep::measure;
 use crate::cli::{AB_MAX_TIME_SECS, AB_SAMPLES, AbArgs, ExportArgs};
-use crate::error::UsageError;
+use crate::error::{UsageError, usage};
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::print_line, machine};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::ab::{self, Ab, BASELINE, CANDIDATE};
-use crate::results::load::{CellKey, load_builds};
+use crate::results::load::{CellKey, ResultsFile, load_builds};
 use crate::results::metadata::Build;
 use crate::run::measure::{Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job, Launch, PROTOCOL};
@@ -59,14 +59,12 @@ pub fn run(
     isolation: Isolation,
 ) -> anyhow::Result<ExitCode> {
     if let Some(csv) = &args.from {
-        let ab = judged(csv, extra)?;
+        let (ab, _) = judged(csv, extra)?;
         print_line(&if args.json { output::export::json(&ab) } else { output::ab::text(&ab) });
         return Ok(gate(&ab, args.fail_on_slower).unwrap_or(ExitCode::SUCCESS));
     }
     if isolation != Isolation::Process {
-        return Err(
-            UsageError("ab measures in processes of two binaries: run it from a channel-bench binary".into()).into()
-        );
+        return Err(usage("ab measures in processes of two binaries: run it from a channel-bench binary"));
     }
     let (exports, dry) = (args.sweep.export.clone(), args.sweep.dry_run);
     let mut sweep = args.sweep;
@@ -76,13 +74,10 @@ pub fn run(
     }
     let mut plan = Plan { isolation, builds: 2, ..Plan::with_extra(sweep, extra)? };
     crate::output::export::check_free(&exports, plan.force)?;
-    let this = Launch::this()?;
-    let candidate = Launch { env: args.candidate_env, ..this };
+    let candidate = Launch { env: args.candidate_env, ..Launch::this()? };
     let baseline = Launch { exe: args.baseline.context("ab needs --baseline PATH")?, env: args.baseline_env };
     let builds = vec![describe(&baseline, BASELINE)?, describe(&candidate, CANDIDATE)?];
     let absent = shared_channels(&mut plan, &builds[0])?;
-    let absent: Vec<String> =
-        absent.iter().map(|name| format!("{name} (the baseline has no such channel: not measured)")).collect();
     for line in &absent {
         print_line(&format!("left out: {line}"));
     }
@@ -95,16 +90,9 @@ pub fn run(
         order: Pcg64Mcg::seed_from_u64(BUILD_ORDER_SEED),
         said_detectable: false,
     };
-    let Measured { set, csv, outcome, stop, cells } = measure(&plan, command_line, builds, &mut place)?;
-    let answered = answer(&set, extra, (&exports, plan.force), args.json, absent);
-    if let Some(code) = interrupted(&outcome, &stop, cells, &csv, answered.as_ref().err()) {
-        return Ok(code);
-    }
-    let ab = answered?;
-    if let Some(code) = gate(&ab, args.fail_on_slower) {
-        return Ok(code);
-    }
-    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let measured = measure(&plan, command_line, builds, &mut place)?;
+    let answered = answer(&measured.set, extra, (&exports, plan.force), args.json, absent);
+    measured.exit_code(answered, |ab| gate(&ab, args.fail_on_slower))
 }
 
 /// `--fail-on-slower PCT`: exit 1, saying so on stderr, when a band or cell is slower by more
@@ -120,19 +108,18 @@ fn gate(ab: &Ab, fail_on_slower: Option<f64>) -> Option<ExitCode> {
 }
 
 /// The verdicts of the A/B run whose CSV is at `csv`, with the table of this binary's own
-/// channels (`extra`) against the others.
-fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<Ab> {
+/// channels (`extra`) against the others, and the candidate's rows.
+fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<(Ab, ResultsFile)> {
     let [baseline, candidate] =
         load_builds(csv, [BASELINE, CANDIDATE]).map_err(|error| UsageError(format!("{error:#}")))?;
     if baseline.order.is_empty() || candidate.order.is_empty() {
-        return Err(UsageError(format!(
+        return Err(usage(format!(
             "{} has no rows of both builds (column build: {BASELINE}, {CANDIDATE}): give the CSV an ab run wrote",
             csv.display()
-        ))
-        .into());
+        )));
     }
     let mine: Vec<&str> = extra.iter().map(|channel| channel.name).collect();
-    Ok(Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) })
+    Ok((Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) }, candidate))
 }
 
 /// Judges the CSV of `set`, prints the answer (as JSON under `json`), writes its Markdown, and
@@ -145,12 +132,11 @@ fn answer(
     json: bool,
     absent: Vec<String>,
 ) -> anyhow::Result<Ab> {
-    let mut ab = judged(set.csv(), extra)?;
+    let (mut ab, candidate) = judged(set.csv(), extra)?;
     ab.left_out.extend(absent);
     let text = output::ab::text(&ab);
     files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
     print_line(&format!("summary: {}", set.markdown().display()));
-    let [_, candidate] = load_builds(set.csv(), [BASELINE, CANDIDATE])?;
     let cells = crate::results::analysis::Analysis::of(&set.csv().display().to_string(), &candidate, None).cells;
     super::sweep::write_cells(set, &cells, exports, force)?;
     print_line("");
@@ -205,8 +191,8 @@ fn describe(launch: &Launch, role: &str) -> anyhow::Result<Build> {
     }
 }
 
-/// The channels of `plan` that `baseline` does not have, taken out of `plan`: a channel only
-/// this build has cannot be paired. A usage error when none is left.
+/// The channels of `plan` that `baseline` does not have, taken out of `plan` (a channel only
+/// this build has cannot be paired), each said as left out. A usage error when none is left.
 fn shared_channels(plan: &mut Plan, baseline: &Build) -> anyhow::Result<Vec<String>> {
     let absent: Vec<String> = plan
         .channels
@@ -215,15 +201,14 @@ fn shared_channels(plan: &mut Plan, baseline: &Build) -> anyhow::Result<Vec<Stri
         .map(|channel| channel.name.to_owned())
         .collect();
     if absent.len() == plan.channels.len() {
-        return Err(UsageError(format!(
+        return Err(usage(format!(
             "the baseline has none of the channels asked for ({}); it has: {}",
             absent.join(", "),
             baseline.channels.join(", ")
-        ))
-        .into());
+        )));
     }
     plan.channels.retain(|channel| !absent.iter().any(|name| name == channel.name));
-    Ok(absent)
+    Ok(absent.iter().map(|name| format!("{name} (the baseline has no such channel: not measured)")).collect())
 }
 
 /// The variable whose length [`padded`] draws.

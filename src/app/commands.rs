@@ -84,7 +84,7 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let ((old_name, mut old), (new_name, mut new)) =
-        (read_pooled(&args.old, args.allow_different)?, read_pooled(&args.new, args.allow_different)?);
+        (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
     let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
     if let Some(line) = &different
         && !args.allow_different
@@ -104,9 +104,9 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let mut notes = output::compare::machine_differences(
         &old_name,
-        metadata(&args.old[0]).as_ref(),
+        metadata(&args.old.0[0]).as_ref(),
         &new_name,
-        metadata(&args.new[0]).as_ref(),
+        metadata(&args.new.0[0]).as_ref(),
     );
     if let Some(line) = different {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
@@ -186,6 +186,22 @@ pub(crate) enum Target<'a> {
     Kept(&'a Path),
 }
 
+impl Target<'_> {
+    /// Puts `text`, the `what` (`summary`, `report`), where this says: written to the file,
+    /// already checked, that it then names; printed on stdout; or the file kept named.
+    pub(crate) fn put(self, text: &str, what: &str) -> anyhow::Result<()> {
+        match self {
+            Target::File(path, force) => {
+                files::write(path, text.as_bytes(), force, &format!("the {what}"))?;
+                print_line(&format!("{what}: {}", path.display()));
+            }
+            Target::Stdout => print_line(text.trim_end()),
+            Target::Kept(path) => print_line(&format!("{what}: {}", paths::kept(path))),
+        }
+        Ok(())
+    }
+}
+
 /// Where an output to `path` (`-` is stdout) goes: refused as the command would refuse it
 /// (`flag` names it), or, for a file a sweep wrote `beside` its CSV, left without `force`.
 pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<Target<'a>> {
@@ -207,9 +223,9 @@ pub(crate) fn print_summary(
     markdown: Target,
 ) -> anyhow::Result<()> {
     let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
-    let text = output::paced::beside(&text, analysis, Form::Markdown);
+    let mut text = output::paced::beside(&text, analysis, Form::Markdown);
     let console = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
-    let console = output::paced::beside(&console, analysis, Form::Text);
+    let mut console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
     let messages = crate::cli::DEFAULT_MESSAGES;
     if samples
@@ -222,37 +238,23 @@ pub(crate) fn print_summary(
              for that workload, and a default run's may differ"
         ));
     }
-    let (text, console) = if open.is_empty() {
-        (text, console)
-    } else {
-        (
-            format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n")),
-            format!("{}\n{}\n", console.trim_end(), open.join("\n")),
-        )
-    };
-    match markdown {
-        Target::Stdout => print_line(text.trim_end()),
-        Target::File(path, force) => {
-            print_line(console.trim_end());
-            files::write(path, text.as_bytes(), force, "the summary")?;
-            print_line(&format!("summary: {}", path.display()));
-        }
-        Target::Kept(path) => {
-            print_line(console.trim_end());
-            print_line(&format!("summary: {}", paths::kept(path)));
-        }
+    if !open.is_empty() {
+        text = format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n"));
+        console = format!("{}\n{}\n", console.trim_end(), open.join("\n"));
     }
-    Ok(())
+    if !matches!(markdown, Target::Stdout) {
+        print_line(console.trim_end());
+    }
+    markdown.put(&text, "summary")
 }
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
-    let set = OutputSet::new(&csvs[0]);
     if csvs.len() > 1 && args.out.is_none() {
         return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
     }
-    let html = args.out.clone().unwrap_or_else(|| set.html());
+    let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
     if csvs.contains(&html) {
         return Err(usage(format!(
             "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
@@ -271,8 +273,8 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let metadata = groups[0][0].metadata.clone();
     let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let analysis = Analysis::of(&set.csv().display().to_string(), &samples, metadata.as_ref());
-    write_report(html, &output::html::page(&name, &analysis, metadata.as_ref()))?;
+    let analysis = Analysis::of(&csvs[0].display().to_string(), &samples, metadata.as_ref());
+    html.put(&output::html::page(&name, &analysis, metadata.as_ref()), "report")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -291,22 +293,8 @@ fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: Target) -> an
     if !matches!(html, Target::Stdout) {
         print_line(output::machines::text(&each, &side).trim_end());
     }
-    write_report(html, &output::machines::page(&each, &side))?;
+    html.put(&output::machines::page(&each, &side), "report")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes the HTML report `page` where `html` says: to a file, already checked, that it then
-/// names, or to stdout.
-pub(crate) fn write_report(html: Target, page: &str) -> anyhow::Result<()> {
-    match html {
-        Target::File(path, force) => {
-            files::write(path, page.as_bytes(), force, "the report")?;
-            print_line(&format!("report: {}", path.display()));
-        }
-        Target::Stdout => print_line(page.trim_end()),
-        Target::Kept(path) => print_line(&format!("report: {}", paths::kept(path))),
-    }
-    Ok(())
 }
 
 /// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats
@@ -318,8 +306,7 @@ pub fn list_channels(extra: &'static [ChannelEntry]) {
             0 => "exact".to_owned(),
             slots => format!("exact (the crate adds {slots} slot per sender; the adapter asks for capacity - senders)"),
         };
-        let version = channel.version();
-        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, version));
+        print_line(&format!("{:<16} {:<16} {:<10} {capacity}", channel.name, channel.crate_name, channel.version()));
         for caveat in channel.caveats {
             let (mark, evidence) = (output::doc::MARK, caveat.evidence.label());
             print_line(&format!(

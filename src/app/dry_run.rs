@@ -26,9 +26,7 @@ const NOTHING_DONE: &str = "dry run: nothing measured, nothing written";
 pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     export::check_free(exports, plan.force)?;
     let set = plan.out.as_deref().map(OutputSet::new);
-    if let Some(set) = &set {
-        set.check(plan.force)?;
-    }
+    set.as_ref().map(|set| set.check(plan.force)).transpose()?;
     let cells = plan.cells();
     print_line(NOTHING_DONE);
     print_line(&format!("cells: {}", cells.len()));
@@ -70,16 +68,17 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// A subcommand under `--dry-run`: its inputs read, its output checked as the command would,
-/// what it would write said.
-pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
+/// what it would write said; `None` for a command not under `--dry-run` (`sfu` and `ab` plan
+/// their flags as a sweep does).
+pub fn command(command: &Command) -> anyhow::Result<Option<ExitCode>> {
     let (name, inputs, writes): (&str, Vec<PathBuf>, String) = match command {
-        Command::Compare(args) => {
-            ("compare", args.old.iter().chain(args.new.iter()).cloned().collect(), "print the comparison".to_owned())
+        Command::Compare(args) if args.dry_run => {
+            ("compare", args.old.0.iter().chain(&args.new.0).cloned().collect(), "print the comparison".to_owned())
         }
-        Command::Summary(args) if args.short => {
+        Command::Summary(args) if args.dry_run && args.short => {
             ("summary", CsvList::all(&args.csvs), "print the short answer".to_owned())
         }
-        Command::Summary(args) => {
+        Command::Summary(args) if args.dry_run => {
             let csvs = CsvList::all(&args.csvs);
             let beside = OutputSet::new(&csvs[0]).markdown();
             let writes = match &args.out {
@@ -88,33 +87,28 @@ pub fn command(command: &Command) -> anyhow::Result<ExitCode> {
             };
             ("summary", csvs, format!("print the answer, {writes}"))
         }
-        Command::Cells(args) => {
+        Command::Cells(args) if args.dry_run => {
             export::check_free(&args.export, args.force)?;
             let csvs = CsvList::all(&args.csvs);
             let beside = OutputSet::new(&csvs[0]).cells_json();
             let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "--out")?;
             ("cells", csvs, writes)
         }
-        Command::Report(args) => {
+        Command::Report(args) if args.dry_run => {
             let csvs = CsvList::all(&args.csvs);
             let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
             let writes = output(&html, args.force, args.out.is_none(), "the report")?;
             ("report", csvs, writes)
         }
-        Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => {
-            unreachable!(
-                "Command::dry_run is false for sfu and ab, whose flags are planned as a sweep, and for take-round"
-            )
-        }
+        _ => return Ok(None),
     };
-    let mut read_ok = Vec::new();
-    for input in inputs {
-        let samples = read(&input)?;
-        read_ok.push(format!("{} ({} cells)", input.display(), samples.order.len()));
-    }
+    let read_ok: Vec<String> = inputs
+        .iter()
+        .map(|input| Ok(format!("{} ({} cells)", input.display(), read(input)?.order.len())))
+        .collect::<anyhow::Result<_>>()?;
     print_line(NOTHING_DONE);
     print_line(&format!("{name}: would read {} and {writes}", read_ok.join(" and ")));
-    Ok(ExitCode::SUCCESS)
+    Ok(Some(ExitCode::SUCCESS))
 }
 
 /// What a command would do with its output `path` ([`target`]).

@@ -90,9 +90,11 @@ fn run(
         }
         Err(error) => return Err(usage(first_paragraph(&error.render().to_string()))),
     };
+    if let Some(code) = cli.command.as_ref().map(dry_run::command).transpose()?.flatten() {
+        return Ok(code);
+    }
     let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
     match cli.command {
-        Some(command) if command.dry_run() => dry_run::command(&command),
         Some(Command::Compare(args)) => compare(&args),
         Some(Command::Summary(args)) => summarize(&args),
         Some(Command::Cells(args)) => cells(&args),

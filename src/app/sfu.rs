@@ -87,7 +87,7 @@ const MOST_PARTICIPANTS: u64 = 65_536;
 const ROOM_MAX_TIME: &str = "2.5";
 
 /// `flags` with `--participants N` (or `--participants=N`) replaced by `--tasks N`.
-fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
+fn participants(mut flags: Vec<String>) -> anyhow::Result<Vec<String>> {
     let Some(at) = flags.iter().position(|flag| flag_name(flag) == Some("--participants")) else { return Ok(flags) };
     let (value, taken) = match flags[at].split_once('=') {
         Some((_, value)) => (Some(value.to_owned()), 1),
@@ -106,7 +106,6 @@ fn participants(flags: Vec<String>) -> anyhow::Result<Vec<String>> {
     if flags.iter().any(|flag| flag_name(flag) == Some("--tasks")) {
         return Err(refuse("and --tasks both say how many tasks: give one of them"));
     }
-    let mut flags = flags;
     flags.splice(at..at + taken, ["--tasks".to_owned(), n.to_string()]);
     if !flags.iter().any(|flag| flag_name(flag) == Some("--max-time")) {
         flags.extend(["--max-time".to_owned(), ROOM_MAX_TIME.to_owned()]);

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Target, metadata, print_summary, write_report};
+use super::commands::{Target, metadata, print_summary};
 use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
@@ -41,41 +41,37 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         }
         print_error(&format!("faults build: {channel} slowed by {asked}"));
     }
-    let Measured { set, csv, outcome, stop, cells } = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
+    let measured = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
+    let (set, csv) = (&measured.set, measured.set.csv());
     // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
     // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
     // listed there as not measured. Only a CSV without a single sample has none.
-    let summarized = match load::load(csv.as_path()) {
+    let summarized = match load::load(csv) {
         Ok(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
-            let metadata = metadata(&csv);
+            let metadata = metadata(csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
             let max_time = plan.max_time.as_secs_f64();
-            output::open::max_time_line(&analysis.open, max_time, cells).inspect(|line| print_line(line));
-            let name = super::file_name(csv.as_path());
+            output::open::max_time_line(&analysis.open, max_time, measured.cells).inspect(|line| print_line(line));
+            let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_ref());
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
-                .and_then(|()| write_cells(&set, &analysis.cells, exports, plan.force))
-                .and_then(|()| write_report(Target::File(&set.html(), plan.force), &page))
+                .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
+                .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
         }
         Err(error) => {
             print_error(&format!("no summary: {error:#}"));
             Ok(())
         }
     };
-    if let Some(code) = interrupted(&outcome, &stop, cells, &csv, summarized.as_ref().err()) {
-        return Ok(code);
-    }
-    summarized?;
-    Ok(if outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    measured.exit_code(summarized, |()| None)
 }
 
-/// What [`measure`] leaves: the output set, the CSV, what the rounds found, the stop signals
-/// and the number of cells planned.
+/// What [`measure`] leaves: the output set, what the rounds found, the stop signals and the
+/// number of cells planned.
 pub(super) struct Measured {
     pub set: OutputSet,
-    pub csv: PathBuf,
     pub outcome: sweeping::Outcome,
     pub stop: StopSignals,
     pub cells: usize,
@@ -110,34 +106,37 @@ pub(super) fn measure(
     console.header(&plan.workloads(plan.tasks[0])[0]);
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
-    Ok(Measured { set, csv: csv.path().to_path_buf(), outcome, stop, cells })
+    Ok(Measured { set, outcome, stop, cells })
 }
 
-/// When a stop signal ended the rounds: says so, with `unwritten` (what could not be written
-/// after them), and gives the signal's exit code.
-pub(super) fn interrupted(
-    outcome: &sweeping::Outcome,
-    stop: &StopSignals,
-    cells: usize,
-    csv: &std::path::Path,
-    unwritten: Option<&anyhow::Error>,
-) -> Option<ExitCode> {
-    outcome.interrupted.then(|| {
-        let signal = stop.signal();
-        print_error(&format!(
-            "interrupted by {}: {} of {} cells finished, {} samples written to {}",
-            signal_name(signal),
-            outcome.cells_done,
-            cells,
-            outcome.samples,
-            csv.display()
-        ));
-        // The signal's exit code wins over a summary that could not be written.
-        if let Some(error) = unwritten {
-            print_error(&format!("error: {error:#}"));
+impl Measured {
+    /// The exit code once the rounds are over and `written` says how writing their results went:
+    /// when a stop signal ended the rounds, says so (with what could not be written after them)
+    /// and gives the signal's; else `code` of what was written, or 1 when a cell failed, or 0.
+    pub(super) fn exit_code<T>(
+        &self,
+        written: anyhow::Result<T>,
+        code: impl FnOnce(T) -> Option<ExitCode>,
+    ) -> anyhow::Result<ExitCode> {
+        if self.outcome.interrupted {
+            let signal = self.stop.signal();
+            print_error(&format!(
+                "interrupted by {}: {} of {} cells finished, {} samples written to {}",
+                signal_name(signal),
+                self.outcome.cells_done,
+                self.cells,
+                self.outcome.samples,
+                self.set.csv().display()
+            ));
+            // The signal's exit code wins over a summary that could not be written.
+            if let Err(error) = written {
+                print_error(&format!("error: {error:#}"));
+            }
+            return Ok(ExitCode::from(128 + signal as u8));
         }
-        ExitCode::from(128 + signal as u8)
-    })
+        let failed = if self.outcome.failed_cells.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE };
+        Ok(code(written?).unwrap_or(failed))
+    }
 }
 
 /// The child process of a sweep's round (`run::rounds`): takes the round on stdin with the

@@ -116,20 +116,6 @@ pub struct SfuArgs {
     pub flags: Vec<std::ffi::OsString>,
 }
 
-impl Command {
-    /// Whether `--dry-run` was given.
-    pub fn dry_run(&self) -> bool {
-        match self {
-            Command::Compare(args) => args.dry_run,
-            Command::Cells(args) => args.dry_run,
-            Command::Summary(args) => args.dry_run,
-            Command::Report(args) => args.dry_run,
-            // `sfu` plans its preset's flags as a sweep; `ab` plans its sweep's flags itself.
-            Command::Sfu(_) | Command::TakeRound(_) | Command::Ab(_) => false,
-        }
-    }
-}
-
 /// `channel-bench report FILE`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -255,13 +241,6 @@ impl CsvList {
     /// separated by commas.
     pub fn all(lists: &[CsvList]) -> Vec<PathBuf> {
         lists.iter().flat_map(|list| list.0.iter().cloned()).collect()
-    }
-}
-
-impl std::ops::Deref for CsvList {
-    type Target = [PathBuf];
-    fn deref(&self) -> &[PathBuf] {
-        &self.0
     }
 }
 

@@ -24,8 +24,7 @@ pub struct SweepArgs {
         value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub messages: Option<u64>,
 
-    /// Comma-separated capacities, each a cell of its own: the one channel's slots in cloned-send;
-    /// shared among the tasks' channels in merged-recv (capacity ÷ tasks each, at least 16)
+    /// Comma-separated capacities, each a cell of its own (the help says how merged-recv shares them)
     #[arg(long, value_name = "LIST", help = format!(
         "Comma-separated capacities, each a cell of its own: the one channel's slots in cloned-send; \
          in merged-recv shared among the tasks' channels, capacity ÷ tasks each but at least {MIN_TASK_SLOTS} \
@@ -113,8 +112,6 @@ pub struct SweepArgs {
     pub latency: bool,
 
     /// What the receiver does with each payload besides verifying it: none, or file:PATH
-    /// (written through a buffered writer, checked for size, removed after each sample if the
-    /// sweep created it; file:/dev/null is written and left alone)
     #[arg(long, value_name = "none|file:PATH", default_value = "none", help = format!(
         "What the receiver does with each payload besides verifying it: none, or file:PATH (written through a {} KiB \
          buffered writer, checked for size, removed after each sample if the sweep created it; file:/dev/null is \
@@ -135,16 +132,13 @@ pub struct SweepArgs {
          most {WARMUP_MESSAGES} messages"), allow_negative_numbers = true)]
     pub warmup: usize,
 
-    /// Screening rounds: rounds of every group (its channels measured back to back), the first with every
-    /// channel, later ones without the channels clearly behind
+    /// Screening rounds: the first with every channel, later ones without the channels clearly behind
     #[arg(long, value_name = "N", help = format!(
         "Screening rounds: rounds of every group (its channels measured back to back), the first with every channel, \
          later ones without the channels clearly behind [default: {DEFAULT_SAMPLES}; --quick: {QUICK_SAMPLES}]"), value_parser = positive(), allow_negative_numbers = true)]
     pub samples: Option<usize>,
 
-    /// Seconds per cell, averaged over the sweep, for the duels after screening: rounds of each group's leader and
-    /// the channels not yet told apart from it, until every group is decided or the duels have taken this × the
-    /// number of cells (0: screening only)
+    /// Seconds per cell, averaged over the sweep, for the duels after screening (0: screening only)
     #[arg(long, value_name = "SECS", help = format!(
         "Seconds per cell, averaged over the sweep, for the duels after screening: rounds of each group's leader and \
          the channels not yet told apart from it, until every group is decided or the duels have taken this × the \
@@ -187,10 +181,9 @@ pub struct SweepArgs {
 fn parse_interval(text: &str) -> Result<Duration, String> {
     let interval = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20ms or 1s"))?;
     if interval < FINEST_PACE {
+        let finest = humantime::format_duration(FINEST_PACE);
         return Err(format!(
-            "must be at least {}: tokio's timer ticks in milliseconds, so the finest meaningful pace is {}",
-            humantime::format_duration(FINEST_PACE),
-            humantime::format_duration(FINEST_PACE)
+            "must be at least {finest}: tokio's timer ticks in milliseconds, so the finest meaningful pace is {finest}"
         ));
     }
     if interval > Duration::from_secs(3600) {

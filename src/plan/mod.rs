@@ -86,41 +86,29 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The capacities `mode` runs at, as (`capacity`, `task_capacity`) of a [`Workload`]: every
-    /// `--capacity`, or in merged-recv every `--task-capacity` when given.
-    pub fn capacities_for(&self, mode: Mode, tasks: usize) -> Vec<(usize, Option<usize>)> {
-        match (mode, &self.task_capacities) {
-            (Mode::MergedRecv, Some(slots)) => {
-                slots.iter().map(|&slots| (slots.saturating_mul(tasks), Some(slots))).collect()
-            }
-            _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
-        }
-    }
-
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
-    /// frames of `--duration` times the burst.
+    /// frames (bursts) of `--duration` (over the interval, at least one) times the burst.
     pub fn messages_at(&self, tasks: usize) -> u64 {
-        match self.pace {
-            None => self.messages,
-            Some(pace) => tasks as u64 * self.frames_per_task(pace) * u64::from(pace.burst),
-        }
-    }
-
-    /// Frames (bursts) each paced task sends: `--duration` over the interval, at least one.
-    fn frames_per_task(&self, pace: Pace) -> u64 {
-        u64::try_from(self.duration.as_nanos() / pace.interval.as_nanos().max(1)).unwrap_or(u64::MAX).max(1)
+        let Some(pace) = self.pace else { return self.messages };
+        let frames = self.duration.as_nanos() / pace.interval.as_nanos().max(1);
+        tasks as u64 * u64::try_from(frames).unwrap_or(u64::MAX).max(1) * u64::from(pace.burst)
     }
 
     /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
-    /// unused, otherwise), then capacity, then phase (every `--phase` when paced, one, unused,
+    /// unused, otherwise), then capacity (every `--capacity`, or in merged-recv every
+    /// `--task-capacity` when given), then phase (every `--phase` when paced, one, unused,
     /// otherwise), then send.
     pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
         let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
         for &mode in &self.modes {
             let merges = if mode == Mode::MergedRecv { &self.merges[..] } else { &self.merges[..1] };
+            let capacities: Vec<(usize, Option<usize>)> = match (mode, &self.task_capacities) {
+                (Mode::MergedRecv, Some(slots)) => slots.iter().map(|&n| (n.saturating_mul(tasks), Some(n))).collect(),
+                _ => self.capacities.iter().map(|&capacity| (capacity, None)).collect(),
+            };
             for &merge in merges {
-                for (capacity, task_capacity) in self.capacities_for(mode, tasks) {
+                for &(capacity, task_capacity) in &capacities {
                     for &phase in phases {
                         for &send in &self.sends {
                             workloads.push(Workload {
@@ -240,21 +228,6 @@ impl Plan {
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
         no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
         no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
-        for (flag, empty) in [
-            ("--tasks", self.tasks.is_empty()),
-            ("--channels", self.channels.is_empty()),
-            ("--modes", self.modes.is_empty()),
-            ("--runtimes", self.runtimes.is_empty()),
-            ("--merge", self.merges.is_empty()),
-            ("--workers", self.workers.is_empty()),
-            ("--capacity", self.capacities.is_empty()),
-            ("--phase", self.phases.is_empty()),
-            ("--send", self.sends.is_empty()),
-        ] {
-            if empty {
-                return Err(usage(format!("{flag} is empty: give at least one value")));
-            }
-        }
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
@@ -372,12 +345,10 @@ fn check_load(cli: &SweepArgs) -> anyhow::Result<()> {
 
 fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
     let mut seen = HashSet::new();
-    for value in values {
-        let value = value.to_string();
-        if seen.contains(&value) {
+    for value in values.into_iter().map(|value| value.to_string()) {
+        if !seen.insert(value.clone()) {
             return Err(usage(format!("{flag} lists {value} twice: give each value once")));
         }
-        seen.insert(value);
     }
     Ok(())
 }
