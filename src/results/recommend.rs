@@ -77,12 +77,6 @@ impl<E> Entry<E> {
     pub fn ratio(&self) -> Option<(f64, f64, f64)> {
         self.verdict.map(|verdict| (verdict.mean.exp(), verdict.low.exp(), verdict.high.exp()))
     }
-
-    /// For a channel tied with the first: how far apart the two may be, as a fraction (0.04 =
-    /// within 4%): the end of the ratio's interval farthest from 1.
-    pub fn tied_within(&self) -> Option<f64> {
-        self.verdict.filter(|_| self.tied_with_first).map(|verdict| verdict.within().exp() - 1.0)
-    }
 }
 
 /// Channels ordered by one metric, lowest (best) first: see [`rank`].
@@ -121,12 +115,6 @@ impl<E> Ranking<E> {
     /// with the first or there is none.
     pub fn next(&self) -> Option<&Entry<E>> {
         self.entries.get(self.leaders().len().max(1))
-    }
-
-    /// How far from the first the channels tied with it may be, the widest of their
-    /// [`Entry::tied_within`]; `None` without a tie.
-    pub fn tied_within(&self) -> Option<f64> {
-        self.entries.iter().filter_map(Entry::tied_within).reduce(f64::max)
     }
 }
 
