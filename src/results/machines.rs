@@ -104,14 +104,11 @@ pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
     let mut rows: Vec<Row> = Vec::new();
     for (at, column) in columns.iter().enumerate() {
         for band in machines[column.machine].analysis.bands.iter().filter(|band| band.band.workers == column.workers) {
-            let row = match rows.iter().position(|row| place(row.first()) == place(band)) {
-                Some(row) => &mut rows[row],
-                None => {
-                    rows.push(Row { bands: vec![None; columns.len()] });
-                    rows.last_mut().expect("just pushed")
-                }
-            };
-            row.bands[at] = Some(band);
+            let row = rows.iter().position(|row| place(row.first()) == place(band)).unwrap_or_else(|| {
+                rows.push(Row { bands: vec![None; columns.len()] });
+                rows.len() - 1
+            });
+            rows[row].bands[at] = Some(band);
         }
     }
     SideBySide { columns, rows }
