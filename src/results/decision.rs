@@ -10,7 +10,7 @@
 //!
 //! Computing only: `output::decision` words it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::band::GroupKey;
 use super::careful::known_problem;
@@ -100,16 +100,10 @@ impl Decision {
     }
 }
 
-/// The paced task counts of `file`, ascending.
-pub fn rooms(file: &ResultsFile) -> Vec<u64> {
-    let paced = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty());
-    paced.map(|key| key.tasks).collect::<BTreeSet<_>>().into_iter().collect()
-}
-
 /// The room a file answers for by default: its largest paced task count (what
 /// `channel-bench sfu --participants N` measures last); `None` without paced cells.
 pub fn default_room(file: &ResultsFile) -> Option<u64> {
-    rooms(file).last().copied()
+    file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).map(|key| key.tasks).max()
 }
 
 /// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
