@@ -172,7 +172,7 @@ pub struct PacedResult {
     /// `resident_growth_bytes`, the median over the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resident_growth_bytes: Option<f64>,
-    /// Whether any sample's pacer fell behind its schedule (the cell is never ranked).
+    /// Whether the pacer fell behind its schedule in most of the cell's samples (the cell is never ranked).
     pub pacer_behind: bool,
 }
 
