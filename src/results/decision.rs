@@ -75,8 +75,6 @@ pub struct Decision {
     /// CPU out of phase (marked ones included), less the pick itself: when some have no known
     /// problem, the pick among them and the measured one is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
-    /// Channels ranked: their pacer kept up and no sample failed (the pick included).
-    pub ranked: usize,
     /// Channels to avoid, each with why, in the file's order.
     pub avoid: Vec<(String, Avoid)>,
     /// The pick at the file's fewest task count of the same group, out of phase, when fewer
@@ -281,7 +279,6 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
             .filter(|cells| pick.is_none_or(|pick| !std::ptr::eq(**cells, pick)))
             .map(|c| c.seat())
             .collect(),
-        ranked: ranked.len(),
         avoid,
         quiet: pick.and_then(|pick| quiet(file, participants, pick)),
         samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
