@@ -23,8 +23,6 @@ use crate::stats::pool::geometric_mean;
 /// The paced figures of one cell, over all its samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacedCell {
-    /// Samples the figures come from.
-    pub samples: usize,
     /// Percentiles of every delivered message of the cell together (the samples' latency
     /// histograms merged), nanoseconds; `None` without `--latency`.
     pub latency: Option<Latency>,
@@ -106,7 +104,6 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
     Some(PacedCell {
-        samples: samples.len(),
         latency,
         overflow_share: share(sum(|s| s.frames_overflowed), sum(|s| s.frames)),
         drop_share: share(sum(|s| s.dropped), sum(|s| s.sent)),

@@ -175,7 +175,7 @@ fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_
     let decision = &decide(&file, 300)[0];
     assert_eq!(decision.avoid, [("flume".to_owned(), Avoid::Disturbed)]);
     assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc");
-    assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().samples, 3);
+    assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().ranges.p99_ns.unwrap().samples, 3);
     assert_eq!(decision.left_out, [(Why::Steal, 4), (Why::PacerLate, 1)]);
     assert_eq!(decision.samples, 16);
 }
