@@ -114,10 +114,9 @@ fn without_phase(setting: &str) -> String {
     setting.replace(", random phase", "").replace("random phase, ", "")
 }
 
-/// The phase a paced cell was measured in (by its setting when every sample was disturbed).
-fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
-    let by_setting = || if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random };
-    samples.paced.first().map_or_else(by_setting, |sample| sample.phase)
+/// The phase a paced cell was measured in, as its setting says (`load` words it from the row's).
+fn phase_of(key: &CellKey) -> Phase {
+    if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random }
 }
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
@@ -201,7 +200,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
             channels.push(Cells { channel, out_of_phase: None, in_phase: None });
             channels.len() - 1
         });
-        match phase_of(key, samples) {
+        match phase_of(key) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
