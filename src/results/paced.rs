@@ -5,9 +5,8 @@
 //! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, ranked by the one ranker
-//! (`results::recommend::rank`): each other channel with its verdict against the first from
-//! the noise model (`results::noise::verdict`), tied when that is a tie. A channel whose pacer
-//! fell behind in most samples of a cell of the band is named and never ranked.
+//! (`results::recommend::rank`, every verdict the noise model's). A channel whose pacer fell
+//! behind in most samples of a cell of the band is named and never ranked.
 //!
 //! [`answer`] computes; `output::paced` formats.
 

@@ -6,12 +6,10 @@
 //! not the median: a cell whose samples fall in two clusters has a median that flips with
 //! whichever cluster won the draw, while its mean moves with the clusters' shares (see
 //! [`crate::stats`]); the median stays beside it ([`Shape::median`]), and a channel with such
-//! a cell in the band is marked ([`Shape::mixed`]). Every other channel gets its verdict
-//! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
-//! samples paired round by round, with its interval), and is tied with the first exactly when
-//! that verdict is a tie. [`rank`] is the crate's one ranker: `results::paced` ranks a paced
-//! band's p99, CPU and frames overflowed with it. A channel with a failed sample, or without a
-//! cell at one of the band's task counts, is not ranked there and is listed with the reason.
+//! a cell in the band is marked ([`Shape::mixed`]). The verdicts and ties are [`rank`]'s, the
+//! crate's one ranker (`results::paced` ranks a paced band's p99, CPU and frames overflowed
+//! with it). A channel with a failed sample, or without a cell at one of the band's task
+//! counts, is not ranked there and is listed with the reason.
 //!
 //! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
 //! fastest channel with no known problem.
