@@ -223,9 +223,8 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
 
 /// One channel's band figures from its cells, task counts ascending.
 fn entry(channel: &str, merge: Option<Merge>, cells: &[PacedCell]) -> PacedEntry {
-    let geometric = |value: fn(&PacedCell) -> Option<f64>| -> Option<f64> {
-        let values: Option<Vec<f64>> = cells.iter().map(value).collect();
-        Some(geometric_mean(values?))
+    let geometric = |value: fn(&PacedCell) -> Option<f64>| {
+        cells.iter().map(value).collect::<Option<Vec<f64>>>().map(geometric_mean)
     };
     let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(value).sum::<f64>() / cells.len() as f64;
     let largest = cells.last().expect("a band has a task count");
