@@ -24,9 +24,6 @@ pub enum TaskBand {
 }
 
 impl TaskBand {
-    /// The bands, smallest first.
-    pub const ALL: [TaskBand; 4] = [TaskBand::Small, TaskBand::Medium, TaskBand::Large, TaskBand::XLarge];
-
     /// The band of a task count. The named ranges are 1–8, 16–64, 128–512 and 1024 on; a
     /// count between them goes to the band it is nearest on a log2 scale (the sweep's and the
     /// plot's), so the bounds are the geometric midpoints √(8·16) ≈ 11.3, √(64·128) ≈ 90.5 and

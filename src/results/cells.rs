@@ -65,10 +65,7 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
         let key = &group.key;
         let mut channels: Vec<String> = Vec::new();
         for band in bands.iter().filter(|band| band.band.holds(key)) {
-            let careful = match band.careful() {
-                Careful::Behind { entry, .. } => Some(entry.channel),
-                _ => None,
-            };
+            let careful = if let Careful::Behind { entry, .. } = band.careful() { Some(entry.channel) } else { None };
             for name in band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful) {
                 if !channels.contains(&name) {
                     channels.push(name);
@@ -175,7 +172,7 @@ pub struct PacedResult {
     /// `resident_growth_bytes`, the median over the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resident_growth_bytes: Option<f64>,
-    /// Whether any sample's pacer fell behind its schedule (the cell is never ranked).
+    /// Whether the pacer fell behind its schedule in most of the cell's samples (the cell is never ranked).
     pub pacer_behind: bool,
 }
 

@@ -10,8 +10,8 @@ use super::recommend::{Entry, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 use statrs::distribution::{ContinuousCDF, Normal};
 
-/// What would likely decide one pair of a band.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// What would likely decide one pair of a band, ordered from the fewest rounds to no number of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Needed {
     /// About this many more rounds at each of the band's task counts.
     Rounds(usize),
@@ -79,10 +79,7 @@ pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation
         };
         let (entry, needed) = (band.speed.entries.iter().skip(1))
             .filter_map(|entry| Some((entry, needed(entry.verdict.as_ref()?, rounds(entry), drift, resolution)?)))
-            .max_by_key(|(_, needed)| match needed {
-                Needed::Beyond => usize::MAX,
-                Needed::Rounds(rounds) => *rounds,
-            })?;
+            .max_by_key(|&(_, needed)| needed)?;
         let seconds = match needed {
             Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
             Needed::Beyond => 0.0,

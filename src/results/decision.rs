@@ -10,7 +10,7 @@
 //!
 //! Computing only: `output::decision` words it.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use super::band::GroupKey;
 use super::careful::known_problem;
@@ -75,8 +75,6 @@ pub struct Decision {
     /// CPU out of phase (marked ones included), less the pick itself: when some have no known
     /// problem, the pick among them and the measured one is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
-    /// Channels ranked: their pacer kept up and no sample failed (the pick included).
-    pub ranked: usize,
     /// Channels to avoid, each with why, in the file's order.
     pub avoid: Vec<(String, Avoid)>,
     /// The pick at the file's fewest task count of the same group, out of phase, when fewer
@@ -100,16 +98,10 @@ impl Decision {
     }
 }
 
-/// The paced task counts of `file`, ascending.
-pub fn rooms(file: &ResultsFile) -> Vec<u64> {
-    let paced = file.order.iter().filter(|key| !file.cells[*key].paced.is_empty());
-    paced.map(|key| key.tasks).collect::<BTreeSet<_>>().into_iter().collect()
-}
-
 /// The room a file answers for by default: its largest paced task count (what
 /// `channel-bench sfu --participants N` measures last); `None` without paced cells.
 pub fn default_room(file: &ResultsFile) -> Option<u64> {
-    rooms(file).last().copied()
+    file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).map(|key| key.tasks).max()
 }
 
 /// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
@@ -122,10 +114,9 @@ fn without_phase(setting: &str) -> String {
     setting.replace(", random phase", "").replace("random phase, ", "")
 }
 
-/// The phase a paced cell was measured in (by its setting when every sample was disturbed).
-fn phase_of(key: &CellKey, samples: &CellSamples) -> Phase {
-    let by_setting = || if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random };
-    samples.paced.first().map_or_else(by_setting, |sample| sample.phase)
+/// The phase a paced cell was measured in, as its setting says (`load` words it from the row's).
+fn phase_of(key: &CellKey) -> Phase {
+    if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random }
 }
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
@@ -209,7 +200,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
             channels.push(Cells { channel, out_of_phase: None, in_phase: None });
             channels.len() - 1
         });
-        match phase_of(key, samples) {
+        match phase_of(key) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
@@ -287,7 +278,6 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
             .filter(|cells| pick.is_none_or(|pick| !std::ptr::eq(**cells, pick)))
             .map(|c| c.seat())
             .collect(),
-        ranked: ranked.len(),
         avoid,
         quiet: pick.and_then(|pick| quiet(file, participants, pick)),
         samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),

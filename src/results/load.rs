@@ -50,10 +50,7 @@ pub struct WorkloadKey {
 impl CellKey {
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
-        let merge = match record.mode {
-            Mode::ClonedSend => None,
-            Mode::MergedRecv => Some(record.merge.unwrap_or_default()),
-        };
+        let merge = (record.mode == Mode::MergedRecv).then(|| record.merge.unwrap_or_default());
         CellKey {
             runtime: record.runtime,
             mode: record.mode,
@@ -296,7 +293,7 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     let name = path.display();
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
     let skipped_partial_line = !text.is_empty() && !text.ends_with('\n');
-    let complete = if skipped_partial_line { &text[..text.rfind('\n').map_or(0, |at| at + 1)] } else { &text[..] };
+    let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
     if complete.trim().is_empty() {
         bail!("{name} is empty: not a channel-bench CSV");
     }

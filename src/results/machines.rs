@@ -4,6 +4,8 @@
 //! from one column to another. Runs of one machine that differ only in `--workers` are two
 //! columns of one machine: a small scaling study of the same code.
 
+use std::collections::BTreeSet;
+
 use super::analysis::Analysis;
 use super::compare::{leaders, leaders_overlap};
 use super::metadata::Metadata;
@@ -43,10 +45,7 @@ impl Machine {
     /// The worker threads of its multi-thread cells, ascending; empty when it has none.
     pub fn multi_thread_workers(&self) -> Vec<u64> {
         let cells = self.analysis.cells.cells.iter().filter(|cell| cell.runtime == RuntimeKind::MultiThread);
-        let mut workers: Vec<u64> = cells.map(|cell| cell.workers).collect();
-        workers.sort_unstable();
-        workers.dedup();
-        workers
+        cells.map(|cell| cell.workers).collect::<BTreeSet<_>>().into_iter().collect()
     }
 }
 
@@ -95,23 +94,18 @@ pub struct SideBySide<'a> {
 pub fn side_by_side(machines: &[Machine]) -> SideBySide<'_> {
     let mut columns: Vec<Column> = Vec::new();
     for (at, machine) in machines.iter().enumerate() {
-        let mut workers: Vec<Option<u64>> = machine.analysis.bands.iter().map(|band| band.band.workers).collect();
-        workers.sort_unstable();
-        workers.dedup();
+        let workers: BTreeSet<Option<u64>> = machine.analysis.bands.iter().map(|band| band.band.workers).collect();
         columns.extend(workers.into_iter().map(|workers| Column { machine: at, workers }));
     }
     let place = |band: &Recommendation| (band.band.runtime, band.band.mode, band.band.setting.clone(), band.band.size);
     let mut rows: Vec<Row> = Vec::new();
     for (at, column) in columns.iter().enumerate() {
         for band in machines[column.machine].analysis.bands.iter().filter(|band| band.band.workers == column.workers) {
-            let row = match rows.iter().position(|row| place(row.first()) == place(band)) {
-                Some(row) => &mut rows[row],
-                None => {
-                    rows.push(Row { bands: vec![None; columns.len()] });
-                    rows.last_mut().expect("just pushed")
-                }
-            };
-            row.bands[at] = Some(band);
+            let row = rows.iter().position(|row| place(row.first()) == place(band)).unwrap_or_else(|| {
+                rows.push(Row { bands: vec![None; columns.len()] });
+                rows.len() - 1
+            });
+            rows[row].bands[at] = Some(band);
         }
     }
     SideBySide { columns, rows }

@@ -5,9 +5,8 @@
 //! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, ranked by the one ranker
-//! (`results::recommend::rank`): each other channel with its verdict against the first from
-//! the noise model (`results::noise::verdict`), tied when that is a tie. A channel whose pacer
-//! fell behind in most samples of a cell of the band is named and never ranked.
+//! (`results::recommend::rank`, every verdict the noise model's). A channel whose pacer fell
+//! behind in most samples of a cell of the band is named and never ranked.
 //!
 //! [`answer`] computes; `output::paced` formats.
 
@@ -23,8 +22,6 @@ use crate::stats::pool::geometric_mean;
 /// The paced figures of one cell, over all its samples.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PacedCell {
-    /// Samples the figures come from.
-    pub samples: usize,
     /// Percentiles of every delivered message of the cell together (the samples' latency
     /// histograms merged), nanoseconds; `None` without `--latency`.
     pub latency: Option<Latency>,
@@ -106,7 +103,6 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
     Some(PacedCell {
-        samples: samples.len(),
         latency,
         overflow_share: share(sum(|s| s.frames_overflowed), sum(|s| s.frames)),
         drop_share: share(sum(|s| s.dropped), sum(|s| s.sent)),
@@ -227,9 +223,8 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
 
 /// One channel's band figures from its cells, task counts ascending.
 fn entry(channel: &str, merge: Option<Merge>, cells: &[PacedCell]) -> PacedEntry {
-    let geometric = |value: fn(&PacedCell) -> Option<f64>| -> Option<f64> {
-        let values: Option<Vec<f64>> = cells.iter().map(value).collect();
-        Some(geometric_mean(values?))
+    let geometric = |value: fn(&PacedCell) -> Option<f64>| {
+        cells.iter().map(value).collect::<Option<Vec<f64>>>().map(geometric_mean)
     };
     let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(value).sum::<f64>() / cells.len() as f64;
     let largest = cells.last().expect("a band has a task count");

@@ -88,10 +88,8 @@ fn given_twice(runs: &[Run]) -> Option<String> {
     };
     for (at, one) in runs.iter().enumerate() {
         for other in &runs[at + 1..] {
-            let same_run = match (&one.metadata, &other.metadata) {
-                (Some(a), Some(b)) => a.started_utc == b.started_utc && a.command_line == b.command_line,
-                _ => false,
-            };
+            let same_run = (one.metadata.as_ref().zip(other.metadata.as_ref()))
+                .is_some_and(|(a, b)| a.started_utc == b.started_utc && a.command_line == b.command_line);
             if same_run || samples(&one.file) == samples(&other.file) {
                 return Some(format!(
                     "{} and {} are one run given twice (the same samples): pool each run once",

@@ -6,12 +6,10 @@
 //! not the median: a cell whose samples fall in two clusters has a median that flips with
 //! whichever cluster won the draw, while its mean moves with the clusters' shares (see
 //! [`crate::stats`]); the median stays beside it ([`Shape::median`]), and a channel with such
-//! a cell in the band is marked ([`Shape::mixed`]). Every other channel gets its verdict
-//! against the first from the noise model ([`super::noise::verdict`]: the ratio of their
-//! samples paired round by round, with its interval), and is tied with the first exactly when
-//! that verdict is a tie. [`rank`] is the crate's one ranker: `results::paced` ranks a paced
-//! band's p99, CPU and frames overflowed with it. A channel with a failed sample, or without a
-//! cell at one of the band's task counts, is not ranked there and is listed with the reason.
+//! a cell in the band is marked ([`Shape::mixed`]). The verdicts and ties are [`rank`]'s, the
+//! crate's one ranker (`results::paced` ranks a paced band's p99, CPU and frames overflowed
+//! with it). A channel with a failed sample, or without a cell at one of the band's task
+//! counts, is not ranked there and is listed with the reason.
 //!
 //! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
 //! fastest channel with no known problem.
@@ -77,12 +75,6 @@ impl<E> Entry<E> {
     pub fn ratio(&self) -> Option<(f64, f64, f64)> {
         self.verdict.map(|verdict| (verdict.mean.exp(), verdict.low.exp(), verdict.high.exp()))
     }
-
-    /// For a channel tied with the first: how far apart the two may be, as a fraction (0.04 =
-    /// within 4%): the end of the ratio's interval farthest from 1.
-    pub fn tied_within(&self) -> Option<f64> {
-        self.verdict.filter(|_| self.tied_with_first).map(|verdict| verdict.within().exp() - 1.0)
-    }
 }
 
 /// Channels ordered by one metric, lowest (best) first: see [`rank`].
@@ -121,12 +113,6 @@ impl<E> Ranking<E> {
     /// with the first or there is none.
     pub fn next(&self) -> Option<&Entry<E>> {
         self.entries.get(self.leaders().len().max(1))
-    }
-
-    /// How far from the first the channels tied with it may be, the widest of their
-    /// [`Entry::tied_within`]; `None` without a tie.
-    pub fn tied_within(&self) -> Option<f64> {
-        self.entries.iter().filter_map(Entry::tied_within).reduce(f64::max)
     }
 }
 

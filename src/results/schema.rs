@@ -11,8 +11,9 @@ use crate::run::workload::{Merge, Mode, Phase, SendMode};
 
 /// One CSV row: one recorded sample. The field order is the column order, a contract
 /// (docs/reference.md): a new column goes after the last, so a reader that takes columns by
-/// position keeps reading the ones it knew.
+/// position keeps reading the ones it knew. A column a file lacks reads as its field's default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Record {
     /// Channel name, as in `--list-channels`.
     pub channel: String,
@@ -21,163 +22,124 @@ pub struct Record {
     /// `multi-thread` or `current-thread`.
     pub runtime: RuntimeKind,
     /// Threads running tasks: the multi-thread runtime's worker threads, 1 for current-thread.
-    #[serde(default)]
     pub workers: usize,
     /// Sending tasks.
     pub tasks: usize,
     /// Messages moved in the sample, across all tasks.
-    #[serde(default)]
     pub messages: u64,
     /// `--capacity`: the one channel's slots in cloned-send, shared among the tasks' channels in
     /// merged-recv; under `--task-capacity`, the slots of all the tasks' channels together.
-    #[serde(default)]
     pub capacity: usize,
     /// Slots of each channel: `capacity` in cloned-send; in merged-recv `capacity / tasks` but at
     /// least `run::workload::MIN_TASK_SLOTS`, or `task_capacity`.
-    #[serde(default)]
     pub capacity_per_channel: usize,
     /// Payload bytes per message: the fixed size, or the mean size moved when sizes are drawn
     /// (`bytes / messages`, rounded).
-    #[serde(default)]
     pub payload_bytes: u64,
     /// Sample number within the cell, from 1; warm-up runs are not written.
-    #[serde(default)]
     pub sample: usize,
     /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
-    #[serde(default)]
     pub elapsed_ns: u64,
     /// `elapsed_ns / messages`, nanoseconds, three decimals.
     pub ns_per_message: f64,
     /// Process CPU time (user + system, all threads) over the same interval, nanoseconds (microsecond resolution).
-    #[serde(default)]
     pub cpu_ns: Option<u64>,
     /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`,
     /// `sink: …`, `timeout: …`.
     pub status: String,
     /// How merged-recv merged the receivers: `futures-buffered`, `select-all` or `stream-map`;
     /// empty in cloned-send.
-    #[serde(default)]
     pub merge: Option<Merge>,
     /// `--payload`: `1200`, or `300..2000` when each message's size was drawn from that range.
     #[serde(default = "default_payload")]
     pub payload: String,
     /// `--seed` of the drawn sizes; empty when the size is fixed.
-    #[serde(default)]
     pub seed: Option<u64>,
     /// Payload bytes the receiver took in the sample.
-    #[serde(default)]
     pub bytes: u64,
     /// `bytes` per second of wall time, in MB (10^6 bytes), three decimals.
-    #[serde(default)]
     pub mb_per_s: f64,
     /// `--pace` interval between a task's bursts, nanoseconds; empty when the senders were not paced.
-    #[serde(default)]
     pub pace_ns: Option<u64>,
     /// `--burst`: messages per burst; empty when not paced.
-    #[serde(default)]
     pub burst: Option<u32>,
     /// The measured mean interval between a task's bursts, nanoseconds; empty when not paced.
-    #[serde(default)]
     pub pace_actual_ns: Option<u64>,
     /// `none`, or `file` when the receiver wrote every payload to the `--sink` file.
     #[serde(default = "default_sink")]
     pub sink: String,
     /// Median send→receive latency, nanoseconds; empty without `--latency`.
-    #[serde(default)]
     pub lat_p50_ns: Option<u64>,
     /// 99th percentile latency, nanoseconds; empty without `--latency`.
-    #[serde(default)]
     pub lat_p99_ns: Option<u64>,
     /// 99.9th percentile latency, nanoseconds; empty without `--latency`.
-    #[serde(default)]
     pub lat_p999_ns: Option<u64>,
     /// Largest latency, nanoseconds; empty without `--latency`.
-    #[serde(default)]
     pub lat_max_ns: Option<u64>,
     /// Allocations (alloc, alloc_zeroed, realloc) inside the clock per message; empty without `--count-allocs`.
-    #[serde(default)]
     pub allocs_per_message: Option<f64>,
     /// Bytes those allocations asked for, per message; empty without `--count-allocs`.
-    #[serde(default)]
     pub alloc_bytes_per_message: Option<f64>,
     /// `--send`: `wait` (senders wait for a slot) or `try` (they drop the message when the
     /// channel is full). Under `try`, `ns_per_message` and CPU per message are per *delivered*
     /// message. `wait` in files without the column.
-    #[serde(default)]
     pub send: SendMode,
     /// Messages the senders dropped because the channel was full; 0 under `wait`.
-    #[serde(default)]
     pub dropped: u64,
     /// Messages delivered over messages sent, from 0 to 1, four decimals; 1 under `wait`.
     #[serde(default = "default_delivered_fraction")]
     pub delivered_fraction: f64,
     /// `--phase` of a paced run: `random` (each task's first burst at its own offset within
     /// one interval, drawn from `--seed`) or `aligned` (all at the gate); empty when not paced.
-    #[serde(default)]
     pub phase: Option<Phase>,
     /// Involuntary context switches of the whole process over the clock (`ru_nivcsw` from
     /// `getrusage`): how often a thread was preempted while runnable. A sample with many more
     /// than its cell's others was disturbed. Empty where it cannot be read.
-    #[serde(default)]
     pub involuntary_switches: Option<u64>,
     /// Steal time over the clock, nanoseconds: how long the hypervisor ran something else
     /// while this virtual machine's CPUs wanted to run (/proc/stat, all CPUs, in 10 ms ticks,
     /// so 0 for most short samples). Empty where /proc/stat has no steal field (not Linux).
-    #[serde(default)]
     pub steal_ns: Option<u64>,
     /// How long each paced task sent, nanoseconds: its bursts × `pace_ns` (`--duration`,
     /// rounded down to whole frames); empty when not paced.
-    #[serde(default)]
     pub duration_ns: Option<u64>,
     /// Messages the receiver took (`messages` − `dropped`); empty in files without the column.
-    #[serde(default)]
     pub delivered: Option<u64>,
     /// Bursts (frames) the paced tasks sent, all tasks together; empty when not paced.
-    #[serde(default)]
     pub frames: Option<u64>,
     /// Bursts with at least one message dropped on a full channel (`--send try`), all tasks
     /// together; empty when not paced.
-    #[serde(default)]
     pub frames_overflowed: Option<u64>,
     /// The latest a burst started after its scheduled time, nanoseconds; empty when not paced.
-    #[serde(default)]
     pub lateness_max_ns: Option<u64>,
     /// How late bursts started after their scheduled time on average, nanoseconds; empty when
     /// not paced.
-    #[serde(default)]
     pub lateness_mean_ns: Option<u64>,
     /// `true` when the pacer could not keep up: bursts started late on average by more than
     /// one millisecond (tokio's timer tick) plus a tenth of `pace_ns`, or the sample overran `duration_ns` by more than one interval
     /// (the figures then describe a lighter load than asked for); empty when not paced.
-    #[serde(default)]
     pub pacer_behind: Option<bool>,
     /// The process's resident set before the sample's runtime was built, bytes
     /// (/proc/self/statm); empty where it cannot be read.
-    #[serde(default)]
     pub resident_start_bytes: Option<u64>,
     /// The resident set after the sample's runtime was torn down less `resident_start_bytes`,
     /// bytes, negative when the process gave memory back: what the sample left held.
-    #[serde(default)]
     pub resident_growth_bytes: Option<i64>,
     /// The sample's send→receive latency histogram, nanoseconds, as
     /// `crate::run::latency::encode` writes it (`VALUE:COUNT` pairs in hexadecimal joined by
     /// `;`); `crate::run::latency::merge` pools a cell's samples. Empty without `--latency`.
-    #[serde(default)]
     pub lat_histogram: String,
     /// The round the sample was measured in, numbered from 1 within the run: the samples of one
     /// round are one cell's channels (same runtime, mode, task count and setting) measured back
     /// to back, so a verdict between two of them pairs their samples round by round. Empty in
     /// files without the column (files that have it in the middle of the row, after `sample`,
     /// read the same: readers find columns by name).
-    #[serde(default)]
     pub round: Option<u64>,
     /// Which build measured the row in a paired A/B run (`ab`): `baseline` or `candidate`;
     /// empty in every other run and in files without the column.
-    #[serde(default)]
     pub build: String,
     /// `--task-capacity`: the slots of each task's own channel in merged-recv, the capacity the
     /// cell is ranked at; empty when the tasks shared `capacity`, and in files without the column.
-    #[serde(default)]
     pub task_capacity: Option<usize>,
 }
 

@@ -121,9 +121,8 @@ fn channels_within_the_noise_are_tied_and_a_pacer_behind_or_a_failure_is_avoided
 }
 
 #[test]
-fn rooms_are_the_paced_task_counts_and_the_default_the_largest() {
+fn the_default_room_is_the_largest_paced_task_count() {
     let file = room(300, &[("flume", (0, 1000), 1000)]);
-    assert_eq!(rooms(&file), [300]);
     assert_eq!(default_room(&file), Some(300));
     assert!(decide(&file, 64).is_empty());
     assert_eq!(default_room(&ResultsFile::default()), None);
@@ -176,7 +175,7 @@ fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_
     let decision = &decide(&file, 300)[0];
     assert_eq!(decision.avoid, [("flume".to_owned(), Avoid::Disturbed)]);
     assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc");
-    assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().samples, 3);
+    assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().ranges.p99_ns.unwrap().samples, 3);
     assert_eq!(decision.left_out, [(Why::Steal, 4), (Why::PacerLate, 1)]);
     assert_eq!(decision.samples, 16);
 }

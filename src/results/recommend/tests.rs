@@ -64,12 +64,12 @@ fn a_tie_says_how_close() {
     let speed = &bands[0].speed;
     assert_eq!(speed.first().unwrap().channel, "a", "{speed:?}");
     assert!(speed.is_tie());
-    let within = speed.entries[1].tied_within().unwrap();
+    assert!(speed.entries[1].tied_with_first);
+    let within = speed.entries[1].verdict.unwrap().within().exp() - 1.0;
     // Within the floor the drift between runs sets (z × the multi-thread paired drift), no
     // closer, and not far beyond it: the samples' own spread is small.
     let floor = (1.96 * crate::results::noise::Metric::Speed.drift(RuntimeKind::MultiThread, true)).exp() - 1.0;
     assert!(within >= floor * 0.99 && within < floor + 0.05, "{within} against a floor of {floor}");
-    assert_eq!(speed.tied_within(), Some(within));
 }
 
 #[test]
