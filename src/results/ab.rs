@@ -1,6 +1,6 @@
 //! The verdicts of a paired A/B run (`channel-bench ab`): per channel, per cell and per band of
 //! task counts, the ratio candidate / baseline of ns/message from the rounds both builds
-//! measured, judged by the one noise model (`noise::verdict_at`) as every other verdict is,
+//! measured, judged by the one noise model (`noise::verdict`) as every other verdict is,
 //! cells and bands alike at [`CHANGE_CONFIDENCE`]: hundreds are judged at once, and an A/B of
 //! a sweep of three task counts has a band for each.
 
@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::band::TaskBand;
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, shared_rounds, verdict, verdict_at};
+use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
 use crate::stats::verdict::{Call, Verdict};
@@ -139,7 +139,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
         let first = members[0].0;
         let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        let verdict = verdict_at(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE)?;
+        let verdict = verdict(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE)?;
         let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
         let tasks = members.iter().map(|(key, ..)| key.tasks).collect();
         Some(Change::of(first, place, tasks, (verdict, pairs), &noise))
@@ -254,7 +254,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
     let noises = [FileNoise::of(baseline), FileNoise::of(candidate)];
     let ratio = |(file, noise): (&ResultsFile, &FileNoise), mine: &CellKey, other: &CellKey| {
         let (a, b) = (file.cells.get(other)?, file.cells.get(mine)?);
-        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise)
+        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise, VERDICT_CONFIDENCE)
     };
     let mut table = Vec::new();
     for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {

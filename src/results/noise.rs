@@ -337,22 +337,11 @@ fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
 
 /// The verdict on channel `b` against channel `a` on `metric` over a band: `a_cells[i]` and
 /// `b_cells[i]` are the two channels' cells at the band's i-th task count. Each task count's
-/// [`estimate`], their mean ([`Estimate::mean_of`]), judged at [`VERDICT_CONFIDENCE`] with the
+/// [`estimate`], their mean ([`Estimate::mean_of`]), judged at two-sided `confidence`
+/// ([`VERDICT_CONFIDENCE`]; [`CHANGE_CONFIDENCE`] where many cells are judged at once) with the
 /// metric's drift (paired when every task count was), which averages over the runs a pooled
 /// file holds. `None` when a task count has no estimate.
 pub fn verdict(
-    a_cells: &[&CellSamples],
-    b_cells: &[&CellSamples],
-    metric: Metric,
-    group: &Group,
-    noise: &FileNoise,
-) -> Option<Verdict> {
-    verdict_at(a_cells, b_cells, metric, group, noise, VERDICT_CONFIDENCE)
-}
-
-/// [`verdict`] at another two-sided `confidence` (many cells judged at once, say, at
-/// [`CHANGE_CONFIDENCE`]).
-pub fn verdict_at(
     a_cells: &[&CellSamples],
     b_cells: &[&CellSamples],
     metric: Metric,
