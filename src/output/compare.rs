@@ -49,27 +49,23 @@ pub fn machine_differences(
     new_name: &str,
     new: Option<&Metadata>,
 ) -> Vec<String> {
-    let (old, new) = match (old, new) {
-        (Some(old), Some(new)) => (old, new),
-        (old, new) => {
-            let mut missing: Vec<&str> =
-                [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
-            missing.dedup();
-            return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
-        }
+    let (Some(old_meta), Some(new_meta)) = (old, new) else {
+        let mut missing: Vec<&str> =
+            [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
+        missing.dedup();
+        return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
     let fields = [
-        ("host", shown(&old.hostname), shown(&new.hostname)),
-        ("CPU", shown(&old.cpu_model), shown(&new.cpu_model)),
-        ("cores", old.cores.to_string(), new.cores.to_string()),
-        ("rustc", old.rustc.clone(), new.rustc.clone()),
+        ("host", shown(&old_meta.hostname), shown(&new_meta.hostname)),
+        ("CPU", shown(&old_meta.cpu_model), shown(&new_meta.cpu_model)),
+        ("cores", old_meta.cores.to_string(), new_meta.cores.to_string()),
+        ("rustc", old_meta.rustc.clone(), new_meta.rustc.clone()),
     ];
-    let names: BTreeSet<&String> = old.crates.keys().chain(new.crates.keys()).collect();
-    let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
-    let crates = names.into_iter().map(|name| (name.as_str(), old.crates.get(name), new.crates.get(name)));
-    let crates = crates.filter(|(_, before, after)| before != after).map(|(n, a, b)| (n, version(a), version(b)));
-    let fields = fields.into_iter().filter(|(_, before, after)| before != after).chain(crates);
+    let names: BTreeSet<&String> = old_meta.crates.keys().chain(new_meta.crates.keys()).collect();
+    let version = |meta: &Metadata, name: &str| meta.crates.get(name).map_or("absent".to_owned(), String::clone);
+    let crates = names.into_iter().map(|name| (name.as_str(), version(old_meta, name), version(new_meta, name)));
+    let fields = fields.into_iter().chain(crates).filter(|(_, before, after)| before != after);
     fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
