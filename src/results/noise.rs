@@ -336,12 +336,9 @@ pub fn verdict(
     noise: &FileNoise,
     confidence: f64,
 ) -> Option<Verdict> {
-    let parts: Option<Vec<(Estimate, bool)>> =
-        a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise)).collect();
-    let parts = parts?;
-    let paired = parts.iter().all(|(_, paired)| *paired);
-    let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
-    let drift = if paired {
+    let parts = a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise));
+    let (estimates, paired): (Vec<Estimate>, Vec<bool>) = parts.collect::<Option<Vec<_>>>()?.into_iter().unzip();
+    let drift = if paired.iter().all(|&paired| paired) {
         noise.paired_drift(group, metric)
     } else {
         metric.drift(group.runtime, false) / (noise.runs as f64).sqrt()

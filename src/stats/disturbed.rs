@@ -174,8 +174,7 @@ pub fn own(cell: &[Own]) -> Vec<Option<Why>> {
             .iter()
             .enumerate()
             .filter(|&(other, _)| other != at)
-            .filter_map(|(_, s)| of(s))
-            .map(|v| v as f64)
+            .filter_map(|(_, s)| Some(of(s)? as f64))
             .collect();
         if others.len() < OUTLIER_OTHERS {
             return false;

@@ -220,12 +220,8 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
         let weakest = (0..cuts.len())
             .filter(|&at| strength(at) < CLUSTER_GAP_OVER_INNER)
             .min_by(|&a, &b| strength(a).total_cmp(&strength(b)));
-        match weakest {
-            Some(at) => {
-                cuts.remove(at);
-            }
-            None => return ranges,
-        }
+        let Some(at) = weakest else { return ranges };
+        cuts.remove(at);
     }
 }
 
