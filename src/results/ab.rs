@@ -14,7 +14,7 @@ use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
-use crate::stats::verdict::{Call, Verdict};
+use crate::stats::verdict::Call;
 
 /// The `build` of the rows the baseline (the binary at `--baseline`) measured.
 pub const BASELINE: &str = "baseline";
@@ -60,29 +60,6 @@ impl Change {
     pub fn leaning(&self) -> f64 {
         let half = (self.high / self.low).ln() / 2.0;
         if half > 0.0 { self.ratio.ln().abs() / half } else { f64::INFINITY }
-    }
-
-    fn of(
-        key: &CellKey,
-        place: String,
-        tasks: Vec<u64>,
-        (verdict, pairs): (Verdict, usize),
-        noise: &FileNoise,
-    ) -> Change {
-        let resolution = (1.0 + noise.resolution(&Group::of(key), Metric::Speed)).ln();
-        let call = if pairs < FEWEST_SAMPLES { Call::Tied } else { verdict.call };
-        Change {
-            channel: key.channel_label(),
-            place,
-            runtime: key.runtime,
-            tasks,
-            ratio: verdict.mean.exp(),
-            low: verdict.low.exp(),
-            high: verdict.high.exp(),
-            call,
-            open: call == Call::Tied && (verdict.within() > resolution || pairs < FEWEST_SAMPLES),
-            pairs,
-        }
     }
 }
 
@@ -139,10 +116,23 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
         let first = members[0].0;
         let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        let verdict = verdict(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE)?;
+        let group = Group::of(first);
+        let verdict = verdict(&a, &b, Metric::Speed, &group, &noise, CHANGE_CONFIDENCE)?;
         let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
-        let tasks = members.iter().map(|(key, ..)| key.tasks).collect();
-        Some(Change::of(first, place, tasks, (verdict, pairs), &noise))
+        let resolution = (1.0 + noise.resolution(&group, Metric::Speed)).ln();
+        let call = if pairs < FEWEST_SAMPLES { Call::Tied } else { verdict.call };
+        Some(Change {
+            channel: first.channel_label(),
+            place,
+            runtime: first.runtime,
+            tasks: members.iter().map(|(key, ..)| key.tasks).collect(),
+            ratio: verdict.mean.exp(),
+            low: verdict.low.exp(),
+            high: verdict.high.exp(),
+            call,
+            open: call == Call::Tied && (verdict.within() > resolution || pairs < FEWEST_SAMPLES),
+            pairs,
+        })
     };
     let mut ab = Ab::default();
     // Per band and channel, in the order first judged: its judged cells.
