@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::ab::word;
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
-use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread};
+use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
 use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedCell;
@@ -178,15 +178,11 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     let by_runtime: Vec<String> = comparison
         .by_runtime
         .iter()
-        .map(|spread| {
+        .map(|&RuntimeSpread { runtime, trimmed_means, medians, counts }| {
+            let (cells, trimmed_means, medians) = (trimmed_means.cells, text(trimmed_means), text(medians));
             format!(
-                " {} ({} cells) trimmed means {}, medians {}, {} faster, {} slower",
-                spread.runtime,
-                spread.trimmed_means.cells,
-                text(spread.trimmed_means),
-                text(spread.medians),
-                spread.counts.faster,
-                spread.counts.slower
+                " {runtime} ({cells} cells) trimmed means {trimmed_means}, medians {medians}, {} faster, {} slower",
+                counts.faster, counts.slower
             )
         })
         .collect();
@@ -245,21 +241,16 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
         "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
     );
     for pair in &agreement.cells {
-        let p99 = |cell: &PacedCell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64));
-        let cpu =
-            |cell: &PacedCell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns)));
+        let both = |figure: &dyn Fn(&PacedCell) -> String| format!("{} → {}", figure(&pair.old), figure(&pair.new));
+        let p99 = both(&|cell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64)));
+        let cpu = both(&|cell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns))));
+        let overflowed = both(&|cell| percent(cell.overflow_share));
         let [p99_verdict, cpu_verdict, overflow_verdict] =
             pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
         let _ = writeln!(
             out,
-            "  {}: p99 {} → {} {p99_verdict}, overflowed {} → {} {overflow_verdict}, CPU {} → {} {cpu_verdict}",
-            paced::cell_label(pair.key),
-            p99(&pair.old),
-            p99(&pair.new),
-            percent(pair.old.overflow_share),
-            percent(pair.new.overflow_share),
-            cpu(&pair.old),
-            cpu(&pair.new)
+            "  {}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}",
+            paced::cell_label(pair.key)
         );
     }
     out

@@ -69,10 +69,6 @@ impl Judged<'_> {
 }
 
 impl<'a> Runs<'a> {
-    fn of(old: &'a ResultsFile, new: &'a ResultsFile) -> Self {
-        Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) }
-    }
-
     /// Judges `keys` (cells of both runs) on `metric`, each verdict widened by the drift
     /// between the runs on that metric.
     fn judge(&self, keys: &[&'a CellKey], metric: Metric) -> Judged<'a> {
@@ -214,7 +210,7 @@ pub struct Comparison<'a> {
 /// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
 /// ([`Runs::judge`]).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
-    let runs = Runs::of(old, new);
+    let runs = Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) };
     let keys: Vec<&CellKey> = old.order.iter().filter(|key| new.cells.contains_key(*key)).collect();
     let judged = runs.judge(&keys, Metric::Speed);
     let cells: Vec<(&CellKey, Option<Compared>)> = judged
