@@ -273,18 +273,12 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
     RuntimeKind::ALL
         .into_iter()
         .filter_map(|runtime| {
+            let mine = |key: &CellKey| key.runtime == runtime;
             let of = |figures: fn(&Compared) -> (f64, f64)| {
-                spread(
-                    cells.iter().filter(|(key, _)| key.runtime == runtime).filter_map(|(_, c)| c.as_ref().map(figures)),
-                )
+                spread(cells.iter().filter(|(key, _)| mine(key)).filter_map(|(_, c)| c.as_ref().map(figures)))
             };
             let (trimmed_means, medians) = (of(trimmed_means)?, of(|c| (c.old.median, c.new.median))?);
-            Some(RuntimeSpread {
-                runtime,
-                trimmed_means,
-                medians,
-                counts: Counts::of(cells, |key| key.runtime == runtime),
-            })
+            Some(RuntimeSpread { runtime, trimmed_means, medians, counts: Counts::of(cells, mine) })
         })
         .collect()
 }
