@@ -94,8 +94,7 @@ impl Ab {
             .collect();
         let wanted = |key: &&CellKey| {
             let channel = key.channel_label();
-            open.contains(&(channel.as_str(), cell_place(key).as_str()))
-                || open.contains(&(channel.as_str(), band_place(key).as_str()))
+            [cell_place(key), band_place(key)].iter().any(|place| open.contains(&(channel.as_str(), place.as_str())))
         };
         baseline.order.iter().filter(wanted).cloned().collect()
     }
