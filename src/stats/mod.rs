@@ -115,10 +115,7 @@ pub const MIN_BOOTSTRAP_VALUES: usize = 3;
 pub fn trimmed_mean_interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
     let values: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
     let n = values.len();
-    if n < MIN_BOOTSTRAP_VALUES {
-        return None;
-    }
-    Some(percentile_interval(&values, expanded_tail(n, confidence)))
+    (n >= MIN_BOOTSTRAP_VALUES).then(|| percentile_interval(&values, expanded_tail(n, confidence)))
 }
 
 /// The `tail` and `1 - tail` quantiles of the bootstrap trimmed means of `values` (at least
@@ -147,9 +144,7 @@ fn percentile_interval(values: &[f64], tail: f64) -> (f64, f64) {
 /// freedom.
 pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
     let degrees = n.saturating_sub(1) as f64;
-    let Ok(student) = StudentsT::new(0.0, 1.0, degrees) else {
-        return 0.0;
-    };
+    let Ok(student) = StudentsT::new(0.0, 1.0, degrees) else { return 0.0 };
     let t = student.inverse_cdf((1.0 + confidence) / 2.0);
     Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }

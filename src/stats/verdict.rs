@@ -96,10 +96,7 @@ impl Estimate {
     /// the same): the mean of their values, the root of the sum of their variances over their
     /// count, and Welch–Satterthwaite's degrees of freedom. `None` when there are none.
     pub fn mean_of(parts: &[Estimate]) -> Option<Estimate> {
-        if parts.is_empty() {
-            return None;
-        }
-        let k = parts.len() as f64;
+        let k = Some(parts.len() as f64).filter(|&k| k > 0.0)?;
         let mean = parts.iter().map(|part| part.mean).sum::<f64>() / k;
         let variances: Vec<(f64, f64)> = parts.iter().map(|part| (part.se.powi(2) / (k * k), part.degrees)).collect();
         let se = variances.iter().map(|(variance, _)| variance).sum::<f64>().sqrt();
