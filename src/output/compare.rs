@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::ab::word;
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
-use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, Spread};
+use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
 use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedCell;
@@ -49,27 +49,23 @@ pub fn machine_differences(
     new_name: &str,
     new: Option<&Metadata>,
 ) -> Vec<String> {
-    let (old, new) = match (old, new) {
-        (Some(old), Some(new)) => (old, new),
-        (old, new) => {
-            let mut missing: Vec<&str> =
-                [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
-            missing.dedup();
-            return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
-        }
+    let (Some(old_meta), Some(new_meta)) = (old, new) else {
+        let mut missing: Vec<&str> =
+            [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
+        missing.dedup();
+        return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
     let fields = [
-        ("host", shown(&old.hostname), shown(&new.hostname)),
-        ("CPU", shown(&old.cpu_model), shown(&new.cpu_model)),
-        ("cores", old.cores.to_string(), new.cores.to_string()),
-        ("rustc", old.rustc.clone(), new.rustc.clone()),
+        ("host", shown(&old_meta.hostname), shown(&new_meta.hostname)),
+        ("CPU", shown(&old_meta.cpu_model), shown(&new_meta.cpu_model)),
+        ("cores", old_meta.cores.to_string(), new_meta.cores.to_string()),
+        ("rustc", old_meta.rustc.clone(), new_meta.rustc.clone()),
     ];
-    let names: BTreeSet<&String> = old.crates.keys().chain(new.crates.keys()).collect();
-    let version = |v: Option<&String>| v.map_or("absent".to_owned(), String::clone);
-    let crates = names.into_iter().map(|name| (name.as_str(), old.crates.get(name), new.crates.get(name)));
-    let crates = crates.filter(|(_, before, after)| before != after).map(|(n, a, b)| (n, version(a), version(b)));
-    let fields = fields.into_iter().filter(|(_, before, after)| before != after).chain(crates);
+    let names: BTreeSet<&String> = old_meta.crates.keys().chain(new_meta.crates.keys()).collect();
+    let version = |meta: &Metadata, name: &str| meta.crates.get(name).map_or("absent".to_owned(), String::clone);
+    let crates = names.into_iter().map(|name| (name.as_str(), version(old_meta, name), version(new_meta, name)));
+    let fields = fields.into_iter().chain(crates).filter(|(_, before, after)| before != after);
     fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
 }
 
@@ -162,11 +158,8 @@ fn figures(compared: &Compared) -> (Vec<String>, String) {
 
 /// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
 fn counts_text(counts: &Counts) -> String {
-    let without_ok = match counts.without_ok {
-        0 => String::new(),
-        without_ok => format!(", {without_ok} without ok samples"),
-    };
-    let (total, faster, slower, no_change) = (counts.total(), counts.faster, counts.slower, counts.no_change);
+    let (total, Counts { faster, slower, no_change, without_ok }) = (counts.total(), *counts);
+    let without_ok = if without_ok > 0 { format!(", {without_ok} without ok samples") } else { String::new() };
     format!(
         "{total} cells in both: {faster} faster, {slower} slower, {no_change} no change beyond the noise{without_ok}"
     )
@@ -185,15 +178,11 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     let by_runtime: Vec<String> = comparison
         .by_runtime
         .iter()
-        .map(|spread| {
+        .map(|&RuntimeSpread { runtime, trimmed_means, medians, counts }| {
+            let (cells, trimmed_means, medians) = (trimmed_means.cells, text(trimmed_means), text(medians));
             format!(
-                " {} ({} cells) trimmed means {}, medians {}, {} faster, {} slower",
-                spread.runtime,
-                spread.trimmed_means.cells,
-                text(spread.trimmed_means),
-                text(spread.medians),
-                spread.counts.faster,
-                spread.counts.slower
+                " {runtime} ({cells} cells) trimmed means {trimmed_means}, medians {medians}, {} faster, {} slower",
+                counts.faster, counts.slower
             )
         })
         .collect();
@@ -252,21 +241,16 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
         "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
     );
     for pair in &agreement.cells {
-        let p99 = |cell: &PacedCell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64));
-        let cpu =
-            |cell: &PacedCell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns)));
+        let both = |figure: &dyn Fn(&PacedCell) -> String| format!("{} → {}", figure(&pair.old), figure(&pair.new));
+        let p99 = both(&|cell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64)));
+        let cpu = both(&|cell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns))));
+        let overflowed = both(&|cell| percent(cell.overflow_share));
         let [p99_verdict, cpu_verdict, overflow_verdict] =
             pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
         let _ = writeln!(
             out,
-            "  {}: p99 {} → {} {p99_verdict}, overflowed {} → {} {overflow_verdict}, CPU {} → {} {cpu_verdict}",
-            paced::cell_label(pair.key),
-            p99(&pair.old),
-            p99(&pair.new),
-            percent(pair.old.overflow_share),
-            percent(pair.new.overflow_share),
-            cpu(&pair.old),
-            cpu(&pair.new)
+            "  {}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}",
+            paced::cell_label(pair.key)
         );
     }
     out

@@ -1,6 +1,6 @@
 //! The verdicts of a paired A/B run (`channel-bench ab`): per channel, per cell and per band of
 //! task counts, the ratio candidate / baseline of ns/message from the rounds both builds
-//! measured, judged by the one noise model (`noise::verdict_at`) as every other verdict is,
+//! measured, judged by the one noise model (`noise::verdict`) as every other verdict is,
 //! cells and bands alike at [`CHANGE_CONFIDENCE`]: hundreds are judged at once, and an A/B of
 //! a sweep of three task counts has a band for each.
 
@@ -11,10 +11,10 @@ use serde::Serialize;
 use super::band::TaskBand;
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, shared_rounds, verdict, verdict_at};
+use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
-use crate::stats::verdict::{Call, Verdict};
+use crate::stats::verdict::Call;
 
 /// The `build` of the rows the baseline (the binary at `--baseline`) measured.
 pub const BASELINE: &str = "baseline";
@@ -61,29 +61,6 @@ impl Change {
         let half = (self.high / self.low).ln() / 2.0;
         if half > 0.0 { self.ratio.ln().abs() / half } else { f64::INFINITY }
     }
-
-    fn of(
-        key: &CellKey,
-        place: String,
-        tasks: Vec<u64>,
-        (verdict, pairs): (Verdict, usize),
-        noise: &FileNoise,
-    ) -> Change {
-        let resolution = (1.0 + noise.resolution(&Group::of(key), Metric::Speed)).ln();
-        let call = if pairs < FEWEST_SAMPLES { Call::Tied } else { verdict.call };
-        Change {
-            channel: key.channel_label(),
-            place,
-            runtime: key.runtime,
-            tasks,
-            ratio: verdict.mean.exp(),
-            low: verdict.low.exp(),
-            high: verdict.high.exp(),
-            call,
-            open: call == Call::Tied && (verdict.within() > resolution || pairs < FEWEST_SAMPLES),
-            pairs,
-        }
-    }
 }
 
 /// Everything an A/B run found.
@@ -117,8 +94,7 @@ impl Ab {
             .collect();
         let wanted = |key: &&CellKey| {
             let channel = key.channel_label();
-            open.contains(&(channel.as_str(), cell_place(key).as_str()))
-                || open.contains(&(channel.as_str(), band_place(key).as_str()))
+            [cell_place(key), band_place(key)].iter().any(|place| open.contains(&(channel.as_str(), place.as_str())))
         };
         baseline.order.iter().filter(wanted).cloned().collect()
     }
@@ -139,10 +115,23 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
         let first = members[0].0;
         let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        let verdict = verdict_at(&a, &b, Metric::Speed, &Group::of(first), &noise, CHANGE_CONFIDENCE)?;
+        let group = Group::of(first);
+        let verdict = verdict(&a, &b, Metric::Speed, &group, &noise, CHANGE_CONFIDENCE)?;
         let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
-        let tasks = members.iter().map(|(key, ..)| key.tasks).collect();
-        Some(Change::of(first, place, tasks, (verdict, pairs), &noise))
+        let resolution = (1.0 + noise.resolution(&group, Metric::Speed)).ln();
+        let call = if pairs < FEWEST_SAMPLES { Call::Tied } else { verdict.call };
+        Some(Change {
+            channel: first.channel_label(),
+            place,
+            runtime: first.runtime,
+            tasks: members.iter().map(|(key, ..)| key.tasks).collect(),
+            ratio: verdict.mean.exp(),
+            low: verdict.low.exp(),
+            high: verdict.high.exp(),
+            call,
+            open: call == Call::Tied && (verdict.within() > resolution || pairs < FEWEST_SAMPLES),
+            pairs,
+        })
     };
     let mut ab = Ab::default();
     // Per band and channel, in the order first judged: its judged cells.
@@ -254,7 +243,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
     let noises = [FileNoise::of(baseline), FileNoise::of(candidate)];
     let ratio = |(file, noise): (&ResultsFile, &FileNoise), mine: &CellKey, other: &CellKey| {
         let (a, b) = (file.cells.get(other)?, file.cells.get(mine)?);
-        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise)
+        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise, VERDICT_CONFIDENCE)
     };
     let mut table = Vec::new();
     for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {

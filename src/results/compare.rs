@@ -69,10 +69,6 @@ impl Judged<'_> {
 }
 
 impl<'a> Runs<'a> {
-    fn of(old: &'a ResultsFile, new: &'a ResultsFile) -> Self {
-        Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) }
-    }
-
     /// Judges `keys` (cells of both runs) on `metric`, each verdict widened by the drift
     /// between the runs on that metric.
     fn judge(&self, keys: &[&'a CellKey], metric: Metric) -> Judged<'a> {
@@ -214,7 +210,7 @@ pub struct Comparison<'a> {
 /// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
 /// ([`Runs::judge`]).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
-    let runs = Runs::of(old, new);
+    let runs = Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) };
     let keys: Vec<&CellKey> = old.order.iter().filter(|key| new.cells.contains_key(*key)).collect();
     let judged = runs.judge(&keys, Metric::Speed);
     let cells: Vec<(&CellKey, Option<Compared>)> = judged
@@ -277,18 +273,12 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
     RuntimeKind::ALL
         .into_iter()
         .filter_map(|runtime| {
+            let mine = |key: &CellKey| key.runtime == runtime;
             let of = |figures: fn(&Compared) -> (f64, f64)| {
-                spread(
-                    cells.iter().filter(|(key, _)| key.runtime == runtime).filter_map(|(_, c)| c.as_ref().map(figures)),
-                )
+                spread(cells.iter().filter(|(key, _)| mine(key)).filter_map(|(_, c)| c.as_ref().map(figures)))
             };
             let (trimmed_means, medians) = (of(trimmed_means)?, of(|c| (c.old.median, c.new.median))?);
-            Some(RuntimeSpread {
-                runtime,
-                trimmed_means,
-                medians,
-                counts: Counts::of(cells, |key| key.runtime == runtime),
-            })
+            Some(RuntimeSpread { runtime, trimmed_means, medians, counts: Counts::of(cells, mine) })
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::band::GroupKey;
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric};
+use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Mode, Phase};
@@ -233,7 +233,7 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         channels.iter().filter(|cells| cells.avoid().is_none_or(|why| why == Avoid::KnownProblem)).collect();
     let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
         let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
-        Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise)?.call)
+        Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise, VERDICT_CONFIDENCE)?.call)
     };
     let overflow = |cells: &&Cells| figures(cells.worst()).map_or(1.0, |cell| cell.overflow_share);
     let cpu =

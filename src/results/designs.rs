@@ -5,7 +5,7 @@
 
 use super::band::{self, Grouped, TaskBand};
 use super::load::{CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric};
+use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::Verdict;
@@ -82,7 +82,7 @@ fn compare_channels<'a>(
         let metrics: &[Metric] = if paced { &[Metric::Overflow, Metric::P99, Metric::Cpu] } else { &[Metric::Speed] };
         let verdicts: Vec<(Metric, Verdict)> = metrics
             .iter()
-            .filter_map(|&metric| Some((metric, noise::verdict(&a, &b, metric, &group, noise)?)))
+            .filter_map(|&metric| Some((metric, noise::verdict(&a, &b, metric, &group, noise, VERDICT_CONFIDENCE)?)))
             .collect();
         if !verdicts.is_empty() {
             out.push((channel.0.to_owned(), verdicts));

@@ -13,7 +13,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, winsorized};
+use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, squares, winsorized};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
 /// the sweep's duels): a few dozen such verdicts make an answer.
@@ -162,7 +162,7 @@ impl FileNoise {
         let mut sums: HashMap<(Group, Metric, bool, bool), (f64, f64)> = HashMap::new();
         let mut add = |key: (Group, Metric, bool), values: &[f64]| {
             for trimmed in [true, false] {
-                let (sum, degrees) = spread(values, trimmed);
+                let (sum, degrees) = squares(values, trimmed);
                 let entry = sums.entry((key.0.clone(), key.1, key.2, trimmed)).or_default();
                 entry.0 += sum;
                 entry.1 += degrees;
@@ -263,23 +263,10 @@ pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
     let means: Vec<f64> = batches.iter().map(|batch| batch.iter().sum::<f64>() / batch.len() as f64).collect();
     let between: f64 =
         batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum::<f64>();
-    let within: f64 =
-        batches.iter().zip(&means).map(|(batch, m)| batch.iter().map(|d| (d - m).powi(2)).sum::<f64>()).sum();
+    let within: f64 = batches.iter().map(|batch| squares(batch, false).0).sum();
     let between_square = between / (BATCHES - 1) as f64;
     let within_square = within / (n - BATCHES) as f64;
     Some(((between_square - within_square) / (n as f64 / BATCHES as f64), (BATCHES - 1) as f64))
-}
-
-/// The sum of squares of `values` about their mean, winsorized as [`Estimate::paired`] reads a
-/// pair ([`winsorized`]) when `trimmed`, and its degrees of freedom.
-fn spread(values: &[f64], trimmed: bool) -> (f64, f64) {
-    let n = values.len();
-    if n < 2 {
-        return (0.0, 0.0);
-    }
-    let values = if trimmed { winsorized(values) } else { values.to_vec() };
-    let mean = values.iter().sum::<f64>() / n as f64;
-    (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
 /// How many rounds `a` and `b` both have a value in on `metric`: the pairs a paired
@@ -337,7 +324,8 @@ fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
 
 /// The verdict on channel `b` against channel `a` on `metric` over a band: `a_cells[i]` and
 /// `b_cells[i]` are the two channels' cells at the band's i-th task count. Each task count's
-/// [`estimate`], their mean ([`Estimate::mean_of`]), judged at [`VERDICT_CONFIDENCE`] with the
+/// [`estimate`], their mean ([`Estimate::mean_of`]), judged at two-sided `confidence`
+/// ([`VERDICT_CONFIDENCE`]; [`CHANGE_CONFIDENCE`] where many cells are judged at once) with the
 /// metric's drift (paired when every task count was), which averages over the runs a pooled
 /// file holds. `None` when a task count has no estimate.
 pub fn verdict(
@@ -346,26 +334,11 @@ pub fn verdict(
     metric: Metric,
     group: &Group,
     noise: &FileNoise,
-) -> Option<Verdict> {
-    verdict_at(a_cells, b_cells, metric, group, noise, VERDICT_CONFIDENCE)
-}
-
-/// [`verdict`] at another two-sided `confidence` (many cells judged at once, say, at
-/// [`CHANGE_CONFIDENCE`]).
-pub fn verdict_at(
-    a_cells: &[&CellSamples],
-    b_cells: &[&CellSamples],
-    metric: Metric,
-    group: &Group,
-    noise: &FileNoise,
     confidence: f64,
 ) -> Option<Verdict> {
-    let parts: Option<Vec<(Estimate, bool)>> =
-        a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise)).collect();
-    let parts = parts?;
-    let paired = parts.iter().all(|(_, paired)| *paired);
-    let estimates: Vec<Estimate> = parts.into_iter().map(|(estimate, _)| estimate).collect();
-    let drift = if paired {
+    let parts = a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise));
+    let (estimates, paired): (Vec<Estimate>, Vec<bool>) = parts.collect::<Option<Vec<_>>>()?.into_iter().unzip();
+    let drift = if paired.iter().all(|&paired| paired) {
         noise.paired_drift(group, metric)
     } else {
         metric.drift(group.runtime, false) / (noise.runs as f64).sqrt()

@@ -20,7 +20,7 @@ pub use super::band::TaskBand;
 use super::band::{self, Band, Contender, Grouped};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric};
+use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
 use crate::run::workload::Merge;
 use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::{Call, Verdict};
@@ -229,7 +229,8 @@ pub fn rank<E>(
     let judge = |channels: &mut [(Entry<E>, Vec<&CellSamples>)]| {
         let first = channels[0].1.clone();
         for (at, (entry, cells)) in channels.iter_mut().enumerate() {
-            entry.verdict = (at != 0).then(|| noise::verdict(&first, cells, metric, group, noise)).flatten();
+            entry.verdict =
+                (at != 0).then(|| noise::verdict(&first, cells, metric, group, noise, VERDICT_CONFIDENCE)).flatten();
             entry.tied_with_first = entry.verdict.is_some_and(|verdict| verdict.call == Call::Tied);
         }
     };

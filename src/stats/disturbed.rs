@@ -87,9 +87,7 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
                 let after = &members[position + 1..(position + 1 + NEIGHBOUR_WINDOW).min(members.len())];
                 let mut around: Vec<(usize, f64)> = before.iter().rev().filter_map(others).take(each).collect();
                 around.extend(after.iter().filter_map(others).take(each));
-                let mut cells: Vec<usize> = around.iter().map(|(cell, _)| *cell).collect();
-                cells.sort_unstable();
-                cells.dedup();
+                let cells: std::collections::BTreeSet<usize> = around.iter().map(|(cell, _)| *cell).collect();
                 let mut ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
                 (ratios.len() >= least && cells.len() >= least_cells).then(|| super::median_of(&mut ratios))
             };
@@ -174,8 +172,7 @@ pub fn own(cell: &[Own]) -> Vec<Option<Why>> {
             .iter()
             .enumerate()
             .filter(|&(other, _)| other != at)
-            .filter_map(|(_, s)| of(s))
-            .map(|v| v as f64)
+            .filter_map(|(_, s)| Some(of(s)? as f64))
             .collect();
         if others.len() < OUTLIER_OTHERS {
             return false;

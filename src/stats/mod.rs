@@ -16,7 +16,7 @@ pub mod verdict;
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{Binomial, ContinuousCDF, DiscreteCDF, Normal, StudentsT};
 
 /// The confidence that [`Summary::median_interval`] reaches at least.
 pub const CONFIDENCE: f64 = 0.90;
@@ -115,10 +115,7 @@ pub const MIN_BOOTSTRAP_VALUES: usize = 3;
 pub fn trimmed_mean_interval(values: &[f64], confidence: f64) -> Option<(f64, f64)> {
     let values: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
     let n = values.len();
-    if n < MIN_BOOTSTRAP_VALUES {
-        return None;
-    }
-    Some(percentile_interval(&values, expanded_tail(n, confidence)))
+    (n >= MIN_BOOTSTRAP_VALUES).then(|| percentile_interval(&values, expanded_tail(n, confidence)))
 }
 
 /// The `tail` and `1 - tail` quantiles of the bootstrap trimmed means of `values` (at least
@@ -147,9 +144,7 @@ fn percentile_interval(values: &[f64], tail: f64) -> (f64, f64) {
 /// freedom.
 pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
     let degrees = n.saturating_sub(1) as f64;
-    let Ok(student) = StudentsT::new(0.0, 1.0, degrees) else {
-        return 0.0;
-    };
+    let Ok(student) = StudentsT::new(0.0, 1.0, degrees) else { return 0.0 };
     let t = student.inverse_cdf((1.0 + confidence) / 2.0);
     Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }
@@ -220,12 +215,8 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
         let weakest = (0..cuts.len())
             .filter(|&at| strength(at) < CLUSTER_GAP_OVER_INNER)
             .min_by(|&a, &b| strength(a).total_cmp(&strength(b)));
-        match weakest {
-            Some(at) => {
-                cuts.remove(at);
-            }
-            None => return ranges,
-        }
+        let Some(at) = weakest else { return ranges };
+        cuts.remove(at);
     }
 }
 
@@ -241,23 +232,11 @@ fn median_of_sorted(sorted: &[f64]) -> f64 {
 
 /// Zero-based ranks `(k, n - 1 - k)` of the narrowest pair of order statistics that covers
 /// the median of the population with probability at least `confidence`:
-/// P(k < B ≤ n - 1 - k) for B ~ Binomial(n, 1/2), the count of values below the median.
+/// P(k < B ≤ n - 1 - k) for B ~ Binomial(n, 1/2), the count of values below the median
+/// (statrs' `Binomial`).
 pub fn median_interval_ranks(n: usize, confidence: f64) -> Option<(usize, usize)> {
-    // P(B ≤ k) grows with k: walk it once, keeping the last k whose two tails fit in 1 - confidence.
-    let mut log_term = -(n as f64) * std::f64::consts::LN_2;
-    let mut below_or_at = log_term.exp();
-    let mut fitting = None;
-    for k in 0..n.saturating_sub(1) / 2 + 1 {
-        if k > 0 {
-            log_term += ((n - k + 1) as f64 / k as f64).ln();
-            below_or_at += log_term.exp();
-        }
-        if 2.0 * below_or_at > 1.0 - confidence || k >= n - 1 - k {
-            break;
-        }
-        fitting = Some((k, n - 1 - k));
-    }
-    fitting
+    let below = Binomial::new(0.5, n as u64).ok()?;
+    (0..n / 2).take_while(|&k| 2.0 * below.cdf(k as u64) <= 1.0 - confidence).last().map(|k| (k, n - 1 - k))
 }
 
 #[cfg(test)]

@@ -12,15 +12,8 @@ use super::Summary;
 /// The geometric mean of `values`, the crate's one: each weighs the same whatever its scale;
 /// 0 when any is 0 or less, NaN when there are none.
 pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
-    let (mut sum, mut count) = (0.0, 0);
-    for value in values {
-        if value <= 0.0 {
-            return 0.0;
-        }
-        sum += value.ln();
-        count += 1;
-    }
-    (sum / count as f64).exp()
+    let logs: Option<Vec<f64>> = values.into_iter().map(|v| if v <= 0.0 { None } else { Some(v.ln()) }).collect();
+    logs.map_or(0.0, |logs| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
 /// The two-sided `confidence` interval of the geometric mean of `runs` (one figure per run,

@@ -65,10 +65,8 @@ impl Estimate {
         sorted.sort_by(f64::total_cmp);
         let n = sorted.len();
         let kept = Some(n - 2 * super::trimmed(n)).filter(|&kept| kept > 0)? as f64;
-        let winsorized = winsorized(&sorted);
-        let winsorized_mean = winsorized.iter().sum::<f64>() / n as f64;
-        let own = winsorized.iter().map(|d| (d - winsorized_mean).powi(2)).sum::<f64>();
-        let (variance, _) = shrunk(own, n as f64 - 1.0, prior)?;
+        let (own, own_degrees) = squares(&sorted, true);
+        let (variance, _) = shrunk(own, own_degrees, prior)?;
         let degrees = kept - 1.0 + prior.map_or(0.0, |prior| prior.degrees);
         let se = (variance / n as f64).sqrt() / (kept / n as f64);
         Some(Estimate { mean: super::trimmed_mean(&sorted), se, degrees })
@@ -79,11 +77,10 @@ impl Estimate {
     /// is empty, or has one observation and there is no prior.
     pub fn unpaired(a: &[f64], b: &[f64], prior: Option<Prior>) -> Option<Estimate> {
         let side = |values: &[f64]| -> Option<(f64, f64, f64)> {
+            let (own, own_degrees) = squares(values, false);
+            let (variance, degrees) = shrunk(own, own_degrees, prior)?;
             let n = values.len() as f64;
-            let mean = values.iter().sum::<f64>() / n;
-            let own = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>();
-            let (variance, degrees) = shrunk(own, n - 1.0, prior)?;
-            Some((mean, variance / n, degrees))
+            Some((values.iter().sum::<f64>() / n, variance / n, degrees))
         };
         Some(Estimate::between(side(a)?, side(b)?))
     }
@@ -99,10 +96,7 @@ impl Estimate {
     /// the same): the mean of their values, the root of the sum of their variances over their
     /// count, and Welch–Satterthwaite's degrees of freedom. `None` when there are none.
     pub fn mean_of(parts: &[Estimate]) -> Option<Estimate> {
-        if parts.is_empty() {
-            return None;
-        }
-        let k = parts.len() as f64;
+        let k = Some(parts.len() as f64).filter(|&k| k > 0.0)?;
         let mean = parts.iter().map(|part| part.mean).sum::<f64>() / k;
         let variances: Vec<(f64, f64)> = parts.iter().map(|part| (part.se.powi(2) / (k * k), part.degrees)).collect();
         let se = variances.iter().map(|(variance, _)| variance).sum::<f64>().sqrt();
@@ -128,6 +122,18 @@ pub fn winsorized(values: &[f64]) -> Vec<f64> {
     let cut = super::trimmed(n);
     let (low, high) = (sorted[cut], sorted[n - 1 - cut]);
     values.iter().map(|v| v.clamp(low, high)).collect()
+}
+
+/// The sum of squares of `values` about their mean, [`winsorized`] first when `trimmed` (as
+/// [`Estimate::paired`] reads a pair), and its degrees of freedom (none below two values).
+pub fn squares(values: &[f64], trimmed: bool) -> (f64, f64) {
+    let n = values.len();
+    if n < 2 {
+        return (0.0, 0.0);
+    }
+    let values = if trimmed { winsorized(values) } else { values.to_vec() };
+    let mean = values.iter().sum::<f64>() / n as f64;
+    (values.iter().map(|v| (v - mean).powi(2)).sum(), n as f64 - 1.0)
 }
 
 /// Welch–Satterthwaite's degrees of freedom of a sum of variances, each with its own.

@@ -74,7 +74,15 @@ fn coverage(stream: &Stream, runs: usize, seed: u64) -> (f64, f64) {
         let group = Group::of(&key("c0", TASKS[0]));
         drift += noise.measured_drift(&group, Metric::Speed).unwrap_or(0.0);
         for (channel, truth) in TRUTH.iter().enumerate().skip(1) {
-            let verdict = verdict(&cells("c0"), &cells(&format!("c{channel}")), Metric::Speed, &group, &noise).unwrap();
+            let verdict = verdict(
+                &cells("c0"),
+                &cells(&format!("c{channel}")),
+                Metric::Speed,
+                &group,
+                &noise,
+                VERDICT_CONFIDENCE,
+            )
+            .unwrap();
             judged += 1;
             covered += usize::from(verdict.low <= *truth && *truth <= verdict.high);
         }
