@@ -15,13 +15,8 @@ use crate::results::careful::Careful;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 
-/// `"tied"` or `"separated"`: what a verdict says of two channels.
-fn word(verdict: &Verdict) -> &'static str {
-    if verdict.call == Call::Tied { "tied" } else { "separated" }
-}
-
 /// A channel against the leader: its name, figure, ratio (or points) with its interval and
-/// the verdict; `ratio` and `interval` are null where the two had no verdict.
+/// the verdict (`tied` or `separated`); `ratio` and `interval` are null where the two had none.
 fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ratio: bool) -> Value {
     let scale = |x: f64| if is_ratio { x.exp() } else { x };
     let mut object = json!({
@@ -29,7 +24,7 @@ fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ra
         "value": value,
         if is_ratio { "ratio" } else { "points" }: verdict.map(|v| scale(v.mean)),
         "interval": verdict.map(|v| [scale(v.low), scale(v.high)]),
-        "verdict": verdict.map_or("none", word),
+        "verdict": verdict.map_or("none", |v| if v.call == Call::Tied { "tied" } else { "separated" }),
     });
     if !is_ratio {
         object["unit"] = json!("points");

@@ -56,15 +56,9 @@ fn one_machine(machines: &[Machine]) -> bool {
 /// `multi-thread cloned-send, small (1-8)`: the row's band, with its setting when it has one,
 /// and the task counts of its first column that measured it.
 fn row_name(row: &Row) -> String {
-    let band = row.first();
-    let setting = format::group_notes(None, None, &band.band.setting);
-    format!(
-        "{} {}{setting}, {} ({})",
-        band.band.runtime,
-        band.band.mode,
-        band.band.size.name(),
-        summary::tasks_text(&band.band.tasks)
-    )
+    let band = &row.first().band;
+    let setting = format::group_notes(None, None, &band.setting);
+    format!("{} {}{setting}, {}", band.runtime, band.mode, summary::band_size(band))
 }
 
 /// A column's pick in a row, in `format`: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
