@@ -197,9 +197,8 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
         // Pooled over every delivered message of the cell's samples, as every answer gives it.
         let histograms = ok.iter().filter_map(|sample| sample.latency_histogram.as_deref());
         if let Some(pooled) = crate::run::latency::merge(histograms).ok().and_then(|merged| Latency::of(&merged)) {
-            let us = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
-            out +=
-                &format!("  latency (pooled) p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
+            let [p50, p99, p999, max] = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
+            out += &format!("  latency (pooled) p50 {p50:.1} p99 {p99:.1} p99.9 {p999:.1} max {max:.1} µs");
         }
     }
     if (workload.payload.varies() || workload.sink.path().is_some())

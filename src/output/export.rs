@@ -80,7 +80,7 @@ fn measured(cells: &CellsFile) -> impl Iterator<Item = (&CellResult, f64, (f64, 
     })
 }
 
-/// `value` (the per-cell results, a metric list) as pretty JSON, one newline at the end.
+/// `value` (the per-cell results, a metric list, an answer) as pretty JSON, one newline at the end.
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("plain data serializes") + "\n"
 }

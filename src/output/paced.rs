@@ -280,7 +280,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
@@ -290,8 +290,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),
-            number(figures.overflow_share * 100.0),
-            number(figures.drop_share * 100.0),
+            percent(figures.overflow_share),
+            percent(figures.drop_share),
             figures.cpu_ns_per_delivered.map_or(String::new(), duration),
             figures.core_share.map_or(String::new(), percent),
             figures.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0))),

@@ -204,10 +204,8 @@ pub fn console(bands: &[Recommendation], versions: &Versions, format: Format) ->
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
-    if bands
-        .iter()
-        .any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.figures.mixed)))
-    {
+    let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
+    if rankings.flat_map(|ranking| &ranking.entries).any(|entry| entry.figures.mixed) {
         out.push_str(
             "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
