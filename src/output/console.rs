@@ -133,12 +133,11 @@ impl Console {
         print_line(&format!("{samples} samples in {:.1} s", elapsed.as_secs_f64()));
     }
 
-    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
-    /// half-width of its confidence interval), the median, the min–max ns/message and the
-    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`),
-    /// and the failures if any. Then, as the run
-    /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
-    /// and allocations.
+    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean
+    /// (`±` half-width of its confidence interval), the median, the min–max ns/message and the
+    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`), and
+    /// the failures if any. Then, as the run recorded them, the medians of latency, MB/s, CPU per
+    /// message, the real burst interval and allocations.
     pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, clusters: &[Cluster], samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
         let (ok, failures): (Vec<&Sample>, Vec<&Sample>) = samples.iter().partition(|sample| sample.status.is_ok());

@@ -92,7 +92,6 @@ pub fn write_file(path: &Path, text: &str, force: bool, flag: &str) -> anyhow::R
         std::io::stdout().write_all(text.as_bytes()).context("cannot write to stdout")?;
         return Ok(());
     }
-    // Only a regular file is replaced, emptied in place; anything else is refused.
     files::write(path, text.as_bytes(), force, flag)
 }
 

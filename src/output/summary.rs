@@ -331,12 +331,11 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
          problem (*same* when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
          table.\n\n"
     );
-    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table::default();
     for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
         table.column(header, None);
     }
-    if with_excluded {
+    if bands.iter().any(|band| !band.excluded.is_empty()) {
         table.column("not ranked (failures)", None);
     }
     for band in bands {
