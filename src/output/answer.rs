@@ -15,21 +15,17 @@ use crate::results::careful::Careful;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
 
-/// `"tied"` or `"separated"`: what a verdict says of two channels.
-fn word(verdict: &Verdict) -> &'static str {
-    if verdict.call == Call::Tied { "tied" } else { "separated" }
-}
-
-/// A channel against the leader: its name, figure, ratio (or points) with its interval and
-/// the verdict; `ratio` and `interval` are null where the two had no verdict.
-fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ratio: bool) -> Value {
+/// A channel against the leader: its name, figure (`value`), ratio (or points) with its interval
+/// and the verdict (`tied` or `separated`); `ratio` and `interval` are null where the two had none.
+fn against<E>(entry: &Entry<E>, value: f64, is_ratio: bool) -> Value {
     let scale = |x: f64| if is_ratio { x.exp() } else { x };
+    let verdict = entry.verdict.as_ref();
     let mut object = json!({
-        "channel": channel,
+        "channel": entry.label(),
         "value": value,
         if is_ratio { "ratio" } else { "points" }: verdict.map(|v| scale(v.mean)),
         "interval": verdict.map(|v| [scale(v.low), scale(v.high)]),
-        "verdict": verdict.map_or("none", word),
+        "verdict": verdict.map_or("none", |v| if v.call == Call::Tied { "tied" } else { "separated" }),
     });
     if !is_ratio {
         object["unit"] = json!("points");
@@ -41,7 +37,7 @@ fn against(channel: String, value: Option<f64>, verdict: Option<&Verdict>, is_ra
 /// points with the figures in percent (frames overflowed).
 fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
     let value = |entry: &Entry<E>| if is_ratio { entry.value } else { entry.value * 100.0 };
-    let entry = |entry: &Entry<E>| against(entry.label(), Some(value(entry)), entry.verdict.as_ref(), is_ratio);
+    let entry = |entry: &Entry<E>| against(entry, value(entry), is_ratio);
     json!({
         "leader": ranking.first().map(|first| json!({ "channel": first.label(), "value": value(first) })),
         "runner_up": ranking.runner_up().map(entry),
@@ -57,9 +53,7 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         .map(|band| {
             let careful = match band.careful() {
                 Careful::Same => json!("same"),
-                Careful::Behind { entry, .. } => {
-                    against(entry.label(), Some(entry.value), entry.verdict.as_ref(), true)
-                }
+                Careful::Behind { entry, .. } => against(&entry, entry.value, true),
                 Careful::NoneRanked => Value::Null,
             };
             let mut object = band_json(&band.band, ranking(&band.speed, true));
@@ -94,7 +88,7 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     if decisions.len() > 1 {
         answer["other_decisions"] = decisions[1..].iter().map(super::decision::json).collect();
     }
-    serde_json::to_string_pretty(&answer).expect("a JSON value serializes") + "\n"
+    super::export::json(&answer)
 }
 
 /// Each band measured at several capacities (`results::capacity`): each capacity's pick, the

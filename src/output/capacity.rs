@@ -2,8 +2,7 @@
 //! pick that holds at all of them, and the bands where the pick changes, each with the verdict
 //! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
 
-use super::doc::Form;
-use super::doc::{Format, Span, line, list};
+use super::doc::{Form, Format, Span, line, list};
 use super::format;
 use crate::results::analysis::Analysis;
 use crate::results::capacity::{AcrossCapacities, across};
@@ -52,13 +51,8 @@ pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> 
 
 /// One band across its capacities: each capacity's pick, the pick that holds, the changes.
 fn said(band: &AcrossCapacities) -> Vec<Span> {
-    let place = format!(
-        "{} {}{} {}",
-        band.band.runtime,
-        band.band.mode,
-        format::group_notes(band.band.workers, None, &band.band.setting),
-        band.band.size.name()
-    );
+    let notes = format::group_notes(band.band.workers, None, &band.band.setting);
+    let place = format!("{} {}{notes} {}", band.band.runtime, band.band.mode, band.band.size.name());
     let mut spans = vec![Span::Text(format!("{place}: "))];
     for (at, (capacity, pick)) in band.picks.iter().enumerate() {
         let comma = if at == 0 { "" } else { ", " };
@@ -87,8 +81,6 @@ fn said(band: &AcrossCapacities) -> Vec<Span> {
         spans.extend([
             Span::Text(format!("{semicolon}at {}, ", change.at)),
             Span::channel(&change.other, &change.other),
-        ]);
-        spans.extend([
             Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
             Span::channel(&change.pick, &change.pick),
         ]);
@@ -125,14 +117,9 @@ pub fn designs(analysis: &Analysis, form: Form) -> String {
          no difference.\n\n",
     );
     let lines = analysis.designs.iter().map(|band| {
-        let place = format!(
-            "{}{} {}, {} shared against {}",
-            band.runtime,
-            format::group_notes(band.workers, None, &format::phased(&band.setting)),
-            band.size.name(),
-            band.shared,
-            band.own
-        );
+        let notes = format::group_notes(band.workers, None, &format::phased(&band.setting));
+        let place =
+            format!("{}{notes} {}, {} shared against {}", band.runtime, band.size.name(), band.shared, band.own);
         let pick = pick_of(analysis, band);
         let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
         channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());

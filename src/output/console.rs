@@ -133,12 +133,11 @@ impl Console {
         print_line(&format!("{samples} samples in {:.1} s", elapsed.as_secs_f64()));
     }
 
-    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean (`±`
-    /// half-width of its confidence interval), the median, the min–max ns/message and the
-    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`),
-    /// and the failures if any. Then, as the run
-    /// recorded them, the medians of latency, MB/s, CPU per message, the real burst interval
-    /// and allocations.
+    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean
+    /// (`±` half-width of its confidence interval), the median, the min–max ns/message and the
+    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`), and
+    /// the failures if any. Then, as the run recorded them, the medians of latency, MB/s, CPU per
+    /// message, the real burst interval and allocations.
     pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, clusters: &[Cluster], samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
         let (ok, failures): (Vec<&Sample>, Vec<&Sample>) = samples.iter().partition(|sample| sample.status.is_ok());
@@ -197,9 +196,8 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
         // Pooled over every delivered message of the cell's samples, as every answer gives it.
         let histograms = ok.iter().filter_map(|sample| sample.latency_histogram.as_deref());
         if let Some(pooled) = crate::run::latency::merge(histograms).ok().and_then(|merged| Latency::of(&merged)) {
-            let us = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
-            out +=
-                &format!("  latency (pooled) p50 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} µs", us[0], us[1], us[2], us[3]);
+            let [p50, p99, p999, max] = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
+            out += &format!("  latency (pooled) p50 {p50:.1} p99 {p99:.1} p99.9 {p999:.1} max {max:.1} µs");
         }
     }
     if (workload.payload.varies() || workload.sink.path().is_some())

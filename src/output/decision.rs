@@ -10,12 +10,6 @@ use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
-/// `5 packets every 20ms`: a participant's frames.
-fn frames(decision: &Decision) -> String {
-    let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
-    format!("{} packets every {interval}", decision.burst)
-}
-
 /// The longest line of a card, in characters.
 pub const CARD_WIDTH: usize = 120;
 
@@ -27,14 +21,12 @@ pub fn title(decision: &Decision) -> String {
     format!("For {}:", room(decision))
 }
 
-/// `N participants (runtime mode, frames, capacity C)`: the room a decision is for.
+/// `N participants (runtime mode, 5 packets every 20ms, capacity C)`: the room a decision is for.
 pub fn room(decision: &Decision) -> String {
+    let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
+    let (participants, runtime, mode, burst) = (decision.participants, decision.runtime, decision.mode, decision.burst);
     format!(
-        "{} participants ({} {}, {}, capacity {})",
-        decision.participants,
-        decision.runtime,
-        decision.mode,
-        frames(decision),
+        "{participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {})",
         decision.capacity
     )
 }

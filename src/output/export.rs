@@ -80,7 +80,7 @@ fn measured(cells: &CellsFile) -> impl Iterator<Item = (&CellResult, f64, (f64, 
     })
 }
 
-/// `value` (the per-cell results, a metric list) as pretty JSON, one newline at the end.
+/// `value` (the per-cell results, a metric list, an answer) as pretty JSON, one newline at the end.
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("plain data serializes") + "\n"
 }
@@ -92,7 +92,6 @@ pub fn write_file(path: &Path, text: &str, force: bool, flag: &str) -> anyhow::R
         std::io::stdout().write_all(text.as_bytes()).context("cannot write to stdout")?;
         return Ok(());
     }
-    // Only a regular file is replaced, emptied in place; anything else is refused.
     files::write(path, text.as_bytes(), force, flag)
 }
 

@@ -69,7 +69,6 @@ pub fn interval(ratio: f64, low: f64, high: f64) -> String {
 pub fn within(verdict: &Verdict, is_ratio: bool) -> String {
     if is_ratio {
         let within = verdict.within().exp() - 1.0;
-        // A tie wider than 2× tells little: said as what this run could not resolve.
         if within + 1.0 > UNRESOLVED {
             return format!("not told apart: this run resolves nothing under {UNRESOLVED}×");
         }
@@ -108,13 +107,9 @@ pub fn workers(workers: u64) -> String {
 /// channel; the worker count only when `workers` is given (the file holds several for the
 /// runtime), the setting only when there is one; empty when neither.
 pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &str) -> String {
-    let (workers, capacity) = (workers.map(self::workers), capacity.map(|capacity| capacity.to_string()));
-    let notes: Vec<&str> = workers
-        .as_deref()
-        .into_iter()
-        .chain(capacity.as_deref())
-        .chain(Some(setting).filter(|setting| !setting.is_empty()))
-        .collect();
+    let setting = Some(setting.to_owned()).filter(|setting| !setting.is_empty());
+    let notes: Vec<String> =
+        workers.map(self::workers).into_iter().chain(capacity.map(|c| c.to_string())).chain(setting).collect();
     if notes.is_empty() { String::new() } else { format!(" [{}]", notes.join(", ")) }
 }
 

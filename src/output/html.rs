@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::decision::{card_lines, explanation, title};
 use super::doc::{Format, Span, capitalized, first_seen, line, list};
 use super::format::{self, escape, number};
 use super::summary;
@@ -14,7 +15,6 @@ use crate::results::cells::CellsFile;
 use crate::results::column::Column;
 use crate::results::metadata::Metadata;
 use crate::results::recommend::Recommendation;
-use crate::run::measure::RuntimeKind;
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
@@ -43,16 +43,11 @@ pub fn page(csv_name: &str, analysis: &Analysis, metadata: Option<&Metadata>) ->
         );
     }
     if !analysis.decisions.is_empty() {
-        out.push_str("<section id=\"decision\">\n");
-        let _ = writeln!(out, "<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
+        let _ = writeln!(out, "<section id=\"decision\">\n<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in &analysis.decisions {
-            let _ = writeln!(
-                out,
-                "<p>{}</p>\n<ul class=\"card\">\n{}</ul>\n<p>{}</p>",
-                escape(&super::decision::title(decision)),
-                list(super::decision::card_lines(decision, Format::Html), Format::Html),
-                line(&super::decision::explanation(decision), Format::Html)
-            );
+            let (title, card) = (escape(&title(decision)), list(card_lines(decision, Format::Html), Format::Html));
+            let explanation = line(&explanation(decision), Format::Html);
+            let _ = writeln!(out, "<p>{title}</p>\n<ul class=\"card\">\n{card}</ul>\n<p>{explanation}</p>");
         }
         out.push_str("</section>\n");
     }
@@ -145,10 +140,6 @@ fn plots(out: &mut String, cells: &CellsFile) {
          a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two clusters shows both. Failed \
          samples are left out (see the table).</p>\n<div class=\"plots\">\n",
     );
-    let several_workers = |runtime: RuntimeKind| {
-        let mut workers = cells.cells.iter().filter(|cell| cell.runtime == runtime).map(|cell| cell.workers);
-        workers.next().is_some_and(|first| workers.any(|other| other != first))
-    };
     let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
     let panels = svg::panels(&cells.cells, |cell| {
         let figures = cell.ns_per_message.as_ref()?;
@@ -156,10 +147,11 @@ fn plots(out: &mut String, cells: &CellsFile) {
         Some(((cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band))
     });
     for (first, series) in panels {
-        let (runtime, mode) = (first.runtime, first.mode);
-        let notes = format::group_notes(several_workers(runtime).then_some(first.workers), None, &first.setting);
+        let several_workers =
+            cells.cells.iter().any(|cell| cell.runtime == first.runtime && cell.workers != first.workers);
+        let notes = format::group_notes(several_workers.then_some(first.workers), None, &first.setting);
         let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
-        out.push_str(&svg::panel(&format!("{runtime} {mode}{capacity}{notes}"), None, &series));
+        out.push_str(&svg::panel(&format!("{} {}{capacity}{notes}", first.runtime, first.mode), None, &series));
     }
     out.push_str("</div>\n</section>\n");
 }

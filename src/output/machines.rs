@@ -56,15 +56,9 @@ fn one_machine(machines: &[Machine]) -> bool {
 /// `multi-thread cloned-send, small (1-8)`: the row's band, with its setting when it has one,
 /// and the task counts of its first column that measured it.
 fn row_name(row: &Row) -> String {
-    let band = row.first();
-    let setting = format::group_notes(None, None, &band.band.setting);
-    format!(
-        "{} {}{setting}, {} ({})",
-        band.band.runtime,
-        band.band.mode,
-        band.band.size.name(),
-        summary::tasks_text(&band.band.tasks)
-    )
+    let band = &row.first().band;
+    let setting = format::group_notes(None, None, &band.setting);
+    format!("{} {}{setting}, {}", band.runtime, band.mode, summary::band_size(band))
 }
 
 /// A column's pick in a row, in `format`: `kanal† 83.0 ≈ flume 90.1 (tied, 1.09×)`, or `not measured`.
@@ -98,10 +92,7 @@ pub fn text(machines: &[Machine], side: &SideBySide) -> String {
         }
     }
     let _ = writeln!(out, "\n{}", changes_line(side));
-    for row in side.rows.iter().filter(|row| row.changes()) {
-        let _ = writeln!(out, "  {}: {}", row_name(row), leaders(side, row, Format::Text));
-    }
-    out
+    out + &changed(side, Format::Text)
 }
 
 /// `the answer changes between the columns in 2 of 6 bands:`, or that it changes in none.
@@ -113,8 +104,9 @@ fn changes_line(side: &SideBySide) -> String {
     }
 }
 
-/// Each column's leaders in a row, by name, in `format`: `A kanal†; B kanal† ≈ flume; C -`.
-fn leaders(side: &SideBySide, row: &Row, format: Format) -> String {
+/// The bands whose answer changes as a list in `format`, each with every column's leaders by
+/// name: `multi-thread cloned-send, small (1-8): A kanal†; B kanal† ≈ flume; C -`.
+fn changed(side: &SideBySide, format: Format) -> String {
     let column = |band: Option<&Recommendation>| {
         let names: Vec<String> = band.map_or(Vec::new(), |band| {
             let leaders = band.speed.leaders().iter();
@@ -122,9 +114,12 @@ fn leaders(side: &SideBySide, row: &Row, format: Format) -> String {
         });
         if names.is_empty() { "-".to_owned() } else { names.join(" ≈ ") }
     };
-    let each: Vec<String> =
-        (0..side.columns.len()).map(|at| format!("{} {}", letter(at), column(row.bands[at]))).collect();
-    each.join("; ")
+    let item = |row: &Row| {
+        let each: Vec<String> =
+            (0..side.columns.len()).map(|at| format!("{} {}", letter(at), column(row.bands[at]))).collect();
+        format!("{}: {}", Span::Text(row_name(row)).render(format), each.join("; "))
+    };
+    doc::list(side.rows.iter().filter(|row| row.changes()).map(item), format)
 }
 
 /// The whole page: the side-by-side table, the bands that change, and each machine.
@@ -152,9 +147,7 @@ pub fn page(machines: &[Machine], side: &SideBySide) -> String {
         out.push_str("</tr>\n");
     }
     let _ = writeln!(out, "</table>\n<p>{}</p>\n<ul>", escape(&changes_line(side)));
-    for row in side.rows.iter().filter(|row| row.changes()) {
-        let _ = writeln!(out, "<li>{}: {}</li>", escape(&row_name(row)), leaders(side, row, Format::Pre));
-    }
+    out.push_str(&changed(side, Format::Html));
     out.push_str("</ul>\n</section>\n");
     each_machine(&mut out, machines);
     out.push_str("</body>\n</html>\n");

@@ -39,12 +39,8 @@ pub fn how_to_read() -> String {
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    format!(
-        "{} {}{}",
-        band.band.runtime,
-        band.band.mode,
-        format::group_notes(band.band.workers, band.band.capacity, &phased(&band.band.setting))
-    )
+    let notes = format::group_notes(band.band.workers, band.band.capacity, &phased(&band.band.setting));
+    format!("{} {}{notes}", band.band.runtime, band.band.mode)
 }
 
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
@@ -90,8 +86,7 @@ fn leaders(ranking: &Ranking<PacedEntry>, (full, brief): (Show, Show), is_ratio:
             let how = next.verdict.map_or(String::new(), |v| {
                 format!(", {}", if is_ratio { format::ratio(&v) } else { format::points(&v) })
             });
-            spans.extend([Span::text("; next "), named(next)]);
-            spans.push(Span::Text(format!(" {}{how}", brief(&next.figures))));
+            spans.extend([Span::text("; next "), named(next), Span::Text(format!(" {}{how}", brief(&next.figures)))]);
         }
         None if ranking.entries.len() == 1 => spans.push(Span::text(" (the only one ranked)")),
         None => {}
@@ -285,7 +280,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         let _ = writeln!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}%</td><td class=\"n\">{}%</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
@@ -295,8 +290,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             latency(figures.pooled_p99_ns),
             latency(figures.pooled_p999_ns),
             latency(figures.pooled_max_ns),
-            number(figures.overflow_share * 100.0),
-            number(figures.drop_share * 100.0),
+            percent(figures.overflow_share),
+            percent(figures.drop_share),
             figures.cpu_ns_per_delivered.map_or(String::new(), duration),
             figures.core_share.map_or(String::new(), percent),
             figures.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0))),

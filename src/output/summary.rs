@@ -204,10 +204,8 @@ pub fn console(bands: &[Recommendation], versions: &Versions, format: Format) ->
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
-    if bands
-        .iter()
-        .any(|band| [&band.speed, &band.cpu, &band.p99].iter().any(|r| r.entries.iter().any(|e| e.figures.mixed)))
-    {
+    let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
+    if rankings.flat_map(|ranking| &ranking.entries).any(|entry| entry.figures.mixed) {
         out.push_str(
             "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
@@ -333,12 +331,11 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
          problem (*same* when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
          table.\n\n"
     );
-    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table::default();
     for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
         table.column(header, None);
     }
-    if with_excluded {
+    if bands.iter().any(|band| !band.excluded.is_empty()) {
         table.column("not ranked (failures)", None);
     }
     for band in bands {

@@ -26,14 +26,13 @@ pub struct Series<'a> {
     pub band: Vec<(u64, f64, f64)>,
 }
 
-/// A point of a panel: (tasks, figure, `ok` samples), and the figure's interval when it has one.
-pub type Point<'a> = ((u64, f64, &'a [f64]), Option<(f64, f64)>);
-
 /// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
-/// file order, each group's capacities side by side, smallest first: its first cell, and a line per channel through the points `point` gives, by tasks.
+/// file order, each group's capacities side by side, smallest first: its first cell, and a line
+/// per channel through the points `point` gives ((tasks, figure, `ok` samples), and the figure's
+/// interval when it has one), by tasks.
 pub fn panels<'a>(
     cells: impl IntoIterator<Item = &'a CellResult>,
-    point: impl Fn(&'a CellResult) -> Option<Point<'a>>,
+    point: impl Fn(&'a CellResult) -> Option<((u64, f64, &'a [f64]), Option<(f64, f64)>)>,
 ) -> Vec<(&'a CellResult, Vec<Series<'a>>)> {
     let group =
         |cell: &CellResult| (cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone());
@@ -108,8 +107,7 @@ pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
     let low_value = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
     let decades = (low_value.min(top_value).max(1e-3).log10().floor(), top_value.max(1e-3).log10().ceil());
     let decades = if decades.1 <= decades.0 { (decades.0, decades.0 + 1.0) } else { decades };
-    let legend_rows = series.len().max(1) as f64;
-    let height = HEIGHT.max(TOP + 18.0 * legend_rows + 10.0);
+    let height = HEIGHT.max(TOP + 18.0 * series.len().max(1) as f64 + 10.0);
     let (plot_w, plot_h) = (WIDTH - LEFT - RIGHT, height - TOP - BOTTOM);
     let x = |tasks: u64| LEFT + ((tasks.max(1) as f64).log2() - x0) / (x1 - x0) * plot_w;
     let y = |value: f64| match latency {
