@@ -10,6 +10,8 @@ mod common;
 
 /// Rows of a sweep's CSV, each as column name → value.
 fn sweep(args: &[&str], out: &Path) -> Vec<HashMap<String, String>> {
+    // The paced sweep here times its schedule: no other sweep of this file runs beside one.
+    let _alone = common::one_at_a_time();
     let output = common::bench().args(args).arg("--out").arg(out).output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{args:?}: {stdout}{}", String::from_utf8_lossy(&output.stderr));

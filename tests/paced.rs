@@ -13,6 +13,7 @@ use common::{bench, output};
 /// falls behind leaves its sample out).
 fn paced_sweep(dir: &Path, name: &str) -> PathBuf {
     let out = dir.join(name);
+    let _alone = common::one_at_a_time();
     let (code, stdout, stderr) = output(
         bench()
             .args(["--pace", "40ms", "--duration", "240ms", "--tasks", "1,8", "--send", "try", "--latency"])
