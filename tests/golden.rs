@@ -2,7 +2,8 @@
 //! `summary` (text, its Markdown, `--short`, `--json`), `report`, `cells` and `compare` of an
 //! A/A pair, so that a change that moves a byte of any of them shows here. Every command runs on
 //! copies of the CSVs in a temp dir, whose path is replaced by `TMP`. With `CHANNEL_BENCH_BLESS=1`
-//! the test rewrites the golden files instead of comparing.
+//! the test rewrites the golden files instead of comparing. For the two-capacity runs, the
+//! Markdown and page committed beside their CSVs are the golden ones, not copies of them.
 
 use std::fs;
 use std::path::Path;
@@ -50,20 +51,18 @@ impl Golden {
 
     /// Compares `actual`, the temp dir's path replaced by `TMP`, with golden file `name`.
     fn check(&mut self, name: &str, actual: &str) {
-        let actual = actual.replace(self.dir.path().to_str().unwrap(), "TMP");
-        let path = root().join("tests/golden").join(self.set).join(name);
-        if self.bless {
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(&path, actual).unwrap();
-        } else if let Some(difference) = first_difference(&path, &actual) {
-            self.differ.push(format!("tests/golden/{}/{name}: {difference}", self.set));
-        }
+        self.check_at(&root().join("tests/golden").join(self.set).join(name), actual);
     }
 
-    /// Compares the file the commands wrote to `written` in the temp dir with golden file `name`.
-    fn check_file(&mut self, name: &str, written: &str) {
-        let text = fs::read_to_string(self.dir.path().join(written)).unwrap();
-        self.check(name, &text);
+    /// Compares `actual`, the temp dir's path replaced by `TMP`, with the file at `path`.
+    fn check_at(&mut self, path: &Path, actual: &str) {
+        let actual = actual.replace(self.dir.path().to_str().unwrap(), "TMP");
+        if self.bless {
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, actual).unwrap();
+        } else if let Some(difference) = first_difference(path, &actual) {
+            self.differ.push(format!("{}: {difference}", path.strip_prefix(root()).unwrap_or(path).display()));
+        }
     }
 
     fn finish(self) {
@@ -101,19 +100,27 @@ fn first_difference(path: &Path, actual: &str) -> Option<String> {
     unreachable!()
 }
 
-/// Every output of one reference run.
-fn outputs_of(set: &'static str, run: &str) {
+/// Every output of one reference run. With `beside`, the run's own Markdown and page committed
+/// beside its CSV are the golden ones (`make answer` writes them with these commands).
+fn outputs_of(set: &'static str, run: &str, beside: bool) {
     let mut golden = Golden::new(set, &[format!("results/reference/{run}")]);
     let csv = format!("{run}.csv");
     let text = golden.run(&["summary", &csv]);
     golden.check("summary.txt", &text);
-    golden.check_file("summary.md", &format!("{run}.md"));
+    let markdown = fs::read_to_string(golden.dir.path().join(format!("{run}.md"))).unwrap();
     let short = golden.run(&["summary", "--short", &csv]);
     golden.check("short.md", &short);
     let json = golden.run(&["summary", "--json", &csv]);
     golden.check("summary.json", &json);
     golden.run(&["report", &csv, "--out", "report.html"]);
-    golden.check_file("report.html", "report.html");
+    let page = fs::read_to_string(golden.dir.path().join("report.html")).unwrap();
+    if beside {
+        golden.check_at(&root().join(format!("results/reference/{run}.md")), &markdown);
+        golden.check_at(&root().join(format!("results/reference/{run}.html")), &page);
+    } else {
+        golden.check("summary.md", &markdown);
+        golden.check("report.html", &page);
+    }
     let cells = golden.run(&["cells", &csv, "--out", "-"]);
     golden.check("cells.json", &cells);
     golden.finish();
@@ -121,22 +128,22 @@ fn outputs_of(set: &'static str, run: &str) {
 
 #[test]
 fn the_default_sweeps_outputs_are_the_golden_ones() {
-    outputs_of("default", DEFAULT);
+    outputs_of("default", DEFAULT, false);
 }
 
 #[test]
 fn the_sfu_runs_outputs_are_the_golden_ones() {
-    outputs_of("sfu", SFU);
+    outputs_of("sfu", SFU, false);
 }
 
 #[test]
 fn the_two_capacity_sweeps_outputs_are_the_golden_ones() {
-    outputs_of("capacity", CAPACITY);
+    outputs_of("capacity", CAPACITY, true);
 }
 
 #[test]
 fn the_sfu_run_with_its_repeats_outputs_are_the_golden_ones() {
-    outputs_of("room", ROOM);
+    outputs_of("room", ROOM, true);
 }
 
 #[test]
