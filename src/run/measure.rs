@@ -36,9 +36,9 @@ pub enum RuntimeKind {
 named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
 
 impl RuntimeKind {
-    /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time driver too (paced runs need it;
-    /// the others go without, as before pacing existed). Worker threads add their allocation
-    /// counts to the totals as they stop ([`allocs::flush_thread`]).
+    /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time
+    /// driver too (paced runs need it; the others go without). Worker threads add their
+    /// allocation counts to the totals as they stop ([`allocs::flush_thread`]).
     pub fn build(self, workers: usize, timer: bool) -> io::Result<Runtime> {
         let mut builder = match self {
             RuntimeKind::MultiThread => Builder::new_multi_thread(),
