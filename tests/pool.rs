@@ -115,6 +115,8 @@ fn runs_of_other_machines_workloads_or_builds_are_refused_in_one_line() {
             .concat()
             .replace(",1000,64,64,", ",2000,64,64,"),
     );
+    // The same machine as a.csv: one machine's runs of another workload cannot rank as one sweep.
+    machine(dir.path(), "c.csv", "vm", "abc");
     let (code, _, stderr) = run(&["compare", &joined(&[&a, &other]), &b.display().to_string()]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--messages 1000") && stderr.contains("--messages 2000"), "{stderr}");

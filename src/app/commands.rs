@@ -1,6 +1,7 @@
 //! The commands that read a sweep's CSV: `compare`, `summary`, `cells`, `report`, and
 //! `--list-channels`.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,7 +16,7 @@ use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::load::ResultsFile;
 use crate::results::machines;
-use crate::results::metadata::Metadata;
+use crate::results::metadata::{MachineId, Metadata};
 use crate::results::pool::{self, Run};
 
 /// `channel-bench cells`.
@@ -68,23 +69,43 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
         .collect()
 }
 
-/// `runs` pooled, named as [`read_pooled`] names them.
+/// `runs` as one file, named as [`read_pooled`] names them: the runs of each sweep of each
+/// machine pooled (`results::pool`), several machines side by side, each cell keyed on its own.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    if let Some(line) = pool::refusal(&runs, allow_different_builds) {
-        return Err(usage(format!("cannot pool these runs: {line}")));
-    }
     let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
     let name = match names.len() {
         1 => names[0].clone(),
         count => format!("{} ({count} runs pooled)", names.join(", ")),
     };
-    Ok((name, pool::pool(runs.into_iter().map(|run| run.file).collect())))
+    let mut parts = Vec::new();
+    for (machine, sweeps) in pool::sweeps(runs) {
+        for runs in sweeps {
+            if let Some(line) = pool::refusal(&runs, allow_different_builds) {
+                return Err(usage(format!("cannot pool these runs: {line}")));
+            }
+            let names = runs.iter().map(|run| run.name.clone()).collect::<Vec<_>>().join(", ");
+            parts.push((machine.clone(), names, pool::pool(runs.into_iter().map(|run| run.file).collect())));
+        }
+    }
+    let file = pool::union(parts).map_err(|line| usage(format!("cannot pool these runs: {line}")))?;
+    Ok((name, file))
 }
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let ((old_name, mut old), (new_name, mut new)) =
         (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
+    for (name, file) in [(&old_name, &old), (&new_name, &new)] {
+        let machines: BTreeSet<&MachineId> = file.order.iter().map(|key| &key.machine).collect();
+        if machines.len() > 1 {
+            let machines: Vec<String> = machines.iter().map(|machine| machine.to_string()).collect();
+            return Err(usage(format!(
+                "{name} holds runs of {} machines ({}): compare runs of one machine a side",
+                machines.len(),
+                machines.join("; ")
+            )));
+        }
+    }
     let different = output::compare::workload_difference(&old_name, &old.workloads(), &new_name, &new.workloads());
     if let Some(line) = &different
         && !args.allow_different

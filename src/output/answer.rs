@@ -8,9 +8,9 @@
 use serde_json::{Value, json};
 
 use super::summary::tasks_text;
+use crate::results::across::{self, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
-use crate::results::capacity;
 use crate::results::careful::Careful;
 use crate::results::recommend::{Entry, Ranking, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
@@ -79,9 +79,13 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         "csv": csv_name,
         "verdicts": noise,
         "bands": throughput,
-        "capacities": across(&analysis.bands),
+        "capacities": across(&analysis.bands, Axis::Capacity),
         "paced": latency,
     });
+    let machines = across(&analysis.bands, Axis::Machine);
+    if !machines.is_empty() {
+        answer["machines"] = machines.into();
+    }
     let decisions = &analysis.decisions;
     // The room's decision: the file's first group's; any other group's beside it.
     answer["decision"] = decisions.first().map_or(Value::Null, super::decision::json);
@@ -91,21 +95,25 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     super::export::json(&answer)
 }
 
-/// Each band measured at several capacities (`results::capacity`): each capacity's pick, the
-/// pick that holds, and where the pick changes with its verdict.
-fn across(bands: &[Recommendation]) -> Vec<Value> {
+/// Each band found at several places on `axis` (`results::across`: capacities, or machines):
+/// each place's pick, the pick that holds, and where the pick changes with its verdict.
+fn across(bands: &[Recommendation], axis: Axis) -> Vec<Value> {
+    let name = match axis {
+        Axis::Capacity => "capacity",
+        Axis::Machine => "machine",
+    };
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
-    capacity::across(bands)
+    across::across(bands, axis)
         .iter()
         .map(|band| {
-            json!({
+            let mut object = json!({
                 "runtime": band.band.runtime,
                 "mode": band.band.mode,
                 "workers": band.band.workers,
                 "setting": band.band.setting,
                 "band": band.band.size.name(),
-                "picks": band.picks.iter().map(|(at, pick)| json!({ "capacity": at, "channel": pick })).collect::<Vec<_>>(),
+                "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({
                     "channel": holds.channel,
                     "worst_at": holds.worst_at,
@@ -118,7 +126,13 @@ fn across(bands: &[Recommendation]) -> Vec<Value> {
                     "other": change.other,
                     "behind": verdict(&change.verdict),
                 })).collect::<Vec<_>>(),
-            })
+            });
+            if axis == Axis::Machine {
+                // Machines differ in worker counts; the band is at one capacity.
+                object["workers"] = Value::Null;
+                object["capacity"] = json!(band.band.capacity);
+            }
+            object
         })
         .collect()
 }
@@ -135,6 +149,9 @@ fn band_json(band: &Band, about: Value) -> Value {
         "band": band.size.name(),
         "tasks": band.tasks,
     });
+    if let Some(machine) = &band.machine {
+        object["machine"] = json!(machine);
+    }
     if let (Value::Object(object), Value::Object(about)) = (&mut object, about) {
         object.extend(about);
     }

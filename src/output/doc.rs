@@ -159,7 +159,8 @@ pub struct Table {
     pub group: usize,
     /// Each column's header, and its label on the console (`None`: the cell alone).
     pub columns: Vec<(String, Option<&'static str>)>,
-    /// The rows: the capacity each one's band ran at when the file holds several, and its cells.
+    /// The rows: where each one's band stands when the file holds several machines or
+    /// capacities (`format::section`), and its cells.
     pub rows: Vec<(Option<String>, Vec<Vec<Span>>)>,
 }
 
@@ -174,7 +175,7 @@ impl Table {
         let mut out = String::new();
         for section in first_seen(self.rows.iter().map(|(section, _)| section)) {
             if let Some(section) = section {
-                let _ = writeln!(out, "\n**At {section}:**\n");
+                let _ = writeln!(out, "\n**{}:**\n", capitalized(section));
             }
             let header: Vec<&str> = self.columns.iter().map(|(header, _)| header.as_str()).collect();
             let _ = writeln!(out, "| {} |\n|{}", header.join(" | "), "---|".repeat(header.len()));
@@ -194,7 +195,7 @@ impl Table {
         let mut current = None;
         for (section, cells) in &self.rows {
             let mut heading: Vec<String> = cells[..self.group].iter().map(|cell| line(cell, format)).collect();
-            heading.extend(section.as_ref().map(|section| format!("at {section}")));
+            heading.extend(section.clone());
             let heading = heading.join(" ");
             if current.as_ref() != Some(&heading) {
                 let _ = write!(out, "\n{heading}\n");

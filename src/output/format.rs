@@ -2,6 +2,7 @@
 //! significant figures, latencies in their unit, text escaped for HTML, a cell's sample clusters, and the worker
 //! count and setting that tell a group of cells apart.
 
+use crate::results::band::Band;
 use crate::run::workload::Capacity;
 use crate::stats;
 use crate::stats::verdict::Verdict;
@@ -111,6 +112,16 @@ pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &s
     let notes: Vec<String> =
         workers.map(self::workers).into_iter().chain(capacity.map(|c| c.to_string())).chain(setting).collect();
     if notes.is_empty() { String::new() } else { format!(" [{}]", notes.join(", ")) }
+}
+
+/// Where a band's table stands when the file holds several machines or capacities, lower case:
+/// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor), at 1,024 slots`; `None` when
+/// it names neither.
+pub fn section(band: &Band) -> Option<String> {
+    let machine = band.machine.as_ref().map(|machine| format!("on {machine}"));
+    let capacity = band.capacity.map(|capacity| format!("at {capacity}"));
+    let parts: Vec<String> = machine.into_iter().chain(capacity).collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// A paced setting with its phase in words: `random phase` as `out of phase`, and `in phase`

@@ -91,9 +91,9 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
         Span::mark().render(Format::Html),
     );
     // A table per capacity, as the Markdown answer has, each named when the file holds several.
-    for capacity in first_seen(bands.iter().map(|band| band.band.capacity)) {
-        if let Some(capacity) = capacity {
-            let _ = writeln!(out, "<p><b>At {capacity}:</b></p>");
+    for section in first_seen(bands.iter().map(|band| format::section(&band.band))) {
+        if let Some(section) = &section {
+            let _ = writeln!(out, "<p><b>{}:</b></p>", escape(&capitalized(section)));
         }
         let _ = writeln!(
             out,
@@ -101,7 +101,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
              <th>next, how far behind</th><th>not ranked (failures)</th></tr>",
             summary::CAREFUL
         );
-        for band in bands.iter().filter(|band| band.band.capacity == capacity) {
+        for band in bands.iter().filter(|band| format::section(&band.band) == section) {
             let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
             let _ = writeln!(
                 out,

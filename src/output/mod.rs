@@ -5,8 +5,8 @@
 //! Formatting and writing only.
 
 pub mod ab;
+pub mod across;
 pub mod answer;
-pub mod capacity;
 pub mod compare;
 pub mod console;
 pub mod csv;

@@ -158,10 +158,10 @@ pub fn decisions(decisions: &[Decision], form: Form) -> String {
 /// throughput answer and the latency answer after it; for a file with only paced cells (whose
 /// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
 /// ranked, and the crate versions and caveats; which design, when the file measured both
-/// (`output::capacity::designs`). The throughput answer alone without paced bands.
+/// (`output::across::designs`). The throughput answer alone without paced bands.
 pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
     let bands = &analysis.paced;
-    let designs = super::capacity::designs(analysis, form);
+    let designs = super::across::designs(analysis, form);
     if bands.is_empty() {
         return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
     }

@@ -192,7 +192,7 @@ fn table(bands: &[Recommendation]) -> Table {
         if with_excluded {
             cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
         }
-        table.rows.push((band.band.capacity.map(|capacity| capacity.to_string()), cells));
+        table.rows.push((format::section(&band.band), cells));
     }
     table
 }
@@ -211,7 +211,7 @@ pub fn console(bands: &[Recommendation], versions: &Versions, format: Format) ->
         );
     }
     out = Span::Text(out).render(format) + &table(bands).console(format);
-    out.push_str(&super::capacity::section(bands, format, false));
+    out.push_str(&super::across::section(bands, format, false));
     out.push_str(&format!("\n{}\n", Span::Text(versions_line(versions)).render(format)));
     out + &caveats(&caveated(bands), format)
 }
@@ -231,7 +231,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
     out.push_str(&table(bands).markdown());
-    out.push_str(&super::capacity::section(bands, Format::Markdown, false));
+    out.push_str(&super::across::section(bands, Format::Markdown, false));
     out.push_str(&format!(
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
          count (the mean of its samples without the highest and lowest fifth); *(mixed)* marks a channel with a cell \
@@ -341,10 +341,10 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
     for band in bands {
         let mut cells = short_row(band);
         cells.truncate(table.columns.len());
-        table.rows.push((band.band.capacity.map(|capacity| capacity.to_string()), cells));
+        table.rows.push((format::section(&band.band), cells));
     }
     out.push_str(&table.markdown());
-    out.push_str(&super::capacity::section(bands, Format::Markdown, true));
+    out.push_str(&super::across::section(bands, Format::Markdown, true));
     out.push_str(&format!("\n{}\n", versions_line(versions)));
     out.push_str(&caveats(&caveated(bands), Format::Markdown));
     out

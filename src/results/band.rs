@@ -1,11 +1,12 @@
-//! The one grouping of a file's cells: a [`GroupKey`] (runtime, worker count, capacity, mode,
-//! setting) holds the cells ranked together, split into bands of task counts ([`TaskBand`]).
-//! Every ranking, paced or not, groups through [`groups`]; two capacities or two worker
-//! counts are never ranked, pooled or paired together.
+//! The one grouping of a file's cells: a [`GroupKey`] (machine, runtime, worker count,
+//! capacity, mode, setting) holds the cells ranked together, split into bands of task counts
+//! ([`TaskBand`]). Every ranking, paced or not, groups through [`groups`]; two machines, two
+//! capacities or two worker counts are never ranked, pooled or paired together.
 
 use std::collections::{BTreeSet, HashMap};
 
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::metadata::MachineId;
 use super::noise::Group;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -61,6 +62,8 @@ pub struct GroupKey {
     pub mode: Mode,
     /// What else set the cells apart from a default run ([`CellKey::setting`]).
     pub setting: String,
+    /// The machine ([`CellKey::machine`]).
+    pub machine: MachineId,
 }
 
 impl GroupKey {
@@ -72,6 +75,7 @@ impl GroupKey {
             capacity: key.workload.capacity,
             mode: key.mode,
             setting: key.setting.clone(),
+            machine: key.machine.clone(),
         }
     }
 }
@@ -90,6 +94,9 @@ pub struct Band {
     pub capacity: Option<Capacity>,
     /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
     pub setting: String,
+    /// The machine, when reports name it: the file holds several ([`Grouped::names_machine`]);
+    /// `None` otherwise.
+    pub machine: Option<MachineId>,
     /// Which band.
     pub size: TaskBand,
     /// The band's task counts found in the file, ascending.
@@ -106,6 +113,7 @@ impl Band {
             workers: group.several_workers.then_some(key.workers),
             capacity: group.names_capacity.then_some(key.capacity),
             setting: key.setting.clone(),
+            machine: group.names_machine.then(|| key.machine.clone()),
             size: *size,
             tasks: tasks.clone(),
         })
@@ -117,11 +125,13 @@ impl Band {
         (self.runtime, self.mode, &self.setting) == (key.runtime, key.mode, &key.setting)
             && self.workers.is_none_or(|workers| workers == key.workers)
             && self.capacity.is_none_or(|capacity| capacity == key.capacity)
+            && self.machine.as_ref().is_none_or(|machine| *machine == key.machine)
     }
 
     /// The noise model's group of this band's cells.
     pub fn noise_group(&self) -> Group {
-        Group { runtime: self.runtime, mode: self.mode, setting: self.setting.clone() }
+        let machine = self.machine.clone().unwrap_or_default();
+        Group { runtime: self.runtime, mode: self.mode, setting: self.setting.clone(), machine }
     }
 
     /// Whether `other` is this band, whatever task counts each found: the same group and size.
@@ -132,8 +142,15 @@ impl Band {
     /// Whether `other` is this band at another capacity (or this one): all but the capacity and
     /// the task counts found are the same.
     pub fn same_but_capacity(&self, other: &Band) -> bool {
-        (self.runtime, self.workers, self.mode, &self.setting, self.size)
-            == (other.runtime, other.workers, other.mode, &other.setting, other.size)
+        (self.runtime, self.workers, self.mode, &self.setting, self.size, &self.machine)
+            == (other.runtime, other.workers, other.mode, &other.setting, other.size, &other.machine)
+    }
+
+    /// Whether `other` is this band on another machine (or this one): the same runtime, mode,
+    /// setting, size and capacity, whatever the worker count (a machine's default is its cores).
+    pub fn same_but_machine(&self, other: &Band) -> bool {
+        (self.runtime, self.mode, &self.setting, self.size, self.capacity)
+            == (other.runtime, other.mode, &other.setting, other.size, other.capacity)
     }
 }
 
@@ -145,8 +162,11 @@ pub type Contender<'a> = (&'a str, Option<Merge>);
 pub struct Grouped<'a> {
     /// The group.
     pub key: GroupKey,
-    /// Whether the file holds another worker count for the runtime, so that reports name it.
+    /// Whether the file holds another worker count for the runtime on the group's machine, so
+    /// that reports name it.
     pub several_workers: bool,
+    /// Whether the file holds several machines, so that reports name each band's.
+    pub names_machine: bool,
     /// Whether reports name the capacity: the file holds another, or the tasks had channels of
     /// their own (`--task-capacity`), a rule a report cannot leave unsaid.
     pub names_capacity: bool,
@@ -175,13 +195,16 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
     // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
-    let place = |key: &GroupKey| (key.runtime, key.workers, key.mode, key.setting.clone());
+    let place = |key: &GroupKey| (key.machine.clone(), key.runtime, key.workers, key.mode, key.setting.clone());
     let places: Vec<_> = grouped.iter().map(|group| place(&group.key)).collect();
     grouped.sort_by_key(|group| (places.iter().position(|at| *at == place(&group.key)), group.key.capacity));
     let keys: Vec<GroupKey> = grouped.iter().map(|group| group.key.clone()).collect();
     for group in &mut grouped {
         let key = &group.key;
-        group.several_workers = keys.iter().any(|other| other.runtime == key.runtime && other.workers != key.workers);
+        group.several_workers = keys
+            .iter()
+            .any(|other| other.machine == key.machine && other.runtime == key.runtime && other.workers != key.workers);
+        group.names_machine = keys.iter().any(|other| other.machine != key.machine);
         group.names_capacity =
             keys.iter().any(|other| other.capacity != key.capacity) || matches!(key.capacity, Capacity::PerTask(_));
         let tasks: Vec<u64> =

@@ -69,7 +69,13 @@ fn compare_channels<'a>(
     (shared, own): (&Grouped<'a>, &Grouped<'a>),
     tasks: &[u64],
 ) -> Vec<(String, Vec<(Metric, Verdict)>)> {
-    let group = Group { runtime: shared.key.runtime, mode: Mode::ClonedSend, setting: shared.key.setting.clone() };
+    let key = &shared.key;
+    let group = Group {
+        runtime: key.runtime,
+        mode: Mode::ClonedSend,
+        setting: key.setting.clone(),
+        machine: key.machine.clone(),
+    };
     let cells = |grouped: &Grouped<'a>, channel| -> Option<Vec<&'a CellSamples>> {
         tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).copied()).collect()
     };

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 use super::column::Columns;
+use super::metadata::MachineId;
 use super::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
@@ -34,6 +35,9 @@ pub struct CellKey {
     /// What else set the cell apart from a default run, such as `payload 300..2000 seed 1,
     /// paced 8 every 20ms, latency`; empty for a default run and for files older than those columns.
     pub setting: String,
+    /// The machine the cell was measured on, when runs of several machines are read together
+    /// ([`ResultsFile::on_machine`]); the unknown machine otherwise.
+    pub machine: MachineId,
 }
 
 /// The size of a run, which a comparison of two files expects to be the same in both.
@@ -66,6 +70,7 @@ impl CellKey {
                 workers: record.workers as u64,
             },
             setting: setting(record),
+            machine: MachineId::default(),
         }
     }
 
@@ -246,6 +251,13 @@ pub struct ResultsFile {
 }
 
 impl ResultsFile {
+    /// The same cells, each keyed on `machine`.
+    pub fn on_machine(self, machine: &MachineId) -> ResultsFile {
+        let key = |key: CellKey| CellKey { machine: machine.clone(), ..key };
+        let cells = self.cells.into_iter().map(|(k, cell)| (key(k), cell)).collect();
+        ResultsFile { order: self.order.into_iter().map(key).collect(), cells, ..self }
+    }
+
     /// The distinct workloads of the file's cells, in order.
     pub fn workloads(&self) -> Vec<WorkloadKey> {
         self.order.iter().map(|key| key.workload).collect::<BTreeSet<_>>().into_iter().collect()
@@ -381,6 +393,7 @@ pub fn sweep_order(order: &mut [CellKey]) {
     let channels: Vec<&str> = crate::registry::known().map(|channel| channel.name).collect();
     order.sort_by_cached_key(|key| {
         (
+            key.machine.clone(),
             position(&RuntimeKind::ALL, &key.runtime),
             key.workload.workers,
             key.tasks,
@@ -402,6 +415,7 @@ pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey
         merge: None,
         workload: WorkloadKey::default(),
         setting: setting.into(),
+        machine: MachineId::default(),
     }
 }
 

@@ -56,6 +56,45 @@ pub struct Build {
     pub channels: Vec<String>,
 }
 
+/// Which machine a run measured, as the answer names it: its cores and CPU model, from the
+/// JSON beside its CSV. Runs of one machine pool; runs of several are an axis of the answer,
+/// as capacity is. The default is a run without a readable JSON: an unknown machine.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct MachineId {
+    /// Available parallelism (`Metadata::cores`); 0 when unknown.
+    pub cores: usize,
+    /// CPU model name (`Metadata::cpu_model`); empty when unknown.
+    pub cpu: String,
+}
+
+impl MachineId {
+    /// The machine `metadata` describes; the unknown machine without one.
+    pub fn of(metadata: Option<&Metadata>) -> MachineId {
+        metadata.map_or_else(MachineId::default, |metadata| MachineId {
+            cores: metadata.cores,
+            cpu: metadata.cpu_model.clone().unwrap_or_default(),
+        })
+    }
+}
+
+impl MachineId {
+    /// `16 cores`, `1 core`: the machine by its cores alone, where they tell it apart.
+    pub fn cores_text(&self) -> String {
+        if self.cores == 1 { "1 core".to_owned() } else { format!("{} cores", self.cores) }
+    }
+}
+
+impl std::fmt::Display for MachineId {
+    /// `16 cores (Intel(R) Xeon(R) Processor)`; `a machine without a JSON beside its CSV`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.cores, self.cpu.as_str()) {
+            (0, _) => f.write_str("a machine without a JSON beside its CSV"),
+            (_, "") => f.write_str(&self.cores_text()),
+            (_, cpu) => write!(f, "{} ({cpu})", self.cores_text()),
+        }
+    }
+}
+
 impl Metadata {
     /// Writes the JSON to `path`: a new file, or a regular file emptied in place (never
     /// anything else, never deleted first).

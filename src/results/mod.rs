@@ -5,9 +5,9 @@
 //! versions beside an answer; [`colour`] gives each channel its colour.
 
 pub mod ab;
+pub mod across;
 pub mod analysis;
 pub mod band;
-pub mod capacity;
 pub mod careful;
 pub mod cells;
 pub mod colour;

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::column::Column;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::metadata::MachineId;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -116,12 +117,14 @@ pub struct Group {
     pub mode: Mode,
     /// The setting (`CellKey::setting`).
     pub setting: String,
+    /// The machine (`CellKey::machine`): machines differ in noise, and are never paired.
+    pub machine: MachineId,
 }
 
 impl Group {
     /// The group of `key`'s cell.
     pub fn of(key: &CellKey) -> Group {
-        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone() }
+        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone(), machine: key.machine.clone() }
     }
 }
 
@@ -177,11 +180,11 @@ impl FileNoise {
                     continue;
                 }
                 add((Group::of(key), metric, false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
-                let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone());
+                let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone(), key.machine.clone());
                 groups.entry(group).or_default().push((key, values));
             }
-            for ((runtime, _, mode, _, setting), cells) in groups {
-                let group = Group { runtime, mode, setting };
+            for ((runtime, _, mode, _, setting, machine), cells) in groups {
+                let group = Group { runtime, mode, setting, machine };
                 for (at, (a_key, a)) in cells.iter().enumerate() {
                     for (_, b) in cells[at + 1..].iter().filter(|(b_key, _)| pairs(a_key, b_key)) {
                         let shared = differences_by_round(a, b);

@@ -5,10 +5,11 @@
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
+use super::load::CellKey;
 use super::load::{CellSamples, PacedSample, ResultsFile, WorkloadKey, sweep_order};
-use super::metadata::Metadata;
+use super::metadata::{MachineId, Metadata};
 use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
 
 /// One run: the CSV's name as given, its cells, and the machine description beside it.
@@ -22,30 +23,71 @@ pub struct Run {
     pub metadata: Option<Metadata>,
 }
 
-/// Why `runs` cannot be pooled, in one line naming the first difference: a workload (messages,
-/// capacity, workers, or the settings of the cells), a machine (host, CPU, cores), or, unless
-/// `allow_different_builds`, a build (commit, rustc, a channel crate's version). `None` when
-/// they can be.
+/// `runs` in the groups that pool, in the order first given: per machine ([`MachineId`] of the
+/// JSON beside each run), the runs of each sweep (the same workloads and settings) together.
+pub fn sweeps(runs: Vec<Run>) -> Vec<(MachineId, Vec<Vec<Run>>)> {
+    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.setting.clone()).collect::<BTreeSet<_>>();
+    let mut machines: Vec<(MachineId, Vec<Vec<Run>>)> = Vec::new();
+    for run in runs {
+        let machine = MachineId::of(run.metadata.as_ref());
+        let at = machines.iter().position(|(known, _)| *known == machine).unwrap_or_else(|| {
+            machines.push((machine, Vec::new()));
+            machines.len() - 1
+        });
+        let sweeps = &mut machines[at].1;
+        let same = |other: &Run| {
+            other.file.workloads() == run.file.workloads() && settings(&other.file) == settings(&run.file)
+        };
+        match sweeps.iter_mut().find(|sweep| same(&sweep[0])) {
+            Some(sweep) => sweep.push(run),
+            None => sweeps.push(vec![run]),
+        }
+    }
+    machines
+}
+
+/// `parts`, each the pooled runs of one sweep of one machine (named as given, [`sweeps`]), as
+/// one file: each cell keyed on its machine when they hold several. `Err` names two parts of
+/// one machine that measured the same cells in other workloads (`--messages`, say): those
+/// would rank as one.
+pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile, String> {
+    let several = parts.iter().any(|(machine, ..)| *machine != parts[0].0);
+    let mut out = ResultsFile { runs: usize::MAX, ..ResultsFile::default() };
+    let mut seen: HashMap<CellKey, (&str, &ResultsFile)> = HashMap::new();
+    for (machine, name, file) in &parts {
+        for key in &file.order {
+            let workload = WorkloadKey { messages: 0, ..key.workload };
+            let bare = CellKey { workload, machine: machine.clone(), ..key.clone() };
+            if let Some((other, its)) = seen.insert(bare, (name, file)) {
+                return Err(format!("{other} ran {}, {name} ran {}", text(&its.workloads()), text(&file.workloads())));
+            }
+        }
+        let file = if several { file.clone().on_machine(machine) } else { file.clone() };
+        out.runs = out.runs.min(file.runs);
+        out.skipped_partial_line |= file.skipped_partial_line;
+        out.order.extend(file.order);
+        out.cells.extend(file.cells);
+    }
+    out.runs = if out.runs == usize::MAX { 0 } else { out.runs };
+    Ok(out)
+}
+
+/// Workloads as the flags that set them: `--messages 1000 --capacity 64 slots --workers 2`.
+fn text(workloads: &[WorkloadKey]) -> String {
+    let flags =
+        |w: &WorkloadKey| format!("--messages {} --capacity {} --workers {}", w.messages, w.capacity, w.workers);
+    workloads.iter().map(flags).collect::<Vec<_>>().join(" / ")
+}
+
+/// Why `runs`, of one machine's sweep ([`sweeps`]), cannot be pooled, in one line naming the
+/// first difference: a host, or, unless `allow_different_builds`, a build (commit, rustc, a
+/// channel crate's version). `None` when they can be.
 pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
     if let Some(line) = given_twice(runs) {
         return Some(line);
     }
     let (first, rest) = runs.split_first()?;
-    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.setting.clone()).collect::<BTreeSet<_>>();
     for run in rest {
-        let (a, b) = (&first.file.workloads(), &run.file.workloads());
-        if a != b {
-            let text = |workloads: &[WorkloadKey]| {
-                let flags = |w: &WorkloadKey| {
-                    format!("--messages {} --capacity {} --workers {}", w.messages, w.capacity, w.workers)
-                };
-                workloads.iter().map(flags).collect::<Vec<_>>().join(" / ")
-            };
-            return Some(format!("{} ran {}, {} ran {}", first.name, text(a), run.name, text(b)));
-        }
-        if settings(&first.file) != settings(&run.file) {
-            return Some(format!("{} and {} ran cells of different settings", first.name, run.name));
-        }
         let (Some(one), Some(other)) = (&first.metadata, &run.metadata) else { continue };
         let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
         let machine = [

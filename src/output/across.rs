@@ -1,11 +1,14 @@
-//! Where capacity matters, in words: the bands a file measured at several capacities, the
-//! pick that holds at all of them, and the bands where the pick changes, each with the verdict
-//! that shows it. The same lines serve the console (`  ` before each) and Markdown (`- `).
+//! Where the machine and capacity matter, in words: the bands a file measured on several
+//! machines or at several capacities, the pick that holds at all of them, and the bands where
+//! the pick changes, each with the verdict that shows it; then which design, band by band. The
+//! same lines serve the console (`  ` before each) and Markdown (`- `).
 
-use super::doc::{Form, Format, Span, line, list};
+use std::collections::BTreeSet;
+
+use super::doc::{Form, Format, Span, first_seen, line, list};
 use super::format;
+use crate::results::across::{Across, At, Axis, across};
 use crate::results::analysis::Analysis;
-use crate::results::capacity::{AcrossCapacities, across};
 use crate::results::designs::Designs;
 use crate::results::noise::Metric;
 use crate::results::recommend::Recommendation;
@@ -28,19 +31,30 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// The section that follows the tables, in `format`: one line per band measured at several
-/// capacities (`only_changes`: only those whose pick changes), the pick that holds, then where
-/// the pick changes; then the merged-recv rule.
+/// The sections that follow the tables, in `format`: where the machine matters, then where
+/// capacity matters, each one line per band found at several places on its axis
+/// (`only_changes`: only those whose pick changes), the pick that holds, then where the pick
+/// changes; then the merged-recv rule.
 pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
-    let kept = |band: &&AcrossCapacities| !only_changes || !band.changes.is_empty();
-    let lines: Vec<String> = across(bands).iter().filter(kept).map(|band| line(&said(band), format)).collect();
     let mut out = String::new();
-    if !lines.is_empty() {
-        let bands = if only_changes { "the bands whose pick changes with capacity" } else { "each band" };
+    for axis in [Axis::Machine, Axis::Capacity] {
+        let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
+        let found = across(bands, axis);
+        let lines: Vec<String> = found.iter().filter(kept).map(|band| line(&said(band), format)).collect();
+        // The machines' tally is said even where no pick changes.
+        if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
+            continue;
+        }
+        let (what, each, every, that, _) = words(axis);
+        let bands =
+            if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
         out.push_str(&format!(
-            "\nWhere capacity matters, {bands} (each capacity's pick; the pick with no known problem that holds at \
-             every capacity; where the pick changes, the verdict at that capacity):\n\n"
+            "\nWhere {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where \
+             the pick changes, the verdict {that}):\n\n"
         ));
+        if axis == Axis::Machine {
+            out.push_str(&format!("{}\n\n", Span::Text(tally(&found)).render(format)));
+        }
         out.push_str(&list(lines, format));
     }
     if let Some(rule) = merged_rule(bands) {
@@ -49,37 +63,88 @@ pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> 
     out
 }
 
-/// One band across its capacities: each capacity's pick, the pick that holds, the changes.
-fn said(band: &AcrossCapacities) -> Vec<Span> {
-    let notes = format::group_notes(band.band.workers, None, &band.band.setting);
-    let place = format!("{} {}{notes} {}", band.band.runtime, band.band.mode, band.band.size.name());
-    let mut spans = vec![Span::Text(format!("{place}: "))];
-    for (at, (capacity, pick)) in band.picks.iter().enumerate() {
+/// How many bands of each runtime change with the machine: `the pick changes with the machine
+/// in 8 of 12 multi-thread bands and 0 of 12 current-thread bands`.
+fn tally(found: &[Across]) -> String {
+    let runtimes: Vec<String> = first_seen(found.iter().map(|band| band.band.runtime))
+        .into_iter()
+        .map(|runtime| {
+            let of = found.iter().filter(|band| band.band.runtime == runtime);
+            let changed = of.clone().filter(|band| !band.changes.is_empty()).count();
+            format!("{changed} of {} {runtime} bands", of.count())
+        })
+        .collect();
+    format!("The pick changes with the machine in {}.", runtimes.join(" and "))
+}
+
+/// How an axis is worded: what it is, each place's, every place, that place, each place.
+fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
+    match axis {
+        Axis::Capacity => ("capacity", "each capacity's", "at every capacity", "at that capacity", "at each"),
+        Axis::Machine => ("the machine", "each machine's", "on every machine", "on that machine", "on each"),
+    }
+}
+
+/// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor)`: a place on its axis; `on 16
+/// cores` when `by_cores` (the machines' cores tell them apart).
+fn place(at: &At, by_cores: bool) -> String {
+    match at {
+        At::Capacity(_) => format!("at {at}"),
+        At::Machine(machine) if by_cores => format!("on {}", machine.cores_text()),
+        At::Machine(_) => format!("on {at}"),
+    }
+}
+
+/// One band across its places: each place's pick, the pick that holds, the changes.
+fn said(band: &Across) -> Vec<Span> {
+    let (what, _, every, _, each) = words(band.axis);
+    let b = &band.band;
+    let place_of_band = match band.axis {
+        Axis::Capacity => {
+            format!("{} {}{} {}", b.runtime, b.mode, format::group_notes(b.workers, None, &b.setting), b.size.name())
+        }
+        Axis::Machine => {
+            let capacity = b.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
+            format!(
+                "{} {}{}{capacity} {}",
+                b.runtime,
+                b.mode,
+                format::group_notes(None, None, &b.setting),
+                b.size.name()
+            )
+        }
+    };
+    let cores: BTreeSet<usize> =
+        band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
+    let by_cores = cores.len() == band.picks.len();
+    let place = |at: &At| place(at, by_cores);
+    let mut spans = vec![Span::Text(format!("{place_of_band}: "))];
+    for (at, (on, pick)) in band.picks.iter().enumerate() {
         let comma = if at == 0 { "" } else { ", " };
-        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" at {capacity}"))]);
+        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
     }
     spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
-            format!("; {} holds at every capacity (the fastest or tied with it at each); ", holds.channel)
+            format!("; {} holds {every} (the fastest or tied with it {each}); ", holds.channel)
         }
         Some(holds) => format!(
-            "; no channel with no known problem is within the noise of the fastest at every capacity; the nearest is \
-             {}, {} behind the fastest at {}; ",
+            "; no channel with no known problem is within the noise of the fastest {every}; the nearest is {}, {} \
+             behind the fastest {}; ",
             holds.channel,
             holds.worst.map_or("?".to_owned(), |verdict| format::ratio(&verdict)),
-            holds.worst_at
+            place(&holds.worst_at)
         ),
-        None => "; no channel with no known problem is ranked at every capacity; ".to_owned(),
+        None => format!("; no channel with no known problem is ranked {every}; "),
     }));
     if band.changes.is_empty() {
         spans.push(Span::text("the pick does not change beyond the noise"));
         return spans;
     }
-    spans.extend([Span::Strong(vec![Span::text("the pick changes with capacity")]), Span::text(": ")]);
+    spans.extend([Span::Strong(vec![Span::Text(format!("the pick changes with {what}"))]), Span::text(": ")]);
     for (at, change) in band.changes.iter().enumerate() {
         let semicolon = if at == 0 { "" } else { "; " };
         spans.extend([
-            Span::Text(format!("{semicolon}at {}, ", change.at)),
+            Span::Text(format!("{semicolon}{}, ", place(&change.at))),
             Span::channel(&change.other, &change.other),
             Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
             Span::channel(&change.pick, &change.pick),

@@ -1,0 +1,151 @@
+//! Where capacity or the machine matters: a band measured at several capacities, or on
+//! several machines, read across them from the rankings `recommend` made at each ([`across`]).
+//! No new statistic: every ratio is a verdict one capacity's (one machine's) ranking holds.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::band::Band;
+use super::careful::known_problem;
+use super::metadata::MachineId;
+use super::recommend::{Entry, Recommendation};
+use crate::run::workload::Capacity;
+use crate::stats::verdict::{Call, Verdict};
+
+/// What an answer is read across: the capacities of one machine, or the machines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    /// The capacities a machine measured a band at.
+    Capacity,
+    /// The machines that measured a band at one capacity, whatever their worker counts.
+    Machine,
+}
+
+/// One place on an [`Axis`]: a capacity, or a machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum At {
+    /// A capacity.
+    Capacity(Capacity),
+    /// A machine.
+    Machine(MachineId),
+}
+
+impl std::fmt::Display for At {
+    /// `1,024 slots`; `16 cores (Intel(R) Xeon(R) Processor)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Capacity(capacity) => capacity.fmt(f),
+            At::Machine(machine) => machine.fmt(f),
+        }
+    }
+}
+
+impl Axis {
+    /// Where `band` stands on this axis, when the file names it there.
+    fn of(self, band: &Band) -> Option<At> {
+        match self {
+            Axis::Capacity => band.capacity.map(At::Capacity),
+            Axis::Machine => band.machine.clone().map(At::Machine),
+        }
+    }
+
+    /// Whether `a` and `b` are one band at two places on this axis (or the same place).
+    fn same(self, a: &Band, b: &Band) -> bool {
+        match self {
+            Axis::Capacity => a.same_but_capacity(b),
+            Axis::Machine => a.same_but_machine(b),
+        }
+    }
+}
+
+/// One band (runtime, mode, setting, task counts, and the machine or the capacity that is not
+/// the axis) at every place on the axis the file holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Across {
+    /// The axis.
+    pub axis: Axis,
+    /// The band, as the first place's ranking names it.
+    pub band: Band,
+    /// Each place's pick (the fastest), in file order.
+    pub picks: Vec<(At, String)>,
+    /// The channel with no known problem, ranked at every place, whose ratio to each place's
+    /// fastest is smallest in the worst case; `None` when no such channel is ranked everywhere.
+    pub holds: Option<Holds>,
+    /// Where another place's pick is behind this place's beyond the noise: the pick changes
+    /// along the axis. Empty when every place's pick is tied with the others' there.
+    pub changes: Vec<Change>,
+}
+
+/// A pick that holds at every place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Holds {
+    /// The channel.
+    pub channel: String,
+    /// The place where it is farthest behind that place's fastest.
+    pub worst_at: At,
+    /// Its verdict against that place's fastest there (`None` where it is the fastest
+    /// everywhere).
+    pub worst: Option<Verdict>,
+    /// Whether it is the fastest or tied with it at every place.
+    pub within_noise_everywhere: bool,
+}
+
+/// A place where another place's pick is behind this one's beyond the noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The place.
+    pub at: At,
+    /// Its pick.
+    pub pick: String,
+    /// The other place's pick.
+    pub other: String,
+    /// The other's verdict against the pick, at this place.
+    pub verdict: Verdict,
+}
+
+/// The bands of `bands` found at two places or more on `axis`, in the order they first appear.
+pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
+    let same = |a: &Recommendation, b: &Recommendation| axis.same(&a.band, &b.band);
+    let named = |band: &&Recommendation| axis.of(&band.band).is_some();
+    let mut out = Vec::new();
+    for (first, band) in bands.iter().enumerate().filter(|(_, band)| named(band)) {
+        let at: Vec<&Recommendation> =
+            bands.iter().filter(|other| same(other, band) && other.speed.first().is_some()).collect();
+        if at.len() < 2 || bands[..first].iter().any(|other| named(&other) && same(other, band)) {
+            continue;
+        }
+        let place = |band: &Recommendation| axis.of(&band.band).expect("filtered on the axis");
+        let picks: Vec<(At, String)> = at.iter().map(|b| (place(b), b.speed.entries[0].label())).collect();
+        let others: BTreeSet<&String> = picks.iter().map(|(_, pick)| pick).collect();
+        let mut changes = Vec::new();
+        for b in &at {
+            let pick = &b.speed.entries[0];
+            for other in others.iter().filter(|other| ***other != pick.label()) {
+                let entry = b.speed.entries.iter().find(|entry| entry.label() == **other);
+                if let Some(verdict) = entry.and_then(|entry| entry.verdict).filter(|v| v.call == Call::Higher) {
+                    changes.push(Change { at: place(b), pick: pick.label(), other: (*other).clone(), verdict });
+                }
+            }
+        }
+        out.push(Across { axis, band: band.band.clone(), holds: holds(&at, place), picks, changes });
+    }
+    out
+}
+
+/// The channel with no known problem whose worst ratio to a place's fastest is smallest.
+fn holds<'a>(at: &[&'a Recommendation], place: impl Fn(&Recommendation) -> At) -> Option<Holds> {
+    let log_ratio = |entry: &Entry| entry.verdict.map_or(0.0, |verdict| verdict.mean);
+    let candidates = at[0].speed.entries.iter().filter(|entry| !known_problem(&entry.channel));
+    let scored = candidates.filter_map(|candidate| {
+        let find = |band: &'a Recommendation| band.speed.entries.iter().find(|e| e.label() == candidate.label());
+        let places: Vec<(At, &Entry)> =
+            at.iter().map(|band| Some((place(band), find(band)?))).collect::<Option<_>>()?;
+        let (worst_at, worst) = places.iter().max_by(|a, b| log_ratio(a.1).total_cmp(&log_ratio(b.1)))?.clone();
+        let within_noise_everywhere = places.iter().all(|(_, entry)| entry.verdict.is_none() || entry.tied_with_first);
+        let holds = Holds { channel: candidate.label(), worst_at, worst: worst.verdict, within_noise_everywhere };
+        Some((log_ratio(worst), holds))
+    });
+    scored.reduce(|best, next| if next.0 < best.0 { next } else { best }).map(|(_, holds)| holds)
+}
