@@ -1,83 +1,126 @@
-//! `report` of runs from several machines, or of one machine at several `--workers`: the picks
-//! side by side instead of a refusal to pool, the bands whose answer changes, each machine.
+//! Runs of several machines read together (`summary`, `report`, `cells`): the machine is an
+//! axis of the answer, as capacity is. The runs of each machine pool, each machine is answered
+//! in tables of its own, then where the pick changes with the machine, each with its verdict.
 
 mod common;
+use std::path::{Path, PathBuf};
+
 use common::{HEADER, cell, run, write};
+use serde_json::Value;
 
-/// The stdout of a `report` that must succeed, and the page it wrote to `out`.
-fn report(csvs: &str, out: &std::path::Path) -> (String, String) {
-    let (code, stdout, stderr) = run(["report", csvs, "--out", &out.display().to_string()]);
-    assert_eq!(code, Some(0), "{stderr}");
-    (stdout, std::fs::read_to_string(out).unwrap())
+/// The JSON beside `csv` in `dir`: a machine of `cores` cores.
+fn machine(dir: &Path, csv: &str, cores: u32) {
+    let json = format!(
+        r#"{{"cpu_model":"Xeon","cores":{cores},"os":"linux","hostname":"vm","rustc":"rustc 1","crates":{{}},"git_commit":"abc","command_line":["channel-bench","--out","{csv}"],"started_utc":"2026-01-01T00:0{cores}:00Z"}}"#
+    );
+    write(dir, &csv.replace(".csv", ".json"), &json);
 }
 
-#[test]
-fn two_worker_counts_of_one_machine_read_as_a_small_scaling_study() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut csvs = Vec::new();
-    for workers in ["1", "2"] {
-        let csv = dir.path().join(format!("w{workers}.csv"));
-        let (code, _, stderr) = run([
-            "--workers",
-            workers,
-            "--messages",
-            "2000",
-            "--tasks",
-            "1,8",
-            "--channels",
-            "kanal,flume",
-            "--samples",
-            "2",
-            "--max-time",
-            "0",
-            "--out",
-            csv.to_str().unwrap(),
-        ]);
-        assert_eq!(code, Some(0), "{stderr}");
-        csvs.push(csv.display().to_string());
-    }
-    let (stdout, page) = report(&csvs.join(","), &dir.path().join("both.html"));
-    assert!(stdout.starts_with("several machines side by side\n"), "{stdout}");
-    assert!(stdout.contains("a small scaling study"), "{stdout}");
-    let column = |letter: &str, csv: &str, workers: &str| {
-        stdout.lines().any(|line| line.starts_with(&format!("  {letter}  {csv} — ")) && line.ends_with(workers))
-    };
-    assert!(column("A", &csvs[0], "multi-thread 1 worker") && column("B", &csvs[1], "multi-thread 2 workers"));
-    // Two modes on two runtimes, one band of task counts each; each row names both columns.
-    for band in ["multi-thread cloned-send, small (1-8)", "current-thread merged-recv, small (1-8)"] {
-        let at = stdout.find(&format!("\n{band}")).unwrap_or_else(|| panic!("no {band}: {stdout}"));
-        let lines: Vec<&str> = stdout[at + 1..].lines().skip(1).take(2).collect();
-        assert!(lines[0].starts_with("  A  ") && lines[1].starts_with("  B  "), "{lines:?}");
-    }
-    assert!(page.contains("<section id=\"machines\">") && page.contains("<section id=\"each\">"));
-    assert_eq!(page.matches("<h3>").count(), 2, "one description per machine");
-}
-
-#[test]
-fn different_machines_are_columns_and_a_changed_answer_is_named() {
-    let dir = tempfile::tempdir().unwrap();
+/// A run where kanal takes `kanal` ns/message and flume `flume`, at 1 and 64 tasks, measured on
+/// `workers` workers.
+fn a_run(dir: &Path, name: &str, workers: u32, (kanal, flume): (f64, f64)) -> PathBuf {
     let steady = |value: f64| [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998];
-    let body = |a: f64, b: f64| {
-        [
-            format!("{HEADER}\n"),
-            cell("kanal", "multi-thread", 1, &steady(a)),
-            cell("flume", "multi-thread", 1, &steady(b)),
-        ]
-        .concat()
-    };
-    let here = write(dir.path(), "here.csv", &body(100.0, 200.0));
-    let again = write(dir.path(), "again.csv", &body(101.0, 201.0));
-    // Another machine: the same workload on four workers, where flume leads.
-    let there = write(dir.path(), "there.csv", &body(200.0, 100.0).replace(",multi-thread,2,", ",multi-thread,4,"));
-    let csvs = [&here, &there, &again].map(|path| path.display().to_string()).join(",");
-    let (stdout, page) = report(&csvs, &dir.path().join("both.html"));
-    let first = format!("  A  {}, {} — ", here.display(), again.display());
-    assert!(stdout.lines().any(|line| line.starts_with(&first)), "the runs of one machine pool: {stdout}");
-    assert!(stdout.contains("the answer changes between the columns in 1 of 1 bands:"), "{stdout}");
-    assert!(stdout.contains("multi-thread cloned-send, small (1): A kanal†; B flume"), "{stdout}");
-    assert!(page.contains("<tr class=\"changes\">"), "{page}");
-    // One CSV is still the one-machine report.
-    let (code, _, stderr) =
-        run(["report", here.to_str().unwrap(), "--out", dir.path().join("one.html").to_str().unwrap()]);
+    let mut body = format!("{HEADER}\n");
+    for tasks in [1, 64] {
+        body += &cell("kanal", "multi-thread", tasks, &steady(kanal));
+        body += &cell("flume", "multi-thread", tasks, &steady(flume));
+    }
+    write(dir, name, &body.replace(",multi-thread,2,", &format!(",multi-thread,{workers},")))
+}
+
+/// Two runs of a 2-core machine where kanal leads, one of a 16-core machine where flume does.
+fn two_machines(dir: &Path) -> String {
+    let here = a_run(dir, "here.csv", 2, (100.0, 200.0));
+    let again = a_run(dir, "again.csv", 2, (101.0, 199.0));
+    let there = a_run(dir, "there.csv", 16, (300.0, 100.0));
+    machine(dir, "here.csv", 2);
+    machine(dir, "again.csv", 2);
+    machine(dir, "there.csv", 16);
+    [here, there, again].map(|path| path.display().to_string()).join(",")
+}
+
+#[test]
+fn each_machine_is_answered_and_a_pick_that_changes_is_named_with_its_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let csvs = two_machines(dir.path());
+    let (code, stdout, stderr) = run(["summary", &csvs, "--json"]);
     assert_eq!(code, Some(0), "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let bands = json["bands"].as_array().unwrap();
+    let on = |cores: u64| bands.iter().filter(|band| band["machine"]["cores"] == cores).count();
+    assert_eq!((on(2), on(16), bands.len()), (2, 2, 4), "a small and a medium band per machine: {stdout}");
+    let machines = json["machines"].as_array().unwrap();
+    assert_eq!(machines.len(), 2, "{stdout}");
+    for band in machines {
+        let picks: Vec<&str> =
+            band["picks"].as_array().unwrap().iter().map(|p| p["channel"].as_str().unwrap()).collect();
+        assert_eq!(picks, ["kanal", "flume"], "{band}");
+        let changes = band["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 2, "each machine's pick is behind on the other: {band}");
+        assert!(changes.iter().all(|change| change["behind"]["ratio"].as_f64().unwrap() > 1.9), "{band}");
+    }
+
+    let (code, stdout, stderr) = run(["summary", &csvs]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("multi-thread cloned-send on 2 cores (Xeon)\n"), "{stdout}");
+    assert!(stdout.contains("multi-thread cloned-send on 16 cores (Xeon)\n"), "{stdout}");
+    assert!(stdout.contains("The pick changes with the machine in 2 of 2 multi-thread bands."), "{stdout}");
+    assert!(stdout.contains("the pick changes with the machine: on 2 cores, flume is "), "{stdout}");
+}
+
+#[test]
+fn the_report_and_the_cells_of_two_machines_name_each_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let csvs = two_machines(dir.path());
+    let out = dir.path().join("both.html");
+    let (code, _, stderr) = run(["report", &csvs, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("Measured on 2 machines: 2 cores (Xeon); 16 cores (Xeon)."), "{page}");
+    assert_eq!(page.matches("<h3>").count(), 2, "one description per machine");
+    assert!(page.contains("<p><b>On 16 cores (Xeon):</b></p>"), "a table per machine");
+    // Each machine's panel apart: its own scale.
+    assert!(page.contains("multi-thread cloned-send on 2 cores (Xeon)</text>"), "{page}");
+    let cells = dir.path().join("both.cells.json");
+    let (code, _, stderr) = run(["cells", &csvs, "--out", cells.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&cells).unwrap()).unwrap();
+    let machines: std::collections::BTreeSet<&str> =
+        json["cells"].as_array().unwrap().iter().map(|cell| cell["machine"].as_str().unwrap()).collect();
+    assert_eq!(machines.into_iter().collect::<Vec<_>>(), ["16 cores (Xeon)", "2 cores (Xeon)"]);
+}
+
+#[test]
+fn one_machine_is_answered_as_before_and_names_no_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = a_run(dir.path(), "here.csv", 2, (100.0, 200.0));
+    machine(dir.path(), "here.csv", 2);
+    let (code, stdout, stderr) = run(["summary", here.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(json["bands"].as_array().unwrap().iter().all(|band| band.get("machine").is_none()), "{stdout}");
+    assert!(json.get("machines").is_none(), "{stdout}");
+}
+
+/// The 2-core reference run and the 16-core runs committed beside it.
+#[test]
+fn the_two_reference_machines_answer_every_multi_thread_band_at_each_capacity() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/reference");
+    let sixteen = root.join("16core-xeon-2026-11-26");
+    let csvs = [root.join("channel-bench-20261125T170442Z.csv"), sixteen.join("a.csv"), sixteen.join("b.csv")];
+    let csvs = csvs.map(|path| path.display().to_string()).join(",");
+    let (code, stdout, stderr) = run(["summary", &csvs, "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let multi = |band: &&Value| band["runtime"] == "multi-thread";
+    for cores in [2, 16] {
+        let on =
+            json["bands"].as_array().unwrap().iter().filter(multi).filter(|band| band["machine"]["cores"] == cores);
+        let answered = on.filter(|band| band["leader"].is_object()).count();
+        assert_eq!(answered, 12, "3 bands × 2 modes × 2 capacities on {cores} cores");
+    }
+    let changed: Vec<&Value> =
+        json["machines"].as_array().unwrap().iter().filter(|band| band["changes"] != Value::Array(vec![])).collect();
+    assert!(changed.len() >= 5, "{changed:?}");
+    assert!(changed.iter().all(|band| band["changes"][0]["behind"]["interval"][0].as_f64().unwrap() > 1.0));
 }

@@ -15,7 +15,6 @@ use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::load::ResultsFile;
-use crate::results::machines;
 use crate::results::metadata::{MachineId, Metadata};
 use crate::results::pool::{self, Run};
 
@@ -282,39 +281,24 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             html.display()
         )));
     }
-    let mut groups = machines::group(read_runs(csvs)?);
-    let html = target(&html, args.force, args.out.is_none() && groups.len() == 1, "the report")?;
+    let runs = read_runs(csvs)?;
+    // The machines' descriptions, one per machine, in the order first given.
+    let mut machines: Vec<Metadata> = Vec::new();
+    for metadata in runs.iter().filter_map(|run| run.metadata.as_ref()) {
+        let id = MachineId::of(Some(metadata));
+        if !machines.iter().any(|known| MachineId::of(Some(known)) == id) {
+            machines.push(metadata.clone());
+        }
+    }
+    let html = target(&html, args.force, args.out.is_none(), "the report")?;
     if let Target::Kept(path) = html {
         print_line(&format!("report: {}", paths::kept(path)));
         return Ok(ExitCode::SUCCESS);
     }
-    if groups.len() > 1 {
-        return report_machines(args, groups, html);
-    }
-    let metadata = groups[0][0].metadata.clone();
-    let (name, samples) = pooled(groups.remove(0), args.allow_different)?;
+    let (name, samples) = pooled(runs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let analysis = Analysis::of(&csvs[0].display().to_string(), &samples, metadata.as_ref());
-    html.put(&output::html::page(&name, &analysis, metadata.as_ref()), "report")?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `channel-bench report` of runs from several machines (or worker counts), `groups` of runs
-/// of one machine each: each group pooled, the picks side by side on stdout and in `html`.
-fn report_machines(args: &ReportArgs, groups: Vec<Vec<Run>>, html: Target) -> anyhow::Result<ExitCode> {
-    let mut each = Vec::new();
-    for runs in groups {
-        let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
-        let metadata = runs[0].metadata.clone();
-        let (_, file) = pooled(runs, args.allow_different)?;
-        let analysis = Analysis::of("", &file, metadata.as_ref());
-        each.push(machines::Machine { names, metadata, analysis });
-    }
-    let side = machines::side_by_side(&each);
-    if !matches!(html, Target::Stdout) {
-        print_line(output::machines::text(&each, &side).trim_end());
-    }
-    html.put(&output::machines::page(&each, &side), "report")?;
+    let analysis = Analysis::of(&csvs[0].display().to_string(), &samples, machines.first());
+    html.put(&output::html::page(&name, &analysis, &machines), "report")?;
     Ok(ExitCode::SUCCESS)
 }
 

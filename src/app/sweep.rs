@@ -55,7 +55,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let max_time = plan.max_time.as_secs_f64();
             output::open::max_time_line(&analysis.open, max_time, measured.cells).inspect(|line| print_line(line));
             let name = super::file_name(csv);
-            let page = output::html::page(&name, &analysis, metadata.as_ref());
+            let page = output::html::page(&name, &analysis, metadata.as_slice());
             print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
                 .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))

@@ -32,31 +32,10 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
 }
 
 /// The sections that follow the tables, in `format`: where the machine matters, then where
-/// capacity matters, each one line per band found at several places on its axis
-/// (`only_changes`: only those whose pick changes), the pick that holds, then where the pick
-/// changes; then the merged-recv rule.
+/// capacity matters ([`axis_section`]); then the merged-recv rule.
 pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
-    let mut out = String::new();
-    for axis in [Axis::Machine, Axis::Capacity] {
-        let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
-        let found = across(bands, axis);
-        let lines: Vec<String> = found.iter().filter(kept).map(|band| line(&said(band), format)).collect();
-        // The machines' tally is said even where no pick changes.
-        if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
-            continue;
-        }
-        let (what, each, every, that, _) = words(axis);
-        let bands =
-            if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
-        out.push_str(&format!(
-            "\nWhere {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where \
-             the pick changes, the verdict {that}):\n\n"
-        ));
-        if axis == Axis::Machine {
-            out.push_str(&format!("{}\n\n", Span::Text(tally(&found)).render(format)));
-        }
-        out.push_str(&list(lines, format));
-    }
+    let mut out = axis_section(bands, Axis::Machine, format, only_changes);
+    out.push_str(&axis_section(bands, Axis::Capacity, format, only_changes));
     if let Some(rule) = merged_rule(bands) {
         out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
     }
@@ -83,6 +62,29 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
         Axis::Capacity => ("capacity", "each capacity's", "at every capacity", "at that capacity", "at each"),
         Axis::Machine => ("the machine", "each machine's", "on every machine", "on that machine", "on each"),
     }
+}
+
+/// Where `axis` matters, in `format`: one line per band found at several places on it
+/// (`only_changes`: only those whose pick changes), the pick that holds, then where the pick
+/// changes; the machines' tally first. Empty when no band is found at several places.
+pub fn axis_section(bands: &[Recommendation], axis: Axis, format: Format, only_changes: bool) -> String {
+    let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
+    let found = across(bands, axis);
+    let lines: Vec<String> = found.iter().filter(kept).map(|band| line(&said(band), format)).collect();
+    // The machines' tally is said even where no pick changes.
+    if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
+        return String::new();
+    }
+    let (what, each, every, that, _) = words(axis);
+    let bands = if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
+    let mut out = format!(
+        "\nWhere {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the \
+         pick changes, the verdict {that}):\n\n"
+    );
+    if axis == Axis::Machine {
+        out.push_str(&format!("{}\n\n", Span::Text(tally(&found)).render(format)));
+    }
+    out + &list(lines, format)
 }
 
 /// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor)`: a place on its axis; `on 16

@@ -10,10 +10,11 @@ use super::format::{self, escape, number};
 use super::summary;
 use super::svg;
 use crate::registry::CAVEATS_CHECKED;
+use crate::results::across::Axis;
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
 use crate::results::column::Column;
-use crate::results::metadata::Metadata;
+use crate::results::metadata::{MachineId, Metadata};
 use crate::results::recommend::Recommendation;
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
@@ -22,15 +23,15 @@ text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;f
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
 pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{color:#555;font-size:13px}";
 
-/// The whole page of the CSV named `csv_name`: its analysis, and the machine it was measured on
-/// from the JSON beside it (`metadata`), when there is one.
-pub fn page(csv_name: &str, analysis: &Analysis, metadata: Option<&Metadata>) -> String {
+/// The whole page of the CSV named `csv_name` (or of several, pooled): its analysis, and the
+/// machines it was measured on from the JSON beside each run (`machines`, one per machine).
+pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> String {
     let name = escape(csv_name);
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>channel-bench: {name}</title>\n\
          <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{name}</small></h1>\n"
     );
-    if let Some(metadata) = metadata {
+    if let [metadata] = machines {
         let cpu = metadata.cpu_model.as_deref().unwrap_or("unknown CPU");
         let _ = writeln!(
             out,
@@ -40,6 +41,15 @@ pub fn page(csv_name: &str, analysis: &Analysis, metadata: Option<&Metadata>) ->
             metadata.cores,
             escape(&metadata.os),
             escape(&metadata.started_utc)
+        );
+    } else if machines.len() > 1 {
+        let each: Vec<String> = machines.iter().map(|m| escape(&MachineId::of(Some(m)).to_string())).collect();
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Measured on {} machines: {}. Each table and plot names its machine; where the pick \
+             changes with the machine follows the tables.</p>",
+            machines.len(),
+            each.join("; ")
         );
     }
     if !analysis.decisions.is_empty() {
@@ -75,7 +85,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, metadata: Option<&Metadata>) ->
             summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
         );
     }
-    machine(&mut out, metadata);
+    machine(&mut out, machines);
     out.push_str("</body>\n</html>\n");
     out
 }
@@ -112,6 +122,7 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
         }
         out.push_str("</table>\n");
     }
+    out.push_str(&super::across::axis_section(bands, Axis::Machine, Format::Html, false));
     out.push_str("</section>\n");
 }
 
@@ -147,11 +158,14 @@ fn plots(out: &mut String, cells: &CellsFile) {
         Some(((cell.tasks, figures.trimmed_mean, figures.samples.as_slice()), band))
     });
     for (first, series) in panels {
-        let several_workers =
-            cells.cells.iter().any(|cell| cell.runtime == first.runtime && cell.workers != first.workers);
+        let several_workers = cells.cells.iter().any(|cell| {
+            cell.machine == first.machine && cell.runtime == first.runtime && cell.workers != first.workers
+        });
         let notes = format::group_notes(several_workers.then_some(first.workers), None, &first.setting);
         let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
-        out.push_str(&svg::panel(&format!("{} {}{capacity}{notes}", first.runtime, first.mode), None, &series));
+        let machine = if first.machine.is_empty() { String::new() } else { format!(" on {}", first.machine) };
+        let title = format!("{} {}{capacity}{notes}{machine}", first.runtime, first.mode);
+        out.push_str(&svg::panel(&title, None, &series));
     }
     out.push_str("</div>\n</section>\n");
 }
@@ -210,12 +224,22 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
     out.push_str("</table>\n</section>\n");
 }
 
-fn machine(out: &mut String, metadata: Option<&Metadata>) {
+fn machine(out: &mut String, machines: &[Metadata]) {
     out.push_str("<section id=\"machine\">\n<h2>Machine and build</h2>\n");
-    let Some(metadata) = metadata else {
+    if machines.is_empty() {
         out.push_str("<p>No JSON beside the CSV: the machine and build are unknown.</p>\n</section>\n");
         return;
-    };
+    }
+    for metadata in machines {
+        if machines.len() > 1 {
+            let _ = writeln!(out, "<h3>{}</h3>", escape(&MachineId::of(Some(metadata)).to_string()));
+        }
+        machine_table(out, metadata);
+    }
+    out.push_str("</section>\n");
+}
+
+fn machine_table(out: &mut String, metadata: &Metadata) {
     let crates: Vec<String> = metadata.crates.iter().map(|(name, version)| format!("{name} {version}")).collect();
     let rows = [
         ("CPU", metadata.cpu_model.clone().unwrap_or_default()),
@@ -232,5 +256,5 @@ fn machine(out: &mut String, metadata: Option<&Metadata>) {
     for (name, value) in rows {
         let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
     }
-    out.push_str("</table>\n</section>\n");
+    out.push_str("</table>\n");
 }

@@ -17,7 +17,6 @@ pub mod files;
 pub mod format;
 pub mod html;
 pub mod machine;
-pub mod machines;
 pub mod open;
 pub mod paced;
 pub mod pool;

@@ -34,8 +34,9 @@ pub fn panels<'a>(
     cells: impl IntoIterator<Item = &'a CellResult>,
     point: impl Fn(&'a CellResult) -> Option<((u64, f64, &'a [f64]), Option<(f64, f64)>)>,
 ) -> Vec<(&'a CellResult, Vec<Series<'a>>)> {
-    let group =
-        |cell: &CellResult| (cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone());
+    let group = |cell: &CellResult| {
+        (cell.machine.clone(), cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone())
+    };
     let mut panels: Vec<(&CellResult, Vec<Series>)> = Vec::new();
     for cell in cells {
         let at = panels.iter().position(|(first, _)| group(first) == group(cell)).unwrap_or_else(|| {
@@ -55,8 +56,9 @@ pub fn panels<'a>(
     for line in panels.iter_mut().flat_map(|(_, series)| series) {
         line.points.sort_by_key(|point| point.0);
     }
-    // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
-    let place = |cell: &CellResult| (cell.runtime, cell.workers, cell.mode, cell.setting.clone());
+    // Each capacity of a machine, runtime, worker count, mode and setting beside the others,
+    // smallest first.
+    let place = |cell: &CellResult| (cell.machine.clone(), cell.runtime, cell.workers, cell.mode, cell.setting.clone());
     let places = first_seen(panels.iter().map(|(first, _)| place(first)));
     panels.sort_by_key(|(first, _)| (places.iter().position(|at| *at == place(first)), first.capacity));
     panels

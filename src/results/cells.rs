@@ -9,6 +9,7 @@ use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::metadata::MachineId;
 use super::paced::{self, PacedCell};
 use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
@@ -114,6 +115,10 @@ pub struct CellResult {
     pub capacity_label: String,
     /// Threads running tasks; 0 for files without the column.
     pub workers: u64,
+    /// The machine the cell was measured on (`16 cores (Intel(R) Xeon(R) Processor)`), when
+    /// the file holds runs of several; absent otherwise.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub machine: String,
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
     /// allocations), in words; empty for a default run.
     pub setting: String,
@@ -266,9 +271,13 @@ impl Figures {
 /// The per-cell results of `file`, read from the CSV named `csv`.
 pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFile {
     let several_capacities = file.order.iter().any(|key| key.workload.capacity != file.order[0].workload.capacity);
-    let name = |key: &CellKey| match several_capacities {
-        true => format!("{}/capacity={}", short_name(key), capacity_slug(key.workload.capacity)),
-        false => short_name(key),
+    let several_machines = file.order.iter().any(|key| key.machine != file.order[0].machine);
+    let name = |key: &CellKey| {
+        let name = match several_capacities {
+            true => format!("{}/capacity={}", short_name(key), capacity_slug(key.workload.capacity)),
+            false => short_name(key),
+        };
+        if several_machines { format!("{}/{name}", key.machine) } else { name }
     };
     let mut names: HashMap<String, usize> = HashMap::new();
     for key in &file.order {
@@ -328,6 +337,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         capacity: workload.capacity.slots(),
         capacity_label: workload.capacity.to_string(),
         workers: workload.workers,
+        machine: if key.machine == MachineId::default() { String::new() } else { key.machine.to_string() },
         setting: key.setting.clone(),
         ok: samples.ok.len(),
         failed: samples.failed,

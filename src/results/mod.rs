@@ -17,7 +17,6 @@ pub mod decide;
 pub mod decision;
 pub mod designs;
 pub mod load;
-pub mod machines;
 pub mod metadata;
 pub mod noise;
 pub mod paced;
