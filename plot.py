@@ -301,16 +301,29 @@ def drawn_cells(run: Run, metric: str) -> list[dict]:
     return [c for c in run.cells if not (metric in SCHEDULED and phase(c["setting"]))]
 
 
+def machine_labels(runs: list[Run], every: list[tuple]) -> list[str]:
+    """Each (file index, cell)'s machine, when the cells come from several: the cell's own (a file
+    of several machines names each cell's), else its file's cores from the JSON beside it; all ""
+    for one machine, whose panels name none. Each machine gets rows of its own: its own scale."""
+    def machine(k: int, cell: dict) -> str:
+        cores = runs[k].machine.get("cores")
+        return cell.get("machine") or (f"{cores} cores" if cores else "")
+    labels = [machine(k, cell) for k, cell in every]
+    return labels if len(set(labels)) > 1 else [""] * len(labels)
+
+
 def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | None = None) -> Figure:
     """A row of panels per capacity and mode, a column per runtime; per channel, setting and file a
     line through the trimmed means, and the samples as points. log_y None: the metric's default."""
     label_text, default_log, _ = METRICS[metric]
     every = [(k, cell) for k, run in enumerate(runs) for cell in drawn_cells(run, metric)]
+    machines = machine_labels(runs, every)
     panels: dict[tuple, list] = {}
-    for k, cell in every:
-        panels.setdefault(((capacity_label(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
+    for (k, cell), machine in zip(every, machines):
+        panels.setdefault(((machine, capacity_label(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
     modes = ordered((c["mode"] for _, c in every), MODE_ORDER)
-    rows = [(cap, mode) for cap in dict.fromkeys(capacity_label(c) for _, c in every) for mode in modes]
+    rows = [(machine, cap, mode) for machine in dict.fromkeys(machines)
+            for cap in dict.fromkeys(capacity_label(c) for _, c in every) for mode in modes]
     settings = sorted({style_key(c) for _, c in every})
 
     def draw(ax, k, cells, name, look):
@@ -325,9 +338,9 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
 
     fig, placed = grid(rows, ordered((c["runtime"] for _, c in every), RUNTIME_ORDER), panels, 6.2, 3.6)
     emphasised = False
-    for ax, (cap, mode), runtime, panel in placed:
+    for ax, (machine, cap, mode), runtime, panel in placed:
         workers = f"workers {describe(c['workers'] for _, c in panel)}"
-        ax.set_title(" · ".join(filter(None, [mode, runtime, workers, cap])), fontsize=10)
+        ax.set_title(" · ".join(filter(None, [machine, mode, runtime, workers, cap])), fontsize=10)
         ax.set_ylabel(label_text)
         emphasised |= draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}),
                                  default_log if log_y is None else log_y, line_name, draw)

@@ -226,6 +226,22 @@ def test_several_files_overlay_with_distinct_styles_and_the_same_colours(tmp_pat
     assert labels_of(plot.build_figure([before, after]).axes[0]) == ["flume · after", "flume · before"]
 
 
+def test_each_machine_has_panels_of_its_own_at_its_own_scale(tmp_path):
+    two = {"cpu_model": "Xeon", "cores": 2, "os": "linux", "hostname": "vm"}
+    sixteen = dict(two, cores=16)
+    fast = [c for c in sweep(modes=("cloned-send",), runtimes=("multi-thread",))]
+    slow = [dict(c, ns_per_message=figures([v * 40 for v in c["ns_per_message"]["samples"]])) for c in fast]
+    fig = plot.build_figure([load(tmp_path, fast, "two.csv", two), load(tmp_path, slow, "sixteen.csv", sixteen)])
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split(" · ")[0] for t in titles] == ["2 cores", "16 cores"], titles
+    tops = [ax.get_ylim()[1] for ax in fig.axes]
+    assert tops[1] > 10 * tops[0], tops
+    # One file of several machines names each cell's machine: the same panels.
+    cells = [dict(c, machine="2 cores (Xeon)") for c in fast] + [dict(c, machine="16 cores (Xeon)") for c in slow]
+    fig = plot.build_figure([load(tmp_path, cells, "both.csv")])
+    assert [ax.get_title().split(" · ")[0] for ax in fig.axes] == ["2 cores (Xeon)", "16 cores (Xeon)"]
+
+
 def test_colours_equal_across_plots(tmp_path):
     colours = []
     for name, channels in (("one.csv", ["kanal", "flume"]), ("two.csv", ["flume", "zebra-chan", "kanal"])):

@@ -25,8 +25,9 @@ pub fn title(decision: &Decision) -> String {
 pub fn room(decision: &Decision) -> String {
     let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
     let (participants, runtime, mode, burst) = (decision.participants, decision.runtime, decision.mode, decision.burst);
+    let machine = decision.machine.as_ref().map_or(String::new(), |machine| format!(", on {machine}"));
     format!(
-        "{participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {})",
+        "{participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {}{machine})",
         decision.capacity
     )
 }

@@ -130,7 +130,7 @@ fn table(bands: &[PacedBand]) -> Table {
         if with_not_ranked {
             cells.push(vec![Span::Text(not_ranked(band))]);
         }
-        table.rows.push((None, cells));
+        table.rows.push((format::section(&band.band).filter(|_| band.band.machine.is_some()), cells));
     }
     table
 }

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::band::GroupKey;
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::metadata::MachineId;
 use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
 use super::paced::{self, PacedCell};
 use crate::run::measure::RuntimeKind;
@@ -63,6 +64,8 @@ pub struct Decision {
     pub setting: String,
     /// The capacity the room's channels ran at.
     pub capacity: Capacity,
+    /// The machine the room was measured on, when the file holds several; `None` otherwise.
+    pub machine: Option<MachineId>,
     /// Messages per frame (`--burst`).
     pub burst: u64,
     /// Nanoseconds between a participant's frames (`--pace`).
@@ -269,6 +272,7 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         mode: room.mode,
         setting,
         capacity,
+        machine: file.order.iter().any(|key| key.machine != room.machine).then(|| room.machine.clone()),
         burst,
         interval_ns,
         pick: pick.map(Cells::seat),
