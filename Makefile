@@ -36,20 +36,22 @@ plot:
 # The reference runs' summary (.md), cells (.cells.json) and report (.html) beside each CSV, and
 # README.md's short answers between their markers, and the PNGs the README shows under them,
 # regenerated: CSV= the default sweep's, SFU= a `channel-bench sfu` run's (either or both); then
-# `make test` checks they agree.
+# `make test` checks they agree. Each may list other machines' runs after the reference run
+# (CSV="results/X.csv other/a.csv"): the README's answer reads them beside it, per machine.
 answer:
 	@if [ -z "$(CSV)$(SFU)" ]; then echo "answer: give the reference run: make answer CSV=results/X.csv [SFU=results/Y.csv]"; exit 2; fi
 	$(CARGO) build --release --locked
-	@for csv in $(CSV) $(SFU); do \
+	@for csv in $(firstword $(CSV)) $(firstword $(SFU)); do \
 	  $(BIN) summary --force $$csv >/dev/null && $(BIN) cells --force $$csv && $(BIN) report --force $$csv || exit 1; \
 	done
 	@mkdir -p target
-	@if [ -n "$(CSV)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(CSV) BLOCK=summary; fi
-	@if [ -n "$(SFU)" ]; then $(MAKE) --no-print-directory readme-block RUN=$(SFU) BLOCK=sfu; fi
-	@for csv in $(CSV) $(SFU); do $(MAKE) --no-print-directory plot CSV=$$csv PLOTFLAGS=--force || exit 1; done
+	@if [ -n "$(CSV)" ]; then $(MAKE) --no-print-directory readme-block RUN="$(CSV)" BLOCK=summary; fi
+	@if [ -n "$(SFU)" ]; then $(MAKE) --no-print-directory readme-block RUN="$(SFU)" BLOCK=sfu; fi
+	@for csv in $(firstword $(CSV)) $(firstword $(SFU)); do $(MAKE) --no-print-directory plot CSV=$$csv PLOTFLAGS=--force || exit 1; done
 
 # README.md's block between `<!-- BEGIN channel-bench BLOCK --short RUN -->` and
-# `<!-- END channel-bench BLOCK -->` replaced by `channel-bench summary --short RUN`.
+# `<!-- END channel-bench BLOCK -->` replaced by `channel-bench summary --short RUN` (RUN: one
+# CSV, or several of several machines, the reference run first).
 readme-block:
 	$(BIN) summary --short $(RUN) >target/short-answer.md
 	awk -v csv="$(RUN)" -v block="$(BLOCK)" -v answer=target/short-answer.md \

@@ -265,19 +265,21 @@ const BEGIN: &str = "<!-- BEGIN channel-bench summary --short ";
 /// What closes it.
 const END: &str = "<!-- END channel-bench summary -->";
 
-/// The README's short-answer block and the CSV it says it comes from.
-fn readme_answer() -> (String, PathBuf) {
+/// The README's short-answer block and the CSVs it says it comes from: the reference run
+/// first, then other machines' runs read beside it.
+fn readme_answer() -> (String, Vec<PathBuf>) {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let start = readme.find(BEGIN).unwrap_or_else(|| panic!("README.md has no {BEGIN}… -->"));
-    let (csv, rest) = readme[start + BEGIN.len()..].split_once(" -->\n").expect("the marker ends with -->");
+    let (csvs, rest) = readme[start + BEGIN.len()..].split_once(" -->\n").expect("the marker ends with -->");
     let block = &rest[..rest.find(END).unwrap_or_else(|| panic!("README.md has no {END}"))];
-    (block.to_owned(), root().join(csv))
+    (block.to_owned(), csvs.split_whitespace().map(|csv| root().join(csv)).collect())
 }
 
 #[test]
 fn the_readme_short_answer_is_the_reference_runs() {
-    let (block, reference) = readme_answer();
-    let output = common::bench().args(["summary", "--short"]).arg(&reference).output().unwrap();
+    let (block, runs) = readme_answer();
+    let reference = &runs[0];
+    let output = common::bench().args(["summary", "--short"]).args(&runs).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let short = String::from_utf8(output.stdout).unwrap();
     let csv = reference.strip_prefix(root()).unwrap().display();
@@ -289,7 +291,8 @@ fn the_readme_short_answer_is_the_reference_runs() {
 
 #[test]
 fn the_reference_runs_summary_is_committed_beside_it_and_in_its_results_page() {
-    let (_, reference) = readme_answer();
+    let (_, runs) = readme_answer();
+    let reference = runs[0].clone();
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join(reference.file_name().unwrap());
     std::fs::copy(&reference, &csv).unwrap();

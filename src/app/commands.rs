@@ -71,13 +71,24 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
 /// `runs` as one file, named as [`read_pooled`] names them: the runs of each sweep of each
 /// machine pooled (`results::pool`), several machines side by side, each cell keyed on its own.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    let names: Vec<String> = runs.iter().map(|run| run.name.clone()).collect();
-    let name = match names.len() {
+    let named = |names: Vec<String>| match names.len() {
         1 => names[0].clone(),
         count => format!("{} ({count} runs pooled)", names.join(", ")),
     };
+    let machines = pool::sweeps(runs);
+    let name = match machines.len() {
+        1 => named(machines[0].1.iter().flatten().map(|run| run.name.clone()).collect()),
+        _ => (machines.iter())
+            .map(|(machine, sweeps)| {
+                // By file name: each machine's runs are named by the machine.
+                let names = sweeps.iter().flatten().map(|run| file_name(Path::new(&run.name))).collect();
+                format!("{} on {machine}", named(names))
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
     let mut parts = Vec::new();
-    for (machine, sweeps) in pool::sweeps(runs) {
+    for (machine, sweeps) in machines {
         for runs in sweeps {
             if let Some(line) = pool::refusal(&runs, allow_different_builds) {
                 return Err(usage(format!("cannot pool these runs: {line}")));
