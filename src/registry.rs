@@ -22,6 +22,10 @@ pub struct ChannelEntry {
     pub probe_capacity: fn(capacity: usize, senders: usize) -> usize,
     /// The crate's known safety and liveness problems, shown wherever the channel is ranked.
     pub caveats: &'static [Caveat],
+    /// [`Channel::set_up`].
+    pub set_up: fn(),
+    /// [`Channel::SETUP`].
+    pub setup: &'static str,
 }
 
 /// A known problem of a channel's crate, reported upstream or shown here, that a user should
@@ -140,6 +144,8 @@ impl ChannelEntry {
             prepare: scenario::prepare::<C>,
             probe_capacity: channel::probe_capacity::<C>,
             caveats: &[],
+            set_up: C::set_up,
+            setup: C::SETUP,
         }
     }
 
@@ -239,6 +245,33 @@ pub fn known() -> impl Iterator<Item = &'static ChannelEntry> {
 /// Looks a channel up by its [`Channel::NAME`].
 pub fn find(name: &str) -> Option<&'static ChannelEntry> {
     known().find(|entry| entry.name == name)
+}
+
+/// The variable that, set to `none`, leaves every crate as it comes (no [`Channel::set_up`]):
+/// to measure what a setup changes (`ab --baseline-env CHANNEL_BENCH_CRATE_SETUP=none`).
+pub const SETUP_VARIABLE: &str = "CHANNEL_BENCH_CRATE_SETUP";
+
+/// Sets up every channel of `channels` as its crate's docs advise, once per process before any
+/// channel is made, unless [`SETUP_VARIABLE`] is `none`.
+pub fn set_up<'a>(channels: impl IntoIterator<Item = &'a ChannelEntry>) {
+    if !setup_left_out() {
+        channels.into_iter().for_each(|channel| (channel.set_up)());
+    }
+}
+
+/// What [`set_up`] does for each crate of `channels`, for the run's JSON: its setup, `none
+/// advised`, or `left out (…)` under [`SETUP_VARIABLE`].
+pub fn setups<'a>(channels: impl IntoIterator<Item = &'a ChannelEntry>) -> std::collections::BTreeMap<String, String> {
+    let said = |channel: &ChannelEntry| match channel.setup {
+        "" => "none advised".to_owned(),
+        setup if setup_left_out() => format!("left out ({SETUP_VARIABLE}=none): {setup}"),
+        setup => setup.to_owned(),
+    };
+    channels.into_iter().map(|channel| (channel.crate_name.to_owned(), said(channel))).collect()
+}
+
+fn setup_left_out() -> bool {
+    std::env::var(SETUP_VARIABLE).is_ok_and(|value| value == "none")
 }
 
 #[cfg(test)]

@@ -183,15 +183,17 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
     let Some(markdown) = markdown else {
         let metadata = if args.json { None } else { metadata(csv) };
-        let analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
+        let mut analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
+        analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
         if args.json {
             print!("{}", output::answer::json(&name, &analysis));
         } else if args.short {
-            let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions);
+            let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions, &analysis.keep);
             print!("{}", output::paced::beside(&short, &analysis, Form::Short));
         } else {
-            let text = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
+            let text = output::summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Text);
             print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
+            output::open::oversubscribed(&analysis).iter().for_each(|line| print_line(line));
             print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
             print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
         }
@@ -201,7 +203,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     if !matches!(markdown, Target::Stdout) {
         print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
     }
-    let analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
+    let mut analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
+    analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
     print_summary(&name, &analysis, &samples, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -253,11 +256,12 @@ pub(crate) fn print_summary(
     samples: &ResultsFile,
     markdown: Target,
 ) -> anyhow::Result<()> {
-    let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions);
+    let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions, &analysis.keep);
     let mut text = output::paced::beside(&text, analysis, Form::Markdown);
-    let console = output::summary::console(&analysis.bands, &analysis.versions, Format::Text);
+    let console = output::summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Text);
     let mut console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
+    open.extend(output::open::oversubscribed(analysis));
     let messages = crate::cli::DEFAULT_MESSAGES;
     if samples
         .order

@@ -51,6 +51,9 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
         plan.samples, plan.warmup
     ));
     print_line(&estimate::wall_time_line(plan));
+    if let Some(line) = plan.oversubscription() {
+        print_line(&format!("note: {line}"));
+    }
     if let Some((cell, peak)) = estimate::largest_cell(plan) {
         let available = estimate::available_memory().map_or_else(String::new, |(bytes, source)| {
             format!(", of {} available ({source})", estimate::bytes_text(u128::from(bytes)))

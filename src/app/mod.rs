@@ -68,6 +68,8 @@ fn run(
     {
         return Err(usage(format!("two channels are named {:?}: give each channel a name of its own", taken.name)));
     }
+    // Before any channel is made, in this process and in each round's (the same binary).
+    registry::set_up(registry::known().chain(extra));
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(error) if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {

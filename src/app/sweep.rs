@@ -91,7 +91,8 @@ pub(super) fn measure(
     let mut csv = CsvWriter::create(set.csv(), plan.force)?;
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     let metadata = machine::describe(&plan.channels, command_line, started_utc);
-    crate::results::metadata::Metadata { builds, ..metadata }.write(&set.json())?;
+    let keep = plan.keep.iter().map(|channel| channel.to_string()).collect();
+    crate::results::metadata::Metadata { builds, keep, ..metadata }.write(&set.json())?;
     let stop = StopSignals::install()?;
     let watchdog =
         Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;
@@ -102,6 +103,9 @@ pub(super) fn measure(
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
+    if let Some(line) = plan.oversubscription() {
+        print_line(&format!("note: {line}"));
+    }
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
     console.header(&plan.workloads(plan.tasks[0])[0]);
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;

@@ -214,10 +214,16 @@ pub struct Crossfire;
 
 impl Channel for Crossfire {
     const NAME: &'static str = "crossfire";
+    const SETUP: &'static str = "crossfire::detect_backoff_cfg(): yield instead of spinning when the process has one \
+                                 CPU; with two or more it leaves the default";
     type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
     // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
     // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.
     type Receiver = crossfire::stream::AsyncStream<crossfire::mpsc::Array<Message>>;
+
+    fn set_up() {
+        crossfire::detect_backoff_cfg();
+    }
 
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);

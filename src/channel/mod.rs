@@ -82,6 +82,14 @@ pub trait Channel: 'static {
     /// The adapter subtracts them, so a channel with `s` senders needs `capacity >= s * SLOTS_PER_SENDER`.
     const SLOTS_PER_SENDER: usize = 0;
 
+    /// What [`Channel::set_up`] does, as the run's JSON and docs/channels.md record it; empty
+    /// when the crate's docs advise no setup.
+    const SETUP: &'static str = "";
+
+    /// The setup the crate's docs advise for the host, once per process before any channel is
+    /// made (a backoff tuned to the CPUs, say); nothing by default.
+    fn set_up() {}
+
     /// Sending half; cloned once per sending task in cloned-send.
     type Sender: Clone + Send + 'static;
     /// Receiving half.

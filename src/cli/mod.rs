@@ -155,6 +155,10 @@ pub struct SummaryArgs {
     /// verdicts, the careful pick; per paced band the same for p99, CPU and frames overflowed), and write nothing
     #[arg(long, conflicts_with = "short")]
     pub json: bool,
+    /// Comma-separated channels you follow: each table gives each one's verdict against the band's
+    /// pick [default: the run's --keep, from its JSON]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub keep: Option<Vec<String>>,
     /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,

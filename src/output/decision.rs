@@ -46,7 +46,7 @@ fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
 /// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
 /// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
 /// whole process's; the pick set apart. Only `use` when no channel could be picked.
-pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
+pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span>)> {
     let Some(pick) = &decision.pick else {
         return vec![(
             "use",
@@ -91,9 +91,7 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
         .iter()
         .map(|(channel, why)| match why {
             Avoid::KnownProblem => vec![Span::Channel(channel.clone(), true)],
-            Avoid::PacerBehind => vec![Span::Text(format!("{channel} (pacer behind)"))],
-            Avoid::Failed => vec![Span::Text(format!("{channel} (failed)"))],
-            Avoid::Disturbed => vec![Span::Text(format!("{channel} (every sample disturbed)"))],
+            _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
         })
         .collect();
     if !avoid.is_empty() {
@@ -107,8 +105,38 @@ pub fn card(decision: &Decision) -> Vec<(&'static str, Vec<Span>)> {
         tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
         lines.push(("tie", tie));
     }
+    lines.extend(yours(decision, keep).map(|line| ("yours", vec![Span::Text(line)])));
     lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
     lines
+}
+
+/// Why a channel is avoided, in the card's words.
+fn avoided(why: Avoid) -> &'static str {
+    match why {
+        Avoid::KnownProblem => "a known problem",
+        Avoid::PacerBehind => "pacer behind",
+        Avoid::Failed => "failed",
+        Avoid::Disturbed => "every sample disturbed",
+    }
+}
+
+/// The channels the user follows (`--keep`) against the room's pick: `tokio-mpsc is the pick`,
+/// `flume: within the noise of the pick on drops and CPU`, `kanal: avoid (a known problem)`,
+/// `flume: behind the pick on drops in phase or CPU out of phase`; `None` without any.
+fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
+    let pick = decision.pick.as_ref()?;
+    let said: Vec<String> = keep
+        .iter()
+        .map(|channel| match decision.avoid.iter().find(|(name, _)| name == channel) {
+            _ if pick.channel == *channel => format!("{channel} is the pick"),
+            Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
+            None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
+                format!("{channel}: within the noise of the pick on drops and CPU")
+            }
+            None => format!("{channel}: behind the pick on drops in phase or CPU out of phase"),
+        })
+        .collect();
+    (!said.is_empty()).then(|| said.join("; "))
 }
 
 /// The room's samples left out of every figure, and why: `2 of 52 samples (1 steal tick, 1
@@ -120,9 +148,9 @@ fn left_out(decision: &Decision) -> Option<String> {
 }
 
 /// The card as lines in `format`, `label: value`, the labels aligned.
-pub fn card_lines(decision: &Decision, format: Format) -> Vec<String> {
+pub fn card_lines(decision: &Decision, keep: &[String], format: Format) -> Vec<String> {
     let label = |label: &str| Span::Text(format!("{:<LABEL$}", format!("{label}:")));
-    card(decision).into_iter().map(|(name, value)| line(&[vec![label(name)], value].concat(), format)).collect()
+    card(decision, keep).into_iter().map(|(name, value)| line(&[vec![label(name)], value].concat(), format)).collect()
 }
 
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does
@@ -206,7 +234,7 @@ pub fn json(decision: &Decision) -> Value {
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
-        "card": card_lines(decision, Format::Text),
+        "card": card_lines(decision, &[], Format::Text),
         "title": title(decision),
         "text": line(&explanation(decision), Format::Text),
     })

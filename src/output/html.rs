@@ -55,7 +55,8 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
     if !analysis.decisions.is_empty() {
         let _ = writeln!(out, "<section id=\"decision\">\n<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
         for decision in &analysis.decisions {
-            let (title, card) = (escape(&title(decision)), list(card_lines(decision, Format::Html), Format::Html));
+            let (title, card) =
+                (escape(&title(decision)), list(card_lines(decision, &analysis.keep, Format::Html), Format::Html));
             let explanation = line(&explanation(decision), Format::Html);
             let _ = writeln!(out, "<p>{title}</p>\n<ul class=\"card\">\n{card}</ul>\n<p>{explanation}</p>");
         }
@@ -64,7 +65,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
     if analysis.only_paced {
         out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
     } else {
-        answer(&mut out, &analysis.bands);
+        answer(&mut out, &analysis.bands, &analysis.keep);
     }
     let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(&super::pool::noise_line(analysis.runs)));
     let _ =
@@ -82,7 +83,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
             out,
             "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
              prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            summary::console(&analysis.bands, &analysis.versions, Format::Pre).trim_end()
+            summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Pre).trim_end()
         );
     }
     machine(&mut out, machines);
@@ -90,7 +91,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
     out
 }
 
-fn answer(out: &mut String, bands: &[Recommendation]) {
+fn answer(out: &mut String, bands: &[Recommendation], keep: &[String]) {
     let _ = writeln!(
         out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
@@ -105,20 +106,24 @@ fn answer(out: &mut String, bands: &[Recommendation]) {
         if let Some(section) = &section {
             let _ = writeln!(out, "<p><b>{}:</b></p>", escape(&capitalized(section)));
         }
+        let yours = if keep.is_empty() { String::new() } else { format!("<th>{}</th>", summary::YOURS) };
         let _ = writeln!(
             out,
             "<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th><th>pick (ns/message)</th><th>{}</th>\
-             <th>next, how far behind</th><th>not ranked (failures)</th></tr>",
+             <th>next, how far behind</th>{yours}<th>not ranked (failures)</th></tr>",
             summary::CAREFUL
         );
         for band in bands.iter().filter(|band| format::section(&band.band) == section) {
-            let cells: Vec<String> = summary::short_row(band).iter().map(|cell| line(cell, Format::Html)).collect();
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td class=\"careful\">{}</td><td>{}</td>\
-                 <td>{}</td></tr>",
-                cells[0], cells[1], cells[2], cells[3], cells[4], cells[5], cells[6]
-            );
+            let cells: Vec<String> =
+                summary::short_row(band, keep).iter().map(|cell| line(cell, Format::Html)).collect();
+            let class = |at: usize| match at {
+                3 => ("<td><b>", "</b></td>"),
+                4 => ("<td class=\"careful\">", "</td>"),
+                _ => ("<td>", "</td>"),
+            };
+            let row: String =
+                cells.iter().enumerate().map(|(at, cell)| format!("{}{cell}{}", class(at).0, class(at).1)).collect();
+            let _ = writeln!(out, "<tr>{row}</tr>");
         }
         out.push_str("</table>\n");
     }

@@ -18,6 +18,8 @@ pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_u
         git_commit: git_commit(),
         command_line,
         started_utc,
+        setup: registry::setups(channels.iter().copied()),
+        keep: Vec::new(),
         builds: Vec::new(),
     }
 }

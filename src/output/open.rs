@@ -1,7 +1,9 @@
 //! The bands a run left open, each with what would likely decide it
 //! (`results::decide`), as lines for the console and the summary.
 
+use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
+use crate::run::measure::RuntimeKind;
 
 /// One line per open band.
 pub fn lines(open: &[Open]) -> Vec<String> {
@@ -9,8 +11,13 @@ pub fn lines(open: &[Open]) -> Vec<String> {
         .map(|open| {
             let band = &open.band;
             let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-            let at = band.band.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
-            let name = format!("{} {}{at} {}", band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
+            let at = super::format::section(&band.band).map_or(String::new(), |section| format!(" {section}"));
+            let workers = match band.band.runtime {
+                RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
+                RuntimeKind::CurrentThread => String::new(),
+            };
+            let (runtime, mode, size) = (band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
+            let name = format!("{runtime}{workers} {mode}{at} {size}");
             match open.needed {
                 Needed::Rounds(rounds) => format!(
                     "open: {name}: {leader} against {}: about {rounds} more rounds a task count ({:.1} s) would likely decide it",
@@ -40,4 +47,13 @@ pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<Strin
              here (the duels' time is --max-time × {cells} cells)"
         )
     })
+}
+
+/// One `note:` line per multi-thread worker count above its machine's cores: what such a
+/// run's figures measure (`plan::oversubscribed`).
+pub fn oversubscribed(analysis: &Analysis) -> Vec<String> {
+    let lines = analysis.oversubscribed.iter();
+    lines
+        .map(|&(workers, cores)| format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))
+        .collect()
 }

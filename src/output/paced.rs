@@ -139,12 +139,13 @@ fn table(bands: &[PacedBand]) -> Table {
 pub const DECISION_HEADING: &str = "for your room";
 
 /// The decisions for a room (`output::decision`), each its card and explanation under
-/// [`DECISION_HEADING`].
-pub fn decisions(decisions: &[Decision], form: Form) -> String {
+/// [`DECISION_HEADING`], with the channels the user follows (`keep`) against each pick.
+pub fn decisions(decisions: &[Decision], keep: &[String], form: Form) -> String {
     let mut out = String::new();
     for decision in decisions {
         let (format, room) = (form.format(), room(decision));
-        let (card, explanation) = (list(card_lines(decision, format), format), line(&explanation(decision), format));
+        let (card, explanation) =
+            (list(card_lines(decision, keep, format), format), line(&explanation(decision), format));
         let _ = match form {
             Form::Text => writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", title(decision)),
             Form::Markdown => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}\n{explanation}\n"),
@@ -173,7 +174,7 @@ pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
             format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
         }
     };
-    let decided = decisions(&analysis.decisions, form);
+    let decided = decisions(&analysis.decisions, &analysis.keep, form);
     if !analysis.only_paced {
         return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
     }

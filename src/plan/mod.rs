@@ -19,6 +19,14 @@ pub mod estimate;
 
 pub use cell::Cell;
 
+/// `--workers 32 on 2 cores: …`: what the answer of a run with more workers than cores measures.
+pub fn oversubscribed(workers: &str, cores: usize) -> String {
+    format!(
+        "--workers {workers} on {cores} cores: the runtime's worker threads share the cores, so the multi-thread \
+         figures measure oversubscription, not a machine with that many cores"
+    )
+}
+
 /// A validated sweep: everything the run needs, every combination known to be possible.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -86,6 +94,16 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// One line when a `--workers` count is above this host's cores, which the sweep measures
+    /// oversubscribed: `None` when every count fits.
+    pub fn oversubscription(&self) -> Option<String> {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let measured = self.runtimes.contains(&RuntimeKind::MultiThread);
+        let above: Vec<String> =
+            self.workers.iter().filter(|&&workers| workers > cores).map(|w| w.to_string()).collect();
+        (measured && !above.is_empty()).then(|| oversubscribed(&above.join(","), cores))
+    }
+
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's
     /// frames (bursts) of `--duration` (over the interval, at least one) times the burst.
     pub fn messages_at(&self, tasks: usize) -> u64 {

@@ -3,6 +3,8 @@
 //! figures and the crate versions. Every output renders from it; none calls a ranking, noise
 //! or decision function of its own.
 
+use std::collections::BTreeSet;
+
 use super::cells::{self, CellsFile};
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
@@ -13,6 +15,7 @@ use super::noise::FileNoise;
 use super::paced::{self, PacedBand};
 use super::recommend::{self, Recommendation};
 use super::versions::{self, Versions};
+use crate::run::measure::RuntimeKind;
 
 /// Everything the outputs say of a file.
 #[derive(Debug, Clone)]
@@ -37,6 +40,13 @@ pub struct Analysis {
     pub only_paced: bool,
     /// How many runs the file pools (1 for one).
     pub runs: usize,
+    /// The channels the user follows (`--keep`, from the run's JSON, or `summary --keep`): each
+    /// table gives each one's verdict against the band's pick.
+    pub keep: Vec<String>,
+    /// Each multi-thread worker count above its machine's cores (the run's JSON), with those
+    /// cores: figures of an oversubscribed runtime. Empty when every count fits or the cores
+    /// are unknown.
+    pub oversubscribed: Vec<(u64, usize)>,
 }
 
 impl Analysis {
@@ -54,7 +64,18 @@ impl Analysis {
             versions: versions::versions(file, metadata),
             only_paced: paced::only_paced(file),
             runs: file.runs.max(1),
+            keep: metadata.map_or_else(Vec::new, |metadata| metadata.keep.clone()),
+            oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
             bands,
         }
     }
+}
+
+/// Each multi-thread worker count of `file` above its machine's cores (the cell's machine, or
+/// `cores` for a file of one machine), with those cores, in order.
+fn oversubscribed(file: &ResultsFile, cores: usize) -> Vec<(u64, usize)> {
+    let multi = file.order.iter().filter(|key| key.runtime == RuntimeKind::MultiThread);
+    let on = multi.map(|key| (key.workload.workers, if key.machine.cores > 0 { key.machine.cores } else { cores }));
+    let above: BTreeSet<(u64, usize)> = on.filter(|&(workers, cores)| cores > 0 && workers > cores as u64).collect();
+    above.into_iter().collect()
 }

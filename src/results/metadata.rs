@@ -29,6 +29,14 @@ pub struct Metadata {
     pub command_line: Vec<String>,
     /// When the sweep started, RFC 3339 UTC.
     pub started_utc: String,
+    /// Each channel crate's setup as its docs advise for the host (`Channel::SETUP`), or `none
+    /// advised`; empty in files older than it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub setup: std::collections::BTreeMap<String, String>,
+    /// The channels the run kept (`--keep`): the user's own, whose verdict against each band's
+    /// pick the answer gives; empty when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep: Vec<String>,
     /// The two builds of a paired A/B run (`ab`), baseline first; empty in every other run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub builds: Vec<Build>,

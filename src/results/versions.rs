@@ -79,6 +79,8 @@ mod tests {
             git_commit: None,
             command_line: Vec::new(),
             started_utc: String::new(),
+            setup: Default::default(),
+            keep: Vec::new(),
             builds: Vec::new(),
         }
     }

@@ -26,11 +26,11 @@ fn renders_say_tied_or_name_the_winner_with_its_ratio() {
         ("kanal", 64, &steady, 0),
         ("flume", 64, &noisy, 0),
     ]));
-    let text = console(&bands, &built(), Format::Text);
+    let text = console(&bands, &built(), &[], Format::Text);
     assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
     assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
     assert!(text.contains("\n  medium (64)      kanal† 100 ≈ flume, within "), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built());
+    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
     let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
     assert!(markdown.contains(row), "{markdown}");
     assert!(markdown.contains("| medium (64) | **kanal†** 100 ≈ flume, within "), "{markdown}");
@@ -46,7 +46,7 @@ fn a_channel_with_a_mixed_cell_is_marked() {
     let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
     let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
     let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]));
-    let text = console(&bands, &built(), Format::Text);
+    let text = console(&bands, &built(), &[], Format::Text);
     // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
     let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
     assert!(text.contains(line), "{text}");
@@ -86,10 +86,10 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);
-    let text = console(&bands, &built(), Format::Text);
+    let text = console(&bands, &built(), &[], Format::Text);
     assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs ["), "{text}");
     assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built());
+    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
     assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
     assert!(
         markdown.contains("| tokio (2 failed sample(s) at tasks 1) |")
@@ -102,10 +102,10 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
 fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
     let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
     let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]));
-    let text = console(&bands, &built(), Format::Text);
+    let text = console(&bands, &built(), &[], Format::Text);
     assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built());
-    let short = short_markdown("x.csv", &bands, &built());
+    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
+    let short = short_markdown("x.csv", &bands, &built(), &[]);
     // A clean winner is its own careful pick, said once.
     assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× [1."), "{short}");
     assert!(text.contains("fastest with no known problem: same\n"), "{text}");
