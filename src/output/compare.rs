@@ -207,8 +207,8 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     let _ = write!(
         out,
         "\nmixed cells (more than one cluster): {mixed_old} in old, {mixed_new} in new, {mixed_both} in both\n\
-         disturbed samples left out (a steal tick, a pacer late, CPU or switches far above the cell's others, or a slow \
-         stretch): {disturbed_old} in old, {disturbed_new} in new\nsame fastest channel (lowest trimmed mean) in {} of \
+         disturbed samples left out (a pacer late, CPU, switches or waiting to run far above the cell's others, a slow \
+         stretch, or a steal tick): {disturbed_old} in old, {disturbed_new} in new\nsame fastest channel (lowest trimmed mean) in {} of \
          {} (runtime, mode, tasks) groups; summary bands: leaders overlap in {} of {}, a clear winner contradicted in {}",
         agree.same_fastest, agree.groups, agree.bands_overlapping, agree.bands, agree.bands_contradicted
     );

@@ -63,6 +63,7 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         phase: pace.map(|pace| pace.phase),
         involuntary_switches: measured.involuntary_switches,
         steal_ns: measured.steal.map(saturating_nanos),
+        run_delay_ns: measured.run_delay.map(saturating_nanos),
         ..paced_fields(workload, measured)
     }
 }

@@ -141,6 +141,11 @@ pub struct Record {
     /// `--task-capacity`: the slots of each task's own channel in merged-recv, the capacity the
     /// cell is ranked at; empty when the tasks shared `capacity`, and in files without the column.
     pub task_capacity: Option<usize>,
+    /// How long the process's threads waited to run over the clock, all threads together,
+    /// nanoseconds: each thread's run delay (`/proc/self/task/*/schedstat`, its second field)
+    /// at the end less at the start. What took the sample's own CPUs: another process, another
+    /// tenant, or its own threads outnumbering the cores. Empty where schedstat cannot be read.
+    pub run_delay_ns: Option<u64>,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -221,6 +226,7 @@ mod tests {
         "round",
         "build",
         "task_capacity",
+        "run_delay_ns",
     ];
 
     #[test]
@@ -228,7 +234,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("task_capacity"));
+        assert_eq!(header.last().map(String::as_str), Some("run_delay_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

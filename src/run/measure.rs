@@ -88,6 +88,11 @@ pub struct Sample {
     /// the clock: the steal field of /proc/stat's `cpu` line, all CPUs, in its 10 ms ticks.
     /// `None` where /proc/stat has none (not Linux).
     pub steal: Option<Duration>,
+    /// How long the process's threads waited to run over the clock, all threads together
+    /// ([`run_delay`]); `None` where schedstat cannot be read, and from a baseline build that
+    /// does not send it.
+    #[serde(default)]
+    pub run_delay: Option<Duration>,
 }
 
 impl Sample {
@@ -125,6 +130,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
     let prepared = prepare(workload);
     prepared.all_ready().await;
     let steal_start = steal_time();
+    let delay_start = run_delay();
     allocs::set_window(count_allocs);
     let usage_start = usage();
     let start = Instant::now();
@@ -134,6 +140,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
     let usage_end = usage();
     allocs::set_window(false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
+    let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
     let (cpu, involuntary_switches) = match (usage_start, usage_end) {
         (Some((cpu, switches)), Some((cpu_end, switches_end))) => {
             (cpu_end.saturating_sub(cpu), Some(switches_end.saturating_sub(switches)))
@@ -153,6 +160,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         dropped: delivery.dropped,
         involuntary_switches,
         steal,
+        run_delay,
         ..Sample::failed(elapsed, cpu, status)
     }
 }
@@ -348,6 +356,23 @@ fn steal_time() -> Option<Duration> {
     (per_second > 0).then(|| Duration::from_nanos(ticks.saturating_mul(1_000_000_000 / per_second as u64)))
 }
 
+/// How long this process's threads have waited to run, all of them together: the second field
+/// of each `/proc/self/task/*/schedstat` (nanoseconds runnable but not running). A thread that
+/// ends between two readings takes its delay with it, so a sample reads its threads while they
+/// live: the runtime's workers are up before the clock starts and down after it stops. `None`
+/// where there is no schedstat.
+fn run_delay() -> Option<Duration> {
+    let tasks = std::fs::read_dir("/proc/self/task").ok()?;
+    let delays = tasks.filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok());
+    let total: Option<u64> = delays.map(|text| parse_run_delay(&text)).sum();
+    total.map(Duration::from_nanos)
+}
+
+/// The run delay of one schedstat line: its second number, nanoseconds.
+fn parse_run_delay(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// The steal ticks of the `cpu` line of /proc/stat's text.
 fn parse_steal_ticks(stat: &str) -> Option<u64> {
     let line = stat.lines().find(|line| line.split_whitespace().next() == Some("cpu"))?;
@@ -364,6 +389,13 @@ mod tests {
         assert_eq!(parse_steal_ticks(stat), Some(88));
         assert_eq!(parse_steal_ticks("cpu0 1 2 3 4 5 6 7 8\n"), None);
         assert_eq!(parse_steal_ticks("cpu  1 2 3\n"), None);
+    }
+
+    #[test]
+    fn run_delay_is_the_second_number_of_schedstat() {
+        assert_eq!(parse_run_delay("551620367 15302031 215\n"), Some(15302031));
+        assert_eq!(parse_run_delay("551620367\n"), None);
+        assert_eq!(parse_run_delay(""), None);
     }
 
     #[test]

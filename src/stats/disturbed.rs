@@ -106,7 +106,8 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
 /// Why a sample is left out of every figure (it stays in the CSV and is counted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Why {
-    /// The hypervisor stole at least one tick of CPU time during it (`steal_ns` > 0).
+    /// The hypervisor stole at least one tick of CPU time during it (`steal_ns` > 0), in a
+    /// file without the sample's own run delay (`run_delay_ns`): read for the whole machine.
     Steal,
     /// Its pacer fell behind its schedule (`pacer_behind`) while most of its cell's samples
     /// kept up, or while most of its round's channels fell behind too: the host's moment.
@@ -115,6 +116,9 @@ pub enum Why {
     Outlier,
     /// Samples of other cells measured around it were slow too ([`disturbed`]).
     Neighbours,
+    /// Its threads waited to run far longer than its cell's others did ([`own`]): something
+    /// took the sample's own CPUs.
+    Waited,
 }
 
 impl Why {
@@ -125,6 +129,7 @@ impl Why {
             Why::PacerLate => "pacer late",
             Why::Outlier => "CPU or switch outlier",
             Why::Neighbours => "slow stretch",
+            Why::Waited => "waited to run",
         }
     }
 }
@@ -140,6 +145,8 @@ pub struct Own {
     pub cpu_ns: Option<u64>,
     /// `involuntary_switches`: the process's preemptions over the clock.
     pub switches: Option<u64>,
+    /// `run_delay_ns`: how long the process's threads waited to run over the clock.
+    pub run_delay_ns: Option<u64>,
 }
 
 /// A sample whose CPU time or involuntary switch count is more than this many times the median
@@ -151,12 +158,18 @@ pub const OUTLIER_OTHERS: usize = 2;
 /// CPU time above the others' median by less than this is never an outlier: one scheduler
 /// tick (10 ms), which a sample of a few milliseconds can gain from starting its threads.
 pub const CPU_FLOOR_NS: f64 = 10_000_000.0;
+/// Run delay above the others' median by less than this is never an outlier: one scheduler
+/// tick (10 ms). A multi-thread runtime on as many workers as cores waits to run all along (its
+/// threads and the driver outnumber the cores), so only a delay far above its cell's others
+/// says that something else took the CPUs.
+pub const RUN_DELAY_FLOOR_NS: f64 = 10_000_000.0;
 /// Involuntary switches above the others' median by fewer than this are never an outlier: one
 /// preemption per 10 ms tick of a 1 s sample, what an ordinary busy second has.
 pub const SWITCH_FLOOR: f64 = 100.0;
 
 /// For each sample of one cell, why it is left out by its own measures, if it is: a steal tick
-/// ([`Why::Steal`]); a pacer behind in a minority of the cell's samples ([`Why::PacerLate`]:
+/// in a file without run delays ([`Why::Steal`]: steal is read for the whole machine, and on
+/// many CPUs ticks land while a sample runs on a few); a pacer behind in a minority of the cell's samples ([`Why::PacerLate`]:
 /// behind in most, the channel could not keep up and its cell says so instead); or CPU time or
 /// involuntary switches more than [`OUTLIER_FACTOR`] times the median of the cell's other
 /// samples, at least [`OUTLIER_OTHERS`] of them, and above it by at least [`CPU_FLOOR_NS`] or
@@ -164,6 +177,8 @@ pub const SWITCH_FLOOR: f64 = 100.0;
 /// one disturbed sample among three moves neither the median of the rest nor its own verdict,
 /// and a cell's ordinary spread (tens of percent) is far inside 3×, while the disturbed
 /// samples seen on a 2-core VM took 4× the CPU and 10× the switches of their cell's others.
+/// Run delay, where the file has it, is judged the same way ([`Why::Waited`], above
+/// [`RUN_DELAY_FLOOR_NS`]).
 pub fn own(cell: &[Own]) -> Vec<Option<Why>> {
     let behind = cell.iter().filter(|sample| sample.pacer_behind).count();
     let far_above = |at: usize, of: fn(&Own) -> Option<u64>, floor: f64| {
@@ -183,12 +198,14 @@ pub fn own(cell: &[Own]) -> Vec<Option<Why>> {
     (0..cell.len())
         .map(|at| {
             let sample = &cell[at];
-            if sample.steal_ns.is_some_and(|ns| ns > 0) {
+            if sample.steal_ns.is_some_and(|ns| ns > 0) && sample.run_delay_ns.is_none() {
                 Some(Why::Steal)
             } else if sample.pacer_behind && 2 * behind <= cell.len() {
                 Some(Why::PacerLate)
             } else if far_above(at, |s| s.cpu_ns, CPU_FLOOR_NS) || far_above(at, |s| s.switches, SWITCH_FLOOR) {
                 Some(Why::Outlier)
+            } else if far_above(at, |s| s.run_delay_ns, RUN_DELAY_FLOOR_NS) {
+                Some(Why::Waited)
             } else {
                 None
             }
@@ -201,13 +218,31 @@ mod tests {
     use super::*;
 
     /// A calm sample of a 1 s paced cell: 44 ms of CPU, 60 switches.
-    const CALM: Own = Own { steal_ns: Some(0), pacer_behind: false, cpu_ns: Some(44_000_000), switches: Some(60) };
+    const CALM: Own = Own {
+        steal_ns: Some(0),
+        pacer_behind: false,
+        cpu_ns: Some(44_000_000),
+        switches: Some(60),
+        run_delay_ns: None,
+    };
 
     #[test]
     fn a_steal_tick_leaves_a_sample_out_whatever_else_it_recorded() {
         let ticked = Own { steal_ns: Some(10_000_000), ..CALM };
         assert_eq!(own(&[ticked, CALM]), [Some(Why::Steal), None]);
         assert_eq!(own(&[Own { steal_ns: None, ..CALM }, CALM]), [None, None], "no steal column: nothing said");
+    }
+
+    #[test]
+    fn with_its_own_run_delay_a_sample_is_judged_by_it_and_not_by_the_machines_steal() {
+        let waiting = |ms: u64| Own { run_delay_ns: Some(ms * 1_000_000), ..CALM };
+        // A steal tick somewhere on the machine, while the sample's threads waited as usual.
+        let ticked = Own { steal_ns: Some(10_000_000), ..waiting(40) };
+        assert_eq!(own(&[ticked, waiting(40), waiting(42)]), [None, None, None]);
+        // Its threads waited 4× its cell's others, and by more than a tick.
+        assert_eq!(own(&[waiting(170), waiting(40), waiting(42)]), [Some(Why::Waited), None, None]);
+        // Four times a few milliseconds is inside one tick: not judged.
+        assert_eq!(own(&[waiting(8), waiting(1), waiting(2)]), [None, None, None]);
     }
 
     #[test]

@@ -38,6 +38,7 @@ fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
                 pacer_behind: rows[at].pacer_behind == Some(true),
                 cpu_ns: rows[at].cpu_ns.filter(|_| rows[at].pace_ns.is_some()),
                 switches: rows[at].involuntary_switches,
+                run_delay_ns: rows[at].run_delay_ns,
             })
             .collect();
         for (&at, verdict) in members.iter().zip(own(&measures)) {
