@@ -29,7 +29,8 @@ fn read_csv(path: &Path) -> (impl Fn(&str) -> usize, Vec<Vec<String>>) {
 /// Each row's latency histogram in the sidecar beside the CSV at `path`, empty for a row it does
 /// not name.
 fn histograms(path: &Path, rows: usize) -> Vec<String> {
-    let (column, lines) = read_csv(&path.with_extension("latency.csv"));
+    let sidecar = path.with_extension("latency.csv");
+    let (column, lines) = read_csv(&sidecar);
     let mut histograms = vec![String::new(); rows];
     for line in lines {
         histograms[line[column("row")].parse::<usize>().unwrap() - 1] = line[column("lat_histogram")].clone();

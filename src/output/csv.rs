@@ -125,7 +125,7 @@ impl CsvWriter {
         // The headers go out now, so even a sweep stopped before its first sample leaves valid files.
         sink.write_flushed(|writer| writer.write_record(header()))?;
         let (latency, writer) = &mut sink.sidecar;
-        flushed(writer, latency, |writer| writer.write_record(["row", "lat_histogram"]))?;
+        flushed(writer, latency, |writer| writer.write_record(sidecar::HEADER))?;
         Ok(sink)
     }
 

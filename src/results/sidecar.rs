@@ -13,6 +13,9 @@ use crate::results::schema::Record;
 /// The sidecar's extension, replacing the CSV's `.csv`.
 pub const EXTENSION: &str = "latency.csv";
 
+/// The sidecar's header: the fields of [`Line`].
+pub const HEADER: [&str; 2] = ["row", "lat_histogram"];
+
 /// One line of the sidecar.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Line {
@@ -40,7 +43,11 @@ pub fn attach(csv: &Path, rows: &mut [Record]) -> anyhow::Result<()> {
         Err(error) => return Err(error).with_context(|| format!("cannot read {name}")),
     };
     let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
-    for line in csv::Reader::from_reader(complete.as_bytes()).deserialize::<Line>() {
+    let mut reader = csv::Reader::from_reader(complete.as_bytes());
+    if reader.headers().map_err(|error| anyhow::anyhow!("{name}: {error}"))? != HEADER.as_slice() {
+        bail!("{name} is not a latency sidecar: its header is not {}", HEADER.join(","));
+    }
+    for line in reader.deserialize::<Line>() {
         let line = line.map_err(|error| anyhow::anyhow!("{name}: {error}"))?;
         let Some(record) = line.row.checked_sub(1).and_then(|index| rows.get_mut(index)) else {
             bail!("{name}: row {} is not a row of {}", line.row, csv.display());
