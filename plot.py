@@ -111,8 +111,13 @@ def load_run(csv: Path) -> Run:
                [h for h in data.get("highlights") or [] if isinstance(h, dict)])
 
 
+# The latency sidecar beside a run's CSV (src/results/sidecar.rs): not a run of its own.
+LATENCY_SIDECAR = ".latency.csv"
+
+
 def newest_csv(directory: Path) -> Path:
-    candidates = [path for path in directory.glob("*.csv") if path.is_file()]
+    candidates = [path for path in directory.glob("*.csv")
+                  if path.is_file() and not path.name.endswith(LATENCY_SIDECAR)]
     if not candidates:
         raise FatalError(f"no CSV in {directory}/; run the benchmark first (make bench) "
                          "or name a CSV to plot")

@@ -340,6 +340,9 @@ def test_no_argument_plots_newest_in_results(tmp_path, monkeypatch, capsys):
         path.write_text("channel\n")
     os.utime(old, (2_000_000_000, 2_000_000_000))  # "old" is newest by mtime
     os.utime(new, (1_000_000_000, 1_000_000_000))
+    sidecar = tmp_path / "results" / "new.latency.csv"  # newer still, but a run's latency sidecar
+    sidecar.write_text("row,lat_histogram\n")
+    os.utime(sidecar, (3_000_000_000, 3_000_000_000))
     assert plot.main([]) == 0
     assert capsys.readouterr().out.strip() == str(Path("results") / "old.png")
     assert not (tmp_path / "results" / "new.png").exists()

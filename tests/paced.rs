@@ -119,6 +119,67 @@ fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carr
     }
 }
 
+/// The pooled p99 of each cell of `csv`, as `cells` gives them, in the cells' order.
+fn pooled_p99s(csv: &Path) -> Vec<u64> {
+    let (code, json, stderr) = output(bench().args(["cells", "--out", "-"]).arg(csv));
+    assert_eq!(code, Some(0), "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let cells = json["cells"].as_array().unwrap().iter();
+    cells.map(|cell| cell["paced"]["pooled_p99_ns"].as_u64().unwrap_or_else(|| panic!("{cell}"))).collect()
+}
+
+#[test]
+fn latency_histograms_go_to_the_sidecar_and_read_back_as_the_old_column_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = paced_sweep(dir.path(), "paced.csv");
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    assert!(!header.iter().any(|column| column == "lat_histogram"), "{header:?}");
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let mut histograms = vec![String::new(); rows.len()];
+    let mut sidecar = csv::Reader::from_path(csv.with_extension("latency.csv")).unwrap();
+    assert_eq!(sidecar.headers().unwrap(), vec!["row", "lat_histogram"]);
+    for line in sidecar.records().map(Result::unwrap) {
+        histograms[line[0].parse::<usize>().unwrap() - 1] = line[1].to_owned();
+    }
+    assert!(histograms.iter().all(|histogram| !histogram.is_empty()), "every sample has its histogram");
+    // The same rows with the histograms in the CSV's own column, as files written before the sidecar.
+    std::fs::create_dir(dir.path().join("old")).unwrap();
+    let old = dir.path().join("old/paced.csv");
+    let mut writer = csv::Writer::from_path(&old).unwrap();
+    writer.write_record(header.iter().chain(["lat_histogram"])).unwrap();
+    for (row, histogram) in rows.iter().zip(&histograms) {
+        writer.write_record(row.iter().chain([histogram.as_str()])).unwrap();
+    }
+    writer.flush().unwrap();
+    let pooled = pooled_p99s(&csv);
+    assert_eq!(pooled.len(), 2 * 2 * 2, "channels × tasks × phases");
+    assert_eq!(pooled, pooled_p99s(&old));
+}
+
+#[test]
+fn a_sweep_is_refused_when_its_latency_sidecar_exists_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.csv");
+    std::fs::write(dir.path().join("run.latency.csv"), "notes").unwrap();
+    let sweep = || {
+        let mut command = bench();
+        command.args(["--channels", "kanal", "--tasks", "1", "--messages", "100", "--samples", "1"]);
+        command.args(["--max-time", "0", "--warmup", "0", "--modes", "cloned-send", "--runtimes", "current-thread"]);
+        command.arg("--out").arg(&out);
+        command
+    };
+    let (code, stdout, stderr) = output(&mut sweep());
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("run.latency.csv already exists"), "{stderr}");
+    assert!(!out.exists(), "nothing is written");
+    let (code, stdout, stderr) = output(sweep().arg("--force"));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let sidecar = std::fs::read_to_string(dir.path().join("run.latency.csv")).unwrap();
+    assert_eq!(sidecar, "row,lat_histogram\n", "replaced: no sample measured latency");
+}
+
 #[test]
 fn compare_of_two_paced_runs_sets_every_phase_side_by_side_with_verdicts_and_agreement() {
     let dir = tempfile::tempdir().unwrap();

@@ -10,6 +10,7 @@ use crate::output::files;
 use crate::paths::{self, Existing};
 use crate::plan::Cell;
 use crate::results::schema::{Record, header};
+use crate::results::sidecar;
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
 use crate::run::workload::{Capacity, Workload};
@@ -90,16 +91,20 @@ fn saturating_nanos(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The CSV file, one row appended and flushed per sample.
+/// The CSV file and its latency sidecar (`crate::results::sidecar`), one row appended and
+/// flushed per sample, its histogram (with `--latency`) to the sidecar right after.
 pub struct CsvWriter {
     path: PathBuf,
     writer: csv::Writer<File>,
+    sidecar: (PathBuf, csv::Writer<File>),
+    rows: usize,
 }
 
 impl CsvWriter {
-    /// Creates `path` (and its parent folders) and writes the header. Refuses to replace an
-    /// existing file unless `overwrite`, and then truncates it in place; refuses anything but a
-    /// regular file. A path the user must change is a usage error; a failing disk is not.
+    /// Creates `path` and its sidecar (and their parent folders) and writes their headers.
+    /// Refuses to replace an existing file unless `overwrite`, and then truncates it in place;
+    /// refuses anything but a regular file. A path the user must change is a usage error; a
+    /// failing disk is not.
     pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|error| {
@@ -110,11 +115,18 @@ impl CsvWriter {
             })?;
         }
         let existing = if overwrite { Existing::Truncate } else { Existing::Refuse };
-        let file = files::open(path, existing, "--out")?;
-        let writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        let mut sink = Self { path: path.to_owned(), writer };
-        // The header goes out now, so even a sweep stopped before its first sample leaves a valid file.
+        let open = |path: &Path| -> anyhow::Result<csv::Writer<File>> {
+            let file = files::open(path, existing, "--out")?;
+            Ok(csv::WriterBuilder::new().has_headers(false).from_writer(file))
+        };
+        let writer = open(path)?;
+        let latency = sidecar::path(path);
+        let sidecar = (latency.clone(), open(&latency)?);
+        let mut sink = Self { path: path.to_owned(), writer, sidecar, rows: 0 };
+        // The headers go out now, so even a sweep stopped before its first sample leaves valid files.
         sink.write_flushed(|writer| writer.write_record(header()))?;
+        let (latency, writer) = &mut sink.sidecar;
+        flushed(writer, latency, |writer| writer.write_record(sidecar::HEADER))?;
         Ok(sink)
     }
 
@@ -123,14 +135,28 @@ impl CsvWriter {
         &self.path
     }
 
-    /// Appends one row and flushes it to the file.
+    /// Appends one row and flushes it to the file, then its histogram to the sidecar.
     pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
-        self.write_flushed(|writer| writer.serialize(record))
+        self.write_flushed(|writer| writer.serialize(record))?;
+        self.rows += 1;
+        if record.lat_histogram.is_empty() {
+            return Ok(());
+        }
+        let line = sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() };
+        let (latency, writer) = &mut self.sidecar;
+        flushed(writer, latency, |writer| writer.serialize(line))
     }
 
     fn write_flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
-        write(&mut self.writer)
-            .and_then(|()| Ok(self.writer.flush()?))
-            .with_context(|| format!("cannot write to {}", self.path.display()))
+        flushed(&mut self.writer, &self.path, write)
     }
+}
+
+/// Runs `write` on `writer` of the file at `path` and flushes it.
+fn flushed(
+    writer: &mut csv::Writer<File>,
+    path: &Path,
+    write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>,
+) -> anyhow::Result<()> {
+    write(writer).and_then(|()| Ok(writer.flush()?)).with_context(|| format!("cannot write to {}", path.display()))
 }

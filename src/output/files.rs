@@ -8,11 +8,13 @@ use anyhow::Context;
 
 use crate::error::usage;
 use crate::paths::{self, Existing, OpenError, Refused};
+use crate::results::sidecar;
 
-/// The extensions of the files a sweep writes, `X.csv` first: the rows, the machine and build
-/// (`X.json`), the summary (`X.md`), the statistics per cell (`X.cells.json`) and the report
-/// (`X.html`). A sweep starts only when none of them exists, or with `--force`.
-pub const MEMBERS: [&str; 5] = ["csv", "json", "md", "cells.json", "html"];
+/// The extensions of the files a sweep writes, `X.csv` first: the rows, the latency histograms
+/// (`X.latency.csv`), the machine and build (`X.json`), the summary (`X.md`), the statistics per
+/// cell (`X.cells.json`) and the report (`X.html`). A sweep starts only when none of them
+/// exists, or with `--force`.
+pub const MEMBERS: [&str; 6] = ["csv", sidecar::EXTENSION, "json", "md", "cells.json", "html"];
 
 /// The files of one sweep, named after its CSV.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -135,7 +137,14 @@ mod tests {
         let names: Vec<String> = set.members().iter().map(|path| path.display().to_string()).collect();
         assert_eq!(
             names,
-            ["results/run.csv", "results/run.json", "results/run.md", "results/run.cells.json", "results/run.html"]
+            [
+                "results/run.csv",
+                "results/run.latency.csv",
+                "results/run.json",
+                "results/run.md",
+                "results/run.cells.json",
+                "results/run.html"
+            ]
         );
         assert_eq!(OutputSet::new(Path::new("run")).csv(), Path::new("run"));
     }

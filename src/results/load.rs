@@ -340,6 +340,7 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     if rows.is_empty() {
         bail!("{name} has a header but no samples");
     }
+    super::sidecar::attach(path, &mut rows)?;
     Ok((rows, skipped_partial_line))
 }
 

@@ -1,5 +1,5 @@
-//! The results format and what reads it: [`schema`] (the CSV row) and [`metadata`] (the JSON
-//! beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
+//! The results format and what reads it: [`schema`] (the CSV row), [`sidecar`] (the latency
+//! histograms beside it) and [`metadata`] (the JSON beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
 //! [`recommend`] turn loaded files (several runs pooled by [`pool`]) into per-cell figures,
 //! verdicts and picks ([`careful`]: the fastest with no known problem); [`versions`]: the crate
 //! versions beside an answer; [`colour`] gives each channel its colour.
@@ -23,4 +23,5 @@ pub mod paced;
 pub mod pool;
 pub mod recommend;
 pub mod schema;
+pub mod sidecar;
 pub mod versions;

@@ -128,6 +128,9 @@ pub struct Record {
     /// The sample's send→receive latency histogram, nanoseconds, as
     /// `crate::run::latency::encode` writes it (`VALUE:COUNT` pairs in hexadecimal joined by
     /// `;`); `crate::run::latency::merge` pools a cell's samples. Empty without `--latency`.
+    /// Written to the sidecar (`crate::results::sidecar`), not to the CSV; read from the CSV's
+    /// column in files that have it.
+    #[serde(skip_serializing)]
     pub lat_histogram: String,
     /// The round the sample was measured in, numbered from 1 within the run: the samples of one
     /// round are one cell's channels (same runtime, mode, task count and setting) measured back
@@ -176,7 +179,8 @@ pub fn header() -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// The column order is a contract: a column is added at the end, never moved.
+    /// The column order is a contract: a column is added at the end, never moved. Readers also
+    /// read `lat_histogram`, after `resident_growth_bytes` in files that have it.
     const COLUMNS: &[&str] = &[
         "channel",
         "mode",
@@ -222,7 +226,6 @@ mod tests {
         "pacer_behind",
         "resident_start_bytes",
         "resident_growth_bytes",
-        "lat_histogram",
         "round",
         "build",
         "task_capacity",
