@@ -77,14 +77,17 @@ pub fn axis_section(bands: &[Recommendation], axis: Axis, format: Format, only_c
     }
     let (what, each, every, that, _) = words(axis);
     let bands = if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
-    let mut out = format!(
-        "\nWhere {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the \
-         pick changes, the verdict {that}):\n\n"
+    let heading = format!(
+        "Where {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the pick \
+         changes, the verdict {that}):"
     );
-    if axis == Axis::Machine {
-        out.push_str(&format!("{}\n\n", Span::Text(tally(&found)).render(format)));
+    let tally = (axis == Axis::Machine).then(|| tally(&found));
+    if format == Format::Html {
+        let tally = tally.map_or(String::new(), |tally| format!("<p>{}</p>\n", Span::Text(tally).render(format)));
+        return format!("<p>{}</p>\n{tally}<ul>\n{}</ul>\n", Span::Text(heading).render(format), list(lines, format));
     }
-    out + &list(lines, format)
+    let tally = tally.map_or(String::new(), |tally| format!("{}\n\n", Span::Text(tally).render(format)));
+    format!("\n{heading}\n\n{tally}{}", list(lines, format))
 }
 
 /// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor)`: a place on its axis; `on 16
