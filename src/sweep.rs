@@ -45,6 +45,8 @@ use crate::run::verify::Status;
 use crate::stats;
 
 mod choose;
+#[cfg(test)]
+mod synthetic;
 
 pub use choose::SCREEN_CUT;
 use choose::{behind, duels};
