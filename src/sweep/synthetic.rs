@@ -105,3 +105,21 @@ fn an_ab_like_place_that_does_not_screen_measures_every_channel_each_round() {
     );
     assert_eq!(counts(&file), [("async-channel".to_owned(), 3), ("flume".to_owned(), 3)]);
 }
+
+/// The samples the duels bring the two fastest channels to, as pinned below.
+const FEWEST_SAMPLES_SEEN: usize = 3;
+
+#[test]
+fn duels_measure_a_thin_leader_and_runner_up_again_and_stop_once_told_apart() {
+    let ratios = HashMap::from([("flume", 1.0), ("kanal", 1.5), ("async-channel", 3.0)]);
+    let mut place = Synthetic { ratios, drift: 0.001, jitter: 0.01, calls: 0 };
+    let args =
+        ["--channels", "flume,kanal,async-channel", "--tasks", "4", "--modes", "cloned-send", "--capacity", "1024"];
+    let more = ["--runtimes", "multi-thread", "--workers", "2", "--samples", "2", "--max-time", "600"];
+    let file = sweep(&[&args[..], &more].concat(), &mut place);
+    // Two screening rounds; one duel round of the two fastest, to FEWEST_SAMPLES; then flume,
+    // a clear third faster, is told apart and nothing is open: no fourth round, whatever the budget.
+    assert_eq!(FEWEST_SAMPLES_SEEN, crate::results::cells::FEWEST_SAMPLES);
+    assert_eq!(counts(&file), [("async-channel".to_owned(), 2), ("flume".to_owned(), 3), ("kanal".to_owned(), 3)]);
+    assert_eq!(place.calls, 3);
+}
