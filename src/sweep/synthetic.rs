@@ -31,7 +31,7 @@ impl Place for Synthetic {
         self.calls += 1;
         let drift = 1.0 + self.drift * self.calls as f64;
         for (at, job) in jobs.iter().enumerate() {
-            let sign = if (self.calls + at as u64) % 2 == 0 { 1.0 } else { -1.0 };
+            let sign = if (self.calls + at as u64).is_multiple_of(2) { 1.0 } else { -1.0 };
             let ms = self.ratios[job.channel.as_str()] * drift * (1.0 + sign * self.jitter);
             let elapsed = Duration::from_secs_f64(ms / 1e3);
             taken(at, "", Sample::failed(elapsed, elapsed / 2, Status::Ok))?;
