@@ -21,7 +21,8 @@
 //!   nothing is open or the duels have taken `--max-time` × the number of cells.
 //!
 //! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
-//! process, under a watchdog, and goes to the CSV as soon as it is measured, with its round.
+//! process, under a watchdog, and goes to the CSV (flushed) and to the rows in memory that screening
+//! and the duels read as soon as it is measured, with its round.
 //! The console shows progress per pass and, at the end, every cell's line, grouped by runtime
 //! and task count.
 
@@ -34,7 +35,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
-use crate::results::load::{CellKey, load};
+use crate::results::load::{CellKey, of_rows};
 use crate::results::schema::Record;
 use crate::run::allocs::AllocCount;
 use crate::run::latency::Latency;
@@ -44,6 +45,8 @@ use crate::run::verify::Status;
 use crate::stats;
 
 mod choose;
+#[cfg(test)]
+mod synthetic;
 
 pub use choose::SCREEN_CUT;
 use choose::{behind, duels};
@@ -67,9 +70,9 @@ pub trait Place {
         rounds::take(isolation, jobs, watchdog, &mut |at, sample| taken(at, "", sample))
     }
 
-    /// The cells the next duel pass measures, from the CSV written so far (`_csv`); `None` for
-    /// the sweep's own duels between each band's leaders.
-    fn duels(&mut self, _csv: &std::path::Path) -> anyhow::Result<Option<Vec<CellKey>>> {
+    /// The cells the next duel pass measures, from the rows written so far (`_rows`, as they
+    /// are in the CSV); `None` for the sweep's own duels between each band's leaders.
+    fn duels(&mut self, _rows: &[Record]) -> anyhow::Result<Option<Vec<CellKey>>> {
         Ok(None)
     }
 
@@ -138,6 +141,8 @@ pub fn run(
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     let mut round = 0u64;
     let mut dueling: Option<Instant> = None;
+    // Every row written, in the CSV's order: what screening and the duels read.
+    let mut rows: Vec<Record> = Vec::new();
     let spent = |dueling: Option<Instant>| dueling.is_some_and(|started| started.elapsed() >= budget);
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
@@ -147,18 +152,18 @@ pub fn run(
         let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
             groups.clone()
         } else if screening {
-            // Read as `summary` reads it: from the CSV written so far, disturbed samples left out.
-            let file = load(csv.path())?;
+            // Read as `summary` reads the CSV written so far: disturbed samples left out.
+            let file = of_rows(&rows);
             let behind = behind(&file, &plan.keep);
             let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
             groups.iter().map(ahead).collect()
-        } else if let Some(keys) = place.duels(csv.path())? {
+        } else if let Some(keys) = place.duels(&rows)? {
             let wanted =
                 |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
             groups.iter().map(wanted).collect()
         } else {
             // Groups of two members at least.
-            duels(&groups, &cells, &load(csv.path())?, &plan.keep)
+            duels(&groups, &cells, &of_rows(&rows), &plan.keep)
         };
         visiting.retain(|members| !members.is_empty());
         if visiting.is_empty() || spent(dueling) {
@@ -174,7 +179,14 @@ pub fn run(
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
             order.shuffle(&mut generator);
             round += 1;
-            let (written, completed) = take_round(&mut cells, &order, round, plan, (watchdog, console, csv), place)?;
+            let (written, completed) = take_round(
+                &mut cells,
+                &order,
+                round,
+                plan,
+                (watchdog, console, Written { csv: &mut *csv, rows: &mut rows }),
+                place,
+            )?;
             outcome.samples += written;
             if !completed {
                 outcome.interrupted = true;
@@ -216,7 +228,7 @@ fn take_round(
     order: &[usize],
     round: u64,
     plan: &Plan,
-    (watchdog, console, csv): (&Watchdog, &Console, &mut CsvWriter),
+    (watchdog, console, mut written_to): (&Watchdog, &Console, Written),
     place: &mut dyn Place,
 ) -> anyhow::Result<(usize, bool)> {
     if watchdog.is_interrupted() {
@@ -232,7 +244,7 @@ fn take_round(
             Some(status) => {
                 console.running(&progress.cell, 1);
                 let failed = Sample::failed(Duration::ZERO, Duration::ZERO, status);
-                record(progress, (round, place.own_build()), failed, console, csv)?;
+                record(progress, (round, place.own_build()), failed, console, &mut written_to)?;
                 progress.finished = true;
                 written += 1;
             }
@@ -263,12 +275,18 @@ fn take_round(
         let progress = &mut cells[measured[taken]];
         // A channel that hung once would hang again: each retry would only cost the timeout.
         progress.finished |= matches!(sample.status, Status::Timeout(_));
-        record(progress, (round, build), sample, console, csv)?;
+        record(progress, (round, build), sample, console, &mut written_to)?;
         written += 1;
         running(cells, measured.get(taken + 1));
         Ok(())
     })?;
     Ok((written, completed))
+}
+
+/// Where each row goes as it is measured: the CSV, flushed, and the rows in memory.
+struct Written<'a> {
+    csv: &'a mut CsvWriter,
+    rows: &'a mut Vec<Record>,
 }
 
 /// Writes `sample`, of `progress`'s cell in round `round` by `build`, as its next row and keeps it.
@@ -277,12 +295,13 @@ fn record(
     (round, build): (u64, &str),
     sample: Sample,
     console: &Console,
-    csv: &mut CsvWriter,
+    written: &mut Written,
 ) -> anyhow::Result<()> {
     let sample_number = progress.samples.len() + 1;
     let record =
         Record { round: Some(round), build: build.to_owned(), ..csv::record(&progress.cell, sample_number, &sample) };
-    csv.append(&record)?;
+    written.csv.append(&record)?;
+    written.rows.push(record);
     console.sampled();
     progress.samples.push(sample);
     Ok(())
@@ -374,5 +393,36 @@ mod tests {
         sample.allocs = Some(AllocCount { allocations: 3, bytes: 64 });
         assert_eq!(key, CellKey::of(&csv::record(&cell, 1, &sample)));
         assert!(key.setting.contains("latency") && key.setting.contains("allocs counted"), "{}", key.setting);
+    }
+
+    #[test]
+    fn the_rows_in_memory_read_as_the_csv_they_were_written_to() {
+        use clap::Parser;
+        let cli =
+            crate::cli::Cli::try_parse_from(["channel-bench", "--tasks", "4,8", "--channels", "flume,kanal"]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.csv");
+        let mut csv = CsvWriter::create(&path, false).unwrap();
+        let mut rows = Vec::new();
+        // Uneven figures, an outlier far above its cell's others and a failure: what is left out
+        // as disturbed depends on every row, in memory as read back.
+        let figures = [1.0, 1.1, 0.9, 1.05, 9.0, 1.02, 0.98, 1.01];
+        for (at, cell) in Plan::with_extra(cli.sweep, &[]).unwrap().cells().iter().enumerate() {
+            for (number, scale) in figures.iter().enumerate() {
+                let elapsed = Duration::from_nanos((scale * 1e6 * (at + 1) as f64) as u64);
+                let status = if number == 3 && at == 1 { Status::Timeout(Duration::from_secs(1)) } else { Status::Ok };
+                let mut sample = Sample::failed(elapsed, elapsed / 2, status);
+                // A steal tick on the outlier: a disturbed sample.
+                sample.steal = (number == 4).then_some(Duration::from_millis(5));
+                let record = Record { round: Some(number as u64 + 1), ..csv::record(cell, number + 1, &sample) };
+                csv.append(&record).unwrap();
+                rows.push(record);
+            }
+        }
+        let (read, kept) = (crate::results::load::load(&path).unwrap(), of_rows(&rows));
+        assert_eq!(read.order, kept.order);
+        assert_eq!(read.cells, kept.cells);
+        assert!(kept.cells.values().any(|cell| !cell.disturbed.is_empty()), "{:?}", kept.cells);
+        assert!(kept.cells.values().any(|cell| cell.failed == 1));
     }
 }

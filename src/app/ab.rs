@@ -25,8 +25,9 @@ use crate::output::{self, console::print_line, machine};
 use crate::plan::Plan;
 use crate::registry::{self, ChannelEntry};
 use crate::results::ab::{self, Ab, BASELINE, CANDIDATE};
-use crate::results::load::{CellKey, ResultsFile, load_builds};
+use crate::results::load::{CellKey, ResultsFile, builds_of, load_builds};
 use crate::results::metadata::Build;
+use crate::results::schema::Record;
 use crate::run::measure::{Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job, Launch, PROTOCOL};
 use crate::sweep::{ORDER_SEED, Place};
@@ -261,8 +262,8 @@ impl Place for Paired {
         Ok(true)
     }
 
-    fn duels(&mut self, csv: &Path) -> anyhow::Result<Option<Vec<CellKey>>> {
-        let [baseline, candidate] = load_builds(csv, [BASELINE, CANDIDATE])?;
+    fn duels(&mut self, rows: &[Record]) -> anyhow::Result<Option<Vec<CellKey>>> {
+        let [baseline, candidate] = builds_of(rows, [BASELINE, CANDIDATE], false);
         let ab = ab::judge(&baseline, &candidate);
         if !self.said_detectable {
             self.said_detectable = true;

@@ -296,8 +296,20 @@ pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
 /// their keys, so a cell of one pairs with its cell in the other round by round.
 pub fn load_builds(path: &Path, builds: [&str; 2]) -> anyhow::Result<[ResultsFile; 2]> {
     let (rows, skipped_partial_line) = read_rows(path)?;
+    Ok(builds_of(&rows, builds, skipped_partial_line))
+}
+
+/// The cells of rows held in memory (a sweep's, as it writes them), as [`load`] reads them
+/// back from the CSV they were written to.
+pub fn of_rows(rows: &[Record]) -> ResultsFile {
+    file_of(rows.to_vec(), false)
+}
+
+/// The cells of `rows` by build, as [`load_builds`] reads them: the rows of `builds[0]`, then
+/// those of `builds[1]`.
+pub fn builds_of(rows: &[Record], builds: [&str; 2], skipped_partial_line: bool) -> [ResultsFile; 2] {
     let of_build = |build| rows.iter().filter(|row| row.build == build).cloned().collect();
-    Ok(builds.map(|build| file_of(of_build(build), skipped_partial_line)))
+    builds.map(|build| file_of(of_build(build), skipped_partial_line))
 }
 
 /// The rows of the CSV at `path`, checked as [`load`] says, and whether a partial last line was skipped.

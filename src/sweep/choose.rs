@@ -1,6 +1,6 @@
 //! What the next round of a group measures after the first: the channels a screening round
 //! keeps ([`behind`] says which it leaves out) and the duels' rounds ([`duels`]), each read
-//! from the CSV written so far as `summary` reads it.
+//! from the rows written so far (`load::of_rows`), as `summary` reads them from the CSV.
 
 use std::collections::HashMap;
 
@@ -66,7 +66,7 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
 }
 
 /// The rounds the next duel round of the groups measures: for every band of the answer so far (`file`: the
-/// CSV as `summary` reads it, `results::recommend`, or `results::paced` for paced cells on p99
+/// rows written so far as `summary` reads them, `results::recommend`, or `results::paced` for paced cells on p99
 /// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
 /// wider than `FileNoise::resolution`; 1.5× for p99), one round per task count of the band with the
 /// leader, those channels and the channels of `keep`, also at a task count whose screening left
