@@ -103,7 +103,13 @@ fn said(band: &Across) -> Vec<Span> {
     let b = &band.band;
     let place_of_band = match band.axis {
         Axis::Capacity => {
-            format!("{} {}{} {}", b.runtime, b.mode, format::group_notes(b.workers, None, &b.setting), b.size.name())
+            format!(
+                "{} {}{} {}",
+                b.runtime,
+                b.mode,
+                format::group_notes(b.workers, None, &b.setting.to_string()),
+                b.size.name()
+            )
         }
         Axis::Machine => {
             let capacity = b.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
@@ -111,7 +117,7 @@ fn said(band: &Across) -> Vec<Span> {
                 "{} {}{}{capacity} {}",
                 b.runtime,
                 b.mode,
-                format::group_notes(None, None, &b.setting),
+                format::group_notes(None, None, &b.setting.to_string()),
                 b.size.name()
             )
         }
@@ -184,7 +190,7 @@ pub fn designs(analysis: &Analysis, form: Form) -> String {
          no difference.\n\n",
     );
     let lines = analysis.designs.iter().map(|band| {
-        let notes = format::group_notes(band.workers, None, &format::phased(&band.setting));
+        let notes = format::group_notes(band.workers, None, &band.setting.phased());
         let place =
             format!("{}{notes} {}, {} shared against {}", band.runtime, band.size.name(), band.shared, band.own);
         let pick = pick_of(analysis, band);

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::Group;
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 
@@ -61,7 +62,7 @@ pub struct GroupKey {
     /// The mode.
     pub mode: Mode,
     /// What else set the cells apart from a default run ([`CellKey::setting`]).
-    pub setting: String,
+    pub setting: Setting,
     /// The machine ([`CellKey::machine`]).
     pub machine: MachineId,
 }
@@ -93,7 +94,7 @@ pub struct Band {
     /// The capacity, when reports name it ([`Grouped::names_capacity`]); `None` otherwise.
     pub capacity: Option<Capacity>,
     /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
-    pub setting: String,
+    pub setting: Setting,
     /// The machine, when reports name it: the file holds several ([`Grouped::names_machine`]);
     /// `None` otherwise.
     pub machine: Option<MachineId>,

@@ -23,4 +23,5 @@ pub mod paced;
 pub mod pool;
 pub mod recommend;
 pub mod schema;
+pub mod setting;
 pub mod versions;
