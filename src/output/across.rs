@@ -19,7 +19,7 @@ use crate::stats::verdict::{Call, Verdict};
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
     let (per_task, shared): (Vec<_>, Vec<_>) =
-        merged.partition(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
+        merged.partition(|band| matches!(band.band.named_capacity(), Some(Capacity::PerTask(_))));
     let shared = (!shared.is_empty()).then(|| {
         format!(
             "a capacity of N slots is shared among the tasks' channels, N ÷ tasks each but at least {MIN_TASK_SLOTS} \
@@ -112,7 +112,7 @@ fn said(band: &Across) -> Vec<Span> {
             )
         }
         Axis::Machine => {
-            let capacity = b.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
+            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
             format!(
                 "{} {}{}{capacity} {}",
                 b.runtime,
@@ -169,7 +169,7 @@ fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
     let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
     let at = |b: &&Recommendation| {
         (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
-            && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
+            && shared(b.band.mode, b.band.named_capacity().unwrap_or(band.shared))
     };
     let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
     pick.or_else(fastest)

@@ -130,7 +130,7 @@ fn across(bands: &[Recommendation], axis: Axis) -> Vec<Value> {
             if axis == Axis::Machine {
                 // Machines differ in worker counts; the band is at one capacity.
                 object["workers"] = Value::Null;
-                object["capacity"] = json!(band.band.capacity);
+                object["capacity"] = json!(band.band.named_capacity());
             }
             object
         })

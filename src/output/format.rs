@@ -119,7 +119,7 @@ pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &s
 /// it names neither.
 pub fn section(band: &Band) -> Option<String> {
     let machine = band.machine.as_ref().map(|machine| format!("on {machine}"));
-    let capacity = band.capacity.map(|capacity| format!("at {capacity}"));
+    let capacity = band.named_capacity().map(|capacity| format!("at {capacity}"));
     let parts: Vec<String> = machine.into_iter().chain(capacity).collect();
     (!parts.is_empty()).then(|| parts.join(", "))
 }

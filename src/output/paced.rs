@@ -39,7 +39,7 @@ pub fn how_to_read() -> String {
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    let notes = format::group_notes(band.band.workers, band.band.capacity, &band.band.setting.phased());
+    let notes = format::group_notes(band.band.workers, band.band.named_capacity(), &band.band.setting.phased());
     format!("{} {}{notes}", band.band.runtime, band.band.mode)
 }
 

@@ -285,7 +285,7 @@ mod tests {
         assert_eq!(bands.len(), 2, "one band per capacity");
         for band in bands {
             let key = band_key(&band.band, &file).expect("the band's cells are in the file");
-            assert_eq!(Some(key.workload.capacity), band.band.capacity);
+            assert_eq!(Some(key.workload.capacity), band.band.named_capacity());
         }
     }
 
