@@ -87,11 +87,11 @@ impl Setting {
             let interval = humantime::format_duration(Duration::from_nanos(pace_ns));
             let burst = self.burst.map_or(String::new(), |burst| burst.to_string());
             parts.push(format!("paced {burst} every {interval}"));
-            match self.phase {
-                Some(Phase::Random) if phase_either_way => parts.push("out of phase".to_owned()),
-                Some(Phase::Random) => parts.push("random phase".to_owned()),
-                _ if phase_either_way => parts.push("in phase".to_owned()),
-                _ => {}
+            let phase = self.phase.unwrap_or(Phase::Aligned);
+            if phase_either_way {
+                parts.push(phase.words().to_owned());
+            } else if phase == Phase::Random {
+                parts.push("random phase".to_owned());
             }
         }
         if self.send != SendMode::Wait {
