@@ -11,7 +11,7 @@ others lighter. Colours and names are the binary's; the line style tells setting
 With no CSV named, plots the newest CSV in results/. Writes X.png beside the first CSV unless -o is
 given, and prints each path written. Paced cells (`--pace`) go to X.latency.png beside it: the p99
 latency pooled over every delivered message of a cell, a panel per capacity, runtime, mode and
-setting, titled with its phase; a cell whose pacer fell behind is hollow. A run of paced cells only
+setting, titled with the setting in words (its phase said either way); a cell whose pacer fell behind is hollow. A run of paced cells only
 has no X.png: its ns/message restates the schedule.
 """
 
@@ -163,7 +163,7 @@ def file_labels(runs: list[Run]) -> list[str]:
 
 def line_name(cell: dict) -> str:
     """The channel as the binary names it, and the setting in brackets when the cell has one."""
-    return cell["label"] + (f" [{phase_setting(cell['setting'])}]" if cell["setting"] else "")
+    return cell["label"] + (f" [{cell['phased_setting']}]" if cell.get("phased_setting") else "")
 
 
 def style_key(cell: dict) -> str:
@@ -205,17 +205,9 @@ def capacity_label(cell: dict) -> str:
     return cell.get("capacity_label") or (f"{cell['capacity']:,} slots" if cell.get("capacity") else "")
 
 
-def phase(setting: str) -> str:
-    """A paced setting's phase in words ("out of phase" for `random phase`), "" for an unpaced one."""
-    parts = setting.split(", ")
-    return ("out of phase" if "random phase" in parts else "in phase") if any(
-        p.startswith("paced ") for p in parts) else ""
-
-
-def phase_setting(setting: str) -> str:
-    """The setting with its phase in words: "paced 5 every 20ms, out of phase, send try"."""
-    parts = [p for p in setting.split(", ") if p != "random phase"]
-    return ", ".join(p + (f", {phase(setting)}" if p.startswith("paced ") else "") for p in parts)
+def paced(cell: dict) -> bool:
+    """Whether the cell's senders were paced (its setting's `pace_ns`)."""
+    return "pace_ns" in cell.get("setting_fields", {})
 
 
 def emphasis(run: Run, cell: dict) -> bool | None:
@@ -303,7 +295,7 @@ def label_ends(ax, ends: list[tuple]) -> None:
 
 def drawn_cells(run: Run, metric: str) -> list[dict]:
     """The cells the main figure draws: all, less paced ones where the metric restates the schedule."""
-    return [c for c in run.cells if not (metric in SCHEDULED and phase(c["setting"]))]
+    return [c for c in run.cells if not (metric in SCHEDULED and paced(c))]
 
 
 def machine_labels(runs: list[Run], every: list[tuple]) -> list[str]:
@@ -377,15 +369,15 @@ def draw_interval_and_thin(ax, cells: list[dict], metric: str, look: bool | None
 
 
 def build_latency_figure(runs: list[Run], alone: bool = False) -> Figure:
-    """Pooled p99 (µs, log y) by tasks, a panel per capacity, runtime, mode and setting, titled with its
-    phase; a cell whose pacer fell behind hollow. `alone`: no ns/message figure, as the caption says."""
-    every = [(k, cell) for k, run in enumerate(runs) for cell in run.cells if phase(cell["setting"])]
+    """Pooled p99 (µs, log y) by tasks, a panel per capacity, runtime, mode and setting, titled with the
+    setting's words (its phase either way); a cell whose pacer fell behind hollow. `alone`: no ns/message figure, as the caption says."""
+    every = [(k, cell) for k, run in enumerate(runs) for cell in run.cells if paced(cell)]
     panels: dict[tuple, list] = {}
     for k, cell in every:
-        key = (capacity_label(cell), cell["runtime"], cell["mode"], cell["setting"])
+        key = (capacity_label(cell), cell["runtime"], cell["mode"], cell["phased_setting"])
         panels.setdefault((key, 0), []).append((k, cell))
     rows = sorted({row for row, _ in panels}, key=lambda p: ([capacity_label(c) for _, c in every].index(p[0]),
-                  rank(p[1], RUNTIME_ORDER), rank(p[2], MODE_ORDER), phase_setting(p[3])))
+                  rank(p[1], RUNTIME_ORDER), rank(p[2], MODE_ORDER), p[3]))
 
     def draw(ax, k, cells, name, look):
         ys = [(c.get("paced") or {}).get("pooled_p99_ns", math.nan) / 1000 for c in cells]
@@ -396,8 +388,7 @@ def build_latency_figure(runs: list[Run], alone: bool = False) -> Figure:
 
     fig, placed = grid(rows, [0], panels, 7.5, 3.4)
     for ax, (cap, runtime, mode, setting), _, panel in placed:
-        rest = ", ".join(p for p in setting.split(", ") if p != "random phase")
-        ax.set_title(" · ".join(filter(None, [phase(setting), runtime, mode, cap])) + f"\n{rest}", fontsize=9)
+        ax.set_title(" · ".join(filter(None, [runtime, mode, cap])) + f"\n{setting}", fontsize=9)
         ax.set_ylabel("p99 µs (pooled)")
         draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}), True, lambda c: c["label"], draw)
     legend = ("Line: p99 latency pooled over every delivered message of a cell; hollow circle: the pacer fell behind; "
@@ -497,15 +488,15 @@ def main(argv: list[str]) -> int:
         supported = FigureCanvasBase.get_supported_filetypes()
         drawn = any(drawn_cells(run, args.metric) for run in runs)
         out = output_path(args.output, runs[0].path, paths, supported, args.force or not drawn)
-        paced = any(phase(c["setting"]) for r in runs for c in r.cells)
+        any_paced = any(paced(c) for r in runs for c in r.cells)
         latency = out.with_name(f"{out.stem}.latency{out.suffix}")
-        if paced:  # both images checked before either is written; the first only where it is drawn
+        if any_paced:  # both images checked before either is written; the first only where it is drawn
             output_path(str(latency), runs[0].path, paths, supported, args.force)
         if drawn:
             savefig(build_figure(runs, args.metric, args.log_y), out)
         else:
             print(f"{out}: not drawn: every cell is paced, and its {args.metric} restates the schedule")
-        if paced:
+        if any_paced:
             savefig(build_latency_figure(runs, alone=not drawn), latency)
     except FatalError as error:
         print(f"fatal: {error}", file=sys.stderr)

@@ -50,13 +50,14 @@ def colour_of(channel):
 
 def cell(channel="flume", tasks=1, samples=(10.0,), mode="cloned-send", runtime="multi-thread",
          failed=0, setting="", workers=4, merge=None, **metrics):
-    """One cell of X.cells.json; cpu_ns_per_message is twice ns_per_message unless given."""
+    """One cell of X.cells.json (an unpaced setting words itself the same either way: its
+    `phased_setting` is `setting`); cpu_ns_per_message is twice ns_per_message unless given."""
     metrics.setdefault("cpu_ns_per_message", [2 * v for v in samples])
     label = channel + (f" via {merge}" if merge else "")
     entry = {"name": f"{runtime}/{mode}/tasks={tasks}/{label}", "runtime": runtime, "mode": mode,
              "tasks": tasks, "channel": channel, "merge": merge, "label": label, "colour": colour_of(channel),
              "messages": 1000, "capacity": 128, "workers": workers,
-             "setting": setting, "ok": len(samples), "failed": failed,
+             "setting": setting, "phased_setting": setting or None, "ok": len(samples), "failed": failed,
              "ns_per_message": figures(samples)}
     if failed:
         entry["first_failure"] = "timeout: after 30s"
@@ -565,7 +566,8 @@ def test_a_paced_run_gets_a_latency_figure_of_the_pooled_p99_beside_the_throughp
     fig = plot.build_latency_figure([run], alone=True)
     assert "no ns/message figure: every cell is paced" in caption(fig)
     ax = fig.axes[0]
-    assert ax.get_title().startswith("out of phase · current-thread · cloned-send · ")
+    first, second = ax.get_title().split("\n")
+    assert first.startswith("current-thread · cloned-send · ") and ", out of phase, " in second
     for cell in filter(lambda c: "paced" in c, run.cells):  # a cell with no ok sample has no p99
         points = line_data(ax, cell["label"])
         assert points[cell["tasks"]] == pytest.approx(cell["paced"]["pooled_p99_ns"] / 1000)
@@ -682,14 +684,20 @@ def test_every_line_is_named_at_its_right_end_without_overlaps(tmp_path):
 
 
 def paced_cell(channel, tasks, p99_ns, phase):
-    c = cell(channel, tasks, [4e6] * 2, setting=f"paced 5 every 20ms, {phase}send try, latency")
+    """A paced cell as the binary exports it, out of phase when `phase` is `random`."""
+    c = cell(channel, tasks, [4e6] * 2,
+             setting=f"paced 5 every 20ms, {'random phase, ' if phase == 'random' else ''}send try, latency")
+    words = "out of phase" if phase == "random" else "in phase"
+    c["phased_setting"] = f"paced 5 every 20ms, {words}, send try, latency"
+    c["setting_fields"] = {"pace_ns": 20_000_000, "burst": 5, "phase": phase, "send": "try", "latency": True,
+                           "allocs": False}
     c["paced"] = {"pooled_p99_ns": p99_ns, "pacer_behind": False, "overflow_share": 0.0, "drop_share": 0.0}
     return c
 
 
 def test_the_latency_panels_name_their_phase_and_an_all_paced_run_has_no_ns_per_message_figure(tmp_path, capsys):
-    cells = [paced_cell(c, t, 1000 * t * (i + 1) + 10 * bool(phase), phase)
-             for i, c in enumerate(["flume", "kanal"]) for t in (1, 300) for phase in ("random phase, ", "")]
+    cells = [paced_cell(c, t, 1000 * t * (i + 1) + 10 * (phase == "random"), phase)
+             for i, c in enumerate(["flume", "kanal"]) for t in (1, 300) for phase in ("random", "aligned")]
     path = write_run(tmp_path / "sfu.csv", with_capacity(cells, 1024))
     assert plot.main([str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -697,7 +705,7 @@ def test_the_latency_panels_name_their_phase_and_an_all_paced_run_has_no_ns_per_
     assert out[1:] == [str(tmp_path / "sfu.latency.png")] and not (tmp_path / "sfu.png").exists()
     fig = plot.build_latency_figure([plot.load_run(path)], alone=True)
     assert [ax.get_title() for ax in fig.axes] == [
-        f"{phase} · multi-thread · cloned-send · 1,024 slots\npaced 5 every 20ms, send try, latency"
+        f"multi-thread · cloned-send · 1,024 slots\npaced 5 every 20ms, {phase}, send try, latency"
         for phase in ("in phase", "out of phase")]
     assert line_data(fig.axes[1], "kanal") == {1: 2.01, 300: 600.01}
     assert all(ax.get_yscale() == "log" for ax in fig.axes)

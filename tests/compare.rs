@@ -185,7 +185,7 @@ fn an_old_file_matches_default_rows_of_a_new_one_and_other_settings_are_cells_of
     assert!(stdout.contains("1 cells in both"), "{stdout}");
     assert!(stdout.contains("only in"), "{stdout}");
     assert!(stdout.contains("kanal [latency]"), "{stdout}");
-    assert!(stdout.contains("kanal [payload 300..2000 seed 3, paced 8 every 20ms, sink file]"), "{stdout}");
+    assert!(stdout.contains("kanal [payload 300..2000 seed 3, paced 8 every 20ms, in phase, sink file]"), "{stdout}");
 }
 
 #[test]

@@ -188,7 +188,10 @@ fn merged_recv_with_fewer_slots_than_tasks_gives_each_task_the_floor() {
     let output = bench().args(args).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert!(stdout.contains("tasks=8192 merged-recv at 4,096 slots kanal"), "{stdout}");
+    assert!(
+        stdout.contains("tasks=8192 merged-recv at 4,096 slots asked, 16 a channel (131,072 in all) kanal"),
+        "{stdout}"
+    );
 }
 
 #[test]

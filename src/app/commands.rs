@@ -266,7 +266,7 @@ pub(crate) fn print_summary(
     if samples
         .order
         .iter()
-        .any(|key| key.setting.is_empty() && key.workload.messages != messages && key.workload.messages > 0)
+        .any(|key| key.setting.is_default() && key.workload.messages != messages && key.workload.messages > 0)
     {
         open.push(format!(
             "note: samples here moved other than the default {messages} messages (--quick moves fewer): the answer is \

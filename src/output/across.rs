@@ -19,7 +19,7 @@ use crate::stats::verdict::{Call, Verdict};
 pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
     let (per_task, shared): (Vec<_>, Vec<_>) =
-        merged.partition(|band| matches!(band.band.capacity, Some(Capacity::PerTask(_))));
+        merged.partition(|band| matches!(band.band.named_capacity(), Some(Capacity::PerTask(_))));
     let shared = (!shared.is_empty()).then(|| {
         format!(
             "a capacity of N slots is shared among the tasks' channels, N ÷ tasks each but at least {MIN_TASK_SLOTS} \
@@ -106,15 +106,21 @@ fn said(band: &Across) -> Vec<Span> {
     let b = &band.band;
     let place_of_band = match band.axis {
         Axis::Capacity => {
-            format!("{} {}{} {}", b.runtime, b.mode, format::group_notes(b.workers, None, &b.setting), b.size.name())
+            format!(
+                "{} {}{} {}",
+                b.runtime,
+                b.mode,
+                format::group_notes(b.workers, None, &b.setting.to_string()),
+                b.size.name()
+            )
         }
         Axis::Machine => {
-            let capacity = b.capacity.map_or(String::new(), |capacity| format!(" at {capacity}"));
+            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
             format!(
                 "{} {}{}{capacity} {}",
                 b.runtime,
                 b.mode,
-                format::group_notes(None, None, &b.setting),
+                format::group_notes(None, None, &b.setting.to_string()),
                 b.size.name()
             )
         }
@@ -166,7 +172,7 @@ fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
     let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
     let at = |b: &&Recommendation| {
         (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
-            && shared(b.band.mode, b.band.capacity.unwrap_or(band.shared))
+            && shared(b.band.mode, b.band.named_capacity().unwrap_or(band.shared))
     };
     let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
     pick.or_else(fastest)
@@ -187,7 +193,7 @@ pub fn designs(analysis: &Analysis, form: Form) -> String {
          no difference.\n\n",
     );
     let lines = analysis.designs.iter().map(|band| {
-        let notes = format::group_notes(band.workers, None, &format::phased(&band.setting));
+        let notes = format::group_notes(band.workers, None, &band.setting.phased());
         let place =
             format!("{}{notes} {}, {} shared against {}", band.runtime, band.size.name(), band.shared, band.own);
         let pick = pick_of(analysis, band);

@@ -111,7 +111,7 @@ fn across(bands: &[Recommendation], axis: Axis) -> Vec<Value> {
                 "runtime": band.band.runtime,
                 "mode": band.band.mode,
                 "workers": band.band.workers,
-                "setting": band.band.setting,
+                "setting": band.band.setting.to_string(),
                 "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({
@@ -130,7 +130,7 @@ fn across(bands: &[Recommendation], axis: Axis) -> Vec<Value> {
             if axis == Axis::Machine {
                 // Machines differ in worker counts; the band is at one capacity.
                 object["workers"] = Value::Null;
-                object["capacity"] = json!(band.band.capacity);
+                object["capacity"] = json!(band.band.named_capacity());
             }
             object
         })
@@ -145,7 +145,7 @@ fn band_json(band: &Band, about: Value) -> Value {
         "mode": band.mode,
         "workers": band.workers,
         "capacity": band.capacity,
-        "setting": band.setting,
+        "setting": band.setting.to_string(),
         "band": band.size.name(),
         "tasks": band.tasks,
     });

@@ -120,7 +120,7 @@ fn table(comparison: &Comparison) -> String {
     let header = "runtime|mode|tasks|channel|old trimmed mean|new trimmed mean|old median|new median|new/old";
     let mut out = format!("{} [99.9% interval]  verdict\n", padded(header.split('|').map(str::to_owned)));
     for (key, compared) in &comparison.cells {
-        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &format::phased(&key.setting)));
+        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &key.setting.phased()));
         let label = [key.runtime.name().to_owned(), key.mode.name().to_owned(), key.tasks.to_string(), channel];
         let (figures, verdict) = match compared {
             Some(compared) => figures(compared),

@@ -222,7 +222,7 @@ pub fn json(decision: &Decision) -> Value {
         "runtime": decision.runtime,
         "workers": decision.workers,
         "mode": decision.mode,
-        "setting": decision.setting,
+        "setting": decision.setting.to_string(),
         "capacity": decision.capacity.slots(),
         "capacity_per_task": matches!(decision.capacity, Capacity::PerTask(_)),
         "pick": pick.map(|seat| seat.channel.clone()),

@@ -119,35 +119,14 @@ pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &s
 /// it names neither.
 pub fn section(band: &Band) -> Option<String> {
     let machine = band.machine.as_ref().map(|machine| format!("on {machine}"));
-    let capacity = band.capacity.map(|capacity| format!("at {capacity}"));
+    let capacity = band.named_capacity().map(|capacity| format!("at {capacity}"));
     let parts: Vec<String> = machine.into_iter().chain(capacity).collect();
     (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-/// A paced setting with its phase in words: `random phase` as `out of phase`, and `in phase`
-/// where the key names none (aligned, as files older than `--phase` keyed it).
-pub fn phased(setting: &str) -> String {
-    if setting.contains("random phase") {
-        return setting.replace("random phase", "out of phase");
-    }
-    match setting.split_once(", ") {
-        Some((pace, rest)) if pace.starts_with("paced ") => format!("{pace}, in phase, {rest}"),
-        None if setting.starts_with("paced ") => format!("{setting}, in phase"),
-        _ => setting.to_owned(),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_paced_setting_names_its_phase_either_way() {
-        assert_eq!(phased("paced 5 every 20ms, random phase, send try"), "paced 5 every 20ms, out of phase, send try");
-        assert_eq!(phased("paced 5 every 20ms, send try, latency"), "paced 5 every 20ms, in phase, send try, latency");
-        assert_eq!(phased("paced 5 every 20ms"), "paced 5 every 20ms, in phase");
-        assert_eq!(phased("latency"), "latency");
-    }
 
     #[test]
     fn escapes_markup() {

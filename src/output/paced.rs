@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::decision::{card_lines, explanation, room, title};
 use super::doc::{Form, Format, Span, Table, capitalized, line, list};
-use super::format::{self, duration, escape, number, percent, phased, thousands};
+use super::format::{self, duration, escape, number, percent, thousands};
 use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
@@ -39,14 +39,14 @@ pub fn how_to_read() -> String {
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    let notes = format::group_notes(band.band.workers, band.band.capacity, &phased(&band.band.setting));
+    let notes = format::group_notes(band.band.workers, band.band.named_capacity(), &band.band.setting.phased());
     format!("{} {}{notes}", band.band.runtime, band.band.mode)
 }
 
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
 /// cell's label with its phase named either way ([`phased`]).
 pub fn cell_label(key: &CellKey) -> String {
-    key.label_with(&phased(&key.setting))
+    key.label_with(&key.setting.phased())
 }
 
 /// `2.10 µs (p99.9 5.00 µs)`.
@@ -266,7 +266,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     out.push_str("<div class=\"plots\">\n");
     let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
-        let notes = format::group_notes(None, None, &phased(&first.setting));
+        let notes = format::group_notes(None, None, &first.phased_setting);
         let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
         out.push_str(&svg::panel(&title, Some("pooled p99"), &series));
     }
@@ -285,7 +285,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             cell.runtime,
             cell.mode,
-            escape(&phased(&cell.setting)),
+            escape(&cell.phased_setting),
             cell.tasks,
             Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
             latency(figures.pooled_p99_ns),

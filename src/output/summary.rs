@@ -80,7 +80,7 @@ pub fn band_size(band: &Band) -> String {
 /// The cells that say which band a row is: runtime, mode (with what sets its group apart:
 /// `cloned-send [2 workers, latency]`) and tasks (`small (1-8)`).
 fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
-    let notes = format::group_notes(band.band.workers, None, &band.band.setting);
+    let notes = format::group_notes(band.band.workers, None, &band.band.setting.to_string());
     [band.band.runtime.to_string(), format!("{}{notes}", band.band.mode), band_size(&band.band)]
         .map(|cell| vec![Span::Text(cell)])
         .into()

@@ -26,7 +26,7 @@ impl Cell {
             RuntimeKind::MultiThread => format!(" workers={}", self.workers),
             RuntimeKind::CurrentThread => String::new(),
         };
-        let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_axis());
+        let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_held());
         let phase = self.workload.pace.map_or(String::new(), |pace| format!(" ({})", pace.phase.words()));
         format!("{}{workers} tasks={tasks} {mode} at {capacity} {}{phase}", self.runtime.name(), self.name())
     }

@@ -198,7 +198,7 @@ const CANDIDATE_SUFFIX: &str = " (candidate)";
 
 /// `runtime mode`, then the setting in brackets when there is one.
 fn group_place(key: &CellKey) -> String {
-    let setting = if key.setting.is_empty() { String::new() } else { format!(" [{}]", key.setting) };
+    let setting = if key.setting.is_default() { String::new() } else { format!(" [{}]", key.setting) };
     let capacity = key.workload.capacity;
     let capacity = if capacity == Capacity::default() { String::new() } else { format!(" at {capacity}") };
     format!("{} {}{capacity}{setting}", key.runtime, key.mode)

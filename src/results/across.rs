@@ -46,7 +46,7 @@ impl Axis {
     /// Where `band` stands on this axis, when the file names it there.
     fn of(self, band: &Band) -> Option<At> {
         match self {
-            Axis::Capacity => band.capacity.map(At::Capacity),
+            Axis::Capacity => band.named_capacity().map(At::Capacity),
             Axis::Machine => band.machine.clone().map(At::Machine),
         }
     }

@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::Group;
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 
@@ -61,7 +62,7 @@ pub struct GroupKey {
     /// The mode.
     pub mode: Mode,
     /// What else set the cells apart from a default run ([`CellKey::setting`]).
-    pub setting: String,
+    pub setting: Setting,
     /// The machine ([`CellKey::machine`]).
     pub machine: MachineId,
 }
@@ -90,10 +91,12 @@ pub struct Band {
     /// The worker threads, when the file holds several worker counts for the runtime (and so
     /// names them); `None` otherwise.
     pub workers: Option<u64>,
-    /// The capacity, when reports name it ([`Grouped::names_capacity`]); `None` otherwise.
-    pub capacity: Option<Capacity>,
+    /// The capacity the cells ran at.
+    pub capacity: Capacity,
+    /// Whether reports name the capacity ([`Grouped::names_capacity`]).
+    pub names_capacity: bool,
     /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
-    pub setting: String,
+    pub setting: Setting,
     /// The machine, when reports name it: the file holds several ([`Grouped::names_machine`]);
     /// `None` otherwise.
     pub machine: Option<MachineId>,
@@ -111,7 +114,8 @@ impl Band {
             runtime: key.runtime,
             mode: key.mode,
             workers: group.several_workers.then_some(key.workers),
-            capacity: group.names_capacity.then_some(key.capacity),
+            capacity: key.capacity,
+            names_capacity: group.names_capacity,
             setting: key.setting.clone(),
             machine: group.names_machine.then(|| key.machine.clone()),
             size: *size,
@@ -124,8 +128,13 @@ impl Band {
     pub fn holds(&self, key: &GroupKey) -> bool {
         (self.runtime, self.mode, &self.setting) == (key.runtime, key.mode, &key.setting)
             && self.workers.is_none_or(|workers| workers == key.workers)
-            && self.capacity.is_none_or(|capacity| capacity == key.capacity)
+            && self.named_capacity().is_none_or(|capacity| capacity == key.capacity)
             && self.machine.as_ref().is_none_or(|machine| *machine == key.machine)
+    }
+
+    /// The capacity, when reports name it; `None` otherwise.
+    pub fn named_capacity(&self) -> Option<Capacity> {
+        self.names_capacity.then_some(self.capacity)
     }
 
     /// The noise model's group of this band's cells.

@@ -12,6 +12,7 @@ use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::paced::{self, PacedCell};
 use super::recommend::Recommendation;
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
@@ -73,7 +74,7 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
                 }
             }
         }
-        let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.clone());
+        let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.to_string());
         Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels }
     };
     groups.iter().map(highlight).collect()
@@ -120,8 +121,18 @@ pub struct CellResult {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub machine: String,
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
-    /// allocations), in words; empty for a default run.
+    /// allocations), in words (`Setting`'s `Display`); empty for a default run. For display
+    /// and grouping: `setting_fields` are the data.
     pub setting: String,
+    /// The setting in words with a paced cell's phase said either way (`paced 5 every 20ms,
+    /// in phase, latency`): what plots and tables title a cell with.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub phased_setting: String,
+    /// The setting's fields: `payload`, `seed`, `pace_ns`, `burst`, `phase` (`aligned` or
+    /// `random`; absent when not paced), `send`, `sink`, `latency`, `allocs`; absent for a
+    /// default run.
+    #[serde(default, skip_serializing_if = "Setting::is_default")]
+    pub setting_fields: Setting,
     /// Samples whose status is `ok` and that were not disturbed: the ones every figure below
     /// is computed from.
     pub ok: usize,
@@ -305,7 +316,7 @@ pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFi
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
     let name = format!("{}/{}/tasks={}/{}", key.runtime, key.mode, key.tasks, key.channel_label());
-    if key.setting.is_empty() { name } else { format!("{name}/{}", key.setting) }
+    if key.setting.is_default() { name } else { format!("{name}/{}", key.setting) }
 }
 
 /// `1024`, or `256/task`: a capacity in a cell's name.
@@ -338,7 +349,9 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         capacity_label: workload.capacity.to_string(),
         workers: workload.workers,
         machine: if key.machine == MachineId::default() { String::new() } else { key.machine.to_string() },
-        setting: key.setting.clone(),
+        setting: key.setting.to_string(),
+        phased_setting: key.setting.phased(),
+        setting_fields: key.setting.clone(),
         ok: samples.ok.len(),
         failed: samples.failed,
         disturbed: samples.disturbed.clone(),

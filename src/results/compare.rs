@@ -15,6 +15,7 @@ use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
 use super::recommend::{Ranking, Recommendation, recommend};
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::{Call, Verdict};
@@ -312,12 +313,12 @@ pub struct Agreement {
 /// How often the two runs agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (as `summary` ranks).
 fn agreement(runs: &Runs) -> Agreement {
-    type Group<'a> = (RuntimeKind, Mode, Capacity, u64, &'a str);
+    type Group<'a> = (RuntimeKind, Mode, Capacity, u64, &'a Setting);
     fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = speed(cell) else { continue };
-            let group = (key.runtime, key.mode, key.workload.capacity, key.tasks, key.setting.as_str());
+            let group = (key.runtime, key.mode, key.workload.capacity, key.tasks, &key.setting);
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
                 *entry = (summary.trimmed_mean, (key.channel.as_str(), key.merge));

@@ -18,6 +18,7 @@ use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
 use super::paced::{self, PacedCell};
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Mode, Phase};
 use crate::stats::disturbed::Why;
@@ -61,7 +62,7 @@ pub struct Decision {
     /// The mode.
     pub mode: Mode,
     /// The setting out of phase (`CellKey::setting`), or in phase when only that was measured.
-    pub setting: String,
+    pub setting: Setting,
     /// The capacity the room's channels ran at.
     pub capacity: Capacity,
     /// The machine the room was measured on, when the file holds several; `None` otherwise.
@@ -110,16 +111,12 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
 /// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
 /// so that one room holds its cells in and out of phase.
 fn room_key(key: &CellKey) -> GroupKey {
-    GroupKey { setting: without_phase(&key.setting), ..GroupKey::of(key) }
+    GroupKey { setting: key.setting.aligned(), ..GroupKey::of(key) }
 }
 
-fn without_phase(setting: &str) -> String {
-    setting.replace(", random phase", "").replace("random phase, ", "")
-}
-
-/// The phase a paced cell was measured in, as its setting says (`load` words it from the row's).
+/// The phase a paced cell was measured in.
 fn phase_of(key: &CellKey) -> Phase {
-    if without_phase(&key.setting) == key.setting { Phase::Aligned } else { Phase::Random }
+    key.setting.phase.unwrap_or(Phase::Aligned)
 }
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.

@@ -6,6 +6,7 @@
 use super::band::{self, Grouped, TaskBand};
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::Verdict;
@@ -18,7 +19,7 @@ pub struct Designs {
     /// The worker threads, when the file holds several for the runtime.
     pub workers: Option<u64>,
     /// The setting both designs share.
-    pub setting: String,
+    pub setting: Setting,
     /// Which band.
     pub size: TaskBand,
     /// cloned-send's capacity: the shared channel's.

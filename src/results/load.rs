@@ -9,10 +9,9 @@ use anyhow::{Context, bail};
 use super::column::Columns;
 use super::metadata::MachineId;
 use super::schema::Record;
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
-use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
-use crate::run::sink::Sink;
-use crate::run::workload::{Capacity, Merge, Mode, Phase, SendMode};
+use crate::run::workload::{Capacity, Merge, Mode, Phase};
 use crate::stats::disturbed::Why;
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
@@ -32,9 +31,9 @@ pub struct CellKey {
     pub merge: Option<Merge>,
     /// The run's size: messages, capacity and worker threads.
     pub workload: WorkloadKey,
-    /// What else set the cell apart from a default run, such as `payload 300..2000 seed 1,
-    /// paced 8 every 20ms, latency`; empty for a default run and for files older than those columns.
-    pub setting: String,
+    /// What else set the cell apart from a default run (payload, pacing, send mode, sink,
+    /// latency, allocations); the default for files older than those columns.
+    pub setting: Setting,
     /// The machine the cell was measured on, when runs of several machines are read together
     /// ([`ResultsFile::on_machine`]); the unknown machine otherwise.
     pub machine: MachineId,
@@ -69,14 +68,14 @@ impl CellKey {
                 },
                 workers: record.workers as u64,
             },
-            setting: setting(record),
+            setting: Setting::of(record),
             machine: MachineId::default(),
         }
     }
 
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
     pub fn label(&self) -> String {
-        self.label_with(&self.setting)
+        self.label_with(&self.setting.to_string())
     }
 
     /// [`label`](Self::label) with `setting` in words of the caller's choosing.
@@ -99,38 +98,6 @@ pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
         Some(merge) => format!("{channel} via {merge}"),
         None => channel.to_owned(),
     }
-}
-
-/// What set a row apart from a default run, in words; empty for a default run.
-fn setting(record: &Record) -> String {
-    let mut parts = Vec::new();
-    if record.payload != DEFAULT_PAYLOAD_BYTES.to_string() {
-        let seed = record.seed.map_or(String::new(), |seed| format!(" seed {seed}"));
-        parts.push(format!("payload {}{seed}", record.payload));
-    }
-    if let Some(pace_ns) = record.pace_ns {
-        let interval = humantime::format_duration(std::time::Duration::from_nanos(pace_ns));
-        let burst = record.burst.map_or(String::new(), |burst| burst.to_string());
-        parts.push(format!("paced {burst} every {interval}"));
-        // Files older than `--phase` paced every task from the gate, as `aligned` does: the
-        // two read the same, so an aligned run compares with them.
-        if record.phase == Some(Phase::Random) {
-            parts.push("random phase".to_owned());
-        }
-    }
-    if record.send != SendMode::Wait {
-        parts.push(format!("send {}", record.send));
-    }
-    if record.sink != Sink::None.kind() {
-        parts.push(format!("sink {}", record.sink));
-    }
-    if record.lat_p50_ns.is_some() {
-        parts.push("latency".to_owned());
-    }
-    if record.allocs_per_message.is_some() {
-        parts.push("allocs counted".to_owned());
-    }
-    parts.join(", ")
 }
 
 /// The samples of one cell in one file.
@@ -419,7 +386,7 @@ pub fn sweep_order(order: &mut [CellKey]) {
 /// The key of a cloned-send, multi-thread cell of the default workload with `setting`. For
 /// unit tests.
 #[cfg(test)]
-pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey {
+pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: Setting) -> CellKey {
     CellKey {
         runtime: RuntimeKind::MultiThread,
         mode: Mode::ClonedSend,
@@ -427,7 +394,7 @@ pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey
         channel: channel.into(),
         merge: None,
         workload: WorkloadKey::default(),
-        setting: setting.into(),
+        setting,
         machine: MachineId::default(),
     }
 }
@@ -439,7 +406,7 @@ pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: &str) -> CellKey
 pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     let mut samples = ResultsFile::default();
     for &(channel, tasks, ok, failed) in cells {
-        let key = hand_made_key(channel, tasks, "");
+        let key = hand_made_key(channel, tasks, Setting::default());
         samples.order.push(key.clone());
         let mut columns = Columns::default();
         columns[super::column::Column::CpuNsPerMessage] = ok.iter().map(|v| v * 2.0).collect();

@@ -23,5 +23,6 @@ pub mod paced;
 pub mod pool;
 pub mod recommend;
 pub mod schema;
+pub mod setting;
 pub mod sidecar;
 pub mod versions;

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::column::Column;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
+use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -116,7 +117,7 @@ pub struct Group {
     /// The mode.
     pub mode: Mode,
     /// The setting (`CellKey::setting`).
-    pub setting: String,
+    pub setting: Setting,
     /// The machine (`CellKey::machine`): machines differ in noise, and are never paired.
     pub machine: MachineId,
 }

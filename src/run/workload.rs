@@ -250,6 +250,20 @@ impl Workload {
         }
     }
 
+    /// The capacity as asked, then what the tasks' channels hold where that differs from it:
+    /// `100 slots asked, 16 a channel (8,192 in all)`; `1,024 slots` where they hold what was asked.
+    pub fn capacity_held(&self) -> String {
+        let (asked, each) = (self.capacity_axis(), self.capacity_per_channel());
+        let all = each.saturating_mul(self.tasks);
+        match asked {
+            Capacity::Shared(slots) if self.mode == Mode::MergedRecv && all as u64 != slots => {
+                let (each, all) = (thousands(&each.to_string()), thousands(&all.to_string()));
+                format!("{asked} asked, {each} a channel ({all} in all)")
+            }
+            _ => asked.to_string(),
+        }
+    }
+
     /// The value of the capacity axis this workload runs at.
     pub fn capacity_axis(&self) -> Capacity {
         match (self.mode, self.task_capacity) {
@@ -332,6 +346,9 @@ mod tests {
         assert_eq!(merged(300, 76800, Some(256)), (256, Capacity::PerTask(256)));
         let cloned = Workload { task_capacity: None, ..Workload::new(Mode::ClonedSend, 512, 4096, 1024) };
         assert_eq!((cloned.capacity_per_channel(), cloned.capacity_axis()), (1024, Capacity::Shared(1024)));
+        assert_eq!(cloned.capacity_held(), "1,024 slots");
+        let shared = Workload::new(Mode::MergedRecv, 512, 4096, 100);
+        assert_eq!(shared.capacity_held(), "100 slots asked, 16 a channel (8,192 in all)");
         assert_eq!(
             [Capacity::Shared(65536).to_string(), Capacity::PerTask(256).to_string()],
             ["65,536 slots", "256 slots per task"]

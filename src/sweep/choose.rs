@@ -231,6 +231,7 @@ fn band_key(band: &Band, file: &ResultsFile) -> Option<CellKey> {
 mod tests {
     use super::*;
     use crate::results::load::{WorkloadKey, hand_made, hand_made_key};
+    use crate::results::setting::{Setting, room_setting};
     use crate::run::workload::{Capacity, Phase};
 
     #[test]
@@ -252,7 +253,7 @@ mod tests {
             ("twice", 512, &[130.0, 140.0], 0),
         ]);
         let behind = behind(&file, &["kept"]);
-        let key = |channel: &str, tasks| hand_made_key(channel, tasks, "");
+        let key = |channel: &str, tasks| hand_made_key(channel, tasks, Setting::default());
         assert!(!behind(&key("burst", 512)), "one slow sample at one task count");
         assert!(behind(&key("slow", 512)) && behind(&key("slow", 128)), "slow across the band");
         assert!(behind(&key("twice", 512)), "slow in two samples");
@@ -284,12 +285,9 @@ mod tests {
         assert_eq!(bands.len(), 2, "one band per capacity");
         for band in bands {
             let key = band_key(&band.band, &file).expect("the band's cells are in the file");
-            assert_eq!(Some(key.workload.capacity), band.band.capacity);
+            assert_eq!(Some(key.workload.capacity), band.band.named_capacity());
         }
     }
-
-    const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
-    const IN: &str = "paced 5 every 20ms, send try, latency";
 
     /// A room of 300 participants, each channel's cells with one sample per p99 of `p99s` (ns),
     /// every other figure the same in every sample: (channel, frames overflowed of 100 in
@@ -297,8 +295,11 @@ mod tests {
     fn room(p99s: &[u64], channels: &[(&str, u64, u64)]) -> ResultsFile {
         let mut file = ResultsFile::default();
         for &(channel, overflowed, cpu) in channels {
-            for (setting, phase, dropped) in [(OUT, Phase::Random, 0), (IN, Phase::Aligned, overflowed)] {
-                let key = hand_made_key(channel, 300, setting);
+            for (setting, phase, dropped) in [
+                (room_setting(Phase::Random), Phase::Random, 0),
+                (room_setting(Phase::Aligned), Phase::Aligned, overflowed),
+            ] {
+                let key = hand_made_key(channel, 300, setting.clone());
                 let sample = |(at, &p99): (usize, &u64)| PacedSample {
                     pace_ns: 20_000_000,
                     burst: 5,
@@ -322,7 +323,7 @@ mod tests {
     }
 
     /// The channels a settling round measures, per phase: (setting, channels).
-    fn settling_rounds(file: &ResultsFile) -> Vec<(String, Vec<String>)> {
+    fn settling_rounds(file: &ResultsFile) -> Vec<(Setting, Vec<String>)> {
         let round = |(key, tasks, channels): (CellKey, Vec<u64>, Vec<String>)| {
             assert_eq!(tasks, [300], "the room's task count only");
             (key.setting, channels)
@@ -334,7 +335,10 @@ mod tests {
     fn a_room_samples_its_pick_tie_and_runner_up_until_their_figures_settle() {
         let channels = [("pick", 0, 300), ("runner-up", 0, 600), ("third", 0, 900), ("lossy", 30, 100)];
         let contenders = vec!["pick".to_owned(), "runner-up".to_owned()];
-        let both = vec![(OUT.to_owned(), contenders.clone()), (IN.to_owned(), contenders.clone())];
+        let both = vec![
+            (room_setting(Phase::Random).to_owned(), contenders.clone()),
+            (room_setting(Phase::Aligned).to_owned(), contenders.clone()),
+        ];
         assert_eq!(settling_rounds(&room(&[2_000; 3], &channels)), both, "three samples: too few to settle");
         assert_eq!(settling_rounds(&room(&[2_000; 5], &channels)), Vec::new(), "five alike: settled");
         let moving = room(&[2_000, 2_500, 2_200, 2_400, 90_000], &channels);

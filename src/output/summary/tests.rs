@@ -80,7 +80,7 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
             channel: channel.into(),
             merge: None,
             workload: WorkloadKey::default(),
-            setting: String::new(),
+            setting: Default::default(),
             machine: Default::default(),
         };
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];

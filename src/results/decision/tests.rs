@@ -1,14 +1,12 @@
 use super::*;
 use crate::results::load::{PacedSample, hand_made_key};
+use crate::results::setting::{Setting, room_setting};
 use crate::run::latency::{empty_histogram, encode};
 
 /// The decisions of `file` with its own noise.
 fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
     super::decide(file, &FileNoise::of(file), participants)
 }
-
-const OUT: &str = "paced 5 every 20ms, random phase, send try, latency";
-const IN: &str = "paced 5 every 20ms, send try, latency";
 
 /// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100
 /// frames, `cpu` ns per delivered message, every latency `latency` ns.
@@ -41,10 +39,11 @@ fn rounds(phase: Phase, overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSam
 fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
     let mut file = ResultsFile::default();
     for &(channel, (overflowed, cpu_in), cpu_out) in channels {
-        for (setting, paced) in
-            [(OUT, rounds(Phase::Random, 0, cpu_out, 2_000)), (IN, rounds(Phase::Aligned, overflowed, cpu_in, 90_000))]
-        {
-            let mut key = hand_made_key(channel, tasks, setting);
+        for (setting, paced) in [
+            (room_setting(Phase::Random), rounds(Phase::Random, 0, cpu_out, 2_000)),
+            (room_setting(Phase::Aligned), rounds(Phase::Aligned, overflowed, cpu_in, 90_000)),
+        ] {
+            let mut key = hand_made_key(channel, tasks, setting.clone());
             key.workload.capacity = crate::run::workload::Capacity::Shared(1024);
             file.order.push(key.clone());
             let ok = vec![20_000.0; paced.len()];
@@ -80,7 +79,7 @@ fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_
     assert!(decision.tied.is_empty(), "CPU 1 µs against 2 µs, drops 2% against 0% and 30%: {:?}", decision.tied);
     assert_eq!(decision.capacity, crate::run::workload::Capacity::Shared(1024));
     assert_eq!(decision.capacity_for_no_drops(), crate::run::workload::Capacity::Shared(1500));
-    assert_eq!(decision.setting, OUT);
+    assert_eq!(decision.setting, room_setting(Phase::Random));
     assert!(decision.quiet.is_none(), "no smaller room measured");
 }
 
@@ -154,21 +153,23 @@ fn a_tie_is_broken_by_the_stated_rule_and_no_measurement() {
 #[test]
 fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_counted() {
     let mut file = room(300, &[("flume", (2, 1000), 1000), ("tokio-mpsc", (2, 1000), 2000)]);
-    let cell = |file: &ResultsFile, channel: &str, setting: &str| {
+    let cell = |file: &ResultsFile, channel: &str, setting: Setting| {
         let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
         file.cells[&key].clone()
     };
     // flume's in-phase cell: every sample had a steal tick; tokio-mpsc's out of phase: one
     // sample's pacer was late.
-    let mut flume = cell(&file, "flume", IN);
+    let mut flume = cell(&file, "flume", room_setting(Phase::Aligned));
     flume.disturbed_why = vec![Why::Steal; flume.paced.len()];
     flume.disturbed = std::mem::take(&mut flume.ok);
     flume.paced.clear();
-    let mut tokio = cell(&file, "tokio-mpsc", OUT);
+    let mut tokio = cell(&file, "tokio-mpsc", room_setting(Phase::Random));
     tokio.paced.pop();
     tokio.disturbed_why.push(Why::PacerLate);
     tokio.disturbed.push(tokio.ok.pop().unwrap());
-    for (channel, setting, samples) in [("flume", IN, flume), ("tokio-mpsc", OUT, tokio)] {
+    for (channel, setting, samples) in
+        [("flume", room_setting(Phase::Aligned), flume), ("tokio-mpsc", room_setting(Phase::Random), tokio)]
+    {
         let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
         file.cells.insert(key, samples);
     }

@@ -1,20 +1,7 @@
 use super::*;
 use crate::results::column::Column;
-
-#[test]
-fn send_try_and_random_phase_are_cells_of_their_own_and_aligned_keys_as_older_paced_files() {
-    let default =
-        Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
-    assert_eq!(setting(&default), "");
-    let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
-    let aligned = Record { phase: Some(Phase::Aligned), ..paced.clone() };
-    let random = Record { phase: Some(Phase::Random), ..paced.clone() };
-    let dropping = Record { send: SendMode::Try, ..aligned.clone() };
-    assert_eq!(setting(&paced), "paced 8 every 20ms");
-    assert_eq!(setting(&aligned), setting(&paced));
-    assert_eq!(setting(&random), "paced 8 every 20ms, random phase");
-    assert_eq!(setting(&dropping), "paced 8 every 20ms, send try");
-}
+use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
+use crate::run::sink::Sink;
 
 #[test]
 fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {

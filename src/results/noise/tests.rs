@@ -67,8 +67,10 @@ fn coverage(stream: &Stream, runs: usize, seed: u64) -> (f64, f64) {
     for _ in 0..runs {
         let file = run(stream, &mut generator);
         let noise = FileNoise::of(&file);
-        let key =
-            |channel: &str, tasks| CellKey { runtime: RuntimeKind::CurrentThread, ..hand_made_key(channel, tasks, "") };
+        let key = |channel: &str, tasks| CellKey {
+            runtime: RuntimeKind::CurrentThread,
+            ..hand_made_key(channel, tasks, Default::default())
+        };
         let cells =
             |channel: &str| -> Vec<&CellSamples> { TASKS.iter().map(|&t| &file.cells[&key(channel, t)]).collect() };
         let group = Group::of(&key("c0", TASKS[0]));

@@ -1,6 +1,8 @@
 use super::*;
 use crate::results::load::hand_made_key;
+use crate::results::setting::{Setting, room_setting};
 use crate::run::latency::{empty_histogram, encode};
+use crate::run::workload::Phase;
 use crate::stats::verdict::Call;
 
 /// The paced answer of `file` with its own noise.
@@ -44,7 +46,7 @@ pub(crate) fn file(cells: Vec<(&str, u64, Vec<PacedSample>)>) -> ResultsFile {
     for (channel, tasks, paced) in cells {
         let paced: Vec<PacedSample> =
             paced.into_iter().enumerate().map(|(at, s)| PacedSample { round: Some(at as u64 + 1), ..s }).collect();
-        let key = hand_made_key(channel, tasks, "paced 8 every 20ms, send try, latency");
+        let key = hand_made_key(channel, tasks, Setting { burst: Some(8), ..room_setting(Phase::Aligned) });
         file.order.push(key.clone());
         let ok = vec![20_000.0; paced.len()];
         file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });

@@ -1,0 +1,180 @@
+//! A cell's setting: what set its rows apart from a default run (payload, pacing, phase, send
+//! mode, sink, latency, allocations), as data read from the row's own columns. Its one
+//! [`Display`](std::fmt::Display) words it; nothing reads the words back.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::Record;
+use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
+use crate::run::sink::Sink;
+use crate::run::workload::{Phase, SendMode};
+
+/// What set a cell apart from a default run; [`Setting::default`] is a default run's.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Setting {
+    /// `--payload` when not the default (`300..2000`); `None` for the default size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload: Option<String>,
+    /// `--seed` of the drawn sizes; `None` when the payload is the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The pacing: nanoseconds between a task's bursts; `None` when not paced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pace_ns: Option<u64>,
+    /// `--burst`: messages per burst of a paced run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
+    /// The phase of a paced run; `None` when not paced. Files older than `--phase` paced every
+    /// task from the gate, as `aligned` does, and read as aligned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+    /// `--send`: `wait` or `try`.
+    pub send: SendMode,
+    /// `--sink`'s kind when not `none` (`file`); `None` without a sink.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sink: Option<String>,
+    /// Whether latency was measured (`--latency`).
+    pub latency: bool,
+    /// Whether allocations were counted (`--count-allocs`).
+    pub allocs: bool,
+}
+
+impl Setting {
+    /// The setting of one row.
+    pub fn of(record: &Record) -> Self {
+        let payload = (record.payload != DEFAULT_PAYLOAD_BYTES.to_string()).then(|| record.payload.clone());
+        let paced = record.pace_ns.is_some();
+        Setting {
+            seed: payload.as_ref().and(record.seed),
+            payload,
+            pace_ns: record.pace_ns,
+            burst: record.burst.filter(|_| paced),
+            phase: paced.then(|| record.phase.unwrap_or(Phase::Aligned)),
+            send: record.send,
+            sink: (record.sink != Sink::None.kind()).then(|| record.sink.clone()),
+            latency: record.lat_p50_ns.is_some(),
+            allocs: record.allocs_per_message.is_some(),
+        }
+    }
+
+    /// Whether this is a default run's setting (nothing to say).
+    pub fn is_default(&self) -> bool {
+        *self == Setting::default()
+    }
+
+    /// The same setting with its phase aligned: what a room's cells in and out of phase share.
+    pub fn aligned(&self) -> Setting {
+        Setting { phase: self.phase.map(|_| Phase::Aligned), ..self.clone() }
+    }
+
+    /// The words with the phase said either way (`paced 5 every 20ms, out of phase, send try`,
+    /// `paced 5 every 20ms, in phase`), where [`Display`](fmt::Display) names only a random one.
+    pub fn phased(&self) -> String {
+        self.words(true).join(", ")
+    }
+
+    fn words(&self, phase_either_way: bool) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(payload) = &self.payload {
+            let seed = self.seed.map_or(String::new(), |seed| format!(" seed {seed}"));
+            parts.push(format!("payload {payload}{seed}"));
+        }
+        if let Some(pace_ns) = self.pace_ns {
+            let interval = humantime::format_duration(Duration::from_nanos(pace_ns));
+            let burst = self.burst.map_or(String::new(), |burst| burst.to_string());
+            parts.push(format!("paced {burst} every {interval}"));
+            let phase = self.phase.unwrap_or(Phase::Aligned);
+            if phase_either_way {
+                parts.push(phase.words().to_owned());
+            } else if phase == Phase::Random {
+                parts.push("random phase".to_owned());
+            }
+        }
+        if self.send != SendMode::Wait {
+            parts.push(format!("send {}", self.send));
+        }
+        if let Some(sink) = &self.sink {
+            parts.push(format!("sink {sink}"));
+        }
+        if self.latency {
+            parts.push("latency".to_owned());
+        }
+        if self.allocs {
+            parts.push("allocs counted".to_owned());
+        }
+        parts
+    }
+}
+
+/// In the order of their words, so that tables list settings as they read.
+impl Ord for Setting {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let fields = |s: &Setting| (s.payload.clone(), s.seed, s.pace_ns, s.burst, s.phase, s.send, s.sink.clone());
+        (self.to_string(), fields(self), self.latency, self.allocs).cmp(&(
+            other.to_string(),
+            fields(other),
+            other.latency,
+            other.allocs,
+        ))
+    }
+}
+
+impl PartialOrd for Setting {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// `payload 300..2000 seed 1, paced 8 every 20ms, random phase, send try, latency`; empty for a
+/// default run.
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words(false).join(", "))
+    }
+}
+
+/// The setting of a paced room's cells in `phase`: `paced 5 every 20ms, send try, latency`. For
+/// unit tests.
+#[cfg(test)]
+pub(crate) fn room_setting(phase: Phase) -> Setting {
+    let (pace_ns, burst, phase) = (Some(20_000_000), Some(5), Some(phase));
+    Setting { pace_ns, burst, phase, send: SendMode::Try, latency: true, ..Setting::default() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn send_try_and_random_phase_are_settings_of_their_own_and_aligned_reads_as_older_paced_files() {
+        let default =
+            Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
+        assert!(Setting::of(&default).is_default());
+        assert_eq!(Setting::of(&default).to_string(), "");
+        let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
+        let aligned = Record { phase: Some(Phase::Aligned), ..paced.clone() };
+        let random = Record { phase: Some(Phase::Random), ..paced.clone() };
+        let dropping = Record { send: SendMode::Try, ..aligned.clone() };
+        assert_eq!(Setting::of(&paced).to_string(), "paced 8 every 20ms");
+        assert_eq!(Setting::of(&aligned), Setting::of(&paced));
+        assert_eq!(Setting::of(&random).to_string(), "paced 8 every 20ms, random phase");
+        assert_eq!(Setting::of(&dropping).to_string(), "paced 8 every 20ms, send try");
+        assert_eq!(Setting::of(&random).aligned(), Setting::of(&paced));
+    }
+
+    #[test]
+    fn a_paced_setting_names_its_phase_either_way() {
+        let paced =
+            Setting { pace_ns: Some(20_000_000), burst: Some(5), phase: Some(Phase::Random), ..Setting::default() };
+        let dropping = Setting { send: SendMode::Try, ..paced.clone() };
+        assert_eq!(dropping.phased(), "paced 5 every 20ms, out of phase, send try");
+        let measured = Setting { latency: true, ..dropping.aligned() };
+        assert_eq!(measured.phased(), "paced 5 every 20ms, in phase, send try, latency");
+        assert_eq!(paced.aligned().phased(), "paced 5 every 20ms, in phase");
+        assert_eq!(Setting { latency: true, ..Setting::default() }.phased(), "latency");
+    }
+}
