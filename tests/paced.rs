@@ -119,13 +119,12 @@ fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carr
     }
 }
 
-/// The pooled p99 of each cell of `csv`, as `cells` gives them, in the cells' order.
-fn pooled_p99s(csv: &Path) -> Vec<u64> {
+/// The cells of `csv`, as `cells` gives them.
+fn cells_of(csv: &Path) -> Vec<serde_json::Value> {
     let (code, json, stderr) = output(bench().args(["cells", "--out", "-"]).arg(csv));
     assert_eq!(code, Some(0), "{stderr}");
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let cells = json["cells"].as_array().unwrap().iter();
-    cells.map(|cell| cell["paced"]["pooled_p99_ns"].as_u64().unwrap_or_else(|| panic!("{cell}"))).collect()
+    json["cells"].as_array().unwrap().clone()
 }
 
 #[test]
@@ -152,9 +151,11 @@ fn latency_histograms_go_to_the_sidecar_and_read_back_as_the_old_column_did() {
         writer.write_record(row.iter().chain([histogram.as_str()])).unwrap();
     }
     writer.flush().unwrap();
-    let pooled = pooled_p99s(&csv);
-    assert_eq!(pooled.len(), 2 * 2 * 2, "channels × tasks × phases");
-    assert_eq!(pooled, pooled_p99s(&old));
+    let cells = cells_of(&csv);
+    assert_eq!(cells.len(), 2 * 2 * 2, "channels × tasks × phases");
+    // A cell whose every sample a loaded host disturbed has no pooled figures; the others have.
+    assert!(cells.iter().any(|cell| cell["paced"]["pooled_p99_ns"].as_u64().is_some()), "{cells:?}");
+    assert_eq!(cells, cells_of(&old), "the same cells, pooled p99s included, from either file");
 }
 
 #[test]
