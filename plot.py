@@ -345,6 +345,9 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
               "points: the samples; shaded: the trimmed mean's interval"
               + (f"; hollow circle: a cell with fewer than {runs[0].fewest_samples} samples"
                  if runs and runs[0].fewest_samples else "")
+              + ("; ×: a bounded cell (a channel so far behind its group's fastest that its samples were stopped "
+                 "at a bound: its figure is over the messages taken by then)"
+                 if any(c.get("bounded") for _, c in every) else "")
               + (f"; {BOLD}" if emphasised else "")
               + ("; paced cells: in the latency figure" if len(every) < sum(len(r.cells) for r in runs) else "") + ".")
     fig.suptitle(f"Async channel fan-in: {label_text} by number of tasks")
@@ -365,6 +368,10 @@ def draw_interval_and_thin(ax, cells: list[dict], metric: str, look: bool | None
     if thin:
         ax.scatter([x for x, _ in thin], [y for _, y in thin], s=36, facecolors="none", edgecolors=colour,
                    linewidths=1.2, alpha=alpha, gid="thin")
+    bounded = [(c["tasks"], c[metric]["trimmed_mean"]) for c in cells if c.get(metric) and c.get("bounded")]
+    if bounded:
+        ax.scatter([x for x, _ in bounded], [y for _, y in bounded], s=44, color=colour, marker="x",
+                   linewidths=1.4, alpha=alpha, gid="bounded")
     return [high for _, _, high in band]
 
 
@@ -419,7 +426,8 @@ def cell_table(runs: list[Run], metric: str) -> list[str]:
             name = line_name(cell) + (f" · {capacity_label(cell)}" if capacities else "")
             lines.append((order, f"{label + '  ' if several else ''}{cell['mode']:<12} {cell['runtime']:<15} "
                                  f"{cell['tasks']:>5} {name:<16} {numbers}/{cell['ok'] + cell['failed']}"
-                                 + (f"  clusters {clusters}" if clusters else "")))
+                                 + (f"  clusters {clusters}" if clusters else "")
+                                 + (f"  bounded {cell['bounded']}" if cell.get("bounded") else "")))
     header = (f"{'mode':<12} {'runtime':<15} {'tasks':>5} {'channel':<16} {'trimmed':>10} {'median':>10} "
               f"{'min':>10} {'max':>10} ok")
     return [f"# {metric}", ("file  " if several else "") + header] + [text for _, text in sorted(lines)]

@@ -604,6 +604,20 @@ def test_thin_cells_are_hollow_and_each_line_has_its_interval_band(tmp_path):
     assert not [c for c in fig.axes[0].collections if c.get_gid() == "thin"]
 
 
+def test_a_bounded_cell_is_marked_on_its_line_named_in_the_caption_and_counted_in_the_table(tmp_path):
+    cells = [cell("flume", 1, [10.0, 11.0, 12.0]), cell("kanal", 1, [90.0, 95.0, 99.0])]
+    cells[1]["bounded"] = 2
+    run = load(tmp_path, cells)
+    fig = plot.build_figure([run])
+    marks = [c for c in fig.axes[0].collections if c.get_gid() == "bounded"]
+    assert len(marks) == 1 and [list(p) for p in marks[0].get_offsets()] == [[1.0, pytest.approx(284 / 3)]]
+    assert "×: a bounded cell" in " ".join(caption(fig).split())
+    table = plot.cell_table([run], "ns_per_message")
+    assert [line.endswith("bounded 2") for line in table[2:]] == [False, True]
+    fig = plot.build_figure([load(tmp_path, cells[:1], name="calm.csv")])
+    assert "bounded" not in caption(fig)
+
+
 # ---------------------------------------------------------------------------
 # Capacities, scales, highlights, end labels, phases
 

@@ -37,16 +37,18 @@ use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, of_rows};
 use crate::results::schema::Record;
-use crate::run::measure::{Sample, Watchdog};
+use crate::run::measure::{Bound, Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
 use crate::run::verify::Status;
 use crate::stats;
 
+#[cfg(test)]
+mod bounded;
 mod choose;
 #[cfg(test)]
 mod synthetic;
 
-pub use choose::SCREEN_CUT;
+pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 use choose::{behind, duels};
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
@@ -116,6 +118,9 @@ pub struct Outcome {
     pub samples: usize,
     /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
+    /// Every row written, in the CSV's order: what the answer at the sweep's end is read from
+    /// (`results::load::of_rows`), as `summary` reads the CSV.
+    pub rows: Vec<Record>,
 }
 
 /// Runs `plan`'s screening rounds and then its duels, each round measured where `place` says,
@@ -193,6 +198,7 @@ pub fn run(
         }
     }
     report(&cells, console, &mut outcome);
+    outcome.rows = rows;
     Ok(outcome)
 }
 
@@ -252,6 +258,7 @@ fn take_round(
         .iter()
         .map(|&at| {
             let (progress, cell) = (&cells[at], &cells[at].cell);
+            let bounded = place.screens() && cell.workload.pace.is_none() && !plan.keep.contains(&cell.channel.name);
             Job {
                 channel: cell.channel.name.to_owned(),
                 prepare: Some(cell.channel.prepare),
@@ -259,6 +266,11 @@ fn take_round(
                 workers: cell.workers,
                 workload: cell.workload.clone(),
                 warmups: plan.isolation.warmups(progress.samples.is_empty(), plan.warmup),
+                bound: bounded.then(|| Bound {
+                    cut: BOUND_CUT,
+                    floor: BOUND_FLOOR,
+                    fastest: fastest_full(cells, &progress.key),
+                }),
             }
         })
         .collect();
@@ -278,6 +290,15 @@ fn take_round(
         Ok(())
     })?;
     Ok((written, completed))
+}
+
+/// The fastest sample of `key`'s group (its cells of every channel) that ran every message:
+/// what a bounded sample's bound is a multiple of.
+fn fastest_full(cells: &[Progress], key: &CellKey) -> Option<Duration> {
+    let group = |other: &CellKey| CellKey { channel: String::new(), ..other.clone() };
+    let of_group = cells.iter().filter(|progress| group(&progress.key) == group(key));
+    let full = of_group.flat_map(|progress| &progress.samples).filter(|s| s.status.is_ok() && s.bounded.is_none());
+    full.map(|sample| sample.elapsed).min()
 }
 
 /// Where each row goes as it is measured: the CSV, flushed, and the rows in memory.

@@ -175,6 +175,7 @@ fn the_watchdog_sleeps_through_a_sample_without_waking() {
         workers: 1,
         workload,
         warmups: 0,
+        bound: None,
     };
     let sample = guarded_sample(&job, &watchdog).unwrap().unwrap();
     let sleeps = thread_sleeps() - before;

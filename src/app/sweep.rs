@@ -43,11 +43,12 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     }
     let measured = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
     let (set, csv) = (&measured.set, measured.set.csv());
-    // From the file, as `channel-bench summary` would: an interrupted sweep is summarized too,
-    // its unfinished cells are in the CSV, and a channel the sweep never reached in a band is
-    // listed there as not measured. Only a CSV without a single sample has none.
-    let summarized = match load::load(csv) {
-        Ok(samples) => {
+    // From the rows written, as `channel-bench summary` reads them from the file: an interrupted
+    // sweep is summarized too, and a channel the sweep never reached in a band is listed there
+    // as not measured. Only a sweep without a single sample has none.
+    let rows = &measured.outcome.rows;
+    let summarized = match (!rows.is_empty()).then(|| load::of_rows(rows)) {
+        Some(samples) => {
             print_line("");
             print_line(&format!("note: {}", output::pool::noise_line(1)));
             let metadata = metadata(csv);
@@ -60,8 +61,8 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
                 .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
         }
-        Err(error) => {
-            print_error(&format!("no summary: {error:#}"));
+        None => {
+            print_error(&format!("no summary: {} has a header but no samples", csv.display()));
             Ok(())
         }
     };

@@ -45,6 +45,22 @@ fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
     })
 }
 
+/// `ranked` (the JSON of `speed`) with `"bounded": true` on each channel whose figure is
+/// bounded (`results::recommend::Shape::bounded`): measured on the messages taken by its bound.
+fn bounded(mut ranked: Value, speed: &Ranking) -> Value {
+    let labels: Vec<String> = speed.entries.iter().filter(|e| e.figures.bounded).map(Entry::label).collect();
+    let mark = |object: &mut Value| {
+        if object["channel"].as_str().is_some_and(|channel| labels.iter().any(|label| label == channel)) {
+            object["bounded"] = json!(true);
+        }
+    };
+    for key in ["leader", "runner_up"] {
+        mark(&mut ranked[key]);
+    }
+    ranked["contenders"].as_array_mut().into_iter().flatten().for_each(mark);
+    ranked
+}
+
 /// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
 pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     let throughput: Vec<Value> = analysis
@@ -56,7 +72,7 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
                 Careful::Behind { entry, .. } => against(&entry, entry.value, true),
                 Careful::NoneRanked => Value::Null,
             };
-            let mut object = band_json(&band.band, ranking(&band.speed, true));
+            let mut object = band_json(&band.band, bounded(ranking(&band.speed, true), &band.speed));
             (object["unit"], object["careful"]) = (json!("ns/message"), careful);
             object
         })

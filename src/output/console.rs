@@ -165,10 +165,12 @@ impl Console {
             }
             None => "no successful sample".to_owned(),
         };
+        let bounded = ok.iter().filter(|sample| sample.bounded.is_some()).count();
+        let bounded = if bounded > 0 { format!("  bounded {bounded} of {}", ok.len()) } else { String::new() };
         let failed = failures
             .first()
             .map_or(String::new(), |first| format!("  FAILED {} sample(s), first: {}", failures.len(), first.status));
-        self.print(format!("{label} {timing}{}{failed}", extras(&cell.workload, &ok)));
+        self.print(format!("{label} {timing}{bounded}{}{failed}", extras(&cell.workload, &ok)));
     }
 
     /// The closing lines: where the CSV is, every cell refused (its channel cannot run it), and

@@ -60,11 +60,12 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
         send: workload.send,
         dropped: measured.dropped,
-        delivered_fraction: (measured.delivered(workload.messages) as f64 / messages * 10_000.0).round() / 10_000.0,
+        delivered_fraction: ((messages - measured.dropped as f64) / messages * 10_000.0).round() / 10_000.0,
         phase: pace.map(|pace| pace.phase),
         involuntary_switches: measured.involuntary_switches,
         steal_ns: measured.steal.map(saturating_nanos),
         run_delay_ns: measured.run_delay.map(saturating_nanos),
+        bound_ns: measured.bounded.map(|bounded| saturating_nanos(bounded.bound)),
         ..paced_fields(workload, measured)
     }
 }

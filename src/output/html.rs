@@ -219,9 +219,11 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             escape(&cell.setting),
             cell.tasks,
             Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
-            match cell.disturbed.len() {
-                0 => cell.ok.to_string(),
-                left_out => format!("{} (+{left_out} disturbed, left out)", cell.ok),
+            match (cell.disturbed.len(), cell.bounded) {
+                (0, 0) => cell.ok.to_string(),
+                (0, bounded) => format!("{} ({bounded} bounded)", cell.ok),
+                (left_out, 0) => format!("{} (+{left_out} disturbed, left out)", cell.ok),
+                (left_out, bounded) => format!("{} ({bounded} bounded; +{left_out} disturbed, left out)", cell.ok),
             },
             cell.figures[Column::CpuNsPerMessage].as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
         );

@@ -91,9 +91,9 @@ fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
 /// beyond the noise; `kanal 65.2 ≈ flume 66.0, within 4%; next tokio-mpsc 130, 2.00× [1.90–2.10]`
 /// when tied, the tied channels collapsed to `≈ 3 others within 9%` when more than one.
 /// `strong` sets the first apart, `show` formats a value, `ahead` says what "lower" means.
-/// A channel marked `(mixed)` has a cell in the band whose samples form more than one cluster.
+/// A figure is marked as [`marked`] marks it.
 fn leaders(ranking: &Ranking, show: fn(f64) -> String, ahead: &str, strong: bool) -> Vec<Span> {
-    let figure = |entry: &Entry| format!("{}{}", show(entry.value), if entry.figures.mixed { MIXED } else { "" });
+    let figure = |entry: &Entry| marked(entry, show);
     let Some(first) = ranking.first() else { return Vec::new() };
     let name = if strong { Span::Strong(vec![named(first)]) } else { named(first) };
     let mut spans = vec![name, Span::Text(format!(" {}", figure(first)))];
@@ -142,7 +142,16 @@ fn behind(entry: &Entry) -> Vec<Span> {
         ratio if ratio == format::NOT_RESOLVED => format!("how far behind {ratio}"),
         ratio => format!("{ratio} behind"),
     };
-    vec![named(entry), Span::Text(format!(" {}, {how}", number(entry.value)))]
+    vec![named(entry), Span::Text(format!(" {}, {how}", marked(entry, number)))]
+}
+
+/// An entry's figure, formatted by `show`, then `(mixed)` when a cell of the channel in the
+/// band has samples in more than one cluster, `(bounded)` when one has a sample stopped at its
+/// bound.
+fn marked(entry: &Entry, show: fn(f64) -> String) -> String {
+    let mixed = if entry.figures.mixed { MIXED } else { "" };
+    let bounded = if entry.figures.bounded { BOUNDED } else { "" };
+    format!("{}{mixed}{bounded}", show(entry.value))
 }
 
 fn excluded_text(excluded: &Excluded) -> String {
@@ -162,6 +171,38 @@ fn excluded_text(excluded: &Excluded) -> String {
 
 /// What follows a figure whose channel has a mixed cell in the band.
 const MIXED: &str = " (mixed)";
+
+/// What follows a figure whose channel has a cell in the band with a sample stopped at its bound.
+const BOUNDED: &str = " (bounded)";
+
+/// The channels whose figure the table of `bands` shows bounded (each ranking's first and
+/// next, the careful pick, the `keep` channels'), and what such a figure is, in one line; `None`
+/// when none is shown.
+fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
+    let mut channels = Vec::new();
+    for band in bands {
+        let rankings = [&band.speed, &band.cpu, &band.p99];
+        let mut shown: Vec<Entry> =
+            rankings.iter().flat_map(|r| r.first().into_iter().chain(r.next())).cloned().collect();
+        if let Careful::Behind { entry, .. } = band.careful() {
+            shown.push(entry);
+        }
+        shown.extend(band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel)).cloned());
+        channels.extend(shown.iter().filter(|entry| entry.figures.bounded).map(Entry::label));
+    }
+    channels.sort();
+    channels.dedup();
+    (!channels.is_empty()).then(|| {
+        format!(
+            "(bounded): {} so far behind its group's fastest that samples were stopped at a bound; a figure \
+             marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")",
+            match channels.as_slice() {
+                [one] => format!("{one} was"),
+                _ => format!("{} were each", channels.join(", ")),
+            }
+        )
+    })
+}
 
 /// The summary's table: per band its fastest, careful pick and lowest CPU, a column for p99
 /// only when some band has latency, one for the channels not ranked only when some band has them.
@@ -212,10 +253,14 @@ pub fn console(bands: &[Recommendation], versions: &Versions, keep: &[String], f
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
     );
     let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
-    if rankings.flat_map(|ranking| &ranking.entries).any(|entry| entry.figures.mixed) {
+    let entries: Vec<&Entry> = rankings.flat_map(|ranking| &ranking.entries).collect();
+    if entries.iter().any(|entry| entry.figures.mixed) {
         out.push_str(
             "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
         );
+    }
+    if let Some(note) = bounded_note(bands, keep) {
+        out.push_str(&format!("{note}\n"));
     }
     out = Span::Text(out).render(format) + &table(bands, keep).console(format);
     out.push_str(
@@ -241,6 +286,9 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
         if with_p99 { " and the lowest p99 latency" } else { "" }
     );
     out.push_str(&table(bands, keep).markdown());
+    if let Some(note) = bounded_note(bands, keep) {
+        out.push_str(&format!("\n{note}.\n"));
+    }
     out.push_str(&recv_many(bands, keep).map_or(String::new(), |line| format!("\n{line}\n")));
     out.push_str(&super::across::section(bands, Format::Markdown, false));
     out.push_str(&format!(
@@ -273,7 +321,7 @@ pub fn careful(band: &Recommendation) -> Vec<Span> {
         Careful::Same => vec![Span::text("same")],
         Careful::Behind { entry, .. } if entry.tied_with_first => {
             let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-            vec![named(entry), Span::Text(format!(" {} (tied{within})", number(entry.value)))]
+            vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
         }
         Careful::Behind { entry, .. } => behind(entry),
         Careful::NoneRanked => vec![Span::text("none ranked")],
@@ -352,7 +400,7 @@ pub fn yours(band: &Recommendation, keep: &[String]) -> Vec<Span> {
                 let entry = &entries[at];
                 let within =
                     entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-                vec![named(entry), Span::Text(format!(" {} (tied{within})", number(entry.value)))]
+                vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
             }
             Some(at) => behind(&entries[at]),
             None => vec![Span::channel(channel, channel), Span::text(" not ranked")],

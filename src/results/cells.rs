@@ -136,6 +136,11 @@ pub struct CellResult {
     /// Samples whose status is `ok` and that were not disturbed: the ones every figure below
     /// is computed from.
     pub ok: usize,
+    /// Of `ok`, the samples stopped at their bound (CSV `bound_ns`): the channel was far behind
+    /// its group's fastest, and these figures are over the messages taken by then; absent when
+    /// none was.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bounded: usize,
     /// Samples that failed (any status other than `ok`).
     pub failed: usize,
     /// ns/message of the `ok` samples disturbed (`stats::disturbed`: a steal tick, a pacer late,
@@ -353,6 +358,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         phased_setting: key.setting.phased(),
         setting_fields: key.setting.clone(),
         ok: samples.ok.len(),
+        bounded: samples.bounded,
         failed: samples.failed,
         disturbed: samples.disturbed.clone(),
         first_failure: samples.first_failure.clone(),
@@ -360,6 +366,11 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
         paced: paced::of(key, samples).as_ref().map(PacedResult::of),
     }
+}
+
+/// Whether a count is zero: a field left out of the JSON.
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 #[cfg(test)]

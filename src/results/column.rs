@@ -37,7 +37,7 @@ type Read = fn(&Record) -> Option<f64>;
 const TABLE: [(Column, &str, Read); 8] = [
     // Per delivered message, as ns/message is under `--send try`.
     (Column::CpuNsPerMessage, "cpu_ns_per_message", |r| {
-        let delivered = r.messages.saturating_sub(r.dropped);
+        let delivered = r.delivered.unwrap_or_else(|| r.messages.saturating_sub(r.dropped));
         r.cpu_ns.filter(|_| delivered > 0).map(|cpu_ns| cpu_ns as f64 / delivered as f64)
     }),
     // Older files have no `mb_per_s` (nor `bytes`): bytes / 10^6 per elapsed_ns / 10^9 seconds.

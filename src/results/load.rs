@@ -109,6 +109,9 @@ pub struct CellSamples {
     /// The round of each of `ok` (`Record::round`), in the same order; `None` in files
     /// without rounds.
     pub rounds: Vec<Option<u64>>,
+    /// How many of `ok` were stopped at their bound (`Record::bound_ns`): the cell's figures
+    /// are then labelled bounded.
+    pub bounded: usize,
     /// ns/message of the `ok` samples disturbed (`stats::disturbed`: a steal tick, a pacer
     /// late, CPU or switches far above the cell's others, a slow stretch of the sweep), left out
     /// of `ok` and of every other list here.
@@ -146,6 +149,7 @@ impl CellSamples {
         }
         self.paced.extend(PacedSample::of(&record));
         self.ok.push(record.ns_per_message);
+        self.bounded += usize::from(record.bound_ns.is_some());
         self.rounds.push(record.round);
         self.columns.push_row(&record);
     }

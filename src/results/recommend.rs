@@ -57,6 +57,9 @@ pub struct Shape {
     /// Whether the samples of one of the channel's cells in the band form more than one
     /// cluster ([`stats::clusters`]).
     pub mixed: bool,
+    /// Whether one of the channel's cells in the band has a sample stopped at its bound
+    /// ([`CellSamples::bounded`]): the channel was far behind, its figure over fewer messages.
+    pub bounded: bool,
 }
 
 impl<E> Entry<E> {
@@ -184,8 +187,9 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
             let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
             let median = geometric_mean(summaries.iter().map(|cell| cell.median));
             let mixed = cells.iter().any(|cell| stats::clusters(figures(cell, metric).0).len() > 1);
+            let bounded = cells.iter().any(|cell| cell.bounded > 0);
             let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
-            Some((Entry::new(*channel, value, Shape { median, mixed }), cells.clone()))
+            Some((Entry::new(*channel, value, Shape { median, mixed, bounded }), cells.clone()))
         });
         rank(entered.collect(), metric, &group, noise)
     };

@@ -38,7 +38,8 @@ pub struct Record {
     pub payload_bytes: u64,
     /// Sample number within the cell, from 1; warm-up runs are not written.
     pub sample: usize,
-    /// Wall time of the sample in nanoseconds, from opening the start gate to the last task finishing.
+    /// Wall time of the sample in nanoseconds, from opening the start gate to the last task
+    /// finishing, or to the receiver's stop at the sample's bound (`bound_ns`).
     pub elapsed_ns: u64,
     /// `elapsed_ns / messages`, nanoseconds, three decimals.
     pub ns_per_message: f64,
@@ -103,7 +104,8 @@ pub struct Record {
     /// How long each paced task sent, nanoseconds: its bursts × `pace_ns` (`--duration`,
     /// rounded down to whole frames); empty when not paced.
     pub duration_ns: Option<u64>,
-    /// Messages the receiver took (`messages` − `dropped`); empty in files without the column.
+    /// Messages the receiver took: `messages` − `dropped`, or those taken before the bound
+    /// (`bound_ns`); empty in files without the column.
     pub delivered: Option<u64>,
     /// Bursts (frames) the paced tasks sent, all tasks together; empty when not paced.
     pub frames: Option<u64>,
@@ -149,6 +151,12 @@ pub struct Record {
     /// at the end less at the start. What took the sample's own CPUs: another process, another
     /// tenant, or its own threads outnumbering the cores. Empty where schedstat cannot be read.
     pub run_delay_ns: Option<u64>,
+    /// The bound the sample was stopped at, nanoseconds (`sweep::BOUND_CUT` times the fastest
+    /// sample of its group that ran every message): its channel was that far behind, and
+    /// `ns_per_message` is over the `delivered` messages it took by then, not all `messages`.
+    /// Empty when the sample ran every message: a figure from a cell with such a sample is
+    /// labelled bounded (docs/methodology.md, "Bounded figures").
+    pub bound_ns: Option<u64>,
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -230,6 +238,7 @@ mod tests {
         "build",
         "task_capacity",
         "run_delay_ns",
+        "bound_ns",
     ];
 
     #[test]
@@ -237,7 +246,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("run_delay_ns"));
+        assert_eq!(header.last().map(String::as_str), Some("bound_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

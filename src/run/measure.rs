@@ -17,6 +17,7 @@ use tokio::runtime::{Builder, Runtime};
 use super::allocs::{self, AllocCount};
 use super::latency::Latency;
 use super::scenario::{Pacing, Prepare};
+use super::stop::Timer;
 use super::verify::Status;
 use super::workload::Workload;
 
@@ -56,7 +57,8 @@ impl RuntimeKind {
 /// One timed run.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Sample {
-    /// Wall time from opening the gate to the last task finishing.
+    /// Wall time from opening the gate to the last task finishing, or to the receiver's stop
+    /// at the sample's bound ([`Sample::bounded`]).
     pub elapsed: Duration,
     /// Process CPU time (user + system, all threads) over the same interval.
     pub cpu: Duration,
@@ -93,6 +95,48 @@ pub struct Sample {
     /// does not send it.
     #[serde(default)]
     pub run_delay: Option<Duration>,
+    /// The bound the sample was stopped at, and the messages it had taken by then
+    /// (`super::stop`); `None` when it ran every message.
+    #[serde(default)]
+    pub bounded: Option<Bounded>,
+}
+
+/// A sample stopped at its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounded {
+    /// How long the sample could run: [`Bound::cut`] times its group's fastest sample.
+    pub bound: Duration,
+    /// Messages the receiver took before it stopped.
+    pub taken: u64,
+}
+
+/// How long a sample of a channel far behind its group may run (`crate::sweep`): `cut` times
+/// the fastest full sample of its group measured before it, in an earlier round or its own,
+/// and never less than `floor`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bound {
+    /// The multiple of the group's fastest sample.
+    pub cut: f64,
+    /// The shortest bound: short samples, whose spread on a busy host is widest, run in full.
+    pub floor: Duration,
+    /// The group's fastest sample that ran every message; `None` before there is one.
+    pub fastest: Option<Duration>,
+}
+
+impl Bound {
+    /// The same bound, knowing the fastest full sample `here` too (its round's so far).
+    pub fn knowing(self, here: Option<Duration>) -> Bound {
+        let fastest = match (self.fastest, here) {
+            (Some(before), Some(here)) => Some(before.min(here)),
+            (before, here) => before.or(here),
+        };
+        Bound { fastest, ..self }
+    }
+
+    /// How long the sample may run; `None` until the group has a full sample.
+    pub fn limit(self) -> Option<Duration> {
+        self.fastest.map(|fastest| fastest.mul_f64(self.cut).max(self.floor))
+    }
 }
 
 impl Sample {
@@ -102,9 +146,10 @@ impl Sample {
         Self { elapsed, cpu, status, ..Self::default() }
     }
 
-    /// Messages delivered of the `messages` sent: all of them, less those dropped under `--send try`.
+    /// Messages delivered of the `messages` sent: all of them, less those dropped under
+    /// `--send try`; those taken before the bound when the sample was stopped at one.
     pub fn delivered(&self, messages: u64) -> u64 {
-        messages.saturating_sub(self.dropped)
+        self.bounded.map_or(messages.saturating_sub(self.dropped), |bounded| bounded.taken)
     }
 
     /// Wall nanoseconds per message delivered (of `messages` sent): under `--send try` the
@@ -123,21 +168,31 @@ impl Sample {
 /// Runs `workload` over `channel` once on `runtime` and times it. The runtime needs its
 /// timer if the workload is paced.
 pub fn sample(runtime: &Runtime, prepare: Prepare, workload: &Workload) -> Sample {
-    runtime.block_on(timed_run(prepare, workload, false))
+    runtime.block_on(timed_run(prepare, workload, false, None))
 }
 
-async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) -> Sample {
+/// One run of `workload`, timed; stopped once `bound` has passed, if one is given.
+async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bound: Option<Duration>) -> Sample {
     let prepared = prepare(workload);
+    // A thread that cannot start leaves the run unbounded.
+    let timer = bound.and_then(|bound| Timer::new(prepared.signal(), bound).ok());
     prepared.all_ready().await;
     let steal_start = steal_time();
     let delay_start = run_delay();
     allocs::set_window(count_allocs);
     let usage_start = usage();
     let start = Instant::now();
+    if let Some(timer) = &timer {
+        timer.start(start);
+    }
     prepared.release();
     let delivery = prepared.finish().await;
-    let elapsed = start.elapsed();
+    // A run stopped at its bound is timed to the stop: its senders' teardown is not its messages'.
+    let elapsed = delivery.stopped.map_or_else(|| start.elapsed(), |(at, _)| at.duration_since(start));
     let usage_end = usage();
+    if let Some(timer) = timer {
+        timer.finish();
+    }
     allocs::set_window(false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
@@ -161,6 +216,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool) ->
         involuntary_switches,
         steal,
         run_delay,
+        bounded: delivery.stopped.zip(bound).map(|((_, taken), bound)| Bounded { bound, taken }),
         ..Sample::failed(elapsed, cpu, status)
     }
 }
@@ -182,6 +238,9 @@ pub struct Job {
     pub workload: Workload,
     /// Unrecorded warm-up runs before the sample.
     pub warmups: usize,
+    /// How long the sample and its warm-ups may run; `None`: to their last message.
+    #[serde(default)]
+    pub bound: Option<Bound>,
 }
 
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
@@ -253,6 +312,7 @@ impl Drop for WakeOnDrop {
 pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<Sample>> {
     let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
     let (workload, warm_up, warmups) = (job.workload.clone(), job.workload.warm_up(), job.warmups);
+    let bound = job.bound.and_then(Bound::limit);
     let resident_start = resident_bytes();
     let runtime = job
         .runtime
@@ -275,9 +335,9 @@ pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<S
             let finished = finished;
             let runs = async {
                 for _ in 0..warmups {
-                    timed_run(prepare, &warm_up, false).await;
+                    timed_run(prepare, &warm_up, false, bound).await;
                 }
-                timed_run(prepare, &workload, count_allocs).await
+                timed_run(prepare, &workload, count_allocs, bound).await
             };
             let outcome = runtime.block_on(Abortable::new(runs, registration)).ok();
             match outcome {
@@ -396,6 +456,30 @@ mod tests {
         assert_eq!(parse_run_delay("551620367 15302031 215\n"), Some(15302031));
         assert_eq!(parse_run_delay("551620367\n"), None);
         assert_eq!(parse_run_delay(""), None);
+    }
+
+    #[test]
+    fn a_sample_stopped_at_its_bound_counts_and_checks_what_it_took() {
+        use crate::run::workload::Mode;
+        let channel = crate::registry::find("kanal").unwrap();
+        let messages = 1 << 24;
+        let job = Job {
+            channel: channel.name.to_owned(),
+            prepare: Some(channel.prepare),
+            runtime: RuntimeKind::CurrentThread,
+            workers: 1,
+            workload: Workload::new(Mode::ClonedSend, 4, messages, 64),
+            warmups: 0,
+            bound: Some(Bound { cut: 1.0, floor: Duration::ZERO, fastest: Some(Duration::from_millis(20)) }),
+        };
+        let watchdog = Watchdog::new(Duration::from_secs(120), Arc::new(AtomicBool::new(false))).unwrap();
+        let sample = guarded_sample(&job, &watchdog).unwrap().unwrap();
+        let bounded = sample.bounded.expect("16 Mi messages take longer than 20 ms");
+        assert!(sample.status.is_ok(), "{}", sample.status);
+        assert_eq!(bounded.bound, Duration::from_millis(20));
+        assert!(bounded.taken > 0 && bounded.taken < messages, "{bounded:?}");
+        assert_eq!(sample.delivered(messages), bounded.taken);
+        assert_eq!(sample.bytes, bounded.taken * crate::run::payload::DEFAULT_PAYLOAD_BYTES as u64);
     }
 
     #[test]

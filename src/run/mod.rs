@@ -34,5 +34,6 @@ pub mod rounds;
 pub mod scenario;
 pub mod sink;
 pub mod slow;
+pub mod stop;
 pub mod verify;
 pub mod workload;

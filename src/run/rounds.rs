@@ -125,8 +125,23 @@ pub fn take_in(launch: &Launch, jobs: &[Job], watchdog: &Watchdog, taken: &mut T
 
 /// Takes `jobs` in this process, each under `watchdog` (`measure::guarded_sample`).
 fn take_here(jobs: &[Job], watchdog: &Watchdog, taken: &mut Taker) -> anyhow::Result<bool> {
+    in_order(jobs, &mut |job| measure::guarded_sample(job, watchdog), taken)
+}
+
+/// What measures one job: its sample, or `None` when the user interrupted it.
+pub type Measure<'a> = dyn FnMut(&Job) -> anyhow::Result<Option<Sample>> + 'a;
+
+/// Takes a round's `jobs` one after another with `measure`, each bounded job's bound
+/// (`measure::Bound`) knowing the round's fastest sample so far that ran every message; false
+/// when the user interrupted one.
+pub fn in_order(jobs: &[Job], measure: &mut Measure, taken: &mut Taker) -> anyhow::Result<bool> {
+    let mut fastest: Option<Duration> = None;
     for (at, job) in jobs.iter().enumerate() {
-        let Some(sample) = measure::guarded_sample(job, watchdog)? else { return Ok(false) };
+        let job = Job { bound: job.bound.map(|bound| bound.knowing(fastest)), ..job.clone() };
+        let Some(sample) = measure(&job)? else { return Ok(false) };
+        if sample.status.is_ok() && sample.bounded.is_none() {
+            fastest = Some(fastest.map_or(sample.elapsed, |fastest| fastest.min(sample.elapsed)));
+        }
         taken(at, sample)?;
     }
     Ok(true)
@@ -265,6 +280,7 @@ mod tests {
             workers: 1,
             workload: Workload::new(Mode::MergedRecv, 4, 1000, 64),
             warmups: 1,
+            bound: None,
         };
         let request = Request { protocol: PROTOCOL, timeout: Duration::from_secs(3), jobs: vec![job] };
         let back: Request = serde_json::from_str(&serde_json::to_string(&request).unwrap()).unwrap();

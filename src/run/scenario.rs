@@ -17,6 +17,7 @@ use super::latency::{LatencyRecorder, RunClock};
 use super::payload::TaskPayloads;
 use super::sink::SinkWriter;
 use super::slow::Slowdown;
+use super::stop::{Signal, until};
 use super::verify::{Status, Verifier};
 use super::workload::{Merge, Mode, Pace, SendMode, Workload};
 use crate::channel::{Channel, Message, TrySendError};
@@ -37,6 +38,9 @@ pub struct Delivery {
     pub pacing: Option<Pacing>,
     /// Messages the senders dropped because the channel was full (`--send try`); 0 otherwise.
     pub dropped: u64,
+    /// When the receiver stopped at the run's bound (`super::stop`), and the messages it had
+    /// taken; `None` when it ran to its end.
+    pub stopped: Option<(Instant, u64)>,
 }
 
 /// How the paced senders kept to their schedule, summed over every task.
@@ -60,6 +64,7 @@ pub struct Prepared {
     go: watch::Sender<bool>,
     senders: Vec<JoinHandle<Sent>>,
     receiver: JoinHandle<Receiving>,
+    signal: Arc<Signal>,
 }
 
 impl Prepared {
@@ -69,19 +74,34 @@ impl Prepared {
         permits.expect("the semaphore is never closed").forget();
     }
 
+    /// The signal that stops the receiver before its last message (`super::stop::Timer`).
+    pub fn signal(&self) -> Arc<Signal> {
+        self.signal.clone()
+    }
+
     /// Opens the gate: every task starts.
     pub fn release(&self) {
         self.go.send_replace(true);
     }
 
     /// Waits for the receiver to take its last message and every sender to finish;
-    /// returns what the receiver found, checked against what the senders dropped.
+    /// returns what the receiver found, checked against what the senders dropped. A receiver
+    /// stopped at its bound takes no more: its senders are stopped, and what arrived is checked.
     pub async fn finish(self) -> Delivery {
         let panicked = |status| Delivery { status, ..Delivery::default() };
         let receiving = match self.receiver.await {
             Ok(receiving) => receiving,
             Err(error) => return panicked(Status::Panicked(format!("receiver: {error}"))),
         };
+        if receiving.stopped.is_some() {
+            for sender in &self.senders {
+                sender.abort();
+            }
+            for sender in self.senders {
+                let _ = sender.await;
+            }
+            return receiving.finish_stopped();
+        }
         let mut sent = Sent::default();
         for sender in self.senders {
             match sender.await {
@@ -186,7 +206,10 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         latency: clock.clone().map(LatencyRecorder::new),
         sink: workload.sink.open(),
         slow: Slowdown::of(C::NAME),
+        signal: Arc::new(Signal::default()),
+        stopped: None,
     };
+    let signal = receiving.signal.clone();
     let capacity = workload.capacity_per_channel();
     let senders_per_channel = workload.senders_per_channel();
 
@@ -210,7 +233,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
             SendMode::Try => tokio::spawn(try_send_all::<C>(sender, sending, gate.clone())),
         })
         .collect();
-    Prepared { ready, participants: tasks + 1, go, senders, receiver }
+    Prepared { ready, participants: tasks + 1, go, senders, receiver, signal }
 }
 
 /// What one sending task sends, and how.
@@ -328,6 +351,10 @@ struct Receiving {
     /// The sink's writer, if any; `Err` saying why its file could not be opened.
     sink: Result<Option<SinkWriter>, String>,
     slow: Slowdown,
+    /// Set when the run is to stop before its last message.
+    signal: Arc<Signal>,
+    /// When the receiver stopped at the signal.
+    stopped: Option<Instant>,
 }
 
 impl Receiving {
@@ -344,6 +371,17 @@ impl Receiving {
         }
     }
 
+    /// Whether the receive loop, `stopped` at the run's bound or not, must run on: when it
+    /// was stopped having taken nothing (a hang, or a channel not started yet), it is not a
+    /// bounded sample, and runs on to its end or the watchdog's timeout. Otherwise notes when it stopped.
+    fn stopping(&mut self, stopped: bool) -> bool {
+        if stopped && self.verifier.received() == 0 {
+            return true;
+        }
+        self.stopped = stopped.then(Instant::now);
+        false
+    }
+
     /// The verdict, once the senders have said how many messages they `dropped`.
     fn finish(self, dropped: u64) -> Delivery {
         let mut status = self.verifier.finish_with_drops(dropped);
@@ -358,16 +396,37 @@ impl Receiving {
         }
         Delivery { status, bytes: self.bytes, latency: self.latency, dropped, ..Delivery::default() }
     }
+
+    /// The verdict of a receiver stopped at its bound: what arrived, checked
+    /// (`Verifier::finish_stopped`); the bytes and the sink's file are those of what arrived.
+    fn finish_stopped(self) -> Delivery {
+        let stopped = self.stopped.map(|at| (at, self.verifier.received()));
+        let mut status = self.verifier.finish_stopped();
+        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
+        if let (true, Err(error)) = (status.is_ok(), sunk) {
+            status = Status::Sink(error);
+        }
+        Delivery { status, bytes: self.bytes, latency: self.latency, stopped, ..Delivery::default() }
+    }
 }
 
 async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut receiving: Receiving) -> Receiving {
     receiving.gate.wait().await;
     receiving.slow.start();
-    while let Some(message) = C::recv(&mut receiver).await {
+    let signal = receiving.signal.clone();
+    let stopped = until(&signal, take_each::<C>(&mut receiver, &mut receiving)).await;
+    if receiving.stopping(stopped) {
+        take_each::<C>(&mut receiver, &mut receiving).await;
+    }
+    receiving
+}
+
+/// Takes every message `receiver` delivers, until its senders are gone.
+async fn take_each<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
+    while let Some(message) = C::recv(receiver).await {
         receiving.take(message);
     }
-    receiving.slow.finish();
-    receiving
+    receiving.slow.finish().await;
 }
 
 async fn receive_merged<C: Channel>(mut receivers: Vec<C::Receiver>, merge: Merge, receiving: Receiving) -> Receiving {
@@ -394,9 +453,18 @@ async fn receive_merged<C: Channel>(mut receivers: Vec<C::Receiver>, merge: Merg
 async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: Receiving) -> Receiving {
     receiving.gate.wait().await;
     receiving.slow.start();
+    let signal = receiving.signal.clone();
+    let stopped = until(&signal, take_merged(&mut merged, &mut receiving)).await;
+    if receiving.stopping(stopped) {
+        take_merged(&mut merged, &mut receiving).await;
+    }
+    receiving
+}
+
+/// Takes every message of the merged receivers, until all their senders are gone.
+async fn take_merged(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
     while let Some(message) = merged.next().await {
         receiving.take(message);
     }
-    receiving.slow.finish();
-    receiving
+    receiving.slow.finish().await;
 }

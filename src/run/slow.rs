@@ -10,6 +10,9 @@
 
 use std::time::Instant;
 
+/// How long the slowdown spins between two yields to the runtime.
+const SPIN_SLICE: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// The environment variable that names the slowed channel and its slowdown.
 pub const VARIABLE: &str = "CHANNEL_BENCH_SLOW";
 
@@ -39,12 +42,17 @@ impl Slowdown {
     }
 
     /// Called after the last message: spins for the slowdown's share of the time since
-    /// [`Slowdown::start`].
-    pub fn finish(&mut self) {
+    /// [`Slowdown::start`], yielding to the runtime each [`SPIN_SLICE`] so that a run stopped
+    /// at its bound (`super::stop`) stops in the spin too.
+    pub async fn finish(&mut self) {
         if let Some(started) = self.started.take() {
             let until = deadline(started, Instant::now(), self.fraction);
             while Instant::now() < until {
-                std::hint::spin_loop();
+                let slice = (Instant::now() + SPIN_SLICE).min(until);
+                while Instant::now() < slice {
+                    std::hint::spin_loop();
+                }
+                tokio::task::yield_now().await;
             }
         }
     }
@@ -132,7 +140,8 @@ mod tests {
         let mut slowdown = Slowdown { fraction: 0.15, started: None };
         slowdown.start();
         assert!(slowdown.started.is_some());
-        slowdown.finish();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(slowdown.finish());
         assert!(slowdown.started.is_none(), "one spin a sample");
         let mut none = Slowdown { fraction: 0.0, started: None };
         none.start();

@@ -149,6 +149,27 @@ impl Verifier {
         }
     }
 
+    /// Messages received so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// The verdict of a run stopped at its bound (`run::measure::Bound`) before every message
+    /// arrived: what did arrive came from known senders, each in order, with no gap and no
+    /// repeat. The missing tail is not a loss.
+    pub fn finish_stopped(self) -> Status {
+        if let Some(sender) = self.stranger {
+            return Status::Corrupted(format!("message from sender {sender}, but only {} exist", self.expected.len()));
+        }
+        match self.first_anomaly {
+            None => Status::Ok,
+            Some(Anomaly { sender, expected, got }) if got > expected => {
+                Status::Lost(format!("sender {sender}: seq {expected} missing before the bound (seq {got} came next)"))
+            }
+            Some(Anomaly { sender, got, .. }) => Status::Reordered(format!("sender {sender}: seq {got} arrived late")),
+        }
+    }
+
     /// The verdict once the channel is closed and drained.
     pub fn finish(self) -> Status {
         let sent: u64 = self.expected.iter().map(|&count| u64::from(count)).sum();
@@ -198,6 +219,21 @@ mod tests {
             verifier.observe(sender, seq);
         }
         verifier.finish()
+    }
+
+    #[test]
+    fn a_run_stopped_at_its_bound_checks_what_arrived_and_not_the_missing_tail() {
+        let stopped = |arrivals: &[(u32, u32)]| {
+            let mut verifier = Verifier::new(vec![5, 5]);
+            for &(sender, seq) in arrivals {
+                verifier.observe(sender, seq);
+            }
+            (verifier.received(), verifier.finish_stopped())
+        };
+        assert_eq!(stopped(&[(0, 0), (1, 0), (0, 1)]), (3, Status::Ok));
+        assert!(matches!(stopped(&[(0, 0), (0, 2)]).1, Status::Lost(_)));
+        assert!(matches!(stopped(&[(0, 0), (0, 1), (0, 0)]).1, Status::Reordered(_)));
+        assert!(matches!(stopped(&[(7, 0)]).1, Status::Corrupted(_)));
     }
 
     #[test]

@@ -20,6 +20,17 @@ use crate::stats::verdict::Call;
 /// is clearly behind: the later screening rounds and the duels leave it out.
 pub const SCREEN_CUT: f64 = 2.0;
 
+/// A sample of a channel not kept, unpaced, is stopped once it has run this many times the
+/// fastest sample of its group that ran every message (`run::measure::Bound`): a channel that
+/// far behind keeps a figure, over the messages it took by then, labelled bounded, and does not
+/// set the run's length. Above [`SCREEN_CUT`], so a bounded channel is one screening leaves out.
+pub const BOUND_CUT: f64 = 4.0;
+
+/// The shortest bound: a sample shorter than this runs in full, whatever its group's fastest.
+/// Short samples cost little, and their spread on a busy host is widest (a `--quick` sample of
+/// a few milliseconds can take 4× its cell's others).
+pub const BOUND_FLOOR: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The fewest samples a paced figure settles on: an interval without the last round's sample,
 /// which needs [`FEWEST_SAMPLES`], and one with it.
 pub const SETTLED_FROM: usize = FEWEST_SAMPLES + 1;

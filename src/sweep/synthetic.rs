@@ -41,7 +41,7 @@ impl Place for Synthetic {
 }
 
 /// Runs a sweep of `args` (after `channel-bench --out <tmp>`) on `place`: its CSV, read back.
-fn sweep(args: &[&str], place: &mut dyn Place) -> ResultsFile {
+pub(super) fn sweep(args: &[&str], place: &mut dyn Place) -> ResultsFile {
     let cli = crate::cli::Cli::try_parse_from(["channel-bench"].iter().chain(args)).unwrap();
     let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -54,6 +54,29 @@ fn a_channel_with_a_mixed_cell_is_marked() {
 }
 
 #[test]
+fn a_bounded_figure_is_marked_where_shown_and_its_channel_named_once() {
+    let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
+    let far = [600.0, 605.0, 595.0, 602.0, 598.0];
+    let mut file = hand_made(&[("kanal", 64, &steady, 0), ("flume", 64, &far, 0)]);
+    let flume = file.order.iter().find(|key| key.channel == "flume").unwrap().clone();
+    file.cells.get_mut(&flume).unwrap().bounded = 3;
+    let bands = recommend(&file);
+    let text = console(&bands, &built(), &[], Format::Text);
+    assert!(text.contains("kanal† 60.0, 10.00× faster than flume 600 (bounded) ["), "{text}");
+    let note = "(bounded): flume was so far behind its group's fastest that samples were stopped at a bound";
+    assert_eq!(text.matches(note).count(), 1, "{text}");
+    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
+    assert!(markdown.contains("flume 600 (bounded) [") && markdown.contains(note), "{markdown}");
+    let analysis = crate::results::analysis::Analysis::of("x.csv", &file, None);
+    let json: serde_json::Value = serde_json::from_str(&crate::output::answer::json("x.csv", &analysis)).unwrap();
+    let runner_up = &json["bands"][0]["runner_up"];
+    assert_eq!((runner_up["channel"].as_str(), runner_up["bounded"].as_bool()), (Some("flume"), Some(true)));
+    assert_eq!(json["bands"][0]["leader"].get("bounded"), None);
+    let calm = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("flume", 64, &far, 0)]));
+    assert!(!console(&calm, &built(), &[], Format::Text).contains("bounded"));
+}
+
+#[test]
 fn three_tied_collapse_to_others_within_the_widest() {
     let steady = |level: f64| [level, level * 1.001, level * 0.999, level * 1.002, level * 0.998];
     let (a, b, c) = (steady(100.0), steady(101.0), steady(101.6));

@@ -31,19 +31,28 @@ fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
         cells.entry(key).or_default().push(at);
     }
     for members in cells.values() {
-        let measures: Vec<Own> = members
-            .iter()
-            .map(|&at| Own {
-                steal_ns: rows[at].steal_ns,
-                pacer_behind: rows[at].pacer_behind == Some(true),
-                cpu_ns: rows[at].cpu_ns.filter(|_| rows[at].pace_ns.is_some()),
-                switches: rows[at].involuntary_switches,
-                run_delay_ns: rows[at].run_delay_ns,
-            })
-            .collect();
+        let measures: Vec<Own> = members.iter().map(|&at| own_measures(&rows[at])).collect();
         for (&at, verdict) in members.iter().zip(own(&measures)) {
             why[at] = verdict.or(why[at]);
         }
+    }
+}
+
+/// What `row` recorded of its own disturbance. A row stopped at its bound (`bound_ns`) ran a
+/// share of its messages: its switches and run delay are scaled to all of them, so that it is
+/// judged beside its cell's rows that ran every message.
+fn own_measures(row: &Record) -> Own {
+    let share = match (row.bound_ns, row.delivered) {
+        (Some(_), Some(delivered)) => row.messages as f64 / delivered.max(1) as f64,
+        _ => 1.0,
+    };
+    let scaled = |value: Option<u64>| value.map(|value| (value as f64 * share) as u64);
+    Own {
+        steal_ns: row.steal_ns,
+        pacer_behind: row.pacer_behind == Some(true),
+        cpu_ns: row.cpu_ns.filter(|_| row.pace_ns.is_some()),
+        switches: scaled(row.involuntary_switches),
+        run_delay_ns: scaled(row.run_delay_ns),
     }
 }
 
