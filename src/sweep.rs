@@ -44,7 +44,7 @@ use crate::stats;
 
 mod choose;
 #[cfg(test)]
-mod synthetic;
+pub(crate) mod synthetic;
 
 pub use choose::SCREEN_CUT;
 use choose::{behind, duels};
