@@ -68,14 +68,20 @@ fn paced_room() -> String {
     csv
 }
 
-#[test]
-fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carry_the_pooled_figures() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = common::write(dir.path(), "paced.csv", &paced_room());
+/// [`paced_room`] written into `dir`, with its summary, cells and report beside it: its path.
+fn with_outputs(dir: &Path) -> PathBuf {
+    let csv = common::write(dir, "paced.csv", &paced_room());
     for command in ["summary", "cells", "report"] {
         let (code, _, stderr) = output(bench().arg(command).arg(&csv));
         assert_eq!(code, Some(0), "{command}: {stderr}");
     }
+    csv
+}
+
+#[test]
+fn every_output_leads_with_the_decision_for_the_room_then_latency_and_cells_carry_the_pooled_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = with_outputs(dir.path());
     let (code, short, stderr) = output(bench().args(["summary", "--short"]).arg(&csv));
     assert_eq!(code, Some(0), "{stderr}");
     // A file of paced cells: the decision for its largest room (8 tasks), the latency answer (its
