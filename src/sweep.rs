@@ -46,7 +46,7 @@ use crate::stats;
 mod bounded;
 mod choose;
 #[cfg(test)]
-mod synthetic;
+pub(crate) mod synthetic;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 use choose::{behind, duels};

@@ -1,6 +1,6 @@
 //! `channel-bench ab`: a paired A/B run of two builds (here one binary on both sides), its
-//! rows split by build, its refusal of a binary of another take-round protocol, and (faults
-//! build) a known slowdown on one side called a change where it is and nowhere else.
+//! rows split by build, and its refusal of a binary of another take-round protocol. How a
+//! slowdown on one side is judged is the synthetic tests' (`sweep::synthetic::judged`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -157,34 +157,4 @@ fn a_channel_the_baseline_does_not_have_is_left_out_and_said_so_and_the_rest_pai
     assert!(column(&out, "channel").iter().all(|channel| channel == "kanal"));
     let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
     assert!(markdown.contains("mutex-queue (the baseline has no such channel"), "{markdown}");
-}
-
-#[cfg(feature = "faults")]
-#[test]
-fn a_channel_slowed_on_one_side_is_called_slower_and_no_other_changed() {
-    let _alone = common::one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("slow.csv");
-    let mut args: Vec<String> = ["--channels", "kanal,flume", "--runtimes", "current-thread", "--json"]
-        .iter()
-        .chain(&["--candidate-env", "CHANNEL_BENCH_SLOW=kanal:100%", "--fail-on-slower", "20"])
-        .chain(&["--capacity", "65536"])
-        .map(|arg| arg.to_string())
-        .collect();
-    // Ten times tiny's messages and twice its rounds: the slowdown then outlasts the jitter of
-    // other processes on the same cores.
-    let more = |arg: String| match arg.as_str() {
-        "4000" => "40000".to_owned(),
-        "2" => "4".to_owned(),
-        _ => arg,
-    };
-    args.extend(tiny(&out).into_iter().map(more));
-    let (code, stdout, stderr) = ab(&common::binary(), &common::binary(), &args);
-    assert_eq!(code, Some(1), "--fail-on-slower 20 fails on a 100% slowdown: {stdout}\n{stderr}");
-    let json = &stdout[stdout.find('{').unwrap()..stdout.rfind('}').unwrap() + 1];
-    let verdicts: serde_json::Value = serde_json::from_str(json).unwrap();
-    for change in verdicts["bands"].as_array().unwrap() {
-        let expected = if change["channel"] == "kanal" { "higher" } else { "tied" };
-        assert_eq!(change["call"], expected, "{change}");
-    }
 }

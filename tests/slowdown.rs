@@ -68,34 +68,3 @@ fn a_bad_value_is_a_usage_error_naming_the_variable() {
         assert!(!dir.path().join("x.csv").exists(), "refused before anything is written");
     }
 }
-
-/// Samples per channel of a tiny current-thread sweep in which kanal runs ten times slower than it
-/// would (far past the screening cut), with `extra` flags.
-fn samples_per_channel(dir: &Path, name: &str, extra: &[&str]) -> HashMap<String, usize> {
-    let out = dir.join(name);
-    let mut command = common::bench();
-    command
-        .args(["--channels", "kanal,flume", "--modes", "cloned-send", "--runtimes", "current-thread", "--tasks", "64"])
-        .args(["--messages", "20000", "--samples", "4", "--max-time", "0", "--capacity", "65536", "--out"])
-        .arg(&out)
-        .args(extra)
-        .env("CHANNEL_BENCH_SLOW", "kanal:900%");
-    let (code, _, stderr) = common::output(&mut command);
-    assert_eq!(code, Some(0), "{stderr}");
-    let mut counts: HashMap<String, usize> = HashMap::new();
-    for row in csv::Reader::from_path(&out).unwrap().records().map(Result::unwrap) {
-        *counts.entry(row[0].to_owned()).or_default() += 1;
-    }
-    counts
-}
-
-#[test]
-fn a_channel_far_behind_leaves_screening_after_two_slow_samples_unless_kept() {
-    let _alone = common::one_at_a_time();
-    let dir = tempfile::tempdir().unwrap();
-    let screened = samples_per_channel(dir.path(), "screened.csv", &[]);
-    assert_eq!(screened["flume"], 4);
-    assert_eq!(screened["kanal"], 2, "two slow samples, then left out: {screened:?}");
-    let kept = samples_per_channel(dir.path(), "kept.csv", &["--keep", "kanal"]);
-    assert_eq!(kept["kanal"], 4, "--keep follows it through every round: {kept:?}");
-}

@@ -282,3 +282,23 @@ impl Place for Paired {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::synthetic::judged::ab_run;
+
+    #[test]
+    fn fail_on_slower_fails_a_run_with_a_channel_slowed_past_its_figure_and_only_then() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("slow.csv");
+        ab_run(&path, &[("kanal", 2.0)]);
+        let (ab, _) = judged(&path, &[]).unwrap();
+        assert_eq!(gate(&ab, Some(20.0)), Some(ExitCode::FAILURE), "a 100% slowdown is past 20%");
+        assert_eq!(gate(&ab, Some(150.0)), None, "and within 150%");
+        assert_eq!(gate(&ab, None), None, "no gate without --fail-on-slower");
+        let same = dir.path().join("same.csv");
+        ab_run(&same, &[]);
+        assert_eq!(gate(&judged(&same, &[]).unwrap().0, Some(1.0)), None, "two builds alike pass any gate");
+    }
+}

@@ -1,7 +1,10 @@
 //! A [`Place`] that measures nothing: each job's sample is made from a seeded figure per
-//! channel, so that screening and the duels are tested on exact samples, never on the host's clock.
+//! channel (and per build, for a paired A/B run's two), so that screening, the duels, the
+//! settling of a paced room and the A/B and `compare` verdicts are tested on exact samples,
+//! never on the host's clock.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -9,15 +12,100 @@ use clap::Parser;
 
 use super::*;
 use crate::results::load::ResultsFile;
+use crate::run::latency::{self, Latency};
+use crate::run::scenario::Pacing;
+
+pub(crate) mod judged;
+
+/// How long a sample [`Synthetic::waited`] names waited to run: far past the run-delay rule's
+/// floor (`stats::disturbed::RUN_DELAY_FLOOR_NS`), so it is left out as disturbed.
+const WAITED: Duration = Duration::from_millis(100);
+
+/// The steal tick of a sample [`Synthetic::stolen`] names.
+const STEAL: Duration = Duration::from_millis(10);
+
+/// How many times its figure a sample [`Synthetic::slow`] names takes.
+const SLOWER: f64 = 3.0;
+
+/// How many times the others' p99 an [`Synthetic::outliers`] sample's p99 is.
+const OUTLIER: f64 = 40.0;
 
 /// Samples of fixed ratio per channel: `ratios[channel]` × 1 ms, times a drift of `drift` per
 /// round (every channel of a round alike), with `jitter` (a share, alternating in sign) so that
-/// no two samples of a cell are equal.
-struct Synthetic {
-    ratios: HashMap<&'static str, f64>,
-    drift: f64,
-    jitter: f64,
-    calls: u64,
+/// no two samples of a cell are equal. A paced job's sample takes its schedule (with the jitter)
+/// and has the figure as its CPU time in ms and its every message's latency in µs, nothing dropped.
+pub(crate) struct Synthetic {
+    pub ratios: HashMap<&'static str, f64>,
+    pub drift: f64,
+    pub jitter: f64,
+    /// Rounds taken.
+    pub calls: u64,
+    /// The builds that measure each job, one after the other, each with its factor per channel
+    /// on `ratios` (1 for a channel it does not name): the sweep's own (`""`) alone by default.
+    pub builds: Vec<(&'static str, HashMap<&'static str, f64>)>,
+    /// The samples, each a channel and its sample's number (from 1, every build's counted),
+    /// that took [`SLOWER`] times their figure.
+    pub slow: Vec<(&'static str, u64)>,
+    /// The samples, named as `slow`, whose threads waited [`WAITED`] to run.
+    pub waited: Vec<(&'static str, u64)>,
+    /// The samples, named as `slow`, with a steal tick of the host ([`STEAL`]) and no run
+    /// delay, as a build that does not record it sends them.
+    pub stolen: Vec<(&'static str, u64)>,
+    /// The samples, named as `slow`, whose latency is [`OUTLIER`] times the others'.
+    pub outliers: Vec<(&'static str, u64)>,
+    /// Samples taken per channel.
+    pub taken: HashMap<String, u64>,
+}
+
+impl Synthetic {
+    /// A place of `ratios`, no drift, 1% jitter, one build.
+    pub fn new(ratios: &[(&'static str, f64)]) -> Self {
+        Synthetic {
+            ratios: ratios.iter().copied().collect(),
+            drift: 0.0,
+            jitter: 0.01,
+            calls: 0,
+            builds: vec![("", HashMap::new())],
+            slow: Vec::new(),
+            waited: Vec::new(),
+            stolen: Vec::new(),
+            outliers: Vec::new(),
+            taken: HashMap::new(),
+        }
+    }
+
+    /// The next sample of `job` at `figure` (the ratio with its build's factor, drift and jitter).
+    fn sample(&mut self, job: &Job, figure: f64, sign: f64) -> Sample {
+        let taken = self.taken.entry(job.channel.clone()).or_default();
+        *taken += 1;
+        let this = |(channel, number): &(&str, u64)| *channel == job.channel && *number == *taken;
+        let figure = if self.slow.iter().any(this) { figure * SLOWER } else { figure };
+        let waited = if self.waited.iter().any(this) { WAITED } else { Duration::ZERO };
+        let (run_delay, steal) = if self.stolen.iter().any(this) { (None, Some(STEAL)) } else { (Some(waited), None) };
+        let outlier = self.outliers.iter().any(this);
+        let Some(pace) = job.workload.pace else {
+            let elapsed = Duration::from_secs_f64(figure / 1e3);
+            return Sample { run_delay, steal, ..Sample::failed(elapsed, elapsed / 2, Status::Ok) };
+        };
+        let schedule = job.workload.schedule().expect("a paced workload has a schedule");
+        let p99 = figure * 1e3 * if outlier { OUTLIER } else { 1.0 };
+        let mut histogram = latency::empty_histogram();
+        histogram.record_n(p99 as u64, job.workload.messages).expect("within the histogram's bounds");
+        let frames = job.workload.messages.div_ceil(u64::from(pace.burst));
+        Sample {
+            latency: Latency::of(&histogram),
+            latency_histogram: Some(latency::encode(&histogram)),
+            pace_actual: Some(pace.interval),
+            pacing: Some(Pacing { frames, overflowed: 0, lateness_max: Duration::ZERO, lateness_mean: Duration::ZERO }),
+            run_delay,
+            steal,
+            ..Sample::failed(
+                schedule.mul_f64(1.0 + sign * self.jitter),
+                Duration::from_secs_f64(figure / 1e3),
+                Status::Ok,
+            )
+        }
+    }
 }
 
 impl Place for Synthetic {
@@ -31,31 +119,44 @@ impl Place for Synthetic {
         self.calls += 1;
         let drift = 1.0 + self.drift * self.calls as f64;
         for (at, job) in jobs.iter().enumerate() {
-            let sign = if (self.calls + at as u64).is_multiple_of(2) { 1.0 } else { -1.0 };
-            let ms = self.ratios[job.channel.as_str()] * drift * (1.0 + sign * self.jitter);
-            let elapsed = Duration::from_secs_f64(ms / 1e3);
-            taken(at, "", Sample::failed(elapsed, elapsed / 2, Status::Ok))?;
+            for side in 0..self.builds.len() {
+                let (build, factors) = &self.builds[side];
+                let factor = factors.get(job.channel.as_str()).copied().unwrap_or(1.0);
+                let sign = if (self.calls + (at + side) as u64).is_multiple_of(2) { 1.0 } else { -1.0 };
+                let build = *build;
+                let figure = self.ratios[job.channel.as_str()] * factor * drift * (1.0 + sign * self.jitter);
+                let sample = self.sample(job, figure, sign);
+                taken(at, build, sample)?;
+            }
         }
         Ok(true)
     }
 }
 
-/// Runs a sweep of `args` (after `channel-bench --out <tmp>`) on `place`: its CSV, read back.
-pub(super) fn sweep(args: &[&str], place: &mut dyn Place) -> ResultsFile {
+/// Runs a sweep of `args` (after `channel-bench`) on `place`, its CSV written to `path`.
+pub(crate) fn sweep_to(path: &Path, args: &[&str], place: &mut dyn Place) {
     let cli = crate::cli::Cli::try_parse_from(["channel-bench"].iter().chain(args)).unwrap();
     let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.csv");
-    let mut csv = CsvWriter::create(&path, false).unwrap();
+    let mut csv = CsvWriter::create(path, false).unwrap();
     let watchdog = Watchdog::new(Duration::from_secs(60), Arc::new(AtomicBool::new(false))).unwrap();
     let console = Console::new(0, 1);
     run(&plan, &watchdog, &console, &mut csv, place).unwrap();
+}
+
+/// Runs a sweep of `args` on `place`: its CSV, read back.
+pub(super) fn sweep(args: &[&str], place: &mut dyn Place) -> ResultsFile {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.csv");
+    sweep_to(&path, args, place);
     crate::results::load::load(&path).unwrap()
 }
 
-/// How many samples each channel got, by name.
+/// How many samples each channel got, by name: `ok`, disturbed and failed.
 fn counts(file: &ResultsFile) -> Vec<(String, usize)> {
-    let count = |key: &CellKey| (key.channel.clone(), file.cells[key].ok.len() + file.cells[key].failed);
+    let count = |key: &CellKey| {
+        let cell = &file.cells[key];
+        (key.channel.clone(), cell.ok.len() + cell.disturbed.len() + cell.failed)
+    };
     let mut counts: Vec<(String, usize)> = file.order.iter().map(count).collect();
     counts.sort();
     counts
@@ -63,8 +164,8 @@ fn counts(file: &ResultsFile) -> Vec<(String, usize)> {
 
 #[test]
 fn screening_leaves_out_a_channel_twice_behind_after_its_second_sample() {
-    let ratios = HashMap::from([("flume", 1.0), ("kanal", 1.1), ("async-channel", 3.0)]);
-    let mut place = Synthetic { ratios, drift: 0.01, jitter: 0.01, calls: 0 };
+    let mut place =
+        Synthetic { drift: 0.01, ..Synthetic::new(&[("flume", 1.0), ("kanal", 1.1), ("async-channel", 3.0)]) };
     let args =
         ["--channels", "flume,kanal,async-channel", "--tasks", "4", "--modes", "cloned-send", "--capacity", "1024"];
     let file = sweep(
@@ -96,8 +197,7 @@ fn an_ab_like_place_that_does_not_screen_measures_every_channel_each_round() {
             false
         }
     }
-    let ratios = HashMap::from([("flume", 1.0), ("async-channel", 3.0)]);
-    let mut place = Everyone(Synthetic { ratios, drift: 0.0, jitter: 0.01, calls: 0 });
+    let mut place = Everyone(Synthetic::new(&[("flume", 1.0), ("async-channel", 3.0)]));
     let args = ["--channels", "flume,async-channel", "--tasks", "4", "--modes", "cloned-send", "--capacity", "1024"];
     let file = sweep(
         &[&args[..], &["--runtimes", "multi-thread", "--workers", "2", "--samples", "3", "--max-time", "0"]].concat(),
@@ -111,8 +211,8 @@ const FEWEST_SAMPLES_SEEN: usize = 3;
 
 #[test]
 fn duels_measure_a_thin_leader_and_runner_up_again_and_stop_once_told_apart() {
-    let ratios = HashMap::from([("flume", 1.0), ("kanal", 1.5), ("async-channel", 3.0)]);
-    let mut place = Synthetic { ratios, drift: 0.001, jitter: 0.01, calls: 0 };
+    let mut place =
+        Synthetic { drift: 0.001, ..Synthetic::new(&[("flume", 1.0), ("kanal", 1.5), ("async-channel", 3.0)]) };
     let args =
         ["--channels", "flume,kanal,async-channel", "--tasks", "4", "--modes", "cloned-send", "--capacity", "1024"];
     let more = ["--runtimes", "multi-thread", "--workers", "2", "--samples", "2", "--max-time", "600"];
@@ -122,4 +222,101 @@ fn duels_measure_a_thin_leader_and_runner_up_again_and_stop_once_told_apart() {
     assert_eq!(FEWEST_SAMPLES_SEEN, crate::results::cells::FEWEST_SAMPLES);
     assert_eq!(counts(&file), [("async-channel".to_owned(), 2), ("flume".to_owned(), 3), ("kanal".to_owned(), 3)]);
     assert_eq!(place.calls, 3);
+}
+
+/// The flags of a current-thread cloned-send sweep at 4 tasks of `channels`, then `more`.
+fn flat_out(channels: &'static str, more: &[&'static str]) -> Vec<&'static str> {
+    let plan = ["--channels", channels, "--tasks", "4", "--modes", "cloned-send", "--capacity", "1024"];
+    [&plan[..], &["--runtimes", "current-thread"], more].concat()
+}
+
+#[test]
+fn a_kept_channel_far_behind_is_measured_in_every_screening_round() {
+    let mut place = Synthetic::new(&[("flume", 1.0), ("kanal", 10.0)]);
+    let file = sweep(&flat_out("kanal,flume", &["--samples", "4", "--max-time", "0"]), &mut place);
+    assert_eq!(counts(&file), [("flume".to_owned(), 4), ("kanal".to_owned(), 2)], "two slow samples, then left out");
+    let mut place = Synthetic::new(&[("flume", 1.0), ("kanal", 10.0)]);
+    let kept = ["--samples", "4", "--max-time", "0", "--keep", "kanal"];
+    let file = sweep(&flat_out("kanal,flume", &kept), &mut place);
+    assert_eq!(counts(&file), [("flume".to_owned(), 4), ("kanal".to_owned(), 4)], "--keep follows it through");
+}
+
+#[test]
+fn slow_samples_the_host_disturbed_are_left_out_and_screen_nothing_out() {
+    let more = ["--samples", "4", "--max-time", "0"];
+    let first_two = vec![("kanal", 1), ("kanal", 2)];
+    // kanal's first two samples took three times its figure: it is screened out...
+    let mut slow = Synthetic { slow: first_two.clone(), ..Synthetic::new(&[("flume", 1.0), ("kanal", 1.0)]) };
+    let file = sweep(&flat_out("kanal,flume", &more), &mut slow);
+    assert_eq!(counts(&file), [("flume".to_owned(), 4), ("kanal".to_owned(), 2)]);
+    // ...unless each had a steal tick: both are left out as disturbed, and kanal stays.
+    let stolen =
+        Synthetic { slow: first_two.clone(), stolen: first_two, ..Synthetic::new(&[("flume", 1.0), ("kanal", 1.0)]) };
+    let file = sweep(&flat_out("kanal,flume", &more), &mut { stolen });
+    let kanal = |file: &ResultsFile| file.cells[file.order.iter().find(|key| key.channel == "kanal").unwrap()].clone();
+    assert_eq!((kanal(&file).ok.len(), kanal(&file).disturbed.len()), (2, 2), "{:?}", kanal(&file));
+    assert_eq!(counts(&file), [("flume".to_owned(), 4), ("kanal".to_owned(), 4)]);
+    // A slow sample whose threads waited to run, among calm ones, is left out too.
+    let third = vec![("kanal", 3)];
+    let mut waited =
+        Synthetic { slow: third.clone(), waited: third, ..Synthetic::new(&[("flume", 1.0), ("kanal", 1.0)]) };
+    let file = sweep(&flat_out("kanal,flume", &more), &mut waited);
+    assert_eq!((kanal(&file).ok.len(), kanal(&file).disturbed.len()), (3, 1), "{:?}", kanal(&file));
+}
+
+/// A paced room of 8 participants, flume, async-channel and tachyonix (none with a known
+/// problem), both phases, on `place`: each channel's samples per phase, in (channel, phase) order.
+fn room(place: &mut Synthetic) -> Vec<(String, String, usize)> {
+    let paced = ["--pace", "20ms", "--duration", "100ms", "--tasks", "8", "--send", "try", "--latency"];
+    let cells = ["--channels", "flume,async-channel,tachyonix", "--runtimes", "multi-thread", "--modes", "cloned-send"];
+    let more = ["--phase", "aligned,random", "--samples", "2", "--max-time", "600", "--capacity", "1024"];
+    let file = sweep(&[&paced[..], &cells, &more].concat(), place);
+    let mut counts: Vec<(String, String, usize)> = file
+        .order
+        .iter()
+        .map(|key| {
+            let cell = &file.cells[key];
+            let phase = key.setting.phase.map(|phase| phase.words().to_owned()).unwrap_or_default();
+            (key.channel.clone(), phase, cell.ok.len() + cell.disturbed.len() + cell.failed)
+        })
+        .collect();
+    counts.sort();
+    counts
+}
+
+/// The samples a paced figure settles on, as pinned below.
+const SETTLED_FROM_SEEN: usize = 4;
+
+#[test]
+fn a_paced_room_measures_its_pick_and_runner_up_until_their_figures_settle() {
+    assert_eq!(SETTLED_FROM_SEEN, choose::SETTLED_FROM);
+    let ratios = [("flume", 1.0), ("async-channel", 1.5), ("tachyonix", 3.0)];
+    let row = |channel: &str, phase: &str, samples| (channel.to_owned(), phase.to_owned(), samples);
+    // Two screening rounds a phase. Then the pick (flume, the lowest CPU) and the runner-up are
+    // measured until their figures settle: in phase at four samples, out of phase at five (the
+    // fourth moved a half-width by more than SETTLED_CHANGE). tachyonix, third, is measured
+    // again only in the one round that brings the two fastest out of phase by ns/message to
+    // FEWEST_SAMPLES.
+    let calm = [
+        row("async-channel", "in phase", 4),
+        row("async-channel", "out of phase", 5),
+        row("flume", "in phase", 4),
+        row("flume", "out of phase", 5),
+        row("tachyonix", "in phase", 2),
+        row("tachyonix", "out of phase", 3),
+    ];
+    assert_eq!(room(&mut Synthetic::new(&ratios)), calm);
+    // flume's fifth sample (its first in the duels, in phase) has a p99 forty times its others':
+    // in phase the p99s are tied wide (tachyonix measured beside them again), and the pick and
+    // runner-up are measured until their figures settle once more; out of phase nothing changes.
+    let mut outlier = Synthetic { outliers: vec![("flume", 5)], ..Synthetic::new(&ratios) };
+    let disturbed = [
+        row("async-channel", "in phase", 7),
+        row("async-channel", "out of phase", 5),
+        row("flume", "in phase", 7),
+        row("flume", "out of phase", 5),
+        row("tachyonix", "in phase", 5),
+        row("tachyonix", "out of phase", 3),
+    ];
+    assert_eq!(room(&mut outlier), disturbed);
 }
