@@ -35,7 +35,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::{Cell, Plan};
-use crate::results::load::{CellKey, of_rows};
+use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
 use crate::run::measure::{Bound, Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
@@ -197,7 +197,7 @@ pub fn run(
             }
         }
     }
-    report(&cells, console, &mut outcome);
+    report(&cells, &of_rows(&rows), console, &mut outcome);
     outcome.rows = rows;
     Ok(outcome)
 }
@@ -325,9 +325,10 @@ fn record(
     Ok(())
 }
 
-/// Prints every sampled cell, a section heading per (runtime, tasks, phase), and lists the failed
-/// cells in `outcome`.
-fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
+/// Prints every sampled cell, a section heading per (runtime, tasks, phase), its figures as
+/// `summary` reads them from the rows written (`file`: disturbed samples left out), and lists
+/// the failed cells in `outcome`.
+fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
     let mut section = None;
     for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
@@ -338,13 +339,8 @@ fn report(cells: &[Progress], console: &Console, outcome: &mut Outcome) {
             section = Some(this);
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
-        let ok: Vec<f64> = progress
-            .samples
-            .iter()
-            .filter(|s| s.status.is_ok())
-            .map(|s| s.ns_per_message(cell.workload.messages))
-            .collect();
-        console.cell(cell, stats::summarize(&ok).as_ref(), &stats::clusters(&ok), &progress.samples);
+        let (ok, disturbed) = file.cells.get(&progress.key).map_or((&[][..], 0), |c| (&c.ok[..], c.disturbed.len()));
+        console.cell(cell, (stats::summarize(ok).as_ref(), disturbed), &stats::clusters(ok), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();
         if let Some(reason) = cell.refusal() {

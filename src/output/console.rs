@@ -135,10 +135,17 @@ impl Console {
 
     /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean
     /// (`±` half-width of its confidence interval), the median, the min–max ns/message and the
-    /// sample count, the `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`), and
-    /// the failures if any. Then, as the run recorded them, the medians of latency, MB/s, CPU per
-    /// message, the real burst interval and allocations.
-    pub fn cell(&self, cell: &Cell, summary: Option<&Summary>, clusters: &[Cluster], samples: &[Sample]) {
+    /// sample count, the samples `disturbed` and left out of them when there are some, the
+    /// `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`), and the failures if
+    /// any. Then, as the run recorded them, the medians of latency, MB/s, CPU per message, the
+    /// real burst interval and allocations.
+    pub fn cell(
+        &self,
+        cell: &Cell,
+        (summary, disturbed): (Option<&Summary>, usize),
+        clusters: &[Cluster],
+        samples: &[Sample],
+    ) {
         let messages = cell.workload.messages as f64;
         let (ok, failures): (Vec<&Sample>, Vec<&Sample>) = samples.iter().partition(|sample| sample.status.is_ok());
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
@@ -153,8 +160,9 @@ impl Console {
                 } else {
                     String::new()
                 };
+                let left_out = if disturbed > 0 { format!(" +{disturbed} disturbed, left out") } else { String::new() };
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}){mixed}",
+                    "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",
                     s.trimmed_mean * messages / 1e6,
                     s.trimmed_mean,
                     s.median,
