@@ -63,10 +63,12 @@ readme-block:
 
 test: rust-test python-test
 
-# Twice: with the channels that hang and lose messages on purpose, then the normal build, whose
-# debug binary python-test then finds already built.
+# The tests that need the channels that hang and lose messages on purpose, on a build with them
+# (the unit tests and the three test files that use them), then every test on the normal build.
+FAULT_TESTS := --lib --test faults --test slowdown --test sfu
+
 rust-test:
-	$(CARGO) test --locked --features faults
+	$(CARGO) test --locked --features faults $(FAULT_TESTS)
 	$(CARGO) test --locked
 
 # test_plot.py runs the debug binary (`channel-bench cells`): built here if rust-test has not
