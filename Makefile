@@ -71,10 +71,11 @@ rust-test:
 	$(CARGO) test --locked --features faults $(FAULT_TESTS)
 	$(CARGO) test --locked
 
-# test_plot.py runs the debug binary (`channel-bench cells`): built here if rust-test has not
-# (after rust-test, nothing is left to build).
+# test_plot.py runs the debug binary (`channel-bench cells`), the one the Rust tests run: built
+# here as `cargo test` builds it, unless rust-test has (then nothing is left to build; a plain
+# `cargo build` would build it again under another profile).
 python-test: $(VENV)/installed
-	$(CARGO) build --locked
+	$(CARGO) test --locked --no-run --quiet
 	$(VENV)/bin/python -m pytest -q test_plot.py
 
 lint:
