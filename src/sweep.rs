@@ -42,11 +42,7 @@ use crate::run::rounds::{self, Isolation, Job};
 use crate::run::verify::Status;
 use crate::stats;
 
-#[cfg(test)]
-mod bounded;
 mod choose;
-#[cfg(test)]
-pub(crate) mod synthetic;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 use choose::{behind, duels};
@@ -371,6 +367,13 @@ fn capacity_mismatch(cell: &Cell) -> Option<Status> {
         ))
     })
 }
+
+#[cfg(test)]
+#[path = "sweep/tests/bounded.rs"]
+mod bounded;
+#[cfg(test)]
+#[path = "sweep/tests/synthetic.rs"]
+pub(crate) mod synthetic;
 
 #[cfg(test)]
 mod tests {
