@@ -20,7 +20,10 @@ fn paired_ratio(dir: &Path, name: &str, slow: Option<&str>) -> f64 {
     let mut command = common::bench();
     command
         .args(["--channels", "kanal,flume", "--modes", "cloned-send", "--runtimes", "current-thread", "--tasks", "1"])
-        .args(["--messages", "100000", "--samples", "5", "--max-time", "0", "--capacity", "65536", "--out"])
+        .args(["--messages", "100000", "--samples", "5", "--max-time", "0", "--capacity", "65536"])
+        // Both in every round: a burst can make the slowed one look far behind, and screening would
+        // then leave it out.
+        .args(["--keep", "kanal,flume", "--out"])
         .arg(&out);
     match slow {
         Some(value) => command.env("CHANNEL_BENCH_SLOW", value),
