@@ -242,9 +242,13 @@ pub struct CsvList(pub Vec<PathBuf>);
 
 impl CsvList {
     /// The paths of `lists` in order: those given as separate arguments (a shell glob) and those
-    /// separated by commas.
+    /// separated by commas; a latency sidecar whose CSV is among them (`results/*.csv` matches
+    /// both) is left out: its CSV reads it.
     pub fn all(lists: &[CsvList]) -> Vec<PathBuf> {
-        lists.iter().flat_map(|list| list.0.iter().cloned()).collect()
+        let paths: Vec<PathBuf> = lists.iter().flat_map(|list| list.0.iter().cloned()).collect();
+        let sidecar =
+            |path: &PathBuf| paths.iter().any(|csv| csv != path && crate::results::sidecar::path(csv) == *path);
+        paths.iter().filter(|path| !sidecar(path)).cloned().collect()
     }
 }
 
@@ -273,6 +277,15 @@ mod tests {
             None => &mut command,
         };
         command.render_help().to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn a_glob_that_matches_a_csv_and_its_latency_sidecar_gives_the_csv_alone() {
+        let given = |paths: &[&str]| vec![CsvList(paths.iter().map(PathBuf::from).collect())];
+        let all = CsvList::all(&given(&["r/a.csv", "r/a.latency.csv", "r/b.csv"]));
+        assert_eq!(all, [PathBuf::from("r/a.csv"), PathBuf::from("r/b.csv")]);
+        let alone = CsvList::all(&given(&["r/a.latency.csv"]));
+        assert_eq!(alone, [PathBuf::from("r/a.latency.csv")], "a sidecar alone is read, and refused, as given");
     }
 
     #[test]

@@ -194,12 +194,13 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     channels.dedup();
     (!channels.is_empty()).then(|| {
         format!(
-            "(bounded): {} so far behind its group's fastest that samples were stopped at a bound; a figure \
-             marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")",
+            "(bounded): {} so far behind the fastest of {} group that samples were stopped at a bound; a \
+             figure marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")",
             match channels.as_slice() {
                 [one] => format!("{one} was"),
                 _ => format!("{} were each", channels.join(", ")),
-            }
+            },
+            if channels.len() == 1 { "its" } else { "their" }
         )
     })
 }

@@ -295,6 +295,11 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(complete.as_bytes());
     let header = reader.headers().with_context(|| format!("{name} is not a CSV"))?.clone();
     let missing: Vec<&str> = REQUIRED.into_iter().filter(|wanted| !header.iter().any(|name| name == *wanted)).collect();
+    if header.iter().eq(super::sidecar::HEADER) {
+        bail!(
+            "{name} is the latency sidecar of a run's CSV, not the CSV: give the CSV beside it, whose rows it completes"
+        );
+    }
     if !missing.is_empty() {
         bail!("{name} is not a channel-bench CSV: no column {}", missing.join(", "));
     }

@@ -63,7 +63,7 @@ fn a_bounded_figure_is_marked_where_shown_and_its_channel_named_once() {
     let bands = recommend(&file);
     let text = console(&bands, &built(), &[], Format::Text);
     assert!(text.contains("kanal† 60.0, 10.00× faster than flume 600 (bounded) ["), "{text}");
-    let note = "(bounded): flume was so far behind its group's fastest that samples were stopped at a bound";
+    let note = "(bounded): flume was so far behind the fastest of its group that samples were stopped at a bound";
     assert_eq!(text.matches(note).count(), 1, "{text}");
     let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
     assert!(markdown.contains("flume 600 (bounded) [") && markdown.contains(note), "{markdown}");
