@@ -188,10 +188,10 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         if args.json {
             print!("{}", output::answer::json(&name, &analysis));
         } else if args.short {
-            let short = output::summary::short_markdown(&name, &analysis.bands, &analysis.versions, &analysis.keep);
+            let short = output::summary::short_markdown(&name, &analysis);
             print!("{}", output::paced::beside(&short, &analysis, Form::Short));
         } else {
-            let text = output::summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Text);
+            let text = output::summary::console(&analysis, Format::Text);
             print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
             output::open::oversubscribed(&analysis).iter().for_each(|line| print_line(line));
             print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
@@ -256,9 +256,9 @@ pub(crate) fn print_summary(
     samples: &ResultsFile,
     markdown: Target,
 ) -> anyhow::Result<()> {
-    let text = output::summary::markdown(name, &analysis.bands, analysis.runs, &analysis.versions, &analysis.keep);
+    let text = output::summary::markdown(name, analysis);
     let mut text = output::paced::beside(&text, analysis, Form::Markdown);
-    let console = output::summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Text);
+    let console = output::summary::console(analysis, Format::Text);
     let mut console = output::paced::beside(&console, analysis, Form::Text);
     let mut open = output::open::lines(&analysis.open);
     open.extend(output::open::oversubscribed(analysis));

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::doc::{Form, Format, Span, first_seen, line, list};
 use super::format;
-use crate::results::across::{Across, At, Axis, across};
+use crate::results::across::{Across, Acrosses, At, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::designs::Designs;
 use crate::results::noise::Metric;
@@ -31,11 +31,11 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// The sections that follow the tables, in `format`: where the machine matters, then where
-/// capacity matters ([`axis_section`]); then the merged-recv rule.
-pub fn section(bands: &[Recommendation], format: Format, only_changes: bool) -> String {
-    let mut out = axis_section(bands, Axis::Machine, format, only_changes);
-    out.push_str(&axis_section(bands, Axis::Capacity, format, only_changes));
+/// The sections that follow the tables of `bands`, in `format`: where the machine matters, then
+/// where capacity matters ([`axis_section`] of `across`); then the merged-recv rule.
+pub fn section(bands: &[Recommendation], across: &Acrosses, format: Format, only_changes: bool) -> String {
+    let mut out = axis_section(across.on(Axis::Machine), Axis::Machine, format, only_changes);
+    out.push_str(&axis_section(across.on(Axis::Capacity), Axis::Capacity, format, only_changes));
     if let Some(rule) = merged_rule(bands) {
         out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
     }
@@ -64,12 +64,11 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
     }
 }
 
-/// Where `axis` matters, in `format`: one line per band found at several places on it
+/// Where `axis` matters, in `format`: one line per band `found` at several places on it
 /// (`only_changes`: only those whose pick changes), the pick that holds, then where the pick
 /// changes; the machines' tally first. Empty when no band is found at several places.
-pub fn axis_section(bands: &[Recommendation], axis: Axis, format: Format, only_changes: bool) -> String {
+pub fn axis_section(found: &[Across], axis: Axis, format: Format, only_changes: bool) -> String {
     let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
-    let found = across(bands, axis);
     let lines: Vec<String> = found.iter().filter(kept).map(|band| line(&said(band), format)).collect();
     // The machines' tally is said even where no pick changes.
     if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
@@ -81,7 +80,7 @@ pub fn axis_section(bands: &[Recommendation], axis: Axis, format: Format, only_c
         "Where {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the pick \
          changes, the verdict {that}):"
     );
-    let tally = (axis == Axis::Machine).then(|| tally(&found));
+    let tally = (axis == Axis::Machine).then(|| tally(found));
     if format == Format::Html {
         let tally = tally.map_or(String::new(), |tally| format!("<p>{}</p>\n", Span::Text(tally).render(format)));
         return format!("<p>{}</p>\n{tally}<ul>\n{}</ul>\n", Span::Text(heading).render(format), list(lines, format));

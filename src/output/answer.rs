@@ -8,11 +8,11 @@
 use serde_json::{Value, json};
 
 use super::summary::tasks_text;
-use crate::results::across::{self, Axis};
+use crate::results::across::{Across, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
 use crate::results::careful::Careful;
-use crate::results::recommend::{Entry, Ranking, Recommendation};
+use crate::results::recommend::{Entry, Ranking};
 use crate::stats::verdict::{Call, Verdict};
 
 /// A channel against the leader: its name, figure (`value`), ratio (or points) with its interval
@@ -95,10 +95,10 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         "csv": csv_name,
         "verdicts": noise,
         "bands": throughput,
-        "capacities": across(&analysis.bands, Axis::Capacity),
+        "capacities": across(analysis.across.on(Axis::Capacity), Axis::Capacity),
         "paced": latency,
     });
-    let machines = across(&analysis.bands, Axis::Machine);
+    let machines = across(analysis.across.on(Axis::Machine), Axis::Machine);
     if !machines.is_empty() {
         answer["machines"] = machines.into();
     }
@@ -113,14 +113,14 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
 
 /// Each band found at several places on `axis` (`results::across`: capacities, or machines):
 /// each place's pick, the pick that holds, and where the pick changes with its verdict.
-fn across(bands: &[Recommendation], axis: Axis) -> Vec<Value> {
+fn across(found: &[Across], axis: Axis) -> Vec<Value> {
     let name = match axis {
         Axis::Capacity => "capacity",
         Axis::Machine => "machine",
     };
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
-    across::across(bands, axis)
+    found
         .iter()
         .map(|band| {
             let mut object = json!({

@@ -15,7 +15,6 @@ use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
 use crate::results::column::Column;
 use crate::results::metadata::{MachineId, Metadata};
-use crate::results::recommend::Recommendation;
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
@@ -65,7 +64,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
     if analysis.only_paced {
         out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
     } else {
-        answer(&mut out, &analysis.bands, &analysis.keep);
+        answer(&mut out, analysis);
     }
     let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(&super::pool::noise_line(analysis.runs)));
     let _ =
@@ -83,7 +82,7 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
             out,
             "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
              prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            summary::console(&analysis.bands, &analysis.versions, &analysis.keep, Format::Pre).trim_end()
+            summary::console(analysis, Format::Pre).trim_end()
         );
     }
     machine(&mut out, machines);
@@ -91,7 +90,8 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
     out
 }
 
-fn answer(out: &mut String, bands: &[Recommendation], keep: &[String]) {
+fn answer(out: &mut String, analysis: &Analysis) {
+    let (bands, keep) = (&analysis.bands, &analysis.keep);
     let _ = writeln!(
         out,
         "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
@@ -127,7 +127,7 @@ fn answer(out: &mut String, bands: &[Recommendation], keep: &[String]) {
         }
         out.push_str("</table>\n");
     }
-    out.push_str(&super::across::axis_section(bands, Axis::Machine, Format::Html, false));
+    out.push_str(&super::across::axis_section(analysis.across.on(Axis::Machine), Axis::Machine, Format::Html, false));
     out.push_str("</section>\n");
 }
 

@@ -6,6 +6,7 @@
 use super::doc::{Format, MARK, Span, Table, caveats_of, first_seen, line, list};
 use super::format::{self, duration, number};
 use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::results::analysis::Analysis;
 use crate::results::band::Band;
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
@@ -246,9 +247,11 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
     table
 }
 
-/// The summary for the console ([`Format::Text`], or [`Format::Pre`] for the report): per
-/// runtime and mode, one block per band, then the `versions` it was measured with and the caveats.
-pub fn console(bands: &[Recommendation], versions: &Versions, keep: &[String], format: Format) -> String {
+/// The summary of `analysis` for the console ([`Format::Text`], or [`Format::Pre`] for the
+/// report): per runtime and mode, one block per band, then the versions it was measured with and
+/// the caveats.
+pub fn console(analysis: &Analysis, format: Format) -> String {
+    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
     let mut out = String::from(
         "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
          (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
@@ -267,7 +270,7 @@ pub fn console(bands: &[Recommendation], versions: &Versions, keep: &[String], f
     out.push_str(
         &recv_many(bands, keep).map_or(String::new(), |line| format!("\n{}\n", Span::Text(line).render(format))),
     );
-    out.push_str(&super::across::section(bands, format, false));
+    out.push_str(&super::across::section(bands, &analysis.across, format, false));
     out.push_str(&format!("\n{}\n", Span::Text(versions_line(versions)).render(format)));
     out + &caveats(&caveated(bands), format)
 }
@@ -275,7 +278,8 @@ pub fn console(bands: &[Recommendation], versions: &Versions, keep: &[String], f
 /// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
 /// names it): one table ([`table`]), then how to read it (`runs`: how many runs the file
 /// pooled, 1 for one).
-pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions: &Versions, keep: &[String]) -> String {
+pub fn markdown(csv_name: &str, analysis: &Analysis) -> String {
+    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let x_large =
         if bands.iter().any(|band| band.band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
@@ -291,7 +295,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
         out.push_str(&format!("\n{note}.\n"));
     }
     out.push_str(&recv_many(bands, keep).map_or(String::new(), |line| format!("\n{line}\n")));
-    out.push_str(&super::across::section(bands, Format::Markdown, false));
+    out.push_str(&super::across::section(bands, &analysis.across, Format::Markdown, false));
     out.push_str(&format!(
         "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
          count (the mean of its samples without the highest and lowest fifth); *(mixed)* marks a channel with a cell \
@@ -303,7 +307,7 @@ pub fn markdown(csv_name: &str, bands: &[Recommendation], runs: usize, versions:
          or missing at one of the band's task counts, is not ranked in that band. The fastest with no known problem \
          is the first channel of the ranking whose crate has no caveat covering its version; *same* when that is \
          the fastest itself.\n\n{}\n\n{}\n",
-        super::pool::noise_line(runs),
+        super::pool::noise_line(analysis.runs),
         versions_line(versions)
     ));
     out.push_str(&caveats(&caveated(bands), Format::Markdown));
@@ -442,7 +446,8 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
 /// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
 /// (or the channels tied with it), the next one beyond the noise and how far behind, the
 /// channels left out for failures, then the caveats of every channel named.
-pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versions, keep: &[String]) -> String {
+pub fn short_markdown(csv_name: &str, analysis: &Analysis) -> String {
+    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
     let mut out = format!(
         "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean ns/message \
          (geometric mean over the band's task counts) and the channels tied with it (≈, within the far end of \
@@ -468,7 +473,7 @@ pub fn short_markdown(csv_name: &str, bands: &[Recommendation], versions: &Versi
     }
     out.push_str(&table.markdown());
     out.push_str(&recv_many(bands, keep).map_or(String::new(), |line| format!("\n{line}\n")));
-    out.push_str(&super::across::section(bands, Format::Markdown, true));
+    out.push_str(&super::across::section(bands, &analysis.across, Format::Markdown, true));
     out.push_str(&format!("\n{}\n", versions_line(versions)));
     out.push_str(&caveats(&caveated(bands), Format::Markdown));
     out

@@ -105,6 +105,30 @@ pub struct Change {
     pub verdict: Verdict,
 }
 
+/// The bands found at several places on each axis: computed once, with the analysis.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Acrosses {
+    /// Across the machines.
+    pub machines: Vec<Across>,
+    /// Across the capacities of a machine.
+    pub capacities: Vec<Across>,
+}
+
+impl Acrosses {
+    /// Both axes of `bands` ([`across`]).
+    pub fn of(bands: &[Recommendation]) -> Acrosses {
+        Acrosses { machines: across(bands, Axis::Machine), capacities: across(bands, Axis::Capacity) }
+    }
+
+    /// The bands found at several places on `axis`.
+    pub fn on(&self, axis: Axis) -> &[Across] {
+        match axis {
+            Axis::Machine => &self.machines,
+            Axis::Capacity => &self.capacities,
+        }
+    }
+}
+
 /// The bands of `bands` found at two places or more on `axis`, in the order they first appear.
 pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
     let same = |a: &Recommendation, b: &Recommendation| axis.same(&a.band, &b.band);

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use super::across::Acrosses;
 use super::cells::{self, CellsFile};
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
@@ -22,6 +23,8 @@ use crate::run::measure::RuntimeKind;
 pub struct Analysis {
     /// The throughput answer: per group and band of task counts, the rankings.
     pub bands: Vec<Recommendation>,
+    /// Where the machine and the capacity matter: the bands found on several of either.
+    pub across: Acrosses,
     /// The answer for the paced cells; empty without any.
     pub paced: Vec<PacedBand>,
     /// The decisions for the room the file answers for (`decision::default_room`); empty
@@ -66,6 +69,7 @@ impl Analysis {
             runs: file.runs.max(1),
             keep: metadata.map_or_else(Vec::new, |metadata| metadata.keep.clone()),
             oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
+            across: Acrosses::of(&bands),
             bands,
         }
     }

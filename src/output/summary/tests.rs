@@ -10,6 +10,15 @@ fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
     crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
 }
 
+/// An analysis of no file with `bands`: this build's versions, the machines and capacities
+/// `bands` are found at, no channel kept.
+fn analysis(bands: &[Recommendation]) -> Analysis {
+    let mut analysis = Analysis::of("x.csv", &ResultsFile::default(), None);
+    analysis.across = crate::results::across::Acrosses::of(bands);
+    analysis.bands = bands.to_vec();
+    analysis
+}
+
 /// This build's versions of no channel: tokio's alone.
 fn built() -> Versions {
     crate::results::versions::versions(&Default::default(), None)
@@ -26,11 +35,11 @@ fn renders_say_tied_or_name_the_winner_with_its_ratio() {
         ("kanal", 64, &steady, 0),
         ("flume", 64, &noisy, 0),
     ]));
-    let text = console(&bands, &built(), &[], Format::Text);
+    let text = console(&analysis(&bands), Format::Text);
     assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
     assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
     assert!(text.contains("\n  medium (64)      kanal† 100 ≈ flume, within "), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
+    let markdown = markdown("x.csv", &analysis(&bands));
     let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
     assert!(markdown.contains(row), "{markdown}");
     assert!(markdown.contains("| medium (64) | **kanal†** 100 ≈ flume, within "), "{markdown}");
@@ -46,7 +55,7 @@ fn a_channel_with_a_mixed_cell_is_marked() {
     let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
     let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
     let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]));
-    let text = console(&bands, &built(), &[], Format::Text);
+    let text = console(&analysis(&bands), Format::Text);
     // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
     let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
     assert!(text.contains(line), "{text}");
@@ -61,19 +70,19 @@ fn a_bounded_figure_is_marked_where_shown_and_its_channel_named_once() {
     let flume = file.order.iter().find(|key| key.channel == "flume").unwrap().clone();
     file.cells.get_mut(&flume).unwrap().bounded = 3;
     let bands = recommend(&file);
-    let text = console(&bands, &built(), &[], Format::Text);
+    let text = console(&analysis(&bands), Format::Text);
     assert!(text.contains("kanal† 60.0, 10.00× faster than flume 600 (bounded) ["), "{text}");
     let note = "(bounded): flume was so far behind the fastest of its group that samples were stopped at a bound";
     assert_eq!(text.matches(note).count(), 1, "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
+    let markdown = markdown("x.csv", &analysis(&bands));
     assert!(markdown.contains("flume 600 (bounded) [") && markdown.contains(note), "{markdown}");
-    let analysis = crate::results::analysis::Analysis::of("x.csv", &file, None);
-    let json: serde_json::Value = serde_json::from_str(&crate::output::answer::json("x.csv", &analysis)).unwrap();
+    let whole = Analysis::of("x.csv", &file, None);
+    let json: serde_json::Value = serde_json::from_str(&crate::output::answer::json("x.csv", &whole)).unwrap();
     let runner_up = &json["bands"][0]["runner_up"];
     assert_eq!((runner_up["channel"].as_str(), runner_up["bounded"].as_bool()), (Some("flume"), Some(true)));
     assert_eq!(json["bands"][0]["leader"].get("bounded"), None);
     let calm = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("flume", 64, &far, 0)]));
-    assert!(!console(&calm, &built(), &[], Format::Text).contains("bounded"));
+    assert!(!console(&analysis(&calm), Format::Text).contains("bounded"));
 }
 
 #[test]
@@ -109,10 +118,10 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);
-    let text = console(&bands, &built(), &[], Format::Text);
+    let text = console(&analysis(&bands), Format::Text);
     assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs ["), "{text}");
     assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
+    let markdown = markdown("x.csv", &analysis(&bands));
     assert!(markdown.contains("| lowest p99 latency | not ranked |"), "{markdown}");
     assert!(
         markdown.contains("| tokio (2 failed sample(s) at tasks 1) |")
@@ -125,10 +134,10 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
 fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
     let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
     let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]));
-    let text = console(&bands, &built(), &[], Format::Text);
+    let text = console(&analysis(&bands), Format::Text);
     assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
-    let markdown = markdown("x.csv", &bands, 1, &built(), &[]);
-    let short = short_markdown("x.csv", &bands, &built(), &[]);
+    let markdown = markdown("x.csv", &analysis(&bands));
+    let short = short_markdown("x.csv", &analysis(&bands));
     // A clean winner is its own careful pick, said once.
     assert!(short.contains("| small (1) | tokio-mpsc 100 | same | kanal† 200, 2.00× [1."), "{short}");
     assert!(text.contains("fastest with no known problem: same\n"), "{text}");
