@@ -47,9 +47,9 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub channels: Option<Vec<String>>,
 
-    /// Comma-separated channels never screened out and measured in every duel round of their
-    /// groups: the channels you came to follow (a program built on `app::main_with` follows its
-    /// own channels without it)
+    /// Comma-separated channels never screened out nor stopped at a bound, and measured in every
+    /// duel round of their groups: the channels you came to follow (a program built on
+    /// `app::main_with` follows its own channels without it)
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub keep: Option<Vec<String>>,
 
