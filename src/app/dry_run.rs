@@ -16,7 +16,7 @@ use crate::output::export;
 use crate::output::files::OutputSet;
 use crate::paths;
 use crate::plan::{Plan, estimate};
-use crate::sweep::SCREEN_CUT;
+use crate::sweep::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 
 /// The first line of every dry run.
 const NOTHING_DONE: &str = "dry run: nothing measured, nothing written";
@@ -37,8 +37,17 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     let (paired, whom) = if plan.builds > 1 {
         (", each cell by both builds".to_owned(), "on the changes still open and leaning")
     } else {
-        let screened =
-            format!(" (after the first without the channels {SCREEN_CUT}× behind in two samples or across their band)");
+        let bounded = cells.iter().any(|cell| cell.workload.pace.is_none()).then(|| {
+            format!(
+                "; an unpaced sample of a channel not kept, past {BOUND_CUT}× its group's fastest and {} s, stopped there, its figure \
+                 labelled bounded",
+                BOUND_FLOOR.as_secs_f64()
+            )
+        });
+        let screened = format!(
+            " (after the first without the channels {SCREEN_CUT}× behind in two samples or across their band{})",
+            bounded.unwrap_or_default()
+        );
         (screened, "between each band's leaders")
     };
     let duels = if plan.max_time.is_zero() {
