@@ -151,11 +151,17 @@ fn caveats(out: &mut String, names: &[&str]) {
 }
 
 fn plots(out: &mut String, cells: &CellsFile) {
-    out.push_str(
+    let bounded = if cells.cells.iter().any(|cell| cell.bounded > 0) {
+        " A × marks a bounded cell: its channel was so far behind its group's fastest that samples were stopped at a \
+         bound, and its figure is over the messages taken by then."
+    } else {
+        ""
+    };
+    out.push_str(&format!(
         "<section id=\"plots\">\n<h2>ns/message against tasks</h2>\n<p class=\"note\">Lower is faster. A line joins \
          a channel's trimmed means; each dot is a sample, so a cell whose samples fall in two clusters shows both. Failed \
-         samples are left out (see the table).</p>\n<div class=\"plots\">\n",
-    );
+         samples are left out (see the table).{bounded}</p>\n<div class=\"plots\">\n",
+    ));
     let several_capacities = cells.cells.iter().any(|cell| cell.capacity_label != cells.cells[0].capacity_label);
     let panels = svg::panels(&cells.cells, |cell| {
         let figures = cell.ns_per_message.as_ref()?;

@@ -24,6 +24,9 @@ pub struct Series<'a> {
     /// Per task count that has one, ascending: the tasks and the mean's interval, drawn as a
     /// shaded band.
     pub band: Vec<(u64, f64, f64)>,
+    /// The task counts whose cell has a sample stopped at its bound (`CellResult::bounded`):
+    /// drawn with a ×.
+    pub bounded: Vec<u64>,
 }
 
 /// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
@@ -47,11 +50,12 @@ pub fn panels<'a>(
         let series = &mut panels[at].1;
         let line = series.iter().position(|line| line.label == cell.label).unwrap_or_else(|| {
             let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
-            series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new() });
+            series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() });
             series.len() - 1
         });
         series[line].points.push(point);
         series[line].band.extend(band.map(|(low, high)| (point.0, low, high)));
+        series[line].bounded.extend((cell.bounded > 0).then_some(point.0));
     }
     for line in panels.iter_mut().flat_map(|(_, series)| series) {
         line.points.sort_by_key(|point| point.0);
@@ -207,6 +211,16 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
                 y(mean),
                 samples.len()
             );
+            if line.bounded.contains(&t) {
+                let (cx, cy) = (x(t), y(mean));
+                let _ = writeln!(
+                    svg,
+                    "<path class=\"bounded\" fill=\"none\" stroke-width=\"1.5\" d=\"M{:.1},{:.1}l10,10m0,-10l-10,10\">\
+                     <title>{name}, {t} tasks: bounded (samples stopped at a bound, far behind its group's fastest)</title></path>",
+                    cx - 5.0,
+                    cy - 5.0
+                );
+            }
         }
         let legend_y = TOP + 8.0 + 18.0 * row as f64;
         let legend_x = WIDTH - RIGHT + 12.0;
@@ -242,8 +256,10 @@ mod tests {
             colour: "#9467bd",
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
             band: vec![(1, 95.0, 105.0)],
+            bounded: vec![64],
         }];
         let svg = panel("multi-thread cloned-send", None, &series);
+        assert_eq!(svg.matches("class=\"bounded\"").count(), 1, "a bounded cell at 64 tasks: a ×");
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
         assert_eq!(svg.matches("class=\"band\"").count(), 1, "the mean's interval, shaded");
@@ -260,6 +276,7 @@ mod tests {
             colour: "#9467bd",
             points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
+            bounded: Vec::new(),
         }];
         let svg = panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", Some("pooled p99"), &series);
         for decade in [">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"] {
