@@ -250,6 +250,8 @@ fn take_round(
             None => measured.push(at),
         }
     }
+    // A round is one group's: one fastest full sample for all its jobs.
+    let fastest = measured.first().and_then(|&at| fastest_full(cells, &cells[at].key));
     let jobs: Vec<Job> = measured
         .iter()
         .map(|&at| {
@@ -262,11 +264,7 @@ fn take_round(
                 workers: cell.workers,
                 workload: cell.workload.clone(),
                 warmups: plan.isolation.warmups(progress.samples.is_empty(), plan.warmup),
-                bound: bounded.then(|| Bound {
-                    cut: BOUND_CUT,
-                    floor: BOUND_FLOOR,
-                    fastest: fastest_full(cells, &progress.key),
-                }),
+                bound: bounded.then_some(Bound { cut: BOUND_CUT, floor: BOUND_FLOOR, fastest }),
             }
         })
         .collect();

@@ -177,14 +177,16 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bo
     // A thread that cannot start leaves the run unbounded.
     let timer = bound.and_then(|bound| Timer::new(prepared.signal(), bound).ok());
     prepared.all_ready().await;
+    // Started before the clock, so that its thread's wake-up and return to sleep fall outside
+    // it; the bound then counts from the reads below, microseconds early.
+    if let Some(timer) = &timer {
+        timer.start(Instant::now());
+    }
     let steal_start = steal_time();
     let delay_start = run_delay();
     allocs::set_window(count_allocs);
     let usage_start = usage();
     let start = Instant::now();
-    if let Some(timer) = &timer {
-        timer.start(start);
-    }
     prepared.release();
     let delivery = prepared.finish().await;
     // A run stopped at its bound is timed to the stop: its senders' teardown is not its messages'.

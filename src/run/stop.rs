@@ -58,8 +58,8 @@ pub async fn until(signal: &Signal, work: impl Future<Output = ()>) -> bool {
 }
 
 /// A thread that sets a run's [`Signal`] once `bound` has passed from [`Timer::start`], unless
-/// the run ends first ([`Timer::finish`]). It sleeps until then, and is made before the clock
-/// starts, so the run pays for it only the start's one message.
+/// the run ends first ([`Timer::finish`]). It is made and started before the clock starts, and
+/// sleeps until then: the timed run pays nothing for it but the stop itself.
 pub struct Timer {
     start: mpsc::Sender<Instant>,
     thread: JoinHandle<()>,
@@ -79,7 +79,7 @@ impl Timer {
         Ok(Self { start, thread })
     }
 
-    /// Starts the bound at `at`, the clock's start.
+    /// Starts the bound at `at`, just before the clock's start.
     pub fn start(&self, at: Instant) {
         let _ = self.start.send(at);
     }
