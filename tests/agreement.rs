@@ -106,7 +106,9 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
         summary.contains("kanal† 54.8") && summary.contains("flume 71.0") && summary.contains("kanal† 100"),
         "{summary}"
     );
-    assert!(summary.starts_with("note: verdicts: 95% intervals"), "{summary}");
+    // How the verdicts were made, said once, after the answer it explains.
+    assert_eq!(summary.matches("verdicts: 95% intervals").count(), 1, "{summary}");
+    assert!(summary.find("\nverdicts: 95% intervals") > summary.find("kanal† 100"), "{summary}");
 }
 
 #[test]

@@ -187,25 +187,21 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
         if args.json {
             print!("{}", output::answer::json(&name, &analysis));
-        } else if args.short {
-            let short = output::summary::short_markdown(&name, &analysis);
-            print!("{}", output::paced::beside(&short, &analysis, Form::Short));
         } else {
-            let text = output::summary::console(&analysis, Format::Text);
-            print_line(output::paced::beside(&text, &analysis, Form::Text).trim_end());
-            output::open::oversubscribed(&analysis).iter().for_each(|line| print_line(line));
-            print_line(&format!("note: {}", output::pool::noise_line(analysis.runs)));
-            print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+            let form = if args.short { Form::Short } else { Form::Full };
+            let document = output::document::of(&name, &analysis, form);
+            if args.short {
+                print!("{}", document.render(Format::Markdown));
+            } else {
+                print_line(document.render(Format::Text).trim_end());
+                print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+            }
         }
         return Ok(ExitCode::SUCCESS);
     };
-    // Markdown on stdout is the page itself: the note stays out of it.
-    if !matches!(markdown, Target::Stdout) {
-        print_line(&format!("note: {}", output::pool::noise_line(samples.runs.max(1))));
-    }
     let mut analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
-    print_summary(&name, &analysis, &samples, markdown)?;
+    print_summary(&name, &analysis, markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -249,38 +245,14 @@ pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) 
     Ok(Target::File(path, force))
 }
 
-/// Prints the summary of `analysis` (of `samples`) and writes it as Markdown to `markdown`.
-pub(crate) fn print_summary(
-    name: &str,
-    analysis: &Analysis,
-    samples: &ResultsFile,
-    markdown: Target,
-) -> anyhow::Result<()> {
-    let text = output::summary::markdown(name, analysis);
-    let mut text = output::paced::beside(&text, analysis, Form::Markdown);
-    let console = output::summary::console(analysis, Format::Text);
-    let mut console = output::paced::beside(&console, analysis, Form::Text);
-    let mut open = output::open::lines(&analysis.open);
-    open.extend(output::open::oversubscribed(analysis));
-    let messages = crate::cli::DEFAULT_MESSAGES;
-    if samples
-        .order
-        .iter()
-        .any(|key| key.setting.is_default() && key.workload.messages != messages && key.workload.messages > 0)
-    {
-        open.push(format!(
-            "note: samples here moved other than the default {messages} messages (--quick moves fewer): the answer is \
-             for that workload, and a default run's may differ"
-        ));
-    }
-    if !open.is_empty() {
-        text = format!("{}\n\n{}\n", text.trim_end(), open.join("\n\n"));
-        console = format!("{}\n{}\n", console.trim_end(), open.join("\n"));
-    }
+/// Prints the summary of `analysis` and writes it as Markdown to `markdown` (on stdout, the
+/// Markdown alone).
+pub(crate) fn print_summary(name: &str, analysis: &Analysis, markdown: Target) -> anyhow::Result<()> {
+    let document = output::document::of(name, analysis, Form::Full);
     if !matches!(markdown, Target::Stdout) {
-        print_line(console.trim_end());
+        print_line(document.render(Format::Text).trim_end());
     }
-    markdown.put(&text, "summary")
+    markdown.put(&document.render(Format::Markdown), "summary")
 }
 
 /// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.

@@ -50,14 +50,13 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let summarized = match (!rows.is_empty()).then(|| load::of_rows(rows)) {
         Some(samples) => {
             print_line("");
-            print_line(&format!("note: {}", output::pool::noise_line(1)));
             let metadata = metadata(csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
             let max_time = plan.max_time.as_secs_f64();
             output::open::max_time_line(&analysis.open, max_time, measured.cells).inspect(|line| print_line(line));
             let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_slice());
-            print_summary(&name, &analysis, &samples, Target::File(&set.markdown(), plan.force))
+            print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force))
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
                 .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
         }

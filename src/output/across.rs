@@ -1,13 +1,13 @@
 //! Where the machine and capacity matter, in words: the bands a file measured on several
 //! machines or at several capacities, the pick that holds at all of them, and the bands where
-//! the pick changes, each with the verdict that shows it; then which design, band by band. The
-//! same lines serve the console (`  ` before each) and Markdown (`- `).
+//! the pick changes, each with the verdict that shows it; then which design, band by band: two
+//! sections of the document.
 
 use std::collections::BTreeSet;
 
-use super::doc::{Form, Format, Span, first_seen, line, list};
+use super::doc::{Block, Form, Section, Span, first_seen, prose};
 use super::format;
-use crate::results::across::{Across, Acrosses, At, Axis};
+use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::designs::Designs;
 use crate::results::noise::Metric;
@@ -31,15 +31,18 @@ pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// The sections that follow the tables of `bands`, in `format`: where the machine matters, then
-/// where capacity matters ([`axis_section`] of `across`); then the merged-recv rule.
-pub fn section(bands: &[Recommendation], across: &Acrosses, format: Format, only_changes: bool) -> String {
-    let mut out = axis_section(across.on(Axis::Machine), Axis::Machine, format, only_changes);
-    out.push_str(&axis_section(across.on(Axis::Capacity), Axis::Capacity, format, only_changes));
-    if let Some(rule) = merged_rule(bands) {
-        out.push_str(&format!("\n{}\n", Span::Text(rule).render(format)));
+/// Where the machine matters, then where capacity matters ([`axis_blocks`]; the short answer
+/// only the bands whose pick changes), then the merged-recv rule; `None` when none is said, and
+/// for a file of paced cells only (its ns/message bands restate the schedule).
+pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
+    if analysis.only_paced {
+        return None;
     }
-    out
+    let only_changes = form == Form::Short;
+    let mut blocks = axis_blocks(analysis.across.on(Axis::Machine), Axis::Machine, only_changes);
+    blocks.extend(axis_blocks(analysis.across.on(Axis::Capacity), Axis::Capacity, only_changes));
+    blocks.extend(merged_rule(&analysis.bands).map(|rule| Block::Para(prose(&rule))));
+    (!blocks.is_empty()).then_some(Section { id: "across", heading: None, blocks })
 }
 
 /// How many bands of each runtime change with the machine: `the pick changes with the machine
@@ -64,15 +67,15 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
     }
 }
 
-/// Where `axis` matters, in `format`: one line per band `found` at several places on it
-/// (`only_changes`: only those whose pick changes), the pick that holds, then where the pick
-/// changes; the machines' tally first. Empty when no band is found at several places.
-pub fn axis_section(found: &[Across], axis: Axis, format: Format, only_changes: bool) -> String {
+/// Where `axis` matters: one line per band `found` at several places on it (`only_changes`:
+/// only those whose pick changes), the pick that holds, then where the pick changes; the
+/// machines' tally first. Empty when no band is found at several places.
+pub fn axis_blocks(found: &[Across], axis: Axis, only_changes: bool) -> Vec<Block> {
     let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
-    let lines: Vec<String> = found.iter().filter(kept).map(|band| line(&said(band), format)).collect();
+    let lines: Vec<Vec<Span>> = found.iter().filter(kept).map(said).collect();
     // The machines' tally is said even where no pick changes.
     if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
-        return String::new();
+        return Vec::new();
     }
     let (what, each, every, that, _) = words(axis);
     let bands = if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
@@ -80,13 +83,12 @@ pub fn axis_section(found: &[Across], axis: Axis, format: Format, only_changes: 
         "Where {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the pick \
          changes, the verdict {that}):"
     );
-    let tally = (axis == Axis::Machine).then(|| tally(found));
-    if format == Format::Html {
-        let tally = tally.map_or(String::new(), |tally| format!("<p>{}</p>\n", Span::Text(tally).render(format)));
-        return format!("<p>{}</p>\n{tally}<ul>\n{}</ul>\n", Span::Text(heading).render(format), list(lines, format));
+    let mut blocks = vec![Block::Para(vec![Span::Text(heading)])];
+    blocks.extend((axis == Axis::Machine).then(|| Block::Para(vec![Span::Text(tally(found))])));
+    if !lines.is_empty() {
+        blocks.push(Block::List(lines));
     }
-    let tally = tally.map_or(String::new(), |tally| format!("{}\n\n", Span::Text(tally).render(format)));
-    format!("\n{heading}\n\n{tally}{}", list(lines, format))
+    blocks
 }
 
 /// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor)`: a place on its axis; `on 16
@@ -180,39 +182,39 @@ fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
 /// Which design, band by band, as `form` shows it: merged-recv (a channel per task) against
 /// cloned-send (one shared channel), each channel's verdicts, the shared design's pick
 /// ([`pick_of`]) first; the short answer of a paced file names the pick alone, a flat-out
-/// file's leaves the designs to the full summary. Empty when the file measured one design.
-pub fn designs(analysis: &Analysis, form: Form) -> String {
+/// file's leaves the designs to the full summary. `None` when the file measured one design.
+pub fn designs(analysis: &Analysis, form: Form) -> Option<Section> {
     if analysis.designs.is_empty() || (form == Form::Short && !analysis.only_paced) {
-        return String::new();
+        return None;
     }
-    let out = String::from(
-        "Which design: merged-recv (a channel per task) against cloned-send (one shared channel), each at its own \
-         capacity, channel by channel: the ratio of merged-recv's figure to cloned-send's (points for frames \
-         overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval holds \
-         no difference.\n\n",
-    );
+    let intro = "Merged-recv (a channel per task) against cloned-send (one shared channel), each at its own capacity, \
+                 channel by channel: the ratio of merged-recv's figure to cloned-send's (points for frames \
+                 overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval \
+                 holds no difference.";
     let lines = analysis.designs.iter().map(|band| {
         let notes = format::group_notes(band.workers, None, &band.setting.phased());
         let place =
-            format!("{}{notes} {}, {} shared against {}", band.runtime, band.size.name(), band.shared, band.own);
+            format!("{}{notes} {}, {} shared against {}: ", band.runtime, band.size.name(), band.shared, band.own);
         let pick = pick_of(analysis, band);
         let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
         channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());
         if form == Form::Short && pick.is_some() {
             channels.truncate(1);
         }
-        let said: Vec<String> = channels
-            .iter()
-            .map(|(channel, verdicts)| {
-                let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
-                let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-                let said = [Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))];
-                line(&said, form.format())
-            })
-            .collect();
-        format!("{place}: {}", said.join("; "))
+        let mut spans = vec![Span::Text(place)];
+        for (at, (channel, verdicts)) in channels.iter().enumerate() {
+            let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
+            let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
+            spans.extend([
+                Span::text(if at == 0 { "" } else { "; " }),
+                Span::channel(channel, channel),
+                Span::Text(format!("{picked} {}", figures.join(", "))),
+            ]);
+        }
+        spans
     });
-    out + &list(lines, form.format()) + "\n"
+    let blocks = vec![Block::Para(vec![Span::text(intro)]), Block::List(lines.collect())];
+    Some(Section { id: "designs", heading: Some("which design".to_owned()), blocks })
 }
 
 /// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].

@@ -67,9 +67,9 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         .bands
         .iter()
         .map(|band| {
-            let careful = match band.careful() {
+            let careful = match &band.careful {
                 Careful::Same => json!("same"),
-                Careful::Behind { entry, .. } => against(&entry, entry.value, true),
+                Careful::Behind { entry, .. } => against(entry, entry.value, true),
                 Careful::NoneRanked => Value::Null,
             };
             let mut object = band_json(&band.band, bounded(ranking(&band.speed, true), &band.speed));

@@ -4,8 +4,9 @@
 
 use serde_json::{Value, json};
 
-use super::doc::{Format, Span, fitted, line};
+use super::doc::{Block, Form, Format, Section, Span, fitted, line};
 use super::format::{duration, percent, thousands};
+use crate::results::analysis::Analysis;
 use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
@@ -147,10 +148,24 @@ fn left_out(decision: &Decision) -> Option<String> {
     (count > 0).then(|| format!("{count} of {} samples ({}), kept in the CSV", decision.samples, why.join(", ")))
 }
 
-/// The card as lines in `format`, `label: value`, the labels aligned.
-pub fn card_lines(decision: &Decision, keep: &[String], format: Format) -> Vec<String> {
+/// The card as lines, `label: value`, the labels aligned.
+pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
     let label = |label: &str| Span::Text(format!("{:<LABEL$}", format!("{label}:")));
-    card(decision, keep).into_iter().map(|(name, value)| line(&[vec![label(name)], value].concat(), format)).collect()
+    card(decision, keep).into_iter().map(|(name, value)| [vec![label(name)], value].concat()).collect()
+}
+
+/// The decisions for the room, `for your room`: each its title and card, then (in full) its
+/// explanation, with the channels the user follows against each pick; `None` without any.
+pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
+    let mut blocks = Vec::new();
+    for decision in &analysis.decisions {
+        blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
+        blocks.push(Block::List(card_lines(decision, &analysis.keep)));
+        if form == Form::Full {
+            blocks.push(Block::Para(explanation(decision)));
+        }
+    }
+    (!blocks.is_empty()).then(|| Section { id: "decision", heading: Some("for your room".to_owned()), blocks })
 }
 
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does
@@ -234,7 +249,7 @@ pub fn json(decision: &Decision) -> Value {
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
-        "card": card_lines(decision, &[], Format::Text),
+        "card": card_lines(decision, &[]).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
         "title": title(decision),
         "text": line(&explanation(decision), Format::Text),
     })

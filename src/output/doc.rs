@@ -16,7 +16,7 @@ pub fn caveats_of(channel: &str) -> &'static [Caveat] {
     registry::find(channel).map_or(&[], |entry| entry.caveats)
 }
 
-/// How a line is written.
+/// How a document is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// The console: plain text, code in backticks.
@@ -25,26 +25,16 @@ pub enum Format {
     Markdown,
     /// HTML, escaped, the mark in red.
     Html,
-    /// The console's text in the report's `<pre>`: escaped, the mark in red.
-    Pre,
 }
 
-/// Which output the answer joins.
+/// How much of the answer a document holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
-    /// The console's text.
-    Text,
-    /// Markdown (the summary's file).
-    Markdown,
-    /// Markdown for the README (`--short`): each decision's card without its explanation.
+    /// All of it: the console, the summary's Markdown, the report.
+    Full,
+    /// The short answer for the README (`--short`): the pick's table and each decision's card,
+    /// without the explanations.
     Short,
-}
-
-impl Form {
-    /// How its lines are written.
-    pub fn format(self) -> Format {
-        if self == Form::Text { Format::Text } else { Format::Markdown }
-    }
 }
 
 /// A piece of a line.
@@ -80,7 +70,7 @@ impl Span {
 
     /// The span as `format` writes it.
     pub fn render(&self, format: Format) -> String {
-        let escaped = matches!(format, Format::Html | Format::Pre);
+        let escaped = format == Format::Html;
         let text = |text: &str| if escaped { escape(text) } else { text.to_owned() };
         match (self, format) {
             (Span::Text(plain), _) => text(plain),
@@ -97,6 +87,15 @@ impl Span {
             (Span::Channel(name, _), _) => format!("{name}{MARK}"),
         }
     }
+}
+
+/// Prose as spans: each part between backticks a [`Span::Code`], the rest text.
+pub fn prose(text: &str) -> Vec<Span> {
+    let parts = text.split('`').enumerate();
+    parts
+        .filter(|(_, part)| !part.is_empty())
+        .map(|(at, part)| if at % 2 == 1 { Span::Code(part.to_owned()) } else { Span::text(part) })
+        .collect()
 }
 
 /// `text` with its first letter in upper case.
@@ -116,7 +115,7 @@ pub fn list(items: impl IntoIterator<Item = String>, format: Format) -> String {
     let (open, close) = match format {
         Format::Markdown => ("- ", ""),
         Format::Html => ("<li>", "</li>"),
-        Format::Text | Format::Pre => ("  ", ""),
+        Format::Text => ("  ", ""),
     };
     items.into_iter().map(|item| format!("{open}{item}{close}\n")).collect()
 }
@@ -170,27 +169,45 @@ impl Table {
         self.columns.push((header.into(), label));
     }
 
-    /// As Markdown: a table per capacity, in the order they first appear, after `**At C:**`.
-    pub fn markdown(&self) -> String {
+    /// As Markdown or HTML: a table per machine and capacity, in the order they first appear,
+    /// each after its name (`**At C:**`) when the rows name one.
+    pub fn sectioned(&self, format: Format) -> String {
         let mut out = String::new();
+        let html = format == Format::Html;
         for section in first_seen(self.rows.iter().map(|(section, _)| section)) {
             if let Some(section) = section {
-                let _ = writeln!(out, "\n**{}:**\n", capitalized(section));
+                let name = Span::Strong(vec![Span::Text(format!("{}:", capitalized(section)))]).render(format);
+                let _ = writeln!(out, "{}", if html { format!("<p>{name}</p>") } else { format!("\n{name}\n") });
             }
-            let header: Vec<&str> = self.columns.iter().map(|(header, _)| header.as_str()).collect();
-            let _ = writeln!(out, "| {} |\n|{}", header.join(" | "), "---|".repeat(header.len()));
-            for (_, cells) in self.rows.iter().filter(|(at, _)| at == section) {
-                let cells: Vec<String> = cells.iter().map(|cell| line(cell, Format::Markdown)).collect();
-                let _ = writeln!(out, "| {} |", cells.join(" | "));
+            let header = self.columns.iter().map(|(header, _)| vec![Span::Text(header.clone())]);
+            let rows = self.rows.iter().filter(|(at, _)| at == section).map(|(_, cells)| cells.iter().cloned());
+            if html {
+                let row = |cells: Vec<Vec<Span>>, tag: &str| -> String {
+                    cells.iter().map(|cell| format!("<{tag}>{}</{tag}>", line(cell, format))).collect()
+                };
+                let _ = writeln!(out, "<table>\n<tr>{}</tr>", row(header.collect(), "th"));
+                for cells in rows {
+                    let _ = writeln!(out, "<tr>{}</tr>", row(cells.collect(), "td"));
+                }
+                out.push_str("</table>\n");
+            } else {
+                let row = |cells: Vec<Vec<Span>>| -> String {
+                    cells.iter().map(|cell| line(cell, format)).collect::<Vec<_>>().join(" | ")
+                };
+                let _ = writeln!(out, "| {} |\n|{}", row(header.collect()), "---|".repeat(self.columns.len()));
+                for cells in rows {
+                    let _ = writeln!(out, "| {} |", row(cells.collect()));
+                }
             }
         }
         out
     }
 
-    /// As the console lays it out, in `format` ([`Format::Text`] or [`Format::Pre`]): a heading
-    /// where the group (and capacity) changes, then per row its next cell, padded, before each
-    /// further cell that is not empty, one a line, after its label.
-    pub fn console(&self, format: Format) -> String {
+    /// As the console lays it out: a heading where the group (and capacity) changes, then per row
+    /// its next cell, padded, before each further cell that is not empty, one a line, after its
+    /// label.
+    pub fn console(&self) -> String {
+        let format = Format::Text;
         let mut out = String::new();
         let mut current = None;
         for (section, cells) in &self.rows {
@@ -211,5 +228,85 @@ impl Table {
             }
         }
         out
+    }
+}
+
+/// A block of a [`Section`].
+#[derive(Debug, Clone)]
+pub enum Block {
+    /// A paragraph: one line on the console.
+    Para(Vec<Span>),
+    /// A paragraph set apart as a note: in grey on the report's page.
+    Note(Vec<Span>),
+    /// A list, an item a line.
+    List(Vec<Vec<Span>>),
+    /// A table.
+    Table(Table),
+}
+
+impl Block {
+    /// The block in `format`, without a trailing newline.
+    fn render(&self, format: Format) -> String {
+        let html = format == Format::Html;
+        let out = match self {
+            Block::Para(spans) if html => format!("<p>{}</p>", line(spans, format)),
+            Block::Note(spans) if html => format!("<p class=\"note\">{}</p>", line(spans, format)),
+            Block::Para(spans) | Block::Note(spans) => line(spans, format),
+            Block::List(items) => {
+                let items = list(items.iter().map(|item| line(item, format)), format);
+                if html { format!("<ul>\n{items}</ul>") } else { items }
+            }
+            Block::Table(table) if format == Format::Text => table.console(),
+            Block::Table(table) => table.sectioned(format),
+        };
+        out.trim_matches('\n').to_owned()
+    }
+}
+
+/// A part of the answer: its blocks under its heading.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// Its id on the report's page.
+    pub id: &'static str,
+    /// Its heading, if it has one: `heading:` on the line above its first block on the console,
+    /// `###` in Markdown, `<h2>` on the page.
+    pub heading: Option<String>,
+    /// What it says, in order.
+    pub blocks: Vec<Block>,
+}
+
+impl Section {
+    /// The section in `format`, blank lines between its blocks.
+    pub fn render(&self, format: Format) -> String {
+        let mut blocks: Vec<String> = self.blocks.iter().map(|block| block.render(format)).collect();
+        if let Some(heading) = &self.heading {
+            let capital = Span::Text(capitalized(heading)).render(format);
+            match format {
+                Format::Markdown => blocks.insert(0, format!("### {capital}")),
+                Format::Html => blocks.insert(0, format!("<h2>{capital}</h2>")),
+                Format::Text => blocks.insert(0, format!("{heading}:")),
+            }
+        }
+        // On the console the heading stands on the line just above what it heads.
+        let body = match (&self.heading, format) {
+            (Some(_), Format::Text) => format!("{}\n{}", blocks[0], blocks[1..].join("\n\n")),
+            _ => blocks.join("\n\n"),
+        };
+        match format {
+            Format::Html => format!("<section id=\"{}\">\n{body}\n</section>\n", self.id),
+            _ => format!("{body}\n"),
+        }
+    }
+}
+
+/// The answer, built once: its sections in order.
+#[derive(Debug, Clone, Default)]
+pub struct Document(pub Vec<Section>);
+
+impl Document {
+    /// The document in `format`, a blank line between sections.
+    pub fn render(&self, format: Format) -> String {
+        let sections: Vec<String> = self.0.iter().map(|section| section.render(format)).collect();
+        sections.join(if format == Format::Html { "" } else { "\n" })
     }
 }

@@ -1,16 +1,12 @@
-//! The report: one self-contained HTML page per CSV (`X.html` beside `X.csv`) with the short
-//! answer and its caveats, the plots as inline SVG, every cell's figures, and the machine and
-//! build. No script, stylesheet, font or image is fetched: it opens from disk anywhere.
+//! The report: one self-contained HTML page per CSV (`X.html` beside `X.csv`) with the answer
+//! (the document the summary prints), then the plots as inline SVG, every cell's figures, and
+//! the machine and build. No script, stylesheet, font or image is fetched: it opens from disk anywhere.
 
 use std::fmt::Write as _;
 
-use super::decision::{card_lines, explanation, title};
-use super::doc::{Format, Span, capitalized, first_seen, line, list};
+use super::doc::{Form, Format, Span};
 use super::format::{self, escape, number};
-use super::summary;
 use super::svg;
-use crate::registry::CAVEATS_CHECKED;
-use crate::results::across::Axis;
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
 use crate::results::column::Column;
@@ -20,7 +16,7 @@ pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;mar
 table{border-collapse:collapse;margin:.5em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;\
 text-align:left;vertical-align:top}th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 tr.failed td{background:#fde8e8}.mark{color:#b00;font-weight:bold}.plots{display:flex;flex-wrap:wrap;gap:8px}\
-pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;font-size:12px}.note{color:#555;font-size:13px}";
+.note{color:#555;font-size:13px}";
 
 /// The whole page of the CSV named `csv_name` (or of several, pooled): its analysis, and the
 /// machines it was measured on from the JSON beside each run (`machines`, one per machine).
@@ -51,103 +47,17 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
             each.join("; ")
         );
     }
-    if !analysis.decisions.is_empty() {
-        let _ = writeln!(out, "<section id=\"decision\">\n<h2>{}</h2>", capitalized(super::paced::DECISION_HEADING));
-        for decision in &analysis.decisions {
-            let (title, card) =
-                (escape(&title(decision)), list(card_lines(decision, &analysis.keep, Format::Html), Format::Html));
-            let explanation = line(&explanation(decision), Format::Html);
-            let _ = writeln!(out, "<p>{title}</p>\n<ul class=\"card\">\n{card}</ul>\n<p>{explanation}</p>");
-        }
-        out.push_str("</section>\n");
-    }
-    if analysis.only_paced {
-        out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
-    } else {
-        answer(&mut out, analysis);
-    }
-    let _ = writeln!(out, "<p class=\"note\" id=\"noise\">{}</p>", escape(&super::pool::noise_line(analysis.runs)));
-    let _ =
-        writeln!(out, "<p class=\"note\" id=\"versions\">{}</p>", escape(&summary::versions_line(&analysis.versions)));
-    let caveated =
-        if analysis.only_paced { super::paced::caveated(&analysis.paced) } else { summary::caveated(&analysis.bands) };
-    caveats(&mut out, &caveated);
-    if analysis.only_paced {
-        let _ = writeln!(out, "<p class=\"note\">{}.</p>", escape(super::paced::NOT_RANKED_BY_SPEED));
-    } else {
+    out.push_str(&super::document::of(csv_name, analysis, Form::Full).render(Format::Html));
+    if !analysis.only_paced {
         plots(&mut out, &analysis.cells);
-        out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
+    }
+    out.push_str(&super::paced::html_section(&analysis.cells, &analysis.paced));
+    if !analysis.only_paced {
         cell_table(&mut out, &analysis.cells);
-        let _ = writeln!(
-            out,
-            "<section id=\"summary\">\n<h2>The full summary</h2>\n<p class=\"note\">As <code>channel-bench summary</code> \
-             prints it: CPU per message and p99 latency too, and the channels not ranked.</p>\n<pre>{}</pre>\n</section>",
-            summary::console(analysis, Format::Pre).trim_end()
-        );
     }
     machine(&mut out, machines);
     out.push_str("</body>\n</html>\n");
     out
-}
-
-fn answer(out: &mut String, analysis: &Analysis) {
-    let (bands, keep) = (&analysis.bands, &analysis.keep);
-    let _ = writeln!(
-        out,
-        "<section id=\"answer\">\n<h2>The short answer</h2>\n<p>Per runtime, mode and band of task counts: the fastest \
-         channel by trimmed mean ns/message (geometric mean over the band's task counts), or the channels tied with it \
-         within the noise (≈), and the next one beyond the noise with how far behind it is; beside them the fastest \
-         channel with no known problem (<i>same</i> when it is the fastest). {} marks a crate with a known problem, \
-         listed below.</p>",
-        Span::mark().render(Format::Html),
-    );
-    // A table per capacity, as the Markdown answer has, each named when the file holds several.
-    for section in first_seen(bands.iter().map(|band| format::section(&band.band))) {
-        if let Some(section) = &section {
-            let _ = writeln!(out, "<p><b>{}:</b></p>", escape(&capitalized(section)));
-        }
-        let yours = if keep.is_empty() { String::new() } else { format!("<th>{}</th>", summary::YOURS) };
-        let _ = writeln!(
-            out,
-            "<table>\n<tr><th>runtime</th><th>mode</th><th>tasks</th><th>pick (ns/message)</th><th>{}</th>\
-             <th>next, how far behind</th>{yours}<th>not ranked (failures)</th></tr>",
-            summary::CAREFUL
-        );
-        for band in bands.iter().filter(|band| format::section(&band.band) == section) {
-            let cells: Vec<String> =
-                summary::short_row(band, keep).iter().map(|cell| line(cell, Format::Html)).collect();
-            let class = |at: usize| match at {
-                3 => ("<td><b>", "</b></td>"),
-                4 => ("<td class=\"careful\">", "</td>"),
-                _ => ("<td>", "</td>"),
-            };
-            let row: String =
-                cells.iter().enumerate().map(|(at, cell)| format!("{}{cell}{}", class(at).0, class(at).1)).collect();
-            let _ = writeln!(out, "<tr>{row}</tr>");
-        }
-        out.push_str("</table>\n");
-    }
-    out.push_str(&super::across::axis_section(analysis.across.on(Axis::Machine), Axis::Machine, Format::Html, false));
-    out.push_str("</section>\n");
-}
-
-fn caveats(out: &mut String, names: &[&str]) {
-    let _ = writeln!(
-        out,
-        "<section id=\"caveats\">\n<h2>{} Known problems of the crates named above</h2>\n\
-         <p class=\"note\">From the crates' issue trackers, searched {CAVEATS_CHECKED}.</p>\n<ul>",
-        Span::mark().render(Format::Html)
-    );
-    for name in names {
-        for caveat in super::doc::caveats_of(name) {
-            let _ =
-                writeln!(out, "<li data-channel=\"{name}\">{}</li>", summary::caveat_item(name, caveat, Format::Html));
-        }
-    }
-    if names.is_empty() {
-        out.push_str("<li>None of the channels ranked has one.</li>\n");
-    }
-    out.push_str("</ul>\n</section>\n");
 }
 
 fn plots(out: &mut String, cells: &CellsFile) {

@@ -12,6 +12,7 @@ pub mod console;
 pub mod csv;
 pub mod decision;
 pub mod doc;
+pub mod document;
 pub mod export;
 pub mod files;
 pub mod format;

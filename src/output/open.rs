@@ -1,36 +1,51 @@
-//! The bands a run left open, each with what would likely decide it
-//! (`results::decide`), as lines for the console and the summary.
+//! The bands a run left open, each with what would likely decide it (`results::decide`), and
+//! what else limits the answer (an oversubscribed runtime, other than the default messages): a
+//! section of the document, and the sweep's console line on `--max-time`.
 
+use super::doc::{Block, Section, Span};
+use crate::cli::DEFAULT_MESSAGES;
 use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
 use crate::run::measure::RuntimeKind;
 
-/// One line per open band.
-pub fn lines(open: &[Open]) -> Vec<String> {
-    open.iter()
-        .map(|open| {
-            let band = &open.band;
-            let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-            let at = super::format::section(&band.band).map_or(String::new(), |section| format!(" {section}"));
-            let workers = match band.band.runtime {
-                RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
-                RuntimeKind::CurrentThread => String::new(),
-            };
-            let (runtime, mode, size) = (band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
-            let name = format!("{runtime}{workers} {mode}{at} {size}");
-            match open.needed {
-                Needed::Rounds(rounds) => format!(
-                    "open: {name}: {leader} against {}: about {rounds} more rounds a task count ({:.1} s) would likely decide it",
-                    open.channel, open.seconds
-                ),
-                Needed::Beyond => format!(
-                    "open: {name}: {leader} against {}: not decidable here: the drift this run measured is wider than \
-                     their difference",
-                    open.channel
-                ),
-            }
-        })
-        .collect()
+/// The open bands, then the limits of the answer, a paragraph each; `None` when none is said.
+pub fn section(analysis: &Analysis) -> Option<Section> {
+    let mut said: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
+    said.extend(oversubscribed(analysis).into_iter().map(|line| vec![Span::Text(line)]));
+    if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
+        said.push(vec![Span::Text(format!(
+            "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
+             answer is for that workload, and a default run's may differ"
+        ))]);
+    }
+    let blocks: Vec<Block> = said.into_iter().map(Block::Para).collect();
+    (!blocks.is_empty()).then_some(Section { id: "open", heading: None, blocks })
+}
+
+/// An open band: `open: multi-thread (2 workers) cloned-send small: kanal† against crossfire†:
+/// …`, and what would likely decide it.
+fn line(open: &Open) -> Vec<Span> {
+    let band = &open.band;
+    let leader = band.speed.first().map_or("", |first| first.channel.as_str());
+    let at = super::format::section(&band.band).map_or(String::new(), |section| format!(" {section}"));
+    let workers = match band.band.runtime {
+        RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
+        RuntimeKind::CurrentThread => String::new(),
+    };
+    let (runtime, mode, size) = (band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
+    let decides = match open.needed {
+        Needed::Rounds(rounds) => {
+            format!("about {rounds} more rounds a task count ({:.1} s) would likely decide it", open.seconds)
+        }
+        Needed::Beyond => "not decidable here: the drift this run measured is wider than their difference".to_owned(),
+    };
+    vec![
+        Span::Text(format!("open: {runtime}{workers} {mode}{at} {size}: ")),
+        Span::channel(leader, leader),
+        Span::text(" against "),
+        Span::channel(&open.channel, &open.channel),
+        Span::Text(format!(": {decides}")),
+    ]
 }
 
 /// The `--max-time` that would likely give a run's duels the time to decide the `open` bands
@@ -51,7 +66,7 @@ pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<Strin
 
 /// One `note:` line per multi-thread worker count above its machine's cores: what such a
 /// run's figures measure (`plan::oversubscribed`).
-pub fn oversubscribed(analysis: &Analysis) -> Vec<String> {
+fn oversubscribed(analysis: &Analysis) -> Vec<String> {
     let lines = analysis.oversubscribed.iter();
     lines
         .map(|&(workers, cores)| format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))

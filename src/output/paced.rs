@@ -5,14 +5,12 @@
 
 use std::fmt::Write as _;
 
-use super::decision::{card_lines, explanation, room, title};
-use super::doc::{Form, Format, Span, Table, capitalized, line, list};
+use super::doc::{Block, Format, Section, Span, Table, capitalized};
 use super::format::{self, duration, escape, number, percent, thousands};
 use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
-use crate::results::decision::Decision;
 use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry};
 use crate::results::recommend::Ranking;
@@ -135,62 +133,16 @@ fn table(bands: &[PacedBand]) -> Table {
     table
 }
 
-/// The heading of the decision for a room, in every output.
-pub const DECISION_HEADING: &str = "for your room";
-
-/// The decisions for a room (`output::decision`), each its card and explanation under
-/// [`DECISION_HEADING`], with the channels the user follows (`keep`) against each pick.
-pub fn decisions(decisions: &[Decision], keep: &[String], form: Form) -> String {
-    let mut out = String::new();
-    for decision in decisions {
-        let (format, room) = (form.format(), room(decision));
-        let (card, explanation) =
-            (list(card_lines(decision, keep, format), format), line(&explanation(decision), format));
-        let _ = match form {
-            Form::Text => writeln!(out, "{DECISION_HEADING}: {}\n{card}{explanation}\n", title(decision)),
-            Form::Markdown => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}\n{explanation}\n"),
-            Form::Short => writeln!(out, "### {DECISION_HEADING} of {room}\n\n{card}"),
-        };
-    }
-    out
-}
-
-/// The answer of a file with paced cells: the decision for the room first, then the
-/// throughput answer and the latency answer after it; for a file with only paced cells (whose
-/// ns/message restates the schedule), the latency answer, one line saying why ns/message is not
-/// ranked, and the crate versions and caveats; which design, when the file measured both
-/// (`output::across::designs`). The throughput answer alone without paced bands.
-pub fn beside(throughput: &str, analysis: &Analysis, form: Form) -> String {
+/// The latency answer, `latency under load`: how to read it, then per band its lowest p99,
+/// lowest CPU and fewest frames overflowed; `None` without paced bands.
+pub fn section(analysis: &Analysis) -> Option<Section> {
     let bands = &analysis.paced;
-    let designs = super::across::designs(analysis, form);
-    if bands.is_empty() {
-        return format!("{throughput}{}", if designs.is_empty() { String::new() } else { format!("\n{designs}") });
-    }
-    // The latency answer: on the console a block per group, a line per figure of each band; in
-    // Markdown a table headed `### latency under load`, then how to read it.
-    let latency = match form {
-        Form::Text => format!("{HEADING}: {}\n{}", how_to_read(), table(bands).console(Format::Text)),
-        Form::Markdown | Form::Short => {
-            format!("### {HEADING}\n\n{}\n{}\n", table(bands).markdown(), capitalized(&how_to_read()))
-        }
-    };
-    let decided = decisions(&analysis.decisions, &analysis.keep, form);
-    if !analysis.only_paced {
-        return format!("{decided}{designs}{}\n\n{latency}", throughput.trim_end());
-    }
-    let versions = super::summary::versions_line(&analysis.versions);
-    let caveats = super::summary::caveats(&caveated(bands), form.format());
-    format!("{decided}{designs}{latency}\n{NOT_RANKED_BY_SPEED}\n\n{versions}\n{caveats}")
+    (!bands.is_empty()).then(|| Section {
+        id: "latency",
+        heading: Some(HEADING.to_owned()),
+        blocks: vec![Block::Para(vec![Span::Text(capitalized(&how_to_read()))]), Block::Table(table(bands))],
+    })
 }
-
-/// The channels with caveats that `bands` rank, in the order first ranked.
-pub fn caveated(bands: &[PacedBand]) -> Vec<&'static str> {
-    super::summary::caveated_of(bands.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str()))
-}
-
-/// Why a file of paced cells has no ns/message answer.
-pub const NOT_RANKED_BY_SPEED: &str =
-    "ns/message is not ranked: every cell is paced, so it restates the schedule (the cells are in the report)";
 
 /// A channel's place in one of a band's rankings: `lowest` for the first, else its verdict
 /// against the first (`≈ 1.05× [0.90–1.22]` when tied, `2.10× [1.60–2.70]` when not; points for
@@ -245,8 +197,8 @@ fn band_table(band: &PacedBand) -> String {
     out
 }
 
-/// The report's "latency under load" section, when `cells` has paced cells: how to read it, a
-/// table per band with every ranked channel ([`band_table`]), the pooled p99 against the task
+/// The report's latency figures channel by channel, when `cells` has paced cells (the document
+/// says how to read them): a table per band with every ranked channel ([`band_table`]), the pooled p99 against the task
 /// count per channel (an SVG panel per group, µs on a log axis), and a table of every paced
 /// cell's figures. Empty otherwise.
 pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
@@ -255,11 +207,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     if paced.is_empty() {
         return String::new();
     }
-    let mut out = format!(
-        "<section id=\"latency\">\n<h2>{}</h2>\n<p class=\"note\">{}</p>\n",
-        capitalized(HEADING),
-        escape(&capitalized(&how_to_read()))
-    );
+    let mut out = format!("<section id=\"latency-cells\">\n<h2>{}, channel by channel</h2>\n", capitalized(HEADING),);
     for band in bands {
         out.push_str(&band_table(band));
     }

@@ -1,16 +1,16 @@
-//! The summary as text for the console, as Markdown for `X.md`, and the short answer for the
-//! README: formatting only, each table's rows built once as spans ([`super::doc`]). A ranked
-//! channel whose crate has caveats in the registry is marked with [`MARK`], and the caveats
-//! follow the rankings.
+//! The throughput answer's section of the document ([`section`]): which channel, per band, as
+//! the full summary and the README's short answer table it, each table built once as spans
+//! ([`super::doc`]). A ranked channel whose crate has caveats in the registry is marked with
+//! [`MARK`]; the document lists the caveats after the answer.
 
-use super::doc::{Format, MARK, Span, Table, caveats_of, first_seen, line, list};
+use super::doc::{Block, Form, MARK, Section, Span, Table, first_seen, prose};
 use super::format::{self, duration, number};
-use crate::registry::{self, CAVEATS_CHECKED, Caveat};
+use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
-use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation, TaskBand};
+use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation};
 use crate::results::versions::{Source, Versions};
 use crate::stats::verdict::Call;
 
@@ -32,36 +32,15 @@ pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'sta
     first_seen(caveated.map(|known| known.name))
 }
 
-/// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence` on
-/// the console, the channel bold in Markdown (after the mark) and HTML.
-pub fn caveat_item(name: &str, caveat: &Caveat, format: Format) -> String {
-    let strong = Span::Strong(vec![Span::text(name)]);
-    let mut item = match format {
-        Format::Markdown => vec![Span::mark(), Span::text(" "), strong],
-        Format::Html => vec![strong],
-        Format::Text | Format::Pre => vec![Span::Channel(name.to_owned(), true)],
-    };
-    item.extend([
+/// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence`, the
+/// channel set apart.
+pub fn caveat_item(name: &str, caveat: &Caveat) -> Vec<Span> {
+    vec![
+        Span::Strong(vec![Span::Channel(name.to_owned(), true)]),
         Span::Text(format!(" ({}): {} ", caveat.versions, caveat.text)),
         Span::Link(caveat.link_label(), caveat.link),
         Span::Text(format!("; {}", caveat.evidence.label())),
-    ]);
-    line(&item, format)
-}
-
-/// The caveats of the channels `names` (from [`caveated`]) under their heading: a line each on
-/// the console, a list in Markdown; empty when they have none.
-pub fn caveats(names: &[&str], format: Format) -> String {
-    let heading = match format {
-        Format::Markdown => {
-            format!("Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):\n")
-        }
-        _ => format!("known problems (issue trackers searched {CAVEATS_CHECKED}):"),
-    };
-    let items =
-        names.iter().flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, format)));
-    let items = list(items, format);
-    if items.is_empty() { items } else { format!("\n{} {heading}\n{items}", Span::mark().render(format)) }
+    ]
 }
 
 /// `1-8`, or `64` for a single task count.
@@ -185,8 +164,8 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
         let rankings = [&band.speed, &band.cpu, &band.p99];
         let mut shown: Vec<Entry> =
             rankings.iter().flat_map(|r| r.first().into_iter().chain(r.next())).cloned().collect();
-        if let Careful::Behind { entry, .. } = band.careful() {
-            shown.push(entry);
+        if let Careful::Behind { entry, .. } = &band.careful {
+            shown.push(entry.clone());
         }
         shown.extend(band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel)).cloned());
         channels.extend(shown.iter().filter(|entry| entry.figures.bounded).map(Entry::label));
@@ -247,72 +226,56 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
     table
 }
 
-/// The summary of `analysis` for the console ([`Format::Text`], or [`Format::Pre`] for the
-/// report): per runtime and mode, one block per band, then the versions it was measured with and
-/// the caveats.
-pub fn console(analysis: &Analysis, format: Format) -> String {
-    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
-    let mut out = String::from(
-        "which channel: per runtime, mode and band of task counts, the lowest trimmed mean ns/message\n\
-         (geometric mean over the band's task counts); channels within the noise of the first are tied\n",
-    );
-    let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
-    let entries: Vec<&Entry> = rankings.flat_map(|ranking| &ranking.entries).collect();
-    if entries.iter().any(|entry| entry.figures.mixed) {
-        out.push_str(
-            "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines\n",
-        );
+/// The throughput answer, `which channel`: what the table shows (from the CSV named
+/// `csv_name`), the notes on its marks, the table (in full: the fastest, the careful pick, the
+/// lowest CPU, p99 and the channels not ranked; short: the pick, the careful pick and the next),
+/// and the line for a tokio user; for a file of paced cells only, why ns/message is not ranked
+/// (in full). `None` without a band.
+pub fn section(csv_name: &str, analysis: &Analysis, form: Form) -> Option<Section> {
+    let (bands, keep) = (&analysis.bands, &analysis.keep);
+    if analysis.only_paced && form == Form::Short {
+        return None;
     }
-    if let Some(note) = bounded_note(bands, keep) {
-        out.push_str(&format!("{note}\n"));
+    if analysis.only_paced {
+        let blocks = vec![Block::Para(vec![Span::text(NOT_RANKED_BY_SPEED)])];
+        return Some(Section { id: "speed", heading: None, blocks });
     }
-    out = Span::Text(out).render(format) + &table(bands, keep).console(format);
-    out.push_str(
-        &recv_many(bands, keep).map_or(String::new(), |line| format!("\n{}\n", Span::Text(line).render(format))),
-    );
-    out.push_str(&super::across::section(bands, &analysis.across, format, false));
-    out.push_str(&format!("\n{}\n", Span::Text(versions_line(versions)).render(format)));
-    out + &caveats(&caveated(bands), format)
+    if bands.is_empty() {
+        return None;
+    }
+    let intro = match form {
+        Form::Full => format!(
+            "From `{csv_name}`: per runtime, mode and band of task counts, the channel with the lowest trimmed mean \
+             ns/message (geometric mean over the band's task counts) and how far ahead of the next it is, the \
+             fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU time per \
+             message{}; channels within the noise of the first are tied (≈).",
+            if bands.iter().any(|band| band.p99.first().is_some()) { " and the lowest p99 latency" } else { "" }
+        ),
+        Form::Short => format!(
+            "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean \
+             ns/message (geometric mean over the band's task counts) and the channels tied with it (≈, within the far \
+             end of their ratio's 95% interval), the next one beyond the noise with how far behind it is (the ratio \
+             of their samples paired round by round, with its interval), and beside them the fastest channel with no \
+             known problem (same when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
+             table."
+        ),
+    };
+    let mut blocks = vec![Block::Para(prose(&intro))];
+    let entries = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]).flat_map(|r| &r.entries);
+    if entries.clone().any(|entry| entry.figures.mixed) {
+        blocks.push(Block::Note(vec![Span::text(
+            "(mixed): some of the channel's cells have samples in separate clusters, shown in the sweep's cell lines",
+        )]));
+    }
+    blocks.extend(bounded_note(bands, keep).map(|note| Block::Note(vec![Span::Text(note)])));
+    blocks.push(Block::Table(if form == Form::Full { table(bands, keep) } else { short_table(bands, keep) }));
+    blocks.extend(recv_many(bands, keep).map(|line| Block::Para(prose(&line))));
+    Some(Section { id: "answer", heading: Some("which channel".to_owned()), blocks })
 }
 
-/// The summary as Markdown, for `<name>.md` beside `<name>.csv` (`csv_name`, as the text
-/// names it): one table ([`table`]), then how to read it (`runs`: how many runs the file
-/// pooled, 1 for one).
-pub fn markdown(csv_name: &str, analysis: &Analysis) -> String {
-    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
-    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
-    let x_large =
-        if bands.iter().any(|band| band.band.size == TaskBand::XLarge) { ", x-large 1024 and more" } else { "" };
-    let mut out = format!(
-        "Which channel, from `{csv_name}` (written by `channel-bench summary`): for each runtime, mode and \
-         band of task counts, the channel with the lowest trimmed mean ns/message and how far ahead of the next \
-         it is, the fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU \
-         time per message{}.\n\n",
-        if with_p99 { " and the lowest p99 latency" } else { "" }
-    );
-    out.push_str(&table(bands, keep).markdown());
-    if let Some(note) = bounded_note(bands, keep) {
-        out.push_str(&format!("\n{note}.\n"));
-    }
-    out.push_str(&recv_many(bands, keep).map_or(String::new(), |line| format!("\n{line}\n")));
-    out.push_str(&super::across::section(bands, &analysis.across, Format::Markdown, false));
-    out.push_str(&format!(
-        "\nEach figure is the geometric mean, over the band's task counts, of a channel's trimmed mean per task \
-         count (the mean of its samples without the highest and lowest fifth); *(mixed)* marks a channel with a cell \
-         in the band whose samples form separate clusters. Bands: small is 1–8 tasks, medium 16–64, large \
-         128–512{x_large} (a count between them goes to the nearer on a log scale). Every other channel is compared \
-         with the first by the ratio of their samples measured back to back, round by round, averaged over the \
-         band's task counts: `1.21× [1.15–1.27]` is that ratio and its interval, and a channel whose interval holds \
-         1 is *tied* with the first (`≈ flume, within 4%`: the interval's far end). A channel with a failed sample, \
-         or missing at one of the band's task counts, is not ranked in that band. The fastest with no known problem \
-         is the first channel of the ranking whose crate has no caveat covering its version; *same* when that is \
-         the fastest itself.\n\n{}\n\n{}\n",
-        super::pool::noise_line(analysis.runs),
-        versions_line(versions)
-    ));
-    out.push_str(&caveats(&caveated(bands), Format::Markdown));
-    out
-}
+/// Why a file of paced cells has no ns/message answer.
+pub const NOT_RANKED_BY_SPEED: &str =
+    "ns/message is not ranked: every cell is paced, so it restates the schedule (the cells are in the report)";
 
 /// What the careful pick's column or line is headed.
 pub const CAREFUL: &str = "fastest with no known problem";
@@ -321,7 +284,7 @@ pub const CAREFUL: &str = "fastest with no known problem";
 /// `flume 63.5, 1.57× behind`, `tokio-recv-many 70.0 (tied, 1.02×)` when it is tied with the
 /// fastest, `none ranked` when every channel ranked has one; empty when none is ranked.
 pub fn careful(band: &Recommendation) -> Vec<Span> {
-    match &band.careful() {
+    match &band.careful {
         _ if band.speed.first().is_none() => Vec::new(),
         Careful::Same => vec![Span::text("same")],
         Careful::Behind { entry, .. } if entry.tied_with_first => {
@@ -370,21 +333,6 @@ pub fn pick_and_next(band: &Recommendation) -> (Vec<Span>, Vec<Span>) {
         None => vec![Span::text("none")],
     };
     (pick, next)
-}
-
-/// The short answer's row of `band`: the band, its pick, careful pick and next, and the channels
-/// not ranked, by label.
-pub fn short_row(band: &Recommendation, keep: &[String]) -> Vec<Vec<Span>> {
-    let (pick, next) = pick_and_next(band);
-    let excluded: Vec<String> =
-        band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge)).collect();
-    let mut cells = band_cells(band);
-    cells.extend([pick, careful(band), next]);
-    if !keep.is_empty() {
-        cells.push(yours(band, keep));
-    }
-    cells.push(vec![Span::Text(excluded.join(", "))]);
-    cells
 }
 
 /// What the column of the channels the user follows (`--keep`) is headed.
@@ -443,19 +391,11 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     })
 }
 
-/// The short answer, as Markdown for the README: per runtime, mode and band, the fastest channel
-/// (or the channels tied with it), the next one beyond the noise and how far behind, the
-/// channels left out for failures, then the caveats of every channel named.
-pub fn short_markdown(csv_name: &str, analysis: &Analysis) -> String {
-    let (bands, versions, keep) = (&analysis.bands, &analysis.versions, &analysis.keep);
-    let mut out = format!(
-        "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean ns/message \
-         (geometric mean over the band's task counts) and the channels tied with it (≈, within the far end of \
-         their ratio's 95% interval), the next one beyond the noise with how far behind it is (the ratio of their \
-         samples paired round by round, with its interval), and beside them the fastest channel with no known \
-         problem (*same* when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
-         table.\n\n"
-    );
+/// The short answer's table: per band the pick (or the channels tied with it), the careful
+/// pick, the next one beyond the noise and how far behind, the kept channels' verdicts, and the
+/// channels not ranked for failures when some band has them.
+fn short_table(bands: &[Recommendation], keep: &[String]) -> Table {
+    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table::default();
     for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
         table.column(header, None);
@@ -463,20 +403,23 @@ pub fn short_markdown(csv_name: &str, analysis: &Analysis) -> String {
     if !keep.is_empty() {
         table.column(YOURS, None);
     }
-    if bands.iter().any(|band| !band.excluded.is_empty()) {
+    if with_excluded {
         table.column("not ranked (failures)", None);
     }
     for band in bands {
-        let mut cells = short_row(band, keep);
-        cells.truncate(table.columns.len());
+        let (pick, next) = pick_and_next(band);
+        let mut cells = band_cells(band);
+        cells.extend([pick, careful(band), next]);
+        if !keep.is_empty() {
+            cells.push(yours(band, keep));
+        }
+        if with_excluded {
+            let excluded = band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge));
+            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
+        }
         table.rows.push((format::section(&band.band), cells));
     }
-    out.push_str(&table.markdown());
-    out.push_str(&recv_many(bands, keep).map_or(String::new(), |line| format!("\n{line}\n")));
-    out.push_str(&super::across::section(bands, &analysis.across, Format::Markdown, true));
-    out.push_str(&format!("\n{}\n", versions_line(versions)));
-    out.push_str(&caveats(&caveated(bands), Format::Markdown));
-    out
+    table
 }
 
 #[cfg(test)]

@@ -50,6 +50,9 @@ pub struct Analysis {
     /// cores: figures of an oversubscribed runtime. Empty when every count fits or the cores
     /// are unknown.
     pub oversubscribed: Vec<(u64, usize)>,
+    /// The messages per sample of the flat-out samples at the default setting, each count once,
+    /// in order (`--quick` and `--messages` move other counts than the default).
+    pub messages: Vec<u64>,
 }
 
 impl Analysis {
@@ -70,9 +73,17 @@ impl Analysis {
             keep: metadata.map_or_else(Vec::new, |metadata| metadata.keep.clone()),
             oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
             across: Acrosses::of(&bands),
+            messages: messages(file),
             bands,
         }
     }
+}
+
+/// The messages per sample of `file`'s flat-out samples at the default setting, each once.
+fn messages(file: &ResultsFile) -> Vec<u64> {
+    let flat_out = file.order.iter().filter(|key| key.setting.is_default() && key.workload.messages > 0);
+    let counts: BTreeSet<u64> = flat_out.map(|key| key.workload.messages).collect();
+    counts.into_iter().collect()
 }
 
 /// Each multi-thread worker count of `file` above its machine's cores (the cell's machine, or

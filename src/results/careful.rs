@@ -2,7 +2,7 @@
 //! known problem ([`crate::registry::ChannelEntry::has_known_problem`]), beside the fastest of
 //! all. It is read off the same speed ranking, so its figure and ratio are the ranking's own.
 
-use super::recommend::{Entry, Recommendation};
+use super::recommend::{Entry, Ranking};
 use crate::registry;
 
 /// The fastest channel with no known problem in one band's speed ranking.
@@ -22,19 +22,17 @@ pub enum Careful {
     NoneRanked,
 }
 
-impl Recommendation {
-    /// The band's careful pick: the first entry of its speed ranking with no [`known_problem`].
-    pub fn careful(&self) -> Careful {
-        let Some(first) = self.speed.first() else { return Careful::NoneRanked };
-        match self.speed.entries.iter().position(|entry| !known_problem(&entry.channel)) {
-            Some(0) => Careful::Same,
-            Some(at) => {
-                let entry = self.speed.entries[at].clone();
-                let ratio = entry.ratio().map_or(entry.value / first.value, |(ratio, ..)| ratio);
-                Careful::Behind { entry, ratio }
-            }
-            None => Careful::NoneRanked,
+/// The careful pick of a band's `speed` ranking: its first entry with no [`known_problem`].
+pub fn of(speed: &Ranking) -> Careful {
+    let Some(first) = speed.first() else { return Careful::NoneRanked };
+    match speed.entries.iter().position(|entry| !known_problem(&entry.channel)) {
+        Some(0) => Careful::Same,
+        Some(at) => {
+            let entry = speed.entries[at].clone();
+            let ratio = entry.ratio().map_or(entry.value / first.value, |(ratio, ..)| ratio);
+            Careful::Behind { entry, ratio }
         }
+        None => Careful::NoneRanked,
     }
 }
 
@@ -49,6 +47,7 @@ mod tests {
     use super::*;
     use crate::results::load::ResultsFile;
     use crate::results::load::hand_made;
+    use crate::results::recommend::Recommendation;
 
     /// Recommendations of `file` with its own noise.
     fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
@@ -73,7 +72,7 @@ mod tests {
         assert!(!known_problem("flume") && !known_problem("tokio-mpsc"));
         let bands = recommend(&file);
         assert_eq!(bands[0].speed.first().unwrap().channel, "kanal");
-        let Careful::Behind { entry, ratio } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
+        let Careful::Behind { entry, ratio } = &bands[0].careful else { panic!("{:?}", bands[0].careful) };
         assert_eq!(entry.channel, "flume");
         assert!((ratio - 2.0).abs() < 0.01, "{ratio}");
         assert!(!entry.tied_with_first);
@@ -83,14 +82,14 @@ mod tests {
     fn a_winner_with_no_known_problem_is_the_careful_pick_itself() {
         let file = hand_made(&[("flume", 1, &steady(50.0), 0), ("kanal", 1, &steady(100.0), 0)]);
         let bands = recommend(&file);
-        assert_eq!(bands[0].careful(), Careful::Same);
+        assert_eq!(bands[0].careful, Careful::Same);
     }
 
     #[test]
     fn a_clean_channel_tied_with_the_winner_is_picked_and_known_as_tied() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("tokio-mpsc", 1, &steady(101.0), 0)]);
         let bands = recommend(&file);
-        let Careful::Behind { entry, .. } = &bands[0].careful() else { panic!("{:?}", bands[0].careful()) };
+        let Careful::Behind { entry, .. } = &bands[0].careful else { panic!("{:?}", bands[0].careful) };
         assert_eq!(entry.channel, "tokio-mpsc");
         assert!(entry.tied_with_first);
     }
@@ -98,9 +97,9 @@ mod tests {
     #[test]
     fn no_clean_channel_or_none_ranked_is_said() {
         let file = hand_made(&[("crossfire", 1, &steady(100.0), 0), ("kanal", 1, &steady(200.0), 0)]);
-        assert_eq!(recommend(&file)[0].careful(), Careful::NoneRanked);
+        assert_eq!(recommend(&file)[0].careful, Careful::NoneRanked);
         let failed = hand_made(&[("flume", 1, &[], 1)]);
-        assert_eq!(recommend(&failed)[0].careful(), Careful::NoneRanked, "none ranked");
+        assert_eq!(recommend(&failed)[0].careful, Careful::NoneRanked, "none ranked");
         // A channel the table does not know has no known problem.
         assert!(!known_problem("my-own-channel"));
     }

@@ -67,7 +67,8 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
         let key = &group.key;
         let mut channels: Vec<String> = Vec::new();
         for band in bands.iter().filter(|band| band.band.holds(key)) {
-            let careful = if let Careful::Behind { entry, .. } = band.careful() { Some(entry.channel) } else { None };
+            let careful =
+                if let Careful::Behind { entry, .. } = &band.careful { Some(entry.channel.clone()) } else { None };
             for name in band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful) {
                 if !channels.contains(&name) {
                     channels.push(name);

@@ -18,6 +18,7 @@
 
 pub use super::band::TaskBand;
 use super::band::{self, Band, Contender, Grouped};
+use super::careful::{self, Careful};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
@@ -150,6 +151,8 @@ pub struct Recommendation {
     pub p99: Ranking,
     /// Channels not ranked, with the reason.
     pub excluded: Vec<Excluded>,
+    /// The fastest channel with no known problem, read off `speed`.
+    pub careful: Careful,
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
@@ -193,7 +196,9 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
         });
         rank(entered.collect(), metric, &group, noise)
     };
-    Recommendation { speed: by(Metric::Speed), cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band }
+    let speed = by(Metric::Speed);
+    let careful = careful::of(&speed);
+    Recommendation { speed, careful, cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band }
 }
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).

@@ -1,4 +1,5 @@
 use super::*;
+use crate::output::doc::{Format, caveats_of, line};
 use crate::results::column::Column;
 use crate::results::load::ResultsFile;
 use crate::results::load::{CellKey, WorkloadKey, hand_made};
@@ -19,6 +20,21 @@ fn analysis(bands: &[Recommendation]) -> Analysis {
     analysis
 }
 
+/// The console's text of `analysis`: its whole document.
+fn console(analysis: &Analysis) -> String {
+    crate::output::document::of("x.csv", analysis, Form::Full).render(Format::Text)
+}
+
+/// The summary's Markdown of `analysis`, from `csv_name`.
+fn markdown(csv_name: &str, analysis: &Analysis) -> String {
+    crate::output::document::of(csv_name, analysis, Form::Full).render(Format::Markdown)
+}
+
+/// The README's short answer of `analysis`, from `csv_name`.
+fn short_markdown(csv_name: &str, analysis: &Analysis) -> String {
+    crate::output::document::of(csv_name, analysis, Form::Short).render(Format::Markdown)
+}
+
 /// This build's versions of no channel: tokio's alone.
 fn built() -> Versions {
     crate::results::versions::versions(&Default::default(), None)
@@ -35,7 +51,7 @@ fn renders_say_tied_or_name_the_winner_with_its_ratio() {
         ("kanal", 64, &steady, 0),
         ("flume", 64, &noisy, 0),
     ]));
-    let text = console(&analysis(&bands), Format::Text);
+    let text = console(&analysis(&bands));
     assert!(text.contains("\n  small (1)        kanal† 100, 2.00× faster than flume 200 [1."), "{text}");
     assert!(text.contains("lowest CPU ns/msg: kanal† 200, 2.00× lower than flume 400 [1."), "{text}");
     assert!(text.contains("\n  medium (64)      kanal† 100 ≈ flume, within "), "{text}");
@@ -46,7 +62,7 @@ fn renders_say_tied_or_name_the_winner_with_its_ratio() {
     // The careful pick in the console: the next clean channel with its verdict, or the tied one.
     assert!(text.contains("fastest with no known problem: flume 200, 2.00× [1."), "{text}");
     assert!(text.contains("fastest with no known problem: flume 110 (tied, within "), "{text}");
-    assert!(markdown.starts_with("Which channel, from `x.csv`"), "{markdown}");
+    assert!(markdown.starts_with("### Which channel\n\nFrom `x.csv`"), "{markdown}");
     assert!(!markdown.contains("p99") && !markdown.contains("| not ranked"), "{markdown}");
 }
 
@@ -55,7 +71,7 @@ fn a_channel_with_a_mixed_cell_is_marked() {
     let steady = [60.0, 60.5, 59.5, 60.2, 59.8];
     let mixed = [40.0, 41.0, 39.0, 125.0, 124.0];
     let bands = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("crossfire", 64, &mixed, 0)]));
-    let text = console(&analysis(&bands), Format::Text);
+    let text = console(&analysis(&bands));
     // Five samples of a 60/40 mixture leave the pair too uncertain to call kanal ahead.
     let line = "  medium (64)      kanal† 60.0 ≈ crossfire†, ";
     assert!(text.contains(line), "{text}");
@@ -70,7 +86,7 @@ fn a_bounded_figure_is_marked_where_shown_and_its_channel_named_once() {
     let flume = file.order.iter().find(|key| key.channel == "flume").unwrap().clone();
     file.cells.get_mut(&flume).unwrap().bounded = 3;
     let bands = recommend(&file);
-    let text = console(&analysis(&bands), Format::Text);
+    let text = console(&analysis(&bands));
     assert!(text.contains("kanal† 60.0, 10.00× faster than flume 600 (bounded) ["), "{text}");
     let note = "(bounded): flume was so far behind the fastest of its group that samples were stopped at a bound";
     assert_eq!(text.matches(note).count(), 1, "{text}");
@@ -82,7 +98,7 @@ fn a_bounded_figure_is_marked_where_shown_and_its_channel_named_once() {
     assert_eq!((runner_up["channel"].as_str(), runner_up["bounded"].as_bool()), (Some("flume"), Some(true)));
     assert_eq!(json["bands"][0]["leader"].get("bounded"), None);
     let calm = recommend(&hand_made(&[("kanal", 64, &steady, 0), ("flume", 64, &far, 0)]));
-    assert!(!console(&analysis(&calm), Format::Text).contains("bounded"));
+    assert!(!console(&analysis(&calm)).contains("bounded"));
 }
 
 #[test]
@@ -118,7 +134,7 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);
-    let text = console(&analysis(&bands), Format::Text);
+    let text = console(&analysis(&bands));
     assert!(text.contains("lowest p99: flume 12.0 µs, 3.33× lower than kanal† 40.0 µs ["), "{text}");
     assert!(text.contains("not ranked: tokio (2 failed sample(s) at tasks 1)\n"), "{text}");
     let markdown = markdown("x.csv", &analysis(&bands));
@@ -127,14 +143,14 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
         markdown.contains("| tokio (2 failed sample(s) at tasks 1) |")
             && markdown.contains("| flume 12.0 µs, 3.33× lower than kanal† 40.0 µs [")
     );
-    assert!(markdown.contains("and the lowest p99 latency."), "{markdown}");
+    assert!(markdown.contains("and the lowest p99 latency;"), "{markdown}");
 }
 
 #[test]
 fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
     let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
     let bands = recommend(&hand_made(&[("tokio-mpsc", 1, &steady, 0), ("kanal", 1, &[200.0; 5], 0)]));
-    let text = console(&analysis(&bands), Format::Text);
+    let text = console(&analysis(&bands));
     assert!(text.contains("tokio-mpsc 100, 2.00× faster than kanal† 200"), "{text}");
     let markdown = markdown("x.csv", &analysis(&bands));
     let short = short_markdown("x.csv", &analysis(&bands));
@@ -153,7 +169,7 @@ fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
         let line = format!("kanal† ({}): {} <{}>; {evidence}", caveat.versions, caveat.text, caveat.link);
         assert!(text.contains(&line), "{text}");
         let line = format!(
-            "**kanal** ({}): {} ([{}]({})); {evidence}",
+            "**kanal†** ({}): {} ([{}]({})); {evidence}",
             caveat.versions,
             caveat.text,
             caveat.link_label(),
