@@ -8,17 +8,19 @@ use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
 use crate::run::measure::RuntimeKind;
 
-/// The open bands, then the limits of the answer, a paragraph each; `None` when none is said.
+/// The open bands, a line each, then the limits of the answer, a paragraph each; `None` when none
+/// is said.
 pub fn section(analysis: &Analysis) -> Option<Section> {
-    let mut said: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
-    said.extend(oversubscribed(analysis).into_iter().map(|line| vec![Span::Text(line)]));
+    let open: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
+    let mut said: Vec<Vec<Span>> = oversubscribed(analysis).into_iter().map(|line| vec![Span::Text(line)]).collect();
     if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
         said.push(vec![Span::Text(format!(
             "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
              answer is for that workload, and a default run's may differ"
         ))]);
     }
-    let blocks: Vec<Block> = said.into_iter().map(Block::Para).collect();
+    let open = (!open.is_empty()).then_some(Block::List(open));
+    let blocks: Vec<Block> = open.into_iter().chain(said.into_iter().map(Block::Para)).collect();
     (!blocks.is_empty()).then_some(Section { id: "open", heading: None, blocks })
 }
 
