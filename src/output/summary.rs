@@ -35,12 +35,10 @@ pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'sta
 /// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence`, the
 /// channel set apart.
 pub fn caveat_item(name: &str, caveat: &Caveat) -> Vec<Span> {
-    vec![
-        Span::Strong(vec![Span::Channel(name.to_owned(), true)]),
-        Span::Text(format!(" ({}): {} ", caveat.versions, caveat.text)),
-        Span::Link(caveat.link_label(), caveat.link),
-        Span::Text(format!("; {}", caveat.evidence.label())),
-    ]
+    let mut item = vec![Span::Strong(vec![Span::Channel(name.to_owned(), true)])];
+    item.extend(prose(&format!(" ({}): {} ", caveat.versions, caveat.text)));
+    item.extend([Span::Link(caveat.link_label(), caveat.link), Span::Text(format!("; {}", caveat.evidence.label()))]);
+    item
 }
 
 /// `1-8`, or `64` for a single task count.
