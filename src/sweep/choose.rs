@@ -186,7 +186,7 @@ fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>
 /// runner-up), while a figure of one of them has not [`settled`].
 fn settling(file: &ResultsFile) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let Some(room) = decision::default_room(file) else { return Vec::new() };
-    let keys = decision::contenders(file, room);
+    let keys = decision::contenders(file, &FileNoise::of(file), room);
     let group = |key: &CellKey| CellKey { channel: String::new(), ..key.clone() };
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     for key in keys.iter().filter(|key| !settled(&file.cells[*key])) {
