@@ -1,22 +1,30 @@
 //! The analysis of one file, or of a pool of files, computed once with the noise it
 //! measured: its bands, paced bands, the decisions for its room, the bands left open, its per-cell
 //! figures and the crate versions. Every output renders from it; none calls a ranking, noise
-//! or decision function of its own.
+//! or decision function of its own. The sweep's control loop reads the lighter [`Standing`] of
+//! the rows measured so far, once per pass, and the types re-exported here.
 
 use std::collections::BTreeSet;
 
 use super::across::Acrosses;
+pub use super::band::{Band, GroupKey, TaskBand};
+pub use super::cells::FEWEST_SAMPLES;
 use super::cells::{self, CellsFile};
+pub use super::decide::Needed;
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
 use super::designs::{self, Designs};
-use super::load::ResultsFile;
+pub use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::Metadata;
 use super::noise::FileNoise;
+pub use super::noise::Metric;
+pub use super::paced::PacedEntry;
 use super::paced::{self, PacedBand};
 use super::recommend::{self, Recommendation};
+pub use super::recommend::{Entry, Ranking};
 use super::versions::{self, Versions};
 use crate::run::measure::RuntimeKind;
+use crate::stats::verdict::Verdict;
 
 /// Everything the outputs say of a file.
 #[derive(Debug, Clone)]
@@ -76,6 +84,48 @@ impl Analysis {
             messages: messages(file),
             bands,
         }
+    }
+}
+
+/// Where the answer stands, as the sweep's control loop (`sweep::choose`) reads it between two
+/// passes: what an [`Analysis`] ranks and decides, from the rows measured so far, each computed
+/// once, and none of the per-cell figures, designs or versions it adds.
+#[derive(Debug, Clone)]
+pub struct Standing {
+    /// The throughput answer: per group and band of task counts, the rankings with their
+    /// verdicts ([`Analysis::bands`]).
+    pub bands: Vec<Recommendation>,
+    /// The answer for the paced cells ([`Analysis::paced`]); empty without any.
+    pub paced: Vec<PacedBand>,
+    /// The room the file answers for (`decision::default_room`), with the cells its decisions
+    /// rest on in both phases (`decision::contenders`: the pick's, its tie's and the
+    /// runner-up's, in file order); `None` without paced cells.
+    pub room: Option<(u64, Vec<CellKey>)>,
+    /// The noise `file` measured, which every verdict above was judged in.
+    noise: FileNoise,
+}
+
+impl Standing {
+    /// Where `file`'s answer stands.
+    pub fn of(file: &ResultsFile) -> Standing {
+        let noise = FileNoise::of(file);
+        let room = decision::default_room(file).map(|room| (room, decision::contenders(file, &noise, room)));
+        Standing { bands: recommend::recommend(file, &noise), paced: paced::answer(file, &noise), room, noise }
+    }
+
+    /// What would decide `verdict`, a speed verdict of `band` measured over `rounds` rounds,
+    /// with the drift and resolution the run measured in the band's group (`decide::needed`):
+    /// more rounds, or none would; `None` when it is decided.
+    pub fn needed(&self, band: &Band, verdict: &Verdict, rounds: usize) -> Option<Needed> {
+        let group = band.noise_group();
+        let drift = self.noise.paired_drift(&group, Metric::Speed);
+        decide::needed(verdict, rounds, drift, self.noise.resolution(&group, Metric::Speed))
+    }
+
+    /// How close a tie of `band` on `metric` must be before more rounds would narrow it by
+    /// little (0.05 = within 5%): the run's resolution (`FileNoise::resolution`).
+    pub fn resolution(&self, band: &Band, metric: Metric) -> f64 {
+        self.noise.resolution(&band.noise_group(), metric)
     }
 }
 

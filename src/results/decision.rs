@@ -288,12 +288,11 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
 
 /// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's,
 /// its tie's ([`Decision::tied`]) and the runner-up's (the pick of the same rule with the pick
-/// and its tie left out), in the file's order.
-pub fn contenders(file: &ResultsFile, participants: u64) -> Vec<CellKey> {
-    let noise = FileNoise::of(file);
+/// and its tie left out), in the file's order, every verdict judged in `noise` (`file`'s).
+pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<CellKey> {
     let mut keys = Vec::new();
     for room in room_keys(file, participants) {
-        let decision = decide_room(file, &noise, participants, &room);
+        let decision = decide_room(file, noise, participants, &room);
         let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room;
         let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
         let order =

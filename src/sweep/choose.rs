@@ -1,18 +1,15 @@
 //! What the next round of a group measures after the first: the channels a screening round
 //! keeps ([`behind`] says which it leaves out) and the duels' rounds ([`duels`]), each read
-//! from the rows written so far (`load::of_rows`), as `summary` reads them from the CSV.
+//! from the rows written so far (`load::of_rows`), as `summary` reads them from the CSV: the
+//! duels through where the answer stands ([`Standing`]), computed once per pass.
 
 use std::collections::HashMap;
 
 use super::Progress;
-use crate::results::band::{Band, GroupKey};
-use crate::results::cells::FEWEST_SAMPLES;
-use crate::results::decide::{self, Needed};
-use crate::results::decision;
-use crate::results::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use crate::results::noise::{FileNoise, Group, Metric};
-use crate::results::paced;
-use crate::results::recommend::{Entry, Ranking, TaskBand, recommend};
+use crate::results::analysis::{
+    Band, CellKey, CellSamples, Entry, FEWEST_SAMPLES, GroupKey, Metric, Needed, PacedEntry, PacedSample, Ranking,
+    ResultsFile, Standing, TaskBand,
+};
 use crate::stats;
 use crate::stats::verdict::Call;
 
@@ -76,26 +73,23 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
     }
 }
 
-/// The rounds the next duel round of the groups measures: for every band of the answer so far (`file`: the
-/// rows written so far as `summary` reads them, `results::recommend`, or `results::paced` for paced cells on p99
-/// and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
-/// wider than `FileNoise::resolution`; 1.5× for p99), one round per task count of the band with the
-/// leader, those channels and the channels of `keep`, also at a task count whose screening left
-/// one of them out. And at each task count where the leader or the runner-up of a band, or one
-/// of the two fastest channels of the task count itself, has fewer than [`FEWEST_SAMPLES`]
-/// samples, a round of the two: no answer and no leading figure rests on one sample. A cell
-/// whose every sample was disturbed is measured again beside those two.
+/// The rounds the next duel round of the groups measures: for every band of the answer so far
+/// ([`Standing`] of `file`, the rows written so far as `summary` reads them; its paced bands on
+/// p99 and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
+/// wider than the run's resolution, [`Standing::resolution`]; 1.5× for p99), one round per task
+/// count of the band with the leader, those channels and the channels of `keep`, also at a task
+/// count whose screening left one of them out. And at each task count where the leader or the
+/// runner-up of a band, or one of the two fastest channels of the task count itself, has fewer
+/// than [`FEWEST_SAMPLES`] samples, a round of the two: no answer and no leading figure rests on
+/// one sample. A cell whose every sample was disturbed is measured again beside those two.
 pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
-    let noise = FileNoise::of(file);
-    let open = |ranking: &Ranking, group: &Group| -> Vec<String> {
-        let (drift, resolution) = (noise.paired_drift(group, Metric::Speed), noise.resolution(group, Metric::Speed));
+    let standing = Standing::of(file);
+    let open = |ranking: &Ranking, band: &Band| -> Vec<String> {
         // Open while more rounds could decide it: not once the drift alone is wider than the gap.
         let undecided = |entry: &&Entry| {
-            entry
-                .verdict
-                .is_none_or(|verdict| matches!(decide::needed(&verdict, 1, drift, resolution), Some(Needed::Rounds(_))))
+            entry.verdict.is_none_or(|verdict| matches!(standing.needed(band, &verdict, 1), Some(Needed::Rounds(_))))
         };
         let open: Vec<String> = ranking.entries.iter().skip(1).filter(undecided).map(|e| e.channel.clone()).collect();
         if open.is_empty() {
@@ -104,12 +98,11 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         let first = ranking.first().map(|first| first.channel.clone());
         first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
     };
-    for band in recommend(file, &noise) {
+    for band in &standing.bands {
         let Some(key) = band_key(&band.band, file) else {
             continue;
         };
-        let group = band.band.noise_group();
-        let channels = open(&band.speed, &group);
+        let channels = open(&band.speed, &band.band);
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
             two.iter().any(|channel| {
@@ -121,8 +114,8 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         wanted.push((key.clone(), band.band.tasks.clone(), channels));
         wanted.push((key, thin, two));
     }
-    wanted.extend(paced_wanted(file, &noise));
-    wanted.extend(settling(file));
+    wanted.extend(paced_wanted(file, &standing));
+    wanted.extend(settling(file, &standing));
     groups
         .iter()
         .map(|group| {
@@ -154,19 +147,18 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         .collect()
 }
 
-/// The paced bands' share of [`duels`]: per band whose p99 or CPU leader is not yet told apart
-/// from some channel (a tie wider than 1.5× for p99, the run's resolution for CPU), its key,
-/// task counts, and the leader with those channels.
-fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
+/// The paced bands' share of [`duels`]: per paced band of `standing` whose p99 or CPU leader is
+/// not yet told apart from some channel (a tie wider than 1.5× for p99, the run's resolution for
+/// CPU), its key in `file`, task counts, and the leader with those channels.
+fn paced_wanted(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let mut wanted = Vec::new();
-    for band in paced::answer(file, noise) {
+    for band in &standing.paced {
         let key = band_key(&band.band, file);
         let mut channels = Vec::new();
-        let group = band.band.noise_group();
-        let cpu = 1.0 + noise.resolution(&group, Metric::Cpu);
+        let cpu = 1.0 + standing.resolution(&band.band, Metric::Cpu);
         for (ranking, resolution) in [(&band.p99, 1.5), (&band.cpu, cpu)] {
             let resolution = f64::ln(resolution);
-            let tied_wide = |entry: &&Entry<paced::PacedEntry>| {
+            let tied_wide = |entry: &&Entry<PacedEntry>| {
                 entry.verdict.is_none_or(|verdict| verdict.call == Call::Tied && verdict.within() > resolution)
             };
             let open: Vec<String> =
@@ -181,18 +173,17 @@ fn paced_wanted(file: &ResultsFile, noise: &FileNoise) -> Vec<(CellKey, Vec<u64>
     wanted
 }
 
-/// The room's share of [`duels`]: in each phase of the room (`decision::default_room`), the
-/// cells of the decision's contenders (`decision::contenders`: the pick, its tie, the
-/// runner-up), while a figure of one of them has not [`settled`].
-fn settling(file: &ResultsFile) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
-    let Some(room) = decision::default_room(file) else { return Vec::new() };
-    let keys = decision::contenders(file, room);
+/// The room's share of [`duels`]: in each phase of `standing`'s room ([`Standing::room`]), the
+/// cells of the decision's contenders (the pick, its tie, the runner-up), while a figure of one
+/// of them in `file` has not [`settled`].
+fn settling(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
+    let Some((room, keys)) = &standing.room else { return Vec::new() };
     let group = |key: &CellKey| CellKey { channel: String::new(), ..key.clone() };
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     for key in keys.iter().filter(|key| !settled(&file.cells[*key])) {
         if wanted.iter().all(|(other, _, _)| group(other) != group(key)) {
             let channels = keys.iter().filter(|other| group(other) == group(key)).map(|other| other.channel.clone());
-            wanted.push((key.clone(), vec![room], channels.collect()));
+            wanted.push((key.clone(), vec![*room], channels.collect()));
         }
     }
     wanted
@@ -292,7 +283,7 @@ mod tests {
                 file.order.push(at);
             }
         }
-        let bands = recommend(&file, &FileNoise::of(&file));
+        let bands = Standing::of(&file).bands;
         assert_eq!(bands.len(), 2, "one band per capacity");
         for band in bands {
             let key = band_key(&band.band, &file).expect("the band's cells are in the file");
@@ -339,7 +330,7 @@ mod tests {
             assert_eq!(tasks, [300], "the room's task count only");
             (key.setting, channels)
         };
-        settling(file).into_iter().map(round).collect()
+        settling(file, &Standing::of(file)).into_iter().map(round).collect()
     }
 
     #[test]
