@@ -26,8 +26,7 @@ pub struct CellKey {
     pub tasks: u64,
     /// Channel name, as in `--list-channels` (a user's own channel is welcome).
     pub channel: String,
-    /// How merged-recv merged the receivers; `None` in cloned-send. Merged-recv rows of files
-    /// older than the `merge` column merged the default way.
+    /// How merged-recv merged the receivers; `None` in cloned-send.
     pub merge: Option<Merge>,
     /// The run's size: messages, capacity and worker threads.
     pub workload: WorkloadKey,
@@ -53,13 +52,12 @@ pub struct WorkloadKey {
 impl CellKey {
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
-        let merge = (record.mode == Mode::MergedRecv).then(|| record.merge.unwrap_or_default());
         CellKey {
             runtime: record.runtime,
             mode: record.mode,
             tasks: record.tasks as u64,
             channel: record.channel.clone(),
-            merge,
+            merge: record.merge,
             workload: WorkloadKey {
                 messages: record.messages,
                 capacity: match (record.mode, record.task_capacity) {
