@@ -11,7 +11,7 @@ use super::metadata::MachineId;
 use super::schema::Record;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode, Phase};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
@@ -180,9 +180,6 @@ pub struct PacedSample {
     pub p99_ns: Option<u64>,
     /// `round`: the round the sample was measured in, when recorded.
     pub round: Option<u64>,
-    /// `phase`: whether the tasks' bursts were spread over the interval or all landed at once;
-    /// aligned in files older than the column, which paced every task from the gate.
-    pub phase: Phase,
 }
 
 impl PacedSample {
@@ -201,7 +198,6 @@ impl PacedSample {
             pacer_behind: record.pacer_behind.unwrap_or(false),
             p99_ns: record.lat_p99_ns,
             round: record.round,
-            phase: record.phase.unwrap_or(Phase::Aligned),
         })
     }
 }
