@@ -164,9 +164,9 @@ pub struct PacedSample {
     pub sent: u64,
     /// `dropped`: messages dropped on a full channel.
     pub dropped: u64,
-    /// `frames`: bursts sent, all tasks; 0 in files without the column.
+    /// `frames`: bursts sent, all tasks.
     pub frames: u64,
-    /// `frames_overflowed`: bursts with a message dropped; 0 in files without the column.
+    /// `frames_overflowed`: bursts with a message dropped.
     pub frames_overflowed: u64,
     /// `cpu_ns` of the sample, when recorded.
     pub cpu_ns: Option<u64>,
@@ -183,15 +183,15 @@ pub struct PacedSample {
 }
 
 impl PacedSample {
-    /// The paced part of `record`; `None` when it was not paced.
+    /// The paced part of `record`; `None` when it was not paced (a paced row records its frames).
     fn of(record: &Record) -> Option<Self> {
         Some(PacedSample {
             pace_ns: record.pace_ns?,
             burst: u64::from(record.burst.unwrap_or(1)),
             sent: record.messages,
             dropped: record.dropped,
-            frames: record.frames.unwrap_or(0),
-            frames_overflowed: record.frames_overflowed.unwrap_or(0),
+            frames: record.frames?,
+            frames_overflowed: record.frames_overflowed?,
             cpu_ns: record.cpu_ns,
             lat_histogram: record.lat_histogram.clone(),
             resident_growth_bytes: record.resident_growth_bytes,
