@@ -183,11 +183,12 @@ pub struct PacedSample {
 }
 
 impl PacedSample {
-    /// The paced part of `record`; `None` when it was not paced (a paced row records its frames).
+    /// The paced part of `record`; `None` when it was not paced (a paced row records its burst,
+    /// frames and pacer).
     fn of(record: &Record) -> Option<Self> {
         Some(PacedSample {
             pace_ns: record.pace_ns?,
-            burst: u64::from(record.burst.unwrap_or(1)),
+            burst: u64::from(record.burst?),
             sent: record.messages,
             dropped: record.dropped,
             frames: record.frames?,
@@ -195,7 +196,7 @@ impl PacedSample {
             cpu_ns: record.cpu_ns,
             lat_histogram: record.lat_histogram.clone(),
             resident_growth_bytes: record.resident_growth_bytes,
-            pacer_behind: record.pacer_behind.unwrap_or(false),
+            pacer_behind: record.pacer_behind?,
             p99_ns: record.lat_p99_ns,
             round: record.round,
         })
