@@ -66,7 +66,8 @@ fn both_builds_measure_every_round_and_every_cell_and_band_is_judged() {
     assert!(metadata["builds"][0]["crates"]["kanal"].is_string(), "{metadata}");
     assert!(std::fs::read_to_string(out.with_extension("md")).unwrap().contains("## Changed bands: "));
     assert!(out.with_extension("cells.json").exists(), "the candidate's per-cell results");
-    // The CSV judged again, measuring nothing: the same verdicts.
+    // The CSV judged by `ab --from`, measuring nothing: the verdicts the run gave from the rows
+    // it kept in memory.
     let mut again = Command::new(common::binary());
     again.args(["ab", "--json", "--from"]).arg(&out).timeout(Duration::from_secs(60));
     let (code, stdout, stderr) = common::output(&mut again);

@@ -114,7 +114,7 @@ fn phase_is_random_under_pace_by_default_aligned_when_asked_and_kept_apart_in_th
         let stdout = run_ok(command.arg("--out").arg(&out).args(ONE_SAMPLE));
         let (column, rows) = read_csv(&out);
         assert!(rows.iter().all(|row| row[column("phase")] == expected && row[column("status")] == "ok"), "{rows:?}");
-        // Only the random phase is named: an aligned run keys as older paced files do.
+        // Only the random phase is named: an aligned run's cells read as plain paced ones.
         assert_eq!(stdout.contains("random phase"), expected == "random", "{stdout}");
     }
 }

@@ -92,7 +92,7 @@ pub fn run(
         said_detectable: false,
     };
     let measured = measure(&plan, command_line, builds, &mut place)?;
-    let answered = answer(&measured.set, extra, (&exports, plan.force), args.json, absent);
+    let answered = answer(&measured.set, &measured.outcome.rows, extra, (&exports, plan.force), args.json, absent);
     measured.exit_code(answered, |ab| gate(&ab, args.fail_on_slower))
 }
 
@@ -108,11 +108,21 @@ fn gate(ab: &Ab, fail_on_slower: Option<f64>) -> Option<ExitCode> {
     Some(ExitCode::FAILURE)
 }
 
-/// The verdicts of the A/B run whose CSV is at `csv`, with the table of this binary's own
-/// channels (`extra`) against the others, and the candidate's rows.
+/// The verdicts of the A/B run whose CSV is at `csv` (`ab --from`), read from the file: see [`judge`].
 fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<(Ab, ResultsFile)> {
-    let [baseline, candidate] =
-        load_builds(csv, [BASELINE, CANDIDATE]).map_err(|error| UsageError(format!("{error:#}")))?;
+    let builds = load_builds(csv, [BASELINE, CANDIDATE]).map_err(|error| UsageError(format!("{error:#}")))?;
+    judge(builds, csv, extra)
+}
+
+/// The verdicts of an A/B run's two builds (its rows split by `build`, baseline first, from
+/// its CSV at `csv` or from the rows it kept in memory), with the table of this binary's own
+/// channels (`extra`) against the others, and the candidate's cells. A usage error when a
+/// build has no rows.
+fn judge(
+    [baseline, candidate]: [ResultsFile; 2],
+    csv: &Path,
+    extra: &[ChannelEntry],
+) -> anyhow::Result<(Ab, ResultsFile)> {
     if baseline.order.is_empty() || candidate.order.is_empty() {
         return Err(usage(format!(
             "{} has no rows of both builds (column build: {BASELINE}, {CANDIDATE}): give the CSV an ab run wrote",
@@ -123,17 +133,19 @@ fn judged(csv: &Path, extra: &[ChannelEntry]) -> anyhow::Result<(Ab, ResultsFile
     Ok((Ab { against: ab::against(&baseline, &candidate, &mine), ..ab::judge(&baseline, &candidate) }, candidate))
 }
 
-/// Judges the CSV of `set`, prints the answer (as JSON under `json`), writes its Markdown, and
-/// the candidate's per-cell results (`X.cells.json` and `exports`, as a sweep writes them);
-/// `absent` are the channels left out before measuring, said as left out.
+/// Judges the rows the run wrote to the CSV of `set` (`rows`, kept in memory as they were
+/// written: the file is not read again), prints the answer (as JSON under `json`), writes its
+/// Markdown, and the candidate's per-cell results (`X.cells.json` and `exports`, as a sweep
+/// writes them); `absent` are the channels left out before measuring, said as left out.
 fn answer(
     set: &OutputSet,
+    rows: &[Record],
     extra: &[ChannelEntry],
     (exports, force): (&ExportArgs, bool),
     json: bool,
     absent: Vec<String>,
 ) -> anyhow::Result<Ab> {
-    let (mut ab, candidate) = judged(set.csv(), extra)?;
+    let (mut ab, candidate) = judge(builds_of(rows, [BASELINE, CANDIDATE], false), set.csv(), extra)?;
     ab.left_out.extend(absent);
     let text = output::ab::text(&ab);
     files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
@@ -300,5 +312,20 @@ mod tests {
         let same = dir.path().join("same.csv");
         ab_run(&same, &[]);
         assert_eq!(gate(&judged(&same, &[]).unwrap().0, Some(1.0)), None, "two builds alike pass any gate");
+    }
+
+    #[test]
+    fn the_rows_kept_in_memory_are_judged_as_the_csv_they_were_written_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ab.csv");
+        let (_, rows) = ab_run(&path, &[("kanal", 1.5)]);
+        let (from_file, file_candidate) = judged(&path, &[]).unwrap();
+        // The end of a run judges what it kept, not the file: gone, it is not missed.
+        std::fs::remove_file(&path).unwrap();
+        let (in_memory, kept_candidate) = judge(builds_of(&rows, [BASELINE, CANDIDATE], false), &path, &[]).unwrap();
+        assert_eq!(output::ab::text(&in_memory), output::ab::text(&from_file));
+        assert_eq!(output::export::json(&in_memory), output::export::json(&from_file));
+        assert_eq!((kept_candidate.order, kept_candidate.cells), (file_candidate.order, file_candidate.cells));
+        assert!(in_memory.bands.iter().any(|change| change.channel == "kanal" && change.low > 1.0), "{in_memory:?}");
     }
 }

@@ -40,11 +40,7 @@ const TABLE: [(Column, &str, Read); 8] = [
         let delivered = r.delivered.unwrap_or_else(|| r.messages.saturating_sub(r.dropped));
         r.cpu_ns.filter(|_| delivered > 0).map(|cpu_ns| cpu_ns as f64 / delivered as f64)
     }),
-    // Older files have no `mb_per_s` (nor `bytes`): bytes / 10^6 per elapsed_ns / 10^9 seconds.
-    (Column::MbPerS, "mb_per_s", |r| match r.bytes {
-        0 => (r.elapsed_ns > 0).then(|| (r.messages * r.payload_bytes) as f64 * 1000.0 / r.elapsed_ns as f64),
-        _ => Some(r.mb_per_s),
-    }),
+    (Column::MbPerS, "mb_per_s", |r| Some(r.mb_per_s)),
     (Column::LatP50, "lat_p50_ns", |r| r.lat_p50_ns.map(|ns| ns as f64)),
     (Column::LatP99, "lat_p99_ns", |r| r.lat_p99_ns.map(|ns| ns as f64)),
     (Column::LatP999, "lat_p999_ns", |r| r.lat_p999_ns.map(|ns| ns as f64)),

@@ -11,7 +11,7 @@ use super::metadata::MachineId;
 use super::schema::Record;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode, Phase};
+use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
 
 /// A cell: everything that sets its samples apart from another cell's. Two rows with equal
@@ -26,8 +26,7 @@ pub struct CellKey {
     pub tasks: u64,
     /// Channel name, as in `--list-channels` (a user's own channel is welcome).
     pub channel: String,
-    /// How merged-recv merged the receivers; `None` in cloned-send. Merged-recv rows of files
-    /// older than the `merge` column merged the default way.
+    /// How merged-recv merged the receivers; `None` in cloned-send.
     pub merge: Option<Merge>,
     /// The run's size: messages, capacity and worker threads.
     pub workload: WorkloadKey,
@@ -53,13 +52,12 @@ pub struct WorkloadKey {
 impl CellKey {
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
-        let merge = (record.mode == Mode::MergedRecv).then(|| record.merge.unwrap_or_default());
         CellKey {
             runtime: record.runtime,
             mode: record.mode,
             tasks: record.tasks as u64,
             channel: record.channel.clone(),
-            merge,
+            merge: record.merge,
             workload: WorkloadKey {
                 messages: record.messages,
                 capacity: match (record.mode, record.task_capacity) {
@@ -166,9 +164,9 @@ pub struct PacedSample {
     pub sent: u64,
     /// `dropped`: messages dropped on a full channel.
     pub dropped: u64,
-    /// `frames`: bursts sent, all tasks; 0 in files without the column.
+    /// `frames`: bursts sent, all tasks.
     pub frames: u64,
-    /// `frames_overflowed`: bursts with a message dropped; 0 in files without the column.
+    /// `frames_overflowed`: bursts with a message dropped.
     pub frames_overflowed: u64,
     /// `cpu_ns` of the sample, when recorded.
     pub cpu_ns: Option<u64>,
@@ -182,28 +180,25 @@ pub struct PacedSample {
     pub p99_ns: Option<u64>,
     /// `round`: the round the sample was measured in, when recorded.
     pub round: Option<u64>,
-    /// `phase`: whether the tasks' bursts were spread over the interval or all landed at once;
-    /// aligned in files older than the column, which paced every task from the gate.
-    pub phase: Phase,
 }
 
 impl PacedSample {
-    /// The paced part of `record`; `None` when it was not paced.
+    /// The paced part of `record`; `None` when it was not paced (a paced row records its burst,
+    /// frames and pacer).
     fn of(record: &Record) -> Option<Self> {
         Some(PacedSample {
             pace_ns: record.pace_ns?,
-            burst: u64::from(record.burst.unwrap_or(1)),
+            burst: u64::from(record.burst?),
             sent: record.messages,
             dropped: record.dropped,
-            frames: record.frames.unwrap_or(0),
-            frames_overflowed: record.frames_overflowed.unwrap_or(0),
+            frames: record.frames?,
+            frames_overflowed: record.frames_overflowed?,
             cpu_ns: record.cpu_ns,
             lat_histogram: record.lat_histogram.clone(),
             resident_growth_bytes: record.resident_growth_bytes,
-            pacer_behind: record.pacer_behind.unwrap_or(false),
+            pacer_behind: record.pacer_behind?,
             p99_ns: record.lat_p99_ns,
             round: record.round,
-            phase: record.phase.unwrap_or(Phase::Aligned),
         })
     }
 }

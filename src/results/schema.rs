@@ -88,7 +88,6 @@ pub struct Record {
     /// Messages the senders dropped because the channel was full; 0 under `wait`.
     pub dropped: u64,
     /// Messages delivered over messages sent, from 0 to 1, four decimals; 1 under `wait`.
-    #[serde(default = "default_delivered_fraction")]
     pub delivered_fraction: f64,
     /// `--phase` of a paced run: `random` (each task's first burst at its own offset within
     /// one interval, drawn from `--seed`) or `aligned` (all at the gate); empty when not paced.
@@ -162,11 +161,6 @@ pub struct Record {
 /// What a file without a `payload` column moved: the default fixed size.
 fn default_payload() -> String {
     DEFAULT_PAYLOAD_BYTES.to_string()
-}
-
-/// What a file without a `delivered_fraction` column delivered: everything.
-fn default_delivered_fraction() -> f64 {
-    1.0
 }
 
 /// What a file without a `sink` column did with payloads: nothing.

@@ -28,8 +28,7 @@ pub struct Setting {
     /// `--burst`: messages per burst of a paced run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<u32>,
-    /// The phase of a paced run; `None` when not paced. Files older than `--phase` paced every
-    /// task from the gate, as `aligned` does, and read as aligned.
+    /// The phase of a paced run; `None` when not paced.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phase: Option<Phase>,
     /// `--send`: `wait` or `try`.
@@ -53,7 +52,7 @@ impl Setting {
             payload,
             pace_ns: record.pace_ns,
             burst: record.burst.filter(|_| paced),
-            phase: paced.then(|| record.phase.unwrap_or(Phase::Aligned)),
+            phase: record.phase.filter(|_| paced),
             send: record.send,
             sink: (record.sink != Sink::None.kind()).then(|| record.sink.clone()),
             latency: record.lat_p50_ns.is_some(),
@@ -150,20 +149,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn send_try_and_random_phase_are_settings_of_their_own_and_aligned_reads_as_older_paced_files() {
+    fn send_try_and_random_phase_are_settings_of_their_own() {
         let default =
             Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
         assert!(Setting::of(&default).is_default());
         assert_eq!(Setting::of(&default).to_string(), "");
-        let paced = Record { pace_ns: Some(20_000_000), burst: Some(8), ..default };
-        let aligned = Record { phase: Some(Phase::Aligned), ..paced.clone() };
-        let random = Record { phase: Some(Phase::Random), ..paced.clone() };
+        let aligned = Record { pace_ns: Some(20_000_000), burst: Some(8), phase: Some(Phase::Aligned), ..default };
+        let random = Record { phase: Some(Phase::Random), ..aligned.clone() };
         let dropping = Record { send: SendMode::Try, ..aligned.clone() };
-        assert_eq!(Setting::of(&paced).to_string(), "paced 8 every 20ms");
-        assert_eq!(Setting::of(&aligned), Setting::of(&paced));
+        assert_eq!(Setting::of(&aligned).to_string(), "paced 8 every 20ms");
         assert_eq!(Setting::of(&random).to_string(), "paced 8 every 20ms, random phase");
         assert_eq!(Setting::of(&dropping).to_string(), "paced 8 every 20ms, send try");
-        assert_eq!(Setting::of(&random).aligned(), Setting::of(&paced));
+        assert_eq!(Setting::of(&random).aligned(), Setting::of(&aligned));
     }
 
     #[test]

@@ -297,10 +297,7 @@ mod tests {
     fn room(p99s: &[u64], channels: &[(&str, u64, u64)]) -> ResultsFile {
         let mut file = ResultsFile::default();
         for &(channel, overflowed, cpu) in channels {
-            for (setting, phase, dropped) in [
-                (room_setting(Phase::Random), Phase::Random, 0),
-                (room_setting(Phase::Aligned), Phase::Aligned, overflowed),
-            ] {
+            for (setting, dropped) in [(room_setting(Phase::Random), 0), (room_setting(Phase::Aligned), overflowed)] {
                 let key = hand_made_key(channel, 300, setting.clone());
                 let sample = |(at, &p99): (usize, &u64)| PacedSample {
                     pace_ns: 20_000_000,
@@ -312,7 +309,6 @@ mod tests {
                     cpu_ns: Some((500 - dropped) * cpu),
                     p99_ns: Some(p99),
                     round: Some(at as u64 + 1),
-                    phase,
                     ..PacedSample::default()
                 };
                 let paced: Vec<PacedSample> = p99s.iter().enumerate().map(sample).collect();

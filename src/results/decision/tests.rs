@@ -10,7 +10,7 @@ fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
 
 /// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100
 /// frames, `cpu` ns per delivered message, every latency `latency` ns.
-fn rounds(phase: Phase, overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
+fn rounds(overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
     [1.0, 1.1, 0.95, 1.05]
         .iter()
         .enumerate()
@@ -28,7 +28,6 @@ fn rounds(phase: Phase, overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSam
                 lat_histogram: encode(&histogram),
                 p99_ns: Some(latency),
                 round: Some(at as u64 + 1),
-                phase,
                 ..PacedSample::default()
             }
         })
@@ -40,8 +39,8 @@ fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
     let mut file = ResultsFile::default();
     for &(channel, (overflowed, cpu_in), cpu_out) in channels {
         for (setting, paced) in [
-            (room_setting(Phase::Random), rounds(Phase::Random, 0, cpu_out, 2_000)),
-            (room_setting(Phase::Aligned), rounds(Phase::Aligned, overflowed, cpu_in, 90_000)),
+            (room_setting(Phase::Random), rounds(0, cpu_out, 2_000)),
+            (room_setting(Phase::Aligned), rounds(overflowed, cpu_in, 90_000)),
         ] {
             let mut key = hand_made_key(channel, tasks, setting.clone());
             key.workload.capacity = crate::run::workload::Capacity::Shared(1024);

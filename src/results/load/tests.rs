@@ -59,6 +59,8 @@ fn a_pacer_that_fell_behind_with_half_its_round_is_the_hosts_and_left_out() {
         messages: 1000,
         pace_ns: Some(20_000_000),
         burst: Some(5),
+        frames: Some(200),
+        frames_overflowed: Some(0),
         pacer_behind: Some(behind),
         round: Some(round),
         ..Record::default()

@@ -35,7 +35,6 @@ pub(crate) fn sample(
         pacer_behind: false,
         p99_ns,
         round: None,
-        phase: crate::run::workload::Phase::Aligned,
     }
 }
 

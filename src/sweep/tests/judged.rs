@@ -56,12 +56,13 @@ const AB_PLAN: [&str; 14] = [
 ];
 
 /// Runs [`AB_PLAN`] into `path` with two builds, the candidate's channels slowed by `slowed`
-/// (a factor per channel on the baseline's figures): the place, with its rounds counted.
-pub(crate) fn ab_run(path: &Path, slowed: &[(&'static str, f64)]) -> Synthetic {
+/// (a factor per channel on the baseline's figures): the place, with its rounds counted, and
+/// the rows the run kept in memory as it wrote them.
+pub(crate) fn ab_run(path: &Path, slowed: &[(&'static str, f64)]) -> (Synthetic, Vec<Record>) {
     let builds = vec![(BASELINE, HashMap::new()), (CANDIDATE, slowed.iter().copied().collect())];
     let mut place = Paired(Synthetic { builds, ..Synthetic::new(&[("kanal", 1.0), ("flume", 1.2)]) });
-    sweep_to(path, &AB_PLAN, &mut place);
-    place.0
+    let outcome = sweep_to(path, &AB_PLAN, &mut place);
+    (place.0, outcome.rows)
 }
 
 /// The (channel, place, call) of every change of `changes`.
@@ -73,7 +74,7 @@ fn calls(changes: &[ab::Change]) -> Vec<(String, String, Call)> {
 fn a_channel_slowed_on_one_build_is_called_slower_and_no_other_changed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ab.csv");
-    let place = ab_run(&path, &[("kanal", 2.0)]);
+    let (place, _) = ab_run(&path, &[("kanal", 2.0)]);
     let [baseline, candidate] = load_builds(&path, [BASELINE, CANDIDATE]).unwrap();
     let judged: Ab = ab::judge(&baseline, &candidate);
     let call = |channel: &str| if channel == "kanal" { Call::Higher } else { Call::Tied };

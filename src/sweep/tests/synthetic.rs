@@ -134,13 +134,13 @@ impl Place for Synthetic {
 }
 
 /// Runs a sweep of `args` (after `channel-bench`) on `place`, its CSV written to `path`.
-pub(crate) fn sweep_to(path: &Path, args: &[&str], place: &mut dyn Place) {
+pub(crate) fn sweep_to(path: &Path, args: &[&str], place: &mut dyn Place) -> Outcome {
     let cli = crate::cli::Cli::try_parse_from(["channel-bench"].iter().chain(args)).unwrap();
     let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
     let mut csv = CsvWriter::create(path, false).unwrap();
     let watchdog = Watchdog::new(Duration::from_secs(60), Arc::new(AtomicBool::new(false))).unwrap();
     let console = Console::new(0, 1);
-    run(&plan, &watchdog, &console, &mut csv, place).unwrap();
+    run(&plan, &watchdog, &console, &mut csv, place).unwrap()
 }
 
 /// Runs a sweep of `args` on `place`: its CSV, read back.
