@@ -16,7 +16,7 @@ use crate::run::workload::{Capacity, MIN_TASK_SLOTS, Mode};
 use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
-pub fn merged_rule(bands: &[Recommendation]) -> Option<String> {
+fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
     let (per_task, shared): (Vec<_>, Vec<_>) =
         merged.partition(|band| matches!(band.band.named_capacity(), Some(Capacity::PerTask(_))));
@@ -70,7 +70,7 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
 /// Where `axis` matters: one line per band `found` at several places on it (`only_changes`:
 /// only those whose pick changes), the pick that holds, then where the pick changes; the
 /// machines' tally first. Empty when no band is found at several places.
-pub fn axis_blocks(found: &[Across], axis: Axis, only_changes: bool) -> Vec<Block> {
+fn axis_blocks(found: &[Across], axis: Axis, only_changes: bool) -> Vec<Block> {
     let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
     let lines: Vec<Vec<Span>> = found.iter().filter(kept).map(said).collect();
     // The machines' tally is said even where no pick changes.

@@ -17,18 +17,14 @@ pub const CARD_WIDTH: usize = 120;
 /// The width of a card line's label, `left out: ` the longest.
 const LABEL: usize = 10;
 
-/// `For N participants (runtime mode, frames, capacity C):`, the card's title.
+/// `For N participants (runtime mode, 5 packets every 20ms, capacity C):`, the card's title:
+/// the room the decision is for.
 pub fn title(decision: &Decision) -> String {
-    format!("For {}:", room(decision))
-}
-
-/// `N participants (runtime mode, 5 packets every 20ms, capacity C)`: the room a decision is for.
-pub fn room(decision: &Decision) -> String {
     let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
     let (participants, runtime, mode, burst) = (decision.participants, decision.runtime, decision.mode, decision.burst);
     let machine = decision.machine.as_ref().map_or(String::new(), |machine| format!(", on {machine}"));
     format!(
-        "{participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {}{machine})",
+        "For {participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {}{machine}):",
         decision.capacity
     )
 }

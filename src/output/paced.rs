@@ -19,7 +19,7 @@ use crate::results::recommend::Ranking;
 pub const HEADING: &str = "latency under load";
 
 /// What the answer ranks by and how channels tie, in one paragraph.
-pub fn how_to_read() -> String {
+fn how_to_read() -> String {
     format!(
         "per runtime, mode, setting (pace, phase, send) and band of task counts, the lowest p99 latency pooled over \
          every delivered message of the cell's samples (p99.9 beside it), the lowest CPU per delivered message \

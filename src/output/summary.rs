@@ -318,7 +318,7 @@ pub fn versions_line(versions: &Versions) -> String {
 /// `kanal† 83.0 ≈ crossfire†, within 6%`, or `kanal† 83.0 ≈ 3 others within 12%`; then
 /// `thingbuf 163, 1.97× behind [1.80–2.10]`, or `none` when every other channel is tied or
 /// there is no other.
-pub fn pick_and_next(band: &Recommendation) -> (Vec<Span>, Vec<Span>) {
+fn pick_and_next(band: &Recommendation) -> (Vec<Span>, Vec<Span>) {
     let ranking = &band.speed;
     let Some(first) = ranking.first() else { return (vec![Span::text("no channel without failures")], Vec::new()) };
     let mut pick = vec![named(first), Span::Text(format!(" {}", number(first.value)))];
