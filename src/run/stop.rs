@@ -4,11 +4,11 @@
 //! in every run, bounded or not; a receiver that never waits (its channel always has a message
 //! ready) is stopped at its first wait after the bound, or runs to its end.
 
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -29,32 +29,22 @@ impl Signal {
     }
 }
 
-/// `work` (a receive loop) until it ends or its signal is set: the signal is looked at only
-/// when `work` waits, and the task's waker registered only when it changes.
-struct Until<'a, F> {
-    work: Pin<&'a mut F>,
-    signal: &'a Signal,
-    registered: Option<Waker>,
-}
-
-impl<F: Future<Output = ()>> Future for Until<'_, F> {
-    type Output = bool;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
-        if self.work.as_mut().poll(cx).is_ready() {
+/// Runs `work` (a receive loop) until it ends or `signal` is set; whether it was stopped. The
+/// signal is looked at only when `work` waits, and the task's waker registered only when it changes.
+pub async fn until(signal: &Signal, work: impl Future<Output = ()>) -> bool {
+    let mut work = pin!(work);
+    let mut registered: Option<Waker> = None;
+    std::future::poll_fn(|cx| {
+        if work.as_mut().poll(cx).is_ready() {
             return Poll::Ready(false);
         }
-        if !self.registered.as_ref().is_some_and(|waker| waker.will_wake(cx.waker())) {
-            self.signal.waker.register(cx.waker());
-            self.registered = Some(cx.waker().clone());
+        if !registered.as_ref().is_some_and(|waker| waker.will_wake(cx.waker())) {
+            signal.waker.register(cx.waker());
+            registered = Some(cx.waker().clone());
         }
-        if self.signal.stopped.load(Ordering::Acquire) { Poll::Ready(true) } else { Poll::Pending }
-    }
-}
-
-/// Runs `work` (a receive loop) until it ends or `signal` is set; whether it was stopped.
-pub async fn until(signal: &Signal, work: impl Future<Output = ()>) -> bool {
-    Until { work: pin!(work), signal, registered: None }.await
+        if signal.stopped.load(Ordering::Acquire) { Poll::Ready(true) } else { Poll::Pending }
+    })
+    .await
 }
 
 /// A thread that sets a run's [`Signal`] once `bound` has passed from [`Timer::start`], unless
