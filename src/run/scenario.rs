@@ -100,7 +100,7 @@ impl Prepared {
             for sender in self.senders {
                 let _ = sender.await;
             }
-            return receiving.finish_stopped();
+            return receiving.finish(0);
         }
         let mut sent = Sent::default();
         for sender in self.senders {
@@ -194,13 +194,9 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         .collect();
     let per_task: Vec<u32> = sendings.iter().map(|sending| sending.count).collect();
     let expected_bytes = sendings.iter().map(|sending| sending.payloads.total(sending.count)).sum();
-    let verifier = match workload.send {
-        SendMode::Wait => Verifier::new(per_task),
-        SendMode::Try => Verifier::allowing_drops(per_task),
-    };
     let receiving = Receiving {
         gate: gate.clone(),
-        verifier,
+        verifier: Verifier::new(per_task, workload.send == SendMode::Try),
         expected_bytes,
         bytes: 0,
         latency: clock.clone().map(LatencyRecorder::new),
@@ -382,11 +378,17 @@ impl Receiving {
         false
     }
 
-    /// The verdict, once the senders have said how many messages they `dropped`.
+    /// The verdict, once the senders have said how many messages they `dropped`; of a receiver
+    /// stopped at its bound, what arrived, checked (`Verifier::finish_stopped`), the bytes and the
+    /// sink's file being those of what arrived.
     fn finish(self, dropped: u64) -> Delivery {
-        let mut status = self.verifier.finish_with_drops(dropped);
+        let stopped = self.stopped.map(|at| (at, self.verifier.received()));
+        let mut status = match stopped {
+            Some(_) => self.verifier.finish_stopped(),
+            None => self.verifier.finish(dropped),
+        };
         // Dropped messages take their bytes with them; the sequence check above stands for both.
-        if status.is_ok() && dropped == 0 && self.bytes != self.expected_bytes {
+        if status.is_ok() && stopped.is_none() && dropped == 0 && self.bytes != self.expected_bytes {
             status =
                 Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
         }
@@ -394,19 +396,7 @@ impl Receiving {
         if let (true, Err(error)) = (status.is_ok(), sunk) {
             status = Status::Sink(error);
         }
-        Delivery { status, bytes: self.bytes, latency: self.latency, dropped, ..Delivery::default() }
-    }
-
-    /// The verdict of a receiver stopped at its bound: what arrived, checked
-    /// (`Verifier::finish_stopped`); the bytes and the sink's file are those of what arrived.
-    fn finish_stopped(self) -> Delivery {
-        let stopped = self.stopped.map(|at| (at, self.verifier.received()));
-        let mut status = self.verifier.finish_stopped();
-        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
-        if let (true, Err(error)) = (status.is_ok(), sunk) {
-            status = Status::Sink(error);
-        }
-        Delivery { status, bytes: self.bytes, latency: self.latency, stopped, ..Delivery::default() }
+        Delivery { status, bytes: self.bytes, latency: self.latency, dropped, stopped, ..Delivery::default() }
     }
 }
 

@@ -78,16 +78,11 @@ pub struct Verifier {
 }
 
 impl Verifier {
-    /// A verifier for senders `0..per_sender.len()`, sender `i` sending `per_sender[i]` messages.
-    pub fn new(per_sender: Vec<u32>) -> Self {
+    /// A verifier for senders `0..per_sender.len()`, sender `i` sending `per_sender[i]` messages;
+    /// with `gaps_allowed`, for senders that drop messages when the channel is full (`--send try`).
+    pub fn new(per_sender: Vec<u32>, gaps_allowed: bool) -> Self {
         let next = vec![0; per_sender.len()];
-        Self { expected: per_sender, next, received: 0, first_anomaly: None, stranger: None, gaps_allowed: false }
-    }
-
-    /// The same, for senders that drop messages when the channel is full (`--send try`):
-    /// see [`Verifier::finish_with_drops`].
-    pub fn allowing_drops(per_sender: Vec<u32>) -> Self {
-        Self { gaps_allowed: true, ..Self::new(per_sender) }
+        Self { expected: per_sender, next, received: 0, first_anomaly: None, stranger: None, gaps_allowed }
     }
 
     /// Records one received message.
@@ -114,17 +109,16 @@ impl Verifier {
         *next = (*next).max(seq.saturating_add(1));
     }
 
-    /// The verdict of a verifier made with [`Verifier::allowing_drops`], once the channel is
-    /// closed and drained and the senders have said how many messages they dropped: a sequence
-    /// that went back is reordered (or duplicated, when it repeated the message just before);
-    /// received plus dropped must equal sent.
-    pub fn finish_with_drops(self, dropped: u64) -> Status {
-        if !self.gaps_allowed {
-            return self.finish();
-        }
+    /// The verdict once the channel is closed and drained and the senders have said how many
+    /// messages they `dropped`. With gaps allowed, a sequence that went back is reordered (or
+    /// duplicated, when it repeated the message just before); received plus dropped must equal sent.
+    pub fn finish(self, dropped: u64) -> Status {
         let sent: u64 = self.expected.iter().map(|&count| u64::from(count)).sum();
         if let Some(sender) = self.stranger {
             return Status::Corrupted(format!("message from sender {sender}, but only {} exist", self.expected.len()));
+        }
+        if !self.gaps_allowed {
+            return self.finish_strict(sent);
         }
         if let Some(Anomaly { sender, expected, got }) = self.first_anomaly {
             let last = expected - 1;
@@ -170,12 +164,8 @@ impl Verifier {
         }
     }
 
-    /// The verdict once the channel is closed and drained.
-    pub fn finish(self) -> Status {
-        let sent: u64 = self.expected.iter().map(|&count| u64::from(count)).sum();
-        if let Some(sender) = self.stranger {
-            return Status::Corrupted(format!("message from sender {sender}, but only {} exist", self.expected.len()));
-        }
+    /// [`Verifier::finish`] with no gaps allowed: every message of the `sent` arrived, in order.
+    fn finish_strict(self, sent: u64) -> Status {
         // A sender whose sequence stopped short: it lost its tail (or, after a gap, more).
         let short = (self.next.iter().zip(&self.expected))
             .position(|(next, expected)| next < expected)
@@ -214,17 +204,17 @@ mod tests {
     use super::*;
 
     fn run(per_sender: &[u32], arrivals: &[(u32, u32)]) -> Status {
-        let mut verifier = Verifier::new(per_sender.to_vec());
+        let mut verifier = Verifier::new(per_sender.to_vec(), false);
         for &(sender, seq) in arrivals {
             verifier.observe(sender, seq);
         }
-        verifier.finish()
+        verifier.finish(0)
     }
 
     #[test]
     fn a_run_stopped_at_its_bound_checks_what_arrived_and_not_the_missing_tail() {
         let stopped = |arrivals: &[(u32, u32)]| {
-            let mut verifier = Verifier::new(vec![5, 5]);
+            let mut verifier = Verifier::new(vec![5, 5], false);
             for &(sender, seq) in arrivals {
                 verifier.observe(sender, seq);
             }
@@ -283,11 +273,11 @@ mod tests {
     }
 
     fn run_try(per_sender: &[u32], arrivals: &[(u32, u32)], dropped: u64) -> Status {
-        let mut verifier = Verifier::allowing_drops(per_sender.to_vec());
+        let mut verifier = Verifier::new(per_sender.to_vec(), true);
         for &(sender, seq) in arrivals {
             verifier.observe(sender, seq);
         }
-        verifier.finish_with_drops(dropped)
+        verifier.finish(dropped)
     }
 
     #[test]
