@@ -163,10 +163,8 @@ impl Default for Capacity {
 
 impl std::fmt::Display for Capacity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Capacity::Shared(slots) => write!(f, "{} slots", thousands(&slots.to_string())),
-            Capacity::PerTask(slots) => write!(f, "{} slots per task", thousands(&slots.to_string())),
-        }
+        let each = if matches!(self, Capacity::PerTask(_)) { " per task" } else { "" };
+        write!(f, "{} slots{each}", thousands(&self.slots().to_string()))
     }
 }
 
@@ -314,13 +312,8 @@ impl Workload {
     /// than one interval (its last burst is due before the schedule ends, whatever the phase).
     /// Always false unpaced.
     pub fn pacer_behind(&self, elapsed: Duration, mean_lateness: Duration) -> bool {
-        match (self.pace, self.schedule()) {
-            (Some(pace), Some(schedule)) => {
-                mean_lateness > TIMER_TICK + pace.interval.mul_f64(BEHIND_FRACTION)
-                    || elapsed > schedule + pace.interval
-            }
-            _ => false,
-        }
+        let (Some(pace), Some(schedule)) = (self.pace, self.schedule()) else { return false };
+        mean_lateness > TIMER_TICK + pace.interval.mul_f64(BEHIND_FRACTION) || elapsed > schedule + pace.interval
     }
 
     /// The least time a paced run can take: the busiest task's last burst starts
