@@ -114,23 +114,18 @@ impl Prepared {
     }
 }
 
-/// What a sending task reports: when its paced bursts began (enough to tell the real
-/// interval of the timer), and what it dropped.
+/// What a sending task reports, and [`Sent::add`] sums over tasks: the intervals between its
+/// paced bursts and their span from first to last (enough to tell the real interval of the
+/// timer), messages dropped on a full channel, bursts sent and those with a drop, and how late
+/// its bursts started against their schedule (the sum and the latest).
 #[derive(Debug, Clone, Copy, Default)]
 struct Sent {
-    /// Intervals between consecutive bursts, summed over tasks.
     intervals: u32,
-    /// Time from first to last burst, summed over tasks.
     span: Duration,
-    /// Messages dropped on a full channel, summed over tasks.
     dropped: u64,
-    /// Bursts sent, summed over tasks.
     frames: u64,
-    /// Bursts with a dropped message, summed over tasks.
     overflowed: u64,
-    /// How late bursts started against their schedule, summed over tasks.
     lateness_sum: Duration,
-    /// The latest any burst started against its schedule.
     lateness_max: Duration,
 }
 
@@ -431,10 +426,8 @@ async fn receive_merged<C: Channel>(mut receivers: Vec<C::Receiver>, merge: Merg
             drain(merged, receiving).await
         }
         Merge::StreamMap => {
-            let mut merged = StreamMap::with_capacity(receivers.len());
-            for (index, receiver) in receivers.iter_mut().enumerate() {
-                merged.insert(index, Box::pin(C::stream(receiver)));
-            }
+            let merged: StreamMap<_, _> =
+                receivers.iter_mut().map(|receiver| Box::pin(C::stream(receiver))).enumerate().collect();
             drain(merged.map(|(_, message)| message), receiving).await
         }
     }
