@@ -9,7 +9,8 @@ use super::{Channel, Closed, Message, TrySendError};
 
 /// `send` and `recv` of an adapter through the crate's own async methods `$send(message)`,
 /// which fails only once the receiver is gone, and `$recv()`, which fails once every sender is
-/// gone and the channel is drained: the shape of most crates' API.
+/// gone and the channel is drained: the shape of most crates' API. With `$full`, `try_send` too,
+/// through the crate's `try_send`, whose error `$full` means the channel was full.
 macro_rules! send_and_recv {
     ($send:ident, $recv:ident) => {
         async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
@@ -17,6 +18,12 @@ macro_rules! send_and_recv {
         }
         async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
             receiver.$recv().await.ok()
+        }
+    };
+    ($send:ident, $recv:ident, $full:path) => {
+        send_and_recv!($send, $recv);
+        fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+            sender.try_send(message).map_err(|error| full_or_closed(matches!(error, $full(_))))
         }
     };
 }
@@ -70,10 +77,7 @@ impl Channel for Flume {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         flume::bounded(capacity)
     }
-    send_and_recv!(send_async, recv_async);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, flume::TrySendError::Full(_))))
-    }
+    send_and_recv!(send_async, recv_async, flume::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
     }
@@ -90,10 +94,7 @@ impl Channel for AsyncChannel {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         async_channel::bounded(capacity)
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, async_channel::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, async_channel::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
         // the same receiver (async-channel receivers are multi-consumer handles).
@@ -199,10 +200,7 @@ impl Channel for Tachyonix {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         tachyonix::channel(capacity)
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, tachyonix::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, tachyonix::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
     }
@@ -229,10 +227,7 @@ impl Channel for Crossfire {
         let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);
         (sender, receiver.into_stream())
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, crossfire::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, crossfire::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
     }

@@ -17,10 +17,7 @@ impl Channel for Loole {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         loole::bounded(capacity)
     }
-    send_and_recv!(send_async, recv_async);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, loole::TrySendError::Full(_))))
-    }
+    send_and_recv!(send_async, recv_async, loole::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
     }
@@ -38,10 +35,7 @@ impl Channel for Rapidfire {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         rapidfire::mpsc::bounded(capacity)
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, rapidfire::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, rapidfire::TrySendError::Full);
 }
 
 /// `asyncband::mpsc::bounded`: a mutex-guarded queue with a FIFO wait list for senders; no
@@ -56,12 +50,7 @@ impl Channel for Asyncband {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         asyncband::mpsc::bounded(capacity)
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender
-            .try_send(message)
-            .map_err(|error| full_or_closed(matches!(error, asyncband::mpsc::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, asyncband::mpsc::TrySendError::Full);
 }
 
 /// `fibre::mpsc::bounded_async`; its `AsyncReceiver` is a `Stream` itself.
@@ -75,10 +64,7 @@ impl Channel for Fibre {
     fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
         fibre::mpsc::bounded_async(capacity)
     }
-    send_and_recv!(send, recv);
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
-        sender.try_send(message).map_err(|error| full_or_closed(matches!(error, fibre::error::TrySendError::Full(_))))
-    }
+    send_and_recv!(send, recv, fibre::error::TrySendError::Full);
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
     }
