@@ -128,16 +128,11 @@ pub fn probe_capacity<C: Channel>(capacity: usize, senders: usize) -> usize {
     let limit = 2 * capacity + senders.len() + 16;
     let mut accepted = 0;
     while accepted < limit {
-        let mut progressed = false;
-        for sender in &mut senders {
-            // A send that would wait is dropped unfinished, which cancels it.
-            if let Some(Ok(())) = C::send(sender, Message::default()).now_or_never() {
-                accepted += 1;
-                progressed = true;
-            }
-        }
-        if !progressed {
-            break;
+        // A send that would wait is dropped unfinished, which cancels it.
+        let sends = senders.iter_mut().map(|sender| C::send(sender, Message::default()).now_or_never());
+        match sends.filter(|sent| matches!(sent, Some(Ok(())))).count() {
+            0 => break,
+            sent => accepted += sent,
         }
     }
     drop(receiver);
