@@ -79,10 +79,11 @@ pub fn empty_histogram() -> Histogram<u64> {
 /// the highest nanosecond count its bucket stands for. [`decode`] reads it back into the same
 /// buckets, so the histograms of many samples merge exactly.
 pub fn encode(histogram: &Histogram<u64>) -> String {
-    let pairs = histogram
+    let pairs: Vec<String> = histogram
         .iter_recorded()
-        .map(|bucket| format!("{:x}:{:x}", bucket.value_iterated_to(), bucket.count_at_value()));
-    pairs.collect::<Vec<_>>().join(";")
+        .map(|bucket| format!("{:x}:{:x}", bucket.value_iterated_to(), bucket.count_at_value()))
+        .collect();
+    pairs.join(";")
 }
 
 /// The histogram that [`encode`] wrote as `text`; an empty text is an empty histogram.

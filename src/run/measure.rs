@@ -194,12 +194,12 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bo
     allocs::set_window(false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
-    let (cpu, involuntary_switches) = usage_start
-        .zip(usage_end)
-        .map(|((cpu, switches), (cpu_end, switches_end))| {
-            (cpu_end.saturating_sub(cpu), switches_end.saturating_sub(switches))
-        })
-        .unzip();
+    let (cpu, involuntary_switches) = match (usage_start, usage_end) {
+        (Some((cpu, switches)), Some((cpu_end, switches_end))) => {
+            (cpu_end.saturating_sub(cpu), Some(switches_end.saturating_sub(switches)))
+        }
+        _ => (Duration::ZERO, None),
+    };
     let mut status = delivery.status;
     if let (true, Err(error)) = (status.is_ok(), workload.sink.check(delivery.bytes, workload.keep_sink)) {
         status = Status::Sink(error);
@@ -215,7 +215,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bo
         steal,
         run_delay,
         bounded: delivery.stopped.zip(bound).map(|((_, taken), bound)| Bounded { bound, taken }),
-        ..Sample::failed(elapsed, cpu.unwrap_or_default(), status)
+        ..Sample::failed(elapsed, cpu, status)
     }
 }
 
