@@ -27,15 +27,10 @@ pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, 
         ("--workers", |workload| (workload.workers > 0).then(|| workload.workers.to_string())),
     ];
     settings.into_iter().find_map(|(flag, value)| {
-        let values = |workloads: &[WorkloadKey]| {
-            let mut known: Vec<String> = workloads.iter().filter_map(value).collect();
-            known.sort_unstable();
-            known.dedup();
-            known
-        };
+        let values = |workloads: &[WorkloadKey]| workloads.iter().filter_map(value).collect::<BTreeSet<String>>();
         let (old_values, new_values) = (values(old), values(new));
         let known_in_both = !old_values.is_empty() && !new_values.is_empty();
-        let text = |values: Vec<String>| values.join("/");
+        let text = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>().join("/");
         (known_in_both && old_values != new_values)
             .then(|| format!("{old_name} has {flag} {}, {new_name} {}", text(old_values), text(new_values)))
     })
@@ -262,13 +257,8 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
 fn paced_summary(agreement: &PacedAgreement) -> String {
     let (slower, cells) = (agreement.cells.iter().filter(|pair| pair.slower()).count(), agreement.cells.len());
     let mut out = format!("paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {cells}\n");
-    for (on, detectable) in
-        [(" on pooled p99", &agreement.detectable[0]), (" on CPU per delivered message", &agreement.detectable[1])]
-    {
-        if let Some(line) = super::ab::detectable(detectable, on, CELL_BASIS) {
-            let _ = writeln!(out, "{line}");
-        }
-    }
+    let on = [" on pooled p99", " on CPU per delivered message"].into_iter().zip(&agreement.detectable);
+    out.extend(on.filter_map(|(on, detectable)| Some(super::ab::detectable(detectable, on, CELL_BASIS)? + "\n")));
     let ratio = |spread: Option<Spread>| {
         spread.map_or("no cell with it in both".to_owned(), |s| {
             format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)
