@@ -1,10 +1,7 @@
-//! Two runs compared, every metric the same way: per cell, a verdict on new against old from
-//! the noise model ([`Runs::judge`]: `noise::change`, each side with the spread its own run
-//! measured, judged by `noise::judge` as `ab`'s verdicts are), on the mean cost per message
-//! ([`compare`]) and on a paced cell's p99, CPU and frames overflowed ([`PacedAgreement`]); per
-//! band, whether the two runs' leaders share a channel ([`leaders_overlap`], which the report
-//! of several machines reads too); and how far two runs' figures are apart over many cells
-//! ([`Spread`]), which is how A/A runs (the same build twice) calibrate the noise model's drift.
+//! Two runs compared, every metric the same way: per cell, new against old by the noise model
+//! ([`Runs::judge`]), on ns/message ([`compare`]) and on a paced cell's p99, CPU and frames
+//! overflowed ([`PacedAgreement`]); per band, whether the runs' leaders share a channel; and how
+//! far the runs' figures are apart ([`Spread`]), which A/A runs calibrate the drift with.
 
 use std::collections::HashMap;
 
@@ -409,10 +406,9 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let cells: Vec<PacedPair> = (pairs.into_iter().enumerate())
         .map(|(at, (key, old, new))| PacedPair { key, old, new, verdicts: judged.each_ref().map(|j| j.cells[at].1) })
         .collect();
-    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
-    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
-    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
-    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
+    let spread_of = |figure: fn(&PacedCell) -> f64| spread(cells.iter().map(|p| (figure(&p.old), figure(&p.new))));
+    let p99 = spread_of(|cell| cell.latency.map_or(0.0, |latency| latency.p99 as f64));
+    let cpu = spread_of(|cell| cell.cpu_ns_per_delivered.unwrap_or(0.0));
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
