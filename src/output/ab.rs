@@ -22,11 +22,8 @@ pub fn line(change: &Change) -> String {
         [] | [_] => String::new(),
         [first, .., last] => format!(" (tasks {first}-{last})"),
     };
-    let few = if change.pairs < FEWEST_SAMPLES {
-        format!(" ({} pairs: too few to call)", change.pairs)
-    } else {
-        String::new()
-    };
+    let pairs = change.pairs;
+    let few = (pairs < FEWEST_SAMPLES).then(|| format!(" ({pairs} pairs: too few to call)")).unwrap_or_default();
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
 }
 

@@ -142,13 +142,12 @@ fn figures(compared: &Compared) -> (Vec<String>, String) {
     let medians = [old.median, new.median].map(|median| format!("{median:.1}"));
     let figures =
         [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([format!("{:.3}", compared.ratio())]);
-    let clusters = if compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1 {
+    let clusters = (compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1).then(|| {
         let [old, new] = [&compared.old_clusters, &compared.new_clusters].map(|found| format::found_clusters(found));
         format!("  clusters old {old}; new {new}")
-    } else {
-        String::new()
-    };
-    (figures.collect(), format!(" [{low:.2}–{high:.2}]  {}{clusters}", word(compared.call, ["faster", "slower", "~"])))
+    });
+    let verdict = word(compared.call, ["faster", "slower", "~"]);
+    (figures.collect(), format!(" [{low:.2}–{high:.2}]  {verdict}{}", clusters.unwrap_or_default()))
 }
 
 /// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
@@ -162,14 +161,9 @@ fn counts_text(counts: &Counts) -> String {
 
 /// The spreads, mixed and disturbed cells and the agreement, when any cell was compared.
 fn closing_lines(out: &mut String, comparison: &Comparison) {
-    let Some((overall, worst)) = comparison.overall else { return };
-    let _ = write!(
-        out,
-        "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
-        overall.median,
-        overall.worst,
-        paced::cell_label(worst)
-    );
+    let Some((Spread { median, worst, .. }, cell)) = comparison.overall else { return };
+    let cell = paced::cell_label(cell);
+    let _ = write!(out, "\nmedian ratio of trimmed means (larger/smaller) {median:.3}, worst {worst:.3} ({cell})");
     let by_runtime: Vec<String> = comparison
         .by_runtime
         .iter()
