@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
+use super::doc::{Format, list};
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
@@ -82,13 +83,10 @@ const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 /// worse on p99, CPU or frames overflowed.
 pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> ([String; 4], usize) {
     let mut out = table(comparison);
-    for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
-        if !only.is_empty() {
-            let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
-            for key in only {
-                let _ = writeln!(out, "  {}{}", paced::cell_label(key), notes(comparison, key, ""));
-            }
-        }
+    let only = [(old_name, &comparison.only_old), (new_name, &comparison.only_new)];
+    for (name, only) in only.into_iter().filter(|(_, only)| !only.is_empty()) {
+        let keys = only.iter().map(|key| format!("{}{}", paced::cell_label(key), notes(comparison, key, "")));
+        let _ = write!(out, "\nonly in {name} ({} cells):\n{}", only.len(), list(keys, Format::Text));
     }
     let mut headline = format!("\n{}", counts_text(&comparison.counts));
     if let Some(line) = super::ab::detectable(&comparison.detectable, "", CELL_BASIS) {
@@ -226,23 +224,18 @@ fn mean_text(summary: &Summary) -> String {
 /// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
 /// figure (`noise::change`).
 fn paced_cells(agreement: &PacedAgreement) -> String {
-    let mut out = format!(
-        "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
-    );
-    for pair in &agreement.cells {
+    let lines = agreement.cells.iter().map(|pair| {
         let both = |figure: &dyn Fn(&PacedCell) -> String| format!("{} → {}", figure(&pair.old), figure(&pair.new));
         let p99 = both(&|cell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64)));
         let cpu = both(&|cell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns))));
         let overflowed = both(&|cell| percent(cell.overflow_share));
         let [p99_verdict, cpu_verdict, overflow_verdict] =
             pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
-        let _ = writeln!(
-            out,
-            "  {}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}",
-            paced::cell_label(pair.key)
-        );
-    }
-    out
+        let cell = paced::cell_label(pair.key);
+        format!("{cell}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}")
+    });
+    let figures = "pooled p99, frames overflowed, CPU per delivered message (trimmed mean)";
+    format!("\n{HEADING}, per paced cell (old → new): {figures}\n{}", list(lines, Format::Text))
 }
 
 /// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
