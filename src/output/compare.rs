@@ -204,10 +204,14 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
 /// What tells `key`'s cell apart after its name: its worker count when the files hold several
 /// for its runtime, its capacity when they hold several, and `setting`.
 fn notes(comparison: &Comparison, key: &CellKey, setting: &str) -> String {
-    let workers = comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers);
-    let mut keys = comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
-    let capacity = keys.any(|other| other.workload.capacity != key.workload.capacity).then_some(key.workload.capacity);
-    format::group_notes(workers, capacity, setting)
+    let apart = |differs: &dyn Fn(&CellKey) -> bool| {
+        let mut keys =
+            comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
+        keys.any(|other| differs(other))
+    };
+    let workers = apart(&|other| other.runtime == key.runtime && other.workload.workers != key.workload.workers);
+    let capacity = apart(&|other| other.workload.capacity != key.workload.capacity);
+    format::group_notes(workers.then_some(key.workload.workers), capacity.then_some(key.workload.capacity), setting)
 }
 
 fn text(spread: Spread) -> String {

@@ -193,8 +193,6 @@ pub struct Comparison<'a> {
     pub disturbed: (usize, usize),
     /// Whether the two files pick the same channels.
     pub agreement: Agreement,
-    /// The runtimes for which the files hold several worker counts, so a cell names its own.
-    pub several_workers: Vec<RuntimeKind>,
     /// The drift between the two files the verdicts were widened by.
     pub drift: Drift,
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
@@ -246,7 +244,6 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
         mixed,
         disturbed: (disturbed(old), disturbed(new)),
         agreement: agreement(&runs),
-        several_workers: several_workers(old, new),
         cells,
         drift: judged.drift,
         paced: paced_agreement(&runs),
@@ -279,16 +276,6 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
             Some(RuntimeSpread { runtime, trimmed_means, medians, counts: Counts::of(cells, mine) })
         })
         .collect()
-}
-
-/// The runtimes for which `old` and `new` together hold more than one worker count.
-fn several_workers(old: &ResultsFile, new: &ResultsFile) -> Vec<RuntimeKind> {
-    let several = |runtime: &RuntimeKind| {
-        let keys = old.order.iter().chain(&new.order).filter(|key| key.runtime == *runtime);
-        let mut workers = keys.map(|key| key.workload.workers);
-        workers.next().is_some_and(|first| workers.any(|other| other != first))
-    };
-    RuntimeKind::ALL.into_iter().filter(several).collect()
 }
 
 /// Whether two runs pick the same channels: what a user choosing a channel would read.
