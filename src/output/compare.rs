@@ -16,10 +16,9 @@ use crate::run::workload::Capacity;
 use crate::stats::Summary;
 use crate::stats::verdict::Call;
 
-/// The first workload setting (messages, capacity, workers) in which the files' cells
-/// differ, in words naming the flag and both files' values (`old.csv has --messages 65536,
-/// new.csv 1048576`); `None` when every setting is
-/// the same in both, or unknown in one of them (a file older than the column).
+/// The first workload setting (messages, capacity, workers) in which the files' cells differ, in
+/// words naming the flag and both files' values (`old.csv has --messages 65536, new.csv 1048576`);
+/// `None` when every setting is the same in both, or unknown in one of them.
 pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, new: &[WorkloadKey]) -> Option<String> {
     type Setting = fn(&WorkloadKey) -> Option<String>;
     let settings: [(&str, Setting); 3] = [
@@ -72,15 +71,10 @@ const RESTATES_THE_SCHEDULE: &str =
 /// What the smallest detectable change of `compare` rests on.
 const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 
-/// The comparison of two files: per cell the means with their precision, the medians, the
-/// ratio of the means, the verdict, and the clusters of a cell whose samples form more than
-/// one in either file. Then the cells found in only one file, a line of counts, the spread of
-/// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
-/// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel; then the paced cells and how far the two runs agree on them. These sections come in
-/// the order printed, empty ones to be left out; where every cell of both runs is paced, the
-/// paced sections lead. Beside them, how many cells are slower beyond the noise and paced cells
-/// worse on p99, CPU or frames overflowed.
+/// The comparison of two files as four sections in the order printed (empty ones to be left
+/// out): the table of cells with those in one file only, the headline, the paced cells and the
+/// paced headline; where every cell of both runs is paced, the paced sections lead. Beside them,
+/// how many cells are slower beyond the noise and paced cells worse on p99, CPU or overflow.
 pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> ([String; 4], usize) {
     let mut out = table(comparison);
     let only = [(old_name, &comparison.only_old), (new_name, &comparison.only_new)];
