@@ -48,19 +48,17 @@ struct Runs<'a> {
     noise: (FileNoise, FileNoise),
 }
 
-/// One metric's verdicts on cells both runs hold, new against old.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judged<'a> {
-    /// Each cell with its verdict (`noise::change`: a log ratio, points for overflow); `None`
-    /// where a side has too little to judge.
-    pub cells: Vec<(&'a CellKey, Option<Verdict>)>,
-    /// The drift between the two runs the verdicts were widened by.
-    pub drift: Drift,
+/// One metric's verdicts on cells both runs hold, new against old (`noise::change`: a log ratio,
+/// points for overflow; `None` where a side has too little to judge), and the drift between the
+/// two runs they were widened by.
+struct Judged<'a> {
+    cells: Vec<(&'a CellKey, Option<Verdict>)>,
+    drift: Drift,
 }
 
 impl Judged<'_> {
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
-    pub fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
+    fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
         let judged = self.cells.iter().filter_map(|(key, verdict)| Some((key.runtime, verdict.as_ref()?)));
         detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
     }
