@@ -11,7 +11,7 @@ use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
-use super::recommend::{Ranking, Recommendation, recommend};
+use super::recommend::{Ranking, recommend};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -309,13 +309,10 @@ fn agreement(runs: &Runs) -> Agreement {
         best
     }
     let (old_fastest, new_fastest) = (fastest(runs.old), fastest(runs.new));
-    let mut result = Agreement::default();
-    for (group, (_, channel)) in &old_fastest {
-        if let Some((_, other)) = new_fastest.get(group) {
-            result.groups += 1;
-            result.same_fastest += usize::from(channel == other);
-        }
-    }
+    let same: Vec<bool> =
+        old_fastest.iter().filter_map(|(group, (_, channel))| Some(new_fastest.get(group)?.1 == *channel)).collect();
+    let same_fastest = same.iter().filter(|same| **same).count();
+    let mut result = Agreement { groups: same.len(), same_fastest, ..Agreement::default() };
     let (old_bands, new_bands) = (recommend(runs.old, &runs.noise.0), recommend(runs.new, &runs.noise.1));
     for (band, other) in matched(&old_bands, &new_bands, |b| &b.band) {
         let (ours, theirs) = (leaders(&band.speed), leaders(&other.speed));
@@ -324,11 +321,9 @@ fn agreement(runs: &Runs) -> Agreement {
         }
         result.bands += 1;
         result.bands_overlapping += usize::from(leaders_overlap(&[ours.clone(), theirs.clone()]));
-        let contradicts = |winner: &Recommendation, leaders: &[(&str, Option<Merge>)]| {
-            !winner.speed.is_tie()
-                && winner.speed.first().is_some_and(|first| !leaders.contains(&(first.channel.as_str(), first.merge)))
-        };
-        result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
+        // A clear winner (its leaders one channel) that the other run does not count among its leaders.
+        let contradicts = |winner: &[_], leaders: &[_]| winner.len() == 1 && !leaders.contains(&winner[0]);
+        result.bands_contradicted += usize::from(contradicts(&ours, &theirs) || contradicts(&theirs, &ours));
     }
     result
 }
