@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
-use super::doc::{Format, list};
+use super::doc::{Format, first_seen, list};
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
@@ -45,9 +45,8 @@ pub fn machine_differences(
     new: Option<&Metadata>,
 ) -> Vec<String> {
     let (Some(old_meta), Some(new_meta)) = (old, new) else {
-        let mut missing: Vec<&str> =
-            [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
-        missing.dedup();
+        let missing = [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n);
+        let missing = first_seen(missing);
         return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
