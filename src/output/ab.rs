@@ -23,7 +23,7 @@ pub fn line(change: &Change) -> String {
         [first, .., last] => format!(" (tasks {first}-{last})"),
     };
     let pairs = change.pairs;
-    let few = (pairs < FEWEST_SAMPLES).then(|| format!(" ({pairs} pairs: too few to call)")).unwrap_or_default();
+    let few = if pairs < FEWEST_SAMPLES { format!(" ({pairs} pairs: too few to call)") } else { String::new() };
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
 }
 
