@@ -143,7 +143,8 @@ fn figures(compared: &Compared) -> (Vec<String>, String) {
 
 /// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
 fn counts_text(counts: &Counts) -> String {
-    let (total, Counts { faster, slower, no_change, without_ok }) = (counts.total(), *counts);
+    let Counts { faster, slower, no_change, without_ok } = *counts;
+    let total = faster + slower + no_change + without_ok;
     let without_ok = if without_ok > 0 { format!(", {without_ok} without ok samples") } else { String::new() };
     format!(
         "{total} cells in both: {faster} faster, {slower} slower, {no_change} no change beyond the noise{without_ok}"

@@ -124,11 +124,6 @@ impl Counts {
         }
         counts
     }
-
-    /// Every cell counted.
-    pub fn total(&self) -> usize {
-        self.faster + self.slower + self.no_change + self.without_ok
-    }
 }
 
 /// A cell found in both files with `ok` samples in both.
