@@ -131,8 +131,8 @@ fn padded(cells: impl IntoIterator<Item = String>) -> String {
 fn figures(compared: &Compared) -> (Vec<String>, String) {
     let (old, new, (low, high)) = (&compared.old, &compared.new, compared.interval);
     let medians = [old.median, new.median].map(|median| format!("{median:.1}"));
-    let figures =
-        [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([format!("{:.3}", compared.ratio())]);
+    let ratio = format!("{:.3}", new.trimmed_mean / old.trimmed_mean);
+    let figures = [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([ratio]);
     let clusters = (compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1).then(|| {
         let [old, new] = [&compared.old_clusters, &compared.new_clusters].map(|found| format::found_clusters(found));
         format!("  clusters old {old}; new {new}")

@@ -144,13 +144,6 @@ pub struct Compared {
     pub new_clusters: Vec<stats::Cluster>,
 }
 
-impl Compared {
-    /// The new trimmed mean over the old.
-    pub fn ratio(&self) -> f64 {
-        self.new.trimmed_mean / self.old.trimmed_mean
-    }
-}
-
 /// How far apart the two files' figures are over the cells of one runtime.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RuntimeSpread {
