@@ -207,20 +207,17 @@ fn describe(launch: &Launch, role: &str) -> anyhow::Result<Build> {
 /// The channels of `plan` that `baseline` does not have, taken out of `plan` (a channel only
 /// this build has cannot be paired), each said as left out. A usage error when none is left.
 fn shared_channels(plan: &mut Plan, baseline: &Build) -> anyhow::Result<Vec<String>> {
-    let absent: Vec<String> = plan
-        .channels
-        .iter()
-        .filter(|channel| !baseline.channels.iter().any(|name| name == channel.name))
-        .map(|channel| channel.name.to_owned())
-        .collect();
-    if absent.len() == plan.channels.len() {
+    let (shared, absent): (Vec<&ChannelEntry>, Vec<&ChannelEntry>) =
+        plan.channels.iter().partition(|channel| baseline.channels.iter().any(|name| name == channel.name));
+    let absent: Vec<&str> = absent.iter().map(|channel| channel.name).collect();
+    if shared.is_empty() {
         return Err(usage(format!(
             "the baseline has none of the channels asked for ({}); it has: {}",
             absent.join(", "),
             baseline.channels.join(", ")
         )));
     }
-    plan.channels.retain(|channel| !absent.iter().any(|name| name == channel.name));
+    plan.channels = shared;
     Ok(absent.iter().map(|name| format!("{name} (the baseline has no such channel: not measured)")).collect())
 }
 

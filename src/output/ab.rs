@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, first_seen, list};
+use super::doc::{Format, Span, Table, first_seen, list};
 use super::format;
 use crate::results::ab::{Ab, Against, Change};
 use crate::results::cells::FEWEST_SAMPLES;
@@ -22,11 +22,8 @@ pub fn line(change: &Change) -> String {
         [] | [_] => String::new(),
         [first, .., last] => format!(" (tasks {first}-{last})"),
     };
-    let few = if change.pairs < FEWEST_SAMPLES {
-        format!(" ({} pairs: too few to call)", change.pairs)
-    } else {
-        String::new()
-    };
+    let pairs = change.pairs;
+    let few = if pairs < FEWEST_SAMPLES { format!(" ({pairs} pairs: too few to call)") } else { String::new() };
     format!("{}: {figure:.2}× {word} [{low:.2}–{high:.2}] in {}{tasks}{few}", change.channel, change.place)
 }
 
@@ -86,28 +83,27 @@ fn against(table: &[Against]) -> String {
     mines.dedup();
     for mine in mines {
         let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
-        let others = first_seen(rows.iter().map(|row| row.other.as_str()));
+        let mut grid = Table::default();
+        for header in ["cell"].into_iter().chain(first_seen(rows.iter().map(|row| row.other.as_str()))) {
+            grid.column(header, None);
+        }
+        for place in first_seen(rows.iter().map(|row| row.place.as_str())) {
+            let cells = grid.columns[1..].iter().map(|(other, _)| {
+                let row = rows.iter().find(|row| row.place == place && row.other == *other);
+                vec![Span::Text(row.map_or_else(String::new, |row| {
+                    let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));
+                    format!("{}{before}", format::interval(row.ratio, row.low, row.high))
+                }))]
+            });
+            grid.rows.push((None, std::iter::once(vec![Span::text(place)]).chain(cells).collect()));
+        }
         let _ = write!(
             out,
             "\n## {mine} against the others\n\n{mine}'s ns/message over each channel's, in this build's rounds \
-             (below 1: {mine} is faster), with its interval at {:.0}%, then in the baseline's.\n\n\
-             | cell | {} |\n|---|{}\n",
+             (below 1: {mine} is faster), with its interval at {:.0}%, then in the baseline's.\n\n{}",
             VERDICT_CONFIDENCE * 100.0,
-            others.join(" | "),
-            "---|".repeat(others.len())
+            grid.sectioned(Format::Markdown)
         );
-        for place in first_seen(rows.iter().map(|row| row.place.as_str())) {
-            let cells: Vec<String> = others
-                .iter()
-                .map(|other| {
-                    rows.iter().find(|row| row.place == place && row.other == *other).map_or_else(String::new, |row| {
-                        let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));
-                        format!("{}{before}", format::interval(row.ratio, row.low, row.high))
-                    })
-                })
-                .collect();
-            let _ = writeln!(out, "| {place} | {} |", cells.join(" | "));
-        }
     }
     out
 }

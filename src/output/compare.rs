@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
+use super::doc::{Format, first_seen, list};
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
@@ -15,10 +16,9 @@ use crate::run::workload::Capacity;
 use crate::stats::Summary;
 use crate::stats::verdict::Call;
 
-/// The first workload setting (messages, capacity, workers) in which the files' cells
-/// differ, in words naming the flag and both files' values (`old.csv has --messages 65536,
-/// new.csv 1048576`); `None` when every setting is
-/// the same in both, or unknown in one of them (a file older than the column).
+/// The first workload setting (messages, capacity, workers) in which the files' cells differ, in
+/// words naming the flag and both files' values (`old.csv has --messages 65536, new.csv 1048576`);
+/// `None` when every setting is the same in both, or unknown in one of them.
 pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, new: &[WorkloadKey]) -> Option<String> {
     type Setting = fn(&WorkloadKey) -> Option<String>;
     let settings: [(&str, Setting); 3] = [
@@ -27,15 +27,10 @@ pub fn workload_difference(old_name: &str, old: &[WorkloadKey], new_name: &str, 
         ("--workers", |workload| (workload.workers > 0).then(|| workload.workers.to_string())),
     ];
     settings.into_iter().find_map(|(flag, value)| {
-        let values = |workloads: &[WorkloadKey]| {
-            let mut known: Vec<String> = workloads.iter().filter_map(value).collect();
-            known.sort_unstable();
-            known.dedup();
-            known
-        };
+        let values = |workloads: &[WorkloadKey]| workloads.iter().filter_map(value).collect::<BTreeSet<String>>();
         let (old_values, new_values) = (values(old), values(new));
         let known_in_both = !old_values.is_empty() && !new_values.is_empty();
-        let text = |values: Vec<String>| values.join("/");
+        let text = |values: BTreeSet<String>| values.into_iter().collect::<Vec<_>>().join("/");
         (known_in_both && old_values != new_values)
             .then(|| format!("{old_name} has {flag} {}, {new_name} {}", text(old_values), text(new_values)))
     })
@@ -50,9 +45,8 @@ pub fn machine_differences(
     new: Option<&Metadata>,
 ) -> Vec<String> {
     let (Some(old_meta), Some(new_meta)) = (old, new) else {
-        let mut missing: Vec<&str> =
-            [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n).collect();
-        missing.dedup();
+        let missing = [(old, old_name), (new, new_name)].into_iter().filter(|(m, _)| m.is_none()).map(|(_, n)| n);
+        let missing = first_seen(missing);
         return vec![format!("machine and build not compared: no JSON beside {}", missing.join(" and "))];
     };
     let shown = |value: &Option<String>| value.as_deref().unwrap_or("unknown").to_owned();
@@ -76,24 +70,16 @@ const RESTATES_THE_SCHEDULE: &str =
 /// What the smallest detectable change of `compare` rests on.
 const CELL_BASIS: &str = "a cell's typical 99.9% interval";
 
-/// The comparison of two files: per cell the means with their precision, the medians, the
-/// ratio of the means, the verdict, and the clusters of a cell whose samples form more than
-/// one in either file. Then the cells found in only one file, a line of counts, the spread of
-/// the ratios (of means, the headline; of medians too, and per runtime, to judge A/A runs),
-/// how many cells are mixed in each file, and how often the two files pick the same fastest
-/// channel; then the paced cells and how far the two runs agree on them. These sections come in
-/// the order printed, empty ones to be left out; where every cell of both runs is paced, the
-/// paced sections lead. Beside them, how many cells are slower beyond the noise and paced cells
-/// worse on p99, CPU or frames overflowed.
+/// The comparison of two files as four sections in the order printed (empty ones to be left
+/// out): the table of cells with those in one file only, the headline, the paced cells and the
+/// paced headline; where every cell of both runs is paced, the paced sections lead. Beside them,
+/// how many cells are slower beyond the noise and paced cells worse on p99, CPU or overflow.
 pub fn report(old_name: &str, new_name: &str, comparison: &Comparison) -> ([String; 4], usize) {
     let mut out = table(comparison);
-    for (name, only) in [(old_name, &comparison.only_old), (new_name, &comparison.only_new)] {
-        if !only.is_empty() {
-            let _ = writeln!(out, "\nonly in {name} ({} cells):", only.len());
-            for key in only {
-                let _ = writeln!(out, "  {}{}", paced::cell_label(key), notes(comparison, key, ""));
-            }
-        }
+    let only = [(old_name, &comparison.only_old), (new_name, &comparison.only_new)];
+    for (name, only) in only.into_iter().filter(|(_, only)| !only.is_empty()) {
+        let keys = only.iter().map(|key| format!("{}{}", paced::cell_label(key), notes(comparison, key, "")));
+        let _ = write!(out, "\nonly in {name} ({} cells):\n{}", only.len(), list(keys, Format::Text));
     }
     let mut headline = format!("\n{}", counts_text(&comparison.counts));
     if let Some(line) = super::ab::detectable(&comparison.detectable, "", CELL_BASIS) {
@@ -145,20 +131,20 @@ fn padded(cells: impl IntoIterator<Item = String>) -> String {
 fn figures(compared: &Compared) -> (Vec<String>, String) {
     let (old, new, (low, high)) = (&compared.old, &compared.new, compared.interval);
     let medians = [old.median, new.median].map(|median| format!("{median:.1}"));
-    let figures =
-        [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([format!("{:.3}", compared.ratio())]);
-    let clusters = if compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1 {
+    let ratio = format!("{:.3}", new.trimmed_mean / old.trimmed_mean);
+    let figures = [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([ratio]);
+    let clusters = (compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1).then(|| {
         let [old, new] = [&compared.old_clusters, &compared.new_clusters].map(|found| format::found_clusters(found));
         format!("  clusters old {old}; new {new}")
-    } else {
-        String::new()
-    };
-    (figures.collect(), format!(" [{low:.2}–{high:.2}]  {}{clusters}", word(compared.call, ["faster", "slower", "~"])))
+    });
+    let verdict = word(compared.call, ["faster", "slower", "~"]);
+    (figures.collect(), format!(" [{low:.2}–{high:.2}]  {verdict}{}", clusters.unwrap_or_default()))
 }
 
 /// `5 cells in both: 1 faster, 1 slower, 2 no change beyond the noise, 1 without ok samples`.
 fn counts_text(counts: &Counts) -> String {
-    let (total, Counts { faster, slower, no_change, without_ok }) = (counts.total(), *counts);
+    let Counts { faster, slower, no_change, without_ok } = *counts;
+    let total = faster + slower + no_change + without_ok;
     let without_ok = if without_ok > 0 { format!(", {without_ok} without ok samples") } else { String::new() };
     format!(
         "{total} cells in both: {faster} faster, {slower} slower, {no_change} no change beyond the noise{without_ok}"
@@ -167,14 +153,9 @@ fn counts_text(counts: &Counts) -> String {
 
 /// The spreads, mixed and disturbed cells and the agreement, when any cell was compared.
 fn closing_lines(out: &mut String, comparison: &Comparison) {
-    let Some((overall, worst)) = comparison.overall else { return };
-    let _ = write!(
-        out,
-        "\nmedian ratio of trimmed means (larger/smaller) {:.3}, worst {:.3} ({})",
-        overall.median,
-        overall.worst,
-        paced::cell_label(worst)
-    );
+    let Some((Spread { median, worst, .. }, cell)) = comparison.overall else { return };
+    let cell = paced::cell_label(cell);
+    let _ = write!(out, "\nmedian ratio of trimmed means (larger/smaller) {median:.3}, worst {worst:.3} ({cell})");
     let by_runtime: Vec<String> = comparison
         .by_runtime
         .iter()
@@ -217,10 +198,14 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
 /// What tells `key`'s cell apart after its name: its worker count when the files hold several
 /// for its runtime, its capacity when they hold several, and `setting`.
 fn notes(comparison: &Comparison, key: &CellKey, setting: &str) -> String {
-    let workers = comparison.several_workers.contains(&key.runtime).then_some(key.workload.workers);
-    let mut keys = comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
-    let capacity = keys.any(|other| other.workload.capacity != key.workload.capacity).then_some(key.workload.capacity);
-    format::group_notes(workers, capacity, setting)
+    let apart = |differs: &dyn Fn(&CellKey) -> bool| {
+        let mut keys =
+            comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
+        keys.any(|other| differs(other))
+    };
+    let workers = apart(&|other| other.runtime == key.runtime && other.workload.workers != key.workload.workers);
+    let capacity = apart(&|other| other.workload.capacity != key.workload.capacity);
+    format::group_notes(workers.then_some(key.workload.workers), capacity.then_some(key.workload.capacity), setting)
 }
 
 fn text(spread: Spread) -> String {
@@ -237,23 +222,18 @@ fn mean_text(summary: &Summary) -> String {
 /// `compare`'s paced cells: one line per paced cell in both runs, with the verdict on each
 /// figure (`noise::change`).
 fn paced_cells(agreement: &PacedAgreement) -> String {
-    let mut out = format!(
-        "\n{HEADING}, per paced cell (old → new): pooled p99, frames overflowed, CPU per delivered message (trimmed mean)\n"
-    );
-    for pair in &agreement.cells {
+    let lines = agreement.cells.iter().map(|pair| {
         let both = |figure: &dyn Fn(&PacedCell) -> String| format!("{} → {}", figure(&pair.old), figure(&pair.new));
         let p99 = both(&|cell| cell.latency.map_or("-".to_owned(), |l| duration(l.p99 as f64)));
         let cpu = both(&|cell| cell.cpu_ns_per_delivered.map_or("-".to_owned(), |ns| format!("{} ns", number(ns))));
         let overflowed = both(&|cell| percent(cell.overflow_share));
         let [p99_verdict, cpu_verdict, overflow_verdict] =
             pair.verdicts.map(|verdict| word(verdict.map_or(Call::Tied, |v| v.call), ["(better)", "(worse)", "(~)"]));
-        let _ = writeln!(
-            out,
-            "  {}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}",
-            paced::cell_label(pair.key)
-        );
-    }
-    out
+        let cell = paced::cell_label(pair.key);
+        format!("{cell}: p99 {p99} {p99_verdict}, overflowed {overflowed} {overflow_verdict}, CPU {cpu} {cpu_verdict}")
+    });
+    let figures = "pooled p99, frames overflowed, CPU per delivered message (trimmed mean)";
+    format!("\n{HEADING}, per paced cell (old → new): {figures}\n{}", list(lines, Format::Text))
 }
 
 /// `compare`'s paced headline: how many paced cells are worse, the smallest change a cell's
@@ -262,13 +242,8 @@ fn paced_cells(agreement: &PacedAgreement) -> String {
 fn paced_summary(agreement: &PacedAgreement) -> String {
     let (slower, cells) = (agreement.cells.iter().filter(|pair| pair.slower()).count(), agreement.cells.len());
     let mut out = format!("paced cells worse beyond the noise (p99, CPU or frames overflowed): {slower} of {cells}\n");
-    for (on, detectable) in
-        [(" on pooled p99", &agreement.detectable[0]), (" on CPU per delivered message", &agreement.detectable[1])]
-    {
-        if let Some(line) = super::ab::detectable(detectable, on, CELL_BASIS) {
-            let _ = writeln!(out, "{line}");
-        }
-    }
+    let on = [" on pooled p99", " on CPU per delivered message"].into_iter().zip(&agreement.detectable);
+    out.extend(on.filter_map(|(on, detectable)| Some(super::ab::detectable(detectable, on, CELL_BASIS)? + "\n")));
     let ratio = |spread: Option<Spread>| {
         spread.map_or("no cell with it in both".to_owned(), |s| {
             format!("median {:.2}×, worst {:.2}× ({} cells)", s.median, s.worst, s.cells)

@@ -1,10 +1,7 @@
-//! Two runs compared, every metric the same way: per cell, a verdict on new against old from
-//! the noise model ([`Runs::judge`]: `noise::change`, each side with the spread its own run
-//! measured, judged by `noise::judge` as `ab`'s verdicts are), on the mean cost per message
-//! ([`compare`]) and on a paced cell's p99, CPU and frames overflowed ([`PacedAgreement`]); per
-//! band, whether the two runs' leaders share a channel ([`leaders_overlap`], which the report
-//! of several machines reads too); and how far two runs' figures are apart over many cells
-//! ([`Spread`]), which is how A/A runs (the same build twice) calibrate the noise model's drift.
+//! Two runs compared, every metric the same way: per cell, new against old by the noise model
+//! ([`Runs::judge`]), on ns/message ([`compare`]) and on a paced cell's p99, CPU and frames
+//! overflowed ([`PacedAgreement`]); per band, whether the runs' leaders share a channel; and how
+//! far the runs' figures are apart ([`Spread`]), which A/A runs calibrate the drift with.
 
 use std::collections::HashMap;
 
@@ -14,7 +11,7 @@ use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Group, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
-use super::recommend::{Ranking, Recommendation, recommend};
+use super::recommend::{Ranking, recommend};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -51,19 +48,17 @@ struct Runs<'a> {
     noise: (FileNoise, FileNoise),
 }
 
-/// One metric's verdicts on cells both runs hold, new against old.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Judged<'a> {
-    /// Each cell with its verdict (`noise::change`: a log ratio, points for overflow); `None`
-    /// where a side has too little to judge.
-    pub cells: Vec<(&'a CellKey, Option<Verdict>)>,
-    /// The drift between the two runs the verdicts were widened by.
-    pub drift: Drift,
+/// One metric's verdicts on cells both runs hold, new against old (`noise::change`: a log ratio,
+/// points for overflow; `None` where a side has too little to judge), and the drift between the
+/// two runs they were widened by.
+struct Judged<'a> {
+    cells: Vec<(&'a CellKey, Option<Verdict>)>,
+    drift: Drift,
 }
 
 impl Judged<'_> {
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
-    pub fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
+    fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
         let judged = self.cells.iter().filter_map(|(key, verdict)| Some((key.runtime, verdict.as_ref()?)));
         detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
     }
@@ -129,11 +124,6 @@ impl Counts {
         }
         counts
     }
-
-    /// Every cell counted.
-    pub fn total(&self) -> usize {
-        self.faster + self.slower + self.no_change + self.without_ok
-    }
 }
 
 /// A cell found in both files with `ok` samples in both.
@@ -152,13 +142,6 @@ pub struct Compared {
     pub old_clusters: Vec<stats::Cluster>,
     /// The clusters of the new samples.
     pub new_clusters: Vec<stats::Cluster>,
-}
-
-impl Compared {
-    /// The new trimmed mean over the old.
-    pub fn ratio(&self) -> f64 {
-        self.new.trimmed_mean / self.old.trimmed_mean
-    }
 }
 
 /// How far apart the two files' figures are over the cells of one runtime.
@@ -196,8 +179,6 @@ pub struct Comparison<'a> {
     pub disturbed: (usize, usize),
     /// Whether the two files pick the same channels.
     pub agreement: Agreement,
-    /// The runtimes for which the files hold several worker counts, so a cell names its own.
-    pub several_workers: Vec<RuntimeKind>,
     /// The drift between the two files the verdicts were widened by.
     pub drift: Drift,
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
@@ -249,7 +230,6 @@ pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a>
         mixed,
         disturbed: (disturbed(old), disturbed(new)),
         agreement: agreement(&runs),
-        several_workers: several_workers(old, new),
         cells,
         drift: judged.drift,
         paced: paced_agreement(&runs),
@@ -282,16 +262,6 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
             Some(RuntimeSpread { runtime, trimmed_means, medians, counts: Counts::of(cells, mine) })
         })
         .collect()
-}
-
-/// The runtimes for which `old` and `new` together hold more than one worker count.
-fn several_workers(old: &ResultsFile, new: &ResultsFile) -> Vec<RuntimeKind> {
-    let several = |runtime: &RuntimeKind| {
-        let keys = old.order.iter().chain(&new.order).filter(|key| key.runtime == *runtime);
-        let mut workers = keys.map(|key| key.workload.workers);
-        workers.next().is_some_and(|first| workers.any(|other| other != first))
-    };
-    RuntimeKind::ALL.into_iter().filter(several).collect()
 }
 
 /// Whether two runs pick the same channels: what a user choosing a channel would read.
@@ -327,13 +297,10 @@ fn agreement(runs: &Runs) -> Agreement {
         best
     }
     let (old_fastest, new_fastest) = (fastest(runs.old), fastest(runs.new));
-    let mut result = Agreement::default();
-    for (group, (_, channel)) in &old_fastest {
-        if let Some((_, other)) = new_fastest.get(group) {
-            result.groups += 1;
-            result.same_fastest += usize::from(channel == other);
-        }
-    }
+    let same: Vec<bool> =
+        old_fastest.iter().filter_map(|(group, (_, channel))| Some(new_fastest.get(group)?.1 == *channel)).collect();
+    let same_fastest = same.iter().filter(|same| **same).count();
+    let mut result = Agreement { groups: same.len(), same_fastest, ..Agreement::default() };
     let (old_bands, new_bands) = (recommend(runs.old, &runs.noise.0), recommend(runs.new, &runs.noise.1));
     for (band, other) in matched(&old_bands, &new_bands, |b| &b.band) {
         let (ours, theirs) = (leaders(&band.speed), leaders(&other.speed));
@@ -342,11 +309,9 @@ fn agreement(runs: &Runs) -> Agreement {
         }
         result.bands += 1;
         result.bands_overlapping += usize::from(leaders_overlap(&[ours.clone(), theirs.clone()]));
-        let contradicts = |winner: &Recommendation, leaders: &[(&str, Option<Merge>)]| {
-            !winner.speed.is_tie()
-                && winner.speed.first().is_some_and(|first| !leaders.contains(&(first.channel.as_str(), first.merge)))
-        };
-        result.bands_contradicted += usize::from(contradicts(band, &theirs) || contradicts(other, &ours));
+        // A clear winner (its leaders one channel) that the other run does not count among its leaders.
+        let contradicts = |winner: &[_], leaders: &[_]| winner.len() == 1 && !leaders.contains(&winner[0]);
+        result.bands_contradicted += usize::from(contradicts(&ours, &theirs) || contradicts(&theirs, &ours));
     }
     result
 }
@@ -409,10 +374,9 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let cells: Vec<PacedPair> = (pairs.into_iter().enumerate())
         .map(|(at, (key, old, new))| PacedPair { key, old, new, verdicts: judged.each_ref().map(|j| j.cells[at].1) })
         .collect();
-    let latency = |cell: &PacedCell| cell.latency.map_or(0.0, |latency| latency.p99 as f64);
-    let p99 = spread(cells.iter().map(|pair| (latency(&pair.old), latency(&pair.new))));
-    let cpu_of = |cell: &PacedCell| cell.cpu_ns_per_delivered.unwrap_or(0.0);
-    let cpu = spread(cells.iter().map(|pair| (cpu_of(&pair.old), cpu_of(&pair.new))));
+    let spread_of = |figure: fn(&PacedCell) -> f64| spread(cells.iter().map(|p| (figure(&p.old), figure(&p.new))));
+    let p99 = spread_of(|cell| cell.latency.map_or(0.0, |latency| latency.p99 as f64));
+    let cpu = spread_of(|cell| cell.cpu_ns_per_delivered.unwrap_or(0.0));
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
