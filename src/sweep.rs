@@ -1,30 +1,16 @@
 //! Drives the whole sweep in rounds. A **round** measures some channels of one group (the
-//! cells that differ only by channel: same runtime, workers, mode, task count and setting)
-//! back to back, in an order shuffled per round from [`ORDER_SEED`], one sample each, so that
-//! a verdict between two of them can pair their samples round by round: the host's drift over
-//! minutes, which moves every channel measured together alike, cancels in the pair's ratio.
-//! Each round runs in a fresh process of this binary (`run::rounds`), so what one process
-//! does to a pair (where its memory landed) varies from round to round and is measured with
-//! the rest of the pair's noise, instead of moving the whole run.
+//! cells that differ only by channel) back to back, in an order shuffled from [`ORDER_SEED`],
+//! one sample each, so that a verdict can pair two channels' samples round by round: the host's
+//! drift, which moves every channel measured together alike, cancels in the pair's ratio. Each
+//! round runs in a fresh process of this binary (`run::rounds`).
 //!
-//! - **Screening**: `--samples` passes, each a round of every group in a shuffled group order.
-//!   The first round has every channel; later screening rounds leave out a channel clearly
-//!   behind ([`behind`]: more than [`SCREEN_CUT`] times the group's fastest in two samples, or
-//!   in its one sample and across its band), never one of `--keep`. A channel left out keeps
-//!   its figure and its interval.
-//! - **Duels**: passes over the bands whose answer is still open ([`duels`]): at each task
-//!   count of the band, the band's leader and every channel whose verdict against it is neither
-//!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
-//!   with the drift the run measured) are measured in another round, as are a leader and
-//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, and a paced
-//!   room's pick, tie and runner-up until their figures settle (`choose::settled`), until
-//!   nothing is open or the duels have taken `--max-time` × the number of cells.
+//! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
+//!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
+//! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
+//!   open or they have taken `--max-time` × the number of cells.
 //!
-//! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
-//! process, under a watchdog, and goes to the CSV (flushed) and to the rows in memory that screening
-//! and the duels read as soon as it is measured, with its round.
-//! The console shows progress per pass and, at the end, every cell's line, grouped by runtime
-//! and task count.
+//! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
+//! read. The console shows progress per pass and, at the end, every cell's line.
 
 use std::time::{Duration, Instant};
 

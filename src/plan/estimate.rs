@@ -193,14 +193,10 @@ pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
 pub fn bytes_text(bytes: u128) -> String {
-    const KIB: f64 = 1024.0;
     let bytes = bytes as f64;
-    if bytes >= KIB * KIB * KIB {
-        format!("{:.1} GiB", bytes / (KIB * KIB * KIB))
-    } else if bytes >= KIB * KIB {
-        format!("{:.1} MiB", bytes / (KIB * KIB))
-    } else {
-        format!("{:.0} KiB", bytes / KIB)
+    match [(3, "GiB"), (2, "MiB")].into_iter().find(|&(power, _)| bytes >= 1024f64.powi(power)) {
+        Some((power, unit)) => format!("{:.1} {unit}", bytes / 1024f64.powi(power)),
+        None => format!("{:.0} KiB", bytes / 1024.0),
     }
 }
 
