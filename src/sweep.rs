@@ -164,23 +164,15 @@ pub fn run(
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
             order.shuffle(&mut generator);
             round += 1;
-            let (written, completed) = take_round(
-                &mut cells,
-                &order,
-                round,
-                plan,
-                (watchdog, console, Written { csv: &mut *csv, rows: &mut rows }),
-                place,
-            )?;
-            outcome.samples += written;
-            if !completed {
+            let written = Written { csv: &mut *csv, rows: &mut rows };
+            if !take_round(&mut cells, &order, round, plan, (watchdog, console, written), place)? {
                 outcome.interrupted = true;
                 break 'sweep;
             }
         }
     }
     report(&cells, &of_rows(&rows), console, &mut outcome);
-    outcome.rows = rows;
+    (outcome.samples, outcome.rows) = (rows.len(), rows);
     Ok(outcome)
 }
 
@@ -206,8 +198,8 @@ fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
 }
 
 /// Takes one sample of each of `order`'s cells as round `round`, where `place` says, and
-/// writes each row as it arrives: the rows written, and false when the user interrupted the
-/// round (the sample running then was not measured).
+/// writes each row as it arrives: false when the user interrupted the round (the sample
+/// running then was not measured).
 fn take_round(
     cells: &mut [Progress],
     order: &[usize],
@@ -215,11 +207,10 @@ fn take_round(
     plan: &Plan,
     (watchdog, console, mut written_to): (&Watchdog, &Console, Written),
     place: &mut dyn Place,
-) -> anyhow::Result<(usize, bool)> {
+) -> anyhow::Result<bool> {
     if watchdog.is_interrupted() {
-        return Ok((0, false));
+        return Ok(false);
     }
-    let mut written = 0;
     let mut measured = Vec::new();
     for &at in order {
         let progress = &mut cells[at];
@@ -231,7 +222,6 @@ fn take_round(
                 let failed = Sample::failed(Duration::ZERO, Duration::ZERO, status);
                 record(progress, (round, place.own_build()), failed, console, &mut written_to)?;
                 progress.finished = true;
-                written += 1;
             }
             None => measured.push(at),
         }
@@ -260,16 +250,14 @@ fn take_round(
         }
     };
     running(cells, measured.first());
-    let completed = place.take(plan.isolation, &jobs, watchdog, &mut |taken, build, sample| {
+    place.take(plan.isolation, &jobs, watchdog, &mut |taken, build, sample| {
         let progress = &mut cells[measured[taken]];
         // A channel that hung once would hang again: each retry would only cost the timeout.
         progress.finished |= matches!(sample.status, Status::Timeout(_));
         record(progress, (round, build), sample, console, &mut written_to)?;
-        written += 1;
         running(cells, measured.get(taken + 1));
         Ok(())
-    })?;
-    Ok((written, completed))
+    })
 }
 
 /// The fastest sample of `key`'s group (its cells of every channel) that ran every message:
