@@ -184,17 +184,12 @@ fn key_of(cell: &Cell) -> CellKey {
     key
 }
 
-/// The cells of `cells` by group (all but the channel alike), in plan order.
+/// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`
+/// puts the channels of a group next to each other.
 fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<(CellKey, Vec<usize>)> = Vec::new();
-    for (at, progress) in cells.iter().enumerate() {
-        let group = CellKey { channel: String::new(), ..progress.key.clone() };
-        match groups.iter_mut().find(|(key, _)| *key == group) {
-            Some((_, members)) => members.push(at),
-            None => groups.push((group, vec![at])),
-        }
-    }
-    groups.into_iter().map(|(_, members)| members).collect()
+    let group = |&at: &usize| CellKey { channel: String::new(), ..cells[at].key.clone() };
+    let all: Vec<usize> = (0..cells.len()).collect();
+    all.chunk_by(|a, b| group(a) == group(b)).map(<[usize]>::to_vec).collect()
 }
 
 /// Takes one sample of each of `order`'s cells as round `round`, where `place` says, and

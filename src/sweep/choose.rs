@@ -93,9 +93,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
     };
     for band in &standing.bands {
-        let Some(key) = band_key(&band.band, file) else {
-            continue;
-        };
+        let Some(key) = band_key(&band.band, file) else { continue };
         let channels = open(&band.speed, &band.band);
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
