@@ -30,8 +30,7 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     }
     // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
     if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
-        print_line(&format!("cells: {}", paths::kept(&out)));
-        return Ok(ExitCode::SUCCESS);
+        return Target::Kept(&out).put("", "cells").map(|()| ExitCode::SUCCESS);
     }
     let (name, samples) = read_pooled(csvs, args.allow_different)?;
     let cells = Analysis::of(&name, &samples, None).cells;
@@ -271,9 +270,8 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
-    if let Target::Kept(path) = html {
-        print_line(&format!("report: {}", paths::kept(path)));
-        return Ok(ExitCode::SUCCESS);
+    if let Target::Kept(_) = html {
+        return html.put("", "report").map(|()| ExitCode::SUCCESS);
     }
     let (name, samples) = pooled(runs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
