@@ -1,30 +1,16 @@
 //! Drives the whole sweep in rounds. A **round** measures some channels of one group (the
-//! cells that differ only by channel: same runtime, workers, mode, task count and setting)
-//! back to back, in an order shuffled per round from [`ORDER_SEED`], one sample each, so that
-//! a verdict between two of them can pair their samples round by round: the host's drift over
-//! minutes, which moves every channel measured together alike, cancels in the pair's ratio.
-//! Each round runs in a fresh process of this binary (`run::rounds`), so what one process
-//! does to a pair (where its memory landed) varies from round to round and is measured with
-//! the rest of the pair's noise, instead of moving the whole run.
+//! cells that differ only by channel) back to back, in an order shuffled from [`ORDER_SEED`],
+//! one sample each, so that a verdict can pair two channels' samples round by round: the host's
+//! drift, which moves every channel measured together alike, cancels in the pair's ratio. Each
+//! round runs in a fresh process of this binary (`run::rounds`).
 //!
-//! - **Screening**: `--samples` passes, each a round of every group in a shuffled group order.
-//!   The first round has every channel; later screening rounds leave out a channel clearly
-//!   behind ([`behind`]: more than [`SCREEN_CUT`] times the group's fastest in two samples, or
-//!   in its one sample and across its band), never one of `--keep`. A channel left out keeps
-//!   its figure and its interval.
-//! - **Duels**: passes over the bands whose answer is still open ([`duels`]): at each task
-//!   count of the band, the band's leader and every channel whose verdict against it is neither
-//!   separated nor a tie within the run's resolution (`FileNoise::resolution`, which widens
-//!   with the drift the run measured) are measured in another round, as are a leader and
-//!   runner-up with fewer than `results::cells::FEWEST_SAMPLES` samples in a cell, and a paced
-//!   room's pick, tie and runner-up until their figures settle (`choose::settled`), until
-//!   nothing is open or the duels have taken `--max-time` × the number of cells.
+//! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
+//!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
+//! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
+//!   open or they have taken `--max-time` × the number of cells.
 //!
-//! Each sample runs on a fresh runtime, after the warm-ups of a cell's first sample in its
-//! process, under a watchdog, and goes to the CSV (flushed) and to the rows in memory that screening
-//! and the duels read as soon as it is measured, with its round.
-//! The console shows progress per pass and, at the end, every cell's line, grouped by runtime
-//! and task count.
+//! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
+//! read. The console shows progress per pass and, at the end, every cell's line.
 
 use std::time::{Duration, Instant};
 
@@ -178,23 +164,15 @@ pub fn run(
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
             order.shuffle(&mut generator);
             round += 1;
-            let (written, completed) = take_round(
-                &mut cells,
-                &order,
-                round,
-                plan,
-                (watchdog, console, Written { csv: &mut *csv, rows: &mut rows }),
-                place,
-            )?;
-            outcome.samples += written;
-            if !completed {
+            let written = Written { csv: &mut *csv, rows: &mut rows };
+            if !take_round(&mut cells, &order, round, plan, (watchdog, console, written), place)? {
                 outcome.interrupted = true;
                 break 'sweep;
             }
         }
     }
     report(&cells, &of_rows(&rows), console, &mut outcome);
-    outcome.rows = rows;
+    (outcome.samples, outcome.rows) = (rows.len(), rows);
     Ok(outcome)
 }
 
@@ -206,22 +184,17 @@ fn key_of(cell: &Cell) -> CellKey {
     key
 }
 
-/// The cells of `cells` by group (all but the channel alike), in plan order.
+/// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`
+/// puts the channels of a group next to each other.
 fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<(CellKey, Vec<usize>)> = Vec::new();
-    for (at, progress) in cells.iter().enumerate() {
-        let group = CellKey { channel: String::new(), ..progress.key.clone() };
-        match groups.iter_mut().find(|(key, _)| *key == group) {
-            Some((_, members)) => members.push(at),
-            None => groups.push((group, vec![at])),
-        }
-    }
-    groups.into_iter().map(|(_, members)| members).collect()
+    let group = |&at: &usize| CellKey { channel: String::new(), ..cells[at].key.clone() };
+    let all: Vec<usize> = (0..cells.len()).collect();
+    all.chunk_by(|a, b| group(a) == group(b)).map(<[usize]>::to_vec).collect()
 }
 
 /// Takes one sample of each of `order`'s cells as round `round`, where `place` says, and
-/// writes each row as it arrives: the rows written, and false when the user interrupted the
-/// round (the sample running then was not measured).
+/// writes each row as it arrives: false when the user interrupted the round (the sample
+/// running then was not measured).
 fn take_round(
     cells: &mut [Progress],
     order: &[usize],
@@ -229,11 +202,10 @@ fn take_round(
     plan: &Plan,
     (watchdog, console, mut written_to): (&Watchdog, &Console, Written),
     place: &mut dyn Place,
-) -> anyhow::Result<(usize, bool)> {
+) -> anyhow::Result<bool> {
     if watchdog.is_interrupted() {
-        return Ok((0, false));
+        return Ok(false);
     }
-    let mut written = 0;
     let mut measured = Vec::new();
     for &at in order {
         let progress = &mut cells[at];
@@ -245,7 +217,6 @@ fn take_round(
                 let failed = Sample::failed(Duration::ZERO, Duration::ZERO, status);
                 record(progress, (round, place.own_build()), failed, console, &mut written_to)?;
                 progress.finished = true;
-                written += 1;
             }
             None => measured.push(at),
         }
@@ -274,16 +245,14 @@ fn take_round(
         }
     };
     running(cells, measured.first());
-    let completed = place.take(plan.isolation, &jobs, watchdog, &mut |taken, build, sample| {
+    place.take(plan.isolation, &jobs, watchdog, &mut |taken, build, sample| {
         let progress = &mut cells[measured[taken]];
         // A channel that hung once would hang again: each retry would only cost the timeout.
         progress.finished |= matches!(sample.status, Status::Timeout(_));
         record(progress, (round, build), sample, console, &mut written_to)?;
-        written += 1;
         running(cells, measured.get(taken + 1));
         Ok(())
-    })?;
-    Ok((written, completed))
+    })
 }
 
 /// The fastest sample of `key`'s group (its cells of every channel) that ran every message:

@@ -30,8 +30,7 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     }
     // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
     if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
-        print_line(&format!("cells: {}", paths::kept(&out)));
-        return Ok(ExitCode::SUCCESS);
+        return Target::Kept(&out).put("", "cells").map(|()| ExitCode::SUCCESS);
     }
     let (name, samples) = read_pooled(csvs, args.allow_different)?;
     let cells = Analysis::of(&name, &samples, None).cells;
@@ -181,27 +180,20 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     };
     let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
-    let Some(markdown) = markdown else {
-        let metadata = if args.json { None } else { metadata(csv) };
-        let mut analysis = Analysis::of(&pooled_name, &samples, metadata.as_ref());
-        analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
-        if args.json {
-            print!("{}", output::answer::json(&name, &analysis));
-        } else {
-            let form = if args.short { Form::Short } else { Form::Full };
-            let document = output::document::of(&name, &analysis, form);
-            if args.short {
-                print!("{}", document.render(Format::Markdown));
-            } else {
-                print_line(document.render(Format::Text).trim_end());
-                print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
-            }
-        }
-        return Ok(ExitCode::SUCCESS);
-    };
-    let mut analysis = Analysis::of(&name, &samples, metadata(csv).as_ref());
+    let metadata = if args.json { None } else { metadata(csv) };
+    let mut analysis = Analysis::of(if markdown.is_some() { &name } else { &pooled_name }, &samples, metadata.as_ref());
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
-    print_summary(&name, &analysis, markdown)?;
+    match markdown {
+        Some(markdown) => print_summary(&name, &analysis, markdown)?,
+        None if args.json => print!("{}", output::answer::json(&name, &analysis)),
+        None if args.short => {
+            print!("{}", output::document::of(&name, &analysis, Form::Short).render(Format::Markdown));
+        }
+        None => {
+            print_line(output::document::of(&name, &analysis, Form::Full).render(Format::Text).trim_end());
+            print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -278,9 +270,8 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
-    if let Target::Kept(path) = html {
-        print_line(&format!("report: {}", paths::kept(path)));
-        return Ok(ExitCode::SUCCESS);
+    if let Target::Kept(_) = html {
+        return html.put("", "report").map(|()| ExitCode::SUCCESS);
     }
     let (name, samples) = pooled(runs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };

@@ -29,18 +29,14 @@ pub const QUICK_TASKS: [usize; 4] = [1, 8, 64, 512];
 pub const DEFAULT_SAMPLES: usize = 2;
 /// Screening rounds under `--quick`.
 pub const QUICK_SAMPLES: usize = 2;
-/// Seconds per cell, averaged over the sweep, that the duels after screening may take: with two
-/// capacities' cells, about the budget one capacity's 0.18 gave (docs/results has the measured
-/// wall times).
+/// Seconds per cell, averaged over the sweep, that the duels after screening may take.
 pub const DEFAULT_MAX_TIME_SECS: f64 = 0.12;
 
-/// A paired A/B run's screening rounds unless `--samples` or `--quick` says otherwise: each
-/// cell's every build gets this many samples before the duels, enough for a verdict that trims
-/// its extremes (a burst of the host falls on one build's sample, not on both).
+/// A paired A/B run's screening rounds unless `--samples` or `--quick` says otherwise: enough
+/// samples per build for a verdict that trims its extremes.
 pub const AB_SAMPLES: usize = 6;
-
 /// A paired A/B run's `--max-time` unless given (or `--quick`): its duels measure each cell
-/// twice, once per build, and only the ones whose change is still open and leaning.
+/// twice, once per build.
 pub const AB_MAX_TIME_SECS: f64 = 0.6;
 /// The same under `--quick`.
 pub const QUICK_MAX_TIME_SECS: f64 = 0.02;

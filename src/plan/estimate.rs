@@ -25,13 +25,11 @@ const CHANNEL_BYTES: u128 = 1024;
 /// What a worker thread of the runtime costs: its run queue and the stack it touches.
 const WORKER_BYTES: u128 = 256 * 1024;
 /// The nanoseconds per message `--dry-run` assumes for its wall time, a sample's runtime start
-/// and teardown included: about the mean of the default sweep's samples on a 2-core VM
-/// (docs/methodology.md has the run).
+/// and teardown included (docs/methodology.md).
 pub const ASSUMED_NS_PER_MESSAGE: u64 = 140;
 
 /// The share of a group's channels the later screening rounds keep (all but those clearly
-/// behind, `sweep::choose::behind`), as `--dry-run` assumes it: about what the default sweep kept on a
-/// 2-core VM.
+/// behind, `sweep::choose::behind`), as `--dry-run` assumes it.
 const ASSUMED_SCREENED_SHARE: f64 = 0.75;
 
 /// The parts of `cell`'s peak memory, each named by the flag that sets it, largest first.
@@ -164,11 +162,10 @@ pub fn wall_time_line(plan: &Plan) -> String {
     format!("wall time: about {range} (a guess at {ASSUMED_NS_PER_MESSAGE} ns per message, or the --pace schedule)")
 }
 
-/// A rough wall time of the sweep: the screening (each build's share of each cell's screening rounds and their
-/// warm-ups at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule when longer, the rounds after
-/// the first for [`ASSUMED_SCREENED_SHARE`] of the cells, for every cell of a kept channel or of
-/// a sweep of two channels), and the duels' budget (`--max-time`
-/// × cells), which they spend only while some band's answer is still open.
+/// A rough wall time of the sweep: the screening (every build's screening rounds and warm-ups of
+/// each cell at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule; the rounds after the first for
+/// [`ASSUMED_SCREENED_SHARE`] of the cells not kept in a sweep of more than two channels), and the
+/// duels' budget (`--max-time` × cells).
 pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
     let cells = plan.cells();
     let per_cell = |cell: &Cell| {
@@ -193,14 +190,10 @@ pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
 pub fn bytes_text(bytes: u128) -> String {
-    const KIB: f64 = 1024.0;
     let bytes = bytes as f64;
-    if bytes >= KIB * KIB * KIB {
-        format!("{:.1} GiB", bytes / (KIB * KIB * KIB))
-    } else if bytes >= KIB * KIB {
-        format!("{:.1} MiB", bytes / (KIB * KIB))
-    } else {
-        format!("{:.0} KiB", bytes / KIB)
+    match [(3, "GiB"), (2, "MiB")].into_iter().find(|&(power, _)| bytes >= 1024f64.powi(power)) {
+        Some((power, unit)) => format!("{:.1} {unit}", bytes / 1024f64.powi(power)),
+        None => format!("{:.0} KiB", bytes / 1024.0),
     }
 }
 

@@ -194,6 +194,7 @@ impl Plan {
         let keep = keep(cli.keep.as_deref().unwrap_or_default(), &channels, extra)?;
         companions(&cli)?;
         let tasks = cli.tasks.map(|items| items.into_iter().flat_map(|item| item.0).collect());
+        let max_time = cli.max_time.unwrap_or(if quick { QUICK_MAX_TIME_SECS } else { DEFAULT_MAX_TIME_SECS });
         let mut plan = Plan {
             messages: cli.messages.unwrap_or(if quick { QUICK_MESSAGES } else { DEFAULT_MESSAGES }),
             duration: cli.duration.unwrap_or(DEFAULT_DURATION),
@@ -221,11 +222,7 @@ impl Plan {
             warmup: cli.warmup,
             keep,
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
-            max_time: Duration::from_secs_f64(cli.max_time.unwrap_or(if quick {
-                QUICK_MAX_TIME_SECS
-            } else {
-                DEFAULT_MAX_TIME_SECS
-            })),
+            max_time: Duration::from_secs_f64(max_time),
             timeout: Duration::from_secs_f64(cli.timeout),
             out: cli.out,
             force: cli.force,
@@ -329,13 +326,12 @@ fn keep(
     extra: &'static [ChannelEntry],
 ) -> anyhow::Result<Vec<&'static str>> {
     no_duplicates("--keep", named)?;
-    let mut keep = Vec::new();
-    for name in named {
-        let entry = channels.iter().find(|entry| entry.name == name).ok_or_else(|| {
+    let find = |name: &String| {
+        channels.iter().find(|entry| entry.name == name).map(|entry| entry.name).ok_or_else(|| {
             usage(format!("--keep: {name:?} is not among the channels this sweep measures: add it to --channels or drop it from --keep"))
-        })?;
-        keep.push(entry.name);
-    }
+        })
+    };
+    let mut keep = named.iter().map(find).collect::<anyhow::Result<Vec<_>>>()?;
     let own = channels.iter().filter(|entry| extra.iter().any(|own| own.name == entry.name));
     keep.extend(own.map(|entry| entry.name).filter(|name| !named.iter().any(|n| n == name)));
     Ok(keep)

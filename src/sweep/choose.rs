@@ -1,7 +1,6 @@
 //! What the next round of a group measures after the first: the channels a screening round
-//! keeps ([`behind`] says which it leaves out) and the duels' rounds ([`duels`]), each read
-//! from the rows written so far (`load::of_rows`), as `summary` reads them from the CSV: the
-//! duels through where the answer stands ([`Standing`]), computed once per pass.
+//! leaves out ([`behind`]) and the duels' rounds ([`duels`]), each read from the rows written
+//! so far (`load::of_rows`), as `summary` reads them from the CSV.
 
 use std::collections::HashMap;
 
@@ -37,10 +36,9 @@ pub const SETTLED_FROM: usize = FEWEST_SAMPLES + 1;
 pub const SETTLED_CHANGE: f64 = 0.2;
 
 /// Which cells of `file` later screening rounds leave out: a channel not in `keep` whose every
-/// `ok` sample (disturbed ones are not among them) took more than [`SCREEN_CUT`] times the
-/// fastest sample of its group, either in two samples or more, or in its one sample here and at
-/// every other task count of its band too. One slow sample alone, which a burst on the host
-/// can make, leaves nothing out; nor does a cell with no `ok` sample but a disturbed one.
+/// `ok` sample took more than [`SCREEN_CUT`] times its group's fastest, in two samples or more,
+/// or in its one sample here and at every other task count of its band too (one slow sample
+/// alone, which a burst on the host can make, leaves nothing out); and a cell that only failed.
 pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&CellKey) -> bool + 'a {
     let best = |key: &CellKey| file.cells.get(key).and_then(|cell| cell.ok.iter().copied().reduce(f64::min));
     let mut fastest: HashMap<CellKey, f64> = HashMap::new();
@@ -73,15 +71,11 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
     }
 }
 
-/// The rounds the next duel round of the groups measures: for every band of the answer so far
-/// ([`Standing`] of `file`, the rows written so far as `summary` reads them; its paced bands on
-/// p99 and CPU), whose leader is not yet told apart from some channel (no verdict yet, or a tie
-/// wider than the run's resolution, [`Standing::resolution`]; 1.5× for p99), one round per task
-/// count of the band with the leader, those channels and the channels of `keep`, also at a task
-/// count whose screening left one of them out. And at each task count where the leader or the
-/// runner-up of a band, or one of the two fastest channels of the task count itself, has fewer
-/// than [`FEWEST_SAMPLES`] samples, a round of the two: no answer and no leading figure rests on
-/// one sample. A cell whose every sample was disturbed is measured again beside those two.
+/// The rounds of the next duel pass: for every band of the answer so far ([`Standing`] of
+/// `file`) whose leader is not yet told apart from some channel, one round per task count of the
+/// band with the leader, those channels and `keep`'s. And wherever the leader or runner-up of a
+/// band, or the two fastest of a task count, have fewer than [`FEWEST_SAMPLES`] samples, a round
+/// of the two; a cell whose every sample was disturbed is measured again beside them.
 pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
@@ -99,9 +93,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
     };
     for band in &standing.bands {
-        let Some(key) = band_key(&band.band, file) else {
-            continue;
-        };
+        let Some(key) = band_key(&band.band, file) else { continue };
         let channels = open(&band.speed, &band.band);
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
