@@ -79,9 +79,7 @@ pub fn text(ab: &Ab) -> String {
 /// rounds with its interval, and in the baseline's; empty without a channel of the user's.
 fn against(table: &[Against]) -> String {
     let mut out = String::new();
-    let mut mines: Vec<&str> = table.iter().map(|row| row.mine.as_str()).collect();
-    mines.dedup();
-    for mine in mines {
+    for mine in first_seen(table.iter().map(|row| row.mine.as_str())) {
         let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
         let mut grid = Table::default();
         for header in ["cell"].into_iter().chain(first_seen(rows.iter().map(|row| row.other.as_str()))) {
@@ -138,5 +136,25 @@ mod tests {
             line(&change(0.8, 0.75, 0.85, Call::Lower)),
             "kanal: 1.25× faster [1.18–1.33] in current-thread cloned-send large (tasks 128-512)"
         );
+    }
+
+    #[test]
+    fn each_channel_of_the_users_gets_one_table_whatever_the_rows_order() {
+        let row = |mine: &str, other: &str, tasks: u64| Against {
+            mine: mine.to_owned(),
+            other: other.to_owned(),
+            place: format!("multi-thread cloned-send tasks={tasks}"),
+            tasks,
+            ratio: 1.0,
+            low: 0.9,
+            high: 1.1,
+            baseline_ratio: None,
+        };
+        let rows = [row("mine-a", "flume", 1), row("mine-b", "flume", 1), row("mine-a", "flume", 8)];
+        let text = against(&rows);
+        for mine in ["mine-a", "mine-b"] {
+            assert_eq!(text.matches(&format!("## {mine} against the others")).count(), 1, "{text}");
+        }
+        assert!(text.contains("multi-thread cloned-send tasks=8"), "{text}");
     }
 }
