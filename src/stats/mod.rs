@@ -149,8 +149,8 @@ pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
     Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }
 
-/// One cluster of a cell's samples ([`clusters`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One cluster of a cell's samples ([`clusters`]); the cells JSON writes it as it stands.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cluster {
     /// The median of the cluster's values.
     pub centre: f64,
