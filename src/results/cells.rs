@@ -348,7 +348,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         first_failure: samples.first_failure.clone(),
         ns_per_message: Figures::of(&samples.ok),
         figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-        paced: paced::of(key, samples).as_ref().map(PacedResult::of),
+        paced: paced::cell(key.tasks, &samples.paced).as_ref().map(PacedResult::of),
     }
 }
 

@@ -137,7 +137,7 @@ type Cell<'a> = Option<(&'a CellKey, &'a CellSamples)>;
 
 /// The paced figures of `cell`, when measured and paced.
 fn figures(cell: Cell) -> Option<PacedCell> {
-    cell.and_then(|(key, samples)| paced::of(key, samples))
+    cell.and_then(|(key, samples)| paced::cell(key.tasks, &samples.paced))
 }
 
 /// One channel's cells of a room, per phase.
@@ -218,7 +218,7 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
         .filter(|other| other.tasks < participants && GroupKey::of(other) == GroupKey::of(key))
         .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
         .min_by_key(|other| other.tasks)?;
-    Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
+    Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
 }
 
 fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {

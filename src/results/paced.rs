@@ -11,7 +11,7 @@
 //! [`answer`] computes; `output::paced` formats.
 
 use super::band::{self, Band, Grouped};
-use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
+use super::load::{CellSamples, PacedSample, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
 use crate::run::latency::{Latency, merge};
@@ -117,11 +117,6 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
             core_share: range(cpu.iter().map(|ns| ns * offered_per_s / 1e9)),
         },
     })
-}
-
-/// The paced figures of `key`'s cell in `file`, when it was paced.
-pub fn of(key: &CellKey, samples: &CellSamples) -> Option<PacedCell> {
-    cell(key.tasks, &samples.paced)
 }
 
 /// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.
