@@ -114,11 +114,6 @@ fn room_key(key: &CellKey) -> GroupKey {
     GroupKey { setting: key.setting.aligned(), ..GroupKey::of(key) }
 }
 
-/// The phase a paced cell was measured in.
-fn phase_of(key: &CellKey) -> Phase {
-    key.setting.phase.unwrap_or(Phase::Aligned)
-}
-
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
 fn room_keys(file: &ResultsFile, participants: u64) -> Vec<GroupKey> {
     let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
@@ -200,7 +195,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
             channels.push(Cells { channel, out_of_phase: None, in_phase: None });
             channels.len() - 1
         });
-        match phase_of(key) {
+        match key.setting.phase.unwrap_or(Phase::Aligned) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
