@@ -47,15 +47,9 @@ impl Metric {
     /// The floor under the drift of this metric's difference that sampling inside one run
     /// cannot see, on `runtime`: paired (two channels measured in the same rounds; the run's own
     /// measure, [`FileNoise::paired_drift`], is never below it) or not (figures measured minutes
-    /// or runs apart).
-    ///
-    /// Calibrated by A/A runs on a 2-core VM (docs/methodology.md has the runs and the
-    /// script): for unpaired speed, the robust standard deviation of a cell's log ratio
-    /// between two default sweeps over √2 (0.070/√2 current-thread, 0.125/√2 multi-thread);
-    /// for paired speed, how far a band leader's ratio to its runner-up moved across runs of
-    /// one sitting: each round runs in a process of its own (`run::rounds`), so what one
-    /// process does to a pair is in the run's own spread, and this is only the host's state
-    /// between runs. The paced figures' from one A/A pair of `channel-bench sfu` runs.
+    /// or runs apart). Calibrated by A/A runs (docs/methodology.md has the runs and the script):
+    /// unpaired, a cell's log ratio between two sweeps; paired, a band leader's ratio to its
+    /// runner-up across runs of one sitting (the host's state between runs).
     pub fn drift(self, runtime: RuntimeKind, paired: bool) -> f64 {
         match (self, runtime, paired) {
             (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.015,
