@@ -259,8 +259,7 @@ pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
     let batches: Vec<&[f64]> = (0..BATCHES).map(|at| &winsorized[at * n / BATCHES..(at + 1) * n / BATCHES]).collect();
     let mean = winsorized.iter().sum::<f64>() / n as f64;
     let means: Vec<f64> = batches.iter().map(|batch| batch.iter().sum::<f64>() / batch.len() as f64).collect();
-    let between: f64 =
-        batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum::<f64>();
+    let between: f64 = batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum();
     let within: f64 = batches.iter().map(|batch| squares(batch, false).0).sum();
     let between_square = between / (BATCHES - 1) as f64;
     let within_square = within / (n - BATCHES) as f64;
@@ -370,7 +369,7 @@ impl Drift {
     pub fn between(old: &ResultsFile, new: &ResultsFile, metric: Metric) -> Drift {
         let mean_log = |cell: &CellSamples, fewest: usize| {
             let values: Vec<f64> = metric.values(cell).into_iter().map(|(v, _)| v).collect();
-            (!values.is_empty() && values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
+            (values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
         };
         let mut by_runtime = Vec::new();
         for runtime in RuntimeKind::ALL {

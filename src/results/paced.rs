@@ -78,9 +78,9 @@ pub struct Ranges {
 /// The median, least and most of `values`; `None` when there are none.
 fn range(values: impl Iterator<Item = f64>) -> Range {
     let mut values: Vec<f64> = values.collect();
-    let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    let samples = values.len();
-    (samples > 0).then(|| Span { median: stats::median_of(&mut values), low, high, samples })
+    values.sort_by(f64::total_cmp);
+    let (&low, &high) = (values.first()?, values.last()?);
+    Some(Span { median: stats::median_of(&mut values), low, high, samples: values.len() })
 }
 
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
