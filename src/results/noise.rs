@@ -82,10 +82,7 @@ impl Metric {
             Metric::Cpu => cell
                 .paced
                 .iter()
-                .filter_map(|s| {
-                    let delivered = s.sent.checked_sub(s.dropped).filter(|&d| d > 0)?;
-                    Some(((s.cpu_ns? as f64 / delivered as f64).max(f64::MIN_POSITIVE).ln(), s.round))
-                })
+                .filter_map(|s| Some((s.cpu_per_delivered()?.max(f64::MIN_POSITIVE).ln(), s.round)))
                 .collect(),
             Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.columns[Column::LatP99]),
             Metric::P99 => cell

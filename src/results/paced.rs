@@ -95,10 +95,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let histograms: Vec<&str> = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty()).collect();
     // `load` checked every histogram, so a merge cannot fail on the text.
     let latency = merge(histograms).ok().and_then(|merged| Latency::of(&merged));
-    let cpu: Vec<f64> = samples
-        .iter()
-        .filter_map(|s| Some(s.cpu_ns? as f64 / s.sent.checked_sub(s.dropped).filter(|&d| d > 0)? as f64))
-        .collect();
+    let cpu: Vec<f64> = samples.iter().filter_map(PacedSample::cpu_per_delivered).collect();
     let cpu_ns_per_delivered = stats::summarize(&cpu).map(|summary| summary.trimmed_mean);
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
