@@ -283,15 +283,8 @@ pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFi
     for key in &file.order {
         *names.entry(name(key)).or_default() += 1;
     }
-    let cells = file
-        .order
-        .iter()
-        .map(|key| {
-            let name = name(key);
-            let unique = names[&name] == 1;
-            cell(key, &file.cells[key], if unique { name } else { workload_name(key) })
-        })
-        .collect();
+    let unique = |key: &CellKey| Some(name(key)).filter(|name| names[name] == 1).unwrap_or_else(|| workload_name(key));
+    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], unique(key))).collect();
     CellsFile {
         csv: csv.to_owned(),
         confidence: CONFIDENCE,
