@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::column::Column;
-use super::load::{CellKey, CellSamples, ResultsFile};
+use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
@@ -76,25 +76,16 @@ impl Metric {
                 .map(|(at, value)| (value.ln(), rounds.and_then(|rounds| rounds[at])))
                 .collect()
         };
+        let paced = |value: fn(&PacedSample) -> Option<f64>| -> Values {
+            cell.paced.iter().filter_map(|sample| Some((value(sample)?, sample.round))).collect()
+        };
         match self {
             Metric::Speed => with_rounds(&cell.ok),
             Metric::Cpu if cell.paced.is_empty() => with_rounds(&cell.columns[Column::CpuNsPerMessage]),
-            Metric::Cpu => cell
-                .paced
-                .iter()
-                .filter_map(|s| Some((s.cpu_per_delivered()?.max(f64::MIN_POSITIVE).ln(), s.round)))
-                .collect(),
+            Metric::Cpu => paced(|s| Some(s.cpu_per_delivered()?.max(f64::MIN_POSITIVE).ln())),
             Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.columns[Column::LatP99]),
-            Metric::P99 => cell
-                .paced
-                .iter()
-                .filter_map(|sample| Some(((sample.p99_ns?.max(1) as f64).ln(), sample.round)))
-                .collect(),
-            Metric::Overflow => cell
-                .paced
-                .iter()
-                .map(|sample| (100.0 * sample.frames_overflowed as f64 / sample.frames.max(1) as f64, sample.round))
-                .collect(),
+            Metric::P99 => paced(|s| Some((s.p99_ns?.max(1) as f64).ln())),
+            Metric::Overflow => paced(|s| Some(100.0 * s.frames_overflowed as f64 / s.frames.max(1) as f64)),
         }
     }
 }
