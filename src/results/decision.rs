@@ -6,9 +6,7 @@
 //! lowest CPU per delivered message out of phase (what an ordinary call costs). When channels
 //! with no known problem are within the noise of that pick on both, the tie is named and broken
 //! by a rule no measurement can flip ([`TIE_RULE`]). Every comparison is a verdict of
-//! `results::noise::verdict`, as every other output makes it.
-//!
-//! Computing only: `output::decision` words it.
+//! `results::noise::verdict`, as every other output makes it. `output::decision` words it.
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -6,9 +6,8 @@
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, ranked by the one ranker
 //! (`results::recommend::rank`, every verdict the noise model's). A channel whose pacer fell
-//! behind in most samples of a cell of the band is named and never ranked.
-//!
-//! [`answer`] computes; `output::paced` formats.
+//! behind in most samples of a cell of the band is named and never ranked. [`answer`] computes;
+//! `output::paced` formats.
 
 use super::band::{self, Band, Grouped};
 use super::load::{CellSamples, PacedSample, ResultsFile};
