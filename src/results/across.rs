@@ -51,12 +51,16 @@ impl Axis {
         }
     }
 
-    /// Whether `a` and `b` are one band at two places on this axis (or the same place).
+    /// Whether `a` and `b` are one band at two places on this axis (or the same place): the same
+    /// runtime, mode, setting and size, and across capacities the same workers and machine,
+    /// across machines the same capacity, whatever the worker count (a machine's default is its
+    /// cores).
     fn same(self, a: &Band, b: &Band) -> bool {
-        match self {
-            Axis::Capacity => a.same_but_capacity(b),
-            Axis::Machine => a.same_but_machine(b),
-        }
+        (a.runtime, a.mode, &a.setting, a.size) == (b.runtime, b.mode, &b.setting, b.size)
+            && match self {
+                Axis::Capacity => (a.workers, &a.machine) == (b.workers, &b.machine),
+                Axis::Machine => a.capacity == b.capacity,
+            }
     }
 }
 

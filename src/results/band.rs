@@ -147,20 +147,6 @@ impl Band {
     pub fn same_but_tasks(&self, other: &Band) -> bool {
         Band { tasks: Vec::new(), ..self.clone() } == Band { tasks: Vec::new(), ..other.clone() }
     }
-
-    /// Whether `other` is this band at another capacity (or this one): all but the capacity and
-    /// the task counts found are the same.
-    pub fn same_but_capacity(&self, other: &Band) -> bool {
-        (self.runtime, self.workers, self.mode, &self.setting, self.size, &self.machine)
-            == (other.runtime, other.workers, other.mode, &other.setting, other.size, &other.machine)
-    }
-
-    /// Whether `other` is this band on another machine (or this one): the same runtime, mode,
-    /// setting, size and capacity, whatever the worker count (a machine's default is its cores).
-    pub fn same_but_machine(&self, other: &Band) -> bool {
-        (self.runtime, self.mode, &self.setting, self.size, self.capacity)
-            == (other.runtime, other.mode, &other.setting, other.size, other.capacity)
-    }
 }
 
 /// A channel in a group: its name, and how merged-recv merged its receivers.

@@ -216,10 +216,8 @@ impl PacedResult {
     }
 }
 
-/// One metric of one cell: the values of its `ok` samples and what they say. The headline is
-/// the trimmed mean (what `compare` judges and `summary` ranks; see `stats`); the median and the clusters
-/// stay beside it, since a cell whose samples fall in two clusters has a median that flips with
-/// the cluster that won the draw.
+/// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,
+/// the headline, with the median and the clusters beside it (see `stats`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
@@ -244,26 +242,13 @@ pub struct Figures {
     /// The separate clusters the samples form on a log scale (`stats::clusters`), lowest first,
     /// when they form more than one; empty for a cell with one behaviour.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub clusters: Vec<ClusterFigure>,
-}
-
-/// One cluster of a cell's samples.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct ClusterFigure {
-    /// The median of the cluster's samples.
-    pub centre: f64,
-    /// The cluster's share of the samples, 0 to 1.
-    pub share: f64,
-    /// How many samples the cluster has.
-    pub count: usize,
+    pub clusters: Vec<stats::Cluster>,
 }
 
 impl Figures {
     /// The figures of `values`; `None` when there are none.
     pub fn of(values: &[f64]) -> Option<Self> {
         let summary = stats::summarize(values)?;
-        let clusters = stats::clusters(values);
-        let several = clusters.len() > 1;
         Some(Figures {
             samples: values.to_vec(),
             trimmed_mean: summary.trimmed_mean,
@@ -272,9 +257,7 @@ impl Figures {
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
             min: summary.min,
             max: summary.max,
-            clusters: (clusters.iter().filter(|_| several))
-                .map(|cluster| ClusterFigure { centre: cluster.centre, share: cluster.share, count: cluster.count })
-                .collect(),
+            clusters: Some(stats::clusters(values)).filter(|clusters| clusters.len() > 1).unwrap_or_default(),
         })
     }
 
@@ -300,15 +283,8 @@ pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFi
     for key in &file.order {
         *names.entry(name(key)).or_default() += 1;
     }
-    let cells = file
-        .order
-        .iter()
-        .map(|key| {
-            let name = name(key);
-            let unique = names[&name] == 1;
-            cell(key, &file.cells[key], if unique { name } else { workload_name(key) })
-        })
-        .collect();
+    let unique = |key: &CellKey| Some(name(key)).filter(|name| names[name] == 1).unwrap_or_else(|| workload_name(key));
+    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], unique(key))).collect();
     CellsFile {
         csv: csv.to_owned(),
         confidence: CONFIDENCE,
@@ -365,7 +341,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         first_failure: samples.first_failure.clone(),
         ns_per_message: Figures::of(&samples.ok),
         figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-        paced: paced::of(key, samples).as_ref().map(PacedResult::of),
+        paced: paced::cell(key.tasks, &samples.paced).as_ref().map(PacedResult::of),
     }
 }
 

@@ -366,7 +366,7 @@ pub struct PacedAgreement<'a> {
 /// The A/A figures of two paced runs, cells matched by their full key.
 fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let (old, new) = (runs.old, runs.new);
-    let figures = |file: &ResultsFile, key: &CellKey| paced::of(key, file.cells.get(key)?);
+    let figures = |file: &ResultsFile, key: &CellKey| paced::cell(key.tasks, &file.cells.get(key)?.paced);
     let pairs: Vec<(&CellKey, PacedCell, PacedCell)> =
         old.order.iter().filter_map(|key| Some((key, figures(old, key)?, figures(new, key)?))).collect();
     let keys: Vec<&CellKey> = pairs.iter().map(|(key, ..)| *key).collect();

@@ -6,9 +6,7 @@
 //! lowest CPU per delivered message out of phase (what an ordinary call costs). When channels
 //! with no known problem are within the noise of that pick on both, the tie is named and broken
 //! by a rule no measurement can flip ([`TIE_RULE`]). Every comparison is a verdict of
-//! `results::noise::verdict`, as every other output makes it.
-//!
-//! Computing only: `output::decision` words it.
+//! `results::noise::verdict`, as every other output makes it. `output::decision` words it.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -114,11 +112,6 @@ fn room_key(key: &CellKey) -> GroupKey {
     GroupKey { setting: key.setting.aligned(), ..GroupKey::of(key) }
 }
 
-/// The phase a paced cell was measured in.
-fn phase_of(key: &CellKey) -> Phase {
-    key.setting.phase.unwrap_or(Phase::Aligned)
-}
-
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
 fn room_keys(file: &ResultsFile, participants: u64) -> Vec<GroupKey> {
     let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
@@ -137,7 +130,7 @@ type Cell<'a> = Option<(&'a CellKey, &'a CellSamples)>;
 
 /// The paced figures of `cell`, when measured and paced.
 fn figures(cell: Cell) -> Option<PacedCell> {
-    cell.and_then(|(key, samples)| paced::of(key, samples))
+    cell.and_then(|(key, samples)| paced::cell(key.tasks, &samples.paced))
 }
 
 /// One channel's cells of a room, per phase.
@@ -200,7 +193,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
             channels.push(Cells { channel, out_of_phase: None, in_phase: None });
             channels.len() - 1
         });
-        match phase_of(key) {
+        match key.setting.phase.unwrap_or(Phase::Aligned) {
             Phase::Random => channels[at].out_of_phase = Some((key, samples)),
             Phase::Aligned => channels[at].in_phase = Some((key, samples)),
         }
@@ -218,7 +211,7 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
         .filter(|other| other.tasks < participants && GroupKey::of(other) == GroupKey::of(key))
         .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
         .min_by_key(|other| other.tasks)?;
-    Some((fewest_tasks.tasks, paced::of(fewest_tasks, &file.cells[fewest_tasks])?))
+    Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
 }
 
 fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {

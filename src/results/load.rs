@@ -201,6 +201,11 @@ impl PacedSample {
             round: record.round,
         })
     }
+
+    /// CPU nanoseconds per delivered message; `None` without CPU time or a delivered message.
+    pub fn cpu_per_delivered(&self) -> Option<f64> {
+        Some(self.cpu_ns? as f64 / self.sent.checked_sub(self.dropped).filter(|&d| d > 0)? as f64)
+    }
 }
 
 /// One file's cells, in the sweep's order ([`sweep_order`]).

@@ -83,9 +83,7 @@ impl MachineId {
             cpu: metadata.cpu_model.clone().unwrap_or_default(),
         })
     }
-}
 
-impl MachineId {
     /// `16 cores`, `1 core`: the machine by its cores alone, where they tell it apart.
     pub fn cores_text(&self) -> String {
         if self.cores == 1 { "1 core".to_owned() } else { format!("{} cores", self.cores) }

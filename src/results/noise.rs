@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::column::Column;
-use super::load::{CellKey, CellSamples, ResultsFile};
+use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
@@ -47,15 +47,9 @@ impl Metric {
     /// The floor under the drift of this metric's difference that sampling inside one run
     /// cannot see, on `runtime`: paired (two channels measured in the same rounds; the run's own
     /// measure, [`FileNoise::paired_drift`], is never below it) or not (figures measured minutes
-    /// or runs apart).
-    ///
-    /// Calibrated by A/A runs on a 2-core VM (docs/methodology.md has the runs and the
-    /// script): for unpaired speed, the robust standard deviation of a cell's log ratio
-    /// between two default sweeps over √2 (0.070/√2 current-thread, 0.125/√2 multi-thread);
-    /// for paired speed, how far a band leader's ratio to its runner-up moved across runs of
-    /// one sitting: each round runs in a process of its own (`run::rounds`), so what one
-    /// process does to a pair is in the run's own spread, and this is only the host's state
-    /// between runs. The paced figures' from one A/A pair of `channel-bench sfu` runs.
+    /// or runs apart). Calibrated by A/A runs (docs/methodology.md has the runs and the script):
+    /// unpaired, a cell's log ratio between two sweeps; paired, a band leader's ratio to its
+    /// runner-up across runs of one sitting (the host's state between runs).
     pub fn drift(self, runtime: RuntimeKind, paired: bool) -> f64 {
         match (self, runtime, paired) {
             (Metric::Speed | Metric::Cpu, RuntimeKind::CurrentThread, true) => 0.015,
@@ -82,28 +76,16 @@ impl Metric {
                 .map(|(at, value)| (value.ln(), rounds.and_then(|rounds| rounds[at])))
                 .collect()
         };
+        let paced = |value: fn(&PacedSample) -> Option<f64>| -> Values {
+            cell.paced.iter().filter_map(|sample| Some((value(sample)?, sample.round))).collect()
+        };
         match self {
             Metric::Speed => with_rounds(&cell.ok),
             Metric::Cpu if cell.paced.is_empty() => with_rounds(&cell.columns[Column::CpuNsPerMessage]),
-            Metric::Cpu => cell
-                .paced
-                .iter()
-                .filter_map(|s| {
-                    let delivered = s.sent.checked_sub(s.dropped).filter(|&d| d > 0)?;
-                    Some(((s.cpu_ns? as f64 / delivered as f64).max(f64::MIN_POSITIVE).ln(), s.round))
-                })
-                .collect(),
+            Metric::Cpu => paced(|s| Some(s.cpu_per_delivered()?.max(f64::MIN_POSITIVE).ln())),
             Metric::P99 if cell.paced.is_empty() => with_rounds(&cell.columns[Column::LatP99]),
-            Metric::P99 => cell
-                .paced
-                .iter()
-                .filter_map(|sample| Some(((sample.p99_ns?.max(1) as f64).ln(), sample.round)))
-                .collect(),
-            Metric::Overflow => cell
-                .paced
-                .iter()
-                .map(|sample| (100.0 * sample.frames_overflowed as f64 / sample.frames.max(1) as f64, sample.round))
-                .collect(),
+            Metric::P99 => paced(|s| Some((s.p99_ns?.max(1) as f64).ln())),
+            Metric::Overflow => paced(|s| Some(100.0 * s.frames_overflowed as f64 / s.frames.max(1) as f64)),
         }
     }
 }
@@ -265,8 +247,7 @@ pub fn batch_drift(differences: &[(u64, f64)]) -> Option<(f64, f64)> {
     let batches: Vec<&[f64]> = (0..BATCHES).map(|at| &winsorized[at * n / BATCHES..(at + 1) * n / BATCHES]).collect();
     let mean = winsorized.iter().sum::<f64>() / n as f64;
     let means: Vec<f64> = batches.iter().map(|batch| batch.iter().sum::<f64>() / batch.len() as f64).collect();
-    let between: f64 =
-        batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum::<f64>();
+    let between: f64 = batches.iter().zip(&means).map(|(batch, m)| batch.len() as f64 * (m - mean).powi(2)).sum();
     let within: f64 = batches.iter().map(|batch| squares(batch, false).0).sum();
     let between_square = between / (BATCHES - 1) as f64;
     let within_square = within / (n - BATCHES) as f64;
@@ -376,7 +357,7 @@ impl Drift {
     pub fn between(old: &ResultsFile, new: &ResultsFile, metric: Metric) -> Drift {
         let mean_log = |cell: &CellSamples, fewest: usize| {
             let values: Vec<f64> = metric.values(cell).into_iter().map(|(v, _)| v).collect();
-            (!values.is_empty() && values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
+            (values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
         };
         let mut by_runtime = Vec::new();
         for runtime in RuntimeKind::ALL {

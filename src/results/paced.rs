@@ -6,12 +6,11 @@
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the
 //! lowest CPU and the fewest overflowed frames, ranked by the one ranker
 //! (`results::recommend::rank`, every verdict the noise model's). A channel whose pacer fell
-//! behind in most samples of a cell of the band is named and never ranked.
-//!
-//! [`answer`] computes; `output::paced` formats.
+//! behind in most samples of a cell of the band is named and never ranked. [`answer`] computes;
+//! `output::paced` formats.
 
 use super::band::{self, Band, Grouped};
-use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
+use super::load::{CellSamples, PacedSample, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
 use crate::run::latency::{Latency, merge};
@@ -78,9 +77,9 @@ pub struct Ranges {
 /// The median, least and most of `values`; `None` when there are none.
 fn range(values: impl Iterator<Item = f64>) -> Range {
     let mut values: Vec<f64> = values.collect();
-    let (low, high) = values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| (l.min(v), h.max(v)));
-    let samples = values.len();
-    (samples > 0).then(|| Span { median: stats::median_of(&mut values), low, high, samples })
+    values.sort_by(f64::total_cmp);
+    let (&low, &high) = (values.first()?, values.last()?);
+    Some(Span { median: stats::median_of(&mut values), low, high, samples: values.len() })
 }
 
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
@@ -95,10 +94,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let histograms: Vec<&str> = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty()).collect();
     // `load` checked every histogram, so a merge cannot fail on the text.
     let latency = merge(histograms).ok().and_then(|merged| Latency::of(&merged));
-    let cpu: Vec<f64> = samples
-        .iter()
-        .filter_map(|s| Some(s.cpu_ns? as f64 / s.sent.checked_sub(s.dropped).filter(|&d| d > 0)? as f64))
-        .collect();
+    let cpu: Vec<f64> = samples.iter().filter_map(PacedSample::cpu_per_delivered).collect();
     let cpu_ns_per_delivered = stats::summarize(&cpu).map(|summary| summary.trimmed_mean);
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
@@ -117,11 +113,6 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
             core_share: range(cpu.iter().map(|ns| ns * offered_per_s / 1e9)),
         },
     })
-}
-
-/// The paced figures of `key`'s cell in `file`, when it was paced.
-pub fn of(key: &CellKey, samples: &CellSamples) -> Option<PacedCell> {
-    cell(key.tasks, &samples.paced)
 }
 
 /// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.

@@ -52,7 +52,8 @@ pub fn sweeps(runs: Vec<Run>) -> Vec<(MachineId, Vec<Vec<Run>>)> {
 /// would rank as one.
 pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile, String> {
     let several = parts.iter().any(|(machine, ..)| *machine != parts[0].0);
-    let mut out = ResultsFile { runs: usize::MAX, ..ResultsFile::default() };
+    let runs = parts.iter().map(|(.., file)| file.runs).min().unwrap_or(0);
+    let mut out = ResultsFile { runs, ..ResultsFile::default() };
     let mut seen: HashMap<CellKey, (&str, &ResultsFile)> = HashMap::new();
     for (machine, name, file) in &parts {
         for key in &file.order {
@@ -63,12 +64,10 @@ pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile
             }
         }
         let file = if several { file.clone().on_machine(machine) } else { file.clone() };
-        out.runs = out.runs.min(file.runs);
         out.skipped_partial_line |= file.skipped_partial_line;
         out.order.extend(file.order);
         out.cells.extend(file.cells);
     }
-    out.runs = if out.runs == usize::MAX { 0 } else { out.runs };
     Ok(out)
 }
 

@@ -1,20 +1,13 @@
 //! Which channel should I use? `channel-bench summary FILE.csv`, and the end of every sweep.
 //!
 //! For each runtime and mode, and each band of task counts ([`TaskBand`]), the channels are
-//! ranked by the geometric mean of their per-cell means over the band's task counts: ns per
-//! message for speed, CPU ns per message, and the p99 latency when the file has it. The mean,
-//! not the median: a cell whose samples fall in two clusters has a median that flips with
-//! whichever cluster won the draw, while its mean moves with the clusters' shares (see
-//! [`crate::stats`]); the median stays beside it ([`Shape::median`]), and a channel with such
-//! a cell in the band is marked ([`Shape::mixed`]). The verdicts and ties are [`rank`]'s, the
-//! crate's one ranker (`results::paced` ranks a paced band's p99, CPU and frames overflowed
-//! with it). A channel with a failed sample, or without a cell at one of the band's task
-//! counts, is not ranked there and is listed with the reason.
-//!
-//! Beside each band's speed ranking, `Recommendation::careful` (in `super::careful`) names the
-//! fastest channel with no known problem.
-//!
-//! [`recommend`] computes; `output::summary` formats.
+//! ranked by the geometric mean of their per-cell trimmed means over the band's task counts (the
+//! mean, not the median: see [`crate::stats`]): ns per message, CPU ns per message, and the p99
+//! latency when the file has it. The median stays beside it ([`Shape::median`]), and a channel
+//! with a cell of several clusters is marked ([`Shape::mixed`]). [`rank`] is the crate's one ranker
+//! (`results::paced` ranks with it too). A channel with a failed sample, or without a cell at
+//! one of the band's task counts, is listed with the reason instead; `Recommendation::careful`
+//! names the fastest with no known problem. [`recommend`] computes; `output::summary` formats.
 
 pub use super::band::TaskBand;
 use super::band::{self, Band, Contender, Grouped};

@@ -112,13 +112,11 @@ impl Setting {
 /// In the order of their words, so that tables list settings as they read.
 impl Ord for Setting {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        let fields = |s: &Setting| (s.payload.clone(), s.seed, s.pace_ns, s.burst, s.phase, s.send, s.sink.clone());
-        (self.to_string(), fields(self), self.latency, self.allocs).cmp(&(
-            other.to_string(),
-            fields(other),
-            other.latency,
-            other.allocs,
-        ))
+        let key = |s: &Setting| {
+            let (payload, sink) = (s.payload.clone(), s.sink.clone());
+            (s.to_string(), payload, s.seed, s.pace_ns, s.burst, s.phase, s.send, sink, s.latency, s.allocs)
+        };
+        key(self).cmp(&key(other))
     }
 }
 

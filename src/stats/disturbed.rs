@@ -1,13 +1,11 @@
 //! Samples measured while the machine was disturbed: a stretch of the sweep in which the
 //! samples of *other* cells, measured just before and just after, were also slower than their
-//! own cells usually are. A shared or virtual machine has such stretches (another tenant, the
-//! host moving a virtual CPU): for tens of seconds every multi-thread sample is about twice as
-//! slow while current-thread samples are not touched. A cell's own spread cannot tell such a
-//! sample from a second cluster of the channel, since a cell is sampled once per pass; its
-//! neighbours in time can. The sweep measures such cells again, and every figure leaves the
-//! disturbed samples out (they stay in the CSV). A sample is disturbed by its own measures too
-//! ([`own`]): a steal tick, a pacer that fell behind, CPU time or switches far above its cell's
-//! others; that is the only test of a paced sample, whose time is its schedule.
+//! own cells usually are (another tenant of a shared or virtual machine, the host moving a
+//! virtual CPU). A cell's own spread cannot tell such a sample from a second cluster of the
+//! channel, since a cell is sampled once per pass; its neighbours in time can. The sweep
+//! measures such cells again, and every figure leaves the disturbed samples out (they stay in
+//! the CSV). A sample is disturbed by its own measures too ([`own`]): that is the only test of a
+//! paced sample, whose time is its schedule.
 
 /// One sample as a sweep measured it, in the order it was measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,17 +33,15 @@ pub const MIN_NEIGHBOURS: usize = 8;
 /// cells, one cell with a slow cluster of its own would otherwise be half of every neighbourhood.
 pub const MIN_NEIGHBOUR_CELLS: usize = 6;
 /// A sample is disturbed when the median of its neighbours' ratios to their own cells'
-/// medians is at least this. A quiet stretch keeps that median within 0.9–1.2; the disturbed
-/// stretches seen on a 2-core VM put it at 2.0–2.6 (docs/methodology.md).
+/// medians is at least this: well above a quiet stretch's, well below a disturbed one's
+/// (docs/methodology.md).
 pub const DISTURBED_RATIO: f64 = 1.3;
 /// How many samples of other cells on each side judge a short disturbance, one too short for
 /// [`NEIGHBOURS`] to see: a burst of a second or so that slows two to five samples in a row.
 pub const SHORT_NEIGHBOURS: usize = 1;
 /// A sample at least this much slower than its cell's median, whose nearest samples of other
 /// cells on each side ([`SHORT_NEIGHBOURS`]) were on average at least this much slower than
-/// theirs, is disturbed too. A typical sample's nearest neighbours are at 1.00; on a noisy
-/// 2-core VM most samples 1.8× or more above their cell's median came in such runs of slow
-/// samples (docs/methodology.md).
+/// theirs, is disturbed too (docs/methodology.md).
 pub const SHORT_RATIO: f64 = 1.5;
 
 /// For each of `samples` (in the order they were measured), whether it was measured in a
@@ -174,9 +170,7 @@ pub const SWITCH_FLOOR: f64 = 100.0;
 /// involuntary switches more than [`OUTLIER_FACTOR`] times the median of the cell's other
 /// samples, at least [`OUTLIER_OTHERS`] of them, and above it by at least [`CPU_FLOOR_NS`] or
 /// [`SWITCH_FLOOR`] ([`Why::Outlier`]). The median of the others, not their mean or spread:
-/// one disturbed sample among three moves neither the median of the rest nor its own verdict,
-/// and a cell's ordinary spread (tens of percent) is far inside 3×, while the disturbed
-/// samples seen on a 2-core VM took 4× the CPU and 10× the switches of their cell's others.
+/// one disturbed sample among three moves neither the median of the rest nor its own verdict.
 /// Run delay, where the file has it, is judged the same way ([`Why::Waited`], above
 /// [`RUN_DELAY_FLOOR_NS`]).
 pub fn own(cell: &[Own]) -> Vec<Option<Why>> {

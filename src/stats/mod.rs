@@ -149,8 +149,8 @@ pub fn expanded_tail(n: usize, confidence: f64) -> f64 {
     Normal::standard().sf((n as f64 / degrees).sqrt() * t)
 }
 
-/// One cluster of a cell's samples ([`clusters`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One cluster of a cell's samples ([`clusters`]); the cells JSON writes it as it stands.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cluster {
     /// The median of the cluster's values.
     pub centre: f64,
@@ -181,7 +181,7 @@ pub fn clusters(values: &[f64]) -> Vec<Cluster> {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
     let total = sorted.len() as f64;
-    cluster_ranges(&sorted, MIN_CLUSTER_COUNT)
+    cluster_ranges(&sorted)
         .into_iter()
         .map(|range| {
             let cluster = &sorted[range];
@@ -190,8 +190,8 @@ pub fn clusters(values: &[f64]) -> Vec<Cluster> {
         .collect()
 }
 
-/// The index ranges of [`clusters`]' clusters in `sorted`, each of at least `min_count` values.
-fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize>> {
+/// The index ranges of [`clusters`]' clusters in `sorted`, each of [`MIN_CLUSTER_COUNT`] or more.
+fn cluster_ranges(sorted: &[f64]) -> Vec<std::ops::Range<usize>> {
     let n = sorted.len();
     if n == 0 {
         return Vec::new();
@@ -203,7 +203,7 @@ fn cluster_ranges(sorted: &[f64], min_count: usize) -> Vec<std::ops::Range<usize
         let starts = std::iter::once(0).chain(cuts.iter().map(|&cut| cut + 1));
         let ends = cuts.iter().map(|&cut| cut + 1).chain(std::iter::once(n));
         let ranges: Vec<std::ops::Range<usize>> = starts.zip(ends).map(|(start, end)| start..end).collect();
-        if let Some(small) = ranges.iter().position(|range| range.len() < min_count) {
+        if let Some(small) = ranges.iter().position(|range| range.len() < MIN_CLUSTER_COUNT) {
             // The narrower of the cuts on either side of it, the left one of two alike.
             let sides = small.checked_sub(1).into_iter().chain((small < cuts.len()).then_some(small));
             let Some(undo) = sides.min_by(|&a, &b| gap(cuts[a]).total_cmp(&gap(cuts[b]))) else { return ranges };

@@ -192,12 +192,10 @@ pub fn judge(estimate: Estimate, drift: f64, confidence: f64) -> Verdict {
     };
     let half = ((t * estimate.se).powi(2) + (z * drift).powi(2)).sqrt();
     let (low, high) = (estimate.mean - half, estimate.mean + half);
-    let call = if low > 0.0 {
-        Call::Higher
-    } else if high < 0.0 {
-        Call::Lower
-    } else {
-        Call::Tied
+    let call = match (low > 0.0, high < 0.0) {
+        (true, _) => Call::Higher,
+        (_, true) => Call::Lower,
+        _ => Call::Tied,
     };
     Verdict { mean: estimate.mean, low, high, call }
 }
