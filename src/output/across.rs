@@ -105,27 +105,13 @@ fn place(at: &At, by_cores: bool) -> String {
 fn said(band: &Across) -> Vec<Span> {
     let (what, _, every, _, each) = words(band.axis);
     let b = &band.band;
-    let place_of_band = match band.axis {
-        Axis::Capacity => {
-            format!(
-                "{} {}{} {}",
-                b.runtime,
-                b.mode,
-                format::group_notes(b.workers, None, &b.setting.to_string()),
-                b.size.name()
-            )
-        }
-        Axis::Machine => {
-            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
-            format!(
-                "{} {}{}{capacity} {}",
-                b.runtime,
-                b.mode,
-                format::group_notes(None, None, &b.setting.to_string()),
-                b.size.name()
-            )
-        }
+    // Machines differ in worker counts; the band is at one capacity.
+    let (workers, capacity) = match band.axis {
+        Axis::Capacity => (b.workers, String::new()),
+        Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
     };
+    let notes = format::group_notes(workers, None, &b.setting.to_string());
+    let place_of_band = format!("{} {}{notes}{capacity} {}", b.runtime, b.mode, b.size.name());
     let cores: BTreeSet<usize> =
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
     let by_cores = cores.len() == band.picks.len();
