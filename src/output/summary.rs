@@ -114,13 +114,17 @@ fn verdict_ratio(entry: &Entry) -> String {
 }
 
 /// An entry and how far behind the first it is: `flume 63.5, 1.27× [1.20–1.35] behind`, or
-/// that the run did not resolve it.
+/// that the run did not resolve it; `kanal† 83.0 (tied, within 6%)` when tied with the first.
 fn behind(entry: &Entry) -> Vec<Span> {
     let how = match verdict_ratio(entry) {
-        ratio if ratio == format::NOT_RESOLVED => format!("how far behind {ratio}"),
-        ratio => format!("{ratio} behind"),
+        _ if entry.tied_with_first => {
+            let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
+            format!(" (tied{within})")
+        }
+        ratio if ratio == format::NOT_RESOLVED => format!(", how far behind {ratio}"),
+        ratio => format!(", {ratio} behind"),
     };
-    vec![named(entry), Span::Text(format!(" {}, {how}", marked(entry, number)))]
+    vec![named(entry), Span::Text(format!(" {}{how}", marked(entry, number)))]
 }
 
 /// An entry's figure, formatted by `show`, then `(mixed)` when a cell of the channel in the
@@ -285,10 +289,6 @@ pub fn careful(band: &Recommendation) -> Vec<Span> {
     match &band.careful {
         _ if band.speed.first().is_none() => Vec::new(),
         Careful::Same => vec![Span::text("same")],
-        Careful::Behind { entry, .. } if entry.tied_with_first => {
-            let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-            vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
-        }
         Careful::Behind { entry, .. } => behind(entry),
         Careful::NoneRanked => vec![Span::text("none ranked")],
     }
@@ -347,12 +347,6 @@ pub fn yours(band: &Recommendation, keep: &[String]) -> Vec<Span> {
         let entries = &band.speed.entries;
         spans.extend(match entries.iter().position(|entry| entry.channel == *channel) {
             Some(0) => vec![Span::channel(channel, channel), Span::text(" is the pick")],
-            Some(at) if entries[at].tied_with_first => {
-                let entry = &entries[at];
-                let within =
-                    entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-                vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
-            }
             Some(at) => behind(&entries[at]),
             None => vec![Span::channel(channel, channel), Span::text(" not ranked")],
         });
