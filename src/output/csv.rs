@@ -13,7 +13,7 @@ use crate::results::schema::{Record, header};
 use crate::results::sidecar;
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
-use crate::run::workload::{Capacity, Workload};
+use crate::run::workload::Capacity;
 
 /// The row for sample number `sample` of `cell`.
 pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
@@ -66,21 +66,13 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         steal_ns: measured.steal.map(saturating_nanos),
         run_delay_ns: measured.run_delay.map(saturating_nanos),
         bound_ns: measured.bounded.map(|bounded| saturating_nanos(bounded.bound)),
-        ..paced_fields(workload, measured)
-    }
-}
-
-/// The columns of the load by rate and duration, the resident set and the pooled latency.
-fn paced_fields(workload: &Workload, measured: &Sample) -> Record {
-    let pacing = measured.pacing;
-    Record {
         duration_ns: workload.schedule().map(saturating_nanos),
         delivered: Some(measured.delivered(workload.messages)),
-        frames: pacing.map(|pacing| pacing.frames),
-        frames_overflowed: pacing.map(|pacing| pacing.overflowed),
-        lateness_max_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_max)),
-        lateness_mean_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_mean)),
-        pacer_behind: pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
+        frames: measured.pacing.map(|pacing| pacing.frames),
+        frames_overflowed: measured.pacing.map(|pacing| pacing.overflowed),
+        lateness_max_ns: measured.pacing.map(|pacing| saturating_nanos(pacing.lateness_max)),
+        lateness_mean_ns: measured.pacing.map(|pacing| saturating_nanos(pacing.lateness_mean)),
+        pacer_behind: measured.pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
         resident_start_bytes: measured.resident.map(|(start, _)| start),
         resident_growth_bytes: measured.resident.map(|(start, end)| end as i64 - start as i64),
         lat_histogram: measured.latency_histogram.clone().unwrap_or_default(),
