@@ -63,11 +63,6 @@ impl Span {
         Span::Channel(label.into(), !caveats_of(channel).is_empty())
     }
 
-    /// [`MARK`] alone.
-    pub fn mark() -> Span {
-        Span::Channel(String::new(), true)
-    }
-
     /// The span as `format` writes it.
     pub fn render(&self, format: Format) -> String {
         let escaped = format == Format::Html;
