@@ -187,17 +187,28 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     })
 }
 
-/// The summary's table: per band its fastest, careful pick and lowest CPU, a column for p99
-/// only when some band has latency, one for the channels not ranked only when some band has them.
-fn table(bands: &[Recommendation], keep: &[String]) -> Table {
-    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
+/// The summary's table, as `form` holds it: per band, in full, its fastest, careful pick and
+/// lowest CPU, a column for p99 only when some band has latency; short, the pick (or the
+/// channels tied with it), the careful pick and the next one beyond the noise with how far
+/// behind. Then the kept channels' verdicts, and the channels not ranked (in full with why,
+/// short those with failures) when some band has them.
+fn table(bands: &[Recommendation], keep: &[String], form: Form) -> Table {
+    let full = form == Form::Full;
+    let with_p99 = full && bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table { group: 2, ..Table::default() };
-    for header in ["runtime", "mode", "tasks", "fastest (ns/message)"] {
+    for header in ["runtime", "mode", "tasks"] {
         table.column(header, None);
     }
-    table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
-    table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
+    if full {
+        table.column("fastest (ns/message)", None);
+        table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
+        table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
+    } else {
+        for header in ["pick (ns/message)", CAREFUL, "next, how far behind"] {
+            table.column(header, None);
+        }
+    }
     if !keep.is_empty() {
         table.column(YOURS, Some(YOURS));
     }
@@ -205,15 +216,20 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
         table.column("lowest p99 latency", Some("lowest p99"));
     }
     if with_excluded {
-        table.column("not ranked", Some("not ranked"));
+        table.column(if full { "not ranked" } else { "not ranked (failures)" }, Some("not ranked"));
     }
     for band in bands {
         let mut cells = band_cells(band);
-        cells.push(match band.speed.first() {
-            Some(_) => leaders(&band.speed, number, "faster than", true),
-            None => vec![Span::text("no channel without failures")],
-        });
-        cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
+        if full {
+            cells.push(match band.speed.first() {
+                Some(_) => leaders(&band.speed, number, "faster than", true),
+                None => vec![Span::text("no channel without failures")],
+            });
+            cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
+        } else {
+            let (pick, next) = pick_and_next(band);
+            cells.extend([pick, careful(band), next]);
+        }
         if !keep.is_empty() {
             cells.push(yours(band, keep));
         }
@@ -221,7 +237,9 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
             cells.push(leaders(&band.p99, duration, "lower than", false));
         }
         if with_excluded {
-            cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
+            let short = |excluded: &Excluded| channel_label(&excluded.channel, excluded.merge);
+            let excluded = band.excluded.iter().map(if full { excluded_text } else { short });
+            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
         }
         table.rows.push((format::section(&band.band), cells));
     }
@@ -270,7 +288,7 @@ pub fn section(csv_name: &str, analysis: &Analysis, form: Form) -> Option<Sectio
         )]));
     }
     blocks.extend(bounded_note(bands, keep).map(|note| Block::Note(vec![Span::Text(note)])));
-    blocks.push(Block::Table(if form == Form::Full { table(bands, keep) } else { short_table(bands, keep) }));
+    blocks.push(Block::Table(table(bands, keep, form)));
     blocks.extend(recv_many(bands, keep).map(|line| Block::Para(prose(&line))));
     Some(Section { id: "answer", heading: Some("which channel".to_owned()), blocks })
 }
@@ -381,37 +399,6 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
             bands.len()
         )
     })
-}
-
-/// The short answer's table: per band the pick (or the channels tied with it), the careful
-/// pick, the next one beyond the noise and how far behind, the kept channels' verdicts, and the
-/// channels not ranked for failures when some band has them.
-fn short_table(bands: &[Recommendation], keep: &[String]) -> Table {
-    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let mut table = Table::default();
-    for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
-        table.column(header, None);
-    }
-    if !keep.is_empty() {
-        table.column(YOURS, None);
-    }
-    if with_excluded {
-        table.column("not ranked (failures)", None);
-    }
-    for band in bands {
-        let (pick, next) = pick_and_next(band);
-        let mut cells = band_cells(band);
-        cells.extend([pick, careful(band), next]);
-        if !keep.is_empty() {
-            cells.push(yours(band, keep));
-        }
-        if with_excluded {
-            let excluded = band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge));
-            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
-        }
-        table.rows.push((format::section(&band.band), cells));
-    }
-    table
 }
 
 #[cfg(test)]
