@@ -163,14 +163,11 @@ const BOUNDED: &str = " (bounded)";
 fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     let mut channels = Vec::new();
     for band in bands {
-        let rankings = [&band.speed, &band.cpu, &band.p99];
-        let mut shown: Vec<Entry> =
-            rankings.iter().flat_map(|r| r.first().into_iter().chain(r.next())).cloned().collect();
-        if let Careful::Behind { entry, .. } = &band.careful {
-            shown.push(entry.clone());
-        }
-        shown.extend(band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel)).cloned());
-        channels.extend(shown.iter().filter(|entry| entry.figures.bounded).map(Entry::label));
+        let rankings = [&band.speed, &band.cpu, &band.p99].into_iter();
+        let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry) } else { None };
+        let kept = band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel));
+        let shown = rankings.flat_map(|r| r.first().into_iter().chain(r.next())).chain(careful).chain(kept);
+        channels.extend(shown.filter(|entry| entry.figures.bounded).map(Entry::label));
     }
     channels.sort();
     channels.dedup();
@@ -357,19 +354,13 @@ pub const YOURS: &str = "yours (--keep)";
 /// Each kept channel against `band`'s pick: `tokio-mpsc 784, 8.37× [7.03–9.97] behind`, `kanal†
 /// 83.0 (tied, within 6%)`, `kanal† is the pick`, or `tokio-mpsc not ranked`.
 pub fn yours(band: &Recommendation, keep: &[String]) -> Vec<Span> {
-    let mut spans = Vec::new();
-    for (at, channel) in keep.iter().enumerate() {
-        if at > 0 {
-            spans.push(Span::text("; "));
-        }
-        let entries = &band.speed.entries;
-        spans.extend(match entries.iter().position(|entry| entry.channel == *channel) {
-            Some(0) => vec![Span::channel(channel, channel), Span::text(" is the pick")],
-            Some(at) => behind(&entries[at]),
-            None => vec![Span::channel(channel, channel), Span::text(" not ranked")],
-        });
-    }
-    spans
+    let entries = &band.speed.entries;
+    let against = |channel: &String| match entries.iter().position(|entry| entry.channel == *channel) {
+        Some(0) => vec![Span::channel(channel, channel), Span::text(" is the pick")],
+        Some(at) => behind(&entries[at]),
+        None => vec![Span::channel(channel, channel), Span::text(" not ranked")],
+    };
+    keep.iter().map(against).collect::<Vec<_>>().join(&Span::text("; "))
 }
 
 /// The line a tokio user who follows `tokio-mpsc` should read where `tokio-recv-many`, the same
