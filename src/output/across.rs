@@ -116,11 +116,10 @@ fn said(band: &Across) -> Vec<Span> {
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
     let by_cores = cores.len() == band.picks.len();
     let place = |at: &At| place(at, by_cores);
+    let picks =
+        band.picks.iter().map(|(on, pick)| vec![Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
     let mut spans = vec![Span::Text(format!("{place_of_band}: "))];
-    for (at, (on, pick)) in band.picks.iter().enumerate() {
-        let comma = if at == 0 { "" } else { ", " };
-        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
-    }
+    spans.extend(picks.collect::<Vec<_>>().join(&Span::text(", ")));
     spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
             format!("; {} holds {every} (the fastest or tied with it {each}); ", holds.channel)
