@@ -117,7 +117,7 @@ impl CsvWriter {
         let sidecar = (latency.clone(), open(&latency)?);
         let mut sink = Self { path: path.to_owned(), writer, sidecar, rows: 0 };
         // The headers go out now, so even a sweep stopped before its first sample leaves valid files.
-        sink.write_flushed(|writer| writer.write_record(header()))?;
+        flushed(&mut sink.writer, &sink.path, |writer| writer.write_record(header()))?;
         let (latency, writer) = &mut sink.sidecar;
         flushed(writer, latency, |writer| writer.write_record(sidecar::HEADER))?;
         Ok(sink)
@@ -130,7 +130,7 @@ impl CsvWriter {
 
     /// Appends one row and flushes it to the file, then its histogram to the sidecar.
     pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
-        self.write_flushed(|writer| writer.serialize(record))?;
+        flushed(&mut self.writer, &self.path, |writer| writer.serialize(record))?;
         self.rows += 1;
         if record.lat_histogram.is_empty() {
             return Ok(());
@@ -138,10 +138,6 @@ impl CsvWriter {
         let line = sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() };
         let (latency, writer) = &mut self.sidecar;
         flushed(writer, latency, |writer| writer.serialize(line))
-    }
-
-    fn write_flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
-        flushed(&mut self.writer, &self.path, write)
     }
 }
 
