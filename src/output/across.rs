@@ -138,15 +138,15 @@ fn said(band: &Across) -> Vec<Span> {
         return spans;
     }
     spans.extend([Span::Strong(vec![Span::Text(format!("the pick changes with {what}"))]), Span::text(": ")]);
-    for (at, change) in band.changes.iter().enumerate() {
-        let semicolon = if at == 0 { "" } else { "; " };
-        spans.extend([
-            Span::Text(format!("{semicolon}{}, ", place(&change.at))),
+    let changes = band.changes.iter().map(|change| {
+        vec![
+            Span::Text(format!("{}, ", place(&change.at))),
             Span::channel(&change.other, &change.other),
             Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
             Span::channel(&change.pick, &change.pick),
-        ]);
-    }
+        ]
+    });
+    spans.extend(changes.collect::<Vec<_>>().join(&Span::text("; ")));
     spans
 }
 
@@ -186,17 +186,12 @@ pub fn designs(analysis: &Analysis, form: Form) -> Option<Section> {
         if form == Form::Short && pick.is_some() {
             channels.truncate(1);
         }
-        let mut spans = vec![Span::Text(place)];
-        for (at, (channel, verdicts)) in channels.iter().enumerate() {
+        let said = channels.iter().map(|(channel, verdicts)| {
             let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
             let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-            spans.extend([
-                Span::text(if at == 0 { "" } else { "; " }),
-                Span::channel(channel, channel),
-                Span::Text(format!("{picked} {}", figures.join(", "))),
-            ]);
-        }
-        spans
+            vec![Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))]
+        });
+        [vec![Span::Text(place)], said.collect::<Vec<_>>().join(&Span::text("; "))].concat()
     });
     let blocks = vec![Block::Para(vec![Span::text(intro)]), Block::List(lines.collect())];
     Some(Section { id: "designs", heading: Some("which design".to_owned()), blocks })

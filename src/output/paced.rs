@@ -148,13 +148,9 @@ fn standing(ranking: &Ranking<PacedEntry>, label: &str, is_ratio: bool) -> Strin
     if place == 0 {
         return "lowest".to_owned();
     }
-    match &ranking.entries[place].verdict {
-        Some(verdict) => {
-            let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
-            if place < ranking.leaders().len() { format!("≈ {figure}") } else { figure }
-        }
-        None => "no verdict".to_owned(),
-    }
+    let Some(verdict) = &ranking.entries[place].verdict else { return "no verdict".to_owned() };
+    let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
+    if place < ranking.leaders().len() { format!("≈ {figure}") } else { figure }
 }
 
 /// One band as a table: a row per ranked channel (by p99, or CPU without latency), each figure
