@@ -105,36 +105,21 @@ fn place(at: &At, by_cores: bool) -> String {
 fn said(band: &Across) -> Vec<Span> {
     let (what, _, every, _, each) = words(band.axis);
     let b = &band.band;
-    let place_of_band = match band.axis {
-        Axis::Capacity => {
-            format!(
-                "{} {}{} {}",
-                b.runtime,
-                b.mode,
-                format::group_notes(b.workers, None, &b.setting.to_string()),
-                b.size.name()
-            )
-        }
-        Axis::Machine => {
-            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
-            format!(
-                "{} {}{}{capacity} {}",
-                b.runtime,
-                b.mode,
-                format::group_notes(None, None, &b.setting.to_string()),
-                b.size.name()
-            )
-        }
+    // Machines differ in worker counts; the band is at one capacity.
+    let (workers, capacity) = match band.axis {
+        Axis::Capacity => (b.workers, String::new()),
+        Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
     };
+    let notes = format::group_notes(workers, None, &b.setting.to_string());
+    let place_of_band = format!("{} {}{notes}{capacity} {}", b.runtime, b.mode, b.size.name());
     let cores: BTreeSet<usize> =
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
     let by_cores = cores.len() == band.picks.len();
     let place = |at: &At| place(at, by_cores);
+    let picks =
+        band.picks.iter().map(|(on, pick)| vec![Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
     let mut spans = vec![Span::Text(format!("{place_of_band}: "))];
-    for (at, (on, pick)) in band.picks.iter().enumerate() {
-        let comma = if at == 0 { "" } else { ", " };
-        spans.extend([Span::text(comma), Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
-    }
+    spans.extend(picks.collect::<Vec<_>>().join(&Span::text(", ")));
     spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
             format!("; {} holds {every} (the fastest or tied with it {each}); ", holds.channel)
@@ -153,15 +138,15 @@ fn said(band: &Across) -> Vec<Span> {
         return spans;
     }
     spans.extend([Span::Strong(vec![Span::Text(format!("the pick changes with {what}"))]), Span::text(": ")]);
-    for (at, change) in band.changes.iter().enumerate() {
-        let semicolon = if at == 0 { "" } else { "; " };
-        spans.extend([
-            Span::Text(format!("{semicolon}{}, ", place(&change.at))),
+    let changes = band.changes.iter().map(|change| {
+        vec![
+            Span::Text(format!("{}, ", place(&change.at))),
             Span::channel(&change.other, &change.other),
             Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
             Span::channel(&change.pick, &change.pick),
-        ]);
-    }
+        ]
+    });
+    spans.extend(changes.collect::<Vec<_>>().join(&Span::text("; ")));
     spans
 }
 
@@ -201,17 +186,12 @@ pub fn designs(analysis: &Analysis, form: Form) -> Option<Section> {
         if form == Form::Short && pick.is_some() {
             channels.truncate(1);
         }
-        let mut spans = vec![Span::Text(place)];
-        for (at, (channel, verdicts)) in channels.iter().enumerate() {
+        let said = channels.iter().map(|(channel, verdicts)| {
             let figures: Vec<String> = verdicts.iter().map(|(metric, verdict)| figure(*metric, verdict)).collect();
             let picked = if Some(channel) == pick.as_ref() { " (the shared design's pick)" } else { "" };
-            spans.extend([
-                Span::text(if at == 0 { "" } else { "; " }),
-                Span::channel(channel, channel),
-                Span::Text(format!("{picked} {}", figures.join(", "))),
-            ]);
-        }
-        spans
+            vec![Span::channel(channel, channel), Span::Text(format!("{picked} {}", figures.join(", ")))]
+        });
+        [vec![Span::Text(place)], said.collect::<Vec<_>>().join(&Span::text("; "))].concat()
     });
     let blocks = vec![Block::Para(vec![Span::text(intro)]), Block::List(lines.collect())];
     Some(Section { id: "designs", heading: Some("which design".to_owned()), blocks })

@@ -151,10 +151,7 @@ impl Console {
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
         let timing = match summary {
             Some(s) => {
-                let spread = match s.trimmed_mean_precision() {
-                    Some(p) => format!("±{:>4.1}%", p * 100.0),
-                    None => " ".repeat(7),
-                };
+                let spread = s.trimmed_mean_precision().map_or(" ".repeat(7), |p| format!("±{:>4.1}%", p * 100.0));
                 let mixed = if clusters.len() > 1 {
                     format!("  clusters {}", format::found_clusters(clusters))
                 } else {

@@ -13,7 +13,7 @@ use crate::results::schema::{Record, header};
 use crate::results::sidecar;
 use crate::run::measure::Sample;
 use crate::run::payload::PayloadSize;
-use crate::run::workload::{Capacity, Workload};
+use crate::run::workload::Capacity;
 
 /// The row for sample number `sample` of `cell`.
 pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
@@ -66,21 +66,13 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         steal_ns: measured.steal.map(saturating_nanos),
         run_delay_ns: measured.run_delay.map(saturating_nanos),
         bound_ns: measured.bounded.map(|bounded| saturating_nanos(bounded.bound)),
-        ..paced_fields(workload, measured)
-    }
-}
-
-/// The columns of the load by rate and duration, the resident set and the pooled latency.
-fn paced_fields(workload: &Workload, measured: &Sample) -> Record {
-    let pacing = measured.pacing;
-    Record {
         duration_ns: workload.schedule().map(saturating_nanos),
         delivered: Some(measured.delivered(workload.messages)),
-        frames: pacing.map(|pacing| pacing.frames),
-        frames_overflowed: pacing.map(|pacing| pacing.overflowed),
-        lateness_max_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_max)),
-        lateness_mean_ns: pacing.map(|pacing| saturating_nanos(pacing.lateness_mean)),
-        pacer_behind: pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
+        frames: measured.pacing.map(|pacing| pacing.frames),
+        frames_overflowed: measured.pacing.map(|pacing| pacing.overflowed),
+        lateness_max_ns: measured.pacing.map(|pacing| saturating_nanos(pacing.lateness_max)),
+        lateness_mean_ns: measured.pacing.map(|pacing| saturating_nanos(pacing.lateness_mean)),
+        pacer_behind: measured.pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
         resident_start_bytes: measured.resident.map(|(start, _)| start),
         resident_growth_bytes: measured.resident.map(|(start, end)| end as i64 - start as i64),
         lat_histogram: measured.latency_histogram.clone().unwrap_or_default(),
@@ -125,7 +117,7 @@ impl CsvWriter {
         let sidecar = (latency.clone(), open(&latency)?);
         let mut sink = Self { path: path.to_owned(), writer, sidecar, rows: 0 };
         // The headers go out now, so even a sweep stopped before its first sample leaves valid files.
-        sink.write_flushed(|writer| writer.write_record(header()))?;
+        flushed(&mut sink.writer, &sink.path, |writer| writer.write_record(header()))?;
         let (latency, writer) = &mut sink.sidecar;
         flushed(writer, latency, |writer| writer.write_record(sidecar::HEADER))?;
         Ok(sink)
@@ -138,7 +130,7 @@ impl CsvWriter {
 
     /// Appends one row and flushes it to the file, then its histogram to the sidecar.
     pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
-        self.write_flushed(|writer| writer.serialize(record))?;
+        flushed(&mut self.writer, &self.path, |writer| writer.serialize(record))?;
         self.rows += 1;
         if record.lat_histogram.is_empty() {
             return Ok(());
@@ -146,10 +138,6 @@ impl CsvWriter {
         let line = sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() };
         let (latency, writer) = &mut self.sidecar;
         flushed(writer, latency, |writer| writer.serialize(line))
-    }
-
-    fn write_flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
-        flushed(&mut self.writer, &self.path, write)
     }
 }
 

@@ -63,11 +63,6 @@ impl Span {
         Span::Channel(label.into(), !caveats_of(channel).is_empty())
     }
 
-    /// [`MARK`] alone.
-    pub fn mark() -> Span {
-        Span::Channel(String::new(), true)
-    }
-
     /// The span as `format` writes it.
     pub fn render(&self, format: Format) -> String {
         let escaped = format == Format::Html;
@@ -133,22 +128,15 @@ pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
 
 /// `items` joined by commas, as many as fit in `width` characters of text, then `+K more`.
 pub fn fitted(items: &[Vec<Span>], width: usize) -> Vec<Span> {
-    let mut out: Vec<Span> = Vec::new();
-    for (at, item) in items.iter().enumerate() {
-        let more = Span::Text(format!(" +{} more", items.len() - at));
-        let mut next = out.clone();
-        if !next.is_empty() {
-            next.push(Span::text(", "));
-        }
-        next.extend(item.iter().cloned());
-        let chars = |spans: &[Span]| line(spans, Format::Text).chars().count();
-        if chars(&next) + chars(std::slice::from_ref(&more)) > width && at + 1 < items.len() {
-            out.push(more);
-            return out;
-        }
-        out = next;
+    let chars = |spans: &[Span]| line(spans, Format::Text).chars().count();
+    let joined = |count: usize| items[..count].join(&Span::text(", "));
+    let more = |shown: usize| Span::Text(format!(" +{} more", items.len() - shown));
+    // Cut before the first item (not the last) after which the count of the rest no longer fits.
+    let last = items.len().saturating_sub(1);
+    match (0..last).find(|&at| chars(&joined(at + 1)) + chars(&[more(at)]) > width) {
+        Some(at) => [joined(at), vec![more(at)]].concat(),
+        None => joined(items.len()),
     }
-    out
 }
 
 /// A table, built once: its columns, and rows of cells, each cell a line of spans.
@@ -278,19 +266,14 @@ pub struct Section {
 impl Section {
     /// The section in `format`, blank lines between its blocks.
     pub fn render(&self, format: Format) -> String {
-        let mut blocks: Vec<String> = self.blocks.iter().map(|block| block.render(format)).collect();
-        if let Some(heading) = &self.heading {
-            let capital = Span::Text(capitalized(heading)).render(format);
-            match format {
-                Format::Markdown => blocks.insert(0, format!("### {capital}")),
-                Format::Html => blocks.insert(0, format!("<h2>{capital}</h2>")),
-                Format::Text => blocks.insert(0, format!("{heading}:")),
-            }
-        }
+        let body = self.blocks.iter().map(|block| block.render(format)).collect::<Vec<_>>().join("\n\n");
+        let capital = |heading: &str| Span::Text(capitalized(heading)).render(format);
         // On the console the heading stands on the line just above what it heads.
         let body = match (&self.heading, format) {
-            (Some(_), Format::Text) => format!("{}\n{}", blocks[0], blocks[1..].join("\n\n")),
-            _ => blocks.join("\n\n"),
+            (None, _) => body,
+            (Some(heading), Format::Text) => format!("{heading}:\n{body}"),
+            (Some(heading), Format::Markdown) => format!("### {}\n\n{body}", capital(heading)),
+            (Some(heading), Format::Html) => format!("<h2>{}</h2>\n\n{body}", capital(heading)),
         };
         match format {
             Format::Html => format!("<section id=\"{}\">\n{body}\n</section>\n", self.id),

@@ -70,7 +70,7 @@ fn caveats(analysis: &Analysis) -> Option<Section> {
         heading: None,
         blocks: vec![
             Block::Para(vec![
-                Span::mark(),
+                Span::Channel(String::new(), true), // the mark alone
                 Span::Text(format!(
                     " Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):"
                 )),

@@ -150,34 +150,29 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
 fn machine(out: &mut String, machines: &[Metadata]) {
     out.push_str("<section id=\"machine\">\n<h2>Machine and build</h2>\n");
     if machines.is_empty() {
-        out.push_str("<p>No JSON beside the CSV: the machine and build are unknown.</p>\n</section>\n");
-        return;
+        out.push_str("<p>No JSON beside the CSV: the machine and build are unknown.</p>\n");
     }
     for metadata in machines {
         if machines.len() > 1 {
             let _ = writeln!(out, "<h3>{}</h3>", escape(&MachineId::of(Some(metadata)).to_string()));
         }
-        machine_table(out, metadata);
+        let crates: Vec<String> = metadata.crates.iter().map(|(name, version)| format!("{name} {version}")).collect();
+        let rows = [
+            ("CPU", metadata.cpu_model.clone().unwrap_or_default()),
+            ("cores", metadata.cores.to_string()),
+            ("OS", metadata.os.clone()),
+            ("host", metadata.hostname.clone().unwrap_or_default()),
+            ("compiler", metadata.rustc.clone()),
+            ("channel crates", crates.join(", ")),
+            ("git commit", metadata.git_commit.clone().unwrap_or_default()),
+            ("command line", metadata.command_line.join(" ")),
+            ("started (UTC)", metadata.started_utc.clone()),
+        ];
+        out.push_str("<table>\n");
+        for (name, value) in rows {
+            let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
+        }
+        out.push_str("</table>\n");
     }
     out.push_str("</section>\n");
-}
-
-fn machine_table(out: &mut String, metadata: &Metadata) {
-    let crates: Vec<String> = metadata.crates.iter().map(|(name, version)| format!("{name} {version}")).collect();
-    let rows = [
-        ("CPU", metadata.cpu_model.clone().unwrap_or_default()),
-        ("cores", metadata.cores.to_string()),
-        ("OS", metadata.os.clone()),
-        ("host", metadata.hostname.clone().unwrap_or_default()),
-        ("compiler", metadata.rustc.clone()),
-        ("channel crates", crates.join(", ")),
-        ("git commit", metadata.git_commit.clone().unwrap_or_default()),
-        ("command line", metadata.command_line.join(" ")),
-        ("started (UTC)", metadata.started_utc.clone()),
-    ];
-    out.push_str("<table>\n");
-    for (name, value) in rows {
-        let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
-    }
-    out.push_str("</table>\n");
 }

@@ -7,14 +7,13 @@ use crate::results::metadata::Metadata;
 
 /// Describes this machine and build for a sweep over `channels`.
 pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {
-    let crates = crates(channels.iter().copied());
     Metadata {
         cpu_model: cpu_model(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         os: operating_system(),
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
         rustc: env!("CHANNEL_BENCH_RUSTC").to_owned(),
-        crates,
+        crates: crates(channels.iter().copied()),
         git_commit: git_commit(),
         command_line,
         started_utc,
@@ -50,12 +49,10 @@ fn operating_system() -> String {
     let pretty_name = std::fs::read_to_string("/etc/os-release").ok().and_then(|release| {
         release.lines().find_map(|line| line.strip_prefix("PRETTY_NAME=").map(|name| name.trim_matches('"').to_owned()))
     });
-    let kernel = read_trimmed("/proc/sys/kernel/osrelease");
+    let kernel = read_trimmed("/proc/sys/kernel/osrelease").map(|kernel| format!("{} {kernel}", std::env::consts::OS));
     match (pretty_name, kernel) {
-        (Some(name), Some(kernel)) => format!("{name}, {} {kernel}", std::env::consts::OS),
-        (Some(name), None) => name,
-        (None, Some(kernel)) => format!("{} {kernel}", std::env::consts::OS),
-        (None, None) => std::env::consts::OS.to_owned(),
+        (Some(name), Some(kernel)) => format!("{name}, {kernel}"),
+        (name, kernel) => name.or(kernel).unwrap_or_else(|| std::env::consts::OS.to_owned()),
     }
 }
 

@@ -12,7 +12,11 @@ use crate::run::measure::RuntimeKind;
 /// is said.
 pub fn section(analysis: &Analysis) -> Option<Section> {
     let open: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
-    let mut said: Vec<Vec<Span>> = oversubscribed(analysis).into_iter().map(|line| vec![Span::Text(line)]).collect();
+    // A note per multi-thread worker count above its machine's cores (`plan::oversubscribed`).
+    let oversubscribed = analysis.oversubscribed.iter().map(|&(workers, cores)| {
+        vec![Span::Text(format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))]
+    });
+    let mut said: Vec<Vec<Span>> = oversubscribed.collect();
     if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
         said.push(vec![Span::Text(format!(
             "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
@@ -64,13 +68,4 @@ pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<Strin
              here (the duels' time is --max-time × {cells} cells)"
         )
     })
-}
-
-/// One `note:` line per multi-thread worker count above its machine's cores: what such a
-/// run's figures measure (`plan::oversubscribed`).
-fn oversubscribed(analysis: &Analysis) -> Vec<String> {
-    let lines = analysis.oversubscribed.iter();
-    lines
-        .map(|&(workers, cores)| format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))
-        .collect()
 }

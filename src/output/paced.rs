@@ -18,22 +18,6 @@ use crate::results::recommend::Ranking;
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
 
-/// What the answer ranks by and how channels tie, in one paragraph.
-fn how_to_read() -> String {
-    format!(
-        "per runtime, mode, setting (pace, phase, send) and band of task counts, the lowest p99 latency pooled over \
-         every delivered message of the cell's samples (p99.9 beside it), the lowest CPU per delivered message \
-         (trimmed mean over samples) with the share of one core the load costs at the offered rate (tasks × burst ÷ \
-         interval) at the band's largest task count, and the fewest frames overflowed (a frame with a message \
-         dropped; the share of messages dropped beside it); each the geometric mean over the band's task counts, \
-         shares their mean. Each other channel is compared with the first by the noise model: the \
-         ratio (points, for frames overflowed) of their samples paired round by round, with its {}% interval; \
-         channels whose interval holds no difference are tied with the first (≈ N others within X%). A channel \
-         whose pacer fell behind its schedule in most samples of a cell is never ranked (a minority that fell behind is left out).",
-        crate::results::noise::VERDICT_CONFIDENCE * 100.0
-    )
-}
-
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
@@ -137,10 +121,22 @@ fn table(bands: &[PacedBand]) -> Table {
 /// lowest CPU and fewest frames overflowed; `None` without paced bands.
 pub fn section(analysis: &Analysis) -> Option<Section> {
     let bands = &analysis.paced;
+    let how_to_read = format!(
+        "Per runtime, mode, setting (pace, phase, send) and band of task counts, the lowest p99 latency pooled over \
+         every delivered message of the cell's samples (p99.9 beside it), the lowest CPU per delivered message \
+         (trimmed mean over samples) with the share of one core the load costs at the offered rate (tasks × burst ÷ \
+         interval) at the band's largest task count, and the fewest frames overflowed (a frame with a message \
+         dropped; the share of messages dropped beside it); each the geometric mean over the band's task counts, \
+         shares their mean. Each other channel is compared with the first by the noise model: the \
+         ratio (points, for frames overflowed) of their samples paired round by round, with its {}% interval; \
+         channels whose interval holds no difference are tied with the first (≈ N others within X%). A channel \
+         whose pacer fell behind its schedule in most samples of a cell is never ranked (a minority that fell behind is left out).",
+        crate::results::noise::VERDICT_CONFIDENCE * 100.0
+    );
     (!bands.is_empty()).then(|| Section {
         id: "latency",
         heading: Some(HEADING.to_owned()),
-        blocks: vec![Block::Para(vec![Span::Text(capitalized(&how_to_read()))]), Block::Table(table(bands))],
+        blocks: vec![Block::Para(vec![Span::Text(how_to_read)]), Block::Table(table(bands))],
     })
 }
 
@@ -152,13 +148,9 @@ fn standing(ranking: &Ranking<PacedEntry>, label: &str, is_ratio: bool) -> Strin
     if place == 0 {
         return "lowest".to_owned();
     }
-    match &ranking.entries[place].verdict {
-        Some(verdict) => {
-            let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
-            if place < ranking.leaders().len() { format!("≈ {figure}") } else { figure }
-        }
-        None => "no verdict".to_owned(),
-    }
+    let Some(verdict) = &ranking.entries[place].verdict else { return "no verdict".to_owned() };
+    let figure = if is_ratio { format::ratio(verdict) } else { format::points(verdict) };
+    if place < ranking.leaders().len() { format!("≈ {figure}") } else { figure }
 }
 
 /// One band as a table: a row per ranked channel (by p99, or CPU without latency), each figure

@@ -114,13 +114,17 @@ fn verdict_ratio(entry: &Entry) -> String {
 }
 
 /// An entry and how far behind the first it is: `flume 63.5, 1.27× [1.20–1.35] behind`, or
-/// that the run did not resolve it.
+/// that the run did not resolve it; `kanal† 83.0 (tied, within 6%)` when tied with the first.
 fn behind(entry: &Entry) -> Vec<Span> {
     let how = match verdict_ratio(entry) {
-        ratio if ratio == format::NOT_RESOLVED => format!("how far behind {ratio}"),
-        ratio => format!("{ratio} behind"),
+        _ if entry.tied_with_first => {
+            let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
+            format!(" (tied{within})")
+        }
+        ratio if ratio == format::NOT_RESOLVED => format!(", how far behind {ratio}"),
+        ratio => format!(", {ratio} behind"),
     };
-    vec![named(entry), Span::Text(format!(" {}, {how}", marked(entry, number)))]
+    vec![named(entry), Span::Text(format!(" {}{how}", marked(entry, number)))]
 }
 
 /// An entry's figure, formatted by `show`, then `(mixed)` when a cell of the channel in the
@@ -159,14 +163,11 @@ const BOUNDED: &str = " (bounded)";
 fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     let mut channels = Vec::new();
     for band in bands {
-        let rankings = [&band.speed, &band.cpu, &band.p99];
-        let mut shown: Vec<Entry> =
-            rankings.iter().flat_map(|r| r.first().into_iter().chain(r.next())).cloned().collect();
-        if let Careful::Behind { entry, .. } = &band.careful {
-            shown.push(entry.clone());
-        }
-        shown.extend(band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel)).cloned());
-        channels.extend(shown.iter().filter(|entry| entry.figures.bounded).map(Entry::label));
+        let rankings = [&band.speed, &band.cpu, &band.p99].into_iter();
+        let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry) } else { None };
+        let kept = band.speed.entries.iter().filter(|entry| keep.contains(&entry.channel));
+        let shown = rankings.flat_map(|r| r.first().into_iter().chain(r.next())).chain(careful).chain(kept);
+        channels.extend(shown.filter(|entry| entry.figures.bounded).map(Entry::label));
     }
     channels.sort();
     channels.dedup();
@@ -183,17 +184,28 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     })
 }
 
-/// The summary's table: per band its fastest, careful pick and lowest CPU, a column for p99
-/// only when some band has latency, one for the channels not ranked only when some band has them.
-fn table(bands: &[Recommendation], keep: &[String]) -> Table {
-    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
+/// The summary's table, as `form` holds it: per band, in full, its fastest, careful pick and
+/// lowest CPU, a column for p99 only when some band has latency; short, the pick (or the
+/// channels tied with it), the careful pick and the next one beyond the noise with how far
+/// behind. Then the kept channels' verdicts, and the channels not ranked (in full with why,
+/// short those with failures) when some band has them.
+fn table(bands: &[Recommendation], keep: &[String], form: Form) -> Table {
+    let full = form == Form::Full;
+    let with_p99 = full && bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table { group: 2, ..Table::default() };
-    for header in ["runtime", "mode", "tasks", "fastest (ns/message)"] {
+    for header in ["runtime", "mode", "tasks"] {
         table.column(header, None);
     }
-    table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
-    table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
+    if full {
+        table.column("fastest (ns/message)", None);
+        table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
+        table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
+    } else {
+        for header in ["pick (ns/message)", CAREFUL, "next, how far behind"] {
+            table.column(header, None);
+        }
+    }
     if !keep.is_empty() {
         table.column(YOURS, Some(YOURS));
     }
@@ -201,15 +213,20 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
         table.column("lowest p99 latency", Some("lowest p99"));
     }
     if with_excluded {
-        table.column("not ranked", Some("not ranked"));
+        table.column(if full { "not ranked" } else { "not ranked (failures)" }, Some("not ranked"));
     }
     for band in bands {
         let mut cells = band_cells(band);
-        cells.push(match band.speed.first() {
-            Some(_) => leaders(&band.speed, number, "faster than", true),
-            None => vec![Span::text("no channel without failures")],
-        });
-        cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
+        if full {
+            cells.push(match band.speed.first() {
+                Some(_) => leaders(&band.speed, number, "faster than", true),
+                None => vec![Span::text("no channel without failures")],
+            });
+            cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
+        } else {
+            let (pick, next) = pick_and_next(band);
+            cells.extend([pick, careful(band), next]);
+        }
         if !keep.is_empty() {
             cells.push(yours(band, keep));
         }
@@ -217,7 +234,9 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
             cells.push(leaders(&band.p99, duration, "lower than", false));
         }
         if with_excluded {
-            cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
+            let short = |excluded: &Excluded| channel_label(&excluded.channel, excluded.merge);
+            let excluded = band.excluded.iter().map(if full { excluded_text } else { short });
+            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
         }
         table.rows.push((format::section(&band.band), cells));
     }
@@ -266,7 +285,7 @@ pub fn section(csv_name: &str, analysis: &Analysis, form: Form) -> Option<Sectio
         )]));
     }
     blocks.extend(bounded_note(bands, keep).map(|note| Block::Note(vec![Span::Text(note)])));
-    blocks.push(Block::Table(if form == Form::Full { table(bands, keep) } else { short_table(bands, keep) }));
+    blocks.push(Block::Table(table(bands, keep, form)));
     blocks.extend(recv_many(bands, keep).map(|line| Block::Para(prose(&line))));
     Some(Section { id: "answer", heading: Some("which channel".to_owned()), blocks })
 }
@@ -285,10 +304,6 @@ pub fn careful(band: &Recommendation) -> Vec<Span> {
     match &band.careful {
         _ if band.speed.first().is_none() => Vec::new(),
         Careful::Same => vec![Span::text("same")],
-        Careful::Behind { entry, .. } if entry.tied_with_first => {
-            let within = entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-            vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
-        }
         Careful::Behind { entry, .. } => behind(entry),
         Careful::NoneRanked => vec![Span::text("none ranked")],
     }
@@ -339,25 +354,13 @@ pub const YOURS: &str = "yours (--keep)";
 /// Each kept channel against `band`'s pick: `tokio-mpsc 784, 8.37× [7.03–9.97] behind`, `kanal†
 /// 83.0 (tied, within 6%)`, `kanal† is the pick`, or `tokio-mpsc not ranked`.
 pub fn yours(band: &Recommendation, keep: &[String]) -> Vec<Span> {
-    let mut spans = Vec::new();
-    for (at, channel) in keep.iter().enumerate() {
-        if at > 0 {
-            spans.push(Span::text("; "));
-        }
-        let entries = &band.speed.entries;
-        spans.extend(match entries.iter().position(|entry| entry.channel == *channel) {
-            Some(0) => vec![Span::channel(channel, channel), Span::text(" is the pick")],
-            Some(at) if entries[at].tied_with_first => {
-                let entry = &entries[at];
-                let within =
-                    entry.verdict.map_or(String::new(), |verdict| format!(", {}", format::within(&verdict, true)));
-                vec![named(entry), Span::Text(format!(" {} (tied{within})", marked(entry, number)))]
-            }
-            Some(at) => behind(&entries[at]),
-            None => vec![Span::channel(channel, channel), Span::text(" not ranked")],
-        });
-    }
-    spans
+    let entries = &band.speed.entries;
+    let against = |channel: &String| match entries.iter().position(|entry| entry.channel == *channel) {
+        Some(0) => vec![Span::channel(channel, channel), Span::text(" is the pick")],
+        Some(at) => behind(&entries[at]),
+        None => vec![Span::channel(channel, channel), Span::text(" not ranked")],
+    };
+    keep.iter().map(against).collect::<Vec<_>>().join(&Span::text("; "))
 }
 
 /// The line a tokio user who follows `tokio-mpsc` should read where `tokio-recv-many`, the same
@@ -387,37 +390,6 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
             bands.len()
         )
     })
-}
-
-/// The short answer's table: per band the pick (or the channels tied with it), the careful
-/// pick, the next one beyond the noise and how far behind, the kept channels' verdicts, and the
-/// channels not ranked for failures when some band has them.
-fn short_table(bands: &[Recommendation], keep: &[String]) -> Table {
-    let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let mut table = Table::default();
-    for header in ["runtime", "mode", "tasks", "pick (ns/message)", CAREFUL, "next, how far behind"] {
-        table.column(header, None);
-    }
-    if !keep.is_empty() {
-        table.column(YOURS, None);
-    }
-    if with_excluded {
-        table.column("not ranked (failures)", None);
-    }
-    for band in bands {
-        let (pick, next) = pick_and_next(band);
-        let mut cells = band_cells(band);
-        cells.extend([pick, careful(band), next]);
-        if !keep.is_empty() {
-            cells.push(yours(band, keep));
-        }
-        if with_excluded {
-            let excluded = band.excluded.iter().map(|excluded| channel_label(&excluded.channel, excluded.merge));
-            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
-        }
-        table.rows.push((format::section(&band.band), cells));
-    }
-    table
 }
 
 #[cfg(test)]
