@@ -105,13 +105,14 @@ fn place(at: &At, by_cores: bool) -> String {
 fn said(band: &Across) -> Vec<Span> {
     let (what, _, every, _, each) = words(band.axis);
     let b = &band.band;
-    // Machines differ in worker counts; the band is at one capacity.
-    let (workers, capacity) = match band.axis {
-        Axis::Capacity => (b.workers, String::new()),
+    // Machines differ in worker counts; the band is at one capacity. Capacities are read on one
+    // machine, named when the file holds several.
+    let (workers, fixed) = match band.axis {
+        Axis::Capacity => (b.workers, b.machine.as_ref().map_or(String::new(), |machine| format!(" on {machine}"))),
         Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
     };
     let notes = format::group_notes(workers, None, &b.setting.to_string());
-    let place_of_band = format!("{} {}{notes}{capacity} {}", b.runtime, b.mode, b.size.name());
+    let place_of_band = format!("{} {}{notes}{fixed} {}", b.runtime, b.mode, b.size.name());
     let cores: BTreeSet<usize> =
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
     let by_cores = cores.len() == band.picks.len();
