@@ -11,13 +11,17 @@ use crate::results::analysis::Analysis;
 use crate::results::recommend::TaskBand;
 
 /// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it.
+/// The short answer of a room leaves latency under load to the full one: the decision already
+/// gives the room's p99, drops and cost.
 pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
+    let decision = super::decision::section(analysis, form);
+    let latency = super::paced::section(analysis).filter(|_| form == Form::Full || decision.is_none());
     let sections = [
-        super::decision::section(analysis, form),
+        decision,
         super::summary::section(csv_name, analysis, form),
         super::across::section(analysis, form),
         super::across::designs(analysis, form),
-        super::paced::section(analysis),
+        latency,
         (form == Form::Full).then(|| super::open::section(analysis)).flatten(),
         (form == Form::Full).then(|| method(analysis)),
         Some(Section {
