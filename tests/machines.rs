@@ -123,4 +123,15 @@ fn the_two_reference_machines_answer_every_multi_thread_band_at_each_capacity() 
         json["machines"].as_array().unwrap().iter().filter(|band| band["changes"] != Value::Array(vec![])).collect();
     assert!(changed.len() >= 5, "{changed:?}");
     assert!(changed.iter().all(|band| band["changes"][0]["behind"]["interval"][0].as_f64().unwrap() > 1.0));
+
+    // Capacity is read on one machine at a time: each such line says which.
+    let (code, short, stderr) = run(["summary", "--short", &csvs]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let list = short.split("Where capacity matters").nth(1).unwrap_or_else(|| panic!("{short}"));
+    let lines: Vec<&str> =
+        list.lines().skip_while(|line| !line.starts_with("- ")).take_while(|l| !l.is_empty()).collect();
+    assert!(!lines.is_empty(), "{short}");
+    for line in lines {
+        assert!(line.contains(" on 2 cores (") || line.contains(" on 16 cores ("), "{line}");
+    }
 }
