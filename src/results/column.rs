@@ -1,5 +1,5 @@
 //! The metric columns a sample records beside ns/message, indexed by one enum: each column's
-//! name in the cells JSON and its value in a CSV row are one line of [`TABLE`].
+//! name in the cells JSON and its value in a CSV row are one line of `TABLE`.
 
 use std::collections::HashMap;
 use std::ops::Index;

@@ -1,5 +1,5 @@
 //! Two runs compared, every metric the same way: per cell, new against old by the noise model
-//! ([`Runs::judge`]), on ns/message ([`compare`]) and on a paced cell's p99, CPU and frames
+//! (`Runs::judge`), on ns/message ([`compare`]) and on a paced cell's p99, CPU and frames
 //! overflowed ([`PacedAgreement`]); per band, whether the runs' leaders share a channel; and how
 //! far the runs' figures are apart ([`Spread`]), which A/A runs calibrate the drift with.
 
@@ -190,7 +190,7 @@ pub struct Comparison<'a> {
 }
 
 /// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
-/// ([`Runs::judge`]).
+/// (`Runs::judge`).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
     let runs = Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) };
     let keys: Vec<&CellKey> = old.order.iter().filter(|key| new.cells.contains_key(*key)).collect();
@@ -330,7 +330,7 @@ pub struct PacedPair<'a> {
     pub old: PacedCell,
     /// Its figures in the new run.
     pub new: PacedCell,
-    /// The verdicts on new against old ([`Runs::judge`]): p99, CPU per delivered message,
+    /// The verdicts on new against old (`Runs::judge`): p99, CPU per delivered message,
     /// frames overflowed; `None` where a side has too little to judge.
     pub verdicts: [Option<Verdict>; 3],
 }

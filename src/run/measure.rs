@@ -91,7 +91,7 @@ pub struct Sample {
     /// `None` where /proc/stat has none (not Linux).
     pub steal: Option<Duration>,
     /// How long the process's threads waited to run over the clock, all threads together
-    /// ([`run_delay`]); `None` where schedstat cannot be read, and from a baseline build that
+    /// (`run_delay`); `None` where schedstat cannot be read, and from a baseline build that
     /// does not send it.
     #[serde(default)]
     pub run_delay: Option<Duration>,

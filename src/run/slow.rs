@@ -42,7 +42,7 @@ impl Slowdown {
     }
 
     /// Called after the last message: spins for the slowdown's share of the time since
-    /// [`Slowdown::start`], yielding to the runtime each [`SPIN_SLICE`] so that a run stopped
+    /// [`Slowdown::start`], yielding to the runtime each `SPIN_SLICE` so that a run stopped
     /// at its bound (`super::stop`) stops in the spin too.
     pub async fn finish(&mut self) {
         if let Some(started) = self.started.take() {
