@@ -20,6 +20,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
+use crate::output::doc::first_seen;
 use crate::plan::{Cell, Plan};
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
@@ -288,18 +289,24 @@ fn record(
     Ok(())
 }
 
-/// Prints every sampled cell, a section heading per (runtime, tasks, phase), its figures as
-/// `summary` reads them from the rows written (`file`: disturbed samples left out), and lists
-/// the failed cells in `outcome`.
+/// Prints every sampled cell under a section heading per (runtime, tasks, capacity, phase),
+/// each section's cells together in the plan's order, its figures as `summary` reads them from
+/// the rows written (`file`: disturbed samples left out), and lists the failed cells in `outcome`.
 fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
+    // The capacity and a paced cell's phase are in the heading: each gets a section of its own.
+    let section_of = |progress: &Progress| {
+        let (cell, workload) = (&progress.cell, &progress.cell.workload);
+        (cell.runtime, cell.workers, workload.tasks, workload.capacity_axis(), workload.pace.map(|p| p.phase))
+    };
+    let mut shown: Vec<&Progress> = cells.iter().filter(|progress| !progress.samples.is_empty()).collect();
+    let sections = first_seen(shown.iter().map(|progress| section_of(progress)));
+    shown.sort_by_key(|progress| sections.iter().position(|section| *section == section_of(progress)));
     let mut section = None;
-    for progress in cells.iter().filter(|progress| !progress.samples.is_empty()) {
+    for progress in shown {
         let cell = &progress.cell;
-        // A paced cell's phase is in its heading: in-phase cells get a heading of their own.
-        let this = (cell.runtime, cell.workers, cell.workload.tasks, cell.workload.pace.map(|pace| pace.phase));
-        if section != Some(this) {
-            section = Some(this);
+        if section != Some(section_of(progress)) {
+            section = Some(section_of(progress));
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
         let (ok, disturbed) = file.cells.get(&progress.key).map_or((&[][..], 0), |c| (&c.ok[..], c.disturbed.len()));

@@ -416,3 +416,30 @@ fn the_two_designs_at_their_own_sizes_are_cells_of_one_run() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("cells: 6\n"), "two modes at each of three capacities: {stdout}");
 }
+
+/// The cell lines of each capacity stand under a heading that names it.
+#[test]
+fn each_capacitys_cells_are_under_their_own_heading() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tiny: Vec<&str> = TINY.to_vec();
+    (tiny[3], tiny[5]) = ("64,256", "1");
+    let args = ["--channels", "flume", "--runtimes", "current-thread", "--out"];
+    let output = bench().args(&tiny).args(args).arg(dir.path().join("run.csv")).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let headings: Vec<&str> = stdout.lines().filter(|line| line.starts_with("# current-thread")).collect();
+    let capacities: Vec<bool> = ["capacity: 64 slots", "capacity: 256 slots"]
+        .iter()
+        .map(|capacity| headings.iter().any(|heading| heading.contains(capacity)))
+        .collect();
+    assert_eq!(capacities, [true, true], "{stdout}");
+    // cloned-send and merged-recv at each of the two capacities: four cell lines, two a heading.
+    let sections: Vec<usize> = stdout
+        .split("\n# ")
+        .skip(1)
+        .map(|section| {
+            section.lines().take_while(|line| !line.is_empty()).filter(|line| line.contains("ns/msg")).count()
+        })
+        .collect();
+    assert_eq!(sections, [2, 2], "{stdout}");
+}
