@@ -194,12 +194,11 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
             }
         }
     }
-    let group = band.noise_group();
     let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| {
         let entered = entries.iter().zip(&samples).filter_map(|(entry, cells)| {
             Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))
         });
-        rank(entered.collect(), metric, &group, noise)
+        rank(entered.collect(), metric, &band, noise)
     };
     PacedBand {
         p99: rank(|e| e.p99_ns, Metric::P99),
