@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::band::TaskBand;
+use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
@@ -135,7 +135,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     };
     let mut ab = Ab::default();
     // Per band and channel, in the order first judged: its judged cells.
-    let mut bands: Vec<(String, String, Vec<_>)> = Vec::new();
+    let mut bands: Vec<((String, String), Vec<_>)> = Vec::new();
     for key in &baseline.order {
         let member = candidate.cells.get(key).map(|b| (key, &baseline.cells[key], b));
         let Some((member, cell)) = member.and_then(|member| Some((member, change(cell_place(key), &[member])?))) else {
@@ -143,14 +143,11 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
             continue;
         };
         ab.cells.push(cell);
-        let (place, channel) = (band_place(key), key.channel_label());
-        match bands.iter_mut().find(|(known, of, _)| *known == place && *of == channel) {
-            Some((.., members)) => members.push(member),
-            None => bands.push((place, channel, vec![member])),
-        }
+        let place = (band_place(key), key.channel_label());
+        slot(&mut bands, |(known, _)| *known == place, || (place.clone(), Vec::new())).1.push(member);
     }
     ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
-    ab.bands = bands.into_iter().filter_map(|(place, _, members)| change(place, &members)).collect();
+    ab.bands = bands.into_iter().filter_map(|((place, _), members)| change(place, &members)).collect();
     ab.detectable = detectable(ab.bands.iter().map(|change| (change.runtime, change.low, change.high)));
     ab
 }

@@ -177,12 +177,8 @@ pub struct Grouped<'a> {
 pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
-        let group = GroupKey::of(key);
-        let at = grouped.iter().position(|other| other.key == group).unwrap_or_else(|| {
-            grouped.push(Grouped { key: group, ..Grouped::default() });
-            grouped.len() - 1
-        });
-        let group = &mut grouped[at];
+        let at = GroupKey::of(key);
+        let group = slot(&mut grouped, |other| other.key == at, || Grouped { key: at.clone(), ..Grouped::default() });
         let channel = (key.channel.as_str(), key.merge);
         if !group.channels.contains(&channel) {
             group.channels.push(channel);
@@ -208,4 +204,14 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         group.bands = bands.map(|tasks| (TaskBand::of(tasks[0]), tasks.to_vec())).collect();
     }
     grouped
+}
+
+/// The item of `list` that `found` finds, pushed first as `new` makes it when none does: each
+/// group of items once, in the order the first of each appears.
+pub fn slot<T>(list: &mut Vec<T>, found: impl Fn(&T) -> bool, new: impl FnOnce() -> T) -> &mut T {
+    let at = list.iter().position(found).unwrap_or_else(|| {
+        list.push(new());
+        list.len() - 1
+    });
+    &mut list[at]
 }

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::band::GroupKey;
+use super::band::{GroupKey, slot};
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
@@ -134,6 +134,7 @@ fn figures(cell: Cell) -> Option<PacedCell> {
 }
 
 /// One channel's cells of a room, per phase.
+#[derive(Default)]
 struct Cells<'a> {
     channel: String,
     out_of_phase: Cell<'a>,
@@ -189,13 +190,11 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
             continue;
         }
         let channel = key.channel_label();
-        let at = channels.iter().position(|cells| cells.channel == channel).unwrap_or_else(|| {
-            channels.push(Cells { channel, out_of_phase: None, in_phase: None });
-            channels.len() - 1
-        });
+        let new = || Cells { channel: channel.clone(), ..Cells::default() };
+        let cells = slot(&mut channels, |cells| cells.channel == channel, new);
         match key.setting.phase.unwrap_or(Phase::Aligned) {
-            Phase::Random => channels[at].out_of_phase = Some((key, samples)),
-            Phase::Aligned => channels[at].in_phase = Some((key, samples)),
+            Phase::Random => cells.out_of_phase = Some((key, samples)),
+            Phase::Aligned => cells.in_phase = Some((key, samples)),
         }
     }
     channels

@@ -3,9 +3,9 @@
 //! model's, on the two designs' cells of one channel paired round by round: speed for flat-out
 //! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
 
-use super::band::{self, Grouped, TaskBand};
+use super::band::{self, Band, Grouped, TaskBand};
 use super::load::{CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -44,20 +44,14 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
                 && (b.capacity == a.capacity || matches!(b.capacity, Capacity::PerTask(_)))
         };
         for own in groups.iter().filter(pairs) {
-            for (size, tasks) in shared.bands.iter().filter(|band| own.bands.contains(band)) {
-                let channels = compare_channels(noise, (shared, own), tasks);
+            for band in Band::all(shared).filter(|band| own.bands.contains(&(band.size, band.tasks.clone()))) {
+                let channels = compare_channels(noise, (shared, own), &band);
                 if channels.is_empty() {
                     continue;
                 }
-                out.push(Designs {
-                    runtime: shared.key.runtime,
-                    workers: shared.several_workers.then_some(shared.key.workers),
-                    setting: shared.key.setting.clone(),
-                    size: *size,
-                    shared: shared.key.capacity,
-                    own: own.key.capacity,
-                    channels,
-                });
+                let (runtime, workers, setting, size) = (band.runtime, band.workers, band.setting, band.size);
+                let own = own.key.capacity;
+                out.push(Designs { runtime, workers, setting, size, shared: band.capacity, own, channels });
             }
         }
     }
@@ -68,15 +62,9 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
 fn compare_channels<'a>(
     noise: &FileNoise,
     (shared, own): (&Grouped<'a>, &Grouped<'a>),
-    tasks: &[u64],
+    band: &Band,
 ) -> Vec<(String, Vec<(Metric, Verdict)>)> {
-    let key = &shared.key;
-    let group = Group {
-        runtime: key.runtime,
-        mode: Mode::ClonedSend,
-        setting: key.setting.clone(),
-        machine: key.machine.clone(),
-    };
+    let (group, tasks) = (band.noise_group(), &band.tasks);
     let cells = |grouped: &Grouped<'a>, channel| -> Option<Vec<&'a CellSamples>> {
         tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).copied()).collect()
     };

@@ -288,14 +288,6 @@ pub fn estimate(
     Some((Estimate { mean: centre.unwrap_or(estimate.mean), ..estimate }, paired))
 }
 
-/// The p99 of every delivered message of a paced cell's samples (their histograms merged): the
-/// p99 every output shows for it; `None` without latency.
-fn pooled_p99(cell: &CellSamples) -> Option<f64> {
-    let histograms = cell.paced.iter().map(|sample| sample.lat_histogram.as_str()).filter(|text| !text.is_empty());
-    let merged = crate::run::latency::merge(histograms).ok()?;
-    Some(crate::run::latency::Latency::of(&merged)?.p99.max(1) as f64)
-}
-
 /// Where a verdict on `b − a` is centred when it is not at the mean of the samples' values: a
 /// paced p99 is shown pooled over the cell's messages, so its verdict sits at the log ratio of
 /// the two pooled p99s, the samples' own p99s giving only its spread. `None` for every other
@@ -304,6 +296,7 @@ fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
     if metric != Metric::P99 || a.paced.is_empty() || b.paced.is_empty() {
         return None;
     }
+    let pooled_p99 = |cell: &CellSamples| Some(super::paced::latency(&cell.paced)?.p99.max(1) as f64);
     Some((pooled_p99(b)? / pooled_p99(a)?).ln())
 }
 

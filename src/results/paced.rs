@@ -91,15 +91,12 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let first = samples.first()?;
     let sum = |of: fn(&PacedSample) -> u64| samples.iter().map(of).sum::<u64>();
     let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
-    let histograms: Vec<&str> = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty()).collect();
-    // `load` checked every histogram, so a merge cannot fail on the text.
-    let latency = merge(histograms).ok().and_then(|merged| Latency::of(&merged));
     let cpu: Vec<f64> = samples.iter().filter_map(PacedSample::cpu_per_delivered).collect();
     let cpu_ns_per_delivered = stats::summarize(&cpu).map(|summary| summary.trimmed_mean);
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
     Some(PacedCell {
-        latency,
+        latency: latency(samples),
         overflow_share: share(sum(|s| s.frames_overflowed), sum(|s| s.frames)),
         drop_share: share(sum(|s| s.dropped), sum(|s| s.sent)),
         cpu_ns_per_delivered,
@@ -113,6 +110,14 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
             core_share: range(cpu.iter().map(|ns| ns * offered_per_s / 1e9)),
         },
     })
+}
+
+/// The percentiles of every delivered message of `samples` together (their latency histograms
+/// merged); `None` without `--latency`. `load` checked every histogram, so a merge cannot fail
+/// on the text.
+pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
+    let histograms = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty());
+    Latency::of(&merge(histograms).ok()?)
 }
 
 /// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.
@@ -194,12 +199,11 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
             }
         }
     }
-    let group = band.noise_group();
     let rank = |value: fn(&PacedEntry) -> Option<f64>, metric| {
         let entered = entries.iter().zip(&samples).filter_map(|(entry, cells)| {
             Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))
         });
-        rank(entered.collect(), metric, &group, noise)
+        rank(entered.collect(), metric, &band, noise)
     };
     PacedBand {
         p99: rank(|e| e.p99_ns, Metric::P99),

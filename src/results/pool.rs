@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::band::slot;
 use super::load::CellKey;
 use super::load::{CellSamples, PacedSample, ResultsFile, WorkloadKey, sweep_order};
 use super::metadata::{MachineId, Metadata};
@@ -30,18 +31,11 @@ pub fn sweeps(runs: Vec<Run>) -> Vec<(MachineId, Vec<Vec<Run>>)> {
     let mut machines: Vec<(MachineId, Vec<Vec<Run>>)> = Vec::new();
     for run in runs {
         let machine = MachineId::of(run.metadata.as_ref());
-        let at = machines.iter().position(|(known, _)| *known == machine).unwrap_or_else(|| {
-            machines.push((machine, Vec::new()));
-            machines.len() - 1
-        });
-        let sweeps = &mut machines[at].1;
+        let sweeps = &mut slot(&mut machines, |(known, _)| *known == machine, || (machine.clone(), Vec::new())).1;
         let same = |other: &Run| {
             other.file.workloads() == run.file.workloads() && settings(&other.file) == settings(&run.file)
         };
-        match sweeps.iter_mut().find(|sweep| same(&sweep[0])) {
-            Some(sweep) => sweep.push(run),
-            None => sweeps.push(vec![run]),
-        }
+        slot(sweeps, |sweep| same(&sweep[0]), Vec::new).push(run);
     }
     machines
 }

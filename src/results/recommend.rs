@@ -14,7 +14,7 @@ use super::band::{self, Band, Contender, Grouped};
 use super::careful::{self, Careful};
 use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
-use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 use crate::run::workload::Merge;
 use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::{Call, Verdict};
@@ -177,7 +177,6 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
             excluded.push(Excluded { channel, merge, failed_samples, failed_at, missing_at, refused_at });
         }
     }
-    let group = band.noise_group();
     let by = |metric: Metric| {
         let entered = candidates.iter().filter_map(|(channel, cells)| {
             let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
@@ -187,7 +186,7 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
             let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
             Some((Entry::new(*channel, value, Shape { median, mixed, bounded }), cells.clone()))
         });
-        rank(entered.collect(), metric, &group, noise)
+        rank(entered.collect(), metric, &band, noise)
     };
     let speed = by(Metric::Speed);
     let careful = careful::of(&speed);
@@ -214,7 +213,7 @@ fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
 }
 
 /// The one ranker, for every metric (speed, CPU, p99, frames overflowed), paced or not:
-/// `channels` are the entries to rank, each with its cells at the band's task counts in the
+/// `channels` are the entries to rank, each with its cells at `band`'s task counts in the
 /// same order. The first is the channel with the lowest value, unless a verdict against it
 /// calls others lower beyond the noise: then the one whose estimate is lowest takes its seat
 /// (paired samples outrank figures taken apart) and every verdict is made again against it.
@@ -224,15 +223,16 @@ fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
 pub fn rank<E>(
     mut channels: Vec<(Entry<E>, Vec<&CellSamples>)>,
     metric: Metric,
-    group: &Group,
+    band: &Band,
     noise: &FileNoise,
 ) -> Ranking<E> {
+    let group = band.noise_group();
     channels.sort_by(|a, b| a.0.value.total_cmp(&b.0.value));
     let judge = |channels: &mut [(Entry<E>, Vec<&CellSamples>)]| {
         let first = channels[0].1.clone();
         for (at, (entry, cells)) in channels.iter_mut().enumerate() {
             entry.verdict =
-                (at != 0).then(|| noise::verdict(&first, cells, metric, group, noise, VERDICT_CONFIDENCE)).flatten();
+                (at != 0).then(|| noise::verdict(&first, cells, metric, &group, noise, VERDICT_CONFIDENCE)).flatten();
             entry.tied_with_first = entry.verdict.is_some_and(|verdict| verdict.call == Call::Tied);
         }
     };
