@@ -30,34 +30,44 @@ enum Link {
     Code(String),
 }
 
-/// The links of one Markdown text, in order.
+/// The links of one Markdown text, in order: per paragraph (a code span or a link may wrap onto
+/// the next line; a table row is a paragraph of its own), its code paths, then its links.
 fn links(text: &str) -> Vec<Link> {
     let mut found = Vec::new();
     let mut fenced = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            fenced = !fenced;
-            continue;
-        }
-        if fenced {
+    let mut paragraph = String::new();
+    for line in text.lines().chain([""]) {
+        let fence = line.trim_start().starts_with("```");
+        if fenced && !fence {
             found.extend(code_paths(line).into_iter().map(Link::Code));
-            continue;
-        }
-        for (index, piece) in line.split('`').enumerate() {
-            if index % 2 == 1 {
-                found.extend(code_paths(piece).into_iter().map(Link::Code));
+        } else if fence || line.trim().is_empty() || line.starts_with('|') {
+            found.extend(paragraph_links(&std::mem::take(&mut paragraph)));
+            if line.starts_with('|') {
+                found.extend(paragraph_links(line));
             }
+            fenced ^= fence;
+        } else {
+            paragraph.push_str(line);
+            paragraph.push('\n');
         }
-        // Code spans blanked, so that a `](` inside one is not a link.
-        let prose: String = line.split('`').enumerate().map(|(i, p)| if i % 2 == 1 { "_" } else { p }).collect();
-        let mut rest = prose.as_str();
-        while let Some(at) = rest.find("](") {
-            rest = &rest[at + 2..];
-            let end = rest.find(')').unwrap_or(rest.len());
-            let target = rest[..end].split_whitespace().next().unwrap_or("");
-            if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
-                found.push(Link::Markdown(target.to_owned()));
-            }
+    }
+    found
+}
+
+/// The code paths, then the Markdown links, of one paragraph of prose.
+fn paragraph_links(paragraph: &str) -> Vec<Link> {
+    let pieces: Vec<&str> = paragraph.split('`').collect();
+    let mut found: Vec<Link> =
+        pieces.iter().skip(1).step_by(2).flat_map(|code| code_paths(code)).map(Link::Code).collect();
+    // Code spans blanked, so that a `](` inside one is not a link.
+    let prose: String = pieces.iter().enumerate().map(|(i, piece)| if i % 2 == 1 { "_" } else { piece }).collect();
+    let mut rest = prose.as_str();
+    while let Some(at) = rest.find("](") {
+        rest = &rest[at + 2..];
+        let end = rest.find(')').unwrap_or(rest.len());
+        let target = rest[..end].split_whitespace().next().unwrap_or("");
+        if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+            found.push(Link::Markdown(target.to_owned()));
         }
     }
     found
@@ -210,8 +220,16 @@ fn every_relative_link_of_the_readme_and_docs_resolves() {
     let root = Path::new(ROOT);
     let pages = pages(root);
     assert!(pages.len() > 5 && pages.iter().any(|page| page.starts_with("docs/results")), "{pages:?}");
-    let errors: Vec<String> =
-        pages.iter().flat_map(|page| broken(root, page, &std::fs::read_to_string(root.join(page)).unwrap())).collect();
+    let texts: Vec<(&PathBuf, String)> =
+        pages.iter().map(|page| (page, std::fs::read_to_string(root.join(page)).unwrap())).collect();
+    let found: Vec<Link> = texts.iter().flat_map(|(_, text)| links(text)).collect();
+    let code = found.iter().filter(|link| matches!(link, Link::Code(_))).count();
+    assert!(
+        found.len() > 60 && code > 10,
+        "{} links, {code} of them paths in code: the finder misses some",
+        found.len()
+    );
+    let errors: Vec<String> = texts.iter().flat_map(|(page, text)| broken(root, page, text)).collect();
     assert!(errors.is_empty(), "broken links:\n{}", errors.join("\n"));
 }
 
@@ -219,13 +237,16 @@ fn every_relative_link_of_the_readme_and_docs_resolves() {
 fn the_link_finder_reads_links_images_and_code_paths_and_skips_placeholders() {
     let text = "# T\nSee [a](there.md#t), ![p](pic.png \"title\"), [w](https://x.org) and `[x](y.md)`.\n\
         Run `summary results/reference/a.csv,results/reference/b.csv` not `results/reference/<run>.csv`.\n\
-        ```\n[no](link.md) results/reference/c.csv\n```\n";
+        ```\n[no](link.md) results/reference/c.csv\n```\n\
+        A span `summary\nresults/reference/d.csv` and a [link\nthat wraps](wrapped.md).\n";
     let expected = [
-        Link::Markdown("there.md#t".into()),
-        Link::Markdown("pic.png".into()),
         Link::Code("results/reference/a.csv".into()),
         Link::Code("results/reference/b.csv".into()),
+        Link::Markdown("there.md#t".into()),
+        Link::Markdown("pic.png".into()),
         Link::Code("results/reference/c.csv".into()),
+        Link::Code("results/reference/d.csv".into()),
+        Link::Markdown("wrapped.md".into()),
     ];
     assert_eq!(links(text), expected);
 }
