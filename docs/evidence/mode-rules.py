@@ -2,6 +2,9 @@
 clusters rule (`stats::clusters`: a log-scale gap of at least a ratio, at least twice the widest gap
 inside either side, at least k samples a side), re-implemented here to try other settings.
 
+The files this script cites were removed from the working tree; they are in the repository at
+commit 6d7aacb (`git show 6d7aacb:PATH`).
+
 Reads the per-cell samples that `channel-bench cells` writes (disturbed samples left out),
 into a folder of their own laid out as results/ is:
 
