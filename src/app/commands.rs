@@ -180,7 +180,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     };
     let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
-    let metadata = if args.json { None } else { metadata(csv) };
+    let metadata = metadata(csv);
     let mut analysis = Analysis::of(if markdown.is_some() { &name } else { &pooled_name }, &samples, metadata.as_ref());
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
     match markdown {
