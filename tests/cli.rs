@@ -443,3 +443,31 @@ fn each_capacitys_cells_are_under_their_own_heading() {
         .collect();
     assert_eq!(sections, [2, 2], "{stdout}");
 }
+
+#[test]
+fn a_payload_no_sink_reads_is_said_to_change_nothing_in_the_plan_and_the_answer() {
+    let said = "--payload 200 without --sink changes nothing measured";
+    let plan = |more: &[&str]| {
+        let output = bench().args(TINY).args(["--channels", "kanal", "--dry-run"]).args(more).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let planned = plan(&["--payload", "200"]);
+    assert_eq!(
+        planned.lines().filter(|line| line.starts_with("note: ") && line.contains(said)).count(),
+        1,
+        "{planned}"
+    );
+    assert!(!plan(&[]).contains("--payload"), "the default says nothing");
+    let dir = tempfile::tempdir().unwrap();
+    let sink = format!("file:{}", dir.path().join("sink").display());
+    assert!(!plan(&["--payload", "200", "--sink", &sink]).contains(said), "a sink reads the payloads");
+    // The run says it before its rounds and after its answer.
+    let out = dir.path().join("run.csv");
+    let args = ["--channels", "kanal", "--modes", "cloned-send", "--runtimes", "current-thread", "--payload", "200"];
+    let output = bench().args(TINY).args(args).arg("--out").arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.matches(said).count(), 2, "{stdout}");
+    assert!(stdout.trim_end().lines().rev().take(4).any(|line| line.contains(said)), "after the answer: {stdout}");
+}

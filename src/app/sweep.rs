@@ -57,7 +57,9 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             duels.inspect(|line| print_line(&format!("{line}\n")));
             let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_slice());
-            print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force))
+            let summary = print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force));
+            plan.unread_payload().inspect(|line| print_line(&format!("note: {line}")));
+            summary
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
                 .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
         }
@@ -104,7 +106,7 @@ pub(super) fn measure(
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
-    if let Some(line) = plan.oversubscription() {
+    for line in plan.notes() {
         print_line(&format!("note: {line}"));
     }
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
