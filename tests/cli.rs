@@ -471,3 +471,14 @@ fn a_payload_no_sink_reads_is_said_to_change_nothing_in_the_plan_and_the_answer(
     assert_eq!(stdout.matches(said).count(), 2, "{stdout}");
     assert!(stdout.trim_end().lines().rev().take(4).any(|line| line.contains(said)), "after the answer: {stdout}");
 }
+
+#[test]
+fn the_header_names_every_capacity_swept() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = "--messages 600 --capacity 64,128 --tasks 1 --warmup 0 --samples 1 --max-time 0 --channels kanal \
+                --modes cloned-send --runtimes current-thread";
+    let output = bench().args(args.split(' ')).arg("--out").arg(dir.path().join("run.csv")).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("running WebRTC SFU benchmark with 600 messages and capacity 64, 128 ("), "{stdout}");
+}

@@ -110,7 +110,7 @@ pub(super) fn measure(
         print_line(&format!("note: {line}"));
     }
     let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
-    console.header(&plan.workloads(plan.tasks[0])[0]);
+    console.header(&plan.workloads(plan.tasks[0])[0], &plan.capacities, plan.task_capacities.as_deref());
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
     Ok(Measured { set, outcome, stop, cells })

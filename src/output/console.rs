@@ -37,14 +37,20 @@ impl Console {
         self.bar.suspend(|| print_line(&line));
     }
 
-    /// The first line of the sweep, from one of its workloads: the size of a flat-out run, or
+    /// The first line of the sweep, from one of its workloads and every capacity it sweeps
+    /// (`capacities`, with `--task-capacity`'s slots a task): the size of a flat-out run, or
     /// the rate and duration of a paced one.
-    pub fn header(&self, workload: &Workload) {
+    pub fn header(&self, workload: &Workload, capacities: &[usize], task_capacities: Option<&[usize]>) {
         let load = match workload.pace {
             Some(pace) => format!(": each task sending {}, capacity", schedule(workload, pace)),
             None => format!(" with {} messages and capacity", workload.messages),
         };
-        let (capacity, payload) = (workload.capacity, &workload.payload);
+        let listed = |values: &[usize]| values.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let mut capacity = listed(capacities);
+        if let Some(slots) = task_capacities {
+            capacity += &format!(" (merged-recv: {} a task)", listed(slots));
+        }
+        let payload = &workload.payload;
         let mut line = format!("running WebRTC SFU benchmark{load} {capacity} ({payload}-byte payload");
         if workload.payload.varies() {
             line += &format!(", sizes drawn with seed {}", workload.seed);
