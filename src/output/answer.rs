@@ -135,7 +135,7 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
             let mut object = json!({
                 "runtime": band.band.runtime,
                 "mode": band.band.mode,
-                "workers": band.band.workers,
+                "workers": workers(&band.band),
                 "setting": band.band.setting.to_string(),
                 "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
@@ -162,13 +162,19 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
         .collect()
 }
 
+/// The threads running a band's tasks, as the JSON gives them: the count, or `"unknown"` for
+/// a file without the `workers` column.
+fn workers(band: &Band) -> Value {
+    if band.threads == 0 { json!("unknown") } else { json!(band.threads) }
+}
+
 /// Which band an object is about (its runtime, mode, workers, capacity, setting, band and
 /// tasks), with the fields of `about` (an object) beside.
 fn band_json(band: &Band, about: Value) -> Value {
     let mut object = json!({
         "runtime": band.runtime,
         "mode": band.mode,
-        "workers": band.workers,
+        "workers": workers(band),
         "capacity": band.capacity,
         "setting": band.setting.to_string(),
         "band": band.size.name(),
