@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -16,7 +16,7 @@ use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
-use crate::plan::Plan;
+use crate::plan::{Plan, estimate};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
@@ -109,10 +109,19 @@ pub(super) fn measure(
     for line in plan.notes() {
         print_line(&format!("note: {line}"));
     }
-    let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
+    let expected = estimate::wall_time(plan).total();
+    let console = Console::new(
+        (cells * plan.samples * plan.builds) as u64,
+        plan.builds as u64,
+        &estimate::seconds_text(expected),
+    );
     console.header(&plan.workloads(plan.tasks[0])[0], &plan.capacities, plan.task_capacities.as_deref());
+    let rounds = Instant::now();
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
+    if !outcome.interrupted {
+        estimate::off_line(expected, rounds.elapsed()).inspect(|line| print_line(line));
+    }
     Ok(Measured { set, outcome, stop, cells })
 }
 

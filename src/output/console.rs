@@ -23,13 +23,12 @@ pub struct Console {
 
 impl Console {
     /// A console for a sweep that takes at least `samples` samples (cells × `--samples` ×
-    /// builds), `builds` of each cell a round visits.
-    pub fn new(samples: u64, builds: u64) -> Self {
+    /// builds), `builds` of each cell a round visits, in about `expected` (`plan::estimate`).
+    pub fn new(samples: u64, builds: u64, expected: &str) -> Self {
         let bar = ProgressBar::new(samples);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} samples, {elapsed} elapsed, eta {eta}  {prefix}: {msg}")
-                .expect("the template is valid"),
-        );
+        let template =
+            format!("{{bar:30}} {{pos}}/{{len}} samples, {{elapsed}} elapsed of about {expected}  {{prefix}}: {{msg}}");
+        bar.set_style(ProgressStyle::with_template(&template).expect("the template is valid"));
         Self { bar, builds }
     }
 

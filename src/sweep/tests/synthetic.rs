@@ -139,7 +139,7 @@ pub(crate) fn sweep_to(path: &Path, args: &[&str], place: &mut dyn Place) -> Out
     let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
     let mut csv = CsvWriter::create(path, false).unwrap();
     let watchdog = Watchdog::new(Duration::from_secs(60), Arc::new(AtomicBool::new(false))).unwrap();
-    let console = Console::new(0, 1);
+    let console = Console::new(0, 1, "0s");
     run(&plan, &watchdog, &console, &mut csv, place).unwrap()
 }
 
