@@ -443,3 +443,42 @@ fn each_capacitys_cells_are_under_their_own_heading() {
         .collect();
     assert_eq!(sections, [2, 2], "{stdout}");
 }
+
+#[test]
+fn a_payload_no_sink_reads_is_said_to_change_nothing_in_the_plan_and_the_answer() {
+    let said = "--payload 200 without --sink changes nothing measured";
+    let plan = |more: &[&str]| {
+        let output = bench().args(TINY).args(["--channels", "kanal", "--dry-run"]).args(more).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let planned = plan(&["--payload", "200"]);
+    assert_eq!(
+        planned.lines().filter(|line| line.starts_with("note: ") && line.contains(said)).count(),
+        1,
+        "{planned}"
+    );
+    assert!(!plan(&[]).contains("--payload"), "the default says nothing");
+    let dir = tempfile::tempdir().unwrap();
+    let sink = format!("file:{}", dir.path().join("sink").display());
+    assert!(!plan(&["--payload", "200", "--sink", &sink]).contains(said), "a sink reads the payloads");
+    // The run says it before its rounds and after its answer.
+    let out = dir.path().join("run.csv");
+    let args = ["--channels", "kanal", "--modes", "cloned-send", "--runtimes", "current-thread", "--payload", "200"];
+    let output = bench().args(TINY).args(args).arg("--out").arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.matches(said).count(), 2, "{stdout}");
+    assert!(stdout.trim_end().lines().rev().take(4).any(|line| line.contains(said)), "after the answer: {stdout}");
+}
+
+#[test]
+fn the_header_names_every_capacity_swept() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = "--messages 600 --capacity 64,128 --tasks 1 --warmup 0 --samples 1 --max-time 0 --channels kanal \
+                --modes cloned-send --runtimes current-thread";
+    let output = bench().args(args.split(' ')).arg("--out").arg(dir.path().join("run.csv")).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.starts_with("running WebRTC SFU benchmark with 600 messages and capacity 64, 128 ("), "{stdout}");
+}

@@ -398,3 +398,31 @@ fn compare_of_two_paced_runs_leads_with_p99_drops_and_cpu() {
     let (_, stdout, _) = common::run(["compare", default, default]);
     assert!(!stdout.contains("restates the schedule") && stdout.contains("520 cells in both"), "{stdout}");
 }
+
+#[test]
+fn filters_compare_the_cells_they_name_in_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    let at = |capacity: u32, rows: String| rows.replace(",1000,64,64,", &format!(",1000,{capacity},{capacity},"));
+    let cells = |capacity: u32| -> String {
+        let each = |(channel, tasks)| at(capacity, cell(channel, "current-thread", tasks, &steady));
+        [("kanal", 1), ("kanal", 8), ("flume", 1), ("flume", 8)].into_iter().map(each).collect()
+    };
+    // The old run swept two capacities, the new one the second only: workloads differ.
+    let old = write(dir.path(), "old.csv", &format!("{HEADER}\n{}{}", cells(64), cells(1024)));
+    let new = write(dir.path(), "new.csv", &format!("{HEADER}\n{}", cells(1024)));
+    let (code, _, stderr) = compare(&old, &new);
+    assert_eq!(code, Some(2), "{stderr}");
+    let filters = ["--capacity", "1024", "--channels", "kanal", "--tasks", "1..8"];
+    let (code, stdout, stderr) = compare_with(&filters, &old, &new);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("2 cells in both"), "{stdout}");
+    assert!(stdout.contains("tasks=8 kanal") && !stdout.contains("flume") && !stdout.contains("only in"), "{stdout}");
+    let (code, stdout, _) = compare_with(&["--capacity", "1024", "--tasks", "8"], &old, &new);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("2 cells in both") && !stdout.contains("tasks=1 "), "{stdout}");
+    // A filter that leaves a side nothing says so.
+    let (code, stdout, stderr) = compare_with(&["--capacity", "64"], &old, &new);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""));
+    assert!(stderr.contains("has no cell of the --channels, --tasks and --capacity given"), "{stderr}");
+}

@@ -93,7 +93,7 @@ fn a_sweep_writes_a_self_contained_and_complete_report() {
     assert_eq!(cells.len(), 2 * 2 * 2 * 3, "{cells:?}");
     for (runtime, mode, tasks, channel) in &cells {
         let found = rows.iter().any(|row| {
-            row[0] == *runtime && row[2] == *mode && row[4] == *tasks && row[5].trim_end_matches('†') == channel
+            row[0] == *runtime && row[3] == *mode && row[5] == *tasks && row[6].trim_end_matches('†') == channel
         });
         assert!(found, "no row for {runtime} {mode} {tasks} {channel}");
     }
@@ -140,8 +140,12 @@ fn report_writes_any_csv_and_replaces_only_with_force() {
     assert_self_contained(&html);
     assert!(html.contains("No JSON beside the CSV"), "a CSV alone still gets its report");
     let rows = table_rows(&html, "cells");
-    let kanal = rows.iter().find(|row| row[5] == "kanal†").unwrap();
-    assert!(kanal[13].starts_with("1: lost: "), "failures are shown: {kanal:?}");
+    let kanal = rows.iter().find(|row| row[6] == "kanal†").unwrap();
+    assert!(kanal[14].starts_with("1: lost: "), "failures are shown: {kanal:?}");
+    assert_eq!(kanal[2], "64 slots", "the capacity column: {kanal:?}");
+    // Every channel the table marks has its known problems listed under it.
+    let under = &html[html.find("<section id=\"cells\">").unwrap()..];
+    assert!(under.contains("<li><b>kanal<span class=\"mark\">†</span></b> ("), "{under}");
     assert!(html.contains("<tr class=\"failed\">"));
 
     // An existing report is kept without --force, replaced with it.

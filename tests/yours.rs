@@ -51,6 +51,14 @@ fn a_sweeps_kept_channel_is_in_its_json_and_its_summary() {
     let (code, stdout, stderr) = run(["summary", csv.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("yours (--keep): flume"), "the summary of the CSV follows the run's --keep: {stdout}");
+    let (code, stdout, stderr) = run(["summary", csv.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let band = &answer["bands"][0];
+    let entries = [&band["leader"], &band["runner_up"]].into_iter().chain(band["contenders"].as_array().unwrap());
+    let kept: Vec<&serde_json::Value> = entries.filter(|entry| entry["kept"] == true).collect();
+    assert_eq!(kept.len(), 1, "{band}");
+    assert!(kept[0]["channel"].as_str().unwrap().starts_with("flume"), "{band}");
 }
 
 #[test]

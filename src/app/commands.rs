@@ -14,9 +14,10 @@ use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
-use crate::results::load::ResultsFile;
+use crate::results::load::{CellKey, ResultsFile};
 use crate::results::metadata::{MachineId, Metadata};
 use crate::results::pool::{self, Run};
+use crate::run::workload::Capacity;
 
 /// `channel-bench cells`.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
@@ -102,9 +103,15 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let ((old_name, mut old), (new_name, mut new)) =
+    let ((old_name, old), (new_name, new)) =
         (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
+    let (mut old, mut new) = (old.only(subset(args)), new.only(subset(args)));
     for (name, file) in [(&old_name, &old), (&new_name, &new)] {
+        if file.order.is_empty() {
+            return Err(usage(format!(
+                "{name} has no cell of the --channels, --tasks and --capacity given: name cells it holds"
+            )));
+        }
         let machines: BTreeSet<&MachineId> = file.order.iter().map(|key| &key.machine).collect();
         if machines.len() > 1 {
             let machines: Vec<String> = machines.iter().map(|machine| machine.to_string()).collect();
@@ -160,6 +167,20 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(if args.fail_on_slower && worse > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
+/// Whether a cell is among those `compare`'s `--channels`, `--tasks` and `--capacity` name
+/// (each filter not given keeps every cell).
+fn subset(args: &CompareArgs) -> impl Fn(&CellKey) -> bool + '_ {
+    let tasks: Option<Vec<u64>> =
+        args.tasks.as_ref().map(|items| items.iter().flat_map(|item| &item.0).map(|&tasks| tasks as u64).collect());
+    move |key| {
+        args.channels.as_ref().is_none_or(|channels| channels.contains(&key.channel))
+            && tasks.as_ref().is_none_or(|tasks| tasks.contains(&key.tasks))
+            && args.capacity.as_ref().is_none_or(|capacities| {
+                capacities.iter().any(|&slots| key.workload.capacity == Capacity::Shared(slots as u64))
+            })
+    }
+}
+
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
@@ -180,7 +201,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     };
     let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
-    let metadata = if args.json { None } else { metadata(csv) };
+    let metadata = metadata(csv);
     let mut analysis = Analysis::of(if markdown.is_some() { &name } else { &pooled_name }, &samples, metadata.as_ref());
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
     match markdown {

@@ -60,7 +60,7 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
         plan.samples, plan.warmup
     ));
     print_line(&estimate::wall_time_line(plan));
-    if let Some(line) = plan.oversubscription() {
+    for line in plan.notes() {
         print_line(&format!("note: {line}"));
     }
     if let Some((cell, peak)) = estimate::largest_cell(plan) {

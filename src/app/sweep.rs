@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -16,7 +16,7 @@ use super::print_error;
 use crate::cli::ExportArgs;
 use crate::output::files::{self, OutputSet};
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
-use crate::plan::Plan;
+use crate::plan::{Plan, estimate};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
@@ -57,7 +57,9 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             duels.inspect(|line| print_line(&format!("{line}\n")));
             let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_slice());
-            print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force))
+            let summary = print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force));
+            plan.unread_payload().inspect(|line| print_line(&format!("note: {line}")));
+            summary
                 .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
                 .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
         }
@@ -104,13 +106,22 @@ pub(super) fn measure(
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
-    if let Some(line) = plan.oversubscription() {
+    for line in plan.notes() {
         print_line(&format!("note: {line}"));
     }
-    let console = Console::new((cells * plan.samples * plan.builds) as u64, plan.builds as u64);
-    console.header(&plan.workloads(plan.tasks[0])[0]);
+    let expected = estimate::wall_time(plan).total();
+    let console = Console::new(
+        (cells * plan.samples * plan.builds) as u64,
+        plan.builds as u64,
+        &estimate::seconds_text(expected),
+    );
+    console.header(&plan.workloads(plan.tasks[0])[0], &plan.capacities, plan.task_capacities.as_deref());
+    let rounds = Instant::now();
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
+    if !outcome.interrupted {
+        estimate::off_line(expected, rounds.elapsed()).inspect(|line| print_line(line));
+    }
     Ok(Measured { set, outcome, stop, cells })
 }
 

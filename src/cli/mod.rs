@@ -5,7 +5,8 @@ mod ab;
 mod sweep;
 
 pub use ab::{AbArgs, TakeRoundArgs};
-pub use sweep::SweepArgs;
+use sweep::parse_tasks;
+pub use sweep::{SweepArgs, TaskCounts};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -213,6 +214,16 @@ pub struct CompareArgs {
     /// The later CSV, or several runs separated by commas, pooled
     #[arg(value_parser = parse_csv_list)]
     pub new: CsvList,
+    /// Compare only these comma-separated channels' cells (as a sweep's --channels)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub channels: Option<Vec<String>>,
+    /// Compare only the cells of these comma-separated task counts, each N or a range A..B (as a sweep's --tasks)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
+    pub tasks: Option<Vec<TaskCounts>>,
+    /// Compare only the cells of these comma-separated capacities (as a sweep's --capacity; a merged-recv cell of
+    /// --task-capacity has none of them)
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub capacity: Option<Vec<usize>>,
     /// Pair cells even when the files ran different workloads (messages, capacity, workers), and pool runs of
     /// different builds on a side
     #[arg(long)]

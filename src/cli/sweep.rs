@@ -219,7 +219,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 pub struct TaskCounts(pub Vec<usize>);
 
 /// `N`, or `A..B` with A ≤ B both powers of two: A, 2A, 4A, …, B.
-fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
+pub(super) fn parse_tasks(text: &str) -> Result<TaskCounts, String> {
     let count = |text: &str| match text.trim().parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_owned()),
         Ok(count) => Ok(count),

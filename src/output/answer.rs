@@ -1,6 +1,6 @@
 //! The answer as JSON, for dashboards and scripts (`channel-bench summary --json`): per band the
-//! leader, the runner-up and every other contender with its verdict against the leader, and the
-//! careful pick; per paced band the same for each of its figures; the decision for the room
+//! leader, the runner-up and every other contender with its verdict against the leader (a channel
+//! the user follows marked `kept`), and the careful pick; per paced band the same for each of its figures; the decision for the room
 //! (`output::decision`). Formatting only: every
 //! verdict is the one `results::recommend` and `results::paced` computed, as every other
 //! output shows it.
@@ -45,13 +45,15 @@ fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
     })
 }
 
-/// `ranked` (the JSON of `speed`) with `"bounded": true` on each channel whose figure is
-/// bounded (`results::recommend::Shape::bounded`): measured on the messages taken by its bound.
-fn bounded(mut ranked: Value, speed: &Ranking) -> Value {
-    let labels: Vec<String> = speed.entries.iter().filter(|e| e.figures.bounded).map(Entry::label).collect();
+/// `ranked` (the JSON of a ranking) with `"FIELD": true` on each channel `marks` names by its
+/// label: `bounded` on a figure measured on the messages taken by its bound
+/// (`results::recommend::Shape::bounded`), `kept` on a channel the user follows (`--keep`).
+fn marked(mut ranked: Value, marks: &[(&str, Vec<String>)]) -> Value {
     let mark = |object: &mut Value| {
-        if object["channel"].as_str().is_some_and(|channel| labels.iter().any(|label| label == channel)) {
-            object["bounded"] = json!(true);
+        for (field, labels) in marks {
+            if object["channel"].as_str().is_some_and(|channel| labels.iter().any(|label| label == channel)) {
+                object[*field] = json!(true);
+            }
         }
     };
     for key in ["leader", "runner_up"] {
@@ -72,7 +74,14 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
                 Careful::Behind { entry, .. } => against(entry, entry.value, true),
                 Careful::NoneRanked => Value::Null,
             };
-            let mut object = band_json(&band.band, bounded(ranking(&band.speed, true), &band.speed));
+            let labels = |keeps: &dyn Fn(&Entry) -> bool| -> Vec<String> {
+                band.speed.entries.iter().filter(|e| keeps(e)).map(Entry::label).collect()
+            };
+            let marks = [
+                ("bounded", labels(&|entry| entry.figures.bounded)),
+                ("kept", labels(&|entry| analysis.keep.contains(&entry.channel))),
+            ];
+            let mut object = band_json(&band.band, marked(ranking(&band.speed, true), &marks));
             (object["unit"], object["careful"]) = (json!("ns/message"), careful);
             object
         })
@@ -126,7 +135,7 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
             let mut object = json!({
                 "runtime": band.band.runtime,
                 "mode": band.band.mode,
-                "workers": band.band.workers,
+                "workers": workers(&band.band),
                 "setting": band.band.setting.to_string(),
                 "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
@@ -153,13 +162,19 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
         .collect()
 }
 
+/// The threads running a band's tasks, as the JSON gives them: the count, or `"unknown"` for
+/// a file without the `workers` column.
+fn workers(band: &Band) -> Value {
+    if band.threads == 0 { json!("unknown") } else { json!(band.threads) }
+}
+
 /// Which band an object is about (its runtime, mode, workers, capacity, setting, band and
 /// tasks), with the fields of `about` (an object) beside.
 fn band_json(band: &Band, about: Value) -> Value {
     let mut object = json!({
         "runtime": band.runtime,
         "mode": band.mode,
-        "workers": band.workers,
+        "workers": workers(band),
         "capacity": band.capacity,
         "setting": band.setting.to_string(),
         "band": band.size.name(),

@@ -23,13 +23,12 @@ pub struct Console {
 
 impl Console {
     /// A console for a sweep that takes at least `samples` samples (cells × `--samples` ×
-    /// builds), `builds` of each cell a round visits.
-    pub fn new(samples: u64, builds: u64) -> Self {
+    /// builds), `builds` of each cell a round visits, in about `expected` (`plan::estimate`).
+    pub fn new(samples: u64, builds: u64, expected: &str) -> Self {
         let bar = ProgressBar::new(samples);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} samples, {elapsed} elapsed, eta {eta}  {prefix}: {msg}")
-                .expect("the template is valid"),
-        );
+        let template =
+            format!("{{bar:30}} {{pos}}/{{len}} samples, {{elapsed}} elapsed of about {expected}  {{prefix}}: {{msg}}");
+        bar.set_style(ProgressStyle::with_template(&template).expect("the template is valid"));
         Self { bar, builds }
     }
 
@@ -37,14 +36,20 @@ impl Console {
         self.bar.suspend(|| print_line(&line));
     }
 
-    /// The first line of the sweep, from one of its workloads: the size of a flat-out run, or
+    /// The first line of the sweep, from one of its workloads and every capacity it sweeps
+    /// (`capacities`, with `--task-capacity`'s slots a task): the size of a flat-out run, or
     /// the rate and duration of a paced one.
-    pub fn header(&self, workload: &Workload) {
+    pub fn header(&self, workload: &Workload, capacities: &[usize], task_capacities: Option<&[usize]>) {
         let load = match workload.pace {
             Some(pace) => format!(": each task sending {}, capacity", schedule(workload, pace)),
             None => format!(" with {} messages and capacity", workload.messages),
         };
-        let (capacity, payload) = (workload.capacity, &workload.payload);
+        let listed = |values: &[usize]| values.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
+        let mut capacity = listed(capacities);
+        if let Some(slots) = task_capacities {
+            capacity += &format!(" (merged-recv: {} a task)", listed(slots));
+        }
+        let payload = &workload.payload;
         let mut line = format!("running WebRTC SFU benchmark{load} {capacity} ({payload}-byte payload");
         if workload.payload.varies() {
             line += &format!(", sizes drawn with seed {}", workload.seed);

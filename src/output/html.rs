@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Form, Format, Span};
+use super::doc::{Form, Format, Span, caveats_of, line};
 use super::format::{self, escape, number};
+use super::summary::{caveat_item, caveated_of};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
@@ -106,7 +107,7 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
          ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A disturbed sample (a steal tick, a pacer \
          late, CPU or switches far above the cell's others, or measured while other cells around it were slow \
          too) is counted apart and left out of every figure.</p>\n<table>\n<tr><th>runtime</th>\
-         <th>workers</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
+         <th>workers</th><th>capacity</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
          <th>90% interval</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
     );
     for cell in &cells.cells {
@@ -124,13 +125,14 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.first_failure.as_ref().map_or(String::new(), |first| format!("{}: {}", cell.failed, escape(first)));
         let _ = writeln!(
             out,
-            "<tr{}><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+            "<tr{}><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{mean}</td><td class=\"n\">{interval}</td>\
              <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{clusters}</td><td class=\"n\">{}</td>\
              <td>{failed}</td></tr>",
             if cell.failed > 0 { " class=\"failed\"" } else { "" },
             cell.runtime,
             cell.workers,
+            escape(&cell.capacity_label),
             cell.mode,
             escape(&cell.setting),
             cell.tasks,
@@ -144,7 +146,25 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
             cell.figures[Column::CpuNsPerMessage].as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
         );
     }
-    out.push_str("</table>\n</section>\n");
+    out.push_str("</table>\n");
+    caveat_list(out, cells);
+    out.push_str("</section>\n");
+}
+
+/// The known problems of every channel the cell table marks, under it: a channel marked in the
+/// table but not ranked near the top of any band is in no list of the answer above it.
+fn caveat_list(out: &mut String, cells: &CellsFile) {
+    let names = caveated_of(cells.cells.iter().map(|cell| cell.channel.as_str()));
+    let items: Vec<String> = names
+        .iter()
+        .flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat)))
+        .map(|item| format!("<li>{}</li>", line(&item, Format::Html)))
+        .collect();
+    if !items.is_empty() {
+        let mark = Span::Channel(String::new(), true).render(Format::Html);
+        let _ = writeln!(out, "<p class=\"note\">{mark} Known problems of the crates marked in this table:</p>");
+        let _ = writeln!(out, "<ul>\n{}\n</ul>", items.join("\n"));
+    }
 }
 
 fn machine(out: &mut String, machines: &[Metadata]) {

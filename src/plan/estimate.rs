@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::{Cell, Plan};
 use crate::channel::Message;
 use crate::error::usage;
+use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Mode, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
@@ -24,9 +25,22 @@ const TASK_BYTES: u128 = 4096;
 const CHANNEL_BYTES: u128 = 1024;
 /// What a worker thread of the runtime costs: its run queue and the stack it touches.
 const WORKER_BYTES: u128 = 256 * 1024;
-/// The nanoseconds per message `--dry-run` assumes for its wall time, a sample's runtime start
-/// and teardown included (docs/methodology.md).
-pub const ASSUMED_NS_PER_MESSAGE: u64 = 140;
+/// The nanoseconds per message the wall time assumes on the current-thread runtime, flat out;
+/// on the multi-thread runtime, this times 1 + √(workers ÷ 2) ([`ns_per_message`]). Fitted with
+/// [`ROUND_COST`] and [`RUN_COST`] on the committed reference runs whose wall times are known
+/// (docs/methodology.md, "How long a sweep takes").
+pub const ASSUMED_NS_PER_MESSAGE: u64 = 90;
+
+/// What a round costs beyond its runs: the fresh process of this binary that measures it
+/// (`run::rounds`) started and ended, and the parent's work between two rounds.
+pub const ROUND_COST: Duration = Duration::from_millis(50);
+
+/// What a run (a sample or a warm-up) costs beyond its messages: its runtime started and shut
+/// down, its tasks and channels made and dropped.
+pub const RUN_COST: Duration = Duration::from_millis(3);
+
+/// How far the wall time may be from the estimate, either way, before the run's end says so.
+pub const ESTIMATE_OFF_BY: f64 = 1.5;
 
 /// The share of a group's channels the later screening rounds keep (all but those clearly
 /// behind, `sweep::choose::behind`), as `--dry-run` assumes it.
@@ -145,47 +159,102 @@ fn cgroup_room() -> Option<u64> {
     (limit < 1 << 60).then(|| limit.saturating_sub(used))
 }
 
-/// What a paced sample takes beyond its schedule and last frame: its runtime's start and
-/// teardown, the capacity probe and the unpaced warm-up.
+/// What a paced sample takes beyond its schedule and last frame: the capacity probe and the
+/// unpaced warm-up's start.
 const PACED_SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
 
-/// The wall time line of `--dry-run` and `sfu`: [`wall_time`], said as a guess: the screening,
-/// and what the duels may add when some band's answer stays open to the end of their budget.
-pub fn wall_time_line(plan: &Plan) -> String {
-    let shown = |time: Duration| humantime::format_duration(Duration::from_secs(time.as_secs().max(1))).to_string();
-    let (screening, duels) = wall_time(plan);
-    let range = if duels.is_zero() {
-        shown(screening)
-    } else {
-        format!("{}, up to {} if the duels take all their time", shown(screening), shown(screening + duels))
-    };
-    format!("wall time: about {range} (a guess at {ASSUMED_NS_PER_MESSAGE} ns per message, or the --pace schedule)")
+/// A sweep's wall time, as [`wall_time`] estimates it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WallTime {
+    /// The screening rounds: every sample and warm-up, and each round's process.
+    pub screening: Duration,
+    /// The duels' budget (`--max-time` × cells): the wall time they may take, which they take
+    /// whole while some band's answer stays open.
+    pub duels: Duration,
 }
 
-/// A rough wall time of the sweep: the screening (every build's screening rounds and warm-ups of
-/// each cell at [`ASSUMED_NS_PER_MESSAGE`], or its paced schedule; the rounds after the first for
+impl WallTime {
+    /// The whole sweep: the screening and the duels' whole budget.
+    pub fn total(self) -> Duration {
+        self.screening + self.duels
+    }
+}
+
+/// `1m 30s`: a duration to the second, at least one.
+pub fn seconds_text(time: Duration) -> String {
+    humantime::format_duration(Duration::from_secs(time.as_secs().max(1))).to_string()
+}
+
+/// The wall time line of `--dry-run` and `sfu`: [`wall_time`], its screening and duels apart.
+pub fn wall_time_line(plan: &Plan) -> String {
+    let time = wall_time(plan);
+    let duels = if time.duels.is_zero() {
+        String::new()
+    } else {
+        format!(", then duels while an answer stays open, up to {}", seconds_text(time.duels))
+    };
+    format!(
+        "wall time: about {}: screening {}{duels} (a guess: {ASSUMED_NS_PER_MESSAGE} ns per message on \
+         current-thread, more on multi-thread, or the --pace schedule; {} ms per round)",
+        seconds_text(time.total()),
+        seconds_text(time.screening),
+        ROUND_COST.as_millis()
+    )
+}
+
+/// The line the run's end prints when its wall time `took` was more than [`ESTIMATE_OFF_BY`]
+/// times off the estimate `expected`, either way; `None` within it.
+pub fn off_line(expected: Duration, took: Duration) -> Option<String> {
+    let ratio = took.as_secs_f64() / expected.as_secs_f64().max(1e-3);
+    (!(1.0 / ESTIMATE_OFF_BY..=ESTIMATE_OFF_BY).contains(&ratio)).then(|| {
+        format!(
+            "note: the rounds took {}, {ratio:.1}× the estimate of about {}: this machine was {} than the estimate \
+             assumes (plan::estimate)",
+            seconds_text(took),
+            seconds_text(expected),
+            if ratio > 1.0 { "slower or busier" } else { "faster" }
+        )
+    })
+}
+
+/// The nanoseconds per message the wall time assumes for `cell` flat out: [`ASSUMED_NS_PER_MESSAGE`]
+/// on current-thread; on multi-thread, that times 1 + √(workers ÷ 2), as the worker threads
+/// handing messages to each other cost more per message the more there are.
+fn ns_per_message(cell: &Cell) -> f64 {
+    let base = ASSUMED_NS_PER_MESSAGE as f64;
+    match cell.runtime {
+        RuntimeKind::CurrentThread => base,
+        RuntimeKind::MultiThread => base * (1.0 + (cell.workers as f64 / 2.0).sqrt()),
+    }
+}
+
+/// The wall time of `plan`: the screening (every build's screening rounds, each a process
+/// ([`ROUND_COST`]) of one group's samples and warm-ups, each a run ([`RUN_COST`]) at
+/// [`ns_per_message`] or its paced schedule; the rounds after the first for
 /// [`ASSUMED_SCREENED_SHARE`] of the cells not kept in a sweep of more than two channels), and the
 /// duels' budget (`--max-time` × cells).
-pub fn wall_time(plan: &Plan) -> (Duration, Duration) {
+pub fn wall_time(plan: &Plan) -> WallTime {
     let cells = plan.cells();
     let per_cell = |cell: &Cell| {
         let workload = &cell.workload;
-        let warm = workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64));
-        let measured = Duration::from_nanos(workload.messages.saturating_mul(ASSUMED_NS_PER_MESSAGE));
+        let messages = |count: u64| Duration::from_secs_f64(count as f64 * ns_per_message(cell) / 1e9) + RUN_COST;
+        let warm_up = messages(workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64)));
         let sample = match workload.pace {
-            // The schedule, its last frame, and the runtime's start and teardown around it.
+            // The schedule, its last frame, and what the paced sample does around it.
             Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
-            None => measured,
+            None => messages(workload.messages),
         };
         // A kept channel, or one of a group of two, is rarely left out.
         let kept = plan.keep.contains(&cell.channel.name) || plan.channels.len() <= 2;
         let share = if kept { 1.0 } else { ASSUMED_SCREENED_SHARE };
         let rounds = 1.0 + plan.samples.saturating_sub(1) as f64 * share;
         let warm_ups = |first: bool| plan.isolation.warmups(first, plan.warmup) as f64;
-        let warm_up = Duration::from_nanos(warm * ASSUMED_NS_PER_MESSAGE);
         sample.mul_f64(rounds) + warm_up.mul_f64(warm_ups(true) + warm_ups(false) * (rounds - 1.0))
     };
-    (cells.iter().map(per_cell).sum::<Duration>() * plan.builds as u32, plan.max_time * cells.len() as u32)
+    // Every group holds each channel once: a screening round per group and pass, per build.
+    let rounds = (cells.len() / plan.channels.len().max(1) * plan.samples * plan.builds) as u32;
+    let runs = cells.iter().map(per_cell).sum::<Duration>() * plan.builds as u32;
+    WallTime { screening: runs + ROUND_COST * rounds, duels: plan.max_time * cells.len() as u32 }
 }
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
@@ -239,14 +308,41 @@ mod tests {
     }
 
     #[test]
-    fn the_wall_time_grows_with_samples_and_messages() {
-        let one = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "1", "--max-time", "0"]));
-        let five = wall_time(&plan(&["--tasks", "1", "--channels", "kanal", "--samples", "5", "--max-time", "0"]));
-        assert!(five.0 > one.0 && one.0 > Duration::ZERO, "{one:?} {five:?}");
-        assert_eq!((one.1, five.1), (Duration::ZERO, Duration::ZERO));
-        let dueled =
-            wall_time(&plan(&["--tasks", "1,2", "--channels", "kanal", "--samples", "1", "--max-time", "0.5"]));
-        // Two modes × two runtimes × two task counts × the two default capacities, half a second each.
-        assert_eq!(dueled.1, Duration::from_secs(8));
+    fn the_wall_time_counts_every_run_round_and_the_duels_budget() {
+        // One current-thread cell of 1,000,000 messages, two screening rounds, each a process
+        // with one warm-up of WARMUP_MESSAGES before the sample, then 0.5 s of duels.
+        let flags = ["--tasks", "1", "--channels", "kanal", "--runtimes", "current-thread", "--modes", "cloned-send"];
+        let more = ["--capacity", "1024", "--messages", "1000000", "--samples", "2", "--max-time", "0.5"];
+        let one = wall_time(&plan(&[&flags[..], &more].concat()));
+        let ns = |messages: u64| Duration::from_nanos(messages * ASSUMED_NS_PER_MESSAGE);
+        let run = ns(1_000_000) + RUN_COST + ns(WARMUP_MESSAGES) + RUN_COST;
+        assert_eq!(one.screening, run * 2 + ROUND_COST * 2);
+        assert_eq!(one.duels, Duration::from_millis(500));
+        assert_eq!(one.total(), one.screening + one.duels);
+        // On 8 worker threads a message costs 1 + √4 = 3 times as much.
+        let multi = ["--runtimes", "multi-thread", "--workers", "8", "--max-time", "0"];
+        let eight = wall_time(&plan(&[&flags[..4], &flags[6..], &more[..6], &multi].concat()));
+        let run = (ns(1_000_000) + ns(WARMUP_MESSAGES)) * 3 + RUN_COST * 2;
+        assert_eq!(eight, WallTime { screening: run * 2 + ROUND_COST * 2, duels: Duration::ZERO });
+        // Three channels: one round per pass still, the second pass for three quarters of them.
+        let three = wall_time(&plan(&[&flags[..3], &["kanal,flume,tokio-mpsc"], &flags[4..], &more].concat()));
+        let run = ns(1_000_000) + RUN_COST + ns(WARMUP_MESSAGES) + RUN_COST;
+        let runs = Duration::from_secs_f64(run.as_secs_f64() * 3.0 * (1.0 + ASSUMED_SCREENED_SHARE));
+        let close = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(1);
+        assert!(close(three.screening, runs + ROUND_COST * 2), "{three:?}");
+        assert_eq!(three.duels, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn the_end_says_when_the_estimate_was_more_than_one_and_a_half_times_off() {
+        let (ten, second) = (Duration::from_secs(10), Duration::from_secs(1));
+        assert_eq!(off_line(ten, ten * 3 / 2), None);
+        assert_eq!(off_line(ten, ten * 2 / 3 + second), None);
+        let slow = off_line(ten, ten * 2).unwrap();
+        assert!(
+            slow.contains("took 20s, 2.0× the estimate of about 10s") && slow.contains("slower or busier"),
+            "{slow}"
+        );
+        assert!(off_line(ten, ten / 2).unwrap().contains("0.5× the estimate of about 10s: this machine was faster"));
     }
 }

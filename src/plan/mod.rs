@@ -9,7 +9,7 @@ use crate::cli::*;
 use crate::error::usage;
 use crate::registry::{self, ChannelEntry};
 use crate::run::measure::RuntimeKind;
-use crate::run::payload::PayloadSize;
+use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::rounds::Isolation;
 use crate::run::sink::Sink;
 use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
@@ -94,14 +94,28 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// One line when a `--workers` count is above this host's cores, which the sweep measures
-    /// oversubscribed: `None` when every count fits.
-    pub fn oversubscription(&self) -> Option<String> {
+    /// What the plan and its answer say of it, one line each: a `--workers` count above this
+    /// host's cores, which the sweep measures oversubscribed; and [`Plan::unread_payload`].
+    pub fn notes(&self) -> Vec<String> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let measured = self.runtimes.contains(&RuntimeKind::MultiThread);
         let above: Vec<String> =
             self.workers.iter().filter(|&&workers| workers > cores).map(|w| w.to_string()).collect();
-        (measured && !above.is_empty()).then(|| oversubscribed(&above.join(","), cores))
+        let oversubscription = (measured && !above.is_empty()).then(|| oversubscribed(&above.join(","), cores));
+        oversubscription.into_iter().chain(self.unread_payload()).collect()
+    }
+
+    /// One line when `--payload` is not the default and no `--sink` reads the payloads: a
+    /// payload is a slice of a buffer made before the clock starts (a reference-count bump), so
+    /// its size moves no byte and changes nothing measured.
+    pub fn unread_payload(&self) -> Option<String> {
+        (self.payload != PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES) && self.sink.path().is_none()).then(|| {
+            format!(
+                "--payload {} without --sink changes nothing measured: a payload is a reference-counted slice, no byte \
+                 of it is moved unless a sink reads it (--sink file:PATH); its cells only make a setting of their own",
+                self.payload
+            )
+        })
     }
 
     /// Messages a run of `tasks` sends: `--messages` flat out; under `--pace`, every task's

@@ -91,6 +91,9 @@ pub struct Band {
     /// The worker threads, when the file holds several worker counts for the runtime (and so
     /// names them); `None` otherwise.
     pub workers: Option<u64>,
+    /// The threads running tasks, named or not (`GroupKey::workers`): 1 for current-thread; 0
+    /// in files without the `workers` column.
+    pub threads: u64,
     /// The capacity the cells ran at.
     pub capacity: Capacity,
     /// Whether reports name the capacity ([`Grouped::names_capacity`]).
@@ -114,6 +117,7 @@ impl Band {
             runtime: key.runtime,
             mode: key.mode,
             workers: group.several_workers.then_some(key.workers),
+            threads: key.workers,
             capacity: key.capacity,
             names_capacity: group.names_capacity,
             setting: key.setting.clone(),

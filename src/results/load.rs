@@ -234,6 +234,13 @@ impl ResultsFile {
         self.order.iter().map(|key| key.workload).collect::<BTreeSet<_>>().into_iter().collect()
     }
 
+    /// Only the cells `keeps`, in the same order.
+    pub fn only(mut self, keeps: impl Fn(&CellKey) -> bool) -> ResultsFile {
+        self.order.retain(|key| keeps(key));
+        self.cells.retain(|key, _| keeps(key));
+        self
+    }
+
     /// The same cells keyed without their workload, so that cells of two files that ran
     /// different workloads pair up; `None` when two cells of this file differ only by workload.
     pub fn without_workload(&self) -> Option<ResultsFile> {

@@ -73,9 +73,10 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
 
 /// The rounds of the next duel pass: for every band of the answer so far ([`Standing`] of
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
-/// band with the leader, those channels and `keep`'s. And wherever the leader or runner-up of a
-/// band, or the two fastest of a task count, have fewer than [`FEWEST_SAMPLES`] samples, a round
-/// of the two; a cell whose every sample was disturbed is measured again beside them.
+/// band with the leader and those channels. And wherever the leader or runner-up of a band, or
+/// the two fastest of a task count, have fewer than [`FEWEST_SAMPLES`] samples, a round of the
+/// two; a cell whose every sample was disturbed is measured again beside them. Every round
+/// measures `keep`'s channels of its group too.
 pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
@@ -89,8 +90,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         if open.is_empty() {
             return open;
         }
-        let first = ranking.first().map(|first| first.channel.clone());
-        first.into_iter().chain(open).chain(keep.iter().map(|&name| name.to_owned())).collect()
+        ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect()
     };
     for band in &standing.bands {
         let Some(key) = band_key(&band.band, file) else { continue };
@@ -125,15 +125,17 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
             let unmeasured =
                 |at: usize| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.is_empty() && c.failed == 0);
             let again = group.iter().any(|&at| unmeasured(at));
-            group
-                .iter()
-                .copied()
-                .filter(|&at| {
-                    channels.contains(&&cells[at].key.channel)
-                        || ((thin || again) && fastest.contains(&at))
-                        || unmeasured(at)
-                })
-                .collect()
+            let chosen = |at: &usize| {
+                channels.contains(&&cells[*at].key.channel)
+                    || ((thin || again) && fastest.contains(at))
+                    || unmeasured(*at)
+            };
+            let members: Vec<usize> = group.iter().copied().filter(chosen).collect();
+            // A round of its group measures every kept channel too: its samples keep pace with the leader's.
+            let kept = |at: &usize| keep.contains(&cells[*at].key.channel.as_str()) && !members.contains(at);
+            let kept: Vec<usize> =
+                if members.len() > 1 { group.iter().copied().filter(kept).collect() } else { Vec::new() };
+            [members, kept].concat()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
         .collect()

@@ -139,7 +139,7 @@ pub(crate) fn sweep_to(path: &Path, args: &[&str], place: &mut dyn Place) -> Out
     let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
     let mut csv = CsvWriter::create(path, false).unwrap();
     let watchdog = Watchdog::new(Duration::from_secs(60), Arc::new(AtomicBool::new(false))).unwrap();
-    let console = Console::new(0, 1);
+    let console = Console::new(0, 1, "0s");
     run(&plan, &watchdog, &console, &mut csv, place).unwrap()
 }
 
@@ -319,4 +319,20 @@ fn a_paced_room_measures_its_pick_and_runner_up_until_their_figures_settle() {
         row("tachyonix", "out of phase", 3),
     ];
     assert_eq!(room(&mut outlier), disturbed);
+}
+
+#[test]
+fn a_kept_channel_is_measured_in_every_duel_round_of_its_group() {
+    // flume, kept, is three times slower than the leaders and would be screened out. The duels
+    // measure kanal and crossfire: once to bring them to FEWEST_SAMPLES when they are told apart
+    // then, round after round while they are close.
+    for (runner_up, duel_rounds) in [(1.5, 1), (1.03, 0)] {
+        let ratios = [("kanal", 1.0), ("crossfire", runner_up), ("flume", 3.0)];
+        let mut place = Synthetic::new(&ratios);
+        let more = ["--samples", "2", "--max-time", "600", "--keep", "flume"];
+        let counts = counts(&sweep(&flat_out("kanal,crossfire,flume", &more), &mut place));
+        let leader = counts.iter().find(|(channel, _)| channel == "kanal").unwrap().1;
+        assert!(leader > 2 && (duel_rounds == 0 || leader == 2 + duel_rounds), "the leaders duel: {counts:?}");
+        assert!(counts.iter().all(|(_, samples)| *samples == leader), "{counts:?}");
+    }
 }
