@@ -1,5 +1,10 @@
 //! Every channel in the table, driven through the real scenarios on small inputs.
 
+use channel_bench::channel::adapters::{
+    AsyncChannel, Asyncband, Crossfire, Fibre, Flume, FuturesChannel, Kanal, Loole, Rapidfire, Tachyonix, Thingbuf,
+    TokioMpsc, TokioRecvMany,
+};
+use channel_bench::channel::{Channel, Message};
 use channel_bench::registry::CHANNELS;
 use channel_bench::run::measure::{self, RuntimeKind};
 use channel_bench::run::payload::PayloadSize;
@@ -91,4 +96,41 @@ fn every_channel_has_its_own_name_and_a_locked_crate() {
         let package = format!("name = \"{}\"\n", channel.crate_name);
         assert!(lock.contains(&package), "{}: crate {} is not in Cargo.lock", channel.name, channel.crate_name);
     }
+}
+
+/// Ten messages queued, taken in batches of at most four: each batch holds what was queued, in
+/// order, never more than the limit; more than one where the channel batches at all; then, the
+/// sender gone, `false`.
+fn takes_what_is_queued_up_to_the_limit<C: Channel>() {
+    futures::executor::block_on(async {
+        let (mut sender, mut receiver) = C::bounded(16, 1);
+        for seq in 0..10 {
+            C::send(&mut sender, Message { seq, ..Message::default() }).await.unwrap();
+        }
+        drop(sender);
+        let (mut taken, mut batch) = (Vec::new(), Vec::new());
+        while C::recv_batch(&mut receiver, &mut batch, 4).await {
+            assert!((1..=4).contains(&batch.len()), "{}: a batch of {}", C::NAME, batch.len());
+            taken.push(batch.drain(..).map(|message| message.seq).collect::<Vec<_>>());
+        }
+        assert_eq!(taken.concat(), (0..10).collect::<Vec<_>>(), "{}", C::NAME);
+        assert!(taken.len() < 10, "{} took one message a batch: {taken:?}", C::NAME);
+    });
+}
+
+#[test]
+fn every_adapter_takes_a_batch_of_what_is_queued() {
+    takes_what_is_queued_up_to_the_limit::<TokioMpsc>();
+    takes_what_is_queued_up_to_the_limit::<Flume>();
+    takes_what_is_queued_up_to_the_limit::<AsyncChannel>();
+    takes_what_is_queued_up_to_the_limit::<FuturesChannel>();
+    takes_what_is_queued_up_to_the_limit::<Kanal>();
+    takes_what_is_queued_up_to_the_limit::<Thingbuf>();
+    takes_what_is_queued_up_to_the_limit::<Tachyonix>();
+    takes_what_is_queued_up_to_the_limit::<Crossfire>();
+    takes_what_is_queued_up_to_the_limit::<TokioRecvMany>();
+    takes_what_is_queued_up_to_the_limit::<Loole>();
+    takes_what_is_queued_up_to_the_limit::<Rapidfire>();
+    takes_what_is_queued_up_to_the_limit::<Asyncband>();
+    takes_what_is_queued_up_to_the_limit::<Fibre>();
 }
