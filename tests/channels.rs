@@ -38,6 +38,28 @@ fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
 }
 
 #[test]
+fn every_channel_delivers_everything_in_order_at_a_batch_of_64() {
+    for runtime_kind in RuntimeKind::ALL {
+        let runtime = runtime_kind.build(2, false).expect("runtime starts");
+        for channel in CHANNELS {
+            for mode in Mode::ALL {
+                for tasks in [1, 3, 64] {
+                    let workload = Workload {
+                        payload: PayloadSize::Fixed(16),
+                        batch: 64,
+                        ..Workload::new(mode, tasks, 3001, 128)
+                    };
+                    let sample = measure::sample(&runtime, channel.prepare, &workload);
+                    let cell = format!("{} {} {} tasks={tasks}", runtime_kind.name(), mode.name(), channel.name);
+                    assert_eq!(sample.status, Status::Ok, "{cell}");
+                    assert_eq!(sample.delivered(workload.messages), 3001, "{cell}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn every_channel_holds_exactly_its_capacity() {
     // (capacity, senders): one sender as in merged-recv, many as in cloned-send,
     // and as many senders as slots (the least futures-channel can do).

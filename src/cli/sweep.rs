@@ -107,6 +107,12 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub send: Option<Vec<SendMode>>,
 
+    /// Comma-separated batch sizes, each a cell of its own: the most messages the receiver takes
+    /// per wake-up (after each awaited message, what is already queued, with the crate's batch
+    /// receive where it has one) [default: 1]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub batch: Option<Vec<usize>>,
+
     /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
     #[arg(long)]
     pub latency: bool,

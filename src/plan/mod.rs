@@ -62,6 +62,8 @@ pub struct Plan {
     pub phases: Vec<Phase>,
     /// Whether senders wait for a slot or drop the message, in sweep order.
     pub sends: Vec<SendMode>,
+    /// `--batch`: the most messages the receiver takes per wake-up, in sweep order.
+    pub batches: Vec<usize>,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -115,7 +117,7 @@ impl Plan {
     /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
     /// unused, otherwise), then capacity (every `--capacity`, or in merged-recv every
     /// `--task-capacity` when given), then phase (every `--phase` when paced, one, unused,
-    /// otherwise), then send.
+    /// otherwise), then send, then batch.
     pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
         let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
@@ -128,7 +130,9 @@ impl Plan {
             for &merge in merges {
                 for &(capacity, task_capacity) in &capacities {
                     for &phase in phases {
-                        for &send in &self.sends {
+                        let sends =
+                            self.sends.iter().flat_map(|&send| self.batches.iter().map(move |&batch| (send, batch)));
+                        for (send, batch) in sends {
                             workloads.push(Workload {
                                 payload: self.payload,
                                 seed: self.seed,
@@ -139,6 +143,7 @@ impl Plan {
                                 keep_sink: self.keep_sink,
                                 count_allocs: self.count_allocs,
                                 send,
+                                batch,
                                 task_capacity,
                                 ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
                             });
@@ -200,6 +205,7 @@ impl Plan {
             duration: cli.duration.unwrap_or(DEFAULT_DURATION),
             phases: cli.phase.clone().unwrap_or_else(|| vec![Phase::default()]),
             sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
+            batches: cli.batch.clone().unwrap_or_else(|| vec![1]),
             capacities: cli.capacity.unwrap_or_else(|| DEFAULT_CAPACITIES.to_vec()),
             task_capacities: cli.task_capacity.clone(),
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
@@ -243,6 +249,7 @@ impl Plan {
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
         no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
         no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
+        no_duplicates("--batch", &self.batches)?;
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \

@@ -40,6 +40,9 @@ pub struct Setting {
     pub latency: bool,
     /// Whether allocations were counted (`--count-allocs`).
     pub allocs: bool,
+    /// `--batch`, the most messages the receiver took per wake-up, when more than 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
 }
 
 impl Setting {
@@ -57,6 +60,7 @@ impl Setting {
             sink: (record.sink != Sink::None.kind()).then(|| record.sink.clone()),
             latency: record.lat_p50_ns.is_some(),
             allocs: record.allocs_per_message.is_some(),
+            batch: Some(record.batch).filter(|&batch| batch > 1),
         }
     }
 
@@ -105,6 +109,9 @@ impl Setting {
         if self.allocs {
             parts.push("allocs counted".to_owned());
         }
+        if let Some(batch) = self.batch {
+            parts.push(format!("batch {batch}"));
+        }
         parts
     }
 }
@@ -114,7 +121,7 @@ impl Ord for Setting {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         let key = |s: &Setting| {
             let (payload, sink) = (s.payload.clone(), s.sink.clone());
-            (s.to_string(), payload, s.seed, s.pace_ns, s.burst, s.phase, s.send, sink, s.latency, s.allocs)
+            (s.to_string(), payload, s.seed, s.pace_ns, s.burst, s.phase, s.send, sink, s.latency, s.allocs, s.batch)
         };
         key(self).cmp(&key(other))
     }
@@ -171,5 +178,15 @@ mod tests {
         assert_eq!(measured.phased(), "paced 5 every 20ms, in phase, send try, latency");
         assert_eq!(paced.aligned().phased(), "paced 5 every 20ms, in phase");
         assert_eq!(Setting { latency: true, ..Setting::default() }.phased(), "latency");
+    }
+
+    #[test]
+    fn a_batch_is_said_only_when_more_than_one_message() {
+        let default =
+            Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
+        assert!(Setting::of(&Record { batch: 1, ..default.clone() }).is_default());
+        let batched = Setting::of(&Record { batch: 64, send: SendMode::Try, ..default });
+        assert_eq!(batched.batch, Some(64));
+        assert_eq!(batched.to_string(), "send try, batch 64");
     }
 }

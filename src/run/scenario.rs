@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::{Stream, StreamExt};
+use futures::{FutureExt, Stream, StreamExt};
 use futures_buffered::MergeBounded;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
@@ -199,6 +199,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         slow: Slowdown::of(C::NAME),
         signal: Arc::new(Signal::default()),
         stopped: None,
+        batch: workload.batch,
     };
     let signal = receiving.signal.clone();
     let capacity = workload.capacity_per_channel();
@@ -346,6 +347,8 @@ struct Receiving {
     signal: Arc<Signal>,
     /// When the receiver stopped at the signal.
     stopped: Option<Instant>,
+    /// The most messages taken per wake-up (`Workload::batch`).
+    batch: usize,
 }
 
 impl Receiving {
@@ -371,6 +374,13 @@ impl Receiving {
         }
         self.stopped = stopped.then(Instant::now);
         false
+    }
+
+    /// Takes each message of a batch, in the order received, leaving `batch` empty.
+    fn take_batch(&mut self, batch: &mut Vec<Message>) {
+        for message in batch.drain(..) {
+            self.take(message);
+        }
     }
 
     /// The verdict, once the senders have said how many messages they `dropped`; of a receiver
@@ -399,11 +409,25 @@ async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut receiving: Recei
     receiving.gate.wait().await;
     receiving.slow.start();
     let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_each::<C>(&mut receiver, &mut receiving)).await;
+    let stopped = until(&signal, take_one::<C>(&mut receiver, &mut receiving)).await;
     if receiving.stopping(stopped) {
-        take_each::<C>(&mut receiver, &mut receiving).await;
+        take_one::<C>(&mut receiver, &mut receiving).await;
     }
     receiving
+}
+
+/// Takes every message `receiver` delivers: at a batch of 1 with `take_each`, else up to `batch`
+/// per wake-up with [`Channel::recv_batch`].
+async fn take_one<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
+    let batch = receiving.batch;
+    if batch == 1 {
+        return take_each::<C>(receiver, receiving).await;
+    }
+    let mut taken = Vec::with_capacity(batch);
+    while C::recv_batch(receiver, &mut taken, batch).await {
+        receiving.take_batch(&mut taken);
+    }
+    receiving.slow.finish().await;
 }
 
 /// Takes every message `receiver` delivers, until its senders are gone.
@@ -437,11 +461,32 @@ async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: R
     receiving.gate.wait().await;
     receiving.slow.start();
     let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_merged(&mut merged, &mut receiving)).await;
+    let stopped = until(&signal, take_merged_batches(&mut merged, &mut receiving)).await;
     if receiving.stopping(stopped) {
-        take_merged(&mut merged, &mut receiving).await;
+        take_merged_batches(&mut merged, &mut receiving).await;
     }
     receiving
+}
+
+/// Takes every message of the merged receivers: at a batch of 1 with `take_merged`, else up to
+/// `batch` per wake-up, the awaited message and what the stream has ready. A `next` polled once
+/// and dropped loses nothing, whatever the channel: the stream keeps its state.
+async fn take_merged_batches(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
+    let batch = receiving.batch;
+    if batch == 1 {
+        return take_merged(merged, receiving).await;
+    }
+    let (mut merged, mut taken) = (merged.fuse(), Vec::with_capacity(batch));
+    while let Some(first) = merged.next().await {
+        taken.push(first);
+        while taken.len() < batch
+            && let Some(Some(message)) = merged.next().now_or_never()
+        {
+            taken.push(message);
+        }
+        receiving.take_batch(&mut taken);
+    }
+    receiving.slow.finish().await;
 }
 
 /// Takes every message of the merged receivers, until all their senders are gone.
