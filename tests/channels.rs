@@ -60,6 +60,20 @@ fn every_channel_delivers_everything_in_order_at_a_batch_of_64() {
 }
 
 #[test]
+fn the_work_per_batch_is_spun_inside_the_clock_once_a_batch() {
+    let runtime = RuntimeKind::CurrentThread.build(1, false).expect("runtime starts");
+    let work = std::time::Duration::from_micros(200);
+    for (batch, mode) in [(1, Mode::ClonedSend), (64, Mode::MergedRecv)] {
+        let workload = Workload { batch, work_per_batch: Some(work), ..Workload::new(mode, 2, 100, 128) };
+        let sample = measure::sample(&runtime, CHANNELS[0].prepare, &workload);
+        assert_eq!(sample.status, Status::Ok);
+        // At least one batch, and at a batch of 1 one batch a message: never less than its work.
+        let least = if batch == 1 { work * 100 } else { work };
+        assert!(sample.elapsed >= least, "batch {batch}: {:?} under {least:?}", sample.elapsed);
+    }
+}
+
+#[test]
 fn every_channel_holds_exactly_its_capacity() {
     // (capacity, senders): one sender as in merged-recv, many as in cloned-send,
     // and as many senders as slots (the least futures-channel can do).

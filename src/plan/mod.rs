@@ -64,6 +64,8 @@ pub struct Plan {
     pub sends: Vec<SendMode>,
     /// `--batch`: the most messages the receiver takes per wake-up, in sweep order.
     pub batches: Vec<usize>,
+    /// `--work-per-batch`: the receiver's busy spin after each batch, if any.
+    pub work_per_batch: Option<Duration>,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -144,6 +146,7 @@ impl Plan {
                                 count_allocs: self.count_allocs,
                                 send,
                                 batch,
+                                work_per_batch: self.work_per_batch,
                                 task_capacity,
                                 ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
                             });
@@ -206,6 +209,7 @@ impl Plan {
             phases: cli.phase.clone().unwrap_or_else(|| vec![Phase::default()]),
             sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
             batches: cli.batch.clone().unwrap_or_else(|| vec![1]),
+            work_per_batch: cli.work_per_batch,
             capacities: cli.capacity.unwrap_or_else(|| DEFAULT_CAPACITIES.to_vec()),
             task_capacities: cli.task_capacity.clone(),
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),

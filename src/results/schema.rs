@@ -160,6 +160,9 @@ pub struct Record {
     /// in files without the column.
     #[serde(default = "default_batch")]
     pub batch: usize,
+    /// `--work-per-batch`: how long the receiver spun, busy, after each batch it took (inside
+    /// the clock), nanoseconds; empty without it.
+    pub work_per_batch_ns: Option<u64>,
 }
 
 /// What a file without a `batch` column received per wake-up: one message.
@@ -243,6 +246,7 @@ mod tests {
         "run_delay_ns",
         "bound_ns",
         "batch",
+        "work_per_batch_ns",
     ];
 
     #[test]
@@ -250,7 +254,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("batch"));
+        assert_eq!(header.last().map(String::as_str), Some("work_per_batch_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

@@ -43,6 +43,9 @@ pub struct Setting {
     /// `--batch`, the most messages the receiver took per wake-up, when more than 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
+    /// `--work-per-batch`: the receiver's busy spin after each batch, nanoseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_per_batch_ns: Option<u64>,
 }
 
 impl Setting {
@@ -61,6 +64,7 @@ impl Setting {
             latency: record.lat_p50_ns.is_some(),
             allocs: record.allocs_per_message.is_some(),
             batch: Some(record.batch).filter(|&batch| batch > 1),
+            work_per_batch_ns: record.work_per_batch_ns,
         }
     }
 
@@ -112,6 +116,9 @@ impl Setting {
         if let Some(batch) = self.batch {
             parts.push(format!("batch {batch}"));
         }
+        if let Some(work) = self.work_per_batch_ns {
+            parts.push(format!("work {} a batch", humantime::format_duration(Duration::from_nanos(work))));
+        }
         parts
     }
 }
@@ -121,7 +128,20 @@ impl Ord for Setting {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         let key = |s: &Setting| {
             let (payload, sink) = (s.payload.clone(), s.sink.clone());
-            (s.to_string(), payload, s.seed, s.pace_ns, s.burst, s.phase, s.send, sink, s.latency, s.allocs, s.batch)
+            (
+                s.to_string(),
+                payload,
+                s.seed,
+                s.pace_ns,
+                s.burst,
+                s.phase,
+                s.send,
+                sink,
+                s.latency,
+                s.allocs,
+                s.batch,
+                s.work_per_batch_ns,
+            )
         };
         key(self).cmp(&key(other))
     }
@@ -188,5 +208,7 @@ mod tests {
         let batched = Setting::of(&Record { batch: 64, send: SendMode::Try, ..default });
         assert_eq!(batched.batch, Some(64));
         assert_eq!(batched.to_string(), "send try, batch 64");
+        let working = Setting { work_per_batch_ns: Some(20_000), ..batched };
+        assert_eq!(working.to_string(), "send try, batch 64, work 20us a batch");
     }
 }

@@ -199,6 +199,9 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         signal: Arc::new(Signal::default()),
         stopped: None,
         batch: workload.batch,
+        work: workload.work_per_batch.map(|work| {
+            (clock.clone().unwrap_or_else(RunClock::start), u64::try_from(work.as_nanos()).unwrap_or(u64::MAX))
+        }),
     };
     let signal = receiving.signal.clone();
     let capacity = workload.capacity_per_channel();

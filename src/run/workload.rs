@@ -137,6 +137,9 @@ pub struct Workload {
     ///
     /// [`Channel::recv_batch`]: crate::channel::Channel::recv_batch
     pub batch: usize,
+    /// `--work-per-batch`: how long the receiver spins, busy, after each batch it takes (its
+    /// own work on the batch); `None` for no work.
+    pub work_per_batch: Option<Duration>,
 }
 
 /// A value of the capacity axis: what a user sizes their channels by. Two capacities are
@@ -227,6 +230,7 @@ impl Workload {
             count_allocs: false,
             send: SendMode::Wait,
             batch: 1,
+            work_per_batch: None,
         }
     }
 

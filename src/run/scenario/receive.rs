@@ -10,7 +10,7 @@ use tokio_stream::StreamMap;
 
 use super::{Delivery, StartGate};
 use crate::channel::{Channel, Message};
-use crate::run::latency::LatencyRecorder;
+use crate::run::latency::{LatencyRecorder, RunClock};
 use crate::run::sink::SinkWriter;
 use crate::run::slow::Slowdown;
 use crate::run::stop::{Signal, until};
@@ -34,6 +34,9 @@ pub(super) struct Receiving {
     pub(super) stopped: Option<Instant>,
     /// The most messages taken per wake-up (`Workload::batch`).
     pub(super) batch: usize,
+    /// The clock the receiver spins on after each batch, and for how many nanoseconds
+    /// (`Workload::work_per_batch`).
+    pub(super) work: Option<(RunClock, u64)>,
 }
 
 impl Receiving {
@@ -61,11 +64,20 @@ impl Receiving {
         false
     }
 
-    /// Takes each message of a batch, in the order received, leaving `batch` empty.
+    /// Takes each message of a batch, in the order received, leaving `batch` empty; then does
+    /// the receiver's own work on it, if any.
     fn take_batch(&mut self, batch: &mut Vec<Message>) {
         for message in batch.drain(..) {
             self.take(message);
         }
+        if let Some((clock, nanos)) = &self.work {
+            clock.spin(*nanos);
+        }
+    }
+
+    /// Whether the receiver takes one message per wake-up and does no work: a default run's loop.
+    fn one_by_one(&self) -> bool {
+        self.batch == 1 && self.work.is_none()
     }
 
     /// The verdict, once the senders have said how many messages they `dropped`; of a receiver
@@ -101,13 +113,13 @@ pub(super) async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut recei
     receiving
 }
 
-/// Takes every message `receiver` delivers: at a batch of 1 with `take_each`, else up to `batch`
-/// per wake-up with [`Channel::recv_batch`].
+/// Takes every message `receiver` delivers: one by one (a batch of 1, no work) with `take_each`,
+/// else up to `batch` per wake-up with [`Channel::recv_batch`], each batch then worked on.
 async fn take_one<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
-    let batch = receiving.batch;
-    if batch == 1 {
+    if receiving.one_by_one() {
         return take_each::<C>(receiver, receiving).await;
     }
+    let batch = receiving.batch;
     let mut taken = Vec::with_capacity(batch);
     while C::recv_batch(receiver, &mut taken, batch).await {
         receiving.take_batch(&mut taken);
@@ -157,14 +169,15 @@ async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: R
     receiving
 }
 
-/// Takes every message of the merged receivers: at a batch of 1 with `take_merged`, else up to
-/// `batch` per wake-up, the awaited message and what the stream has ready. A `next` polled once
+/// Takes every message of the merged receivers: one by one (a batch of 1, no work) with
+/// `take_merged`, else up to `batch` per wake-up, the awaited message and what the stream has
+/// ready, each batch then worked on. A `next` polled once
 /// and dropped loses nothing, whatever the channel: the stream keeps its state.
 async fn take_merged_batches(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
-    let batch = receiving.batch;
-    if batch == 1 {
+    if receiving.one_by_one() {
         return take_merged(merged, receiving).await;
     }
+    let batch = receiving.batch;
     let (mut merged, mut taken) = (merged.fuse(), Vec::with_capacity(batch));
     while let Some(first) = merged.next().await {
         taken.push(first);
