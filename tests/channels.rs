@@ -1,5 +1,10 @@
 //! Every channel in the table, driven through the real scenarios on small inputs.
 
+use channel_bench::channel::adapters::{
+    AsyncChannel, Asyncband, Crossfire, Fibre, Flume, FuturesChannel, Kanal, Loole, Rapidfire, Tachyonix, Thingbuf,
+    TokioMpsc, TokioRecvMany,
+};
+use channel_bench::channel::{Channel, Message};
 use channel_bench::registry::CHANNELS;
 use channel_bench::run::measure::{self, RuntimeKind};
 use channel_bench::run::payload::PayloadSize;
@@ -29,6 +34,42 @@ fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn every_channel_delivers_everything_in_order_at_a_batch_of_64() {
+    for runtime_kind in RuntimeKind::ALL {
+        let runtime = runtime_kind.build(2, false).expect("runtime starts");
+        for channel in CHANNELS {
+            for mode in Mode::ALL {
+                for tasks in [1, 3, 64] {
+                    let workload = Workload {
+                        payload: PayloadSize::Fixed(16),
+                        batch: 64,
+                        ..Workload::new(mode, tasks, 3001, 128)
+                    };
+                    let sample = measure::sample(&runtime, channel.prepare, &workload);
+                    let cell = format!("{} {} {} tasks={tasks}", runtime_kind.name(), mode.name(), channel.name);
+                    assert_eq!(sample.status, Status::Ok, "{cell}");
+                    assert_eq!(sample.delivered(workload.messages), 3001, "{cell}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_work_per_batch_is_spun_inside_the_clock_once_a_batch() {
+    let runtime = RuntimeKind::CurrentThread.build(1, false).expect("runtime starts");
+    let work = std::time::Duration::from_micros(200);
+    for (batch, mode) in [(1, Mode::ClonedSend), (64, Mode::MergedRecv)] {
+        let workload = Workload { batch, work_per_batch: Some(work), ..Workload::new(mode, 2, 100, 128) };
+        let sample = measure::sample(&runtime, CHANNELS[0].prepare, &workload);
+        assert_eq!(sample.status, Status::Ok);
+        // At least one batch, and at a batch of 1 one batch a message: never less than its work.
+        let least = if batch == 1 { work * 100 } else { work };
+        assert!(sample.elapsed >= least, "batch {batch}: {:?} under {least:?}", sample.elapsed);
     }
 }
 
@@ -91,4 +132,41 @@ fn every_channel_has_its_own_name_and_a_locked_crate() {
         let package = format!("name = \"{}\"\n", channel.crate_name);
         assert!(lock.contains(&package), "{}: crate {} is not in Cargo.lock", channel.name, channel.crate_name);
     }
+}
+
+/// Ten messages queued, taken in batches of at most four: each batch holds what was queued, in
+/// order, never more than the limit; more than one where the channel batches at all; then, the
+/// sender gone, `false`.
+fn takes_what_is_queued_up_to_the_limit<C: Channel>() {
+    futures::executor::block_on(async {
+        let (mut sender, mut receiver) = C::bounded(16, 1);
+        for seq in 0..10 {
+            C::send(&mut sender, Message { seq, ..Message::default() }).await.unwrap();
+        }
+        drop(sender);
+        let (mut taken, mut batch) = (Vec::new(), Vec::new());
+        while C::recv_batch(&mut receiver, &mut batch, 4).await {
+            assert!((1..=4).contains(&batch.len()), "{}: a batch of {}", C::NAME, batch.len());
+            taken.push(batch.drain(..).map(|message| message.seq).collect::<Vec<_>>());
+        }
+        assert_eq!(taken.concat(), (0..10).collect::<Vec<_>>(), "{}", C::NAME);
+        assert!(taken.len() < 10, "{} took one message a batch: {taken:?}", C::NAME);
+    });
+}
+
+#[test]
+fn every_adapter_takes_a_batch_of_what_is_queued() {
+    takes_what_is_queued_up_to_the_limit::<TokioMpsc>();
+    takes_what_is_queued_up_to_the_limit::<Flume>();
+    takes_what_is_queued_up_to_the_limit::<AsyncChannel>();
+    takes_what_is_queued_up_to_the_limit::<FuturesChannel>();
+    takes_what_is_queued_up_to_the_limit::<Kanal>();
+    takes_what_is_queued_up_to_the_limit::<Thingbuf>();
+    takes_what_is_queued_up_to_the_limit::<Tachyonix>();
+    takes_what_is_queued_up_to_the_limit::<Crossfire>();
+    takes_what_is_queued_up_to_the_limit::<TokioRecvMany>();
+    takes_what_is_queued_up_to_the_limit::<Loole>();
+    takes_what_is_queued_up_to_the_limit::<Rapidfire>();
+    takes_what_is_queued_up_to_the_limit::<Asyncband>();
+    takes_what_is_queued_up_to_the_limit::<Fibre>();
 }

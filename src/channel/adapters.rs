@@ -60,6 +60,10 @@ impl Channel for TokioMpsc {
     async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
         receiver.recv().await
     }
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // 0 only once every sender is gone and the channel is drained (the limit is never 0).
+        receiver.recv_many(batch, limit).await > 0
+    }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
         futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
@@ -78,6 +82,13 @@ impl Channel for Flume {
         flume::bounded(capacity)
     }
     send_and_recv!(send_async, recv_async, flume::TrySendError::Full);
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // `try_iter`, not `drain`: drain takes everything queued, past the limit.
+        let Ok(first) = receiver.recv_async().await else { return false };
+        batch.push(first);
+        batch.extend(receiver.try_iter().take(limit - 1));
+        true
+    }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
     }
@@ -148,6 +159,20 @@ impl Channel for Kanal {
         kanal::bounded_async(capacity)
     }
     send_and_recv!(send, recv);
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // `try_recv`, not the default's dropped `recv` future: a sender may hand its message to a
+        // waiting receive future, and kanal drops the message with the future. Not `drain_into`
+        // either: it takes everything queued, past the limit.
+        let Ok(first) = receiver.recv().await else { return false };
+        batch.push(first);
+        while batch.len() < limit {
+            match receiver.try_recv() {
+                Ok(Some(message)) => batch.push(message),
+                _ => break,
+            }
+        }
+        true
+    }
     fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
         // kanal reports a full channel as `Ok(false)` (and drops the message), not as an error.
         match sender.try_send(message) {

@@ -108,6 +108,30 @@ pub trait Channel: 'static {
     /// Receives one message; `None` once every sender is gone and the channel is empty.
     fn recv(receiver: &mut Self::Receiver) -> impl Future<Output = Option<Message>> + Send;
 
+    /// Receives a batch into `batch` (empty on entry): waits for one message, then takes what is
+    /// already queued without waiting, until `batch` holds `limit` messages (`limit >= 1`); `false`
+    /// once every sender is gone and the channel is empty. By default it polls [`Channel::recv`]
+    /// once for each further message and stops at the first that would wait, dropping that
+    /// pending future: sound only where `recv` is cancel-safe (dropping it pending loses no
+    /// message). An adapter whose `recv` is not, or whose crate has a batch receive, overrides it.
+    fn recv_batch(
+        receiver: &mut Self::Receiver,
+        batch: &mut Vec<Message>,
+        limit: usize,
+    ) -> impl Future<Output = bool> + Send {
+        async move {
+            let Some(first) = Self::recv(receiver).await else { return false };
+            batch.push(first);
+            while batch.len() < limit {
+                match Self::recv(receiver).now_or_never() {
+                    Some(Some(message)) => batch.push(message),
+                    _ => break,
+                }
+            }
+            true
+        }
+    }
+
     /// The crate's own `Stream` over the receiver, for merging in merged-recv; by default, for a
     /// crate with no `Stream` and no public poll-level receive, its `recv` future, one per message.
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {

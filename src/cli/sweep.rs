@@ -107,6 +107,17 @@ pub struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
     pub send: Option<Vec<SendMode>>,
 
+    /// Comma-separated batch sizes, each a cell of its own: the most messages the receiver takes
+    /// per wake-up (after each awaited message, what is already queued, with the crate's batch
+    /// receive where it has one) [default: 1]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub batch: Option<Vec<usize>>,
+
+    /// The receiver's own work on each batch it takes (such as 20us): a busy spin on the run's
+    /// clock after the batch is verified, inside the clock [default: none]
+    #[arg(long, value_name = "DURATION", value_parser = parse_work)]
+    pub work_per_batch: Option<Duration>,
+
     /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
     #[arg(long)]
     pub latency: bool,
@@ -198,6 +209,14 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         return Err("must be more than 0 and at most 1h".to_owned());
     }
     Ok(duration)
+}
+
+fn parse_work(text: &str) -> Result<Duration, String> {
+    let work = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20us or 1ms"))?;
+    if work.is_zero() || work > Duration::from_secs(1) {
+        return Err("must be more than 0 and at most 1s".to_owned());
+    }
+    Ok(work)
 }
 
 fn parse_timeout(text: &str) -> Result<f64, String> {

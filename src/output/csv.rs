@@ -59,6 +59,8 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         allocs_per_message: measured.allocs.map(|allocs| per_message(allocs.allocations)),
         alloc_bytes_per_message: measured.allocs.map(|allocs| per_message(allocs.bytes)),
         send: workload.send,
+        batch: workload.batch,
+        work_per_batch_ns: workload.work_per_batch.map(saturating_nanos),
         dropped: measured.dropped,
         delivered_fraction: ((messages - measured.dropped as f64) / messages * 10_000.0).round() / 10_000.0,
         phase: pace.map(|pace| pace.phase),

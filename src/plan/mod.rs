@@ -62,6 +62,10 @@ pub struct Plan {
     pub phases: Vec<Phase>,
     /// Whether senders wait for a slot or drop the message, in sweep order.
     pub sends: Vec<SendMode>,
+    /// `--batch`: the most messages the receiver takes per wake-up, in sweep order.
+    pub batches: Vec<usize>,
+    /// `--work-per-batch`: the receiver's busy spin after each batch, if any.
+    pub work_per_batch: Option<Duration>,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -129,7 +133,7 @@ impl Plan {
     /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
     /// unused, otherwise), then capacity (every `--capacity`, or in merged-recv every
     /// `--task-capacity` when given), then phase (every `--phase` when paced, one, unused,
-    /// otherwise), then send.
+    /// otherwise), then send, then batch.
     pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
         let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
@@ -142,7 +146,9 @@ impl Plan {
             for &merge in merges {
                 for &(capacity, task_capacity) in &capacities {
                     for &phase in phases {
-                        for &send in &self.sends {
+                        let sends =
+                            self.sends.iter().flat_map(|&send| self.batches.iter().map(move |&batch| (send, batch)));
+                        for (send, batch) in sends {
                             workloads.push(Workload {
                                 payload: self.payload,
                                 seed: self.seed,
@@ -153,6 +159,8 @@ impl Plan {
                                 keep_sink: self.keep_sink,
                                 count_allocs: self.count_allocs,
                                 send,
+                                batch,
+                                work_per_batch: self.work_per_batch,
                                 task_capacity,
                                 ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
                             });
@@ -214,6 +222,8 @@ impl Plan {
             duration: cli.duration.unwrap_or(DEFAULT_DURATION),
             phases: cli.phase.clone().unwrap_or_else(|| vec![Phase::default()]),
             sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
+            batches: cli.batch.clone().unwrap_or_else(|| vec![1]),
+            work_per_batch: cli.work_per_batch,
             capacities: cli.capacity.unwrap_or_else(|| DEFAULT_CAPACITIES.to_vec()),
             task_capacities: cli.task_capacity.clone(),
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
@@ -257,6 +267,7 @@ impl Plan {
         no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
         no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
         no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
+        no_duplicates("--batch", &self.batches)?;
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \

@@ -156,6 +156,18 @@ pub struct Record {
     /// Empty when the sample ran every message: a figure from a cell with such a sample is
     /// labelled bounded (docs/methodology.md, "Bounded figures").
     pub bound_ns: Option<u64>,
+    /// `--batch`: the most messages the receiver took per wake-up; 1 (one message per wake-up)
+    /// in files without the column.
+    #[serde(default = "default_batch")]
+    pub batch: usize,
+    /// `--work-per-batch`: how long the receiver spun, busy, after each batch it took (inside
+    /// the clock), nanoseconds; empty without it.
+    pub work_per_batch_ns: Option<u64>,
+}
+
+/// What a file without a `batch` column received per wake-up: one message.
+fn default_batch() -> usize {
+    1
 }
 
 /// What a file without a `payload` column moved: the default fixed size.
@@ -233,6 +245,8 @@ mod tests {
         "task_capacity",
         "run_delay_ns",
         "bound_ns",
+        "batch",
+        "work_per_batch_ns",
     ];
 
     #[test]
@@ -240,7 +254,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("bound_ns"));
+        assert_eq!(header.last().map(String::as_str), Some("work_per_batch_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
@@ -278,5 +292,18 @@ mod tests {
         assert!(text.contains(",merged-recv,multi-thread,") && text.contains(",select-all,"), "{text}");
         let read: Record = csv::Reader::from_reader(bytes.as_slice()).deserialize().next().unwrap().unwrap();
         assert_eq!(read, record);
+    }
+
+    #[test]
+    fn the_batch_round_trips_and_a_file_without_its_column_took_one_message_a_wake_up() {
+        let record = Record { channel: "flume".to_owned(), batch: 64, ..Record::default() };
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.serialize(&record).unwrap();
+        let bytes = writer.into_inner().unwrap();
+        let read: Record = csv::Reader::from_reader(bytes.as_slice()).deserialize().next().unwrap().unwrap();
+        assert_eq!(read.batch, 64);
+        let older = "channel,mode,tasks\nflume,cloned-send,4\n";
+        let read: Record = csv::Reader::from_reader(older.as_bytes()).deserialize().next().unwrap().unwrap();
+        assert_eq!((read.channel.as_str(), read.tasks, read.batch), ("flume", 4, 1));
     }
 }

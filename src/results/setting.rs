@@ -40,6 +40,12 @@ pub struct Setting {
     pub latency: bool,
     /// Whether allocations were counted (`--count-allocs`).
     pub allocs: bool,
+    /// `--batch`, the most messages the receiver took per wake-up, when more than 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
+    /// `--work-per-batch`: the receiver's busy spin after each batch, nanoseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_per_batch_ns: Option<u64>,
 }
 
 impl Setting {
@@ -57,6 +63,8 @@ impl Setting {
             sink: (record.sink != Sink::None.kind()).then(|| record.sink.clone()),
             latency: record.lat_p50_ns.is_some(),
             allocs: record.allocs_per_message.is_some(),
+            batch: Some(record.batch).filter(|&batch| batch > 1),
+            work_per_batch_ns: record.work_per_batch_ns,
         }
     }
 
@@ -105,6 +113,12 @@ impl Setting {
         if self.allocs {
             parts.push("allocs counted".to_owned());
         }
+        if let Some(batch) = self.batch {
+            parts.push(format!("batch {batch}"));
+        }
+        if let Some(work) = self.work_per_batch_ns {
+            parts.push(format!("work {} a batch", humantime::format_duration(Duration::from_nanos(work))));
+        }
         parts
     }
 }
@@ -114,7 +128,20 @@ impl Ord for Setting {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         let key = |s: &Setting| {
             let (payload, sink) = (s.payload.clone(), s.sink.clone());
-            (s.to_string(), payload, s.seed, s.pace_ns, s.burst, s.phase, s.send, sink, s.latency, s.allocs)
+            (
+                s.to_string(),
+                payload,
+                s.seed,
+                s.pace_ns,
+                s.burst,
+                s.phase,
+                s.send,
+                sink,
+                s.latency,
+                s.allocs,
+                s.batch,
+                s.work_per_batch_ns,
+            )
         };
         key(self).cmp(&key(other))
     }
@@ -171,5 +198,17 @@ mod tests {
         assert_eq!(measured.phased(), "paced 5 every 20ms, in phase, send try, latency");
         assert_eq!(paced.aligned().phased(), "paced 5 every 20ms, in phase");
         assert_eq!(Setting { latency: true, ..Setting::default() }.phased(), "latency");
+    }
+
+    #[test]
+    fn a_batch_is_said_only_when_more_than_one_message() {
+        let default =
+            Record { payload: DEFAULT_PAYLOAD_BYTES.to_string(), sink: Sink::None.kind().into(), ..Record::default() };
+        assert!(Setting::of(&Record { batch: 1, ..default.clone() }).is_default());
+        let batched = Setting::of(&Record { batch: 64, send: SendMode::Try, ..default });
+        assert_eq!(batched.batch, Some(64));
+        assert_eq!(batched.to_string(), "send try, batch 64");
+        let working = Setting { work_per_batch_ns: Some(20_000), ..batched };
+        assert_eq!(working.to_string(), "send try, batch 64, work 20us a batch");
     }
 }

@@ -23,6 +23,14 @@ impl RunClock {
         Self(quanta::Clock::new())
     }
 
+    /// Spins, busy, until `nanos` have passed on this clock: the receiver's own work.
+    pub fn spin(&self, nanos: u64) {
+        let start = self.now();
+        while self.0.delta_as_nanos(start, self.now()) < nanos {
+            std::hint::spin_loop();
+        }
+    }
+
     /// The current raw reading.
     #[inline(always)]
     pub fn now(&self) -> u64 {

@@ -7,20 +7,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::{Stream, StreamExt};
-use futures_buffered::MergeBounded;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
-use tokio_stream::StreamMap;
 
 use super::latency::{LatencyRecorder, RunClock};
 use super::payload::TaskPayloads;
-use super::sink::SinkWriter;
 use super::slow::Slowdown;
-use super::stop::{Signal, until};
+use super::stop::Signal;
 use super::verify::{Status, Verifier};
-use super::workload::{Merge, Mode, Pace, SendMode, Workload};
+use super::workload::{Mode, Pace, SendMode, Workload};
 use crate::channel::{Channel, Message, TrySendError};
+
+mod receive;
+use receive::{Receiving, receive_merged, receive_one};
 
 /// What a run delivered, as the receiver and the senders saw it.
 #[derive(Debug, Default)]
@@ -199,6 +198,10 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         slow: Slowdown::of(C::NAME),
         signal: Arc::new(Signal::default()),
         stopped: None,
+        batch: workload.batch,
+        work: workload.work_per_batch.map(|work| {
+            (clock.clone().unwrap_or_else(RunClock::start), u64::try_from(work.as_nanos()).unwrap_or(u64::MAX))
+        }),
     };
     let signal = receiving.signal.clone();
     let capacity = workload.capacity_per_channel();
@@ -329,125 +332,4 @@ impl Pacer {
             self.sent.frames += 1;
         }
     }
-}
-
-/// The receiving task's state: what it checks, records and writes for every message.
-#[derive(Debug)]
-struct Receiving {
-    gate: StartGate,
-    verifier: Verifier,
-    expected_bytes: u64,
-    bytes: u64,
-    latency: Option<LatencyRecorder>,
-    /// The sink's writer, if any; `Err` saying why its file could not be opened.
-    sink: Result<Option<SinkWriter>, String>,
-    slow: Slowdown,
-    /// Set when the run is to stop before its last message.
-    signal: Arc<Signal>,
-    /// When the receiver stopped at the signal.
-    stopped: Option<Instant>,
-}
-
-impl Receiving {
-    // Forced: the receive loops are the hot path, and left to itself the compiler calls this.
-    #[inline(always)]
-    fn take(&mut self, message: Message) {
-        self.verifier.observe(message.sender, message.seq);
-        self.bytes += message.payload.len() as u64;
-        if let Some(latency) = &mut self.latency {
-            latency.record(message.sent_at);
-        }
-        if let Ok(Some(sink)) = &mut self.sink {
-            sink.write(&message.payload);
-        }
-    }
-
-    /// Whether the receive loop, `stopped` at the run's bound or not, must run on: when it
-    /// was stopped having taken nothing (a hang, or a channel not started yet), it is not a
-    /// bounded sample, and runs on to its end or the watchdog's timeout. Otherwise notes when it stopped.
-    fn stopping(&mut self, stopped: bool) -> bool {
-        if stopped && self.verifier.received() == 0 {
-            return true;
-        }
-        self.stopped = stopped.then(Instant::now);
-        false
-    }
-
-    /// The verdict, once the senders have said how many messages they `dropped`; of a receiver
-    /// stopped at its bound, what arrived, checked (`Verifier::finish_stopped`), the bytes and the
-    /// sink's file being those of what arrived.
-    fn finish(self, dropped: u64) -> Delivery {
-        let stopped = self.stopped.map(|at| (at, self.verifier.received()));
-        let mut status = match stopped {
-            Some(_) => self.verifier.finish_stopped(),
-            None => self.verifier.finish(dropped),
-        };
-        // Dropped messages take their bytes with them; the sequence check above stands for both.
-        if status.is_ok() && stopped.is_none() && dropped == 0 && self.bytes != self.expected_bytes {
-            status =
-                Status::Corrupted(format!("{} payload bytes arrived, {} were sent", self.bytes, self.expected_bytes));
-        }
-        let sunk = self.sink.and_then(|sink| sink.map_or(Ok(()), SinkWriter::finish));
-        if let (true, Err(error)) = (status.is_ok(), sunk) {
-            status = Status::Sink(error);
-        }
-        Delivery { status, bytes: self.bytes, latency: self.latency, dropped, stopped, ..Delivery::default() }
-    }
-}
-
-async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut receiving: Receiving) -> Receiving {
-    receiving.gate.wait().await;
-    receiving.slow.start();
-    let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_each::<C>(&mut receiver, &mut receiving)).await;
-    if receiving.stopping(stopped) {
-        take_each::<C>(&mut receiver, &mut receiving).await;
-    }
-    receiving
-}
-
-/// Takes every message `receiver` delivers, until its senders are gone.
-async fn take_each<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
-    while let Some(message) = C::recv(receiver).await {
-        receiving.take(message);
-    }
-    receiving.slow.finish().await;
-}
-
-async fn receive_merged<C: Channel>(mut receivers: Vec<C::Receiver>, merge: Merge, receiving: Receiving) -> Receiving {
-    match merge {
-        Merge::FuturesBuffered => {
-            let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
-            drain(merged, receiving).await
-        }
-        Merge::SelectAll => {
-            let merged =
-                futures::stream::select_all(receivers.iter_mut().map(|receiver| Box::pin(C::stream(receiver))));
-            drain(merged, receiving).await
-        }
-        Merge::StreamMap => {
-            let merged: StreamMap<_, _> =
-                receivers.iter_mut().map(|receiver| Box::pin(C::stream(receiver))).enumerate().collect();
-            drain(merged.map(|(_, message)| message), receiving).await
-        }
-    }
-}
-
-async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: Receiving) -> Receiving {
-    receiving.gate.wait().await;
-    receiving.slow.start();
-    let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_merged(&mut merged, &mut receiving)).await;
-    if receiving.stopping(stopped) {
-        take_merged(&mut merged, &mut receiving).await;
-    }
-    receiving
-}
-
-/// Takes every message of the merged receivers, until all their senders are gone.
-async fn take_merged(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
-    while let Some(message) = merged.next().await {
-        receiving.take(message);
-    }
-    receiving.slow.finish().await;
 }

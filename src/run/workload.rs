@@ -132,6 +132,14 @@ pub struct Workload {
     pub count_allocs: bool,
     /// Whether senders wait for a slot or drop the message when the channel is full.
     pub send: SendMode,
+    /// `--batch`: the most messages the receiver takes per wake-up ([`Channel::recv_batch`]);
+    /// 1 takes one message per wake-up.
+    ///
+    /// [`Channel::recv_batch`]: crate::channel::Channel::recv_batch
+    pub batch: usize,
+    /// `--work-per-batch`: how long the receiver spins, busy, after each batch it takes (its
+    /// own work on the batch); `None` for no work.
+    pub work_per_batch: Option<Duration>,
 }
 
 /// A value of the capacity axis: what a user sizes their channels by. Two capacities are
@@ -221,6 +229,8 @@ impl Workload {
             keep_sink: false,
             count_allocs: false,
             send: SendMode::Wait,
+            batch: 1,
+            work_per_batch: None,
         }
     }
 

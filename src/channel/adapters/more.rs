@@ -18,6 +18,13 @@ impl Channel for Loole {
         loole::bounded(capacity)
     }
     send_and_recv!(send_async, recv_async, loole::TrySendError::Full);
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // As flume's: `try_iter`, since `drain` takes everything queued, past the limit.
+        let Ok(first) = receiver.recv_async().await else { return false };
+        batch.push(first);
+        batch.extend(receiver.try_iter().take(limit - 1));
+        true
+    }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver.stream()
     }
@@ -36,6 +43,10 @@ impl Channel for Rapidfire {
         rapidfire::mpsc::bounded(capacity)
     }
     send_and_recv!(send, recv, rapidfire::TrySendError::Full);
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // Awaits only the first message; fails only once closed and drained.
+        receiver.recv_many(batch, limit).await.is_ok()
+    }
 }
 
 /// `asyncband::mpsc::bounded`: a mutex-guarded queue with a FIFO wait list for senders; no
@@ -65,6 +76,10 @@ impl Channel for Fibre {
         fibre::mpsc::bounded_async(capacity)
     }
     send_and_recv!(send, recv, fibre::error::TrySendError::Full);
+    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+        // Waits for a run of at least one message; fails only once every sender is gone and drained.
+        receiver.recv_batch_mut(batch, limit).await.is_ok()
+    }
     fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
         receiver
     }
