@@ -42,7 +42,9 @@ fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
 /// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`, and `left out`
 /// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
 /// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
-/// whole process's; the pick set apart. Only `use` when no channel could be picked.
+/// whole process's; the pick set apart, with the share of the resamples it won. Only `use` when
+/// no channel could be ranked; `use` (the channels that split the wins), `avoid` and `left out`
+/// when the room is not resolved.
 pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span>)> {
     if decision.wins.is_empty() {
         return vec![(
@@ -58,7 +60,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
     };
     let won = decision.wins.iter().find(|(channel, _)| *channel == pick.channel).map_or(0, |(_, wins)| *wins);
     let by_rule = if decision.tied.iter().any(|seat| !seat.known_problem) {
-        "; a tie on drops and CPU, broken by rule: tokio-mpsc first, else table order"
+        "; a tie broken by rule: tokio-mpsc first, else table order"
     } else {
         ""
     };
@@ -268,8 +270,8 @@ fn unresolved(decision: &Decision) -> Vec<Span> {
     let channels: Vec<&str> = decision.split().iter().map(|(channel, _)| channel.as_str()).collect();
     let text = format!(
         "The pick is the channel with no known problem and the fewest frames overflowed in phase, then the least CPU \
-         per message out of phase, a tie within the noise broken by rule ({TIE_RULE}). {}, and no channel won {} of \
-         them ({}): the next run would likely reverse a pick from this one. A longer run (",
+         per message out of phase; a tie within the noise is broken by rule: {TIE_RULE}. {}, and no channel won {} \
+         of them ({}): the next run would likely reverse a pick from this one. A longer run (",
         resampling(decision),
         percent(MAJORITY),
         split.join(", ")

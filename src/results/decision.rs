@@ -17,13 +17,12 @@ use super::band::{GroupKey, slot};
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
-use super::noise::{FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::noise::{FileNoise, Group, Metric};
 use super::paced::{self, PacedCell};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Mode, Phase};
 use crate::stats::disturbed::Why;
-use statrs::distribution::{ContinuousCDF, Normal};
 use vote::{Entrant, Tolerance};
 pub use vote::{MAJORITY, RESAMPLES};
 
@@ -292,16 +291,19 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
 }
 
 /// How far apart two of the room's channels may be and still be a tie in one resample: the
-/// half-width that the drift the run measured (`FileNoise::paired_drift`, never below its
-/// floor) puts on a pair's difference at [`VERDICT_CONFIDENCE`], in points of frames overflowed
-/// in phase and in the logarithm of CPU out of phase.
+/// run's resolution (`FileNoise::resolution`: how close a tie must be before more rounds of this
+/// run would narrow it by little, from the drift the run measured, never below its floor) on
+/// each metric's own scale, in points of frames overflowed in phase and in the logarithm of CPU
+/// out of phase. Channels closer than that are a tie no run of this host resolves.
 fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
-    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-    let drift = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
+    let resolution = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
         let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, _)| Group::of(key));
-        z * group.map_or(0.0, |group| noise.paired_drift(&group, metric))
+        group.map_or(0.0, |group| noise.resolution(&group, metric).ln_1p())
     };
-    Tolerance { overflow_points: drift(Cells::worst, Metric::Overflow), cpu_log: drift(Cells::everyday, Metric::Cpu) }
+    Tolerance {
+        overflow_points: resolution(Cells::worst, Metric::Overflow),
+        cpu_log: resolution(Cells::everyday, Metric::Cpu),
+    }
 }
 
 /// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's

@@ -33,9 +33,9 @@ pub struct Entrant {
     pub eligible: bool,
 }
 
-/// How far apart two channels' figures may be and still be a tie in one resample: what the
-/// drift the run measured allows (resampling sees the spread between rounds; it cannot see a
-/// drift that moves every round of one stretch of the run alike).
+/// How far apart two channels' figures may be and still be a tie in one resample: closer than
+/// the run can resolve (resampling sees the spread between rounds; it cannot see a drift that
+/// moves every round of one stretch of the run alike).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerance {
     /// On the share of frames overflowed, in percentage points.
