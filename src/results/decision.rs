@@ -251,7 +251,7 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
     Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
 }
 
-fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
+fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
     let channels = cells_of(file, participants, room);
     let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
         .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
