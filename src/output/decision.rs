@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::doc::{Block, Form, Format, Section, Span, fitted, line};
 use super::format::{duration, percent, thousands};
 use crate::results::analysis::Analysis;
-use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
+use crate::results::decision::{Avoid, Decision, MAJORITY, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
@@ -42,20 +42,31 @@ fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
 /// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`, and `left out`
 /// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
 /// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
-/// whole process's; the pick set apart. Only `use` when no channel could be picked.
+/// whole process's; the pick set apart, with the share of the resamples it won. Only `use` when
+/// no channel could be ranked; `use` (the channels that split the wins), `avoid` and `left out`
+/// when the room is not resolved.
 pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span>)> {
-    let Some(pick) = &decision.pick else {
+    if decision.wins.is_empty() {
         return vec![(
             "use",
             vec![Span::text("none: no channel with no known problem kept up without a failure; see below")],
         )];
+    }
+    let Some(pick) = &decision.pick else {
+        let mut lines = vec![("use", not_resolved(decision))];
+        lines.extend(avoid_line(decision));
+        lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
+        return lines;
     };
+    let won = decision.wins.iter().find(|(channel, _)| *channel == pick.channel).map_or(0, |(_, wins)| *wins);
     let by_rule = if decision.tied.iter().any(|seat| !seat.known_problem) {
-        " (a tie on drops and CPU, broken by rule: tokio-mpsc if tied, else table order)"
+        "; a tie broken by rule: tokio-mpsc first, else table order"
     } else {
         ""
     };
-    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::text(by_rule)])];
+    let share =
+        format!(" (wins {} of {} resamples{by_rule})", share(won, decision), thousands(decision.resamples as f64));
+    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(share)])];
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
     let latency = match (p99(out), p99(inside)) {
@@ -83,6 +94,40 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
         let cost = format!("whole process, {n} senders and the router: {share} of a core at {rate} msg/s");
         lines.push(("cost", vec![Span::Text(cost)]));
     }
+    lines.extend(avoid_line(decision));
+    if !decision.tied.is_empty() {
+        let marked = |seat: &Seat| vec![Span::Channel(seat.channel.clone(), seat.known_problem)];
+        let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
+        let within = "within the noise of the best on drops and CPU with the pick: ";
+        let mut tie = vec![Span::text(within)];
+        tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
+        lines.push(("tie", tie));
+    }
+    lines.extend(yours(decision, keep).map(|line| ("yours", vec![Span::Text(line)])));
+    lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
+    lines
+}
+
+/// The share of `decision`'s resamples that `wins` is: `87.0%`.
+fn share(wins: usize, decision: &Decision) -> String {
+    percent(wins as f64 / decision.resamples.max(1) as f64)
+}
+
+/// The `use` line of a room not resolved: `not resolved, no channel wins 60% of 1,000
+/// resamples: flume 48.0%, tachyonix 41.0%, loole 11.0%`.
+fn not_resolved(decision: &Decision) -> Vec<Span> {
+    let (majority, resamples) = (percent(MAJORITY), thousands(decision.resamples as f64));
+    let head = format!("not resolved, no channel wins {majority} of {resamples} resamples: ");
+    let split = decision.split().iter().map(|(channel, wins)| {
+        vec![Span::Strong(vec![Span::Text(channel.clone())]), Span::Text(format!(" {}", share(*wins, decision)))]
+    });
+    let width = CARD_WIDTH - LABEL - head.chars().count();
+    [vec![Span::Text(head)], fitted(&split.collect::<Vec<_>>(), width)].concat()
+}
+
+/// The `avoid` line: each channel to avoid, a known problem marked (†), else with why; `None`
+/// without any.
+fn avoid_line(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
     let avoid: Vec<Vec<Span>> = decision
         .avoid
         .iter()
@@ -91,20 +136,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
             _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
         })
         .collect();
-    if !avoid.is_empty() {
-        lines.push(("avoid", fitted(&avoid, CARD_WIDTH - LABEL)));
-    }
-    if !decision.tied.is_empty() {
-        let marked = |seat: &Seat| vec![Span::Channel(seat.channel.clone(), seat.known_problem)];
-        let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
-        let within = "within the noise of the measured pick on drops and CPU: ";
-        let mut tie = vec![Span::text(within)];
-        tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
-        lines.push(("tie", tie));
-    }
-    lines.extend(yours(decision, keep).map(|line| ("yours", vec![Span::Text(line)])));
-    lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
-    lines
+    (!avoid.is_empty()).then(|| ("avoid", fitted(&avoid, CARD_WIDTH - LABEL)))
 }
 
 /// Why a channel is avoided, in the card's words.
@@ -167,7 +199,7 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does
 /// as load rises.
 pub fn explanation(decision: &Decision) -> Vec<Span> {
-    let Some(pick) = &decision.pick else { return Vec::new() };
+    let Some(pick) = &decision.pick else { return unresolved(decision) };
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let n = decision.participants;
     let when = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
@@ -182,10 +214,17 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
     )];
     if decision.tied.iter().any(|seat| !seat.known_problem) {
         sentences.push(format!(
-            "Channels within the noise of it on both are a tie no run of this host resolves, so the pick among \
-             them is by a rule no measurement can flip: {TIE_RULE}."
+            "Channels within the noise of that best on both are a tie no run of this host resolves, so the pick \
+             among them is by a rule no measurement can flip: {TIE_RULE}."
         ));
     }
+    let won = decision.wins.iter().find(|(channel, _)| *channel == pick.channel).map_or(0, |(_, wins)| *wins);
+    sentences.push(format!(
+        "{}, and the pick won {} of them (a pick must win {}).",
+        resampling(decision),
+        share(won, decision),
+        percent(MAJORITY)
+    ));
     let quiet_p99 = decision.quiet.as_ref().and_then(|(tasks, cell)| Some((*tasks, cell.latency?.p99 as f64)));
     let busy_p99 = out.and_then(|cell| cell.latency).map(|latency| latency.p99 as f64);
     if let (Some((tasks, quiet)), Some(busy)) = (quiet_p99, busy_p99) {
@@ -210,6 +249,40 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
         Span::text(" for the threads tokio gets)."),
     ]);
     spans
+}
+
+/// How the resamples were drawn, as the explanation says it.
+fn resampling(decision: &Decision) -> String {
+    format!(
+        "The same rule decided each of {} resamples of the run's rounds (drawn with replacement from a fixed seed, \
+         each round's channels together, as they met the host)",
+        thousands(decision.resamples as f64)
+    )
+}
+
+/// The explanation of a room not resolved: the split, and what would resolve it.
+fn unresolved(decision: &Decision) -> Vec<Span> {
+    if decision.wins.is_empty() {
+        return Vec::new();
+    }
+    let split: Vec<String> =
+        decision.split().iter().map(|(channel, wins)| format!("{channel} {}", share(*wins, decision))).collect();
+    let channels: Vec<&str> = decision.split().iter().map(|(channel, _)| channel.as_str()).collect();
+    let text = format!(
+        "The pick is the channel with no known problem and the fewest frames overflowed in phase, then the least CPU \
+         per message out of phase; a tie within the noise is broken by rule: {TIE_RULE}. {}, and no channel won {} \
+         of them ({}): the next run would likely reverse a pick from this one. A longer run (",
+        resampling(decision),
+        percent(MAJORITY),
+        split.join(", ")
+    );
+    vec![
+        Span::Text(text),
+        Span::Code("--max-time N".to_owned()),
+        Span::text(") or these channels alone ("),
+        Span::Code(format!("--channels {}", channels.join(","))),
+        Span::text(") narrows it."),
+    ]
 }
 
 /// The decision for `summary --json`: the figures of the paragraph, and the paragraph.
@@ -244,6 +317,9 @@ pub fn json(decision: &Decision) -> Value {
         "offered_per_s": everyday.map(|cell| cell.offered_per_s),
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
+        "resamples": decision.resamples,
+        "majority": MAJORITY,
+        "wins": decision.wins.iter().map(|(channel, wins)| json!({ "channel": channel, "resamples": wins })).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
         "card": card_lines(decision, &[]).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
         "title": title(decision),

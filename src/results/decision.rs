@@ -1,26 +1,30 @@
 //! The decision for one room: which channel an SFU of N participants should use, from a paced
 //! run's cells at N tasks. Per runtime, worker count, mode and setting (phase aside), [`decide`]
-//! keeps the channels with no failure and a pacer that kept up, and picks among those with no
-//! known problem: first the fewest frames overflowed with every participant in phase (the
-//! worst case a room sees), tied ones kept by the noise model's verdict; then, of those, the
-//! lowest CPU per delivered message out of phase (what an ordinary call costs). When channels
-//! with no known problem are within the noise of that pick on both, the tie is named and broken
-//! by a rule no measurement can flip ([`TIE_RULE`]). Every comparison is a verdict of
-//! `results::noise::verdict`, as every other output makes it. `output::decision` words it.
+//! keeps the channels with no failure and a pacer that kept up, and decides among those with no
+//! known problem by one rule: first the fewest frames overflowed with every participant in phase
+//! (the worst case a room sees), then the lowest CPU per delivered message out of phase (what an
+//! ordinary call costs); channels within the noise of that best on both are a tie, and the pick
+//! of a tie is by a rule no measurement can flip ([`TIE_RULE`]). The rule decides each resample
+//! of the run's rounds (`vote`), and the pick is the channel that wins a clear majority of them;
+//! without one, the room is not resolved and the channels that split the wins are named.
+//! `output::decision` words it.
+
+mod vote;
 
 use std::collections::{BTreeMap, HashSet};
 
 use super::band::{GroupKey, slot};
 use super::careful::known_problem;
-use super::load::{CellKey, CellSamples, ResultsFile};
+use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
-use super::noise::{self, FileNoise, Group, Metric, VERDICT_CONFIDENCE};
+use super::noise::{FileNoise, Group, Metric};
 use super::paced::{self, PacedCell};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Mode, Phase};
 use crate::stats::disturbed::Why;
-use crate::stats::verdict::Call;
+use vote::{Entrant, Tolerance};
+pub use vote::{MAJORITY, RESAMPLES};
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,14 +73,21 @@ pub struct Decision {
     pub burst: u64,
     /// Nanoseconds between a participant's frames (`--pace`).
     pub interval_ns: u64,
-    /// The channel to use; `None` when no channel with no known problem was ranked.
+    /// The channel to use: the one that won at least [`MAJORITY`] of the resamples; `None`
+    /// when none did (not resolved: [`Decision::wins`] names the split), or when no channel
+    /// with no known problem was ranked.
     pub pick: Option<Seat>,
-    /// How many other channels overflowed as few frames in phase as the pick, within the noise.
+    /// How many other channels overflowed as few frames in phase as the run's best, within the
+    /// noise, in the run itself.
     pub fewest_drops_with: usize,
-    /// Channels within the noise of the measured pick on frames overflowed in phase and on
-    /// CPU out of phase (marked ones included), less the pick itself: when some have no known
-    /// problem, the pick among them and the measured one is by [`TIE_RULE`].
+    /// Channels in the pick's tie (within the noise of the best on frames overflowed in phase
+    /// and on CPU out of phase, marked ones included) in most of the resamples it won, less the
+    /// pick itself: when some have no known problem, the pick among them is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
+    /// The channels that won a resample, with how many they won, the most first.
+    pub wins: Vec<(String, usize)>,
+    /// How many resamples of the run's rounds were decided ([`RESAMPLES`]).
+    pub resamples: usize,
     /// Channels to avoid, each with why, in the file's order.
     pub avoid: Vec<(String, Avoid)>,
     /// The pick at the file's fewest task count of the same group, out of phase, when fewer
@@ -97,6 +108,18 @@ impl Decision {
             Capacity::Shared(_) => Capacity::Shared(self.participants * self.burst),
             Capacity::PerTask(_) => Capacity::PerTask(self.burst),
         }
+    }
+}
+
+/// How many of the channels that split the wins a room that is not resolved names.
+pub const SPLIT_NAMED: usize = 3;
+
+impl Decision {
+    /// The channels that split the wins when no channel won [`MAJORITY`] of the resamples,
+    /// the most first, at most [`SPLIT_NAMED`]: (channel, resamples won); empty when the room is
+    /// resolved or nothing was ranked.
+    pub fn split(&self) -> &[(String, usize)] {
+        if self.pick.is_some() { &[] } else { &self.wins[..self.wins.len().min(SPLIT_NAMED)] }
     }
 }
 
@@ -161,6 +184,21 @@ impl<'a> Cells<'a> {
         self.out_of_phase.or(self.in_phase)
     }
 
+    /// The figures each resample reads: frames overflowed in the cell drops are judged in, CPU
+    /// per delivered message in the cell CPU is judged in, each sample with its round (its
+    /// place in the cell for a file without rounds); `eligible` when it may be picked.
+    fn entrant(&self, eligible: bool) -> Entrant {
+        let paced = |cell: Cell<'a>| cell.map_or(&[][..], |(_, samples)| samples.paced.as_slice());
+        let round = |at: usize, sample: &PacedSample| sample.round.unwrap_or(at as u64 + 1);
+        let drops = paced(self.worst()).iter().enumerate();
+        let cpu = paced(self.everyday()).iter().enumerate();
+        Entrant {
+            drops: drops.map(|(at, s)| (round(at, s), s.frames_overflowed, s.frames)).collect(),
+            cpu: cpu.filter_map(|(at, s)| Some((round(at, s), s.cpu_per_delivered()?))).collect(),
+            eligible,
+        }
+    }
+
     fn both(&self) -> impl Iterator<Item = (&'a CellKey, &'a CellSamples)> {
         self.out_of_phase.into_iter().chain(self.in_phase)
     }
@@ -213,47 +251,23 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
     Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
 }
 
-fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
+fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
     let channels = cells_of(file, participants, room);
     let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
         .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
         .map(|(key, sample)| (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns))
         .unwrap_or_default();
+    let whys: Vec<(&Cells, Option<Avoid>)> = channels.iter().map(|cells| (cells, cells.avoid())).collect();
     let avoid: Vec<(String, Avoid)> =
-        channels.iter().filter_map(|cells| Some((cells.channel.clone(), cells.avoid()?))).collect();
-    let ranked: Vec<&Cells> =
-        channels.iter().filter(|cells| cells.avoid().is_none_or(|why| why == Avoid::KnownProblem)).collect();
-    let call = |a: &Cells<'a>, b: &Cells<'a>, metric: Metric, cell: fn(&Cells<'a>) -> Cell<'a>| {
-        let ((key, a), (_, b)) = (cell(a)?, cell(b)?);
-        Some(noise::verdict(&[a], &[b], metric, &Group::of(key), noise, VERDICT_CONFIDENCE)?.call)
-    };
-    let overflow = |cells: &&Cells| figures(cells.worst()).map_or(1.0, |cell| cell.overflow_share);
-    let cpu =
-        |cells: &&Cells| figures(cells.everyday()).and_then(|cell| cell.cpu_ns_per_delivered).unwrap_or(f64::INFINITY);
-    let clean: Vec<&Cells> = ranked.iter().copied().filter(|cells| cells.avoid().is_none()).collect();
-    let fewest = clean.iter().copied().min_by(|a, b| overflow(a).total_cmp(&overflow(b)));
-    let measured = fewest.and_then(|fewest| {
-        let few: Vec<&Cells> = clean
-            .iter()
-            .copied()
-            .filter(|cells| {
-                std::ptr::eq(*cells, fewest)
-                    || call(fewest, cells, Metric::Overflow, Cells::worst) != Some(Call::Higher)
-            })
-            .collect();
-        Some((few.iter().copied().min_by(|a, b| cpu(a).total_cmp(&cpu(b)))?, few.len() - 1))
-    });
-    // The measured pick and every channel within the noise of it on drops and CPU: a tie is
-    // broken by a rule no measurement can flip ([`TIE_RULE`]), not by the noise.
-    let tie: Vec<&Cells> = measured.map_or(Vec::new(), |(measured, _)| {
-        let tied = |cells: &&&Cells<'a>| {
-            !std::ptr::eq(**cells, measured)
-                && call(measured, cells, Metric::Overflow, Cells::worst) == Some(Call::Tied)
-                && call(measured, cells, Metric::Cpu, Cells::everyday) == Some(Call::Tied)
-        };
-        std::iter::once(measured).chain(ranked.iter().filter(tied).copied()).collect()
-    });
-    let pick = tie.iter().copied().filter(|cells| cells.avoid().is_none()).min_by_key(|cells| by_rule(&cells.channel));
+        whys.iter().filter_map(|(cells, why)| Some((cells.channel.clone(), (*why)?))).collect();
+    let mut ranked: Vec<(&Cells, Option<Avoid>)> =
+        whys.into_iter().filter(|(_, why)| why.is_none_or(|why| why == Avoid::KnownProblem)).collect();
+    ranked.sort_by_key(|(cells, _)| by_rule(&cells.channel));
+    let entrants: Vec<Entrant> = ranked.iter().map(|(cells, why)| cells.entrant(why.is_none())).collect();
+    let ranked: Vec<&Cells> = ranked.into_iter().map(|(cells, _)| cells).collect();
+    let tally = vote::tally(&entrants, tolerance(&ranked, noise), vote::RESAMPLES);
+    let pick = tally.pick();
+    let seat = |at: usize| ranked[at].seat();
     Decision {
         participants,
         runtime: room.runtime,
@@ -264,33 +278,52 @@ fn decide_room<'a>(file: &'a ResultsFile, noise: &FileNoise, participants: u64, 
         machine: file.order.iter().any(|key| key.machine != room.machine).then(|| room.machine.clone()),
         burst,
         interval_ns,
-        pick: pick.map(Cells::seat),
-        fewest_drops_with: measured.map_or(0, |(_, with)| with),
-        tied: tie
-            .iter()
-            .filter(|cells| pick.is_none_or(|pick| !std::ptr::eq(**cells, pick)))
-            .map(|c| c.seat())
-            .collect(),
+        pick: pick.map(seat),
+        fewest_drops_with: tally.run.as_ref().map_or(0, |run| run.fewest_with),
+        tied: pick.map_or(Vec::new(), |pick| tally.tie_of(pick).into_iter().map(seat).collect()),
+        wins: tally.ranked().into_iter().map(|(at, wins)| (ranked[at].channel.clone(), wins)).collect(),
+        resamples: tally.resamples,
         avoid,
-        quiet: pick.and_then(|pick| quiet(file, participants, pick)),
+        quiet: pick.and_then(|pick| quiet(file, participants, ranked[pick])),
         samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
         left_out: left_out(&channels),
     }
 }
 
-/// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's,
-/// its tie's ([`Decision::tied`]) and the runner-up's (the pick of the same rule with the pick
-/// and its tie left out), in the file's order, every verdict judged in `noise` (`file`'s).
+/// How far apart two of the room's channels may be and still be a tie in one resample: the
+/// run's resolution (`FileNoise::resolution`: how close a tie must be before more rounds of this
+/// run would narrow it by little, from the drift the run measured, never below its floor) on
+/// each metric's own scale, in points of frames overflowed in phase and in the logarithm of CPU
+/// out of phase. Channels closer than that are a tie no run of this host resolves.
+fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
+    let resolution = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
+        let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, _)| Group::of(key));
+        group.map_or(0.0, |group| noise.resolution(&group, metric).ln_1p())
+    };
+    Tolerance {
+        overflow_points: resolution(Cells::worst, Metric::Overflow),
+        cpu_log: resolution(Cells::everyday, Metric::Cpu),
+    }
+}
+
+/// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's
+/// and its tie's ([`Decision::tied`]), or the channels that split the wins when the room is not
+/// resolved ([`Decision::split`]), and the runner-up's (the channel winning the most resamples
+/// with those left out), in the file's order, the pick judged in `noise` (`file`'s).
 pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<CellKey> {
     let mut keys = Vec::new();
     for room in room_keys(file, participants) {
         let decision = decide_room(file, noise, participants, &room);
         let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room;
-        let mut names: Vec<String> = decision.pick.iter().chain(&decision.tied).map(|s| s.channel.clone()).collect();
+        let mut names: Vec<String> = match &decision.pick {
+            Some(pick) => std::iter::once(pick).chain(&decision.tied).map(|s| s.channel.clone()).collect(),
+            None => decision.split().iter().map(|(channel, _)| channel.clone()).collect(),
+        };
         let order =
             file.order.iter().filter(|key| !in_room(key) || !names.contains(&key.channel_label())).cloned().collect();
         let rest = ResultsFile { order, ..file.clone() };
-        names.extend(decide_room(&rest, &FileNoise::of(&rest), participants, &room).pick.map(|seat| seat.channel));
+        let runner_up = decide_room(&rest, &FileNoise::of(&rest), participants, &room).wins.into_iter().next();
+        names.extend(runner_up.map(|(channel, _)| channel));
         keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&key.channel_label())).cloned());
     }
     keys
@@ -306,8 +339,8 @@ fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
 }
 
 /// How a tie on drops and CPU is broken, said beside every decision that breaks one.
-pub const TIE_RULE: &str = "tokio-mpsc when it is in the tie (an SFU on tokio already depends on it, and the \
-     tokio team maintains it), else the first of the tie in channel-bench's table order";
+pub const TIE_RULE: &str = "tokio-mpsc whenever it is within the noise of the best (an SFU on tokio already \
+     depends on it, and the tokio team maintains it), else the first such channel in channel-bench's table order";
 
 /// The rank of `channel` under [`TIE_RULE`]: tokio-mpsc first, then the registry's order, then
 /// a channel of a program's own by name.

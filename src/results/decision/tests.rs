@@ -11,25 +11,30 @@ fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
 /// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100
 /// frames, `cpu` ns per delivered message, every latency `latency` ns.
 fn rounds(overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
-    [1.0, 1.1, 0.95, 1.05]
-        .iter()
+    let cpu: Vec<f64> = [1.0, 1.1, 0.95, 1.05].iter().map(|host| cpu as f64 * host).collect();
+    samples(overflowed, &cpu, latency)
+}
+
+/// A cell's samples, one a round: `overflowed` of 100 frames, `cpu[round]` ns per delivered
+/// message, every latency `latency` ns.
+fn samples(overflowed: u64, cpu: &[f64], latency: u64) -> Vec<PacedSample> {
+    let mut histogram = empty_histogram();
+    histogram.record_n(latency, 500).unwrap();
+    let histogram = encode(&histogram);
+    cpu.iter()
         .enumerate()
-        .map(|(at, host)| {
-            let mut histogram = empty_histogram();
-            histogram.record_n(latency, 500).unwrap();
-            PacedSample {
-                pace_ns: 20_000_000,
-                burst: 5,
-                sent: 500,
-                dropped: overflowed,
-                frames: 100,
-                frames_overflowed: overflowed,
-                cpu_ns: Some(((500 - overflowed) as f64 * cpu as f64 * host) as u64),
-                lat_histogram: encode(&histogram),
-                p99_ns: Some(latency),
-                round: Some(at as u64 + 1),
-                ..PacedSample::default()
-            }
+        .map(|(at, cpu)| PacedSample {
+            pace_ns: 20_000_000,
+            burst: 5,
+            sent: 500,
+            dropped: overflowed,
+            frames: 100,
+            frames_overflowed: overflowed,
+            cpu_ns: Some(((500 - overflowed) as f64 * cpu) as u64),
+            lat_histogram: histogram.clone(),
+            p99_ns: Some(latency),
+            round: Some(at as u64 + 1),
+            ..PacedSample::default()
         })
         .collect()
 }
@@ -38,18 +43,20 @@ fn rounds(overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
 fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
     let mut file = ResultsFile::default();
     for &(channel, (overflowed, cpu_in), cpu_out) in channels {
-        for (setting, paced) in [
-            (room_setting(Phase::Random), rounds(0, cpu_out, 2_000)),
-            (room_setting(Phase::Aligned), rounds(overflowed, cpu_in, 90_000)),
-        ] {
-            let mut key = hand_made_key(channel, tasks, setting.clone());
-            key.workload.capacity = crate::run::workload::Capacity::Shared(1024);
-            file.order.push(key.clone());
-            let ok = vec![20_000.0; paced.len()];
-            file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
-        }
+        add(&mut file, channel, tasks, rounds(0, cpu_out, 2_000), rounds(overflowed, cpu_in, 90_000));
     }
     file
+}
+
+/// Adds `channel`'s cells of `tasks` participants to `file`: out of phase and in phase.
+fn add(file: &mut ResultsFile, channel: &str, tasks: u64, out: Vec<PacedSample>, inside: Vec<PacedSample>) {
+    for (setting, paced) in [(room_setting(Phase::Random), out), (room_setting(Phase::Aligned), inside)] {
+        let mut key = hand_made_key(channel, tasks, setting.clone());
+        key.workload.capacity = crate::run::workload::Capacity::Shared(1024);
+        file.order.push(key.clone());
+        let ok = vec![20_000.0; paced.len()];
+        file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
+    }
 }
 
 #[test]
@@ -178,4 +185,74 @@ fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_
     assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().ranges.p99_ns.unwrap().samples, 3);
     assert_eq!(decision.left_out, [(Why::Steal, 4), (Why::PacerLate, 1)]);
     assert_eq!(decision.samples, 16);
+}
+
+/// A room of two channels measured over `rounds` rounds with seeded noise: every channel of a
+/// round moved alike by the host (±10%), and each by its own ±3%, around `cpu` ns per message
+/// in both phases; nothing overflowed, no latency recorded.
+fn noisy_room(seed: u64, rounds: usize, channels: &[(&str, f64)]) -> ResultsFile {
+    use rand::{RngExt, SeedableRng};
+    let mut generator = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let host: Vec<f64> = (0..rounds).map(|_| generator.random_range(0.9..1.1)).collect();
+    let mut file = ResultsFile::default();
+    for &(channel, cpu) in channels {
+        let cpu: Vec<f64> = host.iter().map(|host| cpu * host * generator.random_range(0.97..1.03)).collect();
+        let unlatched =
+            || samples(0, &cpu, 2_000).into_iter().map(|s| PacedSample { lat_histogram: String::new(), ..s });
+        add(&mut file, channel, 300, unlatched().collect(), unlatched().collect());
+    }
+    file
+}
+
+/// The resamples `decision`'s pick won.
+fn share(decision: &Decision) -> usize {
+    let pick = &decision.pick.as_ref().expect("a pick").channel;
+    decision.wins.iter().find(|(channel, _)| channel == pick).map_or(0, |(_, wins)| *wins)
+}
+
+#[test]
+fn two_channels_within_the_noise_give_one_pick_whichever_the_noise_puts_ahead_by_a_hair() {
+    // tokio-mpsc against flume 0.5% below it, and flume against loole 1% below it: each pair
+    // within the noise, measured in either order by the seeds' draws.
+    for (pair, rule) in
+        [([("tokio-mpsc", 1000.0), ("flume", 995.0)], "tokio-mpsc"), ([("flume", 1000.0), ("loole", 990.0)], "flume")]
+    {
+        let mut ahead = Vec::new();
+        for seed in 0..8 {
+            let decision = &decide(&noisy_room(seed, 8, &pair), 300)[0];
+            assert_eq!(
+                decision.pick.as_ref().map(|seat| seat.channel.as_str()),
+                Some(rule),
+                "seed {seed}: {decision:?}"
+            );
+            assert!(share(decision) >= 990, "seed {seed}: {:?}", decision.wins);
+            let other = &decision.tied[0];
+            let cpu = |seat: &Seat| seat.out_of_phase.as_ref().unwrap().cpu_ns_per_delivered.unwrap();
+            ahead.push(cpu(other) < cpu(decision.pick.as_ref().unwrap()));
+        }
+        assert!(ahead.contains(&true) && ahead.contains(&false), "the seeds put either ahead: {ahead:?}");
+    }
+}
+
+#[test]
+fn a_clear_winner_wins_nearly_every_resample_and_a_three_way_split_is_not_resolved() {
+    let clear = noisy_room(1, 8, &[("tokio-mpsc", 1000.0), ("flume", 600.0), ("loole", 1400.0)]);
+    let decision = &decide(&clear, 300)[0];
+    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
+    assert_eq!((share(decision), decision.resamples), (1000, 1000));
+    assert!(decision.tied.is_empty() && decision.split().is_empty());
+
+    // Each of three channels is cheap in its own three of the nine rounds (one in each stretch
+    // of the run, so that the run measures no drift) and dear in the rest.
+    let mut split = ResultsFile::default();
+    for (own, channel) in ["flume", "loole", "tachyonix"].into_iter().enumerate() {
+        let cpu: Vec<f64> = (0..9).map(|round| if round % 3 == own { 500.0 } else { 1500.0 }).collect();
+        add(&mut split, channel, 300, samples(0, &cpu, 2_000), samples(0, &cpu, 90_000));
+    }
+    let decision = &decide(&split, 300)[0];
+    assert_eq!(decision.pick, None, "{:?}", decision.wins);
+    let named: Vec<&str> = decision.split().iter().map(|(channel, _)| channel.as_str()).collect();
+    assert_eq!(named, ["flume", "tachyonix", "loole"], "{:?}", decision.wins);
+    assert_eq!(decision.wins.iter().map(|(_, wins)| wins).sum::<usize>(), 1000);
+    assert!(decision.wins.iter().all(|(_, wins)| (*wins as f64) < MAJORITY * 1000.0), "{:?}", decision.wins);
 }
