@@ -91,6 +91,8 @@ pub struct Band {
     /// The worker threads, when the file holds several worker counts for the runtime (and so
     /// names them); `None` otherwise.
     pub workers: Option<u64>,
+    /// The threads that ran the band's tasks, named or not (1 on current-thread).
+    pub worker_count: u64,
     /// The capacity the cells ran at.
     pub capacity: Capacity,
     /// Whether reports name the capacity ([`Grouped::names_capacity`]).
@@ -114,6 +116,7 @@ impl Band {
             runtime: key.runtime,
             mode: key.mode,
             workers: group.several_workers.then_some(key.workers),
+            worker_count: key.workers,
             capacity: key.capacity,
             names_capacity: group.names_capacity,
             setting: key.setting.clone(),
