@@ -248,8 +248,8 @@ pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
         return None;
     }
     let intro = format!(
-        "From `{csv_name}`: per runtime, mode and band of task counts, the {PICK} (the channel with the lowest trimmed \
-         mean ns/message, the geometric mean over the band's task counts) and how far ahead of the next it is, the \
+        "From `{csv_name}`: per runtime, mode and band of task counts, the pick (the channel with the lowest trimmed mean \
+         ns/message, the geometric mean over the band's task counts) and how far ahead of the next it is, the \
          fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU time per \
          message{}; channels within the noise of the first are tied (≈).",
         if bands.iter().any(|band| band.p99.first().is_some()) { " and the lowest p99 latency" } else { "" }

@@ -68,7 +68,9 @@ fn renders_say_tied_or_name_the_winner_with_its_ratio() {
     assert!(!text.contains("lowest CPU") && !text.contains("Each figure is"), "{text}");
     let markdown = markdown("x.csv", &analysis(&bands));
     assert!(markdown.contains("kanal† 200, 2.00× lower than flume 400 [1."), "{markdown}");
-    let row = "| multi-thread | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
+    // The page's table names the band's workers and capacity.
+    assert!(markdown.contains("\n**At 0 slots:**\n"), "{markdown}");
+    let row = "| multi-thread (0 workers) | cloned-send | small (1) | **kanal†** 100, 2.00× faster than flume 200 [1.";
     assert!(markdown.contains(row), "{markdown}");
     assert!(markdown.contains("| medium (64) | **kanal†** 100 ≈ flume, within "), "{markdown}");
     // The careful pick on the page: the next clean channel with its verdict, or the tied one.
