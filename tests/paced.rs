@@ -246,22 +246,20 @@ fn the_readme_sfu_answer_is_the_reference_sfu_runs_once_there_is_one() {
     assert_eq!(block, short, "README.md's SFU answer differs from {csv}'s: regenerate with make answer SFU={csv}");
 }
 
-/// The README's two short answers read in a minute: each at most 30 lines, no table cell over
-/// 160 characters.
+/// The README reads in a minute: at most 120 lines, its answer block at most 40, the room's at
+/// most 15, no table cell over 160 characters, no other line over 200 as read (a link's target
+/// not counted).
 #[test]
-fn the_readme_short_answers_are_short() {
+fn the_readme_and_its_short_answers_are_short() {
     let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    for (begin, end) in
-        [(SFU_BEGIN, SFU_END), ("<!-- BEGIN channel-bench summary ", "<!-- END channel-bench summary -->")]
+    assert!(readme.lines().count() <= 120, "README.md: {} lines", readme.lines().count());
+    for (begin, end, most) in
+        [(SFU_BEGIN, SFU_END, 15), ("<!-- BEGIN channel-bench summary ", "<!-- END channel-bench summary -->", 40)]
     {
         let start = readme.find(begin).unwrap_or_else(|| panic!("README.md has no {begin}"));
         let block = &readme[start..start + readme[start..].find(end).unwrap_or_else(|| panic!("no {end}"))];
         let lines = block.lines().skip(1).count();
-        // A table per machine and capacity (`**At N slots:**`, `**On M, at N slots:**`): 30 lines
-        // for the answer at each.
-        let capacities =
-            block.lines().filter(|line| line.starts_with("**At ") || line.starts_with("**On ")).count().max(1);
-        assert!(lines <= 30 * capacities, "{begin}: {lines} lines for {capacities} capacities");
+        assert!(lines <= most, "{begin}: {lines} lines");
         for cell in block.lines().filter(|line| line.starts_with('|')).flat_map(|line| line.split('|')) {
             assert!(
                 cell.trim().chars().count() <= 160,
@@ -269,6 +267,21 @@ fn the_readme_short_answers_are_short() {
                 cell.chars().count()
             );
         }
+    }
+    let read = |line: &str| -> usize {
+        // `[label](target)` reads as its label.
+        let mut rest = line;
+        let mut count = 0;
+        while let Some(at) = rest.find("](") {
+            let close = rest[at..].find(')').map_or(rest.len(), |end| at + end + 1);
+            count += rest[..at].chars().count();
+            rest = &rest[close..];
+        }
+        count + rest.chars().count()
+    };
+    let prose = readme.lines().filter(|line| !line.starts_with('|') && !line.starts_with("<!--") && !line.starts_with("!["));
+    for line in prose {
+        assert!(read(line) <= 200, "a line of {} characters as read: {line}", read(line));
     }
 }
 

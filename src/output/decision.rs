@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::doc::{Block, Format, On, Section, Span, fitted, line};
+use super::doc::{Block, Form, Format, On, Section, Span, fitted, line};
 use super::format::{duration, percent, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::decision::{Avoid, Decision, Seat, TIE_RULE};
@@ -150,16 +150,28 @@ pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
     card(decision, keep).into_iter().map(|(name, value)| [vec![label(name)], value].concat()).collect()
 }
 
+/// The card's lines the short answer keeps: the pick and its latency.
+const SHORT_CARD: [&str; 2] = ["use:", "latency:"];
+
 /// The decisions for the room, `for your room`: each its title and card, with the channels the
-/// user follows against each pick; `None` without any.
-pub fn section(analysis: &Analysis) -> Option<Section> {
+/// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
+pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     let mut blocks = Vec::new();
     for decision in &analysis.decisions {
         blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
-        blocks.push(Block::List(card_lines(decision, &analysis.keep)));
+        let mut card = card_lines(decision, &analysis.keep);
+        if form == Form::Short {
+            card.retain(|line| SHORT_CARD.iter().any(|label| line.first().is_some_and(|l| line_starts(l, label))));
+        }
+        blocks.push(Block::List(card));
     }
     let heading = Some("for your room".to_owned());
     (!blocks.is_empty()).then(|| Section { id: "decision", on: On::Everywhere, heading, blocks })
+}
+
+/// Whether `span` is text that starts with `label`.
+fn line_starts(span: &Span, label: &str) -> bool {
+    matches!(span, Span::Text(text) if text.starts_with(label))
 }
 
 /// Why each decision, on the page: its title and its explanation; `None` without any.

@@ -17,7 +17,7 @@ use crate::results::recommend::TaskBand;
 /// the decision already gives the room's p99, drops and cost.
 pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
     let full = form == Form::Full;
-    let decision = super::decision::section(analysis);
+    let decision = super::decision::section(analysis, form);
     let latency = super::paced::section(analysis).filter(|_| full || decision.is_none()).map(|latency| Section {
         on: if full { On::Page } else { On::Everywhere },
         ..latency
@@ -39,7 +39,7 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
             heading: None,
             blocks: vec![Block::Note(vec![Span::Text(versions_line(&analysis.versions))])],
         })),
-        caveats(analysis, form),
+        caveats(analysis, form).filter(|_| full || !analysis.only_paced),
         page(Some(pointer(csv_name, analysis))),
     ];
     Document(sections.into_iter().flatten().collect())

@@ -172,7 +172,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
                     ]
                 })
                 .collect();
-            [vec![Span::Text(format!("{at}: "))], fitted(&items, 150)].concat()
+            [vec![Span::Text(format!("{at}: "))], fitted(&items, 110)].concat()
         })
         .collect()
 }
@@ -186,7 +186,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     }
     let legend = format!(
         "Each cell: the {PICK}, the fastest; ≈: tied, within the noise; †: a crate with a known problem; (x): the \
-         fastest with none, where it differs; bold: beyond the noise from its row's first pick."
+         fastest with none, where it differs; bold: apart from its row's first pick."
     );
     let mut blocks = vec![Block::Note(prose(&legend)), Block::Table(matrix(bands))];
     let machines = analysis.across.on(Axis::Machine);
