@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use super::across::tally;
 use super::doc::{Block, On, Section, Span, Table, first_seen, fitted, prose};
 use super::format::{self, number};
-use super::summary::{named, tasks_text};
+use super::summary::{YOURS, named, recv_many, tasks_text, yours};
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::careful::Careful;
@@ -204,5 +204,15 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     if !lines.is_empty() {
         blocks.push(Block::List(lines));
     }
+    if !analysis.keep.is_empty() {
+        let kept = bands.iter().map(|band| {
+            let (runtime, mode, size) = row_of(band);
+            let at = format!("{runtime} {mode} {size}, {}", format::section(&band.band));
+            [vec![Span::Text(format!("{YOURS}: "))], yours(band, &analysis.keep), vec![Span::Text(format!(" ({at})"))]]
+                .concat()
+        });
+        blocks.push(Block::List(kept.collect()));
+    }
+    blocks.extend(recv_many(bands, &analysis.keep).map(|line| Block::Para(prose(&line))));
     Some(Section { id: "matrix", on: On::Everywhere, heading: Some("which channel".to_owned()), blocks })
 }

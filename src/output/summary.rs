@@ -236,7 +236,7 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
 
 /// The throughput answer in full, on the page: what the table shows (from the CSV named
 /// `csv_name`), the notes on its marks, the table (the pick, the careful pick, the lowest CPU,
-/// p99 and the channels not ranked), and the line for a tokio user; for a file of paced cells
+/// p99 and the channels not ranked); for a file of paced cells
 /// only, why ns/message is not ranked. `None` without a band.
 pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
     let (bands, keep) = (&analysis.bands, &analysis.keep);
@@ -263,7 +263,6 @@ pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
     }
     blocks.extend(bounded_note(bands, keep).map(|note| Block::Note(vec![Span::Text(note)])));
     blocks.push(Block::Table(table(bands, keep)));
-    blocks.extend(recv_many(bands, keep).map(|line| Block::Para(prose(&line))));
     Some(Section { id: "answer", on: On::Page, heading: Some("in full".to_owned()), blocks })
 }
 
