@@ -63,8 +63,7 @@ fn a_clear_winner_is_named_with_its_ratio_and_the_markdown_goes_beside_the_csv()
     assert!(markdown.contains("### In full\n\nFrom `run.csv`"), "{markdown}");
     assert!(markdown.contains("kanal† 100, 2.50× lower than flume 250 ["), "{markdown}");
     assert!(
-        markdown
-            .contains("| cloned-send | small (1-4) | **kanal†** 50.0, 2.50× faster than flume 125 ["),
+        markdown.contains("| cloned-send | small (1-4) | **kanal†** 50.0, 2.50× faster than flume 125 ["),
         "{markdown}"
     );
     assert!(markdown.contains("| flume 125, 2.50× ["), "{markdown}");
@@ -136,7 +135,9 @@ fn a_channel_with_failed_samples_does_not_win_even_when_its_ok_samples_are_faste
     assert_eq!(code, Some(0), "{stderr}");
     assert!(band_line(&stdout, "large (128-512)").ends_with(" flume 100"), "{stdout}");
     let markdown = std::fs::read_to_string(dir.path().join("failed.md")).unwrap();
-    assert!(band_row(&markdown, "large (128-512)").starts_with("| large (128-512) | **flume** 100 (the only one ranked)"));
+    assert!(
+        band_row(&markdown, "large (128-512)").starts_with("| large (128-512) | **flume** 100 (the only one ranked)")
+    );
     // Channels in --list-channels order, whatever order the file has them in.
     assert!(markdown.contains("| not ranked |"), "{markdown}");
     assert!(
@@ -384,7 +385,8 @@ fn every_caveat_is_shown_beside_its_channel_wherever_it_is_ranked() {
             );
             assert!(markdown.contains(&line), "{markdown}");
             let brief = caveat.text.split(';').next().unwrap();
-            let line = format!("**{name}†** ({}): {brief} ([{}]({}))\n", caveat.versions, caveat.link_label(), caveat.link);
+            let line =
+                format!("**{name}†** ({}): {brief} ([{}]({}))\n", caveat.versions, caveat.link_label(), caveat.link);
             assert!(short.contains(&line), "{short}");
             // On the page, what the caveat puts in backticks is code.
             let mut text = String::new();

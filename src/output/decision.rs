@@ -180,7 +180,10 @@ pub fn explanations(analysis: &Analysis) -> Option<Section> {
         .decisions
         .iter()
         .flat_map(|decision| {
-            let title = vec![Span::Strong(vec![Span::Text(format!("Why the pick {}", title(decision).replacen("For ", "for ", 1)))])];
+            let title = vec![Span::Strong(vec![Span::Text(format!(
+                "Why the pick {}",
+                title(decision).replacen("For ", "for ", 1)
+            ))])];
             [Block::Para(title), Block::Para(explanation(decision))]
         })
         .collect();

@@ -18,10 +18,9 @@ use crate::results::recommend::TaskBand;
 pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
     let full = form == Form::Full;
     let decision = super::decision::section(analysis, form);
-    let latency = super::paced::section(analysis).filter(|_| full || decision.is_none()).map(|latency| Section {
-        on: if full { On::Page } else { On::Everywhere },
-        ..latency
-    });
+    let latency = super::paced::section(analysis)
+        .filter(|_| full || decision.is_none())
+        .map(|latency| Section { on: if full { On::Page } else { On::Everywhere }, ..latency });
     let page = |section: Option<Section>| section.filter(|_| full);
     let sections = [
         decision,

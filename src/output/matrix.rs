@@ -162,7 +162,8 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
                 .iter()
                 .map(|(other, pick, ratios)| {
                     let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
-                    let by = if ratios.len() == 1 { format!("{low:.2}×") } else { format!("{low:.2}×–{high:.2}×") };
+                    let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
+                    let by = if low == high { low } else { format!("{low}–{high}") };
                     let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
                     vec![
                         Span::channel(other, other),
@@ -198,7 +199,9 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     }
     let capacities = changes(analysis.across.on(Axis::Capacity), cores);
     if !capacities.is_empty() {
-        lines.push(vec![Span::text("The pick changes with capacity; where it does, how far the other capacity's pick is behind:")]);
+        lines.push(vec![Span::text(
+            "The pick changes with capacity; where it does, how far the other capacity's pick is behind:",
+        )]);
         lines.extend(capacities);
     }
     if !lines.is_empty() {

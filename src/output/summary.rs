@@ -4,8 +4,8 @@
 //! [`MARK`]; the document lists the caveats after the answer.
 
 use super::doc::{Block, Form, MARK, On, Section, Span, Table, first_seen, prose};
-use super::matrix::PICK;
 use super::format::{self, duration, number};
+use super::matrix::PICK;
 use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
@@ -69,9 +69,7 @@ fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
     let b = &band.band;
     let notes = format::group_notes(None, None, &b.setting.to_string());
     let runtime = format!("{} ({})", b.runtime, format::workers(b.worker_count));
-    [runtime, format!("{}{notes}", b.mode), band_size(b)]
-        .map(|cell| vec![Span::Text(cell)])
-        .into()
+    [runtime, format!("{}{notes}", b.mode), band_size(b)].map(|cell| vec![Span::Text(cell)]).into()
 }
 
 /// How a ranking's leaders read, every figure with its verdict against the first:
