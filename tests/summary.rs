@@ -23,7 +23,7 @@ fn band_line<'a>(stdout: &'a str, band: &str) -> &'a str {
 /// The page's table row of `band` (`| small (1-4) | …`), from its cell on.
 fn band_row<'a>(markdown: &'a str, band: &str) -> &'a str {
     let cell = format!("| {band} | ");
-    let row = markdown.lines().filter(|line| line.contains(&cell)).last();
+    let row = markdown.lines().rfind(|line| line.contains(&cell));
     let row = row.unwrap_or_else(|| panic!("no {band}: {markdown}"));
     &row[row.find(&cell).unwrap()..]
 }

@@ -166,7 +166,7 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
         blocks.push(Block::List(card));
     }
     let heading = Some("for your room".to_owned());
-    (!blocks.is_empty()).then(|| Section { id: "decision", on: On::Everywhere, heading, blocks })
+    (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
 }
 
 /// Whether `span` is text that starts with `label`.
@@ -187,7 +187,7 @@ pub fn explanations(analysis: &Analysis) -> Option<Section> {
             [Block::Para(title), Block::Para(explanation(decision))]
         })
         .collect();
-    (!blocks.is_empty()).then(|| Section { id: "decision-why", on: On::Page, heading: None, blocks })
+    (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
 }
 
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does

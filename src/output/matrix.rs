@@ -136,10 +136,13 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     }
 }
 
+/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
+type Pairs = Vec<(String, String, Vec<f64>)>;
+
 /// Where `axis` changes the pick, a line per place: `On 16 cores: kanal† 1.60×–2.04× behind
 /// crossfire† (2 bands); …`, each pair of channels with the range of its ratios.
 fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
-    let mut places: Vec<(String, Vec<(String, String, Vec<f64>)>)> = Vec::new();
+    let mut places: Vec<(String, Pairs)> = Vec::new();
     for band in found {
         for change in &band.changes {
             let at = place(band, &change.at, cores);
