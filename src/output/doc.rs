@@ -290,9 +290,11 @@ pub struct Section {
 }
 
 impl Section {
-    /// The section in `format`, blank lines between its blocks.
+    /// The section in `format`, blank lines between its blocks (on the console, none: it is read
+    /// at a glance after a run).
     pub fn render(&self, format: Format) -> String {
-        let body = self.blocks.iter().map(|block| block.render(format)).collect::<Vec<_>>().join("\n\n");
+        let between = if format == Format::Text { "\n" } else { "\n\n" };
+        let body = self.blocks.iter().map(|block| block.render(format)).collect::<Vec<_>>().join(between);
         let capital = |heading: &str| Span::Text(capitalized(heading)).render(format);
         // On the console the heading stands on the line just above what it heads.
         let body = match (&self.heading, format) {
@@ -313,12 +315,12 @@ impl Section {
 pub struct Document(pub Vec<Section>);
 
 impl Document {
-    /// The document in `format`, a blank line between sections: on the console the sections
-    /// shown there, on the page the others ([`On`]).
+    /// The document in `format`, a blank line between sections (none on the console): on the
+    /// console the sections shown there, on the page the others ([`On`]).
     pub fn render(&self, format: Format) -> String {
         let hidden = if format == Format::Text { On::Page } else { On::Console };
         let shown = self.0.iter().filter(|section| section.on != hidden);
         let sections: Vec<String> = shown.map(|section| section.render(format)).collect();
-        sections.join(if format == Format::Html { "" } else { "\n" })
+        sections.join(if format == Format::Markdown { "\n" } else { "" })
     }
 }
