@@ -60,12 +60,21 @@ fn each_machine_is_answered_and_a_pick_that_changes_is_named_with_its_verdict() 
         assert!(changes.iter().all(|change| change["behind"]["ratio"].as_f64().unwrap() > 1.9), "{band}");
     }
 
+    // The console: a column per machine, the pick that changes set apart, how far behind in words.
     let (code, stdout, stderr) = run(["summary", &csvs]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stdout.contains("multi-thread cloned-send on 2 cores (Xeon)\n"), "{stdout}");
-    assert!(stdout.contains("multi-thread cloned-send on 16 cores (Xeon)\n"), "{stdout}");
+    let heading = stdout.lines().find(|line| line.starts_with("multi-thread cloned-send ")).unwrap_or_default();
+    assert!(heading.ends_with(" 2 cores, 64 slots   16 cores, 64 slots"), "{stdout}");
     assert!(stdout.contains("The pick changes with the machine in 2 of 2 multi-thread bands."), "{stdout}");
-    assert!(stdout.contains("the pick changes with the machine: on 2 cores, flume is "), "{stdout}");
+    assert!(stdout.contains("  On 2 cores: flume 1.99× behind kanal† (2 bands)\n"), "{stdout}");
+    assert!(stdout.contains("  On 16 cores: kanal† 3.00× behind flume (2 bands)\n"), "{stdout}");
+    // The page: each band's verdict on each machine.
+    let out = dir.path().join("both.md");
+    let (code, _, stderr) = run(["summary", &csvs, "--out", out.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert!(page.contains("\n**On 16 cores (Xeon), at 64 slots:**\n"), "{page}");
+    assert!(page.contains("the pick changes with the machine**: on 2 cores, flume is "), "{page}");
 }
 
 #[test]
@@ -78,7 +87,7 @@ fn the_report_and_the_cells_of_two_machines_name_each_machine() {
     let page = std::fs::read_to_string(&out).unwrap();
     assert!(page.contains("Measured on 2 machines: 2 cores (Xeon); 16 cores (Xeon)."), "{page}");
     assert_eq!(page.matches("<h3>").count(), 2, "one description per machine");
-    assert!(page.contains("<p><b>On 16 cores (Xeon):</b></p>"), "a table per machine");
+    assert!(page.contains("<p><b>On 16 cores (Xeon), at 64 slots:</b></p>"), "a table per machine: {page}");
     // Each machine's panel apart: its own scale.
     assert!(page.contains("multi-thread cloned-send on 2 cores (Xeon)</text>"), "{page}");
     let cells = dir.path().join("both.cells.json");
@@ -127,11 +136,10 @@ fn the_two_reference_machines_answer_every_multi_thread_band_at_each_capacity() 
     // Capacity is read on one machine at a time: each such line says which.
     let (code, short, stderr) = run(["summary", "--short", &csvs]);
     assert_eq!(code, Some(0), "{stderr}");
-    let list = short.split("Where capacity matters").nth(1).unwrap_or_else(|| panic!("{short}"));
-    let lines: Vec<&str> =
-        list.lines().skip_while(|line| !line.starts_with("- ")).take_while(|l| !l.is_empty()).collect();
+    let list = short.split("The pick changes with capacity").nth(1).unwrap_or_else(|| panic!("{short}"));
+    let lines: Vec<&str> = list.lines().skip(1).take_while(|line| line.starts_with("- At ")).collect();
     assert!(!lines.is_empty(), "{short}");
     for line in lines {
-        assert!(line.contains(" on 2 cores (") || line.contains(" on 16 cores ("), "{line}");
+        assert!(line.contains(" slots on 2 cores: ") || line.contains(" slots on 16 cores: "), "{line}");
     }
 }

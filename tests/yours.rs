@@ -29,7 +29,10 @@ fn a_kept_channel_has_its_verdict_against_the_pick_in_every_table() {
     assert!(stdout.contains("Receiving with `recv_many` is the cheapest change a tokio user can make."), "{stdout}");
     let (code, short, stderr) = run(["summary", &csv, "--keep", "tokio-recv-many", "--short"]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(short.contains("| yours (--keep) |") && short.contains("| tokio-recv-many is the pick |"), "{short}");
+    assert!(
+        short.contains("- yours (--keep): tokio-recv-many is the pick (multi-thread merged-recv medium"),
+        "{short}"
+    );
     assert!(!short.contains("recv_many`"), "the line is for a tokio-mpsc user: {short}");
     // Without --keep, nothing of it.
     let (_, plain, _) = run(["summary", &csv]);

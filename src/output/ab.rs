@@ -83,10 +83,10 @@ fn against(table: &[Against]) -> String {
         let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
         let mut grid = Table::default();
         for header in ["cell"].into_iter().chain(first_seen(rows.iter().map(|row| row.other.as_str()))) {
-            grid.column(header, None);
+            grid.column(header);
         }
         for place in first_seen(rows.iter().map(|row| row.place.as_str())) {
-            let cells = grid.columns[1..].iter().map(|(other, _)| {
+            let cells = grid.columns[1..].iter().map(|other| {
                 let row = rows.iter().find(|row| row.place == place && row.other == *other);
                 vec![Span::Text(row.map_or_else(String::new, |row| {
                     let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));

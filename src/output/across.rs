@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::doc::{Block, Form, Section, Span, first_seen, prose};
+use super::doc::{Block, Form, On, Section, Span, first_seen, prose};
 use super::format;
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
@@ -31,23 +31,27 @@ fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// Where the machine matters, then where capacity matters ([`axis_blocks`]; the short answer
-/// only the bands whose pick changes), then the merged-recv rule; `None` when none is said, and
-/// for a file of paced cells only (its ns/message bands restate the schedule).
+/// In full, on the page: where the machine matters, then where capacity matters, each band
+/// ([`axis_blocks`]), then the merged-recv rule; short, the rule alone (the pick matrix says where
+/// the pick changes). `None` when none is said, and for a file of paced cells only (its
+/// ns/message bands restate the schedule).
 pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     if analysis.only_paced {
         return None;
     }
-    let only_changes = form == Form::Short;
-    let mut blocks = axis_blocks(analysis.across.on(Axis::Machine), Axis::Machine, only_changes);
-    blocks.extend(axis_blocks(analysis.across.on(Axis::Capacity), Axis::Capacity, only_changes));
+    let mut blocks = Vec::new();
+    if form == Form::Full {
+        blocks = axis_blocks(analysis.across.on(Axis::Machine), Axis::Machine);
+        blocks.extend(axis_blocks(analysis.across.on(Axis::Capacity), Axis::Capacity));
+    }
     blocks.extend(merged_rule(&analysis.bands).map(|rule| Block::Para(prose(&rule))));
-    (!blocks.is_empty()).then_some(Section { id: "across", heading: None, blocks })
+    let on = if form == Form::Full { On::Page } else { On::Everywhere };
+    (!blocks.is_empty()).then_some(Section { id: "across", on, heading: None, blocks })
 }
 
 /// How many bands of each runtime change with the machine: `the pick changes with the machine
 /// in 8 of 12 multi-thread bands and 0 of 12 current-thread bands`.
-fn tally(found: &[Across]) -> String {
+pub(super) fn tally(found: &[Across]) -> String {
     let runtimes: Vec<String> = first_seen(found.iter().map(|band| band.band.runtime))
         .into_iter()
         .map(|runtime| {
@@ -67,20 +71,17 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
     }
 }
 
-/// Where `axis` matters: one line per band `found` at several places on it (`only_changes`:
-/// only those whose pick changes), the pick that holds, then where the pick changes; the
-/// machines' tally first. Empty when no band is found at several places.
-fn axis_blocks(found: &[Across], axis: Axis, only_changes: bool) -> Vec<Block> {
-    let kept = |band: &&Across| !only_changes || !band.changes.is_empty();
-    let lines: Vec<Vec<Span>> = found.iter().filter(kept).map(said).collect();
-    // The machines' tally is said even where no pick changes.
-    if found.is_empty() || (lines.is_empty() && axis == Axis::Capacity) {
+/// Where `axis` matters: one line per band `found` at several places on it, the pick that
+/// holds, then where the pick changes; the machines' tally first. Empty when no band is found at
+/// several places.
+fn axis_blocks(found: &[Across], axis: Axis) -> Vec<Block> {
+    let lines: Vec<Vec<Span>> = found.iter().map(said).collect();
+    if found.is_empty() {
         return Vec::new();
     }
     let (what, each, every, that, _) = words(axis);
-    let bands = if only_changes { format!("the bands whose pick changes with {what}") } else { "each band".to_owned() };
     let heading = format!(
-        "Where {what} matters, {bands} ({each} pick; the pick with no known problem that holds {every}; where the pick \
+        "Where {what} matters, each band ({each} pick; the pick with no known problem that holds {every}; where the pick \
          changes, the verdict {that}):"
     );
     let mut blocks = vec![Block::Para(vec![Span::Text(heading)])];
@@ -195,7 +196,8 @@ pub fn designs(analysis: &Analysis, form: Form) -> Option<Section> {
         [vec![Span::Text(place)], said.collect::<Vec<_>>().join(&Span::text("; "))].concat()
     });
     let blocks = vec![Block::Para(vec![Span::text(intro)]), Block::List(lines.collect())];
-    Some(Section { id: "designs", heading: Some("which design".to_owned()), blocks })
+    let on = if form == Form::Full { On::Page } else { On::Everywhere };
+    Some(Section { id: "designs", on, heading: Some("which design".to_owned()), blocks })
 }
 
 /// `speed 1.21× [1.10–1.33]`, `drops ≈ +0.10 points [−0.2–0.4]`: one verdict of [`designs`].

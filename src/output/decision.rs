@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::doc::{Block, Form, Format, Section, Span, fitted, line};
+use super::doc::{Block, Form, Format, On, Section, Span, fitted, line};
 use super::format::{duration, percent, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::decision::{Avoid, Decision, MAJORITY, Seat, TIE_RULE};
@@ -182,18 +182,44 @@ pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
     card(decision, keep).into_iter().map(|(name, value)| [vec![label(name)], value].concat()).collect()
 }
 
-/// The decisions for the room, `for your room`: each its title and card, then (in full) its
-/// explanation, with the channels the user follows against each pick; `None` without any.
+/// The card's lines the short answer keeps: the pick and its latency.
+const SHORT_CARD: [&str; 2] = ["use:", "latency:"];
+
+/// The decisions for the room, `for your room`: each its title and card, with the channels the
+/// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
 pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     let mut blocks = Vec::new();
     for decision in &analysis.decisions {
         blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
-        blocks.push(Block::List(card_lines(decision, &analysis.keep)));
-        if form == Form::Full {
-            blocks.push(Block::Para(explanation(decision)));
+        let mut card = card_lines(decision, &analysis.keep);
+        if form == Form::Short {
+            card.retain(|line| SHORT_CARD.iter().any(|label| line.first().is_some_and(|l| line_starts(l, label))));
         }
+        blocks.push(Block::List(card));
     }
-    (!blocks.is_empty()).then(|| Section { id: "decision", heading: Some("for your room".to_owned()), blocks })
+    let heading = Some("for your room".to_owned());
+    (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
+}
+
+/// Whether `span` is text that starts with `label`.
+fn line_starts(span: &Span, label: &str) -> bool {
+    matches!(span, Span::Text(text) if text.starts_with(label))
+}
+
+/// Why each decision, on the page: its title and its explanation; `None` without any.
+pub fn explanations(analysis: &Analysis) -> Option<Section> {
+    let blocks: Vec<Block> = analysis
+        .decisions
+        .iter()
+        .flat_map(|decision| {
+            let title = vec![Span::Strong(vec![Span::Text(format!(
+                "Why the pick {}",
+                title(decision).replacen("For ", "for ", 1)
+            ))])];
+            [Block::Para(title), Block::Para(explanation(decision))]
+        })
+        .collect();
+    (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
 }
 
 /// The explanation below the card: why the pick, the tie's rule in full, and what latency does

@@ -144,8 +144,8 @@ pub fn fitted(items: &[Vec<Span>], width: usize) -> Vec<Span> {
 pub struct Table {
     /// How many leading columns head a group of rows on the console.
     pub group: usize,
-    /// Each column's header, and its label on the console (`None`: the cell alone).
-    pub columns: Vec<(String, Option<&'static str>)>,
+    /// Each column's header.
+    pub columns: Vec<String>,
     /// The rows: where each one's band stands when the file holds several machines or
     /// capacities (`format::section`), and its cells.
     pub rows: Vec<(Option<String>, Vec<Vec<Span>>)>,
@@ -153,8 +153,8 @@ pub struct Table {
 
 impl Table {
     /// Adds a column.
-    pub fn column(&mut self, header: impl Into<String>, label: Option<&'static str>) {
-        self.columns.push((header.into(), label));
+    pub fn column(&mut self, header: impl Into<String>) {
+        self.columns.push(header.into());
     }
 
     /// As Markdown or HTML: a table per machine and capacity, in the order they first appear,
@@ -167,7 +167,7 @@ impl Table {
                 let name = Span::Strong(vec![Span::Text(format!("{}:", capitalized(section)))]).render(format);
                 let _ = writeln!(out, "{}", if html { format!("<p>{name}</p>") } else { format!("\n{name}\n") });
             }
-            let header = self.columns.iter().map(|(header, _)| vec![Span::Text(header.clone())]);
+            let header = self.columns.iter().map(|header| vec![Span::Text(header.clone())]);
             let rows = self.rows.iter().filter(|(at, _)| at == section).map(|(_, cells)| cells.iter().cloned());
             if html {
                 let row = |cells: Vec<Vec<Span>>, tag: &str| -> String {
@@ -191,29 +191,42 @@ impl Table {
         out
     }
 
-    /// As the console lays it out: a heading where the group (and capacity) changes, then per row
-    /// its next cell, padded, before each further cell that is not empty, one a line, after its
-    /// label.
+    /// As the console lays it out: where the group (and section) changes, a blank line, then the
+    /// group's name and the further columns' headers; then a row a line, each cell after the
+    /// group's padded to its column's widest.
     pub fn console(&self) -> String {
-        let format = Format::Text;
+        let text = |cell: &[Span]| line(cell, Format::Text);
+        let heading = |(section, cells): &(Option<String>, Vec<Vec<Span>>)| {
+            let mut heading: Vec<String> = cells[..self.group].iter().map(|cell| text(cell)).collect();
+            heading.extend(section.clone());
+            heading.join(" ")
+        };
+        let chars = |text: &str| text.chars().count();
+        let headers: Vec<&str> = self.columns.iter().skip(self.group).map(String::as_str).collect();
+        let mut widths: Vec<usize> = headers.iter().map(|header| chars(header)).collect();
+        for (_, cells) in &self.rows {
+            for (width, cell) in widths.iter_mut().zip(&cells[self.group..]) {
+                *width = (*width).max(chars(&text(cell)));
+            }
+        }
+        if let Some(first) = widths.first_mut() {
+            *first = (*first + 2).max(self.rows.iter().map(|row| chars(&heading(row))).max().unwrap_or(0)) - 2;
+        }
+        let pad = |cells: Vec<String>| -> String {
+            let padded = cells.iter().zip(&widths).map(|(cell, &width)| format!("{cell:<width$}", width = width));
+            padded.collect::<Vec<_>>().join("  ").trim_end().to_owned()
+        };
         let mut out = String::new();
         let mut current = None;
-        for (section, cells) in &self.rows {
-            let mut heading: Vec<String> = cells[..self.group].iter().map(|cell| line(cell, format)).collect();
-            heading.extend(section.clone());
-            let heading = heading.join(" ");
+        for row in &self.rows {
+            let heading = heading(row);
             if current.as_ref() != Some(&heading) {
-                let _ = write!(out, "\n{heading}\n");
+                let mut header: Vec<String> = headers.iter().map(|header| (*header).to_owned()).collect();
+                header[0] = format!("{heading:<width$}", width = widths[0] + 2);
+                let _ = write!(out, "\n{}\n", pad(header));
                 current = Some(heading);
             }
-            let figures = cells.iter().zip(&self.columns).skip(self.group + 1);
-            let said = figures.filter(|(cell, _)| !line(cell, Format::Text).is_empty()).map(|(cell, (_, label))| {
-                label.map_or(String::new(), |label| format!("{label}: ")) + &line(cell, format)
-            });
-            for (at, said) in said.enumerate() {
-                let lead = if at == 0 { format!("  {:<16}", line(&cells[self.group], format)) } else { " ".repeat(18) };
-                let _ = writeln!(out, "{lead} {said}");
-            }
+            let _ = writeln!(out, "  {}", pad(row.1[self.group..].iter().map(|cell| text(cell)).collect()));
         }
         out
     }
@@ -251,11 +264,24 @@ impl Block {
     }
 }
 
+/// Where a [`Section`] is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    /// On the console and on the page (the Markdown and the report).
+    Everywhere,
+    /// On the page only: the full tables, the method, the versions, the caveats' evidence.
+    Page,
+    /// On the console only: where the page is.
+    Console,
+}
+
 /// A part of the answer: its blocks under its heading.
 #[derive(Debug, Clone)]
 pub struct Section {
     /// Its id on the report's page.
     pub id: &'static str,
+    /// Where it is shown.
+    pub on: On,
     /// Its heading, if it has one: `heading:` on the line above its first block on the console,
     /// `###` in Markdown, `<h2>` on the page.
     pub heading: Option<String>,
@@ -264,9 +290,11 @@ pub struct Section {
 }
 
 impl Section {
-    /// The section in `format`, blank lines between its blocks.
+    /// The section in `format`, blank lines between its blocks (on the console, none: it is read
+    /// at a glance after a run).
     pub fn render(&self, format: Format) -> String {
-        let body = self.blocks.iter().map(|block| block.render(format)).collect::<Vec<_>>().join("\n\n");
+        let between = if format == Format::Text { "\n" } else { "\n\n" };
+        let body = self.blocks.iter().map(|block| block.render(format)).collect::<Vec<_>>().join(between);
         let capital = |heading: &str| Span::Text(capitalized(heading)).render(format);
         // On the console the heading stands on the line just above what it heads.
         let body = match (&self.heading, format) {
@@ -287,9 +315,12 @@ impl Section {
 pub struct Document(pub Vec<Section>);
 
 impl Document {
-    /// The document in `format`, a blank line between sections.
+    /// The document in `format`, a blank line between sections (none on the console): on the
+    /// console the sections shown there, on the page the others ([`On`]).
     pub fn render(&self, format: Format) -> String {
-        let sections: Vec<String> = self.0.iter().map(|section| section.render(format)).collect();
-        sections.join(if format == Format::Html { "" } else { "\n" })
+        let hidden = if format == Format::Text { On::Page } else { On::Console };
+        let shown = self.0.iter().filter(|section| section.on != hidden);
+        let sections: Vec<String> = shown.map(|section| section.render(format)).collect();
+        sections.join(if format == Format::Markdown { "\n" } else { "" })
     }
 }

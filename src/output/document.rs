@@ -4,34 +4,59 @@
 //! versions, the known problems), rendered by [`Document::render`] as the console's text, the
 //! summary's Markdown, the README's short answer and the report's page.
 
-use super::doc::{Block, Document, Form, Section, Span, first_seen, prose};
+use super::doc::{Block, Document, Form, On, Section, Span, first_seen, prose};
 use super::summary::{caveat_item, caveated, caveated_of, versions_line};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
 use crate::results::recommend::TaskBand;
 
-/// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it.
-/// The short answer of a room leaves latency under load to the full one: the decision already
-/// gives the room's p99, drops and cost.
+/// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it: the
+/// decision for a room and the pick matrix first; in full, the page's tables, method, versions
+/// and caveats' evidence, with one line on the console that points to them ([`pointer`]); short,
+/// each caveat in brief. The short answer of a room leaves latency under load to the full one:
+/// the decision already gives the room's p99, drops and cost.
 pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
+    let full = form == Form::Full;
     let decision = super::decision::section(analysis, form);
-    let latency = super::paced::section(analysis).filter(|_| form == Form::Full || decision.is_none());
+    let latency = super::paced::section(analysis)
+        .filter(|_| full || decision.is_none())
+        .map(|latency| Section { on: if full { On::Page } else { On::Everywhere }, ..latency });
+    let page = |section: Option<Section>| section.filter(|_| full);
     let sections = [
         decision,
-        super::summary::section(csv_name, analysis, form),
+        super::matrix::section(analysis),
+        page(super::decision::explanations(analysis)),
+        page(super::summary::section(csv_name, analysis)),
         super::across::section(analysis, form),
         super::across::designs(analysis, form),
         latency,
-        (form == Form::Full).then(|| super::open::section(analysis)).flatten(),
-        (form == Form::Full).then(|| method(analysis)),
-        Some(Section {
+        page(super::open::section(analysis)),
+        page(Some(method(analysis))),
+        page(Some(Section {
             id: "versions",
+            on: On::Page,
             heading: None,
             blocks: vec![Block::Note(vec![Span::Text(versions_line(&analysis.versions))])],
-        }),
-        caveats(analysis),
+        })),
+        caveats(analysis, form).filter(|_| full || !analysis.only_paced),
+        page(Some(pointer(csv_name, analysis))),
     ];
     Document(sections.into_iter().flatten().collect())
+}
+
+/// The console's one line after the answer: where the method, the verdicts and the caveats are
+/// (the `.md` and `.html` beside a CSV), the channels with caveats named with their mark.
+fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
+    let marked: Vec<String> = names(analysis).iter().map(|name| format!("{name}{}", super::doc::MARK)).collect();
+    let caveats = if marked.is_empty() { String::new() } else { format!(" ({})", marked.join(", ")) };
+    let pages = match csv_name.strip_suffix(".csv") {
+        Some(stem) => format!("{stem}.md and {stem}.html"),
+        None => "the summary's Markdown (--out) and the report (`channel-bench report`)".to_owned(),
+    };
+    let spans = vec![Span::Text(format!(
+        "tables in full, method, verdicts and caveats{caveats}: {pages}; the words: docs/methodology.md#glossary"
+    ))];
+    Section { id: "pointer", on: On::Console, heading: None, blocks: vec![Block::Para(spans)] }
 }
 
 /// How to read the figures and the verdicts: what a figure is, the bands, how a channel is
@@ -57,20 +82,26 @@ fn method(analysis: &Analysis) -> Section {
         ))));
     }
     blocks.push(Block::Note(vec![Span::Text(super::pool::noise_line(analysis.runs))]));
-    Section { id: "method", heading: None, blocks }
+    Section { id: "method", on: On::Page, heading: None, blocks }
 }
 
-/// The known problems of every channel the document ranks, a line each with its link and how
-/// it is known; `None` when none has one.
-fn caveats(analysis: &Analysis) -> Option<Section> {
+/// The channels with caveats the document names, each once.
+fn names(analysis: &Analysis) -> Vec<&'static str> {
     let paced = analysis.paced.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str());
-    let names = first_seen(caveated(&analysis.bands).into_iter().chain(caveated_of(paced)));
-    let items: Vec<Vec<Span>> = names
-        .iter()
-        .flat_map(|&name| super::doc::caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat)))
+    first_seen(caveated(&analysis.bands).into_iter().chain(caveated_of(paced)))
+}
+
+/// The known problems of every channel the document names, a line each with its link: in full,
+/// on the page, with how it is known; short, its first clause. `None` when none has one.
+fn caveats(analysis: &Analysis, form: Form) -> Option<Section> {
+    let items: Vec<Vec<Span>> = names(analysis)
+        .into_iter()
+        .flat_map(|name| super::doc::caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, form)))
         .collect();
+    let on = if form == Form::Full { On::Page } else { On::Everywhere };
     (!items.is_empty()).then(|| Section {
         id: "caveats",
+        on,
         heading: None,
         blocks: vec![
             Block::Para(vec![

@@ -114,14 +114,12 @@ pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &s
     if notes.is_empty() { String::new() } else { format!(" [{}]", notes.join(", ")) }
 }
 
-/// Where a band's table stands when the file holds several machines or capacities, lower case:
-/// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor), at 1,024 slots`; `None` when
-/// it names neither.
-pub fn section(band: &Band) -> Option<String> {
+/// Where a band's table stands, lower case: `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R)
+/// Processor), at 1,024 slots`, the machine named when the file holds several.
+pub fn section(band: &Band) -> String {
     let machine = band.machine.as_ref().map(|machine| format!("on {machine}"));
-    let capacity = band.named_capacity().map(|capacity| format!("at {capacity}"));
-    let parts: Vec<String> = machine.into_iter().chain(capacity).collect();
-    (!parts.is_empty()).then(|| parts.join(", "))
+    let parts: Vec<String> = machine.into_iter().chain([format!("at {}", band.capacity)]).collect();
+    parts.join(", ")
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod files;
 pub mod format;
 pub mod html;
 pub mod machine;
+pub mod matrix;
 pub mod open;
 pub mod paced;
 pub mod pool;

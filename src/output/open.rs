@@ -2,7 +2,7 @@
 //! what else limits the answer (an oversubscribed runtime, other than the default messages): a
 //! section of the document, and the sweep's console line on `--max-time`.
 
-use super::doc::{Block, Section, Span};
+use super::doc::{Block, On, Section, Span};
 use crate::cli::DEFAULT_MESSAGES;
 use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
@@ -25,7 +25,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     }
     let open = (!open.is_empty()).then_some(Block::List(open));
     let blocks: Vec<Block> = open.into_iter().chain(said.into_iter().map(Block::Para)).collect();
-    (!blocks.is_empty()).then_some(Section { id: "open", heading: None, blocks })
+    (!blocks.is_empty()).then_some(Section { id: "open", on: On::Page, heading: None, blocks })
 }
 
 /// An open band: `open: multi-thread (2 workers) cloned-send small: kanal† against crossfire†:
@@ -33,7 +33,11 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
 fn line(open: &Open) -> Vec<Span> {
     let band = &open.band;
     let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-    let at = super::format::section(&band.band).map_or(String::new(), |section| format!(" {section}"));
+    let at = if band.band.names_capacity || band.band.machine.is_some() {
+        format!(" {}", super::format::section(&band.band))
+    } else {
+        String::new()
+    };
     let workers = match band.band.runtime {
         RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
         RuntimeKind::CurrentThread => String::new(),

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Block, Format, Section, Span, Table, capitalized};
+use super::doc::{Block, Format, On, Section, Span, Table, capitalized};
 use super::format::{self, duration, escape, number, percent, thousands};
 use super::summary::{band_size, named};
 use super::svg;
@@ -90,17 +90,14 @@ fn not_ranked(band: &PacedBand) -> String {
 /// the channels not ranked when some band has them.
 fn table(bands: &[PacedBand]) -> Table {
     let mut table = Table { group: 1, ..Table::default() };
-    table.column("runtime, mode, setting", None);
-    table.column("tasks", None);
-    table.column("lowest p99, pooled (p99.9)", Some("lowest p99 (pooled)"));
-    table.column(
-        "lowest CPU per delivered msg, trimmed mean (core share)",
-        Some("lowest CPU/delivered msg (trimmed mean)"),
-    );
-    table.column("fewest frames overflowed (drops)", Some("fewest frames overflowed"));
+    table.column("runtime, mode, setting");
+    table.column("tasks");
+    table.column("lowest p99, pooled (p99.9)");
+    table.column("lowest CPU per delivered msg, trimmed mean (core share)");
+    table.column("fewest frames overflowed (drops)");
     let with_not_ranked = bands.iter().any(|band| !not_ranked(band).is_empty());
     if with_not_ranked {
-        table.column("not ranked", Some("not ranked"));
+        table.column("not ranked");
     }
     for band in bands {
         let mut cells = vec![vec![Span::Text(group(band))], vec![Span::Text(band_size(&band.band))]];
@@ -112,7 +109,7 @@ fn table(bands: &[PacedBand]) -> Table {
         if with_not_ranked {
             cells.push(vec![Span::Text(not_ranked(band))]);
         }
-        table.rows.push((format::section(&band.band).filter(|_| band.band.machine.is_some()), cells));
+        table.rows.push((Some(format::section(&band.band)), cells));
     }
     table
 }
@@ -135,6 +132,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     );
     (!bands.is_empty()).then(|| Section {
         id: "latency",
+        on: On::Page,
         heading: Some(HEADING.to_owned()),
         blocks: vec![Block::Para(vec![Span::Text(how_to_read)]), Block::Table(table(bands))],
     })

@@ -3,8 +3,9 @@
 //! ([`super::doc`]). A ranked channel whose crate has caveats in the registry is marked with
 //! [`MARK`]; the document lists the caveats after the answer.
 
-use super::doc::{Block, Form, MARK, Section, Span, Table, first_seen, prose};
+use super::doc::{Block, Form, MARK, On, Section, Span, Table, first_seen, prose};
 use super::format::{self, duration, number};
+use super::matrix::PICK;
 use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
@@ -32,12 +33,19 @@ pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'sta
     first_seen(caveated.map(|known| known.name))
 }
 
-/// One caveat of channel `name` as a list item: `kanal† (=0.1.1): text <link>; evidence`, the
-/// channel set apart.
-pub fn caveat_item(name: &str, caveat: &Caveat) -> Vec<Span> {
+/// One caveat of channel `name` as a list item, the channel set apart: in full `kanal† (=0.1.1):
+/// text <link>; evidence`; short, the text up to its first `;` and the link.
+pub fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
     let mut item = vec![Span::Strong(vec![Span::Channel(name.to_owned(), true)])];
-    item.extend(prose(&format!(" ({}): {} ", caveat.versions, caveat.text)));
-    item.extend([Span::Link(caveat.link_label(), caveat.link), Span::Text(format!("; {}", caveat.evidence.label()))]);
+    let text = match form {
+        Form::Full => caveat.text,
+        Form::Short => caveat.text.split(';').next().unwrap_or(caveat.text),
+    };
+    item.extend(prose(&format!(" ({}): {text} ", caveat.versions)));
+    item.push(Span::Link(caveat.link_label(), caveat.link));
+    if form == Form::Full {
+        item.push(Span::Text(format!("; {}", caveat.evidence.label())));
+    }
     item
 }
 
@@ -55,13 +63,13 @@ pub fn band_size(band: &Band) -> String {
     format!("{} ({})", band.size.name(), tasks_text(&band.tasks))
 }
 
-/// The cells that say which band a row is: runtime, mode (with what sets its group apart:
-/// `cloned-send [2 workers, latency]`) and tasks (`small (1-8)`).
+/// The cells that say which band a row is: runtime with its workers (`multi-thread (2 workers)`),
+/// mode (with what sets its group apart: `cloned-send [latency]`) and tasks (`small (1-8)`).
 fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
-    let notes = format::group_notes(band.band.workers, None, &band.band.setting.to_string());
-    [band.band.runtime.to_string(), format!("{}{notes}", band.band.mode), band_size(&band.band)]
-        .map(|cell| vec![Span::Text(cell)])
-        .into()
+    let b = &band.band;
+    let notes = format::group_notes(None, None, &b.setting.to_string());
+    let runtime = format!("{} ({})", b.runtime, format::workers(b.threads));
+    [runtime, format!("{}{notes}", b.mode), band_size(b)].map(|cell| vec![Span::Text(cell)]).into()
 }
 
 /// How a ranking's leaders read, every figure with its verdict against the first:
@@ -184,49 +192,32 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     })
 }
 
-/// The summary's table, as `form` holds it: per band, in full, its fastest, careful pick and
-/// lowest CPU, a column for p99 only when some band has latency; short, the pick (or the
-/// channels tied with it), the careful pick and the next one beyond the noise with how far
-/// behind. Then the kept channels' verdicts, and the channels not ranked (in full with why,
-/// short those with failures) when some band has them.
-fn table(bands: &[Recommendation], keep: &[String], form: Form) -> Table {
-    let full = form == Form::Full;
-    let with_p99 = full && bands.iter().any(|band| band.p99.first().is_some());
+/// The summary's table: per band its fastest (the pick), careful pick and lowest CPU, a column
+/// for p99 only when some band has latency, the kept channels' verdicts, and the channels not
+/// ranked with why when some band has them.
+fn table(bands: &[Recommendation], keep: &[String]) -> Table {
+    let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
     let mut table = Table { group: 2, ..Table::default() };
-    for header in ["runtime", "mode", "tasks"] {
-        table.column(header, None);
-    }
-    if full {
-        table.column("fastest (ns/message)", None);
-        table.column(format!("{CAREFUL} (ns/message)"), Some(CAREFUL));
-        table.column("lowest CPU (ns/message)", Some("lowest CPU ns/msg"));
-    } else {
-        for header in ["pick (ns/message)", CAREFUL, "next, how far behind"] {
-            table.column(header, None);
-        }
+    for header in ["runtime", "mode", "tasks", PICK, &format!("{CAREFUL} (ns/message)"), "lowest CPU (ns/message)"] {
+        table.column(header);
     }
     if !keep.is_empty() {
-        table.column(YOURS, Some(YOURS));
+        table.column(YOURS);
     }
     if with_p99 {
-        table.column("lowest p99 latency", Some("lowest p99"));
+        table.column("lowest p99 latency");
     }
     if with_excluded {
-        table.column(if full { "not ranked" } else { "not ranked (failures)" }, Some("not ranked"));
+        table.column("not ranked");
     }
     for band in bands {
         let mut cells = band_cells(band);
-        if full {
-            cells.push(match band.speed.first() {
-                Some(_) => leaders(&band.speed, number, "faster than", true),
-                None => vec![Span::text("no channel without failures")],
-            });
-            cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
-        } else {
-            let (pick, next) = pick_and_next(band);
-            cells.extend([pick, careful(band), next]);
-        }
+        cells.push(match band.speed.first() {
+            Some(_) => leaders(&band.speed, number, "faster than", true),
+            None => vec![Span::text("no channel without failures")],
+        });
+        cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
         if !keep.is_empty() {
             cells.push(yours(band, keep));
         }
@@ -234,49 +225,33 @@ fn table(bands: &[Recommendation], keep: &[String], form: Form) -> Table {
             cells.push(leaders(&band.p99, duration, "lower than", false));
         }
         if with_excluded {
-            let short = |excluded: &Excluded| channel_label(&excluded.channel, excluded.merge);
-            let excluded = band.excluded.iter().map(if full { excluded_text } else { short });
-            cells.push(vec![Span::Text(excluded.collect::<Vec<_>>().join(", "))]);
+            cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
         }
-        table.rows.push((format::section(&band.band), cells));
+        table.rows.push((Some(format::section(&band.band)), cells));
     }
     table
 }
 
-/// The throughput answer, `which channel`: what the table shows (from the CSV named
-/// `csv_name`), the notes on its marks, the table (in full: the fastest, the careful pick, the
-/// lowest CPU, p99 and the channels not ranked; short: the pick, the careful pick and the next),
-/// and the line for a tokio user; for a file of paced cells only, why ns/message is not ranked
-/// (in full). `None` without a band.
-pub fn section(csv_name: &str, analysis: &Analysis, form: Form) -> Option<Section> {
+/// The throughput answer in full, on the page: what the table shows (from the CSV named
+/// `csv_name`), the notes on its marks, the table (the pick, the careful pick, the lowest CPU,
+/// p99 and the channels not ranked); for a file of paced cells
+/// only, why ns/message is not ranked. `None` without a band.
+pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
     let (bands, keep) = (&analysis.bands, &analysis.keep);
-    if analysis.only_paced && form == Form::Short {
-        return None;
-    }
     if analysis.only_paced {
         let blocks = vec![Block::Para(vec![Span::text(NOT_RANKED_BY_SPEED)])];
-        return Some(Section { id: "speed", heading: None, blocks });
+        return Some(Section { id: "speed", on: On::Page, heading: None, blocks });
     }
     if bands.is_empty() {
         return None;
     }
-    let intro = match form {
-        Form::Full => format!(
-            "From `{csv_name}`: per runtime, mode and band of task counts, the channel with the lowest trimmed mean \
-             ns/message (geometric mean over the band's task counts) and how far ahead of the next it is, the \
-             fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU time per \
-             message{}; channels within the noise of the first are tied (≈).",
-            if bands.iter().any(|band| band.p99.first().is_some()) { " and the lowest p99 latency" } else { "" }
-        ),
-        Form::Short => format!(
-            "From `{csv_name}`: per runtime, mode and band of task counts, the fastest channel by trimmed mean \
-             ns/message (geometric mean over the band's task counts) and the channels tied with it (≈, within the far \
-             end of their ratio's 95% interval), the next one beyond the noise with how far behind it is (the ratio \
-             of their samples paired round by round, with its interval), and beside them the fastest channel with no \
-             known problem (same when it is the fastest). {MARK} marks a crate with a known problem, listed below the \
-             table."
-        ),
-    };
+    let intro = format!(
+        "From `{csv_name}`: per runtime, mode and band of task counts, the pick (the channel with the lowest trimmed mean \
+         ns/message, the geometric mean over the band's task counts) and how far ahead of the next it is, the \
+         fastest with no known problem ({MARK} marks a crate with one), and the one with the lowest CPU time per \
+         message{}; channels within the noise of the first are tied (≈).",
+        if bands.iter().any(|band| band.p99.first().is_some()) { " and the lowest p99 latency" } else { "" }
+    );
     let mut blocks = vec![Block::Para(prose(&intro))];
     let entries = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]).flat_map(|r| &r.entries);
     if entries.clone().any(|entry| entry.figures.mixed) {
@@ -285,9 +260,8 @@ pub fn section(csv_name: &str, analysis: &Analysis, form: Form) -> Option<Sectio
         )]));
     }
     blocks.extend(bounded_note(bands, keep).map(|note| Block::Note(vec![Span::Text(note)])));
-    blocks.push(Block::Table(table(bands, keep, form)));
-    blocks.extend(recv_many(bands, keep).map(|line| Block::Para(prose(&line))));
-    Some(Section { id: "answer", heading: Some("which channel".to_owned()), blocks })
+    blocks.push(Block::Table(table(bands, keep)));
+    Some(Section { id: "answer", on: On::Page, heading: Some("in full".to_owned()), blocks })
 }
 
 /// Why a file of paced cells has no ns/message answer.
@@ -327,25 +301,6 @@ pub fn versions_line(versions: &Versions) -> String {
         parts.push(format!("from this build's Cargo.lock{why}: {build}"));
     }
     format!("crate versions, {}", parts.join("; "))
-}
-
-/// The pick of a band and what comes next, as the short answer words them: `kanal† 83.0`, or
-/// `kanal† 83.0 ≈ crossfire†, within 6%`, or `kanal† 83.0 ≈ 3 others within 12%`; then
-/// `thingbuf 163, 1.97× behind [1.80–2.10]`, or `none` when every other channel is tied or
-/// there is no other.
-fn pick_and_next(band: &Recommendation) -> (Vec<Span>, Vec<Span>) {
-    let ranking = &band.speed;
-    let Some(first) = ranking.first() else { return (vec![Span::text("no channel without failures")], Vec::new()) };
-    let mut pick = vec![named(first), Span::Text(format!(" {}", number(first.value)))];
-    pick.extend(tied(ranking, true));
-    let next = match ranking.next() {
-        Some(next) => behind(next),
-        None if ranking.entries.len() == 1 => {
-            vec![Span::Text(format!("none: {} is the only one ranked", channel_label(&first.channel, first.merge)))]
-        }
-        None => vec![Span::text("none")],
-    };
-    (pick, next)
 }
 
 /// What the column of the channels the user follows (`--keep`) is headed.

@@ -1,0 +1,224 @@
+//! The answer in one table, the pick matrix: a row per runtime, mode and band of task counts, a
+//! column per machine and capacity, each cell its pick ([`cell`]); then, in a few lines, where
+//! the machine and the capacity change the pick and by how much, read from what
+//! `results::across` found. A section of the document, on the console and the page alike.
+
+use std::collections::BTreeSet;
+
+use super::across::tally;
+use super::doc::{Block, On, Section, Span, Table, first_seen, fitted, prose};
+use super::format::{self, number};
+use super::summary::{YOURS, named, recv_many, tasks_text, yours};
+use crate::results::across::{Across, At, Axis};
+use crate::results::analysis::Analysis;
+use crate::results::careful::Careful;
+use crate::results::metadata::MachineId;
+use crate::results::recommend::Recommendation;
+use crate::stats::verdict::Call;
+
+/// What the pick's column is headed, in every table of the answer.
+pub const PICK: &str = "pick (ns/message)";
+
+/// A column of the matrix: the machine (when the file holds several), the worker count and the
+/// capacity its bands ran at.
+#[derive(Debug, Clone, PartialEq)]
+struct Column {
+    machine: Option<MachineId>,
+    workers: Option<u64>,
+    capacity: String,
+}
+
+impl Column {
+    fn of(band: &Recommendation) -> Column {
+        let b = &band.band;
+        Column { machine: b.machine.clone(), workers: b.workers, capacity: b.capacity.to_string() }
+    }
+
+    /// `2 cores, 1,024 slots`; the machine by its cores when `by_cores`, in full otherwise.
+    fn header(&self, by_cores: bool) -> String {
+        let machine = self.machine.as_ref().map(|m| if by_cores { m.cores_text() } else { m.to_string() });
+        let workers = self.workers.map(format::workers);
+        let parts: Vec<String> = machine.into_iter().chain(workers).chain([self.capacity.clone()]).collect();
+        parts.join(", ")
+    }
+}
+
+/// Whether the machines of `machines` are told apart by their cores alone.
+fn by_cores<'a>(machines: impl IntoIterator<Item = &'a MachineId>) -> bool {
+    let machines: Vec<&MachineId> = first_seen(machines);
+    machines.iter().map(|machine| machine.cores).collect::<BTreeSet<_>>().len() == machines.len()
+}
+
+/// A row's key: what a band is, without its machine, workers and capacity.
+fn row_of(band: &Recommendation) -> (String, String, String) {
+    let b = &band.band;
+    let notes = format::group_notes(None, None, &b.setting.to_string());
+    (b.runtime.to_string(), format!("{}{notes}", b.mode), b.size.name().to_owned())
+}
+
+/// A band's pick as a cell: `kanal† 90.1`, tied `kanal† 90.1 ≈ fibre` or `tachyonix 115 ≈ 4
+/// others`, then the fastest with no known problem where it differs and is not the one tied
+/// channel named: `kanal† 78.4 (fibre)`, `crossfire† 39.4 (none without †)` where every channel
+/// ranked has one. Bold when `changed`.
+fn cell(band: &Recommendation, changed: bool) -> Vec<Span> {
+    let ranking = &band.speed;
+    let Some(first) = ranking.first() else { return vec![Span::text("none ranked")] };
+    let mut spans = vec![named(first), Span::Text(format!(" {}", number(first.value)))];
+    let tied = ranking.leaders().get(1..).unwrap_or_default();
+    match tied {
+        [] => {}
+        [one] => spans.extend([Span::text(" ≈ "), named(one)]),
+        more => spans.push(Span::Text(format!(" ≈ {} others", more.len()))),
+    }
+    match &band.careful {
+        Careful::Behind { entry, .. } if !(tied.len() == 1 && tied[0].channel == entry.channel) => {
+            spans.extend([Span::text(" ("), named(entry), Span::text(")")]);
+        }
+        Careful::NoneRanked => spans.push(Span::text(" (none without †)")),
+        _ => {}
+    }
+    if changed { vec![Span::Strong(spans)] } else { spans }
+}
+
+/// Whether `band`'s pick changes beyond the noise from `first`'s, its row's first cell: another
+/// channel, and each behind the other where the other leads.
+fn changed(first: &Recommendation, band: &Recommendation) -> bool {
+    let pick = |band: &Recommendation| band.speed.first().map(|entry| entry.label());
+    let behind = |at: &Recommendation, channel: &str| {
+        let entry = at.speed.entries.iter().find(|entry| entry.label() == channel);
+        entry.and_then(|entry| entry.verdict).is_some_and(|verdict| verdict.call == Call::Higher)
+    };
+    match (pick(first), pick(band)) {
+        (Some(a), Some(b)) if a != b => behind(band, &a) || behind(first, &b),
+        _ => false,
+    }
+}
+
+/// The matrix of `bands`: rows in the order first seen, a column per machine, workers and
+/// capacity, `-` where a row was not measured at a column.
+fn matrix(bands: &[Recommendation]) -> Table {
+    let columns = first_seen(bands.iter().map(Column::of));
+    let cores = by_cores(columns.iter().filter_map(|column| column.machine.as_ref()));
+    let mut table = Table { group: 2, ..Table::default() };
+    for header in ["runtime", "mode", "tasks"] {
+        table.column(header);
+    }
+    for column in &columns {
+        table.column(column.header(cores));
+    }
+    for row in first_seen(bands.iter().map(row_of)) {
+        let of_row: Vec<&Recommendation> = bands.iter().filter(|band| row_of(band) == row).collect();
+        let tasks: BTreeSet<u64> = of_row.iter().flat_map(|band| band.band.tasks.iter().copied()).collect();
+        let tasks = format!("{} ({})", row.2, tasks_text(&tasks.into_iter().collect::<Vec<_>>()));
+        let mut cells = vec![vec![Span::Text(row.0)], vec![Span::Text(row.1)], vec![Span::Text(tasks)]];
+        let first = of_row.iter().find(|band| band.speed.first().is_some()).copied();
+        for column in &columns {
+            let at = of_row.iter().find(|band| Column::of(band) == *column);
+            cells.push(match at {
+                Some(band) => cell(band, first.is_some_and(|first| changed(first, band))),
+                None => vec![Span::text("-")],
+            });
+        }
+        table.rows.push((None, cells));
+    }
+    table
+}
+
+/// `on 16 cores`, `at 65,536 slots on 2 cores`: where a change was found on `axis`.
+fn place(band: &Across, at: &At, cores: bool) -> String {
+    let machine = |m: &MachineId| if cores { m.cores_text() } else { m.to_string() };
+    match at {
+        At::Machine(m) => format!("On {}", machine(m)),
+        At::Capacity(capacity) => {
+            let on = band.band.machine.as_ref().map_or(String::new(), |m| format!(" on {}", machine(m)));
+            format!("At {capacity}{on}")
+        }
+    }
+}
+
+/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
+type Pairs = Vec<(String, String, Vec<f64>)>;
+
+/// Where `axis` changes the pick, a line per place: `On 16 cores: kanal† 1.60×–2.04× behind
+/// crossfire† (2 bands); …`, each pair of channels with the range of its ratios.
+fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
+    let mut places: Vec<(String, Pairs)> = Vec::new();
+    for band in found {
+        for change in &band.changes {
+            let at = place(band, &change.at, cores);
+            let index = places.iter().position(|(place, _)| *place == at).unwrap_or_else(|| {
+                places.push((at, Vec::new()));
+                places.len() - 1
+            });
+            let pairs = &mut places[index].1;
+            let ratio = change.verdict.mean.exp();
+            match pairs.iter_mut().find(|(other, pick, _)| (other, pick) == (&change.other, &change.pick)) {
+                Some((_, _, ratios)) => ratios.push(ratio),
+                None => pairs.push((change.other.clone(), change.pick.clone(), vec![ratio])),
+            }
+        }
+    }
+    places
+        .into_iter()
+        .map(|(at, pairs)| {
+            let items: Vec<Vec<Span>> = pairs
+                .iter()
+                .map(|(other, pick, ratios)| {
+                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+                    let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
+                    let by = if low == high { low } else { format!("{low}–{high}") };
+                    let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
+                    vec![
+                        Span::channel(other, other),
+                        Span::Text(format!(" {by} behind ")),
+                        Span::channel(pick, pick),
+                        Span::Text(format!(" ({bands})")),
+                    ]
+                })
+                .collect();
+            [vec![Span::Text(format!("{at}: "))], fitted(&items, 110)].concat()
+        })
+        .collect()
+}
+
+/// The pick matrix of `analysis`, its legend, and where the machine and capacity change the pick;
+/// `None` for a file of paced cells only or without a band.
+pub fn section(analysis: &Analysis) -> Option<Section> {
+    let bands = &analysis.bands;
+    if analysis.only_paced || bands.is_empty() {
+        return None;
+    }
+    let legend = format!(
+        "Each cell: the {PICK}, the fastest; ≈: tied, within the noise; †: a crate with a known problem; (x): the \
+         fastest with none, where it differs; bold: apart from its row's first pick."
+    );
+    let mut blocks = vec![Block::Note(prose(&legend)), Block::Table(matrix(bands))];
+    let machines = analysis.across.on(Axis::Machine);
+    let cores = by_cores(bands.iter().filter_map(|band| band.band.machine.as_ref()));
+    let mut lines = Vec::new();
+    if !machines.is_empty() {
+        lines.push(vec![Span::Text(tally(machines))]);
+        lines.extend(changes(machines, cores));
+    }
+    let capacities = changes(analysis.across.on(Axis::Capacity), cores);
+    if !capacities.is_empty() {
+        lines.push(vec![Span::text(
+            "The pick changes with capacity; where it does, how far the other capacity's pick is behind:",
+        )]);
+        lines.extend(capacities);
+    }
+    if !lines.is_empty() {
+        blocks.push(Block::List(lines));
+    }
+    if !analysis.keep.is_empty() {
+        let kept = bands.iter().map(|band| {
+            let (runtime, mode, size) = row_of(band);
+            let at = format!("{runtime} {mode} {size}, {}", format::section(&band.band));
+            [vec![Span::Text(format!("{YOURS}: "))], yours(band, &analysis.keep), vec![Span::Text(format!(" ({at})"))]]
+                .concat()
+        });
+        blocks.push(Block::List(kept.collect()));
+    }
+    blocks.extend(recv_many(bands, &analysis.keep).map(|line| Block::Para(prose(&line))));
+    Some(Section { id: "matrix", on: On::Everywhere, heading: Some("which channel".to_owned()), blocks })
+}
