@@ -57,6 +57,7 @@ fn method(analysis: &Analysis) -> Section {
         ))));
     }
     blocks.push(Block::Note(vec![Span::Text(super::pool::noise_line(analysis.runs))]));
+    blocks.push(Block::Note(vec![Span::Text(super::pool::host_line(&analysis.host))]));
     Section { id: "method", heading: None, blocks }
 }
 

@@ -14,6 +14,7 @@ pub use super::decide::Needed;
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
 use super::designs::{self, Designs};
+pub use super::host::HostNoise;
 pub use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::Metadata;
 use super::noise::FileNoise;
@@ -61,6 +62,8 @@ pub struct Analysis {
     /// The messages per sample of the flat-out samples at the default setting, each count once,
     /// in order (`--quick` and `--messages` move other counts than the default).
     pub messages: Vec<u64>,
+    /// How noisy the host was, as the run measured it.
+    pub host: HostNoise,
 }
 
 impl Analysis {
@@ -82,6 +85,7 @@ impl Analysis {
             oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
             across: Acrosses::of(&bands),
             messages: messages(file),
+            host: HostNoise::of(file, &noise, &bands),
             bands,
         }
     }
