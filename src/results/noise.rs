@@ -150,6 +150,9 @@ pub const BATCHES: usize = 3;
 /// A cell's values on a metric's scale, each with its round.
 type Values = Vec<(f64, Option<u64>)>;
 
+/// A pair's differences, each with its round.
+type Differences = Vec<(u64, f64)>;
+
 impl FileNoise {
     /// Measures `file`'s spread per group and metric: the variance of each cell's values
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
@@ -172,7 +175,7 @@ impl FileNoise {
             }
         };
         let mut drift_sums: HashMap<(Group, Metric), (f64, f64)> = HashMap::new();
-        let mut halves: HashMap<(Group, Metric), Vec<Vec<(u64, f64)>>> = HashMap::new();
+        let mut halves: HashMap<(Group, Metric), Vec<Differences>> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: BTreeMap<_, Vec<(&CellKey, Values)>> = BTreeMap::new();
             for key in &file.order {
@@ -398,7 +401,7 @@ const CALIBRATION_QUANTILE: f64 = 0.8;
 /// [`VERDICT_CONFIDENCE`] of them inside the 95% one when their tails are normal; never below
 /// [`LEAST_SCALE`]. `None` with
 /// fewer than [`MIN_CALIBRATION_PAIRS`] pairs of [`CALIBRATION_ROUNDS`] rounds.
-pub fn calibrate(pairs: &[Vec<(u64, f64)>], prior: &dyn Fn(usize) -> Option<Prior>) -> Option<Calibration> {
+pub fn calibrate(pairs: &[Differences], prior: &dyn Fn(usize) -> Option<Prior>) -> Option<Calibration> {
     let tail = 0.5 + CALIBRATION_QUANTILE / 2.0;
     let (mut units, mut outside) = (Vec::new(), 0usize);
     for pair in pairs.iter().filter(|pair| pair.len() >= CALIBRATION_ROUNDS) {
