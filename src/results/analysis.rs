@@ -104,7 +104,8 @@ pub struct Standing {
     /// The room the file answers for (`decision::default_room`), with the cells its decisions
     /// rest on in both phases (`decision::contenders`: the pick's, its tie's and the
     /// runner-up's, in file order); `None` without paced cells.
-    pub room: Option<(u64, Vec<CellKey>)>,
+    /// And whether every room was resolved (a pick won its majority of the resamples).
+    pub room: Option<(u64, Vec<CellKey>, bool)>,
     /// The noise `file` measured, which every verdict above was judged in.
     noise: FileNoise,
 }
@@ -113,7 +114,10 @@ impl Standing {
     /// Where `file`'s answer stands.
     pub fn of(file: &ResultsFile) -> Standing {
         let noise = FileNoise::of(file);
-        let room = decision::default_room(file).map(|room| (room, decision::contenders(file, &noise, room)));
+        let room = decision::default_room(file).map(|room| {
+            let (keys, resolved) = decision::contenders(file, &noise, room);
+            (room, keys, resolved)
+        });
         Standing { bands: recommend::recommend(file, &noise), paced: paced::answer(file, &noise), room, noise }
     }
 
