@@ -7,7 +7,8 @@
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
 //!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
-//!   open or they have taken `--max-time` × the number of cells.
+//!   open or they have taken `--max-time` × the number of cells, and past that, over bands
+//!   still open, half the sweep's time again at most ([`duels_bound`]).
 //!
 //! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
 //! read. The console shows progress per pass and, at the end, every cell's line.
@@ -123,17 +124,20 @@ pub fn run(
         .collect();
     let groups = groups(&cells);
     let budget = plan.max_time.mul_f64(cells.len() as f64);
+    let started = Instant::now();
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     let mut round = 0u64;
-    let mut dueling: Option<Instant> = None;
+    // When the duels began, and how long they may take ([`duels_bound`]).
+    let mut dueling: Option<(Instant, Duration)> = None;
     // Every row written, in the CSV's order: what screening and the duels read.
     let mut rows: Vec<Record> = Vec::new();
-    let spent = |dueling: Option<Instant>| dueling.is_some_and(|started| started.elapsed() >= budget);
+    let spent =
+        |dueling: Option<(Instant, Duration)>| dueling.is_some_and(|(started, bound)| started.elapsed() >= bound);
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
         if !screening && dueling.is_none() {
-            dueling = Some(Instant::now());
+            dueling = Some((Instant::now(), duels_bound(budget, started.elapsed())));
         }
         let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
             groups.clone()
@@ -157,7 +161,7 @@ pub fn run(
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        console.round(pass, count, dueling.map(|started| (budget.saturating_sub(started.elapsed()), budget)));
+        console.round(pass, count, dueling.map(|(started, bound)| (bound.saturating_sub(started.elapsed()), bound)));
         for members in visiting {
             if spent(dueling) {
                 break 'sweep;
@@ -175,6 +179,18 @@ pub fn run(
     report(&cells, &of_rows(&rows), console, &mut outcome);
     (outcome.samples, outcome.rows) = (rows.len(), rows);
     Ok(outcome)
+}
+
+/// How much of the sweep's nominal time ([`duels_bound`]) the duels may take again past their
+/// budget, over the bands still open that rounds can decide.
+pub const DUELS_EXTENSION: f64 = 0.5;
+
+/// How long the duels may take, `screening` having taken its time: their `budget` (`--max-time`
+/// × cells), then, while a band stays open that rounds can decide (a noisy host), at most
+/// [`DUELS_EXTENSION`] of the nominal time (screening and budget) again. A run whose every band
+/// decides stops before its budget; `--max-time 0` has no duels.
+pub fn duels_bound(budget: Duration, screening: Duration) -> Duration {
+    if budget.is_zero() { budget } else { budget + (screening + budget).mul_f64(DUELS_EXTENSION) }
 }
 
 /// The key the results give `cell`'s rows: its setting says whether a sample measures the

@@ -103,6 +103,7 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     let mut answer = json!({
         "csv": csv_name,
         "verdicts": noise,
+        "host_noise": analysis.host,
         "bands": throughput,
         "capacities": across(analysis.across.on(Axis::Capacity), Axis::Capacity),
         "paced": latency,

@@ -39,6 +39,7 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
             blocks: vec![Block::Note(vec![Span::Text(versions_line(&analysis.versions))])],
         })),
         caveats(analysis, form).filter(|_| full || !analysis.only_paced),
+        page(Some(host(analysis))),
         page(Some(pointer(csv_name, analysis))),
     ];
     Document(sections.into_iter().flatten().collect())
@@ -57,6 +58,12 @@ fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
         "tables in full, method, verdicts and caveats{caveats}: {pages}; the words: docs/methodology.md#glossary"
     ))];
     Section { id: "pointer", on: On::Console, heading: None, blocks: vec![Block::Para(spans)] }
+}
+
+/// How noisy the host was, as the run measured it (`pool::host_line`): on the console and the page.
+fn host(analysis: &Analysis) -> Section {
+    let blocks = vec![Block::Note(vec![Span::Text(super::pool::host_line(&analysis.host))])];
+    Section { id: "host", on: On::Everywhere, heading: None, blocks }
 }
 
 /// How to read the figures and the verdicts: what a figure is, the bands, how a channel is

@@ -1,6 +1,9 @@
-//! The one line that says how a summary's or a comparison's verdicts were made: the noise
-//! model (`results::noise`), with the runs it read.
+//! The lines that say how a summary's or a comparison's verdicts were made: the noise model
+//! (`results::noise`), with the runs it read ([`noise_line`]), and how noisy the host was, as
+//! the run measured it ([`host_line`]).
 
+use crate::output::format::{number, percent, thousands};
+use crate::results::host::HostNoise;
 use crate::results::noise::{CHANGE_CONFIDENCE, Metric, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;
 
@@ -13,8 +16,9 @@ pub fn noise_line(runs: usize) -> String {
     let pooled = if runs > 1 { format!(", over the {runs} pooled runs") } else { String::new() };
     format!(
         "verdicts: {:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
-         spread{pooled}), widened by the drift the run measured through its early, middle and late rounds, never \
-         below the floor calibrated on a 2-core VM (sd {} current-thread, {} multi-thread; unpaired {} and {}); \
+         spread{pooled}), scaled so that the run's own A/A pairs (each pair's early and late halves) fall outside \
+         them at the stated rate, and widened by the drift measured through the run; a run too short to split \
+         keeps a floor from A/A runs of a 2-core VM (sd {} current-thread, {} multi-thread; unpaired {} and {}); \
          compare judges cells at {:.1}%, widened by the drift measured between its two files",
         VERDICT_CONFIDENCE * 100.0,
         percent(current, true),
@@ -25,9 +29,39 @@ pub fn noise_line(runs: usize) -> String {
     )
 }
 
+/// `host noise: …`, one line, without a trailing newline: the samples left out and why, the
+/// scale the run's A/A halves set per runtime, and how close two channels could be and still
+/// be told apart.
+pub fn host_line(host: &HostNoise) -> String {
+    let why: Vec<String> = host.left_out.iter().map(|(why, n)| format!("{} {why}", thousands(*n as f64))).collect();
+    let left_out = if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) };
+    let mut parts = vec![format!(
+        "{} of {} samples left out{left_out}",
+        thousands(host.left_out_count() as f64),
+        thousands(host.samples as f64)
+    )];
+    for runtime in &host.runtimes {
+        let scale = match (runtime.scale, runtime.outside) {
+            (Some(scale), Some(outside)) => format!(
+                "intervals ×{} ({} A/A pairs, {} outside before)",
+                number(scale),
+                thousands(runtime.pairs as f64),
+                percent(outside)
+            ),
+            _ => "too few rounds to calibrate".to_owned(),
+        };
+        let apart = runtime
+            .told_apart
+            .map_or(String::new(), |apart| format!("; channels closer than {} stay tied", percent(apart)));
+        parts.push(format!("{}: {scale}{apart}", runtime.runtime));
+    }
+    format!("host noise: {}", parts.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::host::RuntimeNoise;
 
     #[test]
     fn the_line_names_the_model_and_the_pooled_runs_never_a_margin_past_100_percent() {
@@ -35,5 +69,32 @@ mod tests {
         assert!(one.starts_with("verdicts: 95% intervals") && !one.contains("pooled"), "{one}");
         assert!(noise_line(3).contains("over the 3 pooled runs"));
         assert!(!one.contains("1000%"));
+    }
+
+    #[test]
+    fn the_host_line_says_what_was_left_out_and_what_the_run_could_tell_apart() {
+        let mut host = HostNoise { samples: 1200, ..HostNoise::default() };
+        host.left_out.insert("steal tick", 9);
+        host.left_out.insert("neighbours", 3);
+        host.runtimes.push(RuntimeNoise {
+            runtime: RuntimeKind::CurrentThread,
+            scale: Some(1.25),
+            pairs: 96,
+            outside: Some(0.125),
+            told_apart: Some(0.031),
+        });
+        host.runtimes.push(RuntimeNoise {
+            runtime: RuntimeKind::MultiThread,
+            scale: None,
+            pairs: 0,
+            outside: None,
+            told_apart: None,
+        });
+        assert_eq!(
+            host_line(&host),
+            "host noise: 12 of 1,200 samples left out (3 neighbours, 9 steal tick); current-thread: intervals \
+             ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: too few \
+             rounds to calibrate"
+        );
     }
 }

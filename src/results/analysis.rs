@@ -14,6 +14,7 @@ pub use super::decide::Needed;
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
 use super::designs::{self, Designs};
+pub use super::host::HostNoise;
 pub use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::Metadata;
 use super::noise::FileNoise;
@@ -61,6 +62,8 @@ pub struct Analysis {
     /// The messages per sample of the flat-out samples at the default setting, each count once,
     /// in order (`--quick` and `--messages` move other counts than the default).
     pub messages: Vec<u64>,
+    /// How noisy the host was, as the run measured it.
+    pub host: HostNoise,
 }
 
 impl Analysis {
@@ -82,6 +85,7 @@ impl Analysis {
             oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
             across: Acrosses::of(&bands),
             messages: messages(file),
+            host: HostNoise::of(file, &noise, &bands),
             bands,
         }
     }
@@ -100,7 +104,8 @@ pub struct Standing {
     /// The room the file answers for (`decision::default_room`), with the cells its decisions
     /// rest on in both phases (`decision::contenders`: the pick's, its tie's and the
     /// runner-up's, in file order); `None` without paced cells.
-    pub room: Option<(u64, Vec<CellKey>)>,
+    /// And whether every room was resolved (a pick won its majority of the resamples).
+    pub room: Option<(u64, Vec<CellKey>, bool)>,
     /// The noise `file` measured, which every verdict above was judged in.
     noise: FileNoise,
 }
@@ -109,7 +114,10 @@ impl Standing {
     /// Where `file`'s answer stands.
     pub fn of(file: &ResultsFile) -> Standing {
         let noise = FileNoise::of(file);
-        let room = decision::default_room(file).map(|room| (room, decision::contenders(file, &noise, room)));
+        let room = decision::default_room(file).map(|room| {
+            let (keys, resolved) = decision::contenders(file, &noise, room);
+            (room, keys, resolved)
+        });
         Standing { bands: recommend::recommend(file, &noise), paced: paced::answer(file, &noise), room, noise }
     }
 

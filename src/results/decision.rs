@@ -309,11 +309,13 @@ fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
 /// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's
 /// and its tie's ([`Decision::tied`]), or the channels that split the wins when the room is not
 /// resolved ([`Decision::split`]), and the runner-up's (the channel winning the most resamples
-/// with those left out), in the file's order, the pick judged in `noise` (`file`'s).
-pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<CellKey> {
-    let mut keys = Vec::new();
+/// with those left out), in the file's order, the pick judged in `noise` (`file`'s); and
+/// whether every room was resolved.
+pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> (Vec<CellKey>, bool) {
+    let (mut keys, mut resolved) = (Vec::new(), true);
     for room in room_keys(file, participants) {
         let decision = decide_room(file, noise, participants, &room);
+        resolved &= decision.pick.is_some();
         let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room;
         let mut names: Vec<String> = match &decision.pick {
             Some(pick) => std::iter::once(pick).chain(&decision.tied).map(|s| s.channel.clone()).collect(),
@@ -326,7 +328,7 @@ pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> V
         names.extend(runner_up.map(|(channel, _)| channel));
         keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&key.channel_label())).cloned());
     }
-    keys
+    (keys, resolved)
 }
 
 /// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.

@@ -16,6 +16,7 @@ pub mod compare;
 pub mod decide;
 pub mod decision;
 pub mod designs;
+pub mod host;
 pub mod load;
 pub mod metadata;
 pub mod noise;

@@ -13,7 +13,7 @@ use super::metadata::MachineId;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
-use statrs::distribution::{ContinuousCDF, Normal};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, squares, winsorized};
 
@@ -122,8 +122,25 @@ pub struct FileNoise {
     /// Per group and metric: the standard deviation of a pair's difference that moves slowly
     /// through the run, measured from its early, middle and late rounds ([`batch_drift`]).
     drifts: HashMap<(Group, Metric), f64>,
+    /// Per group and metric: the factor the run's own A/A pairs measured ([`Calibration`]).
+    calibrations: HashMap<(Group, Metric), Calibration>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
+}
+
+/// How far a run's paired estimates of one group disagree with themselves: each pair of
+/// channels with [`CALIBRATION_ROUNDS`] rounds or more is split into its early and late halves,
+/// and the two halves' estimates of the same difference are compared as an A/A pair would be
+/// ([`calibrate`]). `scale` multiplies a paired estimate's standard error so that the halves'
+/// differences fall outside their combined interval at the rate the confidence states.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Calibration {
+    /// The factor on a paired standard error (1 = the sampling model was right).
+    pub scale: f64,
+    /// The A/A pairs (two halves of one pair of channels at one task count) it was measured from.
+    pub pairs: usize,
+    /// Of those, the share whose halves differ beyond their combined 95% interval before scaling.
+    pub outside: f64,
 }
 
 /// How many stretches of rounds (early, middle, late) a pair's differences are split into to
@@ -132,6 +149,9 @@ pub const BATCHES: usize = 3;
 
 /// A cell's values on a metric's scale, each with its round.
 type Values = Vec<(f64, Option<u64>)>;
+
+/// A pair's differences, each with its round.
+type Differences = Vec<(u64, f64)>;
 
 impl FileNoise {
     /// Measures `file`'s spread per group and metric: the variance of each cell's values
@@ -155,6 +175,7 @@ impl FileNoise {
             }
         };
         let mut drift_sums: HashMap<(Group, Metric), (f64, f64)> = HashMap::new();
+        let mut halves: HashMap<(Group, Metric), Vec<Differences>> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: BTreeMap<_, Vec<(&CellKey, Values)>> = BTreeMap::new();
             for key in &file.order {
@@ -172,6 +193,9 @@ impl FileNoise {
                     for (_, b) in cells[at + 1..].iter().filter(|(b_key, _)| pairs(a_key, b_key)) {
                         let shared = differences_by_round(a, b);
                         add((group.clone(), metric, true), &shared.iter().map(|(_, d)| *d).collect::<Vec<_>>());
+                        if shared.len() >= CALIBRATION_ROUNDS {
+                            halves.entry((group.clone(), metric)).or_default().push(shared.clone());
+                        }
                         if let Some((excess, degrees)) = batch_drift(&shared) {
                             let entry = drift_sums.entry((group.clone(), metric)).or_default();
                             entry.0 += excess * degrees;
@@ -191,7 +215,22 @@ impl FileNoise {
             .filter(|(_, (_, degrees))| *degrees > 0.0)
             .map(|(key, (sum, degrees))| (key, (sum / degrees).max(0.0).sqrt()))
             .collect();
-        FileNoise { priors, drifts, runs: file.runs.max(1) }
+        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs: file.runs.max(1) };
+        let calibrations = halves
+            .into_iter()
+            .filter_map(|((group, metric), pairs)| {
+                let prior = |n| noise.prior(&group, metric, true, n);
+                Some(((group.clone(), metric), calibrate(&pairs, &prior)?))
+            })
+            .collect();
+        noise.calibrations = calibrations;
+        noise
+    }
+
+    /// The calibration of `group`'s paired verdicts on `metric`, when the run had A/A pairs
+    /// enough to measure it ([`MIN_CALIBRATION_PAIRS`]).
+    pub fn calibration(&self, group: &Group, metric: Metric) -> Option<Calibration> {
+        self.calibrations.get(&(group.clone(), metric)).copied()
     }
 
     /// The prior of an estimate from `observations` observations: the winsorized spread for
@@ -201,21 +240,33 @@ impl FileNoise {
         self.priors.get(&(group.clone(), metric, paired, trimmed)).copied()
     }
 
-    /// The drift under a paired verdict of `group` on `metric`: what the run's drift adds to a
-    /// pair's mean ([`FileNoise::measured_drift`]), never below the calibrated floor
-    /// ([`Metric::drift`]), averaged over the runs the file pools.
+    /// The drift added under a paired verdict of `group` on `metric`: where the run calibrated
+    /// its own paired verdicts ([`FileNoise::calibration`]), the drift it measured through the
+    /// run ([`FileNoise::measured_drift`], which more rounds do not average away), with no floor
+    /// under it; else [`FileNoise::slow_drift`], the floor from A/A runs of one host under it.
     pub fn paired_drift(&self, group: &Group, metric: Metric) -> f64 {
+        match self.calibration(group, metric) {
+            Some(_) => self.measured_drift(group, metric).unwrap_or(0.0) / (self.runs as f64).sqrt(),
+            None => self.slow_drift(group, metric),
+        }
+    }
+
+    /// What the run's drift adds to a pair's mean ([`FileNoise::measured_drift`]), never below
+    /// the floor from A/A runs of one host ([`Metric::drift`]), averaged over the runs the file
+    /// pools: the drift under a verdict the run could not calibrate, and what sets the run's
+    /// resolution.
+    fn slow_drift(&self, group: &Group, metric: Metric) -> f64 {
         let measured = self.measured_drift(group, metric).unwrap_or(0.0);
         measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt()
     }
 
     /// How close a tie of `group` on `metric` must be before more rounds of this run would
     /// narrow it by little (0.05 = within 5%): half again the drift under its verdicts
-    /// ([`FileNoise::paired_drift`]) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
+    /// ([`FileNoise::slow_drift`]) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
     /// host it widens with the drift the run measured.
     pub fn resolution(&self, group: &Group, metric: Metric) -> f64 {
         let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-        ((1.5 * z * self.paired_drift(group, metric)).exp() - 1.0).max(0.0)
+        ((1.5 * z * self.slow_drift(group, metric)).exp() - 1.0).max(0.0)
     }
 
     /// The standard deviation that the drift this file measured inside the run adds to a
@@ -316,12 +367,74 @@ pub fn verdict(
 ) -> Option<Verdict> {
     let parts = a_cells.iter().zip(b_cells).map(|(a, b)| estimate(a, b, metric, group, noise));
     let (estimates, paired): (Vec<Estimate>, Vec<bool>) = parts.collect::<Option<Vec<_>>>()?.into_iter().unzip();
-    let drift = if paired.iter().all(|&paired| paired) {
-        noise.paired_drift(group, metric)
-    } else {
-        metric.drift(group.runtime, false) / (noise.runs as f64).sqrt()
-    };
-    Some(judge(Estimate::mean_of(&estimates)?, drift, confidence))
+    let estimate = Estimate::mean_of(&estimates)?;
+    if !paired.iter().all(|&paired| paired) {
+        return Some(judge(estimate, metric.drift(group.runtime, false) / (noise.runs as f64).sqrt(), confidence));
+    }
+    let scale = noise.calibration(group, metric).map_or(1.0, |calibration| calibration.scale);
+    Some(judge(Estimate { se: estimate.se * scale, ..estimate }, noise.paired_drift(group, metric), confidence))
+}
+
+/// The fewest rounds a pair of channels needs to give [`calibrate`] an A/A pair: two halves of
+/// two rounds each.
+pub const CALIBRATION_ROUNDS: usize = 4;
+
+/// The fewest A/A pairs a group needs for [`calibrate`] to set its scale; a group with fewer
+/// keeps the floor from A/A runs of one host ([`Metric::drift`]).
+pub const MIN_CALIBRATION_PAIRS: usize = 8;
+
+/// The least scale [`calibrate`] sets: the halves of one run cannot see what moves a channel
+/// between runs (a run-long state of the host), so a run never narrows its sampling model by
+/// more than this. docs/methodology.md has the A/A pairs that set it.
+pub const LEAST_SCALE: f64 = 0.7;
+
+/// The share of A/A pairs [`calibrate`] sets inside their scaled central interval: their
+/// 80th percentile, which a burst or two in the run's tail barely moves, as a 95th would.
+const CALIBRATION_QUANTILE: f64 = 0.8;
+
+/// The run's calibration of its paired verdicts from `pairs`, each one pair of channels' `b − a`
+/// per round (with its round) at one task count: each split by round into its early and late
+/// halves, each half estimated as a verdict estimates a pair ([`Estimate::paired`], with
+/// `prior(n)` for `n` differences), and the halves' difference `z` in units of its standard
+/// error. The scale is the [`CALIBRATION_QUANTILE`] of `|z|` over Student's quantile of that
+/// share: the factor that puts that share of the halves inside their interval, and so about
+/// [`VERDICT_CONFIDENCE`] of them inside the 95% one when their tails are normal; never below
+/// [`LEAST_SCALE`]. `None` with
+/// fewer than [`MIN_CALIBRATION_PAIRS`] pairs of [`CALIBRATION_ROUNDS`] rounds.
+pub fn calibrate(pairs: &[Differences], prior: &dyn Fn(usize) -> Option<Prior>) -> Option<Calibration> {
+    let tail = 0.5 + CALIBRATION_QUANTILE / 2.0;
+    let (mut units, mut outside) = (Vec::new(), 0usize);
+    for pair in pairs.iter().filter(|pair| pair.len() >= CALIBRATION_ROUNDS) {
+        let mut ordered = pair.clone();
+        ordered.sort_by_key(|(round, _)| *round);
+        let values: Vec<f64> = ordered.iter().map(|(_, d)| *d).collect();
+        let (early, late) = values.split_at(values.len() / 2);
+        let (Some(a), Some(b)) =
+            (Estimate::paired(early, prior(early.len())), Estimate::paired(late, prior(late.len())))
+        else {
+            continue;
+        };
+        let halves = Estimate::between((a.mean, a.se.powi(2), a.degrees), (b.mean, b.se.powi(2), b.degrees));
+        if halves.se <= 0.0 {
+            continue;
+        }
+        let quantile = |share: f64| {
+            StudentsT::new(0.0, 1.0, halves.degrees.clamp(1.0, 1e6)).map_or(f64::INFINITY, |t| t.inverse_cdf(share))
+        };
+        let z = halves.mean.abs() / halves.se;
+        outside += usize::from(z > quantile(0.5 + VERDICT_CONFIDENCE / 2.0));
+        units.push(z / quantile(tail));
+    }
+    if units.len() < MIN_CALIBRATION_PAIRS {
+        return None;
+    }
+    units.sort_by(f64::total_cmp);
+    let at = ((units.len() as f64 * CALIBRATION_QUANTILE).ceil() as usize).clamp(1, units.len()) - 1;
+    Some(Calibration {
+        scale: units[at].max(LEAST_SCALE),
+        pairs: units.len(),
+        outside: outside as f64 / units.len() as f64,
+    })
 }
 
 /// The fewest cells of a runtime that both files of a comparison hold for [`Drift::between`]

@@ -168,13 +168,14 @@ fn paced_wanted(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u6
 }
 
 /// The room's share of [`duels`]: in each phase of `standing`'s room ([`Standing::room`]), the
-/// cells of the decision's contenders (the pick, its tie, the runner-up), while a figure of one
-/// of them in `file` has not [`settled`].
+/// cells of the decision's contenders (the pick, its tie, the runner-up; or the channels that
+/// split the resamples' wins), while a figure of one of them in `file` has not [`settled`] or
+/// while the room is not resolved.
 fn settling(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
-    let Some((room, keys)) = &standing.room else { return Vec::new() };
+    let Some((room, keys, resolved)) = &standing.room else { return Vec::new() };
     let group = |key: &CellKey| CellKey { channel: String::new(), ..key.clone() };
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
-    for key in keys.iter().filter(|key| !settled(&file.cells[*key])) {
+    for key in keys.iter().filter(|key| !resolved || !settled(&file.cells[*key])) {
         if wanted.iter().all(|(other, _, _)| group(other) != group(key)) {
             let channels = keys.iter().filter(|other| group(other) == group(key)).map(|other| other.channel.clone());
             wanted.push((key.clone(), vec![*room], channels.collect()));
@@ -341,5 +342,36 @@ mod tests {
         let tie = [("pick", 0, 300), ("tied", 0, 300), ("runner-up", 0, 600), ("third", 0, 900)];
         let named: Vec<Vec<String>> = settling_rounds(&room(&[2_000; 3], &tie)).into_iter().map(|(_, c)| c).collect();
         assert_eq!(named, vec![vec!["pick", "tied", "runner-up"]; 2]);
+    }
+
+    #[test]
+    fn a_room_not_resolved_keeps_the_channels_that_split_it_even_once_their_figures_settle() {
+        // Each channel is cheap in its own third of 30 rounds and dear in the rest: no channel
+        // wins a majority of the resamples, while each figure's interval has long settled.
+        let mut file = ResultsFile::default();
+        for (own, channel) in ["flume", "loole", "tachyonix"].into_iter().enumerate() {
+            for phase in [Phase::Random, Phase::Aligned] {
+                let key = hand_made_key(channel, 300, room_setting(phase));
+                let sample = |round: u64| PacedSample {
+                    pace_ns: 20_000_000,
+                    burst: 5,
+                    sent: 500,
+                    frames: 100,
+                    cpu_ns: Some(500 * if round % 3 == own as u64 { 500 } else { 1500 }),
+                    p99_ns: Some(2_000),
+                    round: Some(round + 1),
+                    ..PacedSample::default()
+                };
+                let paced: Vec<PacedSample> = (0..30).map(sample).collect();
+                file.order.push(key.clone());
+                file.cells
+                    .insert(key, CellSamples { ok: vec![20_000.0; paced.len()], paced, ..CellSamples::default() });
+            }
+        }
+        assert!(file.cells.values().all(settled), "every figure has settled");
+        let standing = Standing::of(&file);
+        assert!(standing.room.as_ref().is_some_and(|(_, _, resolved)| !resolved), "a three-way split");
+        let named: Vec<Vec<String>> = settling_rounds(&file).into_iter().map(|(_, channels)| channels).collect();
+        assert_eq!(named, vec![vec!["flume", "loole", "tachyonix"]; 2], "the split is measured again in both phases");
     }
 }

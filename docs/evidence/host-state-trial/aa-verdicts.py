@@ -56,11 +56,17 @@ def half_width(other):
 
 def main(a, b, binary):
     first, second = answer(binary, a), answer(binary, b)
+    totals = [0, 0, 0, 0, 0, 0]
     for capacity in sorted({key[3] for key in first} | {key[3] for key in second}):
         if capacity:
             print(f"\n## at {capacity}")
         at = lambda bands: {key: value for key, value in bands.items() if key[3] == capacity}
-        report(a, at(first), b, at(second))
+        totals = [t + c for t, c in zip(totals, report(a, at(first), b, at(second)))]
+    decisive_a, decisive_b, bands, contradicted, pairs, differ = totals
+    print(
+        f"\nin all: {decisive_a} and {decisive_b} of {bands} bands decisive; {contradicted} contradicted; "
+        f"{differ} of {pairs} pairs ({100 * differ / max(pairs, 1):.1f}%) beyond their combined 95% interval"
+    )
 
 
 def report(a, first, b, second):
@@ -85,8 +91,10 @@ def report(a, first, b, second):
                 if one["verdict"] == "separated":
                     separated += 1
                     outside += not other["interval"][0] <= one["ratio"] <= other["interval"][1]
+    counts = []
     for name, bands in ((a, first), (b, second)):
         count = sum(decisive(key[0], runner_up) for key, (_, runner_up, _) in bands.items())
+        counts.append(count)
         print(f"{name}: {count} of {len(bands)} bands decisive")
     print(f"contradicted bands: {len(contradicted)} {contradicted if contradicted else ''}".rstrip())
     print(f"pairs under the same leader in both: {pairs}; estimates that differ beyond their combined 95% interval: {differ}")
@@ -95,6 +103,7 @@ def report(a, first, b, second):
         centre = statistics.median(changes)
         spread = 1.4826 * statistics.median(abs(change - centre) for change in changes)
         print(f"{runtime}: {len(changes)} pairs, robust sd of the change of a log ratio {spread:.4f} (over √2: {spread / math.sqrt(2):.4f})")
+    return counts + [len(first.keys() & second.keys()), len(contradicted), pairs, differ]
 
 
 if __name__ == "__main__":

@@ -112,16 +112,59 @@ fn intervals_cover_the_truth_with_outliers_and_few_rounds() {
 }
 
 #[test]
-fn a_calm_run_keeps_the_floor_and_stays_decisive() {
+fn a_calm_run_calibrates_itself_instead_of_keeping_the_floor() {
     let stream = Stream { rounds: 12, drift: 0.0, noise: 0.03, outliers: 0.0 };
     let mut generator = Pcg64Mcg::seed_from_u64(3);
     let file = run(&stream, &mut generator);
     let noise = FileNoise::of(&file);
     let group = Group::of(&file.order[0]);
+    let calibration = noise.calibration(&group, Metric::Speed).expect("18 pairs of 12 rounds");
+    assert_eq!(calibration.pairs, 18);
+    assert!((0.5..2.0).contains(&calibration.scale), "{calibration:?}");
     let floor = Metric::Speed.drift(RuntimeKind::CurrentThread, true);
-    assert_eq!(noise.paired_drift(&group, Metric::Speed), floor, "no drift measured above the floor");
+    assert!(noise.paired_drift(&group, Metric::Speed) < floor, "no floor under a calibrated verdict");
     let (covered, _) = coverage(&stream, 100, 4);
     assert!(covered >= 0.92, "{covered}");
+}
+
+#[test]
+fn a_run_too_short_to_split_keeps_the_floor() {
+    let stream = Stream { rounds: 3, drift: 0.0, noise: 0.03, outliers: 0.0 };
+    let file = run(&stream, &mut Pcg64Mcg::seed_from_u64(5));
+    let (noise, group) = (FileNoise::of(&file), Group::of(&file.order[0]));
+    assert_eq!(noise.calibration(&group, Metric::Speed), None);
+    let floor = Metric::Speed.drift(RuntimeKind::CurrentThread, true);
+    assert_eq!(noise.paired_drift(&group, Metric::Speed), floor);
+}
+
+/// `count` pairs of `rounds` differences: sd `noise` about 0, the late half moved by `step`.
+fn halves(count: usize, rounds: u64, noise: f64, step: f64, generator: &mut Pcg64Mcg) -> Vec<Vec<(u64, f64)>> {
+    let pair = |generator: &mut Pcg64Mcg| -> Vec<(u64, f64)> {
+        let moved = |round| if round >= rounds / 2 { step } else { 0.0 };
+        (0..rounds).map(|round| (round, moved(round) + noise * normal(generator))).collect()
+    };
+    (0..count).map(|_| pair(generator)).collect()
+}
+
+#[test]
+fn calibration_is_near_one_when_the_sampling_model_holds_and_grows_with_a_step_it_misses() {
+    let mut generator = Pcg64Mcg::seed_from_u64(6);
+    let none = |_: usize| None;
+    let steady = calibrate(&halves(400, 12, 0.02, 0.0, &mut generator), &none).unwrap();
+    assert_eq!(steady.pairs, 400);
+    assert!((0.85..1.2).contains(&steady.scale), "{steady:?}");
+    assert!(steady.outside < 0.09, "about 5% of the halves beyond their 95% interval: {steady:?}");
+    // Every pair's late half 3 sd of a half's mean away: far beyond what sampling explains.
+    let stepped = calibrate(&halves(400, 12, 0.02, 0.03, &mut generator), &none).unwrap();
+    assert!(stepped.scale > 2.0 && stepped.outside > 0.3, "{stepped:?}");
+    // Halves that repeat each other exactly: the run would narrow its intervals to nothing.
+    let twins: Vec<Vec<(u64, f64)>> = halves(40, 6, 0.02, 0.0, &mut generator)
+        .into_iter()
+        .map(|pair| pair.iter().chain(&pair).enumerate().map(|(round, &(_, d))| (round as u64, d)).collect())
+        .collect();
+    assert_eq!(calibrate(&twins, &none).unwrap().scale, LEAST_SCALE);
+    assert_eq!(calibrate(&halves(7, 12, 0.02, 0.0, &mut generator), &none), None, "too few pairs");
+    assert_eq!(calibrate(&halves(40, 3, 0.02, 0.0, &mut generator), &none), None, "too few rounds to split");
 }
 
 #[test]

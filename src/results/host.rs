@@ -1,0 +1,92 @@
+//! How noisy the host was, as the run itself measured it: the samples left out and why, how
+//! far the run's paired estimates disagreed with themselves (`noise::Calibration`), and the
+//! closest two channels the run could tell apart. Read from a file, its noise and its bands;
+//! every output words it from here.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::load::ResultsFile;
+use super::noise::{FileNoise, Group, Metric};
+use super::recommend::Recommendation;
+use crate::run::measure::RuntimeKind;
+use crate::stats::disturbed::Why;
+
+/// The host's noise in one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HostNoise {
+    /// Samples measured, `ok` ones and those left out.
+    pub samples: usize,
+    /// Samples left out of every figure, by why (`stats::disturbed::Why`'s words).
+    pub left_out: BTreeMap<&'static str, usize>,
+    /// Per runtime measured, in [`RuntimeKind::ALL`]'s order.
+    pub runtimes: Vec<RuntimeNoise>,
+}
+
+/// The noise of one runtime's verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuntimeNoise {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The median over its groups of the factor the run's own A/A halves set on a paired
+    /// standard error (`noise::Calibration::scale`); `None` when no group had pairs enough.
+    pub scale: Option<f64>,
+    /// The A/A pairs (two halves of one pair of channels at one task count) measured.
+    pub pairs: usize,
+    /// Of those, the share whose halves differed beyond their 95% interval before scaling.
+    pub outside: Option<f64>,
+    /// The median over its bands of the half-width of the runner-up's 95% interval, as a ratio
+    /// less one (0.05: two channels closer than 5% stay tied); `None` without a runner-up.
+    pub told_apart: Option<f64>,
+}
+
+impl HostNoise {
+    /// The noise of `file`, with the `noise` it measured and the `bands` ranked in it.
+    pub fn of(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> HostNoise {
+        let mut host = HostNoise::default();
+        for cell in file.cells.values() {
+            host.samples += cell.ok.len() + cell.disturbed.len();
+            for why in &cell.disturbed_why {
+                *host.left_out.entry(Why::words(*why)).or_default() += 1;
+            }
+        }
+        for runtime in RuntimeKind::ALL {
+            let groups: Vec<Group> = bands
+                .iter()
+                .filter(|band| band.band.runtime == runtime)
+                .map(|band| band.band.noise_group())
+                .fold(Vec::new(), |mut groups, group| {
+                    if !groups.contains(&group) {
+                        groups.push(group);
+                    }
+                    groups
+                });
+            if groups.is_empty() {
+                continue;
+            }
+            let calibrations: Vec<_> =
+                groups.iter().filter_map(|group| noise.calibration(group, Metric::Speed)).collect();
+            let mut scales: Vec<f64> = calibrations.iter().map(|calibration| calibration.scale).collect();
+            let pairs = calibrations.iter().map(|calibration| calibration.pairs).sum();
+            let outside_pairs: f64 = calibrations.iter().map(|c| c.outside * c.pairs as f64).sum();
+            let mut halves: Vec<f64> = (bands.iter().filter(|band| band.band.runtime == runtime))
+                .filter_map(|band| band.speed.entries.get(1)?.verdict)
+                .map(|verdict| ((verdict.high - verdict.low) / 2.0).exp() - 1.0)
+                .collect();
+            host.runtimes.push(RuntimeNoise {
+                runtime,
+                scale: (!scales.is_empty()).then(|| crate::stats::median_of(&mut scales)),
+                pairs,
+                outside: (pairs > 0).then(|| outside_pairs / pairs as f64),
+                told_apart: (!halves.is_empty()).then(|| crate::stats::median_of(&mut halves)),
+            });
+        }
+        host
+    }
+
+    /// Samples left out of every figure.
+    pub fn left_out_count(&self) -> usize {
+        self.left_out.values().sum()
+    }
+}
