@@ -157,7 +157,7 @@ fn caveat_list(out: &mut String, cells: &CellsFile) {
     let names = caveated_of(cells.cells.iter().map(|cell| cell.channel.as_str()));
     let items: Vec<String> = names
         .iter()
-        .flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat)))
+        .flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, Form::Full)))
         .map(|item| format!("<li>{}</li>", line(&item, Format::Html)))
         .collect();
     if !items.is_empty() {
