@@ -7,8 +7,9 @@
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
 //!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
-//!   open or they have taken `--max-time` × the number of cells, and past that, over bands
-//!   still open, half the sweep's time again at most ([`duels_bound`]).
+//!   open or they have taken `--max-time` × the number of cells, and past that, on a host the
+//!   screening found noisy, over bands still open, half the sweep's time again at most
+//!   (`plan::estimate::duels_bound`).
 //!
 //! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
 //! read. The console shows progress per pass and, at the end, every cell's line.
@@ -22,7 +23,9 @@ use rand_pcg::Pcg64Mcg;
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::output::doc::first_seen;
+use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
+use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
 use crate::run::measure::{Bound, Sample, Watchdog};
@@ -128,7 +131,7 @@ pub fn run(
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     let mut round = 0u64;
-    // When the duels began, and how long they may take ([`duels_bound`]).
+    // When the duels began, and how long they may take (`duels_bound`).
     let mut dueling: Option<(Instant, Duration)> = None;
     // Every row written, in the CSV's order: what screening and the duels read.
     let mut rows: Vec<Record> = Vec::new();
@@ -137,7 +140,8 @@ pub fn run(
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
         if !screening && dueling.is_none() {
-            dueling = Some((Instant::now(), duels_bound(budget, started.elapsed())));
+            let noisy = host::left_out_share(&of_rows(&rows)) >= host::NOISY_SHARE;
+            dueling = Some((Instant::now(), duels_bound(budget, started.elapsed(), noisy)));
         }
         let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
             groups.clone()
@@ -179,18 +183,6 @@ pub fn run(
     report(&cells, &of_rows(&rows), console, &mut outcome);
     (outcome.samples, outcome.rows) = (rows.len(), rows);
     Ok(outcome)
-}
-
-/// How much of the sweep's nominal time ([`duels_bound`]) the duels may take again past their
-/// budget, over the bands still open that rounds can decide.
-pub const DUELS_EXTENSION: f64 = 0.5;
-
-/// How long the duels may take, `screening` having taken its time: their `budget` (`--max-time`
-/// × cells), then, while a band stays open that rounds can decide (a noisy host), at most
-/// [`DUELS_EXTENSION`] of the nominal time (screening and budget) again. A run whose every band
-/// decides stops before its budget; `--max-time 0` has no duels.
-pub fn duels_bound(budget: Duration, screening: Duration) -> Duration {
-    if budget.is_zero() { budget } else { budget + (screening + budget).mul_f64(DUELS_EXTENSION) }
 }
 
 /// The key the results give `cell`'s rows: its setting says whether a sample measures the

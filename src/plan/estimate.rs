@@ -178,6 +178,25 @@ impl WallTime {
     pub fn total(self) -> Duration {
         self.screening + self.duels
     }
+
+    /// The longest the sweep may take: the duels going on past their budget while bands stay
+    /// open ([`duels_bound`]).
+    pub fn longest(self) -> Duration {
+        self.screening + duels_bound(self.duels, self.screening, true)
+    }
+}
+
+/// How much of the sweep's nominal time ([`duels_bound`]) the duels may take again past their
+/// budget, over the bands still open that rounds can decide.
+pub const DUELS_EXTENSION: f64 = 0.5;
+
+/// How long the duels may take, `screening` having taken its time: their `budget` (`--max-time`
+/// × cells), then, on a `noisy` host (`results::host::NOISY_SHARE`), while a band stays open
+/// that rounds can decide, at most [`DUELS_EXTENSION`] of the nominal time (screening and
+/// budget) again. A run whose every band decides stops before its budget; `--max-time 0` has no
+/// duels.
+pub fn duels_bound(budget: Duration, screening: Duration, noisy: bool) -> Duration {
+    if budget.is_zero() || !noisy { budget } else { budget + (screening + budget).mul_f64(DUELS_EXTENSION) }
 }
 
 /// `1m 30s`: a duration to the second, at least one.
@@ -188,13 +207,14 @@ pub fn seconds_text(time: Duration) -> String {
 /// The wall time line of `--dry-run` and `sfu`: [`wall_time`], its screening and duels apart.
 pub fn wall_time_line(plan: &Plan) -> String {
     let time = wall_time(plan);
-    let duels = if time.duels.is_zero() {
-        String::new()
+    let (duels, longest) = if time.duels.is_zero() {
+        (String::new(), String::new())
     } else {
-        format!(", then duels while an answer stays open, up to {}", seconds_text(time.duels))
+        let longest = format!(" (up to {} on a noisy host)", seconds_text(time.longest()));
+        (format!(", then duels while an answer stays open, {}", seconds_text(time.duels)), longest)
     };
     format!(
-        "wall time: about {}: screening {}{duels} (a guess: {ASSUMED_NS_PER_MESSAGE} ns per message on \
+        "wall time: about {}{longest}: screening {}{duels} (a guess: {ASSUMED_NS_PER_MESSAGE} ns per message on \
          current-thread, more on multi-thread, or the --pace schedule; {} ms per round)",
         seconds_text(time.total()),
         seconds_text(time.screening),
@@ -331,6 +351,16 @@ mod tests {
         let close = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(1);
         assert!(close(three.screening, runs + ROUND_COST * 2), "{three:?}");
         assert_eq!(three.duels, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn the_duels_go_on_past_their_budget_for_half_the_nominal_time_at_most() {
+        let (screening, budget) = (Duration::from_secs(200), Duration::from_secs(100));
+        assert_eq!(duels_bound(budget, screening, true), Duration::from_secs(250));
+        assert_eq!(duels_bound(budget, screening, false), budget, "a calm host keeps the budget");
+        assert_eq!(duels_bound(Duration::ZERO, screening, true), Duration::ZERO, "--max-time 0: no duels");
+        let time = WallTime { screening, duels: budget };
+        assert_eq!((time.total(), time.longest()), (Duration::from_secs(300), Duration::from_secs(450)));
     }
 
     #[test]

@@ -41,6 +41,19 @@ pub struct RuntimeNoise {
     pub told_apart: Option<f64>,
 }
 
+/// The share of a run's samples left out as disturbed at and above which the host counts as
+/// noisy: calm 2-core VMs left out 2.0–2.8% of a default sweep's samples, the same VMs beside a
+/// noisy neighbour or another tenant 8.7–15.5% (docs/methodology.md).
+pub const NOISY_SHARE: f64 = 0.05;
+
+/// The share of `file`'s samples (`ok` or left out) left out of every figure as disturbed; 0
+/// without samples.
+pub fn left_out_share(file: &ResultsFile) -> f64 {
+    let (left, all) = (file.cells.values())
+        .fold((0, 0), |(left, all), cell| (left + cell.disturbed.len(), all + cell.disturbed.len() + cell.ok.len()));
+    if all == 0 { 0.0 } else { left as f64 / all as f64 }
+}
+
 impl HostNoise {
     /// The noise of `file`, with the `noise` it measured and the `bands` ranked in it.
     pub fn of(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> HostNoise {

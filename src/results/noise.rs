@@ -13,8 +13,10 @@ use super::metadata::MachineId;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+use statrs::distribution::{ContinuousCDF, Normal};
 
+use crate::stats::calibration::calibrate;
+pub use crate::stats::calibration::{CALIBRATION_ROUNDS, Calibration, Differences};
 use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, squares, winsorized};
 
 /// The two-sided confidence of a verdict between two channels of one run (a band's answer,
@@ -128,30 +130,12 @@ pub struct FileNoise {
     runs: usize,
 }
 
-/// How far a run's paired estimates of one group disagree with themselves: each pair of
-/// channels with [`CALIBRATION_ROUNDS`] rounds or more is split into its early and late halves,
-/// and the two halves' estimates of the same difference are compared as an A/A pair would be
-/// ([`calibrate`]). `scale` multiplies a paired estimate's standard error so that the halves'
-/// differences fall outside their combined interval at the rate the confidence states.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
-pub struct Calibration {
-    /// The factor on a paired standard error (1 = the sampling model was right).
-    pub scale: f64,
-    /// The A/A pairs (two halves of one pair of channels at one task count) it was measured from.
-    pub pairs: usize,
-    /// Of those, the share whose halves differ beyond their combined 95% interval before scaling.
-    pub outside: f64,
-}
-
 /// How many stretches of rounds (early, middle, late) a pair's differences are split into to
 /// see how far the pair moves through the run ([`batch_drift`]).
 pub const BATCHES: usize = 3;
 
 /// A cell's values on a metric's scale, each with its round.
 type Values = Vec<(f64, Option<u64>)>;
-
-/// A pair's differences, each with its round.
-type Differences = Vec<(u64, f64)>;
 
 impl FileNoise {
     /// Measures `file`'s spread per group and metric: the variance of each cell's values
@@ -220,7 +204,7 @@ impl FileNoise {
             .into_iter()
             .filter_map(|((group, metric), pairs)| {
                 let prior = |n| noise.prior(&group, metric, true, n);
-                Some(((group.clone(), metric), calibrate(&pairs, &prior)?))
+                Some(((group.clone(), metric), calibrate(&pairs, &prior, VERDICT_CONFIDENCE)?))
             })
             .collect();
         noise.calibrations = calibrations;
@@ -228,7 +212,7 @@ impl FileNoise {
     }
 
     /// The calibration of `group`'s paired verdicts on `metric`, when the run had A/A pairs
-    /// enough to measure it ([`MIN_CALIBRATION_PAIRS`]).
+    /// enough to measure it (`stats::calibration::MIN_CALIBRATION_PAIRS`).
     pub fn calibration(&self, group: &Group, metric: Metric) -> Option<Calibration> {
         self.calibrations.get(&(group.clone(), metric)).copied()
     }
@@ -373,68 +357,6 @@ pub fn verdict(
     }
     let scale = noise.calibration(group, metric).map_or(1.0, |calibration| calibration.scale);
     Some(judge(Estimate { se: estimate.se * scale, ..estimate }, noise.paired_drift(group, metric), confidence))
-}
-
-/// The fewest rounds a pair of channels needs to give [`calibrate`] an A/A pair: two halves of
-/// two rounds each.
-pub const CALIBRATION_ROUNDS: usize = 4;
-
-/// The fewest A/A pairs a group needs for [`calibrate`] to set its scale; a group with fewer
-/// keeps the floor from A/A runs of one host ([`Metric::drift`]).
-pub const MIN_CALIBRATION_PAIRS: usize = 8;
-
-/// The least scale [`calibrate`] sets: the halves of one run cannot see what moves a channel
-/// between runs (a run-long state of the host), so a run never narrows its sampling model by
-/// more than this. docs/methodology.md has the A/A pairs that set it.
-pub const LEAST_SCALE: f64 = 0.7;
-
-/// The share of A/A pairs [`calibrate`] sets inside their scaled central interval: their
-/// 80th percentile, which a burst or two in the run's tail barely moves, as a 95th would.
-const CALIBRATION_QUANTILE: f64 = 0.8;
-
-/// The run's calibration of its paired verdicts from `pairs`, each one pair of channels' `b − a`
-/// per round (with its round) at one task count: each split by round into its early and late
-/// halves, each half estimated as a verdict estimates a pair ([`Estimate::paired`], with
-/// `prior(n)` for `n` differences), and the halves' difference `z` in units of its standard
-/// error. The scale is the [`CALIBRATION_QUANTILE`] of `|z|` over Student's quantile of that
-/// share: the factor that puts that share of the halves inside their interval, and so about
-/// [`VERDICT_CONFIDENCE`] of them inside the 95% one when their tails are normal; never below
-/// [`LEAST_SCALE`]. `None` with
-/// fewer than [`MIN_CALIBRATION_PAIRS`] pairs of [`CALIBRATION_ROUNDS`] rounds.
-pub fn calibrate(pairs: &[Differences], prior: &dyn Fn(usize) -> Option<Prior>) -> Option<Calibration> {
-    let tail = 0.5 + CALIBRATION_QUANTILE / 2.0;
-    let (mut units, mut outside) = (Vec::new(), 0usize);
-    for pair in pairs.iter().filter(|pair| pair.len() >= CALIBRATION_ROUNDS) {
-        let mut ordered = pair.clone();
-        ordered.sort_by_key(|(round, _)| *round);
-        let values: Vec<f64> = ordered.iter().map(|(_, d)| *d).collect();
-        let (early, late) = values.split_at(values.len() / 2);
-        let (Some(a), Some(b)) =
-            (Estimate::paired(early, prior(early.len())), Estimate::paired(late, prior(late.len())))
-        else {
-            continue;
-        };
-        let halves = Estimate::between((a.mean, a.se.powi(2), a.degrees), (b.mean, b.se.powi(2), b.degrees));
-        if halves.se <= 0.0 {
-            continue;
-        }
-        let quantile = |share: f64| {
-            StudentsT::new(0.0, 1.0, halves.degrees.clamp(1.0, 1e6)).map_or(f64::INFINITY, |t| t.inverse_cdf(share))
-        };
-        let z = halves.mean.abs() / halves.se;
-        outside += usize::from(z > quantile(0.5 + VERDICT_CONFIDENCE / 2.0));
-        units.push(z / quantile(tail));
-    }
-    if units.len() < MIN_CALIBRATION_PAIRS {
-        return None;
-    }
-    units.sort_by(f64::total_cmp);
-    let at = ((units.len() as f64 * CALIBRATION_QUANTILE).ceil() as usize).clamp(1, units.len()) - 1;
-    Some(Calibration {
-        scale: units[at].max(LEAST_SCALE),
-        pairs: units.len(),
-        outside: outside as f64 / units.len() as f64,
-    })
 }
 
 /// The fewest cells of a runtime that both files of a comparison hold for [`Drift::between`]

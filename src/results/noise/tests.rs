@@ -137,36 +137,6 @@ fn a_run_too_short_to_split_keeps_the_floor() {
     assert_eq!(noise.paired_drift(&group, Metric::Speed), floor);
 }
 
-/// `count` pairs of `rounds` differences: sd `noise` about 0, the late half moved by `step`.
-fn halves(count: usize, rounds: u64, noise: f64, step: f64, generator: &mut Pcg64Mcg) -> Vec<Vec<(u64, f64)>> {
-    let pair = |generator: &mut Pcg64Mcg| -> Vec<(u64, f64)> {
-        let moved = |round| if round >= rounds / 2 { step } else { 0.0 };
-        (0..rounds).map(|round| (round, moved(round) + noise * normal(generator))).collect()
-    };
-    (0..count).map(|_| pair(generator)).collect()
-}
-
-#[test]
-fn calibration_is_near_one_when_the_sampling_model_holds_and_grows_with_a_step_it_misses() {
-    let mut generator = Pcg64Mcg::seed_from_u64(6);
-    let none = |_: usize| None;
-    let steady = calibrate(&halves(400, 12, 0.02, 0.0, &mut generator), &none).unwrap();
-    assert_eq!(steady.pairs, 400);
-    assert!((0.85..1.2).contains(&steady.scale), "{steady:?}");
-    assert!(steady.outside < 0.09, "about 5% of the halves beyond their 95% interval: {steady:?}");
-    // Every pair's late half 3 sd of a half's mean away: far beyond what sampling explains.
-    let stepped = calibrate(&halves(400, 12, 0.02, 0.03, &mut generator), &none).unwrap();
-    assert!(stepped.scale > 2.0 && stepped.outside > 0.3, "{stepped:?}");
-    // Halves that repeat each other exactly: the run would narrow its intervals to nothing.
-    let twins: Vec<Vec<(u64, f64)>> = halves(40, 6, 0.02, 0.0, &mut generator)
-        .into_iter()
-        .map(|pair| pair.iter().chain(&pair).enumerate().map(|(round, &(_, d))| (round as u64, d)).collect())
-        .collect();
-    assert_eq!(calibrate(&twins, &none).unwrap().scale, LEAST_SCALE);
-    assert_eq!(calibrate(&halves(7, 12, 0.02, 0.0, &mut generator), &none), None, "too few pairs");
-    assert_eq!(calibrate(&halves(40, 3, 0.02, 0.0, &mut generator), &none), None, "too few rounds to split");
-}
-
 #[test]
 fn batch_drift_sees_a_step_and_not_a_steady_stream() {
     let steady: Vec<(u64, f64)> = (0..30).map(|round| (round, if round % 2 == 0 { 0.01 } else { -0.01 })).collect();
