@@ -40,17 +40,20 @@ pub struct Open {
 /// to the leader), measured over `rounds` rounds so far, with `drift` under it and the band's
 /// `resolution` (0.05 = a tie within 5% is decided): the rounds that shrink the interval's
 /// sampling part until it excludes 0 at the current estimate or fits a tie within the
-/// resolution, whichever comes first. `None` when the verdict is already decided.
+/// resolution, whichever comes first; for two channels closer than the drift, which no number of
+/// rounds separates, a tie within half again the drift of their estimate. `None` when the
+/// verdict is already decided.
 pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> Option<Needed> {
-    let limit = (1.0 + resolution).ln();
+    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
+    let (floor, gap) = (z * drift, verdict.mean.abs());
+    // Two channels closer than the drift can be told apart by no number of rounds; their tie is
+    // as tight as the run gets once it is within half again the drift of their estimate.
+    let limit = if gap <= floor { (1.0 + resolution).ln().max(gap + 1.5 * floor) } else { (1.0 + resolution).ln() };
     if verdict.call != Call::Tied || verdict.within() <= limit {
         return None;
     }
-    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
     let half = (verdict.high - verdict.low) / 2.0;
-    let floor = z * drift;
     let sampling = (half * half - floor * floor).max(0.0).sqrt();
-    let gap = verdict.mean.abs();
     let target = gap.max(limit - gap);
     if target <= floor * 1.0001 || sampling == 0.0 {
         return Some(Needed::Beyond);
@@ -112,9 +115,13 @@ mod tests {
         // 10% apart, ± 20% over 4 rounds with no drift: half the width needs four times the
         // rounds, so 12 more.
         assert_eq!(needed(&tied(0.1, 0.2), 4, 0.0, 0.01), Some(Needed::Rounds(12)));
-        // The same with more drift needs more rounds, and a drift wider than the gap, none.
+        // The same with more drift needs more rounds.
         let Some(Needed::Rounds(more)) = needed(&tied(0.1, 0.2), 4, 0.03, 0.01) else { panic!() };
         assert!(more > 12, "{more}");
-        assert_eq!(needed(&tied(0.1, 0.2), 4, 0.06, 0.01), Some(Needed::Beyond));
+        // A gap inside the drift: no separation, but a tie within half again the drift of the
+        // gap; once there, decided.
+        let Some(Needed::Rounds(tie)) = needed(&tied(0.1, 0.3), 4, 0.06, 0.01) else { panic!() };
+        assert!(tie > 4, "{tie}");
+        assert_eq!(needed(&tied(0.1, 1.5 * 1.96 * 0.06 - 0.01), 40, 0.06, 0.01), None);
     }
 }
