@@ -8,16 +8,13 @@ use std::collections::BTreeSet;
 use super::across::tally;
 use super::doc::{Block, On, Section, Span, Table, first_seen, fitted, prose};
 use super::format::{self, number};
-use super::summary::{YOURS, named, recv_many, tasks_text, yours};
+use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::careful::Careful;
 use crate::results::metadata::MachineId;
 use crate::results::recommend::Recommendation;
 use crate::stats::verdict::Call;
-
-/// What the pick's column is headed, in every table of the answer.
-pub const PICK: &str = "pick (ns/message)";
 
 /// A column of the matrix: the machine (when the file holds several), the worker count and the
 /// capacity its bands ran at.

@@ -5,7 +5,6 @@
 
 use super::doc::{Block, Form, MARK, On, Section, Span, Table, first_seen, prose};
 use super::format::{self, duration, number};
-use super::matrix::PICK;
 use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
@@ -270,6 +269,9 @@ pub const NOT_RANKED_BY_SPEED: &str =
 
 /// What the careful pick's column or line is headed.
 pub const CAREFUL: &str = "fastest with no known problem";
+
+/// What the pick's column is headed, in every table of the answer.
+pub const PICK: &str = "pick (ns/message)";
 
 /// The careful pick of `band` ([`Careful`]): `same` when the fastest has no known problem,
 /// `flume 63.5, 1.57× behind`, `tokio-recv-many 70.0 (tied, 1.02×)` when it is tied with the
