@@ -8,10 +8,11 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
+use super::band::Group;
 use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{CHANGE_CONFIDENCE, FileNoise, Group, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
+use super::noise::{CHANGE_CONFIDENCE, FileNoise, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
 use crate::stats::verdict::Call;

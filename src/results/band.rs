@@ -7,7 +7,6 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
-use super::noise::Group;
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -47,6 +46,27 @@ impl TaskBand {
             TaskBand::Large => "large",
             TaskBand::XLarge => "x-large",
         }
+    }
+}
+
+/// Cells whose noise is alike: one runtime, mode and setting (merged-recv on the current-thread
+/// runtime is far noisier than cloned-send, say), any channel and task count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Group {
+    /// The runtime.
+    pub runtime: RuntimeKind,
+    /// The mode.
+    pub mode: Mode,
+    /// The setting (`CellKey::setting`).
+    pub setting: Setting,
+    /// The machine (`CellKey::machine`): machines differ in noise, and are never paired.
+    pub machine: MachineId,
+}
+
+impl Group {
+    /// The group of `key`'s cell.
+    pub fn of(key: &CellKey) -> Group {
+        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone(), machine: key.machine.clone() }
     }
 }
 

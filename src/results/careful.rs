@@ -2,7 +2,7 @@
 //! known problem ([`crate::registry::ChannelEntry::has_known_problem`]), beside the fastest of
 //! all. It is read off the same speed ranking, so its figure and ratio are the ranking's own.
 
-use super::recommend::{Entry, Ranking};
+use super::ranking::{Entry, Ranking};
 use crate::registry;
 
 /// The fastest channel with no known problem in one band's speed ranking.

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 
 use super::ab::detectable;
 use super::band::Band;
+use super::band::Group;
 use super::load::{CellKey, ResultsFile};
-use super::noise::{Drift, FileNoise, Group, Metric, change};
+use super::noise::{Drift, FileNoise, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
 use super::recommend::{Ranking, recommend};

@@ -13,11 +13,12 @@ mod vote;
 
 use std::collections::{BTreeMap, HashSet};
 
+use super::band::Group;
 use super::band::{GroupKey, slot};
 use super::careful::known_problem;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
-use super::noise::{FileNoise, Group, Metric};
+use super::noise::{FileNoise, Metric};
 use super::paced::{self, PacedCell};
 use super::setting::Setting;
 use crate::run::measure::RuntimeKind;

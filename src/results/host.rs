@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::band::Group;
 use super::load::ResultsFile;
-use super::noise::{FileNoise, Group, Metric};
+use super::noise::{FileNoise, Metric};
 use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::Why;

@@ -10,6 +10,7 @@ use super::column::Columns;
 use super::metadata::MachineId;
 use super::schema::Record;
 use super::setting::Setting;
+use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
@@ -401,6 +402,14 @@ pub fn sweep_order(order: &mut [CellKey]) {
 
 /// The key of a cloned-send, multi-thread cell of the default workload with `setting`. For
 /// unit tests.
+/// The percentiles of every delivered message of `samples` together (their latency histograms
+/// merged); `None` without `--latency`. `load` checked every histogram, so a merge cannot fail
+/// on the text.
+pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
+    let histograms = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty());
+    Latency::of(&merge(histograms).ok()?)
+}
+
 #[cfg(test)]
 pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: Setting) -> CellKey {
     CellKey {

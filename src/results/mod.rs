@@ -22,6 +22,7 @@ pub mod metadata;
 pub mod noise;
 pub mod paced;
 pub mod pool;
+pub mod ranking;
 pub mod recommend;
 pub mod schema;
 pub mod setting;

@@ -7,12 +7,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::band::Group;
 use super::column::Column;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
-use super::metadata::MachineId;
-use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::Mode;
 use statrs::distribution::{ContinuousCDF, Normal};
 
 use crate::stats::calibration::calibrate;
@@ -89,27 +87,6 @@ impl Metric {
             Metric::P99 => paced(|s| Some((s.p99_ns?.max(1) as f64).ln())),
             Metric::Overflow => paced(|s| Some(100.0 * s.frames_overflowed as f64 / s.frames.max(1) as f64)),
         }
-    }
-}
-
-/// Cells whose noise is alike: one runtime, mode and setting (merged-recv on the current-thread
-/// runtime is far noisier than cloned-send, say), any channel and task count.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Group {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// The setting (`CellKey::setting`).
-    pub setting: Setting,
-    /// The machine (`CellKey::machine`): machines differ in noise, and are never paired.
-    pub machine: MachineId,
-}
-
-impl Group {
-    /// The group of `key`'s cell.
-    pub fn of(key: &CellKey) -> Group {
-        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone(), machine: key.machine.clone() }
     }
 }
 
@@ -227,7 +204,7 @@ impl FileNoise {
     /// The drift added under a paired verdict of `group` on `metric`: where the run calibrated
     /// its own paired verdicts ([`FileNoise::calibration`]), the drift it measured through the
     /// run ([`FileNoise::measured_drift`], which more rounds do not average away), with no floor
-    /// under it; else [`FileNoise::slow_drift`], the floor from A/A runs of one host under it.
+    /// under it; else `FileNoise::slow_drift`, the floor from A/A runs of one host under it.
     pub fn paired_drift(&self, group: &Group, metric: Metric) -> f64 {
         match self.calibration(group, metric) {
             Some(_) => self.measured_drift(group, metric).unwrap_or(0.0) / (self.runs as f64).sqrt(),
@@ -246,7 +223,7 @@ impl FileNoise {
 
     /// How close a tie of `group` on `metric` must be before more rounds of this run would
     /// narrow it by little (0.05 = within 5%): half again the drift under its verdicts
-    /// ([`FileNoise::slow_drift`]) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
+    /// (`FileNoise::slow_drift`) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
     /// host it widens with the drift the run measured.
     pub fn resolution(&self, group: &Group, metric: Metric) -> f64 {
         let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
@@ -331,7 +308,7 @@ fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
     if metric != Metric::P99 || a.paced.is_empty() || b.paced.is_empty() {
         return None;
     }
-    let pooled_p99 = |cell: &CellSamples| Some(super::paced::latency(&cell.paced)?.p99.max(1) as f64);
+    let pooled_p99 = |cell: &CellSamples| Some(super::load::latency(&cell.paced)?.p99.max(1) as f64);
     Some((pooled_p99(b)? / pooled_p99(a)?).ln())
 }
 

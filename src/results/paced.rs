@@ -10,10 +10,10 @@
 //! `output::paced` formats.
 
 use super::band::{self, Band, Grouped};
-use super::load::{CellSamples, PacedSample, ResultsFile};
+use super::load::{CellSamples, PacedSample, ResultsFile, latency};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
-use crate::run::latency::{Latency, merge};
+use crate::run::latency::Latency;
 use crate::run::workload::Merge;
 use crate::stats;
 use crate::stats::pool::geometric_mean;
@@ -110,14 +110,6 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
             core_share: range(cpu.iter().map(|ns| ns * offered_per_s / 1e9)),
         },
     })
-}
-
-/// The percentiles of every delivered message of `samples` together (their latency histograms
-/// merged); `None` without `--latency`. `load` checked every histogram, so a merge cannot fail
-/// on the text.
-pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
-    let histograms = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty());
-    Latency::of(&merge(histograms).ok()?)
 }
 
 /// Whether every cell of `file` was paced: its throughput ranking then restates the schedule.

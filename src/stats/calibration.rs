@@ -45,7 +45,7 @@ const CALIBRATION_QUANTILE: f64 = 0.8;
 /// per round (with its round) at one task count: each split by round into its early and late
 /// halves, each half estimated as a verdict estimates a pair ([`Estimate::paired`], with
 /// `prior(n)` for `n` differences), and the halves' difference `z` in units of its standard
-/// error. The scale is the [`CALIBRATION_QUANTILE`] of `|z|` over Student's quantile of that
+/// error. The scale is the `CALIBRATION_QUANTILE` of `|z|` over Student's quantile of that
 /// share: the factor that puts that share of the halves inside their interval, and so about
 /// `confidence` of them inside the interval at that confidence when their tails are normal; never below
 /// [`LEAST_SCALE`]. `None` with
