@@ -7,9 +7,9 @@
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
 //!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
-//!   open or they have taken `--max-time` × the number of cells, and past that, on a host the
-//!   screening found noisy, over bands still open, half the sweep's time again at most
-//!   (`plan::estimate::duels_bound`).
+//!   open or they have taken `--max-time` × the number of cells, and past that, on a host whose
+//!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
+//!   half the sweep's time again at most (`plan::estimate::duels_bound`).
 //!
 //! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
 //! read. The console shows progress per pass and, at the end, every cell's line.
@@ -131,17 +131,15 @@ pub fn run(
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);
     let mut round = 0u64;
-    // When the duels began, and how long they may take (`duels_bound`).
-    let mut dueling: Option<(Instant, Duration)> = None;
+    // The duels' clock, from their first round.
+    let mut dueling: Option<Clock> = None;
     // Every row written, in the CSV's order: what screening and the duels read.
     let mut rows: Vec<Record> = Vec::new();
-    let spent =
-        |dueling: Option<(Instant, Duration)>| dueling.is_some_and(|(started, bound)| started.elapsed() >= bound);
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
         if !screening && dueling.is_none() {
-            let noisy = host::left_out_share(&of_rows(&rows)) >= host::NOISY_SHARE;
-            dueling = Some((Instant::now(), duels_bound(budget, started.elapsed(), noisy)));
+            let noisy = duels_bound(budget, started.elapsed(), true);
+            dueling = Some(Clock { started: Instant::now(), bound: budget, noisy: Some(noisy) });
         }
         let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
             groups.clone()
@@ -160,14 +158,14 @@ pub fn run(
             duels(&groups, &cells, &of_rows(&rows), &plan.keep)
         };
         visiting.retain(|members| !members.is_empty());
-        if visiting.is_empty() || spent(dueling) {
+        if visiting.is_empty() || spent(&mut dueling, &rows) {
             break;
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        console.round(pass, count, dueling.map(|(started, bound)| (bound.saturating_sub(started.elapsed()), bound)));
+        console.round(pass, count, dueling.as_ref().map(Clock::left));
         for members in visiting {
-            if spent(dueling) {
+            if spent(&mut dueling, &rows) {
                 break 'sweep;
             }
             let mut order: Vec<usize> = members.into_iter().filter(|&at| !cells[at].finished).collect();
@@ -183,6 +181,42 @@ pub fn run(
     report(&cells, &of_rows(&rows), console, &mut outcome);
     (outcome.samples, outcome.rows) = (rows.len(), rows);
     Ok(outcome)
+}
+
+/// Whether the duels have begun and their time is spent ([`Clock::spent`]).
+fn spent(dueling: &mut Option<Clock>, rows: &[Record]) -> bool {
+    dueling.as_mut().is_some_and(|clock| clock.spent(rows))
+}
+
+/// The duels' clock: when they began, how long they may take, and the longer bound
+/// (`duels_bound`) that a noisy host earns once that is spent.
+struct Clock {
+    started: Instant,
+    bound: Duration,
+    /// The bound past the budget, taken when the budget is spent if the samples of the whole
+    /// sweep so far left out [`host::NOISY_SHARE`] or more (`host::left_out_share`).
+    noisy: Option<Duration>,
+}
+
+impl Clock {
+    /// Whether the duels' time is spent, `rows` being every row written so far.
+    fn spent(&mut self, rows: &[Record]) -> bool {
+        if self.started.elapsed() < self.bound {
+            return false;
+        }
+        match self.noisy.take() {
+            Some(longer) if host::left_out_share(&of_rows(rows)) >= host::NOISY_SHARE => {
+                self.bound = longer;
+                self.started.elapsed() >= longer
+            }
+            _ => true,
+        }
+    }
+
+    /// The time left and the bound, as the console shows them.
+    fn left(&self) -> (Duration, Duration) {
+        (self.bound.saturating_sub(self.started.elapsed()), self.bound)
+    }
 }
 
 /// The key the results give `cell`'s rows: its setting says whether a sample measures the
@@ -425,5 +459,30 @@ mod tests {
         assert_eq!(read.cells, kept.cells);
         assert!(kept.cells.values().any(|cell| !cell.disturbed.is_empty()), "{:?}", kept.cells);
         assert!(kept.cells.values().any(|cell| cell.failed == 1));
+    }
+    #[test]
+    fn the_duels_go_on_past_their_budget_only_when_the_samples_so_far_were_noisy() {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(["channel-bench", "--tasks", "4", "--channels", "flume"]).unwrap();
+        let cell = Plan::with_extra(cli.sweep, &[]).unwrap().cells().remove(0);
+        // Ten samples of one cell, `stolen` of them with a steal tick (left out as disturbed).
+        let rows = |stolen: usize| -> Vec<Record> {
+            (0..10)
+                .map(|number| {
+                    let mut sample = Sample::failed(Duration::from_millis(10), Duration::from_millis(5), Status::Ok);
+                    sample.steal = (number < stolen).then_some(Duration::from_millis(10));
+                    csv::record(&cell, number + 1, &sample)
+                })
+                .collect()
+        };
+        let spent_budget = Instant::now().checked_sub(Duration::from_secs(2)).unwrap();
+        let clock =
+            || Clock { started: spent_budget, bound: Duration::from_secs(1), noisy: Some(Duration::from_secs(60)) };
+        assert!(clock().spent(&rows(0)), "a calm host stops at its budget");
+        let mut noisy = clock();
+        assert!(!noisy.spent(&rows(1)), "one sample in ten left out: noisy, the longer bound");
+        assert_eq!(noisy.bound, Duration::from_secs(60));
+        let mut early = Clock { bound: Duration::from_secs(60), ..clock() };
+        assert!(!early.spent(&rows(0)) && early.noisy.is_some(), "inside the budget nothing is judged yet");
     }
 }

@@ -17,9 +17,9 @@ use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
 
-/// The fewest `ok` samples a cell needs to be more than thin: the sweep's duels give a band's
-/// leader and runner-up and each task count's two fastest channels this many, and the plots draw
-/// a cell with fewer hollow.
+/// The fewest `ok` samples a cell needs to be more than thin: the plots draw a cell with fewer
+/// hollow, and `ab` calls no change on fewer pairs (the sweep's duels give a band's leaders more,
+/// `sweep::choose::DUEL_SAMPLES`).
 pub const FEWEST_SAMPLES: usize = 3;
 
 /// Every cell of one CSV, in the order the cells first appear in it.

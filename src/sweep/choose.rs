@@ -27,6 +27,19 @@ pub const BOUND_CUT: f64 = 4.0;
 /// a few milliseconds can take 4× its cell's others).
 pub const BOUND_FLOOR: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// The fewest `ok` samples the duels give a band's leader and runner-up and each task count's
+/// two fastest channels, flat out ([`duel_samples`]). Above the plots' [`FEWEST_SAMPLES`]: a
+/// multi-thread or merged-recv cell's samples often fall in two modes, and three of them can
+/// all show one mode, so that a band is decided on it and the next run decides it the other way.
+pub const DUEL_SAMPLES: usize = 5;
+
+/// The fewest `ok` samples the duels give `key`'s cell when it is one of its band's leaders:
+/// [`DUEL_SAMPLES`] flat out; [`FEWEST_SAMPLES`] paced, whose ns/message is its schedule and
+/// whose room's figures have their own rule ([`SETTLED_FROM`]).
+fn duel_samples(key: &CellKey) -> usize {
+    if key.setting.pace_ns.is_some() { FEWEST_SAMPLES } else { DUEL_SAMPLES }
+}
+
 /// The fewest samples a paced figure settles on: an interval without the last round's sample,
 /// which needs [`FEWEST_SAMPLES`], and one with it.
 pub const SETTLED_FROM: usize = FEWEST_SAMPLES + 1;
@@ -74,7 +87,7 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
 /// The rounds of the next duel pass: for every band of the answer so far ([`Standing`] of
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
-/// the two fastest of a task count, have fewer than [`FEWEST_SAMPLES`] samples, a round of the
+/// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
 /// two; a cell whose every sample was disturbed is measured again beside them. Every round
 /// measures `keep`'s channels of its group too.
 pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
@@ -99,7 +112,7 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         let thin = |tasks: u64| {
             two.iter().any(|channel| {
                 let cell = CellKey { tasks, channel: channel.clone(), ..key.clone() };
-                file.cells.get(&cell).is_some_and(|cell| cell.ok.len() < FEWEST_SAMPLES)
+                file.cells.get(&cell).is_some_and(|samples| samples.ok.len() < duel_samples(&cell))
             })
         };
         let thin: Vec<u64> = band.band.tasks.iter().copied().filter(|&tasks| thin(tasks)).collect();
@@ -119,8 +132,10 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
             };
             let channels: Vec<&String> = wanted.iter().filter(of_group).flat_map(|(_, _, channels)| channels).collect();
             let fastest = fastest_two(group, cells, file);
-            let thin =
-                fastest.iter().any(|&at| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.len() < FEWEST_SAMPLES));
+            let thin = fastest.iter().any(|&at| {
+                let key = &cells[at].key;
+                file.cells.get(key).is_some_and(|c| c.ok.len() < duel_samples(key))
+            });
             // Every sample disturbed: no figure yet, so measured again beside the fastest.
             let unmeasured =
                 |at: usize| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.is_empty() && c.failed == 0);
