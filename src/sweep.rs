@@ -223,7 +223,7 @@ impl Clock {
 /// latency and counts the allocations, which a failed sample's row leaves out.
 fn key_of(cell: &Cell) -> CellKey {
     let mut key = CellKey::of(&csv::record(cell, 0, &Sample::failed(Duration::ZERO, Duration::ZERO, Status::Ok)));
-    (key.setting.latency, key.setting.allocs) = (cell.workload.latency, cell.workload.count_allocs);
+    (key.coord.setting.latency, key.coord.setting.allocs) = (cell.workload.latency, cell.workload.count_allocs);
     key
 }
 
@@ -427,7 +427,7 @@ mod tests {
         sample.latency = Some(Latency { p50: 900, p99: 4_000, p999: 9_000, max: 20_000 });
         sample.allocs = Some(AllocCount { allocations: 3, bytes: 64 });
         assert_eq!(key, CellKey::of(&csv::record(&cell, 1, &sample)));
-        assert!(key.setting.latency && key.setting.allocs, "{:?}", key.setting);
+        assert!(key.coord.setting.latency && key.coord.setting.allocs, "{:?}", key.coord.setting);
     }
 
     #[test]

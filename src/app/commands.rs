@@ -112,7 +112,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
                 "{name} has no cell of the --channels, --tasks and --capacity given: name cells it holds"
             )));
         }
-        let machines: BTreeSet<&MachineId> = file.order.iter().map(|key| &key.machine).collect();
+        let machines: BTreeSet<&MachineId> = file.order.iter().map(|key| &key.coord.machine).collect();
         if machines.len() > 1 {
             let machines: Vec<String> = machines.iter().map(|machine| machine.to_string()).collect();
             return Err(usage(format!(
@@ -176,7 +176,7 @@ fn subset(args: &CompareArgs) -> impl Fn(&CellKey) -> bool + '_ {
         args.channels.as_ref().is_none_or(|channels| channels.contains(&key.channel))
             && tasks.as_ref().is_none_or(|tasks| tasks.contains(&key.tasks))
             && args.capacity.as_ref().is_none_or(|capacities| {
-                capacities.iter().any(|&slots| key.workload.capacity == Capacity::Shared(slots as u64))
+                capacities.iter().any(|&slots| key.coord.capacity == Capacity::Shared(slots as u64))
             })
     }
 }

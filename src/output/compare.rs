@@ -106,8 +106,9 @@ fn table(comparison: &Comparison) -> String {
     let header = "runtime|mode|tasks|channel|old trimmed mean|new trimmed mean|old median|new median|new/old";
     let mut out = format!("{} [99.9% interval]  verdict\n", padded(header.split('|').map(str::to_owned)));
     for (key, compared) in &comparison.cells {
-        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &key.setting.phased()));
-        let label = [key.runtime.name().to_owned(), key.mode.name().to_owned(), key.tasks.to_string(), channel];
+        let channel = format!("{}{}", key.channel_label(), notes(comparison, key, &key.coord.setting.phased()));
+        let label =
+            [key.coord.runtime.name().to_owned(), key.coord.mode.name().to_owned(), key.tasks.to_string(), channel];
         let (figures, verdict) = match compared {
             Some(compared) => figures(compared),
             None => (vec![String::new(); 5], "  no ok samples to compare".to_owned()),
@@ -172,7 +173,7 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
         .drift
         .by_runtime
         .iter()
-        .filter(|(runtime, ..)| comparison.cells.iter().any(|(key, _)| key.runtime == *runtime))
+        .filter(|(runtime, ..)| comparison.cells.iter().any(|(key, _)| key.coord.runtime == *runtime))
         .map(|(runtime, drift, measured)| {
             let basis = if *measured {
                 "measured from the two files' cells"
@@ -203,9 +204,9 @@ fn notes(comparison: &Comparison, key: &CellKey, setting: &str) -> String {
             comparison.cells.iter().map(|(key, _)| key).chain(&comparison.only_old).chain(&comparison.only_new);
         keys.any(|other| differs(other))
     };
-    let workers = apart(&|other| other.runtime == key.runtime && other.workload.workers != key.workload.workers);
-    let capacity = apart(&|other| other.workload.capacity != key.workload.capacity);
-    format::group_notes(workers.then_some(key.workload.workers), capacity.then_some(key.workload.capacity), setting)
+    let workers = apart(&|other| other.coord.runtime == key.coord.runtime && other.coord.workers != key.coord.workers);
+    let capacity = apart(&|other| other.coord.capacity != key.coord.capacity);
+    format::group_notes(workers.then_some(key.coord.workers), capacity.then_some(key.coord.capacity), setting)
 }
 
 fn text(spread: Spread) -> String {

@@ -28,7 +28,7 @@ pub fn group(band: &PacedBand) -> String {
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a
 /// cell's label with its phase named either way ([`phased`]).
 pub fn cell_label(key: &CellKey) -> String {
-    key.label_with(&key.setting.phased())
+    key.label_with(&key.coord.setting.phased())
 }
 
 /// `2.10 µs (p99.9 5.00 µs)`.

@@ -124,7 +124,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
         Some(Change {
             channel: first.channel_label(),
             place,
-            runtime: first.runtime,
+            runtime: first.coord.runtime,
             tasks: members.iter().map(|(key, ..)| key.tasks).collect(),
             ratio: verdict.mean.exp(),
             low: verdict.low.exp(),
@@ -196,10 +196,10 @@ const CANDIDATE_SUFFIX: &str = " (candidate)";
 
 /// `runtime mode`, then the setting in brackets when there is one.
 fn group_place(key: &CellKey) -> String {
-    let setting = if key.setting.is_default() { String::new() } else { format!(" [{}]", key.setting) };
-    let capacity = key.workload.capacity;
+    let setting = if key.coord.setting.is_default() { String::new() } else { format!(" [{}]", key.coord.setting) };
+    let capacity = key.coord.capacity;
     let capacity = if capacity == Capacity::default() { String::new() } else { format!(" at {capacity}") };
-    format!("{} {}{capacity}{setting}", key.runtime, key.mode)
+    format!("{} {}{capacity}{setting}", key.coord.runtime, key.coord.mode)
 }
 
 /// Where a cell is: its group and `tasks=N`.

@@ -139,16 +139,17 @@ impl Standing {
 
 /// The messages per sample of `file`'s flat-out samples at the default setting, each once.
 fn messages(file: &ResultsFile) -> Vec<u64> {
-    let flat_out = file.order.iter().filter(|key| key.setting.is_default() && key.workload.messages > 0);
-    let counts: BTreeSet<u64> = flat_out.map(|key| key.workload.messages).collect();
+    let flat_out = file.order.iter().filter(|key| key.coord.setting.is_default() && key.messages > 0);
+    let counts: BTreeSet<u64> = flat_out.map(|key| key.messages).collect();
     counts.into_iter().collect()
 }
 
 /// Each multi-thread worker count of `file` above its machine's cores (the cell's machine, or
 /// `cores` for a file of one machine), with those cores, in order.
 fn oversubscribed(file: &ResultsFile, cores: usize) -> Vec<(u64, usize)> {
-    let multi = file.order.iter().filter(|key| key.runtime == RuntimeKind::MultiThread);
-    let on = multi.map(|key| (key.workload.workers, if key.machine.cores > 0 { key.machine.cores } else { cores }));
+    let multi = file.order.iter().filter(|key| key.coord.runtime == RuntimeKind::MultiThread);
+    let on =
+        multi.map(|key| (key.coord.workers, if key.coord.machine.cores > 0 { key.coord.machine.cores } else { cores }));
     let above: BTreeSet<(u64, usize)> = on.filter(|&(workers, cores)| cores > 0 && workers > cores as u64).collect();
     above.into_iter().collect()
 }

@@ -66,7 +66,12 @@ pub struct Group {
 impl Group {
     /// The group of `key`'s cell.
     pub fn of(key: &CellKey) -> Group {
-        Group { runtime: key.runtime, mode: key.mode, setting: key.setting.clone(), machine: key.machine.clone() }
+        Group {
+            runtime: key.coord.runtime,
+            mode: key.coord.mode,
+            setting: key.coord.setting.clone(),
+            machine: key.coord.machine.clone(),
+        }
     }
 }
 
@@ -91,12 +96,12 @@ impl GroupKey {
     /// The group of `key`'s cell.
     pub fn of(key: &CellKey) -> GroupKey {
         GroupKey {
-            runtime: key.runtime,
-            workers: key.workload.workers,
-            capacity: key.workload.capacity,
-            mode: key.mode,
-            setting: key.setting.clone(),
-            machine: key.machine.clone(),
+            runtime: key.coord.runtime,
+            workers: key.coord.workers,
+            capacity: key.coord.capacity,
+            mode: key.coord.mode,
+            setting: key.coord.setting.clone(),
+            machine: key.coord.machine.clone(),
         }
     }
 }

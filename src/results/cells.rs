@@ -270,14 +270,14 @@ impl Figures {
 
 /// The per-cell results of `file`, read from the CSV named `csv`.
 pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFile {
-    let several_capacities = file.order.iter().any(|key| key.workload.capacity != file.order[0].workload.capacity);
-    let several_machines = file.order.iter().any(|key| key.machine != file.order[0].machine);
+    let several_capacities = file.order.iter().any(|key| key.coord.capacity != file.order[0].coord.capacity);
+    let several_machines = file.order.iter().any(|key| key.coord.machine != file.order[0].coord.machine);
     let name = |key: &CellKey| {
         let name = match several_capacities {
-            true => format!("{}/capacity={}", short_name(key), capacity_slug(key.workload.capacity)),
+            true => format!("{}/capacity={}", short_name(key), capacity_slug(key.coord.capacity)),
             false => short_name(key),
         };
-        if several_machines { format!("{}/{name}", key.machine) } else { name }
+        if several_machines { format!("{}/{name}", key.coord.machine) } else { name }
     };
     let mut names: HashMap<String, usize> = HashMap::new();
     for key in &file.order {
@@ -297,8 +297,8 @@ pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFi
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
-    let name = format!("{}/{}/tasks={}/{}", key.runtime, key.mode, key.tasks, key.channel_label());
-    if key.setting.is_default() { name } else { format!("{name}/{}", key.setting) }
+    let name = format!("{}/{}/tasks={}/{}", key.coord.runtime, key.coord.mode, key.tasks, key.channel_label());
+    if key.coord.setting.is_default() { name } else { format!("{name}/{}", key.coord.setting) }
 }
 
 /// `1024`, or `256/task`: a capacity in a cell's name.
@@ -311,16 +311,16 @@ fn capacity_slug(capacity: Capacity) -> String {
 
 /// [`short_name`] with the whole workload: unique where the file ran several of one cell.
 fn workload_name(key: &CellKey) -> String {
-    let (workload, capacity) = (key.workload, capacity_slug(key.workload.capacity));
+    let (workload, capacity) = (key.workload(), capacity_slug(key.coord.capacity));
     format!("{}/messages={},capacity={capacity},workers={}", short_name(key), workload.messages, workload.workers)
 }
 
 fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
-    let workload = key.workload;
+    let workload = key.workload();
     CellResult {
         name,
-        runtime: key.runtime,
-        mode: key.mode,
+        runtime: key.coord.runtime,
+        mode: key.coord.mode,
         tasks: key.tasks,
         channel: key.channel.clone(),
         merge: key.merge,
@@ -330,10 +330,10 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         capacity: workload.capacity.slots(),
         capacity_label: workload.capacity.to_string(),
         workers: workload.workers,
-        machine: if key.machine == MachineId::default() { String::new() } else { key.machine.to_string() },
-        setting: key.setting.to_string(),
-        phased_setting: key.setting.phased(),
-        setting_fields: key.setting.clone(),
+        machine: if key.coord.machine == MachineId::default() { String::new() } else { key.coord.machine.to_string() },
+        setting: key.coord.setting.to_string(),
+        phased_setting: key.coord.setting.phased(),
+        setting_fields: key.coord.setting.clone(),
         ok: samples.ok.len(),
         bounded: samples.bounded,
         failed: samples.failed,
@@ -354,7 +354,7 @@ fn is_zero(count: &usize) -> bool {
 mod tests {
     use super::*;
     use crate::results::column::Column;
-    use crate::results::load::{WorkloadKey, hand_made};
+    use crate::results::load::hand_made;
 
     #[test]
     fn each_cell_has_its_samples_median_interval_and_failures() {
@@ -379,7 +379,7 @@ mod tests {
     fn a_cell_without_ok_samples_has_no_figures_and_names_are_unique() {
         let mut file = hand_made(&[("kanal", 1, &[], 3)]);
         let mut other = file.order[0].clone();
-        other.workload = WorkloadKey { messages: 2000, capacity: Capacity::Shared(64), workers: 2 };
+        (other.messages, other.coord.capacity, other.coord.workers) = (2000, Capacity::Shared(64), 2);
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
         let cells = cells("x.csv", &file, &[]);

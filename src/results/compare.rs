@@ -60,7 +60,7 @@ struct Judged<'a> {
 impl Judged<'_> {
     /// Per runtime, the smallest change a cell's verdict tells apart (`results::ab::detectable`).
     fn detectable(&self) -> Vec<(RuntimeKind, f64)> {
-        let judged = self.cells.iter().filter_map(|(key, verdict)| Some((key.runtime, verdict.as_ref()?)));
+        let judged = self.cells.iter().filter_map(|(key, verdict)| Some((key.coord.runtime, verdict.as_ref()?)));
         detectable(judged.map(|(runtime, verdict)| (runtime, verdict.low.exp(), verdict.high.exp())))
     }
 }
@@ -75,7 +75,7 @@ impl<'a> Runs<'a> {
             .iter()
             .map(|key| {
                 let (old, new) = (&self.old.cells[*key], &self.new.cells[*key]);
-                (*key, change(old, new, metric, &Group::of(key), noise, drift.of(key.runtime)))
+                (*key, change(old, new, metric, &Group::of(key), noise, drift.of(key.coord.runtime)))
             })
             .collect();
         Judged { cells, drift }
@@ -255,7 +255,7 @@ fn by_runtime(cells: &[(&CellKey, Option<Compared>)]) -> Vec<RuntimeSpread> {
     RuntimeKind::ALL
         .into_iter()
         .filter_map(|runtime| {
-            let mine = |key: &CellKey| key.runtime == runtime;
+            let mine = |key: &CellKey| key.coord.runtime == runtime;
             let of = |figures: fn(&Compared) -> (f64, f64)| {
                 spread(cells.iter().filter(|(key, _)| mine(key)).filter_map(|(_, c)| c.as_ref().map(figures)))
             };
@@ -289,7 +289,7 @@ fn agreement(runs: &Runs) -> Agreement {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = speed(cell) else { continue };
-            let group = (key.runtime, key.mode, key.workload.capacity, key.tasks, &key.setting);
+            let group = (key.coord.runtime, key.coord.mode, key.coord.capacity, key.tasks, &key.coord.setting);
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
                 *entry = (summary.trimmed_mean, (key.channel.as_str(), key.merge));

@@ -80,7 +80,7 @@ pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation
         let rounds = |entry: &Entry| cells(entry).iter().map(|(_, cell)| cell.ok.len()).min().unwrap_or(0);
         let seconds_per_round = |entry: &Entry| -> f64 {
             let mean = |cell: &CellSamples| cell.ok.iter().sum::<f64>() / cell.ok.len().max(1) as f64;
-            cells(entry).iter().map(|(key, cell)| mean(cell) * key.workload.messages as f64 * 1e-9).sum()
+            cells(entry).iter().map(|(key, cell)| mean(cell) * key.messages as f64 * 1e-9).sum()
         };
         let (entry, needed) = (band.speed.entries.iter().skip(1))
             .filter_map(|entry| Some((entry, needed(entry.verdict.as_ref()?, rounds(entry), drift, resolution)?)))
@@ -89,7 +89,7 @@ pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation
             Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
             Needed::Beyond => 0.0,
         };
-        let workers = key.workload.workers;
+        let workers = key.coord.workers;
         Some(Open { channel: entry.channel.clone(), needed, seconds, workers, band: band.clone() })
     };
     bands.iter().filter_map(open).collect()

@@ -133,7 +133,7 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
 /// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
 /// so that one room holds its cells in and out of phase.
 fn room_key(key: &CellKey) -> GroupKey {
-    GroupKey { setting: key.setting.aligned(), ..GroupKey::of(key) }
+    GroupKey { setting: key.coord.setting.aligned(), ..GroupKey::of(key) }
 }
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
@@ -231,7 +231,7 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Ve
         let channel = key.channel_label();
         let new = || Cells { channel: channel.clone(), ..Cells::default() };
         let cells = slot(&mut channels, |cells| cells.channel == channel, new);
-        match key.setting.phase.unwrap_or(Phase::Aligned) {
+        match key.coord.setting.phase.unwrap_or(Phase::Aligned) {
             Phase::Random => cells.out_of_phase = Some((key, samples)),
             Phase::Aligned => cells.in_phase = Some((key, samples)),
         }
@@ -256,7 +256,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     let channels = cells_of(file, participants, room);
     let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
         .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
-        .map(|(key, sample)| (key.setting.clone(), key.workload.capacity, sample.burst, sample.pace_ns))
+        .map(|(key, sample)| (key.coord.setting.clone(), key.coord.capacity, sample.burst, sample.pace_ns))
         .unwrap_or_default();
     let whys: Vec<(&Cells, Option<Avoid>)> = channels.iter().map(|cells| (cells, cells.avoid())).collect();
     let avoid: Vec<(String, Avoid)> =
@@ -276,7 +276,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
         mode: room.mode,
         setting,
         capacity,
-        machine: file.order.iter().any(|key| key.machine != room.machine).then(|| room.machine.clone()),
+        machine: file.order.iter().any(|key| key.coord.machine != room.machine).then(|| room.machine.clone()),
         burst,
         interval_ns,
         pick: pick.map(seat),

@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 use super::column::Columns;
+use super::coord::Coord;
 use super::metadata::MachineId;
 use super::schema::Record;
-use super::setting::Setting;
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -19,27 +19,20 @@ use crate::stats::disturbed::Why;
 /// keys measured the same thing.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CellKey {
-    /// The runtime the tasks ran on.
-    pub runtime: RuntimeKind,
-    /// How the tasks reached the receiver.
-    pub mode: Mode,
+    /// The cell's group: its place on every axis but the channel and the task count.
+    pub coord: Coord,
     /// Sending tasks.
     pub tasks: u64,
     /// Channel name, as in `--list-channels` (a user's own channel is welcome).
     pub channel: String,
     /// How merged-recv merged the receivers; `None` in cloned-send.
     pub merge: Option<Merge>,
-    /// The run's size: messages, capacity and worker threads.
-    pub workload: WorkloadKey,
-    /// What else set the cell apart from a default run (payload, pacing, send mode, sink,
-    /// latency, allocations); the default for files older than those columns.
-    pub setting: Setting,
-    /// The machine the cell was measured on, when runs of several machines are read together
-    /// ([`ResultsFile::on_machine`]); the unknown machine otherwise.
-    pub machine: MachineId,
+    /// Messages per sample; 0 in files without the column.
+    pub messages: u64,
 }
 
-/// The size of a run, which a comparison of two files expects to be the same in both.
+/// The size of a run, which a comparison of two files expects to be the same in both: the
+/// messages of a cell and the capacity and workers of its [`Coord`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WorkloadKey {
     /// Messages per sample; 0 in files without the column.
@@ -54,33 +47,34 @@ impl CellKey {
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
         CellKey {
-            runtime: record.runtime,
-            mode: record.mode,
+            coord: Coord::of(record),
             tasks: record.tasks as u64,
             channel: record.channel.clone(),
             merge: record.merge,
-            workload: WorkloadKey {
-                messages: record.messages,
-                capacity: match (record.mode, record.task_capacity) {
-                    (Mode::MergedRecv, Some(slots)) => Capacity::PerTask(slots as u64),
-                    _ => Capacity::Shared(record.capacity as u64),
-                },
-                workers: record.workers as u64,
-            },
-            setting: Setting::of(record),
-            machine: MachineId::default(),
+            messages: record.messages,
         }
+    }
+
+    /// The size of the cell's run.
+    pub fn workload(&self) -> WorkloadKey {
+        WorkloadKey { messages: self.messages, capacity: self.coord.capacity, workers: self.coord.workers }
+    }
+
+    /// The same cell without its workload: no messages, the default capacity, no workers.
+    pub fn without_workload(&self) -> CellKey {
+        let coord = Coord { capacity: Capacity::default(), workers: 0, ..self.coord.clone() };
+        CellKey { coord, messages: 0, ..self.clone() }
     }
 
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
     pub fn label(&self) -> String {
-        self.label_with(&self.setting.to_string())
+        self.label_with(&self.coord.setting.to_string())
     }
 
     /// [`label`](Self::label) with `setting` in words of the caller's choosing.
     pub fn label_with(&self, setting: &str) -> String {
         let setting = if setting.is_empty() { String::new() } else { format!(" [{setting}]") };
-        format!("{} {} tasks={} {}{setting}", self.runtime, self.mode, self.tasks, self.channel_label())
+        format!("{} {} tasks={} {}{setting}", self.coord.runtime, self.coord.mode, self.tasks, self.channel_label())
     }
 
     /// The channel as reports name it: see [`channel_label`].
@@ -225,14 +219,14 @@ pub struct ResultsFile {
 impl ResultsFile {
     /// The same cells, each keyed on `machine`.
     pub fn on_machine(self, machine: &MachineId) -> ResultsFile {
-        let key = |key: CellKey| CellKey { machine: machine.clone(), ..key };
+        let key = |key: CellKey| CellKey { coord: Coord { machine: machine.clone(), ..key.coord }, ..key };
         let cells = self.cells.into_iter().map(|(k, cell)| (key(k), cell)).collect();
         ResultsFile { order: self.order.into_iter().map(key).collect(), cells, ..self }
     }
 
     /// The distinct workloads of the file's cells, in order.
     pub fn workloads(&self) -> Vec<WorkloadKey> {
-        self.order.iter().map(|key| key.workload).collect::<BTreeSet<_>>().into_iter().collect()
+        self.order.iter().map(CellKey::workload).collect::<BTreeSet<_>>().into_iter().collect()
     }
 
     /// Only the cells `keeps`, in the same order.
@@ -248,7 +242,7 @@ impl ResultsFile {
         let mut file =
             ResultsFile { skipped_partial_line: self.skipped_partial_line, runs: self.runs, ..ResultsFile::default() };
         for key in &self.order {
-            let stripped = CellKey { workload: WorkloadKey::default(), ..key.clone() };
+            let stripped = key.without_workload();
             if file.cells.insert(stripped.clone(), self.cells[key].clone()).is_some() {
                 return None;
             }
@@ -390,11 +384,11 @@ pub fn sweep_order(order: &mut [CellKey]) {
     let channels: Vec<&str> = crate::registry::known().map(|channel| channel.name).collect();
     order.sort_by_cached_key(|key| {
         (
-            key.machine.clone(),
-            position(&RuntimeKind::ALL, &key.runtime),
-            key.workload.workers,
+            key.coord.machine.clone(),
+            position(&RuntimeKind::ALL, &key.coord.runtime),
+            key.coord.workers,
             key.tasks,
-            position(&Mode::ALL, &key.mode),
+            position(&Mode::ALL, &key.coord.mode),
             position(&channels, &key.channel.as_str()),
         )
     });
@@ -411,17 +405,9 @@ pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
 }
 
 #[cfg(test)]
-pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: Setting) -> CellKey {
-    CellKey {
-        runtime: RuntimeKind::MultiThread,
-        mode: Mode::ClonedSend,
-        tasks,
-        channel: channel.into(),
-        merge: None,
-        workload: WorkloadKey::default(),
-        setting,
-        machine: MachineId::default(),
-    }
+pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: super::setting::Setting) -> CellKey {
+    let coord = Coord { runtime: RuntimeKind::MultiThread, mode: Mode::ClonedSend, setting, ..Coord::default() };
+    CellKey { coord, tasks, channel: channel.into(), merge: None, messages: 0 }
 }
 
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,
@@ -431,7 +417,7 @@ pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: Setting) -> Cell
 pub(crate) fn hand_made(cells: &[(&str, u64, &[f64], usize)]) -> ResultsFile {
     let mut samples = ResultsFile::default();
     for &(channel, tasks, ok, failed) in cells {
-        let key = hand_made_key(channel, tasks, Setting::default());
+        let key = hand_made_key(channel, tasks, super::setting::Setting::default());
         samples.order.push(key.clone());
         let mut columns = Columns::default();
         columns[super::column::Column::CpuNsPerMessage] = ok.iter().map(|v| v * 2.0).collect();

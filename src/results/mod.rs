@@ -13,6 +13,7 @@ pub mod cells;
 pub mod colour;
 pub mod column;
 pub mod compare;
+pub mod coord;
 pub mod decide;
 pub mod decision;
 pub mod designs;

@@ -145,7 +145,14 @@ impl FileNoise {
                     continue;
                 }
                 add((Group::of(key), metric, false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
-                let group = (key.runtime, key.workload, key.mode, key.tasks, key.setting.clone(), key.machine.clone());
+                let group = (
+                    key.coord.runtime,
+                    key.workload(),
+                    key.coord.mode,
+                    key.tasks,
+                    key.coord.setting.clone(),
+                    key.coord.machine.clone(),
+                );
                 groups.entry(group).or_default().push((key, values));
             }
             for ((runtime, _, mode, _, setting, machine), cells) in groups {
@@ -369,7 +376,7 @@ impl Drift {
             let ratios_of = |fewest: usize| -> Vec<f64> {
                 old.order
                     .iter()
-                    .filter(|key| key.runtime == runtime)
+                    .filter(|key| key.coord.runtime == runtime)
                     .filter_map(|key| Some(mean_log(new.cells.get(key)?, fewest)? - mean_log(&old.cells[key], fewest)?))
                     .collect()
             };

@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::band::slot;
+use super::coord::Coord;
 use super::load::CellKey;
 use super::load::{CellSamples, PacedSample, ResultsFile, WorkloadKey, sweep_order};
 use super::metadata::{MachineId, Metadata};
@@ -27,7 +28,7 @@ pub struct Run {
 /// `runs` in the groups that pool, in the order first given: per machine ([`MachineId`] of the
 /// JSON beside each run), the runs of each sweep (the same workloads and settings) together.
 pub fn sweeps(runs: Vec<Run>) -> Vec<(MachineId, Vec<Vec<Run>>)> {
-    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.setting.clone()).collect::<BTreeSet<_>>();
+    let settings = |file: &ResultsFile| file.order.iter().map(|key| key.coord.setting.clone()).collect::<BTreeSet<_>>();
     let mut machines: Vec<(MachineId, Vec<Vec<Run>>)> = Vec::new();
     for run in runs {
         let machine = MachineId::of(run.metadata.as_ref());
@@ -51,8 +52,8 @@ pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile
     let mut seen: HashMap<CellKey, (&str, &ResultsFile)> = HashMap::new();
     for (machine, name, file) in &parts {
         for key in &file.order {
-            let workload = WorkloadKey { messages: 0, ..key.workload };
-            let bare = CellKey { workload, machine: machine.clone(), ..key.clone() };
+            let coord = Coord { machine: machine.clone(), ..key.coord.clone() };
+            let bare = CellKey { coord, messages: 0, ..key.clone() };
             if let Some((other, its)) = seen.insert(bare, (name, file)) {
                 return Err(format!("{other} ran {}, {name} ran {}", text(&its.workloads()), text(&file.workloads())));
             }

@@ -37,7 +37,7 @@ pub const DUEL_SAMPLES: usize = 5;
 /// [`DUEL_SAMPLES`] flat out; [`FEWEST_SAMPLES`] paced, whose ns/message is its schedule and
 /// whose room's figures have their own rule ([`SETTLED_FROM`]).
 fn duel_samples(key: &CellKey) -> usize {
-    if key.setting.pace_ns.is_some() { FEWEST_SAMPLES } else { DUEL_SAMPLES }
+    if key.coord.setting.pace_ns.is_some() { FEWEST_SAMPLES } else { DUEL_SAMPLES }
 }
 
 /// The fewest samples a paced figure settles on: an interval without the last round's sample,
@@ -242,7 +242,7 @@ fn band_key(band: &Band, file: &ResultsFile) -> Option<CellKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::load::{WorkloadKey, hand_made, hand_made_key};
+    use crate::results::load::{hand_made, hand_made_key};
     use crate::results::setting::{Setting, room_setting};
     use crate::run::workload::{Capacity, Phase};
 
@@ -285,10 +285,8 @@ mod tests {
         let mut file = ResultsFile::default();
         for (capacity, part) in [(1024, small), (65_536, large)] {
             for key in part.order {
-                let at = CellKey {
-                    workload: WorkloadKey { capacity: Capacity::Shared(capacity), ..key.workload },
-                    ..key.clone()
-                };
+                let mut at = key.clone();
+                at.coord.capacity = Capacity::Shared(capacity);
                 file.cells.insert(at.clone(), part.cells[&key].clone());
                 file.order.push(at);
             }
@@ -297,7 +295,7 @@ mod tests {
         assert_eq!(bands.len(), 2, "one band per capacity");
         for band in bands {
             let key = band_key(&band.band, &file).expect("the band's cells are in the file");
-            assert_eq!(Some(key.workload.capacity), band.band.named_capacity());
+            assert_eq!(Some(key.coord.capacity), band.band.named_capacity());
         }
     }
 
@@ -334,7 +332,7 @@ mod tests {
     fn settling_rounds(file: &ResultsFile) -> Vec<(Setting, Vec<String>)> {
         let round = |(key, tasks, channels): (CellKey, Vec<u64>, Vec<String>)| {
             assert_eq!(tasks, [300], "the room's task count only");
-            (key.setting, channels)
+            (key.coord.setting, channels)
         };
         settling(file, &Standing::of(file)).into_iter().map(round).collect()
     }

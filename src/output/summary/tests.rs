@@ -1,8 +1,9 @@
 use super::*;
 use crate::output::doc::{Format, caveats_of, line};
 use crate::results::column::Column;
+use crate::results::coord::Coord;
 use crate::results::load::ResultsFile;
-use crate::results::load::{CellKey, WorkloadKey, hand_made};
+use crate::results::load::{CellKey, hand_made};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 
@@ -136,16 +137,8 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
         ("tokio", 1, &[50.0; 5], 2),
     ]);
     for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
-        let key = CellKey {
-            runtime: RuntimeKind::MultiThread,
-            mode: Mode::ClonedSend,
-            tasks: 1,
-            channel: channel.into(),
-            merge: None,
-            workload: WorkloadKey::default(),
-            setting: Default::default(),
-            machine: Default::default(),
-        };
+        let coord = Coord { runtime: RuntimeKind::MultiThread, mode: Mode::ClonedSend, ..Coord::default() };
+        let key = CellKey { coord, tasks: 1, channel: channel.into(), merge: None, messages: 0 };
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);

@@ -52,7 +52,7 @@ fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
 fn add(file: &mut ResultsFile, channel: &str, tasks: u64, out: Vec<PacedSample>, inside: Vec<PacedSample>) {
     for (setting, paced) in [(room_setting(Phase::Random), out), (room_setting(Phase::Aligned), inside)] {
         let mut key = hand_made_key(channel, tasks, setting.clone());
-        key.workload.capacity = crate::run::workload::Capacity::Shared(1024);
+        key.coord.capacity = crate::run::workload::Capacity::Shared(1024);
         file.order.push(key.clone());
         let ok = vec![20_000.0; paced.len()];
         file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
@@ -160,7 +160,7 @@ fn a_tie_is_broken_by_the_stated_rule_and_no_measurement() {
 fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_counted() {
     let mut file = room(300, &[("flume", (2, 1000), 1000), ("tokio-mpsc", (2, 1000), 2000)]);
     let cell = |file: &ResultsFile, channel: &str, setting: Setting| {
-        let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
+        let key = file.order.iter().find(|key| key.channel == channel && key.coord.setting == setting).unwrap().clone();
         file.cells[&key].clone()
     };
     // flume's in-phase cell: every sample had a steal tick; tokio-mpsc's out of phase: one
@@ -176,7 +176,7 @@ fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_
     for (channel, setting, samples) in
         [("flume", room_setting(Phase::Aligned), flume), ("tokio-mpsc", room_setting(Phase::Random), tokio)]
     {
-        let key = file.order.iter().find(|key| key.channel == channel && key.setting == setting).unwrap().clone();
+        let key = file.order.iter().find(|key| key.channel == channel && key.coord.setting == setting).unwrap().clone();
         file.cells.insert(key, samples);
     }
     let decision = &decide(&file, 300)[0];

@@ -93,7 +93,7 @@ fn disturbed_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
         .map(|&at| {
             let (cell, group) = (cells.len(), groups.len());
             let cell = *cells.entry(&keys[at]).or_insert(cell);
-            let group = *groups.entry((keys[at].runtime, keys[at].workload.workers)).or_insert(group);
+            let group = *groups.entry((keys[at].coord.runtime, keys[at].coord.workers)).or_insert(group);
             Timed { group, cell, value: rows[at].ns_per_message }
         })
         .collect();

@@ -41,7 +41,7 @@ fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
     for (key, cell) in &file.cells {
         assert_eq!(cell.ok.len() + cell.disturbed.len(), 5, "{key:?}");
         assert_eq!(cell.columns[Column::CpuNsPerMessage].len(), cell.ok.len(), "the other lists leave them out too");
-        match key.runtime {
+        match key.coord.runtime {
             RuntimeKind::MultiThread => multi += cell.disturbed.len(),
             RuntimeKind::CurrentThread => current += cell.disturbed.len(),
         }

@@ -52,7 +52,8 @@ fn run(stream: &Stream, generator: &mut Pcg64Mcg) -> ResultsFile {
     let made = hand_made(&hand);
     let mut file = ResultsFile::default();
     for key in &made.order {
-        let current = CellKey { runtime: RuntimeKind::CurrentThread, ..key.clone() };
+        let mut current = key.clone();
+        current.coord.runtime = RuntimeKind::CurrentThread;
         file.cells.insert(current.clone(), made.cells[key].clone());
         file.order.push(current);
     }
@@ -67,9 +68,10 @@ fn coverage(stream: &Stream, runs: usize, seed: u64) -> (f64, f64) {
     for _ in 0..runs {
         let file = run(stream, &mut generator);
         let noise = FileNoise::of(&file);
-        let key = |channel: &str, tasks| CellKey {
-            runtime: RuntimeKind::CurrentThread,
-            ..hand_made_key(channel, tasks, Default::default())
+        let key = |channel: &str, tasks| {
+            let mut key = hand_made_key(channel, tasks, Default::default());
+            key.coord.runtime = RuntimeKind::CurrentThread;
+            key
         };
         let cells =
             |channel: &str| -> Vec<&CellSamples> { TASKS.iter().map(|&t| &file.cells[&key(channel, t)]).collect() };

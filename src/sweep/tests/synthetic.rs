@@ -276,7 +276,7 @@ fn room(place: &mut Synthetic) -> Vec<(String, String, usize)> {
         .iter()
         .map(|key| {
             let cell = &file.cells[key];
-            let phase = key.setting.phase.map(|phase| phase.words().to_owned()).unwrap_or_default();
+            let phase = key.coord.setting.phase.map(|phase| phase.words().to_owned()).unwrap_or_default();
             (key.channel.clone(), phase, cell.ok.len() + cell.disturbed.len() + cell.failed)
         })
         .collect();
