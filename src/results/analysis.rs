@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::across::Acrosses;
-pub use super::band::{Band, GroupKey, TaskBand};
+pub use super::band::{Band, TaskBand};
 pub use super::cells::FEWEST_SAMPLES;
 use super::cells::{self, CellsFile};
 pub use super::decide::Needed;

@@ -1,10 +1,11 @@
-//! The one grouping of a file's cells: a [`GroupKey`] (machine, runtime, worker count,
+//! The one grouping of a file's cells: a [`Coord`] (machine, runtime, worker count,
 //! capacity, mode, setting) holds the cells ranked together, split into bands of task counts
 //! ([`TaskBand`]). Every ranking, paced or not, groups through [`groups`]; two machines, two
 //! capacities or two worker counts are never ranked, pooled or paired together.
 
 use std::collections::{BTreeSet, HashMap};
 
+use super::coord::Coord;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::setting::Setting;
@@ -75,37 +76,6 @@ impl Group {
     }
 }
 
-/// The cells ranked together: one runtime, worker count, capacity, mode and setting.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GroupKey {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// Threads running tasks (`CellKey::workload`).
-    pub workers: u64,
-    /// The capacity the cells ran at.
-    pub capacity: Capacity,
-    /// The mode.
-    pub mode: Mode,
-    /// What else set the cells apart from a default run ([`CellKey::setting`]).
-    pub setting: Setting,
-    /// The machine ([`CellKey::machine`]).
-    pub machine: MachineId,
-}
-
-impl GroupKey {
-    /// The group of `key`'s cell.
-    pub fn of(key: &CellKey) -> GroupKey {
-        GroupKey {
-            runtime: key.coord.runtime,
-            workers: key.coord.workers,
-            capacity: key.coord.capacity,
-            mode: key.coord.mode,
-            setting: key.coord.setting.clone(),
-            machine: key.coord.machine.clone(),
-        }
-    }
-}
-
 /// Which band an answer is about, as reports name it: its group, band and task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
@@ -116,14 +86,14 @@ pub struct Band {
     /// The worker threads, when the file holds several worker counts for the runtime (and so
     /// names them); `None` otherwise.
     pub workers: Option<u64>,
-    /// The threads running tasks, named or not (`GroupKey::workers`): 1 for current-thread; 0
+    /// The threads running tasks, named or not (`Coord::workers`): 1 for current-thread; 0
     /// in files without the `workers` column.
     pub threads: u64,
     /// The capacity the cells ran at.
     pub capacity: Capacity,
     /// Whether reports name the capacity ([`Grouped::names_capacity`]).
     pub names_capacity: bool,
-    /// What else set the group's cells apart from a default run ([`CellKey::setting`]).
+    /// What else set the group's cells apart from a default run ([`Coord::setting`]).
     pub setting: Setting,
     /// The machine, when reports name it: the file holds several ([`Grouped::names_machine`]);
     /// `None` otherwise.
@@ -154,7 +124,7 @@ impl Band {
 
     /// Whether this band ranks the cells of group `key` (a band names its workers and capacity
     /// only where the file holds others).
-    pub fn holds(&self, key: &GroupKey) -> bool {
+    pub fn holds(&self, key: &Coord) -> bool {
         (self.runtime, self.mode, &self.setting) == (key.runtime, key.mode, &key.setting)
             && self.workers.is_none_or(|workers| workers == key.workers)
             && self.named_capacity().is_none_or(|capacity| capacity == key.capacity)
@@ -185,7 +155,7 @@ pub type Contender<'a> = (&'a str, Option<Merge>);
 #[derive(Debug, Clone, Default)]
 pub struct Grouped<'a> {
     /// The group.
-    pub key: GroupKey,
+    pub key: Coord,
     /// Whether the file holds another worker count for the runtime on the group's machine, so
     /// that reports name it.
     pub several_workers: bool,
@@ -206,7 +176,7 @@ pub struct Grouped<'a> {
 pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
-        let at = GroupKey::of(key);
+        let at = key.coord.clone();
         let group = slot(&mut grouped, |other| other.key == at, || Grouped { key: at.clone(), ..Grouped::default() });
         let channel = (key.channel.as_str(), key.merge);
         if !group.channels.contains(&channel) {
@@ -215,10 +185,10 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
     // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
-    let place = |key: &GroupKey| (key.machine.clone(), key.runtime, key.workers, key.mode, key.setting.clone());
+    let place = |key: &Coord| (key.machine.clone(), key.runtime, key.workers, key.mode, key.setting.clone());
     let places: Vec<_> = grouped.iter().map(|group| place(&group.key)).collect();
     grouped.sort_by_key(|group| (places.iter().position(|at| *at == place(&group.key)), group.key.capacity));
-    let keys: Vec<GroupKey> = grouped.iter().map(|group| group.key.clone()).collect();
+    let keys: Vec<Coord> = grouped.iter().map(|group| group.key.clone()).collect();
     for group in &mut grouped {
         let key = &group.key;
         group.several_workers = keys

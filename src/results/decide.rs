@@ -3,7 +3,6 @@
 //! it or tie the two within the run's resolution, and the time those rounds take; or that no
 //! number of rounds would, the drift the run measured being wider than the difference.
 
-use super::band::GroupKey;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{FileNoise, Metric, VERDICT_CONFIDENCE};
 use super::recommend::{Entry, Recommendation};
@@ -69,7 +68,7 @@ pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation
         let group = band.band.noise_group();
         let (drift, resolution) = (noise.paired_drift(&group, Metric::Speed), noise.resolution(&group, Metric::Speed));
         let first = band.speed.first()?;
-        let key = file.order.iter().find(|key| band.band.holds(&GroupKey::of(key)))?;
+        let key = file.order.iter().find(|key| band.band.holds(&key.coord))?;
         // The leader's cells at the band's task counts, then `entry`'s, those the file has.
         let cells = |entry: &Entry| -> Vec<(CellKey, &CellSamples)> {
             let channel =

@@ -14,8 +14,9 @@ mod vote;
 use std::collections::{BTreeMap, HashSet};
 
 use super::band::Group;
-use super::band::{GroupKey, slot};
+use super::band::slot;
 use super::careful::known_problem;
+use super::coord::Coord;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::{FileNoise, Metric};
@@ -60,11 +61,11 @@ pub struct Decision {
     pub participants: u64,
     /// The runtime.
     pub runtime: RuntimeKind,
-    /// Worker threads of the runtime (`CellKey::workload`).
+    /// Worker threads of the runtime (`Coord::workers`).
     pub workers: u64,
     /// The mode.
     pub mode: Mode,
-    /// The setting out of phase (`CellKey::setting`), or in phase when only that was measured.
+    /// The setting out of phase (`Coord::setting`), or in phase when only that was measured.
     pub setting: Setting,
     /// The capacity the room's channels ran at.
     pub capacity: Capacity,
@@ -130,14 +131,14 @@ pub fn default_room(file: &ResultsFile) -> Option<u64> {
     file.order.iter().filter(|key| !file.cells[*key].paced.is_empty()).map(|key| key.tasks).max()
 }
 
-/// The room of `key`'s cell: its group ([`GroupKey`]) with the phase taken out of its setting,
+/// The room of `key`'s cell: its group ([`Coord`]) with the phase taken out of its setting,
 /// so that one room holds its cells in and out of phase.
-fn room_key(key: &CellKey) -> GroupKey {
-    GroupKey { setting: key.coord.setting.aligned(), ..GroupKey::of(key) }
+fn room_key(key: &CellKey) -> Coord {
+    Coord { setting: key.coord.setting.aligned(), ..key.coord.clone() }
 }
 
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
-fn room_keys(file: &ResultsFile, participants: u64) -> Vec<GroupKey> {
+fn room_keys(file: &ResultsFile, participants: u64) -> Vec<Coord> {
     let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
     let mut seen = HashSet::new();
     paced.map(room_key).filter(|room| seen.insert(room.clone())).collect()
@@ -221,7 +222,7 @@ impl<'a> Cells<'a> {
 }
 
 /// Each channel's cells of `room` at `participants` tasks, in the file's order.
-fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &GroupKey) -> Vec<Cells<'a>> {
+fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &Coord) -> Vec<Cells<'a>> {
     let mut channels: Vec<Cells> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
         let samples = &file.cells[key];
@@ -246,13 +247,13 @@ fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, Pa
     let fewest_tasks = file
         .order
         .iter()
-        .filter(|other| other.tasks < participants && GroupKey::of(other) == GroupKey::of(key))
+        .filter(|other| other.tasks < participants && other.coord == key.coord)
         .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
         .min_by_key(|other| other.tasks)?;
     Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
 }
 
-fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &GroupKey) -> Decision {
+fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &Coord) -> Decision {
     let channels = cells_of(file, participants, room);
     let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
         .find_map(|(key, samples)| Some((key, samples.paced.first()?)))

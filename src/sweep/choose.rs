@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::Progress;
 use crate::results::analysis::{
-    Band, CellKey, CellSamples, Entry, FEWEST_SAMPLES, GroupKey, Metric, Needed, PacedEntry, PacedSample, Ranking,
-    ResultsFile, Standing, TaskBand,
+    Band, CellKey, CellSamples, Entry, FEWEST_SAMPLES, Metric, Needed, PacedEntry, PacedSample, Ranking, ResultsFile,
+    Standing, TaskBand,
 };
 use crate::stats;
 use crate::stats::verdict::Call;
@@ -77,7 +77,7 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
             other.tasks != key.tasks
                 && TaskBand::of(other.tasks) == TaskBand::of(key.tasks)
                 && (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge)
-                && GroupKey::of(other) == GroupKey::of(key)
+                && other.coord == key.coord
         };
         let siblings: Vec<&CellKey> = file.order.iter().filter(band).collect();
         cell.ok.len() >= 2 || (!siblings.is_empty() && siblings.iter().all(|other| slow(other)))
@@ -236,7 +236,7 @@ fn fastest_two(group: &[usize], cells: &[Progress], file: &ResultsFile) -> Vec<u
 /// The key of a band's cells (any channel, any task count) in `file`: the first cell the band
 /// ranks ([`Band::holds`]: its runtime, mode, setting, and its workers and capacity where named).
 fn band_key(band: &Band, file: &ResultsFile) -> Option<CellKey> {
-    file.order.iter().find(|key| band.holds(&GroupKey::of(key))).cloned()
+    file.order.iter().find(|key| band.holds(&key.coord)).cloned()
 }
 
 #[cfg(test)]
