@@ -8,7 +8,6 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use super::band::Group;
 use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
 use super::load::{CellKey, CellSamples, ResultsFile};
@@ -116,7 +115,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
         let first = members[0].0;
         let (a, b): (Vec<&CellSamples>, Vec<&CellSamples>) = members.iter().map(|(_, a, b)| (*a, *b)).unzip();
-        let group = Group::of(first);
+        let group = first.coord.noise_group();
         let verdict = verdict(&a, &b, Metric::Speed, &group, &noise, CHANGE_CONFIDENCE)?;
         let pairs = members.iter().map(|(_, a, b)| shared_rounds(a, b, Metric::Speed)).sum();
         let resolution = (1.0 + noise.resolution(&group, Metric::Speed)).ln();
@@ -241,7 +240,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
     let noises = [FileNoise::of(baseline), FileNoise::of(candidate)];
     let ratio = |(file, noise): (&ResultsFile, &FileNoise), mine: &CellKey, other: &CellKey| {
         let (a, b) = (file.cells.get(other)?, file.cells.get(mine)?);
-        verdict(&[a], &[b], Metric::Speed, &Group::of(mine), noise, VERDICT_CONFIDENCE)
+        verdict(&[a], &[b], Metric::Speed, &mine.coord.noise_group(), noise, VERDICT_CONFIDENCE)
     };
     let mut table = Vec::new();
     for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {

@@ -50,32 +50,6 @@ impl TaskBand {
     }
 }
 
-/// Cells whose noise is alike: one runtime, mode and setting (merged-recv on the current-thread
-/// runtime is far noisier than cloned-send, say), any channel and task count.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Group {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// The setting (`CellKey::setting`).
-    pub setting: Setting,
-    /// The machine (`CellKey::machine`): machines differ in noise, and are never paired.
-    pub machine: MachineId,
-}
-
-impl Group {
-    /// The group of `key`'s cell.
-    pub fn of(key: &CellKey) -> Group {
-        Group {
-            runtime: key.coord.runtime,
-            mode: key.coord.mode,
-            setting: key.coord.setting.clone(),
-            machine: key.coord.machine.clone(),
-        }
-    }
-}
-
 /// Which band an answer is about, as reports name it: its group, band and task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
@@ -136,10 +110,11 @@ impl Band {
         self.names_capacity.then_some(self.capacity)
     }
 
-    /// The noise model's group of this band's cells.
-    pub fn noise_group(&self) -> Group {
+    /// The noise model's group of this band's cells ([`Coord::noise_group`]), on the unknown
+    /// machine when the band does not name its machine.
+    pub fn noise_group(&self) -> Coord {
         let machine = self.machine.clone().unwrap_or_default();
-        Group { runtime: self.runtime, mode: self.mode, setting: self.setting.clone(), machine }
+        Coord { runtime: self.runtime, mode: self.mode, setting: self.setting.clone(), machine, ..Coord::default() }
     }
 
     /// Whether `other` is this band, whatever task counts each found: the same group and size.

@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use super::ab::detectable;
 use super::band::Band;
-use super::band::Group;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
@@ -75,7 +74,7 @@ impl<'a> Runs<'a> {
             .iter()
             .map(|key| {
                 let (old, new) = (&self.old.cells[*key], &self.new.cells[*key]);
-                (*key, change(old, new, metric, &Group::of(key), noise, drift.of(key.coord.runtime)))
+                (*key, change(old, new, metric, &key.coord.noise_group(), noise, drift.of(key.coord.runtime)))
             })
             .collect();
         Judged { cells, drift }

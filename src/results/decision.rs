@@ -13,7 +13,6 @@ mod vote;
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::band::Group;
 use super::band::slot;
 use super::careful::known_problem;
 use super::coord::Coord;
@@ -299,7 +298,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
 /// out of phase. Channels closer than that are a tie no run of this host resolves.
 fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
     let resolution = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
-        let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, _)| Group::of(key));
+        let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, _)| key.coord.noise_group());
         group.map_or(0.0, |group| noise.resolution(&group, metric).ln_1p())
     };
     Tolerance {

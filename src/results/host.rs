@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::band::Group;
+use super::coord::Coord;
 use super::load::ResultsFile;
 use super::noise::{FileNoise, Metric};
 use super::recommend::Recommendation;
@@ -66,7 +66,7 @@ impl HostNoise {
             }
         }
         for runtime in RuntimeKind::ALL {
-            let groups: Vec<Group> = bands
+            let groups: Vec<Coord> = bands
                 .iter()
                 .filter(|band| band.band.runtime == runtime)
                 .map(|band| band.band.noise_group())

@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::band::Group;
 use super::column::Column;
+use super::coord::Coord;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use crate::run::measure::RuntimeKind;
 use statrs::distribution::{ContinuousCDF, Normal};
@@ -90,19 +90,19 @@ impl Metric {
     }
 }
 
-/// The noise one file measured: per group of cells ([`Group`]) and metric, the spread of its
+/// The noise one file measured: per noise group ([`Coord::noise_group`]) and metric, the spread of its
 /// paired differences and of its samples, pooled over the group's cells ([`Prior`]s for pairs
 /// and cells with few observations of their own).
 #[derive(Debug, Clone, Default)]
 pub struct FileNoise {
     /// Per group, metric, paired or not, and whether winsorized (for estimates that trim) or
     /// plain (for those of fewer than [`TRIMMED_FROM`] observations, which no trim protects).
-    priors: HashMap<(Group, Metric, bool, bool), Prior>,
+    priors: HashMap<(Coord, Metric, bool, bool), Prior>,
     /// Per group and metric: the standard deviation of a pair's difference that moves slowly
     /// through the run, measured from its early, middle and late rounds ([`batch_drift`]).
-    drifts: HashMap<(Group, Metric), f64>,
+    drifts: HashMap<(Coord, Metric), f64>,
     /// Per group and metric: the factor the run's own A/A pairs measured ([`Calibration`]).
-    calibrations: HashMap<(Group, Metric), Calibration>,
+    calibrations: HashMap<(Coord, Metric), Calibration>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
 }
@@ -126,8 +126,8 @@ impl FileNoise {
     /// measures its noise from each channel's two builds, not from two channels), its priors
     /// weighing up to `weight` observations ([`Prior::measured`]).
     pub fn of_pairs(file: &ResultsFile, pairs: &dyn Fn(&CellKey, &CellKey) -> bool, weight: f64) -> FileNoise {
-        let mut sums: HashMap<(Group, Metric, bool, bool), (f64, f64)> = HashMap::new();
-        let mut add = |key: (Group, Metric, bool), values: &[f64]| {
+        let mut sums: HashMap<(Coord, Metric, bool, bool), (f64, f64)> = HashMap::new();
+        let mut add = |key: (Coord, Metric, bool), values: &[f64]| {
             for trimmed in [true, false] {
                 let (sum, degrees) = squares(values, trimmed);
                 let entry = sums.entry((key.0.clone(), key.1, key.2, trimmed)).or_default();
@@ -135,8 +135,8 @@ impl FileNoise {
                 entry.1 += degrees;
             }
         };
-        let mut drift_sums: HashMap<(Group, Metric), (f64, f64)> = HashMap::new();
-        let mut halves: HashMap<(Group, Metric), Vec<Differences>> = HashMap::new();
+        let mut drift_sums: HashMap<(Coord, Metric), (f64, f64)> = HashMap::new();
+        let mut halves: HashMap<(Coord, Metric), Vec<Differences>> = HashMap::new();
         for metric in [Metric::Speed, Metric::Cpu, Metric::P99, Metric::Overflow] {
             let mut groups: BTreeMap<_, Vec<(&CellKey, Values)>> = BTreeMap::new();
             for key in &file.order {
@@ -144,19 +144,13 @@ impl FileNoise {
                 if values.is_empty() {
                     continue;
                 }
-                add((Group::of(key), metric, false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
-                let group = (
-                    key.coord.runtime,
-                    key.workload(),
-                    key.coord.mode,
-                    key.tasks,
-                    key.coord.setting.clone(),
-                    key.coord.machine.clone(),
-                );
-                groups.entry(group).or_default().push((key, values));
+                add((key.coord.noise_group(), metric, false), &values.iter().map(|(v, _)| *v).collect::<Vec<_>>());
+                // The cells paired round by round: one Coord, task count and workload; within a
+                // noise group they are taken by workload, then task count.
+                groups.entry((key.workload(), &key.coord, key.tasks)).or_default().push((key, values));
             }
-            for ((runtime, _, mode, _, setting, machine), cells) in groups {
-                let group = Group { runtime, mode, setting, machine };
+            for ((_, coord, _), cells) in groups {
+                let group = coord.noise_group();
                 for (at, (a_key, a)) in cells.iter().enumerate() {
                     for (_, b) in cells[at + 1..].iter().filter(|(b_key, _)| pairs(a_key, b_key)) {
                         let shared = differences_by_round(a, b);
@@ -197,13 +191,13 @@ impl FileNoise {
 
     /// The calibration of `group`'s paired verdicts on `metric`, when the run had A/A pairs
     /// enough to measure it (`stats::calibration::MIN_CALIBRATION_PAIRS`).
-    pub fn calibration(&self, group: &Group, metric: Metric) -> Option<Calibration> {
+    pub fn calibration(&self, group: &Coord, metric: Metric) -> Option<Calibration> {
         self.calibrations.get(&(group.clone(), metric)).copied()
     }
 
     /// The prior of an estimate from `observations` observations: the winsorized spread for
     /// one that trims, the plain one below [`TRIMMED_FROM`].
-    fn prior(&self, group: &Group, metric: Metric, paired: bool, observations: usize) -> Option<Prior> {
+    fn prior(&self, group: &Coord, metric: Metric, paired: bool, observations: usize) -> Option<Prior> {
         let trimmed = observations >= TRIMMED_FROM;
         self.priors.get(&(group.clone(), metric, paired, trimmed)).copied()
     }
@@ -212,7 +206,7 @@ impl FileNoise {
     /// its own paired verdicts ([`FileNoise::calibration`]), the drift it measured through the
     /// run ([`FileNoise::measured_drift`], which more rounds do not average away), with no floor
     /// under it; else `FileNoise::slow_drift`, the floor from A/A runs of one host under it.
-    pub fn paired_drift(&self, group: &Group, metric: Metric) -> f64 {
+    pub fn paired_drift(&self, group: &Coord, metric: Metric) -> f64 {
         match self.calibration(group, metric) {
             Some(_) => self.measured_drift(group, metric).unwrap_or(0.0) / (self.runs as f64).sqrt(),
             None => self.slow_drift(group, metric),
@@ -223,7 +217,7 @@ impl FileNoise {
     /// the floor from A/A runs of one host ([`Metric::drift`]), averaged over the runs the file
     /// pools: the drift under a verdict the run could not calibrate, and what sets the run's
     /// resolution.
-    fn slow_drift(&self, group: &Group, metric: Metric) -> f64 {
+    fn slow_drift(&self, group: &Coord, metric: Metric) -> f64 {
         let measured = self.measured_drift(group, metric).unwrap_or(0.0);
         measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt()
     }
@@ -232,7 +226,7 @@ impl FileNoise {
     /// narrow it by little (0.05 = within 5%): half again the drift under its verdicts
     /// (`FileNoise::slow_drift`) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
     /// host it widens with the drift the run measured.
-    pub fn resolution(&self, group: &Group, metric: Metric) -> f64 {
+    pub fn resolution(&self, group: &Coord, metric: Metric) -> f64 {
         let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
         ((1.5 * z * self.slow_drift(group, metric)).exp() - 1.0).max(0.0)
     }
@@ -241,7 +235,7 @@ impl FileNoise {
     /// pair's mean over the run: the stretches' drift ([`batch_drift`], pooled over the group's
     /// pairs) over √[`BATCHES`], as a mean of that many stretches. `None` when no pair had
     /// rounds enough to measure it.
-    pub fn measured_drift(&self, group: &Group, metric: Metric) -> Option<f64> {
+    pub fn measured_drift(&self, group: &Coord, metric: Metric) -> Option<f64> {
         let per_stretch = self.drifts.get(&(group.clone(), metric)).copied()?;
         Some(per_stretch / (BATCHES as f64).sqrt())
     }
@@ -291,7 +285,7 @@ pub fn estimate(
     a: &CellSamples,
     b: &CellSamples,
     metric: Metric,
-    group: &Group,
+    group: &Coord,
     noise: &FileNoise,
 ) -> Option<(Estimate, bool)> {
     let centre = centre(metric, a, b);
@@ -329,7 +323,7 @@ pub fn verdict(
     a_cells: &[&CellSamples],
     b_cells: &[&CellSamples],
     metric: Metric,
-    group: &Group,
+    group: &Coord,
     noise: &FileNoise,
     confidence: f64,
 ) -> Option<Verdict> {
@@ -411,7 +405,7 @@ pub fn change(
     old: &CellSamples,
     new: &CellSamples,
     metric: Metric,
-    group: &Group,
+    group: &Coord,
     noise: (&FileNoise, &FileNoise),
     drift: f64,
 ) -> Option<Verdict> {

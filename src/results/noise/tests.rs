@@ -75,7 +75,7 @@ fn coverage(stream: &Stream, runs: usize, seed: u64) -> (f64, f64) {
         };
         let cells =
             |channel: &str| -> Vec<&CellSamples> { TASKS.iter().map(|&t| &file.cells[&key(channel, t)]).collect() };
-        let group = Group::of(&key("c0", TASKS[0]));
+        let group = key("c0", TASKS[0]).coord.noise_group();
         drift += noise.measured_drift(&group, Metric::Speed).unwrap_or(0.0);
         for (channel, truth) in TRUTH.iter().enumerate().skip(1) {
             let verdict = verdict(
@@ -119,7 +119,7 @@ fn a_calm_run_calibrates_itself_instead_of_keeping_the_floor() {
     let mut generator = Pcg64Mcg::seed_from_u64(3);
     let file = run(&stream, &mut generator);
     let noise = FileNoise::of(&file);
-    let group = Group::of(&file.order[0]);
+    let group = file.order[0].coord.noise_group();
     let calibration = noise.calibration(&group, Metric::Speed).expect("18 pairs of 12 rounds");
     assert_eq!(calibration.pairs, 18);
     assert!((0.5..2.0).contains(&calibration.scale), "{calibration:?}");
@@ -133,7 +133,7 @@ fn a_calm_run_calibrates_itself_instead_of_keeping_the_floor() {
 fn a_run_too_short_to_split_keeps_the_floor() {
     let stream = Stream { rounds: 3, drift: 0.0, noise: 0.03, outliers: 0.0 };
     let file = run(&stream, &mut Pcg64Mcg::seed_from_u64(5));
-    let (noise, group) = (FileNoise::of(&file), Group::of(&file.order[0]));
+    let (noise, group) = (FileNoise::of(&file), file.order[0].coord.noise_group());
     assert_eq!(noise.calibration(&group, Metric::Speed), None);
     let floor = Metric::Speed.drift(RuntimeKind::CurrentThread, true);
     assert_eq!(noise.paired_drift(&group, Metric::Speed), floor);
