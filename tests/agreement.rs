@@ -85,11 +85,13 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     for band in &bands {
         assert_eq!(band.band.tasks.len(), 1);
         for entry in &band.speed.entries {
-            ranked
-                .insert((band.band.runtime.to_string(), band.band.tasks[0], entry.channel.clone()), Some(entry.value));
+            ranked.insert(
+                (band.band.coord.runtime.to_string(), band.band.tasks[0], entry.channel.clone()),
+                Some(entry.value),
+            );
         }
         for excluded in &band.excluded {
-            ranked.insert((band.band.runtime.to_string(), band.band.tasks[0], excluded.channel.clone()), None);
+            ranked.insert((band.band.coord.runtime.to_string(), band.band.tasks[0], excluded.channel.clone()), None);
         }
     }
     assert_eq!(ranked.len(), cells.len());

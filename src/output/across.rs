@@ -17,7 +17,7 @@ use crate::stats::verdict::{Call, Verdict};
 
 /// How merged-recv sized its channels in `bands`, one line; `None` without merged-recv.
 fn merged_rule(bands: &[Recommendation]) -> Option<String> {
-    let merged = bands.iter().filter(|band| band.band.mode == Mode::MergedRecv);
+    let merged = bands.iter().filter(|band| band.band.coord.mode == Mode::MergedRecv);
     let (per_task, shared): (Vec<_>, Vec<_>) =
         merged.partition(|band| matches!(band.band.named_capacity(), Some(Capacity::PerTask(_))));
     let shared = (!shared.is_empty()).then(|| {
@@ -52,10 +52,10 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
 /// How many bands of each runtime change with the machine: `the pick changes with the machine
 /// in 8 of 12 multi-thread bands and 0 of 12 current-thread bands`.
 pub(super) fn tally(found: &[Across]) -> String {
-    let runtimes: Vec<String> = first_seen(found.iter().map(|band| band.band.runtime))
+    let runtimes: Vec<String> = first_seen(found.iter().map(|band| band.band.coord.runtime))
         .into_iter()
         .map(|runtime| {
-            let of = found.iter().filter(|band| band.band.runtime == runtime);
+            let of = found.iter().filter(|band| band.band.coord.runtime == runtime);
             let changed = of.clone().filter(|band| !band.changes.is_empty()).count();
             format!("{changed} of {} {runtime} bands", of.count())
         })
@@ -109,11 +109,11 @@ fn said(band: &Across) -> Vec<Span> {
     // Machines differ in worker counts; the band is at one capacity. Capacities are read on one
     // machine, named when the file holds several.
     let (workers, fixed) = match band.axis {
-        Axis::Capacity => (b.workers, b.machine.as_ref().map_or(String::new(), |machine| format!(" on {machine}"))),
+        Axis::Capacity => (b.workers(), b.machine().map_or(String::new(), |machine| format!(" on {machine}"))),
         Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
     };
-    let notes = format::group_notes(workers, None, &b.setting.to_string());
-    let place_of_band = format!("{} {}{notes}{fixed} {}", b.runtime, b.mode, b.size.name());
+    let notes = format::group_notes(workers, None, &b.coord.setting.to_string());
+    let place_of_band = format!("{} {}{notes}{fixed} {}", b.coord.runtime, b.coord.mode, b.size.name());
     let cores: BTreeSet<usize> =
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
     let by_cores = cores.len() == band.picks.len();
@@ -159,8 +159,8 @@ fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
     let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
     let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
     let at = |b: &&Recommendation| {
-        (b.band.runtime, b.band.size, &b.band.setting) == (band.runtime, band.size, &band.setting)
-            && shared(b.band.mode, b.band.named_capacity().unwrap_or(band.shared))
+        (b.band.coord.runtime, b.band.size, &b.band.coord.setting) == (band.runtime, band.size, &band.setting)
+            && shared(b.band.coord.mode, b.band.named_capacity().unwrap_or(band.shared))
     };
     let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
     pick.or_else(fastest)

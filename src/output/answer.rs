@@ -134,10 +134,10 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
         .iter()
         .map(|band| {
             let mut object = json!({
-                "runtime": band.band.runtime,
-                "mode": band.band.mode,
+                "runtime": band.band.coord.runtime,
+                "mode": band.band.coord.mode,
                 "workers": workers(&band.band),
-                "setting": band.band.setting.to_string(),
+                "setting": band.band.coord.setting.to_string(),
                 "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({
@@ -166,22 +166,22 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
 /// The threads running a band's tasks, as the JSON gives them: the count, or `"unknown"` for
 /// a file without the `workers` column.
 fn workers(band: &Band) -> Value {
-    if band.threads == 0 { json!("unknown") } else { json!(band.threads) }
+    if band.coord.workers == 0 { json!("unknown") } else { json!(band.coord.workers) }
 }
 
 /// Which band an object is about (its runtime, mode, workers, capacity, setting, band and
 /// tasks), with the fields of `about` (an object) beside.
 fn band_json(band: &Band, about: Value) -> Value {
     let mut object = json!({
-        "runtime": band.runtime,
-        "mode": band.mode,
+        "runtime": band.coord.runtime,
+        "mode": band.coord.mode,
         "workers": workers(band),
-        "capacity": band.capacity,
-        "setting": band.setting.to_string(),
+        "capacity": band.coord.capacity,
+        "setting": band.coord.setting.to_string(),
         "band": band.size.name(),
         "tasks": band.tasks,
     });
-    if let Some(machine) = &band.machine {
+    if let Some(machine) = band.machine() {
         object["machine"] = json!(machine);
     }
     if let (Value::Object(object), Value::Object(about)) = (&mut object, about) {

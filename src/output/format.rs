@@ -117,8 +117,8 @@ pub fn group_notes(workers: Option<u64>, capacity: Option<Capacity>, setting: &s
 /// Where a band's table stands, lower case: `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R)
 /// Processor), at 1,024 slots`, the machine named when the file holds several.
 pub fn section(band: &Band) -> String {
-    let machine = band.machine.as_ref().map(|machine| format!("on {machine}"));
-    let parts: Vec<String> = machine.into_iter().chain([format!("at {}", band.capacity)]).collect();
+    let machine = band.machine().map(|machine| format!("on {machine}"));
+    let parts: Vec<String> = machine.into_iter().chain([format!("at {}", band.coord.capacity)]).collect();
     parts.join(", ")
 }
 

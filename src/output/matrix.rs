@@ -28,7 +28,7 @@ struct Column {
 impl Column {
     fn of(band: &Recommendation) -> Column {
         let b = &band.band;
-        Column { machine: b.machine.clone(), workers: b.workers, capacity: b.capacity.to_string() }
+        Column { machine: b.machine().cloned(), workers: b.workers(), capacity: b.coord.capacity.to_string() }
     }
 
     /// `2 cores, 1,024 slots`; the machine by its cores when `by_cores`, in full otherwise.
@@ -49,8 +49,8 @@ fn by_cores<'a>(machines: impl IntoIterator<Item = &'a MachineId>) -> bool {
 /// A row's key: what a band is, without its machine, workers and capacity.
 fn row_of(band: &Recommendation) -> (String, String, String) {
     let b = &band.band;
-    let notes = format::group_notes(None, None, &b.setting.to_string());
-    (b.runtime.to_string(), format!("{}{notes}", b.mode), b.size.name().to_owned())
+    let notes = format::group_notes(None, None, &b.coord.setting.to_string());
+    (b.coord.runtime.to_string(), format!("{}{notes}", b.coord.mode), b.size.name().to_owned())
 }
 
 /// A band's pick as a cell: `kanal† 90.1`, tied `kanal† 90.1 ≈ fibre` or `tachyonix 115 ≈ 4
@@ -127,7 +127,7 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     match at {
         At::Machine(m) => format!("On {}", machine(m)),
         At::Capacity(capacity) => {
-            let on = band.band.machine.as_ref().map_or(String::new(), |m| format!(" on {}", machine(m)));
+            let on = band.band.machine().map_or(String::new(), |m| format!(" on {}", machine(m)));
             format!("At {capacity}{on}")
         }
     }
@@ -191,7 +191,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     );
     let mut blocks = vec![Block::Note(prose(&legend)), Block::Table(matrix(bands))];
     let machines = analysis.across.on(Axis::Machine);
-    let cores = by_cores(bands.iter().filter_map(|band| band.band.machine.as_ref()));
+    let cores = by_cores(bands.iter().filter_map(|band| band.band.machine()));
     let mut lines = Vec::new();
     if !machines.is_empty() {
         lines.push(vec![Span::Text(tally(machines))]);

@@ -33,16 +33,16 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
 fn line(open: &Open) -> Vec<Span> {
     let band = &open.band;
     let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-    let at = if band.band.names_capacity || band.band.machine.is_some() {
+    let at = if band.band.names_capacity || band.band.names_machine {
         format!(" {}", super::format::section(&band.band))
     } else {
         String::new()
     };
-    let workers = match band.band.runtime {
+    let workers = match band.band.coord.runtime {
         RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
         RuntimeKind::CurrentThread => String::new(),
     };
-    let (runtime, mode, size) = (band.band.runtime.name(), band.band.mode.name(), band.band.size.name());
+    let (runtime, mode, size) = (band.band.coord.runtime.name(), band.band.coord.mode.name(), band.band.size.name());
     let decides = match open.needed {
         Needed::Rounds(rounds) => {
             format!("about {rounds} more rounds a task count ({:.1} s) would likely decide it", open.seconds)

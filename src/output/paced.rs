@@ -21,8 +21,8 @@ pub const HEADING: &str = "latency under load";
 /// `multi-thread cloned-send [paced 5 every 20ms, out of phase, send try, latency]`: the group,
 /// its phase named either way ([`phased`]).
 pub fn group(band: &PacedBand) -> String {
-    let notes = format::group_notes(band.band.workers, band.band.named_capacity(), &band.band.setting.phased());
-    format!("{} {}{notes}", band.band.runtime, band.band.mode)
+    let notes = format::group_notes(band.band.workers(), band.band.named_capacity(), &band.band.coord.setting.phased());
+    format!("{} {}{notes}", band.band.coord.runtime, band.band.coord.mode)
 }
 
 /// `multi-thread cloned-send tasks=512 kanal [paced 5 every 20ms, out of phase, send try]`: a

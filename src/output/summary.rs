@@ -66,9 +66,9 @@ pub fn band_size(band: &Band) -> String {
 /// mode (with what sets its group apart: `cloned-send [latency]`) and tasks (`small (1-8)`).
 fn band_cells(band: &Recommendation) -> Vec<Vec<Span>> {
     let b = &band.band;
-    let notes = format::group_notes(None, None, &b.setting.to_string());
-    let runtime = format!("{} ({})", b.runtime, format::workers(b.threads));
-    [runtime, format!("{}{notes}", b.mode), band_size(b)].map(|cell| vec![Span::Text(cell)]).into()
+    let notes = format::group_notes(None, None, &b.coord.setting.to_string());
+    let runtime = format!("{} ({})", b.coord.runtime, format::workers(b.coord.workers));
+    [runtime, format!("{}{notes}", b.coord.mode), band_size(b)].map(|cell| vec![Span::Text(cell)]).into()
 }
 
 /// How a ranking's leaders read, every figure with its verdict against the first:

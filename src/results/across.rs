@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::band::Band;
 use super::careful::known_problem;
+use super::coord::Coord;
 use super::metadata::MachineId;
 use super::recommend::{Entry, Recommendation};
 use crate::run::workload::Capacity;
@@ -47,20 +48,28 @@ impl Axis {
     fn of(self, band: &Band) -> Option<At> {
         match self {
             Axis::Capacity => band.named_capacity().map(At::Capacity),
-            Axis::Machine => band.machine.clone().map(At::Machine),
+            Axis::Machine => band.machine().cloned().map(At::Machine),
         }
     }
 
     /// Whether `a` and `b` are one band at two places on this axis (or the same place): the same
-    /// runtime, mode, setting and size, and across capacities the same workers and machine,
-    /// across machines the same capacity, whatever the worker count (a machine's default is its
-    /// cores).
+    /// band once [`rest`](Axis::rest) took the axis out.
     fn same(self, a: &Band, b: &Band) -> bool {
-        (a.runtime, a.mode, &a.setting, a.size) == (b.runtime, b.mode, &b.setting, b.size)
-            && match self {
-                Axis::Capacity => (a.workers, &a.machine) == (b.workers, &b.machine),
-                Axis::Machine => a.capacity == b.capacity,
+        self.rest(a) == self.rest(b)
+    }
+
+    /// `band` with its place on this axis and its task counts taken out: the same runtime,
+    /// mode, setting and size, and across capacities the same workers and machine, across
+    /// machines the same capacity, whatever the worker count (a machine's default is its cores).
+    fn rest(self, band: &Band) -> Band {
+        let (coord, names_workers, names_machine) = match self {
+            Axis::Capacity => {
+                (Coord { capacity: Capacity::default(), ..band.coord.clone() }, band.names_workers, band.names_machine)
             }
+            Axis::Machine => (Coord { workers: 0, machine: MachineId::default(), ..band.coord.clone() }, false, false),
+        };
+        let names_capacity = band.names_capacity && self == Axis::Machine;
+        Band { coord, names_workers, names_capacity, names_machine, size: band.size, tasks: Vec::new() }
     }
 }
 

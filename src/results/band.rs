@@ -8,9 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::coord::Coord;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
-use super::setting::Setting;
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode};
+use crate::run::workload::{Capacity, Merge};
 
 /// A band of task counts summarized together.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,25 +51,16 @@ impl TaskBand {
 /// Which band an answer is about, as reports name it: its group, band and task counts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Band {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The mode.
-    pub mode: Mode,
-    /// The worker threads, when the file holds several worker counts for the runtime (and so
-    /// names them); `None` otherwise.
-    pub workers: Option<u64>,
-    /// The threads running tasks, named or not (`Coord::workers`): 1 for current-thread; 0
-    /// in files without the `workers` column.
-    pub threads: u64,
-    /// The capacity the cells ran at.
-    pub capacity: Capacity,
+    /// The group's place on every axis ([`Grouped::key`]), on the unknown machine when reports
+    /// do not name the machine ([`Band::machine`]).
+    pub coord: Coord,
+    /// Whether reports name the worker threads: the file holds another worker count for the
+    /// runtime ([`Grouped::several_workers`]).
+    pub names_workers: bool,
     /// Whether reports name the capacity ([`Grouped::names_capacity`]).
     pub names_capacity: bool,
-    /// What else set the group's cells apart from a default run ([`Coord::setting`]).
-    pub setting: Setting,
-    /// The machine, when reports name it: the file holds several ([`Grouped::names_machine`]);
-    /// `None` otherwise.
-    pub machine: Option<MachineId>,
+    /// Whether reports name the machine: the file holds several ([`Grouped::names_machine`]).
+    pub names_machine: bool,
     /// Which band.
     pub size: TaskBand,
     /// The band's task counts found in the file, ascending.
@@ -82,39 +71,49 @@ impl Band {
     /// The bands of `group`, smallest first.
     pub fn all<'a>(group: &'a Grouped) -> impl Iterator<Item = Band> + 'a {
         let key = &group.key;
+        let machine = if group.names_machine { key.machine.clone() } else { MachineId::default() };
+        let coord = Coord { machine, ..key.clone() };
         group.bands.iter().map(move |(size, tasks)| Band {
-            runtime: key.runtime,
-            mode: key.mode,
-            workers: group.several_workers.then_some(key.workers),
-            threads: key.workers,
-            capacity: key.capacity,
+            coord: coord.clone(),
+            names_workers: group.several_workers,
             names_capacity: group.names_capacity,
-            setting: key.setting.clone(),
-            machine: group.names_machine.then(|| key.machine.clone()),
+            names_machine: group.names_machine,
             size: *size,
             tasks: tasks.clone(),
         })
     }
 
-    /// Whether this band ranks the cells of group `key` (a band names its workers and capacity
-    /// only where the file holds others).
+    /// Whether this band ranks the cells of group `key` (a band names its workers, capacity and
+    /// machine only where the file holds others).
     pub fn holds(&self, key: &Coord) -> bool {
-        (self.runtime, self.mode, &self.setting) == (key.runtime, key.mode, &key.setting)
-            && self.workers.is_none_or(|workers| workers == key.workers)
+        let coord = &self.coord;
+        (coord.runtime, coord.mode, &coord.setting) == (key.runtime, key.mode, &key.setting)
+            && self.workers().is_none_or(|workers| workers == key.workers)
             && self.named_capacity().is_none_or(|capacity| capacity == key.capacity)
-            && self.machine.as_ref().is_none_or(|machine| *machine == key.machine)
+            && self.machine().is_none_or(|machine| *machine == key.machine)
+    }
+
+    /// The worker threads, when reports name them; `None` otherwise. `coord.workers` are the
+    /// threads running tasks, named or not: 1 for current-thread; 0 in files without the
+    /// `workers` column.
+    pub fn workers(&self) -> Option<u64> {
+        self.names_workers.then_some(self.coord.workers)
     }
 
     /// The capacity, when reports name it; `None` otherwise.
     pub fn named_capacity(&self) -> Option<Capacity> {
-        self.names_capacity.then_some(self.capacity)
+        self.names_capacity.then_some(self.coord.capacity)
+    }
+
+    /// The machine, when reports name it; `None` otherwise.
+    pub fn machine(&self) -> Option<&MachineId> {
+        self.names_machine.then_some(&self.coord.machine)
     }
 
     /// The noise model's group of this band's cells ([`Coord::noise_group`]), on the unknown
     /// machine when the band does not name its machine.
     pub fn noise_group(&self) -> Coord {
-        let machine = self.machine.clone().unwrap_or_default();
-        Coord { runtime: self.runtime, mode: self.mode, setting: self.setting.clone(), machine, ..Coord::default() }
+        self.coord.noise_group()
     }
 
     /// Whether `other` is this band, whatever task counts each found: the same group and size.

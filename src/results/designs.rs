@@ -49,9 +49,10 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
                 if channels.is_empty() {
                     continue;
                 }
-                let (runtime, workers, setting, size) = (band.runtime, band.workers, band.setting, band.size);
+                let (runtime, workers, setting, size) =
+                    (band.coord.runtime, band.workers(), band.coord.setting, band.size);
                 let own = own.key.capacity;
-                out.push(Designs { runtime, workers, setting, size, shared: band.capacity, own, channels });
+                out.push(Designs { runtime, workers, setting, size, shared: band.coord.capacity, own, channels });
             }
         }
     }

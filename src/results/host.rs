@@ -68,7 +68,7 @@ impl HostNoise {
         for runtime in RuntimeKind::ALL {
             let groups: Vec<Coord> = bands
                 .iter()
-                .filter(|band| band.band.runtime == runtime)
+                .filter(|band| band.band.coord.runtime == runtime)
                 .map(|band| band.band.noise_group())
                 .fold(Vec::new(), |mut groups, group| {
                     if !groups.contains(&group) {
@@ -84,7 +84,7 @@ impl HostNoise {
             let mut scales: Vec<f64> = calibrations.iter().map(|calibration| calibration.scale).collect();
             let pairs = calibrations.iter().map(|calibration| calibration.pairs).sum();
             let outside_pairs: f64 = calibrations.iter().map(|c| c.outside * c.pairs as f64).sum();
-            let mut halves: Vec<f64> = (bands.iter().filter(|band| band.band.runtime == runtime))
+            let mut halves: Vec<f64> = (bands.iter().filter(|band| band.band.coord.runtime == runtime))
                 .filter_map(|band| band.speed.entries.get(1)?.verdict)
                 .map(|verdict| ((verdict.high - verdict.low) / 2.0).exp() - 1.0)
                 .collect();
