@@ -154,13 +154,17 @@ fn said(band: &Across) -> Vec<Span> {
 
 /// The shared design's pick in `band`: the room's (a paced file) or the band's fastest.
 fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
-    let shared = |mode, capacity| mode == Mode::ClonedSend && capacity == band.shared;
+    let (band, capacity) = (&band.shared, band.shared.coord.capacity);
+    let shared = |mode, at| mode == Mode::ClonedSend && at == capacity;
     let rooms = &analysis.decisions;
-    let room = rooms.iter().find(|room| room.runtime == band.runtime && shared(room.mode, room.capacity));
+    let room = rooms
+        .iter()
+        .find(|room| room.coord.runtime == band.coord.runtime && shared(room.coord.mode, room.coord.capacity));
     let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
     let at = |b: &&Recommendation| {
-        (b.band.coord.runtime, b.band.size, &b.band.coord.setting) == (band.runtime, band.size, &band.setting)
-            && shared(b.band.coord.mode, b.band.named_capacity().unwrap_or(band.shared))
+        (b.band.coord.runtime, b.band.size, &b.band.coord.setting)
+            == (band.coord.runtime, band.size, &band.coord.setting)
+            && shared(b.band.coord.mode, b.band.named_capacity().unwrap_or(capacity))
     };
     let fastest = || analysis.bands.iter().find(at).and_then(|b| b.speed.first()).map(|first| first.channel.clone());
     pick.or_else(fastest)
@@ -179,9 +183,10 @@ pub fn designs(analysis: &Analysis, form: Form) -> Option<Section> {
                  overflowed) with its 95% interval, from their samples paired round by round; ≈ where the interval \
                  holds no difference.";
     let lines = analysis.designs.iter().map(|band| {
-        let notes = format::group_notes(band.workers, None, &band.setting.phased());
-        let place =
-            format!("{}{notes} {}, {} shared against {}: ", band.runtime, band.size.name(), band.shared, band.own);
+        let shared = &band.shared;
+        let notes = format::group_notes(shared.workers(), None, &shared.coord.setting.phased());
+        let (runtime, size, capacity) = (shared.coord.runtime, shared.size.name(), shared.coord.capacity);
+        let place = format!("{runtime}{notes} {size}, {capacity} shared against {}: ", band.own);
         let pick = pick_of(analysis, band);
         let mut channels: Vec<&(String, Vec<(Metric, Verdict)>)> = band.channels.iter().collect();
         channels.sort_by_key(|(channel, _)| Some(channel) != pick.as_ref());

@@ -21,11 +21,12 @@ const LABEL: usize = 10;
 /// the room the decision is for.
 pub fn title(decision: &Decision) -> String {
     let interval = humantime::format_duration(std::time::Duration::from_nanos(decision.interval_ns));
-    let (participants, runtime, mode, burst) = (decision.participants, decision.runtime, decision.mode, decision.burst);
-    let machine = decision.machine.as_ref().map_or(String::new(), |machine| format!(", on {machine}"));
+    let (participants, runtime, mode, burst) =
+        (decision.participants, decision.coord.runtime, decision.coord.mode, decision.burst);
+    let machine = decision.machine().map_or(String::new(), |machine| format!(", on {machine}"));
     format!(
         "For {participants} participants ({runtime} {mode}, {burst} packets every {interval}, capacity {}{machine}):",
-        decision.capacity
+        decision.coord.capacity
     )
 }
 
@@ -78,7 +79,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
     if let Some(worst) = inside.or(out) {
         let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
         let when = if inside.is_some() { " in phase" } else { "" };
-        let (capacity, enough) = (decision.capacity, decision.capacity_for_no_drops());
+        let (capacity, enough) = (decision.coord.capacity, decision.capacity_for_no_drops());
         let (participants, burst) = (decision.participants, decision.burst);
         let how = match capacity {
             Capacity::Shared(_) => format!("{participants} × {burst}"),
@@ -329,12 +330,12 @@ pub fn json(decision: &Decision) -> Value {
     };
     json!({
         "participants": decision.participants,
-        "runtime": decision.runtime,
-        "workers": decision.workers,
-        "mode": decision.mode,
-        "setting": decision.setting.to_string(),
-        "capacity": decision.capacity.slots(),
-        "capacity_per_task": matches!(decision.capacity, Capacity::PerTask(_)),
+        "runtime": decision.coord.runtime,
+        "workers": decision.coord.workers,
+        "mode": decision.coord.mode,
+        "setting": decision.coord.setting.to_string(),
+        "capacity": decision.coord.capacity.slots(),
+        "capacity_per_task": matches!(decision.coord.capacity, Capacity::PerTask(_)),
         "pick": pick.map(|seat| seat.channel.clone()),
         "p99_ns": phases(|cell| cell.latency.map(|latency| latency.p99 as f64)),
         "drop_share": phases(|cell| Some(cell.drop_share)),

@@ -20,9 +20,7 @@ use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::{FileNoise, Metric};
 use super::paced::{self, PacedCell};
-use super::setting::Setting;
-use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Mode, Phase};
+use crate::run::workload::{Capacity, Phase};
 use crate::stats::disturbed::Why;
 use vote::{Entrant, Tolerance};
 pub use vote::{MAJORITY, RESAMPLES};
@@ -58,18 +56,11 @@ pub enum Avoid {
 pub struct Decision {
     /// Participants: the task count of the room's cells.
     pub participants: u64,
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// Worker threads of the runtime (`Coord::workers`).
-    pub workers: u64,
-    /// The mode.
-    pub mode: Mode,
-    /// The setting out of phase (`Coord::setting`), or in phase when only that was measured.
-    pub setting: Setting,
-    /// The capacity the room's channels ran at.
-    pub capacity: Capacity,
-    /// The machine the room was measured on, when the file holds several; `None` otherwise.
-    pub machine: Option<MachineId>,
+    /// The room's place: its runtime, worker threads, mode and machine, the capacity its
+    /// channels ran at, and its setting out of phase, or in phase when only that was measured.
+    pub coord: Coord,
+    /// Whether reports name the machine: the file holds several ([`Decision::machine`]).
+    pub names_machine: bool,
     /// Messages per frame (`--burst`).
     pub burst: u64,
     /// Nanoseconds between a participant's frames (`--pace`).
@@ -102,10 +93,15 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// The machine the room was measured on, when the file holds several; `None` otherwise.
+    pub fn machine(&self) -> Option<&MachineId> {
+        self.names_machine.then_some(&self.coord.machine)
+    }
+
     /// The capacity that holds every participant's frame at once: participants × burst in all,
     /// or a burst in each participant's own channel.
     pub fn capacity_for_no_drops(&self) -> Capacity {
-        match self.capacity {
+        match self.coord.capacity {
             Capacity::Shared(_) => Capacity::Shared(self.participants * self.burst),
             Capacity::PerTask(_) => Capacity::PerTask(self.burst),
         }
@@ -271,12 +267,8 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     let seat = |at: usize| ranked[at].seat();
     Decision {
         participants,
-        runtime: room.runtime,
-        workers: room.workers,
-        mode: room.mode,
-        setting,
-        capacity,
-        machine: file.order.iter().any(|key| key.coord.machine != room.machine).then(|| room.machine.clone()),
+        coord: Coord { setting, capacity, ..room.clone() },
+        names_machine: file.order.iter().any(|key| key.coord.machine != room.machine),
         burst,
         interval_ns,
         pick: pick.map(seat),

@@ -3,27 +3,18 @@
 //! model's, on the two designs' cells of one channel paired round by round: speed for flat-out
 //! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
 
-use super::band::{self, Band, Grouped, TaskBand};
+use super::band::{self, Band, Grouped};
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
-use super::setting::Setting;
-use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::Verdict;
 
 /// The two designs in one band.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Designs {
-    /// The runtime.
-    pub runtime: RuntimeKind,
-    /// The worker threads, when the file holds several for the runtime.
-    pub workers: Option<u64>,
-    /// The setting both designs share.
-    pub setting: Setting,
-    /// Which band.
-    pub size: TaskBand,
-    /// cloned-send's capacity: the shared channel's.
-    pub shared: Capacity,
+    /// cloned-send's band: its place (the runtime, workers and setting both designs share, at
+    /// the shared channel's capacity), size and task counts.
+    pub shared: Band,
     /// merged-recv's capacity: each task's channel's.
     pub own: Capacity,
     /// Per channel measured in both, each metric's verdict on merged-recv against cloned-send
@@ -49,10 +40,7 @@ pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
                 if channels.is_empty() {
                     continue;
                 }
-                let (runtime, workers, setting, size) =
-                    (band.coord.runtime, band.workers(), band.coord.setting, band.size);
-                let own = own.key.capacity;
-                out.push(Designs { runtime, workers, setting, size, shared: band.coord.capacity, own, channels });
+                out.push(Designs { shared: band, own: own.key.capacity, channels });
             }
         }
     }

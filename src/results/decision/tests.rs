@@ -83,9 +83,9 @@ fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_
     assert_eq!(pick.out_of_phase.as_ref().unwrap().latency.unwrap().p99, decision_p99(2_000));
     assert_eq!(decision.avoid, [("kanal".to_owned(), Avoid::KnownProblem)]);
     assert!(decision.tied.is_empty(), "CPU 1 µs against 2 µs, drops 2% against 0% and 30%: {:?}", decision.tied);
-    assert_eq!(decision.capacity, crate::run::workload::Capacity::Shared(1024));
+    assert_eq!(decision.coord.capacity, crate::run::workload::Capacity::Shared(1024));
     assert_eq!(decision.capacity_for_no_drops(), crate::run::workload::Capacity::Shared(1500));
-    assert_eq!(decision.setting, room_setting(Phase::Random));
+    assert_eq!(decision.coord.setting, room_setting(Phase::Random));
     assert!(decision.quiet.is_none(), "no smaller room measured");
 }
 
