@@ -193,12 +193,14 @@ fn builds_of_one_channel(a: &CellKey, b: &CellKey) -> bool {
 /// What [`both`] appends to the candidate's channel names.
 const CANDIDATE_SUFFIX: &str = " (candidate)";
 
-/// `runtime mode`, then the setting in brackets when there is one.
+/// `runtime mode`, then the capacity when not the default and the setting in brackets when
+/// there is one: the cell's place between the two builds' runs (`Coord::between_runs`).
 fn group_place(key: &CellKey) -> String {
-    let setting = if key.coord.setting.is_default() { String::new() } else { format!(" [{}]", key.coord.setting) };
-    let capacity = key.coord.capacity;
+    let coord = key.coord.between_runs();
+    let setting = if coord.setting.is_default() { String::new() } else { format!(" [{}]", coord.setting) };
+    let capacity = coord.capacity;
     let capacity = if capacity == Capacity::default() { String::new() } else { format!(" at {capacity}") };
-    format!("{} {}{capacity}{setting}", key.coord.runtime, key.coord.mode)
+    format!("{} {}{capacity}{setting}", coord.runtime, coord.mode)
 }
 
 /// Where a cell is: its group and `tasks=N`.

@@ -7,14 +7,14 @@ use std::collections::HashMap;
 
 use super::ab::detectable;
 use super::band::Band;
+use super::coord::Coord;
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
 use super::pool::speed;
 use super::recommend::{Ranking, recommend};
-use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Capacity, Merge, Mode};
+use crate::run::workload::Merge;
 use crate::stats::verdict::{Call, Verdict};
 use crate::stats::{self, Summary};
 
@@ -283,12 +283,12 @@ pub struct Agreement {
 /// How often the two runs agree on the fastest channel (by trimmed mean ns/message), per
 /// group of cells and per band of the summary (as `summary` ranks).
 fn agreement(runs: &Runs) -> Agreement {
-    type Group<'a> = (RuntimeKind, Mode, Capacity, u64, &'a Setting);
-    fn fastest(file: &ResultsFile) -> HashMap<Group<'_>, (f64, (&str, Option<Merge>))> {
+    // A group of cells: its place between runs (`Coord::between_runs`) and task count.
+    fn fastest(file: &ResultsFile) -> HashMap<(Coord, u64), (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = speed(cell) else { continue };
-            let group = (key.coord.runtime, key.coord.mode, key.coord.capacity, key.tasks, &key.coord.setting);
+            let group = (key.coord.between_runs(), key.tasks);
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
                 *entry = (summary.trimmed_mean, (key.channel.as_str(), key.merge));

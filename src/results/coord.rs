@@ -52,4 +52,10 @@ impl Coord {
     pub fn noise_group(&self) -> Coord {
         Coord { workers: 0, capacity: Capacity::default(), ..self.clone() }
     }
+
+    /// The place two runs' groups pair up at (`compare`'s agreement, `ab`'s places): the
+    /// worker count and the machine blanked, as each run ran on its own.
+    pub fn between_runs(&self) -> Coord {
+        Coord { workers: 0, machine: MachineId::default(), ..self.clone() }
+    }
 }
