@@ -39,7 +39,7 @@ fn line(open: &Open) -> Vec<Span> {
         String::new()
     };
     let workers = match band.band.coord.runtime {
-        RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.workers)),
+        RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.band.band.coord.workers)),
         RuntimeKind::CurrentThread => String::new(),
     };
     let (runtime, mode, size) = (band.band.coord.runtime.name(), band.band.coord.mode.name(), band.band.size.name());

@@ -24,8 +24,6 @@ pub enum Needed {
 pub struct Open {
     /// The band.
     pub band: Recommendation,
-    /// The worker threads of the band's runtime, named or not in the band.
-    pub workers: u64,
     /// The channel still open against the leader that needs the most rounds.
     pub channel: String,
     /// What would decide it.
@@ -88,8 +86,7 @@ pub fn open_bands(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation
             Needed::Rounds(rounds) => rounds as f64 * seconds_per_round(entry),
             Needed::Beyond => 0.0,
         };
-        let workers = key.coord.workers;
-        Some(Open { channel: entry.channel.clone(), needed, seconds, workers, band: band.clone() })
+        Some(Open { channel: entry.channel.clone(), needed, seconds, band: band.clone() })
     };
     bands.iter().filter_map(open).collect()
 }
