@@ -284,7 +284,8 @@ pub struct Agreement {
 /// group of cells and per band of the summary (as `summary` ranks).
 fn agreement(runs: &Runs) -> Agreement {
     // A group of cells: its place between runs (`Coord::between_runs`) and task count.
-    fn fastest(file: &ResultsFile) -> HashMap<(Coord, u64), (f64, (&str, Option<Merge>))> {
+    type Group = (Coord, u64);
+    fn fastest(file: &ResultsFile) -> HashMap<Group, (f64, (&str, Option<Merge>))> {
         let mut best = HashMap::new();
         for (key, cell) in &file.cells {
             let Some(summary) = speed(cell) else { continue };
