@@ -84,14 +84,12 @@ fn cells_compare_and_summary_agree_on_the_cells_and_their_means() {
     let mut ranked = BTreeMap::new();
     for band in &bands {
         assert_eq!(band.band.tasks.len(), 1);
+        let at = |channel: &String| (band.band.coord.runtime.to_string(), band.band.tasks[0], channel.clone());
         for entry in &band.speed.entries {
-            ranked.insert(
-                (band.band.coord.runtime.to_string(), band.band.tasks[0], entry.channel.clone()),
-                Some(entry.value),
-            );
+            ranked.insert(at(&entry.channel), Some(entry.value));
         }
         for excluded in &band.excluded {
-            ranked.insert((band.band.coord.runtime.to_string(), band.band.tasks[0], excluded.channel.clone()), None);
+            ranked.insert(at(&excluded.channel), None);
         }
     }
     assert_eq!(ranked.len(), cells.len());

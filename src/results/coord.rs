@@ -1,5 +1,5 @@
 //! A group's place on every axis but the channel and the task count: one [`Coord`]. A cell's
-//! key ([`CellKey`](super::load::CellKey)) holds one; the cells ranked together share one; the
+//! key (`load::CellKey`) holds one; the cells ranked together share one; the
 //! noise model, the bands, the decisions and the exports read their axes from it. An axis is
 //! one field here.
 
@@ -25,8 +25,7 @@ pub struct Coord {
     /// latency, allocations); the default for files older than those columns.
     pub setting: Setting,
     /// The machine the cells were measured on, when runs of several machines are read together
-    /// ([`ResultsFile::on_machine`](super::load::ResultsFile::on_machine)); the unknown
-    /// machine otherwise.
+    /// (`load::ResultsFile::on_machine`); the unknown machine otherwise.
     pub machine: MachineId,
 }
 
