@@ -28,21 +28,20 @@ use crate::plan::{Cell, Plan};
 use crate::results::coord::Coord;
 use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
-use crate::results::metadata::MachineId;
 use crate::results::schema::Record;
 use crate::results::setting::Setting;
 use crate::run::measure::{Bound, Sample, Watchdog};
-use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::rounds::{self, Isolation, Job};
-use crate::run::sink::Sink;
 use crate::run::verify::Status;
-use crate::run::workload::{Mode, Workload};
+use crate::run::workload::Mode;
 use crate::stats;
 
 mod choose;
+mod key;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 use choose::{behind, duels};
+use key::key_of;
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
 pub const ORDER_SEED: u64 = 0xC4A2_2E15_0DE2_0001;
@@ -225,40 +224,6 @@ impl Clock {
     }
 }
 
-/// The key the results give `cell`'s rows, as `CellKey::of` reads them back.
-fn key_of(cell: &Cell) -> CellKey {
-    let workload = &cell.workload;
-    let coord = Coord {
-        runtime: cell.runtime,
-        workers: cell.workers as u64,
-        capacity: workload.capacity_axis(),
-        mode: workload.mode,
-        setting: setting_of(workload),
-        machine: MachineId::default(),
-    };
-    let (tasks, channel) = (workload.tasks as u64, cell.channel.name.to_owned());
-    CellKey { coord, tasks, channel, merge: cell.merge(), messages: workload.messages }
-}
-
-/// The setting `Setting::of` reads from the rows of `workload`'s cells.
-fn setting_of(workload: &Workload) -> Setting {
-    let nanos = |duration: Duration| u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-    let payload = Some(workload.payload.to_string()).filter(|payload| *payload != DEFAULT_PAYLOAD_BYTES.to_string());
-    Setting {
-        seed: payload.as_ref().and(workload.payload.varies().then_some(workload.seed)),
-        payload,
-        pace_ns: workload.pace.map(|pace| nanos(pace.interval)),
-        burst: workload.pace.map(|pace| pace.burst),
-        phase: workload.pace.map(|pace| pace.phase),
-        send: workload.send,
-        sink: Some(workload.sink.kind()).filter(|kind| *kind != Sink::None.kind()).map(str::to_owned),
-        latency: workload.latency,
-        allocs: workload.count_allocs,
-        batch: Some(workload.batch).filter(|&batch| batch > 1),
-        work_per_batch_ns: workload.work_per_batch.map(nanos),
-    }
-}
-
 /// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`
 /// puts the channels of a group next to each other.
 fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
@@ -429,8 +394,6 @@ pub(crate) mod synthetic;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::allocs::AllocCount;
-    use crate::run::latency::Latency;
 
     #[test]
     fn each_pass_visits_every_cell_once_in_a_seeded_order() {
@@ -449,32 +412,6 @@ mod tests {
         let mut again: Vec<usize> = (0..50).collect();
         again.shuffle(&mut Pcg64Mcg::seed_from_u64(ORDER_SEED));
         assert_eq!(again, first, "the same seed, the same order");
-    }
-
-    #[test]
-    fn a_cell_has_the_key_its_rows_load_with_latency_and_allocations_counted() {
-        use clap::Parser;
-        let sweeps: [&[&str]; 3] = [
-            &["--tasks", "8", "--channels", "flume", "--pace", "20ms", "--latency", "--count-allocs"],
-            &["--tasks", "4", "--modes", "cloned-send,merged-recv", "--task-capacity", "16", "--payload", "300..2000"],
-            &["--tasks", "2", "--runtimes", "current-thread,multi-thread", "--workers", "2", "--capacity", "64"],
-        ];
-        let extra: [&[&str]; 3] = [&[], &["--seed", "7", "--send", "try", "--batch", "4"], &["--payload", "64"]];
-        for (sweep, extra) in sweeps.into_iter().zip(extra) {
-            let args = ["channel-bench"].iter().chain(sweep).chain(extra);
-            let cli = crate::cli::Cli::try_parse_from(args).unwrap();
-            for cell in Plan::with_extra(cli.sweep, &[]).unwrap().cells() {
-                let key = key_of(&cell);
-                let mut sample = Sample::failed(Duration::from_millis(20), Duration::from_millis(1), Status::Ok);
-                let latency = Latency { p50: 900, p99: 4_000, p999: 9_000, max: 20_000 };
-                sample.latency = cell.workload.latency.then_some(latency);
-                sample.allocs = cell.workload.count_allocs.then_some(AllocCount { allocations: 3, bytes: 64 });
-                assert_eq!(key, CellKey::of(&csv::record(&cell, 1, &sample)), "{}", cell.label());
-            }
-        }
-        let cli = crate::cli::Cli::try_parse_from(["channel-bench"].iter().chain(sweeps[0])).unwrap();
-        let key = key_of(&Plan::with_extra(cli.sweep, &[]).unwrap().cells().remove(0));
-        assert!(key.coord.setting.latency && key.coord.setting.allocs, "{:?}", key.coord.setting);
     }
 
     #[test]
