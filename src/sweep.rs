@@ -160,7 +160,7 @@ pub fn run(
             groups.iter().map(wanted).collect()
         } else {
             // Groups of two members at least.
-            duels(&groups, &cells, &of_rows(&rows), &plan.keep)
+            duels(&groups, &cells, &of_rows(&rows), &plan.keep, dueling.as_ref().and_then(Clock::past_budget))
         };
         visiting.retain(|members| !members.is_empty());
         if visiting.is_empty() || spent(&mut dueling, &rows) {
@@ -216,6 +216,12 @@ impl Clock {
             }
             _ => true,
         }
+    }
+
+    /// The time the duels have left once their budget is spent and a noisy host extended it;
+    /// `None` inside the budget.
+    fn past_budget(&self) -> Option<Duration> {
+        self.noisy.is_none().then(|| self.left().0)
     }
 
     /// The time left and the bound, as the console shows them.
@@ -367,12 +373,12 @@ fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &m
     }
 }
 
-/// [`Status::Capacity`] when the cell's channel cannot run it ([`Cell::refusal`]) or, made as
+/// [`Status::Refused`] when the cell's channel cannot run it ([`Cell::refusal`]), or
+/// [`Status::Capacity`] when, made as
 /// the cell makes it, does not hold exactly its capacity per channel with no receiver taking any (`channel::probe_capacity`).
 fn capacity_mismatch(cell: &Cell) -> Option<Status> {
     if let Some(reason) = cell.refusal() {
-        // Read back by `results::recommend::REFUSED`.
-        return Some(Status::Capacity(format!("refused: {reason}; not measured")));
+        return Some(Status::Refused(reason));
     }
     let (capacity, senders) = (cell.workload.capacity_per_channel(), cell.workload.senders_per_channel());
     let accepted = (cell.channel.probe_capacity)(capacity, senders);

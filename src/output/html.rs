@@ -86,7 +86,12 @@ fn plots(out: &mut String, cells: &CellsFile) {
         let notes = format::group_notes(several_workers.then_some(first.workers), None, &first.setting);
         let capacity = if several_capacities { format!(" at {}", first.capacity_label) } else { String::new() };
         let machine = if first.machine.is_empty() { String::new() } else { format!(" on {}", first.machine) };
-        let title = format!("{} {}{capacity}{notes}{machine}", first.runtime, first.mode);
+        let group = format!("{} {}{capacity}", first.runtime, first.mode);
+        let title = if notes.is_empty() {
+            svg::Title { group: group + &machine, notes: String::new() }
+        } else {
+            svg::Title { group, notes: format!("{}{machine}", notes.trim_start()) }
+        };
         out.push_str(&svg::panel(&title, None, &series));
     }
     out.push_str("</div>\n</section>\n");

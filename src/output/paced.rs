@@ -205,7 +205,8 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &first.phased_setting);
-        let title = format!("{} {} at {}{notes}", first.runtime, first.mode, first.capacity_label);
+        let group = format!("{} {} at {}", first.runtime, first.mode, first.capacity_label);
+        let title = svg::Title { group, notes: notes.trim_start().to_owned() };
         out.push_str(&svg::panel(&title, Some("pooled p99"), &series));
     }
     out.push_str(

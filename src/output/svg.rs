@@ -82,22 +82,38 @@ fn tick_step(max: f64) -> f64 {
     [1.0, 2.0, 5.0, 10.0].iter().map(|k| k * magnitude).find(|step| *step >= raw).unwrap_or(10.0 * magnitude)
 }
 
-/// `title` in one line, or two when it carries a bracketed setting (`multi-thread cloned-send`
-/// over `[paced 5 every 20ms, random phase, send try, latency]`), so it fits the panel.
-fn title_lines(title: &str) -> String {
-    let (first, second) = title.split_once(" [").map_or((title, String::new()), |(a, b)| (a, format!("[{b}")));
-    format!(
-        "<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n\
-         <text x=\"{LEFT}\" y=\"32\" font-size=\"11\">{}</text>\n",
-        escape(first),
-        escape(&second)
-    )
+/// A panel's title: its group in words (`multi-thread cloned-send at 1,024 slots`), and the
+/// bracketed notes of its setting with what follows them (`[paced 5 every 20ms, random phase] on
+/// 16 cores`), empty when it has none: drawn on a second line, so that the title fits the panel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Title {
+    /// The first line.
+    pub group: String,
+    /// The second line; empty for none.
+    pub notes: String,
 }
 
-/// One panel titled `title`, an `<svg>` element sized to fit its legend: ns/message from 0 on a
+impl Title {
+    /// The title in one line, as the panel's `<title>` says it.
+    fn full(&self) -> String {
+        if self.notes.is_empty() { self.group.clone() } else { format!("{} {}", self.group, self.notes) }
+    }
+
+    /// The title's two lines.
+    fn lines(&self) -> String {
+        format!(
+            "<text x=\"{LEFT}\" y=\"16\" font-size=\"13\" font-weight=\"bold\">{}</text>\n\
+             <text x=\"{LEFT}\" y=\"32\" font-size=\"11\">{}</text>\n",
+            escape(&self.group),
+            escape(&self.notes)
+        )
+    }
+}
+
+/// One panel titled `title` ([`Title`]), an `<svg>` element sized to fit its legend: ns/message from 0 on a
 /// linear axis, or, given the `statistic` each line's point is (`pooled p99`), latency in µs on
 /// a log10 axis, whole decades for values that span several.
-pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
+pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String {
     let (unit, statistic) = latency.map_or(("ns/message", "trimmed mean"), |statistic| ("µs (log axis)", statistic));
     let tasks: BTreeSet<u64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).collect();
     let (low, high) = (tasks.first().copied().unwrap_or(u64::MAX), tasks.last().copied().unwrap_or(0));
@@ -128,8 +144,8 @@ pub fn panel(title: &str, latency: Option<&str>, series: &[Series]) -> String {
         "<svg role=\"img\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\" font-size=\"11\">\n\
          <title>{}</title>\n{}",
-        escape(title),
-        title_lines(title)
+        escape(&title.full()),
+        title.lines()
     );
     // Axes, grid and ticks.
     let ticks: Vec<f64> = match latency {
@@ -258,7 +274,7 @@ mod tests {
             band: vec![(1, 95.0, 105.0)],
             bounded: vec![64],
         }];
-        let svg = panel("multi-thread cloned-send", None, &series);
+        let svg = panel(&Title { group: "multi-thread cloned-send".to_owned(), notes: String::new() }, None, &series);
         assert_eq!(svg.matches("class=\"bounded\"").count(), 1, "a bounded cell at 64 tasks: a ×");
         assert_eq!(svg.matches("<polyline").count(), 1);
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
@@ -278,7 +294,11 @@ mod tests {
             band: Vec::new(),
             bounded: Vec::new(),
         }];
-        let svg = panel("multi-thread cloned-send [paced 5 every 20ms, random phase]", Some("pooled p99"), &series);
+        let title = Title {
+            group: "multi-thread cloned-send".to_owned(),
+            notes: "[paced 5 every 20ms, random phase]".to_owned(),
+        };
+        let svg = panel(&title, Some("pooled p99"), &series);
         for decade in [">0.1</text>", ">1</text>", ">10</text>", ">100</text>", ">1000</text>"] {
             assert!(svg.contains(decade), "{decade}: {svg}");
         }

@@ -130,6 +130,15 @@ impl Standing {
         decide::needed(verdict, rounds, drift, self.noise.resolution(&group, Metric::Speed))
     }
 
+    /// The bands of `file` still open that the duels' last `left` would likely not decide: the
+    /// rounds their widest open verdict needs take longer, or no number of rounds would
+    /// (`decide::open_bands`). Past their budget the duels leave them.
+    pub fn out_of_reach(&self, file: &ResultsFile, left: std::time::Duration) -> Vec<Band> {
+        let open = decide::open_bands(file, &self.noise, &self.bands).into_iter();
+        let beyond = |open: &Open| open.needed == Needed::Beyond || open.seconds > left.as_secs_f64();
+        open.filter(beyond).map(|open| open.band.band).collect()
+    }
+
     /// How close a tie of `band` on `metric` must be before more rounds would narrow it by
     /// little (0.05 = within 5%): the run's resolution (`FileNoise::resolution`).
     pub fn resolution(&self, band: &Band, metric: Metric) -> f64 {

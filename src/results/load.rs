@@ -12,6 +12,7 @@ use super::metadata::MachineId;
 use super::schema::Record;
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
+use crate::run::verify::Status;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
 
@@ -93,6 +94,16 @@ pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
     }
 }
 
+/// A cell's first failed sample, its status read once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The CSV's `status`, as written.
+    pub status: String,
+    /// Whether it is a refusal (`run::verify::Status::Refused`): the channel cannot run the
+    /// cell, which is no failure of the channel's.
+    pub refused: bool,
+}
+
 /// The samples of one cell in one file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellSamples {
@@ -113,8 +124,8 @@ pub struct CellSamples {
     pub disturbed_why: Vec<Why>,
     /// How many samples failed.
     pub failed: usize,
-    /// The status of the first failed sample.
-    pub first_failure: Option<String>,
+    /// The first failed sample's status.
+    pub first_failure: Option<Failure>,
     /// Each [`Column`](super::column::Column) of the `ok` samples that have a value for it, in file order.
     pub columns: Columns<Vec<f64>>,
     /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
@@ -132,7 +143,8 @@ impl CellSamples {
     pub fn add(&mut self, record: Record, disturbed: Option<Why>) {
         if record.status != "ok" {
             self.failed += 1;
-            self.first_failure.get_or_insert(record.status);
+            let refused = Status::is_refusal(&record.status);
+            self.first_failure.get_or_insert(Failure { status: record.status, refused });
             return;
         }
         if let Some(why) = disturbed {

@@ -103,11 +103,8 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
 fn refused(cell: &CellSamples) -> bool {
-    cell.ok.is_empty() && cell.first_failure.as_deref().is_some_and(|status| status.starts_with(REFUSED))
+    cell.ok.is_empty() && cell.first_failure.as_ref().is_some_and(|failure| failure.refused)
 }
-
-/// How the status of a refused row starts (`sweep::capacity_mismatch` writes it).
-pub const REFUSED: &str = "capacity: refused:";
 
 /// The values of one metric of a cell, and its summary as rankings show it.
 fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {

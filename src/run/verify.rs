@@ -22,6 +22,9 @@ pub enum Status {
     /// The channel does not hold exactly the capacity it was made with
     /// (`channel::probe_capacity`); the cell is not sampled.
     Capacity(String),
+    /// The cell's channel cannot run it (`plan::Cell::refusal`, the reason): not sampled, a
+    /// refused row rather than a failure.
+    Refused(String),
     /// A sending or receiving task panicked.
     Panicked(String),
     /// The `--sink` file could not be written, or does not hold the bytes received.
@@ -30,10 +33,18 @@ pub enum Status {
     Timeout(std::time::Duration),
 }
 
+/// How a refused cell's status begins in the CSV ([`Status::Refused`]).
+pub const REFUSED: &str = "capacity: refused:";
+
 impl Status {
     /// Whether the sample counts.
     pub fn is_ok(&self) -> bool {
         matches!(self, Status::Ok)
+    }
+
+    /// Whether `status`, as the CSV's `status` column holds it, is a [`Status::Refused`].
+    pub fn is_refusal(status: &str) -> bool {
+        status.starts_with(REFUSED)
     }
 }
 
@@ -41,6 +52,7 @@ impl fmt::Display for Status {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (kind, detail) = match self {
             Status::Ok => return f.write_str("ok"),
+            Status::Refused(reason) => return write!(f, "{REFUSED} {reason}; not measured"),
             Status::Timeout(limit) => {
                 return write!(f, "timeout: still running after {} s, abandoned", limit.as_secs_f64());
             }

@@ -3,6 +3,7 @@
 //! so far (`load::of_rows`), as `summary` reads them from the CSV.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use super::Progress;
 use crate::results::analysis::{
@@ -25,7 +26,7 @@ pub const BOUND_CUT: f64 = 4.0;
 /// The shortest bound: a sample shorter than this runs in full, whatever its group's fastest.
 /// Short samples cost little, and their spread on a busy host is widest (a `--quick` sample of
 /// a few milliseconds can take 4× its cell's others).
-pub const BOUND_FLOOR: std::time::Duration = std::time::Duration::from_millis(100);
+pub const BOUND_FLOOR: Duration = Duration::from_millis(100);
 
 /// The fewest `ok` samples the duels give a band's leader and runner-up and each task count's
 /// two fastest channels, flat out ([`duel_samples`]). Above the plots' [`FEWEST_SAMPLES`]: a
@@ -89,8 +90,16 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
 /// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
 /// two; a cell whose every sample was disturbed is measured again beside them. Every round
-/// measures `keep`'s channels of its group too.
-pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFile, keep: &[&str]) -> Vec<Vec<usize>> {
+/// measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
+/// time they have left, a band that time would likely not decide is not dueled
+/// (`Standing::out_of_reach`).
+pub(super) fn duels(
+    groups: &[Vec<usize>],
+    cells: &[Progress],
+    file: &ResultsFile,
+    keep: &[&str],
+    past_budget: Option<Duration>,
+) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     let standing = Standing::of(file);
@@ -105,9 +114,10 @@ pub(super) fn duels(groups: &[Vec<usize>], cells: &[Progress], file: &ResultsFil
         }
         ranking.first().map(|first| first.channel.clone()).into_iter().chain(open).collect()
     };
+    let out_of_reach = past_budget.map_or_else(Vec::new, |left| standing.out_of_reach(file, left));
     for band in &standing.bands {
         let Some(key) = band_key(&band.band, file) else { continue };
-        let channels = open(&band.speed, &band.band);
+        let channels = if out_of_reach.contains(&band.band) { Vec::new() } else { open(&band.speed, &band.band) };
         let two: Vec<String> = band.speed.entries.iter().take(2).map(|entry| entry.channel.clone()).collect();
         let thin = |tasks: u64| {
             two.iter().any(|channel| {
@@ -276,6 +286,28 @@ mod tests {
         let mut disturbed = hand_made(&[("fast", 512, fast, 0), ("hit", 512, &[], 0)]);
         disturbed.cells.get_mut(&key("hit", 512)).unwrap().disturbed.push(500.0);
         assert!(!super::behind(&disturbed, &[])(&key("hit", 512)));
+    }
+
+    #[test]
+    fn past_the_budget_a_band_the_time_left_would_not_decide_is_left() {
+        // Two channels about 5% apart whose pairs spread ±10%: open, some rounds from a decision.
+        let cells: [(&str, u64, &[f64], usize); 2] =
+            [("a", 512, &[50.0, 60.0, 45.0, 58.0, 52.0], 0), ("b", 512, &[58.0, 55.0, 52.0, 64.0, 48.0], 0)];
+        let made = hand_made(&cells);
+        let mut file = ResultsFile::default();
+        for key in made.order {
+            let sized = CellKey { messages: 1_000_000, ..key.clone() };
+            file.cells.insert(sized.clone(), made.cells[&key].clone());
+            file.order.push(sized);
+        }
+        let standing = Standing::of(&file);
+        let band = &standing.bands[0].band;
+        assert_eq!(
+            standing.out_of_reach(&file, Duration::from_millis(100)),
+            std::slice::from_ref(band),
+            "a round takes 0.1 s"
+        );
+        assert!(standing.out_of_reach(&file, Duration::from_secs(3_600)).is_empty(), "an hour would decide it");
     }
 
     #[test]
