@@ -143,7 +143,7 @@ pub fn run(
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
         if !screening && dueling.is_none() {
-            let noisy = duels_bound(budget, started.elapsed(), true);
+            let noisy = duels_bound(budget, started.elapsed());
             dueling = Some(Clock { started: Instant::now(), bound: budget, noisy: Some(noisy) });
         }
         let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {

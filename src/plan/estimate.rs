@@ -182,7 +182,7 @@ impl WallTime {
     /// The longest the sweep may take: the duels going on past their budget while bands stay
     /// open ([`duels_bound`]).
     pub fn longest(self) -> Duration {
-        self.screening + duels_bound(self.duels, self.screening, true)
+        self.screening + duels_bound(self.duels, self.screening)
     }
 }
 
@@ -190,13 +190,13 @@ impl WallTime {
 /// budget, over the bands still open that rounds can decide.
 pub const DUELS_EXTENSION: f64 = 0.5;
 
-/// How long the duels may take, `screening` having taken its time: their `budget` (`--max-time`
-/// × cells), then, on a `noisy` host (`results::host::NOISY_SHARE`), while a band stays open
-/// that rounds can decide, at most [`DUELS_EXTENSION`] of the nominal time (screening and
-/// budget) again. A run whose every band decides stops before its budget; `--max-time 0` has no
-/// duels.
-pub fn duels_bound(budget: Duration, screening: Duration, noisy: bool) -> Duration {
-    if budget.is_zero() || !noisy { budget } else { budget + (screening + budget).mul_f64(DUELS_EXTENSION) }
+/// The longest the duels may take on a noisy host (`results::host::NOISY_SHARE`; the sweep
+/// judges that when their `budget`, `--max-time` × cells, is spent), `screening` having taken
+/// its time: the budget, then, while a band stays open that rounds can decide, at most
+/// [`DUELS_EXTENSION`] of the nominal time (screening and budget) again. A calm host stops at
+/// the budget, a run whose every band decides before it; `--max-time 0` has no duels.
+pub fn duels_bound(budget: Duration, screening: Duration) -> Duration {
+    if budget.is_zero() { budget } else { budget + (screening + budget).mul_f64(DUELS_EXTENSION) }
 }
 
 /// `1m 30s`: a duration to the second, at least one.
@@ -356,9 +356,8 @@ mod tests {
     #[test]
     fn the_duels_go_on_past_their_budget_for_half_the_nominal_time_at_most() {
         let (screening, budget) = (Duration::from_secs(200), Duration::from_secs(100));
-        assert_eq!(duels_bound(budget, screening, true), Duration::from_secs(250));
-        assert_eq!(duels_bound(budget, screening, false), budget, "a calm host keeps the budget");
-        assert_eq!(duels_bound(Duration::ZERO, screening, true), Duration::ZERO, "--max-time 0: no duels");
+        assert_eq!(duels_bound(budget, screening), Duration::from_secs(250));
+        assert_eq!(duels_bound(Duration::ZERO, screening), Duration::ZERO, "--max-time 0: no duels");
         let time = WallTime { screening, duels: budget };
         assert_eq!((time.total(), time.longest()), (Duration::from_secs(300), Duration::from_secs(450)));
     }
