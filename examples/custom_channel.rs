@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use channel_bench::channel::{Channel, Closed, Message, TrySendError};
+use channel_bench::channel::{Channel, Closed, Item, TrySendError};
 use channel_bench::registry::ChannelEntry;
 use futures::Stream;
 use tokio::sync::Notify;
@@ -38,27 +38,27 @@ fn main() -> ExitCode {
 pub struct MutexQueue;
 
 /// What the halves share.
-struct Shared {
-    state: Mutex<State>,
+struct Shared<T> {
+    state: Mutex<State<T>>,
     not_full: Notify,
     not_empty: Notify,
 }
 
-struct State {
-    queue: VecDeque<Message>,
+struct State<T> {
+    queue: VecDeque<T>,
     capacity: usize,
     senders: usize,
     receiver_alive: bool,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
         // A panic while holding the lock leaves a consistent queue: push and pop are single calls.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Queues `message` if a slot is free; hands it back if not.
-    fn try_push(&self, message: Message) -> Result<(), (TrySendError, Message)> {
+    fn try_push(&self, message: T) -> Result<(), (TrySendError, T)> {
         let mut state = self.lock();
         if !state.receiver_alive {
             return Err((TrySendError::Closed, message));
@@ -74,7 +74,7 @@ impl Shared {
 
     /// The next message; `Err(true)` when the queue is empty and every sender is gone,
     /// `Err(false)` when it is only empty.
-    fn try_pop(&self) -> Result<Message, bool> {
+    fn try_pop(&self) -> Result<T, bool> {
         let mut state = self.lock();
         match state.queue.pop_front() {
             Some(message) => {
@@ -88,16 +88,16 @@ impl Shared {
 }
 
 /// The sending half: a clone is one more sender.
-pub struct QueueSender(Arc<Shared>);
+pub struct QueueSender<T>(Arc<Shared<T>>);
 
-impl Clone for QueueSender {
+impl<T> Clone for QueueSender<T> {
     fn clone(&self) -> Self {
         self.0.lock().senders += 1;
         QueueSender(self.0.clone())
     }
 }
 
-impl Drop for QueueSender {
+impl<T> Drop for QueueSender<T> {
     fn drop(&mut self) {
         let last = {
             let mut state = self.0.lock();
@@ -112,9 +112,9 @@ impl Drop for QueueSender {
 }
 
 /// The receiving half.
-pub struct QueueReceiver(Arc<Shared>);
+pub struct QueueReceiver<T>(Arc<Shared<T>>);
 
-impl Drop for QueueReceiver {
+impl<T> Drop for QueueReceiver<T> {
     fn drop(&mut self) {
         self.0.lock().receiver_alive = false;
         // Waiting senders must see the close instead of waiting forever.
@@ -123,7 +123,7 @@ impl Drop for QueueReceiver {
 }
 
 /// A [`MutexQueue`] of `capacity` slots.
-pub fn queue(capacity: usize) -> (QueueSender, QueueReceiver) {
+pub fn queue<T>(capacity: usize) -> (QueueSender<T>, QueueReceiver<T>) {
     let state = State { queue: VecDeque::with_capacity(capacity), capacity, senders: 1, receiver_alive: true };
     let shared = Arc::new(Shared { state: Mutex::new(state), not_full: Notify::new(), not_empty: Notify::new() });
     (QueueSender(shared.clone()), QueueReceiver(shared))
@@ -134,14 +134,14 @@ impl Channel for MutexQueue {
     // Not a crates.io crate: the run's JSON records its version as "unknown".
     const CRATE: &'static str = "example";
     const VERSION: Option<&'static str> = Some(env!("CARGO_PKG_VERSION"));
-    type Sender = QueueSender;
-    type Receiver = QueueReceiver;
+    type Sender<T: Item> = QueueSender<T>;
+    type Receiver<T: Item> = QueueReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         queue(capacity)
     }
 
-    async fn send(sender: &mut Self::Sender, mut message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, mut message: T) -> Result<(), Closed> {
         loop {
             // Registered before looking, so a slot freed between the look and the wait still wakes us.
             let notified = sender.0.not_full.notified();
@@ -156,11 +156,11 @@ impl Channel for MutexQueue {
         }
     }
 
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender.0.try_push(message).map_err(|(error, _)| error)
     }
 
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         loop {
             let notified = receiver.0.not_empty.notified();
             let mut notified = std::pin::pin!(notified);
@@ -173,7 +173,7 @@ impl Channel for MutexQueue {
         }
     }
 
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         futures::stream::unfold(receiver, |receiver| async move {
             Self::recv(receiver).await.map(|message| (message, receiver))
         })

@@ -4,7 +4,7 @@ use channel_bench::channel::adapters::{
     AsyncChannel, Asyncband, Crossfire, Fibre, Flume, FuturesChannel, Kanal, Loole, Rapidfire, Tachyonix, Thingbuf,
     TokioMpsc, TokioRecvMany,
 };
-use channel_bench::channel::{Channel, Message};
+use channel_bench::channel::{Channel, Item, Message, Record};
 use channel_bench::registry::CHANNELS;
 use channel_bench::run::measure::{self, RuntimeKind};
 use channel_bench::run::payload::PayloadSize;
@@ -169,4 +169,53 @@ fn every_adapter_takes_a_batch_of_what_is_queued() {
     takes_what_is_queued_up_to_the_limit::<Rapidfire>();
     takes_what_is_queued_up_to_the_limit::<Asyncband>();
     takes_what_is_queued_up_to_the_limit::<Fibre>();
+}
+
+/// Ten 1,200-byte records sent by value and received: each intact, in order, then `None`.
+fn moves_records_by_value<C: Channel>() {
+    futures::executor::block_on(async {
+        let (mut sender, mut receiver) = C::bounded::<Record<1184>>(16, 1);
+        for seq in 0..10 {
+            C::send(&mut sender, Record::<1184>::stamp(0, seq, 0, || unreachable!("a record has no payload")))
+                .await
+                .unwrap();
+        }
+        drop(sender);
+        let mut taken = Vec::new();
+        while let Some(record) = C::recv(&mut receiver).await {
+            assert!(record.intact(), "{}: record {} arrived torn", C::NAME, record.seq);
+            taken.push(record.seq);
+        }
+        assert_eq!(taken, (0..10).collect::<Vec<_>>(), "{}", C::NAME);
+    });
+}
+
+#[test]
+fn every_adapter_moves_records_by_value() {
+    moves_records_by_value::<TokioMpsc>();
+    moves_records_by_value::<Flume>();
+    moves_records_by_value::<AsyncChannel>();
+    moves_records_by_value::<FuturesChannel>();
+    moves_records_by_value::<Kanal>();
+    moves_records_by_value::<Thingbuf>();
+    moves_records_by_value::<Tachyonix>();
+    moves_records_by_value::<Crossfire>();
+    moves_records_by_value::<TokioRecvMany>();
+    moves_records_by_value::<Loole>();
+    moves_records_by_value::<Rapidfire>();
+    moves_records_by_value::<Asyncband>();
+    moves_records_by_value::<Fibre>();
+}
+
+#[test]
+fn a_record_whose_body_ends_differ_from_its_seq_is_torn() {
+    let record = Record::<32>::stamp(3, 258, 0, || unreachable!("a record has no payload"));
+    assert!(record.intact());
+    assert!(record.body.iter().all(|&byte| byte == 2), "every byte is the seq's low byte");
+    let mut torn = record.clone();
+    torn.body[31] = 0;
+    assert!(!torn.intact());
+    let mut torn = record;
+    torn.body[0] = 0;
+    assert!(!torn.intact());
 }

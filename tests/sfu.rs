@@ -275,30 +275,33 @@ struct OneTooMany;
 impl channel_bench::channel::Channel for OneTooMany {
     const NAME: &'static str = "fault-one-too-many";
     const CRATE: &'static str = "example";
-    type Sender = custom_channel::QueueSender;
-    type Receiver = custom_channel::QueueReceiver;
+    type Sender<T: channel_bench::channel::Item> = custom_channel::QueueSender<T>;
+    type Receiver<T: channel_bench::channel::Item> = custom_channel::QueueReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: channel_bench::channel::Item>(
+        capacity: usize,
+        _senders: usize,
+    ) -> (Self::Sender<T>, Self::Receiver<T>) {
         custom_channel::queue(capacity + 1)
     }
-    async fn send(
-        sender: &mut Self::Sender,
-        message: channel_bench::channel::Message,
+    async fn send<T: channel_bench::channel::Item>(
+        sender: &mut Self::Sender<T>,
+        message: T,
     ) -> Result<(), channel_bench::channel::Closed> {
         <custom_channel::MutexQueue as channel_bench::channel::Channel>::send(sender, message).await
     }
-    fn try_send(
-        sender: &mut Self::Sender,
-        message: channel_bench::channel::Message,
+    fn try_send<T: channel_bench::channel::Item>(
+        sender: &mut Self::Sender<T>,
+        message: T,
     ) -> Result<(), channel_bench::channel::TrySendError> {
         <custom_channel::MutexQueue as channel_bench::channel::Channel>::try_send(sender, message)
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<channel_bench::channel::Message> {
+    async fn recv<T: channel_bench::channel::Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         <custom_channel::MutexQueue as channel_bench::channel::Channel>::recv(receiver).await
     }
-    fn stream(
-        receiver: &mut Self::Receiver,
-    ) -> impl futures::Stream<Item = channel_bench::channel::Message> + Send + '_ {
+    fn stream<T: channel_bench::channel::Item>(
+        receiver: &mut Self::Receiver<T>,
+    ) -> impl futures::Stream<Item = T> + Send + '_ {
         <custom_channel::MutexQueue as channel_bench::channel::Channel>::stream(receiver)
     }
 }

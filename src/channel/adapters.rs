@@ -5,7 +5,7 @@ use std::task::{Context, Poll};
 
 use futures::{SinkExt, Stream, StreamExt};
 
-use super::{Channel, Closed, Message, TrySendError};
+use super::{Channel, Closed, Item, TrySendError};
 
 /// `send` and `recv` of an adapter through the crate's own async methods `$send(message)`,
 /// which fails only once the receiver is gone, and `$recv()`, which fails once every sender is
@@ -13,16 +13,16 @@ use super::{Channel, Closed, Message, TrySendError};
 /// through the crate's `try_send`, whose error `$full` means the channel was full.
 macro_rules! send_and_recv {
     ($send:ident, $recv:ident) => {
-        async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+        async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
             sender.$send(message).await.map_err(|_| Closed)
         }
-        async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+        async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
             receiver.$recv().await.ok()
         }
     };
     ($send:ident, $recv:ident, $full:path) => {
         send_and_recv!($send, $recv);
-        fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+        fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
             sender.try_send(message).map_err(|error| full_or_closed(matches!(error, $full(_))))
         }
     };
@@ -43,28 +43,28 @@ pub struct TokioMpsc;
 impl Channel for TokioMpsc {
     const NAME: &'static str = "tokio-mpsc";
     const CRATE: &'static str = "tokio";
-    type Sender = tokio::sync::mpsc::Sender<Message>;
-    type Receiver = tokio::sync::mpsc::Receiver<Message>;
+    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
+    type Receiver<T: Item> = tokio::sync::mpsc::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         tokio::sync::mpsc::channel(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender
             .try_send(message)
             .map_err(|error| full_or_closed(matches!(error, tokio::sync::mpsc::error::TrySendError::Full(_))))
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.recv().await
     }
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // 0 only once every sender is gone and the channel is drained (the limit is never 0).
         receiver.recv_many(batch, limit).await > 0
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
         futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
     }
@@ -75,21 +75,21 @@ pub struct Flume;
 
 impl Channel for Flume {
     const NAME: &'static str = "flume";
-    type Sender = flume::Sender<Message>;
-    type Receiver = flume::Receiver<Message>;
+    type Sender<T: Item> = flume::Sender<T>;
+    type Receiver<T: Item> = flume::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         flume::bounded(capacity)
     }
     send_and_recv!(send_async, recv_async, flume::TrySendError::Full);
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `try_iter`, not `drain`: drain takes everything queued, past the limit.
         let Ok(first) = receiver.recv_async().await else { return false };
         batch.push(first);
         batch.extend(receiver.try_iter().take(limit - 1));
         true
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver.stream()
     }
 }
@@ -99,14 +99,14 @@ pub struct AsyncChannel;
 
 impl Channel for AsyncChannel {
     const NAME: &'static str = "async-channel";
-    type Sender = async_channel::Sender<Message>;
-    type Receiver = async_channel::Receiver<Message>;
+    type Sender<T: Item> = async_channel::Sender<T>;
+    type Receiver<T: Item> = async_channel::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         async_channel::bounded(capacity)
     }
     send_and_recv!(send, recv, async_channel::TrySendError::Full);
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
         // the same receiver (async-channel receivers are multi-consumer handles).
         receiver.clone()
@@ -120,18 +120,18 @@ impl Channel for FuturesChannel {
     const NAME: &'static str = "futures-channel";
     // futures-channel guarantees every sender one slot of its own on top of the buffer.
     const SLOTS_PER_SENDER: usize = 1;
-    type Sender = futures::channel::mpsc::Sender<Message>;
-    type Receiver = futures::channel::mpsc::Receiver<Message>;
+    type Sender<T: Item> = futures::channel::mpsc::Sender<T>;
+    type Receiver<T: Item> = futures::channel::mpsc::Receiver<T>;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         futures::channel::mpsc::channel(capacity - senders * Self::SLOTS_PER_SENDER)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         // `feed` returns once the message is queued, as the other crates' sends do;
         // `SinkExt::send` would also flush, waiting until the receiver has drained the buffer.
         sender.feed(message).await.map_err(|_| Closed)
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         // Not the others' semantics: futures-channel's `try_send` also succeeds when the
         // buffer is full but this sender's own guaranteed slot is free, and after that the
         // sender stays "parked" until the receiver takes one of its messages. With the buffer
@@ -139,10 +139,10 @@ impl Channel for FuturesChannel {
         // sender's message is dropped differs: each sender always gets one through.
         sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.next().await
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver
     }
 }
@@ -152,14 +152,14 @@ pub struct Kanal;
 
 impl Channel for Kanal {
     const NAME: &'static str = "kanal";
-    type Sender = kanal::AsyncSender<Message>;
-    type Receiver = kanal::AsyncReceiver<Message>;
+    type Sender<T: Item> = kanal::AsyncSender<T>;
+    type Receiver<T: Item> = kanal::AsyncReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         kanal::bounded_async(capacity)
     }
     send_and_recv!(send, recv);
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `try_recv`, not the default's dropped `recv` future: a sender may hand its message to a
         // waiting receive future, and kanal drops the message with the future. Not `drain_into`
         // either: it takes everything queued, past the limit.
@@ -173,7 +173,7 @@ impl Channel for Kanal {
         }
         true
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         // kanal reports a full channel as `Ok(false)` (and drops the message), not as an error.
         match sender.try_send(message) {
             Ok(true) => Ok(()),
@@ -192,22 +192,22 @@ pub struct Thingbuf;
 
 impl Channel for Thingbuf {
     const NAME: &'static str = "thingbuf";
-    type Sender = thingbuf::mpsc::Sender<Message>;
-    type Receiver = thingbuf::mpsc::Receiver<Message>;
+    type Sender<T: Item> = thingbuf::mpsc::Sender<T>;
+    type Receiver<T: Item> = thingbuf::mpsc::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         thingbuf::mpsc::channel(capacity)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.recv().await
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
         // poll-level receive (the one its recv future runs), so this is what a Stream would call.
         futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
@@ -219,14 +219,14 @@ pub struct Tachyonix;
 
 impl Channel for Tachyonix {
     const NAME: &'static str = "tachyonix";
-    type Sender = tachyonix::Sender<Message>;
-    type Receiver = tachyonix::Receiver<Message>;
+    type Sender<T: Item> = tachyonix::Sender<T>;
+    type Receiver<T: Item> = tachyonix::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         tachyonix::channel(capacity)
     }
     send_and_recv!(send, recv, tachyonix::TrySendError::Full);
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver
     }
 }
@@ -239,21 +239,21 @@ impl Channel for Crossfire {
     const NAME: &'static str = "crossfire";
     const SETUP: &'static str = "crossfire::detect_backoff_cfg(): yield instead of spinning when the process has one \
                                  CPU; with two or more it leaves the default";
-    type Sender = crossfire::MAsyncTx<crossfire::mpsc::Array<Message>>;
+    type Sender<T: Item> = crossfire::MAsyncTx<crossfire::mpsc::Array<T>>;
     // `into_stream` takes the receiver by value, so the adapter keeps crossfire's own
     // `AsyncStream`; it derefs to the `AsyncRx`, whose `recv` cloned-send uses.
-    type Receiver = crossfire::stream::AsyncStream<crossfire::mpsc::Array<Message>>;
+    type Receiver<T: Item> = crossfire::stream::AsyncStream<crossfire::mpsc::Array<T>>;
 
     fn set_up() {
         crossfire::detect_backoff_cfg();
     }
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         let (sender, receiver) = crossfire::mpsc::bounded_async(capacity);
         (sender, receiver.into_stream())
     }
     send_and_recv!(send, recv, crossfire::TrySendError::Full);
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver
     }
 }
@@ -268,21 +268,21 @@ pub struct TokioRecvMany;
 /// messages are in flight: 256 keeps that excess small beside the default 65,536 slots, yet
 /// shares one call's fixed cost (the channel's atomics, tokio's coop budget, the waker) among
 /// up to 256 messages, and 256 messages of 48 bytes (payloads are shared, not copied) are
-/// 12 KiB, well inside a core's L1 data cache.
+/// 12 KiB, well inside a core's L1 data cache (records moved by value take more).
 pub const RECV_MANY_LIMIT: usize = 256;
 
 /// tokio's mpsc receiver, and the batch it took with `recv_many` that is not handed out yet.
 #[derive(Debug)]
-pub struct RecvManyReceiver {
-    receiver: tokio::sync::mpsc::Receiver<Message>,
+pub struct RecvManyReceiver<T> {
+    receiver: tokio::sync::mpsc::Receiver<T>,
     /// Taken from the channel, in channel order; these no longer count against its capacity.
-    batch: VecDeque<Message>,
+    batch: VecDeque<T>,
     limit: usize,
 }
 
-impl RecvManyReceiver {
+impl<T> RecvManyReceiver<T> {
     /// The next message, taking a new batch with `poll_recv_many` when the last one is used up.
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         if self.batch.is_empty() {
             // recv_many appends to a Vec; an empty VecDeque turns into one and back without
             // copying or allocating, so the batch keeps its buffer.
@@ -301,28 +301,28 @@ impl RecvManyReceiver {
 impl Channel for TokioRecvMany {
     const NAME: &'static str = "tokio-recv-many";
     const CRATE: &'static str = "tokio";
-    type Sender = tokio::sync::mpsc::Sender<Message>;
-    type Receiver = RecvManyReceiver;
+    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
+    type Receiver<T: Item> = RecvManyReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         let (sender, receiver) = tokio::sync::mpsc::channel(capacity);
         let limit = capacity.min(RECV_MANY_LIMIT);
         (sender, RecvManyReceiver { receiver, batch: VecDeque::with_capacity(limit), limit })
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         TokioMpsc::try_send(sender, message)
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         // The batch's next message without a poll; a refill polls what `recv_many` polls.
         if let Some(message) = receiver.batch.pop_front() {
             return Some(message);
         }
         std::future::poll_fn(|cx| receiver.poll_next(cx)).await
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         futures::stream::poll_fn(|cx| receiver.poll_next(cx))
     }
 }

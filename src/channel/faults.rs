@@ -8,7 +8,7 @@ use futures::Stream;
 use tokio::sync::mpsc::Receiver;
 
 use super::adapters::TokioMpsc;
-use super::{Channel, Closed, Message, TrySendError};
+use super::{Channel, Closed, Item, TrySendError};
 
 /// What a fault changes in tokio's channel; the channel is [`Faulty`]`<Self>`, named [`Fault::NAME`].
 pub trait Fault: 'static {
@@ -16,12 +16,12 @@ pub trait Fault: 'static {
     const NAME: &'static str;
 
     /// Whether a send drops `message` silently, reporting it sent.
-    fn lose(_message: &Message) -> bool {
+    fn lose<T: Item>(_message: &T) -> bool {
         false
     }
 
     /// The receiver's poll: tokio's own, unless the fault changes it.
-    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+    fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         receiver.poll_recv(cx)
     }
 }
@@ -32,28 +32,28 @@ pub struct Faulty<F>(PhantomData<F>);
 impl<F: Fault> Channel for Faulty<F> {
     const NAME: &'static str = F::NAME;
     const CRATE: &'static str = "tokio";
-    type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = Receiver<Message>;
+    type Sender<T: Item> = <TokioMpsc as Channel>::Sender<T>;
+    type Receiver<T: Item> = Receiver<T>;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         TokioMpsc::bounded(capacity, senders)
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         if F::lose(&message) {
             return Ok(());
         }
         TokioMpsc::send(sender, message).await
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         if F::lose(&message) {
             return Ok(());
         }
         TokioMpsc::try_send(sender, message)
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         std::future::poll_fn(|cx| F::poll_recv(receiver, cx)).await
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         futures::stream::poll_fn(|cx| F::poll_recv(receiver, cx))
     }
 }
@@ -65,7 +65,7 @@ pub struct Hang;
 impl Fault for Hang {
     const NAME: &'static str = "fault-hang";
 
-    fn poll_recv(_receiver: &mut Receiver<Message>, _cx: &mut Context<'_>) -> Poll<Option<Message>> {
+    fn poll_recv<T: Item>(_receiver: &mut Receiver<T>, _cx: &mut Context<'_>) -> Poll<Option<T>> {
         Poll::Pending
     }
 }
@@ -79,8 +79,8 @@ pub struct Lossy;
 impl Fault for Lossy {
     const NAME: &'static str = "fault-lossy";
 
-    fn lose(message: &Message) -> bool {
-        (message.seq + 1).is_multiple_of(LOSS_EVERY)
+    fn lose<T: Item>(message: &T) -> bool {
+        (message.seq() + 1).is_multiple_of(LOSS_EVERY)
     }
 }
 
@@ -90,28 +90,28 @@ pub struct Reorder;
 
 /// [`Reorder`]'s receiver: tokio's, and the message it holds back.
 #[derive(Debug)]
-pub struct ReorderReceiver {
-    receiver: <TokioMpsc as Channel>::Receiver,
-    held: Option<Message>,
+pub struct ReorderReceiver<T: Item> {
+    receiver: <TokioMpsc as Channel>::Receiver<T>,
+    held: Option<T>,
 }
 
 impl Channel for Reorder {
     const NAME: &'static str = "fault-reorder";
     const CRATE: &'static str = "tokio";
-    type Sender = <TokioMpsc as Channel>::Sender;
-    type Receiver = ReorderReceiver;
+    type Sender<T: Item> = <TokioMpsc as Channel>::Sender<T>;
+    type Receiver<T: Item> = ReorderReceiver<T>;
 
-    fn bounded(capacity: usize, senders: usize) -> (Self::Sender, Self::Receiver) {
-        let (sender, receiver) = TokioMpsc::bounded(capacity, senders);
+    fn bounded<T: Item>(capacity: usize, senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+        let (sender, receiver) = TokioMpsc::bounded::<T>(capacity, senders);
         (sender, ReorderReceiver { receiver, held: None })
     }
-    async fn send(sender: &mut Self::Sender, message: Message) -> Result<(), Closed> {
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         TokioMpsc::send(sender, message).await
     }
-    fn try_send(sender: &mut Self::Sender, message: Message) -> Result<(), TrySendError> {
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         TokioMpsc::try_send(sender, message)
     }
-    async fn recv(receiver: &mut Self::Receiver) -> Option<Message> {
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         if let Some(message) = receiver.held.take() {
             return Some(message);
         }
@@ -126,20 +126,20 @@ impl Channel for Reorder {
     }
 }
 
-/// Every payload `fault-leaky` delivered, copied and never freed.
+/// Every body `fault-leaky` delivered, copied and never freed.
 static KEPT: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
 
-/// The fault of `fault-leaky`: it keeps a copy of every payload it delivers, for the life of the
+/// The fault of `fault-leaky`: it keeps a copy of every body it delivers, for the life of the
 /// process; its memory grows with the messages moved, as a channel with a growing queue would.
 pub struct Leaky;
 
 impl Fault for Leaky {
     const NAME: &'static str = "fault-leaky";
 
-    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+    fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let polled = receiver.poll_recv(cx);
         if let Poll::Ready(Some(message)) = &polled {
-            KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.payload.to_vec());
+            KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.body().to_vec());
         }
         polled
     }
@@ -153,7 +153,7 @@ pub struct Crash;
 impl Fault for Crash {
     const NAME: &'static str = "fault-crash";
 
-    fn poll_recv(receiver: &mut Receiver<Message>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
+    fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let polled = receiver.poll_recv(cx);
         if let Poll::Ready(Some(_)) = polled {
             // SAFETY: kill(2) on this process's own id.

@@ -16,7 +16,7 @@ use super::slow::Slowdown;
 use super::stop::Signal;
 use super::verify::{Status, Verifier};
 use super::workload::{Mode, Pace, SendMode, Workload};
-use crate::channel::{Channel, Message, TrySendError};
+use crate::channel::{Channel, Item, Message, TrySendError};
 
 mod receive;
 use receive::{Receiving, receive_merged, receive_one};
@@ -169,10 +169,15 @@ impl StartGate {
 pub type Prepare = fn(&Workload) -> Prepared;
 
 /// Spawns one run of `workload` over channel `C` on the current tokio runtime.
+pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
+    prepare_items::<C, Message>(workload)
+}
+
+/// Spawns one run of `workload` over channels of `C` that carry `T`.
 ///
 /// Channels, payloads, the histogram, the sink's file and tasks are all made here, before
 /// any clock starts.
-pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
+fn prepare_items<C: Channel, T: Item>(workload: &Workload) -> Prepared {
     let ready = Arc::new(Semaphore::new(0));
     let (go, go_receiver) = watch::channel(false);
     let gate = StartGate { ready: ready.clone(), go: go_receiver };
@@ -187,7 +192,11 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         })
         .collect();
     let per_task: Vec<u32> = sendings.iter().map(|sending| sending.count).collect();
-    let expected_bytes = sendings.iter().map(|sending| sending.payloads.total(sending.count)).sum();
+    let expected_bytes = (sendings.iter())
+        .map(|sending| {
+            T::BODY.map_or_else(|| sending.payloads.total(sending.count), |body| body as u64 * u64::from(sending.count))
+        })
+        .sum();
     let receiving = Receiving {
         gate: gate.clone(),
         verifier: Verifier::new(per_task, workload.send == SendMode::Try),
@@ -198,6 +207,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
         slow: Slowdown::of(C::NAME),
         signal: Arc::new(Signal::default()),
         stopped: None,
+        torn: 0,
         batch: workload.batch,
         work: workload.work_per_batch.map(|work| {
             (clock.clone().unwrap_or_else(RunClock::start), u64::try_from(work.as_nanos()).unwrap_or(u64::MAX))
@@ -209,22 +219,22 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
 
     let (sending_halves, receiver) = match workload.mode {
         Mode::ClonedSend => {
-            let (sender, receiver) = C::bounded(capacity, senders_per_channel);
-            let receiver = tokio::spawn(receive_one::<C>(receiver, receiving));
+            let (sender, receiver) = C::bounded::<T>(capacity, senders_per_channel);
+            let receiver = tokio::spawn(receive_one::<C, T>(receiver, receiving));
             (std::iter::repeat_n(sender, workload.tasks).collect(), receiver)
         }
         Mode::MergedRecv => {
             let (senders, receivers): (Vec<_>, Vec<_>) =
-                (0..workload.tasks).map(|_| C::bounded(capacity, senders_per_channel)).unzip();
-            let receiver = tokio::spawn(receive_merged::<C>(receivers, workload.merge, receiving));
+                (0..workload.tasks).map(|_| C::bounded::<T>(capacity, senders_per_channel)).unzip();
+            let receiver = tokio::spawn(receive_merged::<C, T>(receivers, workload.merge, receiving));
             (senders, receiver)
         }
     };
 
     let senders = (sending_halves.into_iter().zip(sendings))
         .map(|(sender, sending)| match workload.send {
-            SendMode::Wait => tokio::spawn(send_all::<C>(sender, sending, gate.clone())),
-            SendMode::Try => tokio::spawn(try_send_all::<C>(sender, sending, gate.clone())),
+            SendMode::Wait => tokio::spawn(send_all::<C, T>(sender, sending, gate.clone())),
+            SendMode::Try => tokio::spawn(try_send_all::<C, T>(sender, sending, gate.clone())),
         })
         .collect();
     Prepared { ready, participants: tasks + 1, go, senders, receiver, signal }
@@ -244,13 +254,13 @@ struct Sending {
 
 impl Sending {
     #[inline(always)]
-    fn message(&self, seq: u32) -> Message {
+    fn message<T: Item>(&self, seq: u32) -> T {
         let sent_at = self.clock.as_ref().map_or(0, RunClock::now);
-        Message { sender: self.task, seq, sent_at, payload: self.payloads.get(seq) }
+        T::stamp(self.task, seq, sent_at, || self.payloads.get(seq))
     }
 }
 
-async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Sent {
+async fn send_all<C: Channel, T: Item>(mut sender: C::Sender<T>, sending: Sending, mut gate: StartGate) -> Sent {
     gate.wait().await;
     let mut pacer = sending.pace.map(|pace| Pacer::new(pace, sending.offset));
     // One loop and one call of the channel's send for both kinds of run: with a second call
@@ -271,7 +281,7 @@ async fn send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate:
 /// `--send try`: as [`send_all`], with the crate's non-blocking send; a message that finds
 /// the channel full is dropped and counted. A function of its own, so `send_all`'s loop
 /// stays exactly what `--send wait` measured before.
-async fn try_send_all<C: Channel>(mut sender: C::Sender, sending: Sending, mut gate: StartGate) -> Sent {
+async fn try_send_all<C: Channel, T: Item>(mut sender: C::Sender<T>, sending: Sending, mut gate: StartGate) -> Sent {
     gate.wait().await;
     let mut pacer = sending.pace.map(|pace| Pacer::new(pace, sending.offset));
     let (mut dropped, mut overflowed) = (0, 0);

@@ -4,28 +4,28 @@
 use futures::Stream;
 
 use super::full_or_closed;
-use crate::channel::{Channel, Closed, Message, TrySendError};
+use crate::channel::{Channel, Closed, Item, TrySendError};
 
 /// `loole::bounded`, with `send_async` / `recv_async` / `stream` (flume's API, no unsafe code).
 pub struct Loole;
 
 impl Channel for Loole {
     const NAME: &'static str = "loole";
-    type Sender = loole::Sender<Message>;
-    type Receiver = loole::Receiver<Message>;
+    type Sender<T: Item> = loole::Sender<T>;
+    type Receiver<T: Item> = loole::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         loole::bounded(capacity)
     }
     send_and_recv!(send_async, recv_async, loole::TrySendError::Full);
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // As flume's: `try_iter`, since `drain` takes everything queued, past the limit.
         let Ok(first) = receiver.recv_async().await else { return false };
         batch.push(first);
         batch.extend(receiver.try_iter().take(limit - 1));
         true
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver.stream()
     }
 }
@@ -36,14 +36,14 @@ pub struct Rapidfire;
 
 impl Channel for Rapidfire {
     const NAME: &'static str = "rapidfire";
-    type Sender = rapidfire::Sender<Message>;
-    type Receiver = rapidfire::mpsc::Receiver<Message>;
+    type Sender<T: Item> = rapidfire::Sender<T>;
+    type Receiver<T: Item> = rapidfire::mpsc::Receiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         rapidfire::mpsc::bounded(capacity)
     }
     send_and_recv!(send, recv, rapidfire::TrySendError::Full);
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // Awaits only the first message; fails only once closed and drained.
         receiver.recv_many(batch, limit).await.is_ok()
     }
@@ -55,10 +55,10 @@ pub struct Asyncband;
 
 impl Channel for Asyncband {
     const NAME: &'static str = "asyncband";
-    type Sender = asyncband::mpsc::BoundedSender<Message>;
-    type Receiver = asyncband::mpsc::BoundedReceiver<Message>;
+    type Sender<T: Item> = asyncband::mpsc::BoundedSender<T>;
+    type Receiver<T: Item> = asyncband::mpsc::BoundedReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         asyncband::mpsc::bounded(capacity)
     }
     send_and_recv!(send, recv, asyncband::mpsc::TrySendError::Full);
@@ -69,18 +69,18 @@ pub struct Fibre;
 
 impl Channel for Fibre {
     const NAME: &'static str = "fibre";
-    type Sender = fibre::mpsc::BoundedAsyncSender<Message>;
-    type Receiver = fibre::mpsc::BoundedAsyncReceiver<Message>;
+    type Sender<T: Item> = fibre::mpsc::BoundedAsyncSender<T>;
+    type Receiver<T: Item> = fibre::mpsc::BoundedAsyncReceiver<T>;
 
-    fn bounded(capacity: usize, _senders: usize) -> (Self::Sender, Self::Receiver) {
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
         fibre::mpsc::bounded_async(capacity)
     }
     send_and_recv!(send, recv, fibre::error::TrySendError::Full);
-    async fn recv_batch(receiver: &mut Self::Receiver, batch: &mut Vec<Message>, limit: usize) -> bool {
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // Waits for a run of at least one message; fails only once every sender is gone and drained.
         receiver.recv_batch_mut(batch, limit).await.is_ok()
     }
-    fn stream(receiver: &mut Self::Receiver) -> impl Stream<Item = Message> + Send + '_ {
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver
     }
 }

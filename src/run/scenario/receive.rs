@@ -9,7 +9,7 @@ use futures_buffered::MergeBounded;
 use tokio_stream::StreamMap;
 
 use super::{Delivery, StartGate};
-use crate::channel::{Channel, Message};
+use crate::channel::{Channel, Item};
 use crate::run::latency::{LatencyRecorder, RunClock};
 use crate::run::sink::SinkWriter;
 use crate::run::slow::Slowdown;
@@ -32,6 +32,8 @@ pub(super) struct Receiving {
     pub(super) signal: Arc<Signal>,
     /// When the receiver stopped at the signal.
     pub(super) stopped: Option<Instant>,
+    /// Records whose body arrived other than stamped ([`Item::intact`]).
+    pub(super) torn: u64,
     /// The most messages taken per wake-up (`Workload::batch`).
     pub(super) batch: usize,
     /// The clock the receiver spins on after each batch, and for how many nanoseconds
@@ -42,14 +44,15 @@ pub(super) struct Receiving {
 impl Receiving {
     // Forced: the receive loops are the hot path, and left to itself the compiler calls this.
     #[inline(always)]
-    fn take(&mut self, message: Message) {
-        self.verifier.observe(message.sender, message.seq);
-        self.bytes += message.payload.len() as u64;
+    fn take<T: Item>(&mut self, message: T) {
+        self.verifier.observe(message.sender(), message.seq());
+        self.bytes += message.body().len() as u64;
+        self.torn += u64::from(!message.intact());
         if let Some(latency) = &mut self.latency {
-            latency.record(message.sent_at);
+            latency.record(message.sent_at());
         }
         if let Ok(Some(sink)) = &mut self.sink {
-            sink.write(&message.payload);
+            sink.write(message.body());
         }
     }
 
@@ -66,7 +69,7 @@ impl Receiving {
 
     /// Takes each message of a batch, in the order received, leaving `batch` empty; then does
     /// the receiver's own work on it, if any.
-    fn take_batch(&mut self, batch: &mut Vec<Message>) {
+    fn take_batch<T: Item>(&mut self, batch: &mut Vec<T>) {
         for message in batch.drain(..) {
             self.take(message);
         }
@@ -89,6 +92,9 @@ impl Receiving {
             Some(_) => self.verifier.finish_stopped(),
             None => self.verifier.finish(dropped),
         };
+        if status.is_ok() && self.torn > 0 {
+            status = Status::Corrupted(format!("{} records arrived with a body other than sent", self.torn));
+        }
         // Dropped messages take their bytes with them; the sequence check above stands for both.
         if status.is_ok() && stopped.is_none() && dropped == 0 && self.bytes != self.expected_bytes {
             status =
@@ -102,22 +108,25 @@ impl Receiving {
     }
 }
 
-pub(super) async fn receive_one<C: Channel>(mut receiver: C::Receiver, mut receiving: Receiving) -> Receiving {
+pub(super) async fn receive_one<C: Channel, T: Item>(
+    mut receiver: C::Receiver<T>,
+    mut receiving: Receiving,
+) -> Receiving {
     receiving.gate.wait().await;
     receiving.slow.start();
     let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_one::<C>(&mut receiver, &mut receiving)).await;
+    let stopped = until(&signal, take_one::<C, T>(&mut receiver, &mut receiving)).await;
     if receiving.stopping(stopped) {
-        take_one::<C>(&mut receiver, &mut receiving).await;
+        take_one::<C, T>(&mut receiver, &mut receiving).await;
     }
     receiving
 }
 
 /// Takes every message `receiver` delivers: one by one (a batch of 1, no work) with `take_each`,
 /// else up to `batch` per wake-up with [`Channel::recv_batch`], each batch then worked on.
-async fn take_one<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
+async fn take_one<C: Channel, T: Item>(receiver: &mut C::Receiver<T>, receiving: &mut Receiving) {
     if receiving.one_by_one() {
-        return take_each::<C>(receiver, receiving).await;
+        return take_each::<C, T>(receiver, receiving).await;
     }
     let batch = receiving.batch;
     let mut taken = Vec::with_capacity(batch);
@@ -128,21 +137,21 @@ async fn take_one<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiv
 }
 
 /// Takes every message `receiver` delivers, until its senders are gone.
-async fn take_each<C: Channel>(receiver: &mut C::Receiver, receiving: &mut Receiving) {
+async fn take_each<C: Channel, T: Item>(receiver: &mut C::Receiver<T>, receiving: &mut Receiving) {
     while let Some(message) = C::recv(receiver).await {
         receiving.take(message);
     }
     receiving.slow.finish().await;
 }
 
-pub(super) async fn receive_merged<C: Channel>(
-    mut receivers: Vec<C::Receiver>,
+pub(super) async fn receive_merged<C: Channel, T: Item>(
+    mut receivers: Vec<C::Receiver<T>>,
     merge: Merge,
     receiving: Receiving,
 ) -> Receiving {
     match merge {
         Merge::FuturesBuffered => {
-            let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream).collect();
+            let merged: MergeBounded<_> = receivers.iter_mut().map(C::stream::<T>).collect();
             drain(merged, receiving).await
         }
         Merge::SelectAll => {
@@ -158,7 +167,7 @@ pub(super) async fn receive_merged<C: Channel>(
     }
 }
 
-async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: Receiving) -> Receiving {
+async fn drain<T: Item>(mut merged: impl Stream<Item = T> + Unpin, mut receiving: Receiving) -> Receiving {
     receiving.gate.wait().await;
     receiving.slow.start();
     let signal = receiving.signal.clone();
@@ -173,7 +182,7 @@ async fn drain(mut merged: impl Stream<Item = Message> + Unpin, mut receiving: R
 /// `take_merged`, else up to `batch` per wake-up, the awaited message and what the stream has
 /// ready, each batch then worked on. A `next` polled once
 /// and dropped loses nothing, whatever the channel: the stream keeps its state.
-async fn take_merged_batches(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
+async fn take_merged_batches<T: Item>(merged: &mut (impl Stream<Item = T> + Unpin), receiving: &mut Receiving) {
     if receiving.one_by_one() {
         return take_merged(merged, receiving).await;
     }
@@ -192,7 +201,7 @@ async fn take_merged_batches(merged: &mut (impl Stream<Item = Message> + Unpin),
 }
 
 /// Takes every message of the merged receivers, until all their senders are gone.
-async fn take_merged(merged: &mut (impl Stream<Item = Message> + Unpin), receiving: &mut Receiving) {
+async fn take_merged<T: Item>(merged: &mut (impl Stream<Item = T> + Unpin), receiving: &mut Receiving) {
     while let Some(message) = merged.next().await {
         receiving.take(message);
     }
