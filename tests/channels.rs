@@ -9,7 +9,7 @@ use channel_bench::registry::CHANNELS;
 use channel_bench::run::measure::{self, RuntimeKind};
 use channel_bench::run::payload::PayloadSize;
 use channel_bench::run::verify::Status;
-use channel_bench::run::workload::{Mode, Workload};
+use channel_bench::run::workload::{Mode, RecordBytes, Workload};
 
 #[test]
 fn every_channel_mode_runtime_and_task_count_delivers_everything_in_order() {
@@ -131,6 +131,26 @@ fn every_channel_has_its_own_name_and_a_locked_crate() {
         assert!(CHANNELS[..at].iter().all(|earlier| earlier.name != channel.name), "{} twice", channel.name);
         let package = format!("name = \"{}\"\n", channel.crate_name);
         assert!(lock.contains(&package), "{}: crate {} is not in Cargo.lock", channel.name, channel.crate_name);
+    }
+}
+
+#[test]
+fn every_channel_delivers_records_by_value_intact_and_counts_their_bodies() {
+    for runtime_kind in RuntimeKind::ALL {
+        let runtime = runtime_kind.build(2, false).expect("runtime starts");
+        for channel in CHANNELS {
+            for mode in Mode::ALL {
+                for (record, batch) in [(RecordBytes::B1200, 1), (RecordBytes::B48, 64)] {
+                    let workload = Workload { record, batch, ..Workload::new(mode, 3, 3001, 128) };
+                    let sample = measure::sample(&runtime, channel.prepare, &workload);
+                    let cell =
+                        format!("{} {} {} {record} batch {batch}", runtime_kind.name(), mode.name(), channel.name);
+                    assert_eq!(sample.status, Status::Ok, "{cell}");
+                    let body = u64::from(record.by_value().unwrap()) - 16;
+                    assert_eq!(sample.bytes, 3001 * body, "{cell}: the bytes are the records' bodies");
+                }
+            }
+        }
     }
 }
 

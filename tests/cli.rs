@@ -79,6 +79,9 @@ const BAD_FLAGS: &[(&[&str], &str)] = &[
     (&["--batch", "-1"], "--batch"),
     (&["--work-per-batch", "0s"], "--work-per-batch"),
     (&["--work-per-batch", "busy"], "--work-per-batch"),
+    (&["--record-bytes", "100"], "--record-bytes"),
+    (&["--record-bytes", "1200,1200"], "--record-bytes"),
+    (&["--record-bytes", "shared,1200", "--payload", "64"], "--payload"),
 ];
 
 #[test]
@@ -132,7 +135,7 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
          send,dropped,delivered_fraction,phase,involuntary_switches,steal_ns,duration_ns,delivered,frames,\
          frames_overflowed,lateness_max_ns,lateness_mean_ns,pacer_behind,resident_start_bytes,resident_growth_bytes,\
-         round,build,task_capacity,run_delay_ns,bound_ns,batch,work_per_batch_ns"
+         round,build,task_capacity,run_delay_ns,bound_ns,batch,work_per_batch_ns,record_bytes"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();

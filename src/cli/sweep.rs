@@ -13,7 +13,9 @@ use super::{
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::sink::{Sink, WRITE_BUFFER_BYTES};
-use crate::run::workload::{MIN_TASK_SLOTS, Merge, Mode, Phase, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES};
+use crate::run::workload::{
+    MIN_TASK_SLOTS, Merge, Mode, Phase, RecordBytes, SendMode, TIMER_TICK as FINEST_PACE, WARMUP_MESSAGES,
+};
 
 /// The options of a sweep.
 #[derive(Debug, Args)]
@@ -117,6 +119,12 @@ pub struct SweepArgs {
     /// clock after the batch is verified, inside the clock [default: none]
     #[arg(long, value_name = "DURATION", value_parser = parse_work)]
     pub work_per_batch: Option<Duration>,
+
+    /// Comma-separated kinds of message, each a cell of its own: shared (a 48-byte header with a
+    /// handle to the --payload buffer, which no channel copies) or a record of 48, 256 or 1200
+    /// bytes moved by value, copied into the channel's slot and out [default: shared]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub record_bytes: Option<Vec<RecordBytes>>,
 
     /// Stamp every message and record its send→receive latency: p50, p99, p99.9 and max per sample
     #[arg(long)]

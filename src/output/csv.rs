@@ -61,6 +61,7 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         send: workload.send,
         batch: workload.batch,
         work_per_batch_ns: workload.work_per_batch.map(saturating_nanos),
+        record_bytes: workload.record.by_value(),
         dropped: measured.dropped,
         delivered_fraction: ((messages - measured.dropped as f64) / messages * 10_000.0).round() / 10_000.0,
         phase: pace.map(|pace| pace.phase),

@@ -10,15 +10,14 @@
 use std::time::Duration;
 
 use super::{Cell, Plan};
-use crate::channel::Message;
 use crate::error::usage;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Mode, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
-/// Bytes per slot of a channel: the message, and as much again for the channel's own
-/// bookkeeping of the slot (generous for every built-in channel).
-const SLOT_BYTES: u128 = 2 * std::mem::size_of::<Message>() as u128;
+/// Bytes per slot of a channel, as a multiple of the message's: the message, and as much again
+/// for the channel's own bookkeeping of the slot (generous for every built-in channel).
+const SLOT_FACTOR: u128 = 2;
 /// What a sending task costs beyond its payload buffer: the task, its future and its sender.
 const TASK_BYTES: u128 = 4096;
 /// What a channel costs beyond its slots: one in cloned-send, one per task in merged-recv.
@@ -51,7 +50,8 @@ fn parts(cell: &Cell) -> Vec<(&'static str, u128)> {
     let workload = &cell.workload;
     let tasks = workload.tasks as u128;
     let channels = if workload.mode == Mode::MergedRecv { tasks } else { 1 };
-    let slots = workload.capacity_per_channel() as u128 * channels * SLOT_BYTES + channels * CHANNEL_BYTES;
+    let slot_bytes = SLOT_FACTOR * workload.record.slot_bytes() as u128;
+    let slots = workload.capacity_per_channel() as u128 * channels * slot_bytes + channels * CHANNEL_BYTES;
     let sizes = if workload.payload.varies() { u128::from(workload.messages) * 4 } else { 0 };
     let histogram = if workload.latency { latency::histogram_bytes() as u128 } else { 0 };
     let sink = if workload.sink.path().is_some() { sink::WRITE_BUFFER_BYTES as u128 } else { 0 };
@@ -317,7 +317,7 @@ mod tests {
         let small = plan(&["--tasks", "1,64", "--payload", "1200", "--channels", "kanal"]);
         let (cell, peak) = largest_cell(&small).unwrap();
         assert_eq!(cell.workload.tasks, 64, "more tasks, more buffers");
-        assert!(peak >= 65536 * SLOT_BYTES + 64 * 1200, "{peak}");
+        assert!(peak >= 65536 * SLOT_FACTOR * 48 + 64 * 1200, "{peak}");
         check_memory(&small, Some((u64::try_from(peak).unwrap(), "test"))).unwrap();
         let error = check_memory(&small, Some((u64::try_from(peak).unwrap() - 1, "test"))).unwrap_err().to_string();
         assert!(error.contains("tasks=64") && error.contains("lower --capacity"), "{error}");

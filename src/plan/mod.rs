@@ -12,7 +12,7 @@ use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::rounds::Isolation;
 use crate::run::sink::Sink;
-use crate::run::workload::{Merge, Mode, Pace, Phase, SendMode, Workload};
+use crate::run::workload::{Merge, Mode, Pace, Phase, RecordBytes, SendMode, Workload};
 
 mod cell;
 pub mod estimate;
@@ -66,6 +66,8 @@ pub struct Plan {
     pub batches: Vec<usize>,
     /// `--work-per-batch`: the receiver's busy spin after each batch, if any.
     pub work_per_batch: Option<Duration>,
+    /// `--record-bytes`: the kinds of message, in sweep order.
+    pub records: Vec<RecordBytes>,
     /// Whether latency is recorded.
     pub latency: bool,
     /// What the receiver does with each payload.
@@ -133,7 +135,7 @@ impl Plan {
     /// Every workload of one task count: mode, then merge (every `--merge` in merged-recv, one,
     /// unused, otherwise), then capacity (every `--capacity`, or in merged-recv every
     /// `--task-capacity` when given), then phase (every `--phase` when paced, one, unused,
-    /// otherwise), then send, then batch.
+    /// otherwise), then send, then batch, then record.
     pub fn workloads(&self, tasks: usize) -> Vec<Workload> {
         let phases = if self.pace.is_some() { &self.phases[..] } else { &self.phases[..1] };
         let mut workloads = Vec::new();
@@ -146,9 +148,10 @@ impl Plan {
             for &merge in merges {
                 for &(capacity, task_capacity) in &capacities {
                     for &phase in phases {
-                        let sends =
-                            self.sends.iter().flat_map(|&send| self.batches.iter().map(move |&batch| (send, batch)));
-                        for (send, batch) in sends {
+                        let sends = (self.sends.iter())
+                            .flat_map(|&send| self.batches.iter().map(move |&batch| (send, batch)))
+                            .flat_map(|(send, batch)| self.records.iter().map(move |&record| (send, batch, record)));
+                        for (send, batch, record) in sends {
                             workloads.push(Workload {
                                 payload: self.payload,
                                 seed: self.seed,
@@ -161,6 +164,7 @@ impl Plan {
                                 send,
                                 batch,
                                 work_per_batch: self.work_per_batch,
+                                record,
                                 task_capacity,
                                 ..Workload::new(mode, tasks, self.messages_at(tasks), capacity)
                             });
@@ -224,6 +228,7 @@ impl Plan {
             sends: cli.send.clone().unwrap_or_else(|| vec![SendMode::default()]),
             batches: cli.batch.clone().unwrap_or_else(|| vec![1]),
             work_per_batch: cli.work_per_batch,
+            records: cli.record_bytes.clone().unwrap_or_else(|| vec![RecordBytes::Shared]),
             capacities: cli.capacity.unwrap_or_else(|| DEFAULT_CAPACITIES.to_vec()),
             task_capacities: cli.task_capacity.clone(),
             tasks: tasks.unwrap_or_else(|| if quick { QUICK_TASKS.to_vec() } else { DEFAULT_TASKS.to_vec() }),
@@ -268,6 +273,7 @@ impl Plan {
         no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
         no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
         no_duplicates("--batch", &self.batches)?;
+        no_duplicates("--record-bytes", self.records.iter().map(|record| record.name()))?;
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
@@ -411,6 +417,12 @@ fn companions(cli: &SweepArgs) -> anyhow::Result<()> {
         (
             cli.merge.is_some() && !merged,
             "--merge applies to merged-recv, which --modes leaves out: add merged-recv or drop --merge",
+        ),
+        (
+            cli.record_bytes.iter().flatten().any(|record| record.by_value().is_some())
+                && cli.payload != PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES),
+            "--payload sizes the shared message's buffer, which a record moved by value does not carry: leave \
+             --payload out, or give --record-bytes shared",
         ),
         (
             cli.keep_sink && cli.sink.path().is_none(),

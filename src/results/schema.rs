@@ -163,6 +163,10 @@ pub struct Record {
     /// `--work-per-batch`: how long the receiver spun, busy, after each batch it took (inside
     /// the clock), nanoseconds; empty without it.
     pub work_per_batch_ns: Option<u64>,
+    /// `--record-bytes`: the bytes of each record moved by value through the channel (its
+    /// `bytes` are the records' bodies); empty for the shared message, and in files without
+    /// the column.
+    pub record_bytes: Option<u32>,
 }
 
 /// What a file without a `batch` column received per wake-up: one message.
@@ -247,6 +251,7 @@ mod tests {
         "bound_ns",
         "batch",
         "work_per_batch_ns",
+        "record_bytes",
     ];
 
     #[test]
@@ -254,7 +259,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("work_per_batch_ns"));
+        assert_eq!(header.last().map(String::as_str), Some("record_bytes"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

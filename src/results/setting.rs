@@ -46,6 +46,9 @@ pub struct Setting {
     /// `--work-per-batch`: the receiver's busy spin after each batch, nanoseconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_per_batch_ns: Option<u64>,
+    /// `--record-bytes`: the bytes of a record moved by value; `None` for the shared message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_bytes: Option<u32>,
 }
 
 impl Setting {
@@ -65,6 +68,7 @@ impl Setting {
             allocs: record.allocs_per_message.is_some(),
             batch: Some(record.batch).filter(|&batch| batch > 1),
             work_per_batch_ns: record.work_per_batch_ns,
+            record_bytes: record.record_bytes,
         }
     }
 
@@ -119,6 +123,9 @@ impl Setting {
         if let Some(work) = self.work_per_batch_ns {
             parts.push(format!("work {} a batch", humantime::format_duration(Duration::from_nanos(work))));
         }
+        if let Some(bytes) = self.record_bytes {
+            parts.push(format!("{bytes}-byte records by value"));
+        }
         parts
     }
 }
@@ -130,17 +137,8 @@ impl Ord for Setting {
             let (payload, sink) = (s.payload.clone(), s.sink.clone());
             (
                 s.to_string(),
-                payload,
-                s.seed,
-                s.pace_ns,
-                s.burst,
-                s.phase,
-                s.send,
-                sink,
-                s.latency,
-                s.allocs,
-                s.batch,
-                s.work_per_batch_ns,
+                (payload, s.seed, s.pace_ns, s.burst, s.phase, s.send),
+                (sink, s.latency, s.allocs, s.batch, s.work_per_batch_ns, s.record_bytes),
             )
         };
         key(self).cmp(&key(other))

@@ -59,6 +59,44 @@ pub enum SendMode {
 
 named!(SendMode { Wait => "wait", Try => "try" });
 
+/// What a message is (`--record-bytes`): the default message, a 48-byte header holding a handle
+/// to a shared payload buffer, or a record of a fixed size moved by value through the channel.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
+)]
+pub enum RecordBytes {
+    /// The default message: `--payload` sizes the shared buffer it points to.
+    #[default]
+    #[serde(rename = "shared")]
+    Shared,
+    /// A 48-byte record by value: the header and 32 bytes of body.
+    #[value(name = "48")]
+    #[serde(rename = "48")]
+    B48,
+    /// A 256-byte record by value.
+    #[value(name = "256")]
+    #[serde(rename = "256")]
+    B256,
+    /// A 1,200-byte record by value: an RTP packet's size, copied into the channel and out.
+    #[value(name = "1200")]
+    #[serde(rename = "1200")]
+    B1200,
+}
+
+named!(RecordBytes { Shared => "shared", B48 => "48", B256 => "256", B1200 => "1200" });
+
+impl RecordBytes {
+    /// The bytes a record of this size moves by value; `None` for the shared message.
+    pub fn by_value(self) -> Option<u32> {
+        self.name().parse().ok()
+    }
+
+    /// The bytes a channel's slot holds for one message of this kind.
+    pub fn slot_bytes(self) -> usize {
+        self.by_value().map_or(std::mem::size_of::<crate::channel::Message>(), |bytes| bytes as usize)
+    }
+}
+
 /// When each paced task's first burst is due (`--phase`).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
@@ -140,6 +178,9 @@ pub struct Workload {
     /// `--work-per-batch`: how long the receiver spins, busy, after each batch it takes (its
     /// own work on the batch); `None` for no work.
     pub work_per_batch: Option<Duration>,
+    /// `--record-bytes`: the shared message, or a record of that size moved by value.
+    #[serde(default)]
+    pub record: RecordBytes,
 }
 
 /// A value of the capacity axis: what a user sizes their channels by. Two capacities are
@@ -231,6 +272,7 @@ impl Workload {
             send: SendMode::Wait,
             batch: 1,
             work_per_batch: None,
+            record: RecordBytes::Shared,
         }
     }
 

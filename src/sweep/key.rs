@@ -43,6 +43,7 @@ fn setting_of(workload: &Workload) -> Setting {
         allocs: workload.count_allocs,
         batch: Some(workload.batch).filter(|&batch| batch > 1),
         work_per_batch_ns: workload.work_per_batch.map(nanos),
+        record_bytes: workload.record.by_value(),
     }
 }
 
