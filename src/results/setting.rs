@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::schema::Record;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
-use crate::run::workload::{Phase, SendMode};
+use crate::run::workload::{Phase, SendMode, Workload};
 
 /// What set a cell apart from a default run; [`Setting::default`] is a default run's.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -69,6 +69,27 @@ impl Setting {
             batch: Some(record.batch).filter(|&batch| batch > 1),
             work_per_batch_ns: record.work_per_batch_ns,
             record_bytes: record.record_bytes,
+        }
+    }
+
+    /// The setting [`Setting::of`] reads from the rows of `workload`'s cells, before they run.
+    pub fn of_workload(workload: &Workload) -> Self {
+        let nanos = |duration: Duration| u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+        let payload =
+            Some(workload.payload.to_string()).filter(|payload| *payload != DEFAULT_PAYLOAD_BYTES.to_string());
+        Setting {
+            seed: payload.as_ref().and(workload.payload.varies().then_some(workload.seed)),
+            payload,
+            pace_ns: workload.pace.map(|pace| nanos(pace.interval)),
+            burst: workload.pace.map(|pace| pace.burst),
+            phase: workload.pace.map(|pace| pace.phase),
+            send: workload.send,
+            sink: Some(workload.sink.kind()).filter(|kind| *kind != Sink::None.kind()).map(str::to_owned),
+            latency: workload.latency,
+            allocs: workload.count_allocs,
+            batch: Some(workload.batch).filter(|&batch| batch > 1),
+            work_per_batch_ns: workload.work_per_batch.map(nanos),
+            record_bytes: workload.record.by_value(),
         }
     }
 

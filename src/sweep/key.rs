@@ -1,16 +1,11 @@
 //! A cell's key as the results name its rows ([`CellKey`]), built from the plan's cell: its
 //! [`Coord`] and its own fields, as `CellKey::of` reads them back from the CSV.
 
-use std::time::Duration;
-
 use crate::plan::Cell;
 use crate::results::coord::Coord;
 use crate::results::load::CellKey;
 use crate::results::metadata::MachineId;
 use crate::results::setting::Setting;
-use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
-use crate::run::sink::Sink;
-use crate::run::workload::Workload;
 
 /// The key the results give `cell`'s rows, as `CellKey::of` reads them back.
 pub(super) fn key_of(cell: &Cell) -> CellKey {
@@ -20,35 +15,17 @@ pub(super) fn key_of(cell: &Cell) -> CellKey {
         workers: cell.workers as u64,
         capacity: workload.capacity_axis(),
         mode: workload.mode,
-        setting: setting_of(workload),
+        setting: Setting::of_workload(workload),
         machine: MachineId::default(),
     };
     let (tasks, channel) = (workload.tasks as u64, cell.channel.name.to_owned());
     CellKey { coord, tasks, channel, merge: cell.merge(), messages: workload.messages }
 }
 
-/// The setting `Setting::of` reads from the rows of `workload`'s cells.
-fn setting_of(workload: &Workload) -> Setting {
-    let nanos = |duration: Duration| u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
-    let payload = Some(workload.payload.to_string()).filter(|payload| *payload != DEFAULT_PAYLOAD_BYTES.to_string());
-    Setting {
-        seed: payload.as_ref().and(workload.payload.varies().then_some(workload.seed)),
-        payload,
-        pace_ns: workload.pace.map(|pace| nanos(pace.interval)),
-        burst: workload.pace.map(|pace| pace.burst),
-        phase: workload.pace.map(|pace| pace.phase),
-        send: workload.send,
-        sink: Some(workload.sink.kind()).filter(|kind| *kind != Sink::None.kind()).map(str::to_owned),
-        latency: workload.latency,
-        allocs: workload.count_allocs,
-        batch: Some(workload.batch).filter(|&batch| batch > 1),
-        work_per_batch_ns: workload.work_per_batch.map(nanos),
-        record_bytes: workload.record.by_value(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
     use crate::output::csv;
     use crate::plan::Plan;
