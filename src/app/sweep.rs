@@ -115,7 +115,7 @@ pub(super) fn measure(
         plan.builds as u64,
         &estimate::seconds_text(expected),
     );
-    console.header(&plan.workloads(plan.tasks[0])[0], &plan.capacities, plan.task_capacities.as_deref());
+    console.header(&plan.workloads(plan.tasks[0])[0], &plan.capacities, plan.task_capacities.as_deref(), &plan.records);
     let rounds = Instant::now();
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);

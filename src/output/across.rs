@@ -1,5 +1,5 @@
-//! Where the machine and capacity matter, in words: the bands a file measured on several
-//! machines or at several capacities, the pick that holds at all of them, and the bands where
+//! Where the machine, capacity, the batch and the record size matter, in words: the bands a file
+//! measured at several places on an axis, the pick that holds at all of them, and the bands where
 //! the pick changes, each with the verdict that shows it; then which design, band by band: two
 //! sections of the document.
 
@@ -31,8 +31,8 @@ fn merged_rule(bands: &[Recommendation]) -> Option<String> {
     (!rules.is_empty()).then(|| format!("merged-recv: {}.", rules.join("; ")))
 }
 
-/// In full, on the page: where the machine matters, then where capacity matters, each band
-/// ([`axis_blocks`]), then the merged-recv rule; short, the rule alone (the pick matrix says where
+/// In full, on the page: where each axis matters (the machine, capacity, the batch, the record
+/// size), each band ([`axis_blocks`]), then the merged-recv rule; short, the rule alone (the pick matrix says where
 /// the pick changes). `None` when none is said, and for a file of paced cells only (its
 /// ns/message bands restate the schedule).
 pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
@@ -41,8 +41,7 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     }
     let mut blocks = Vec::new();
     if form == Form::Full {
-        blocks = axis_blocks(analysis.across.on(Axis::Machine), Axis::Machine);
-        blocks.extend(axis_blocks(analysis.across.on(Axis::Capacity), Axis::Capacity));
+        blocks = Axis::ALL.iter().flat_map(|&axis| axis_blocks(analysis.across.on(axis), axis)).collect();
     }
     blocks.extend(merged_rule(&analysis.bands).map(|rule| Block::Para(prose(&rule))));
     let on = if form == Form::Full { On::Page } else { On::Everywhere };
@@ -68,6 +67,8 @@ fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str,
     match axis {
         Axis::Capacity => ("capacity", "each capacity's", "at every capacity", "at that capacity", "at each"),
         Axis::Machine => ("the machine", "each machine's", "on every machine", "on that machine", "on each"),
+        Axis::Batch => ("the batch", "each batch's", "at every batch", "at that batch", "at each"),
+        Axis::Record => ("the record size", "each size's", "at every size", "at that size", "at each"),
     }
 }
 
@@ -96,7 +97,8 @@ fn axis_blocks(found: &[Across], axis: Axis) -> Vec<Block> {
 /// cores` when `by_cores` (the machines' cores tell them apart).
 fn place(at: &At, by_cores: bool) -> String {
     match at {
-        At::Capacity(_) => format!("at {at}"),
+        At::Capacity(_) | At::Batch(_) => format!("at {at}"),
+        At::Record(_) => format!("with {at}"),
         At::Machine(machine) if by_cores => format!("on {}", machine.cores_text()),
         At::Machine(_) => format!("on {at}"),
     }
@@ -111,8 +113,15 @@ fn said(band: &Across) -> Vec<Span> {
     let (workers, fixed) = match band.axis {
         Axis::Capacity => (b.workers(), b.machine().map_or(String::new(), |machine| format!(" on {machine}"))),
         Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
+        Axis::Batch | Axis::Record => {
+            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
+            (
+                b.workers(),
+                format!("{capacity}{}", b.machine().map_or(String::new(), |machine| format!(" on {machine}"))),
+            )
+        }
     };
-    let notes = format::group_notes(workers, None, &b.coord.setting.to_string());
+    let notes = format::group_notes(workers, None, &band.setting().to_string());
     let place_of_band = format!("{} {}{notes}{fixed} {}", b.coord.runtime, b.coord.mode, b.size.name());
     let cores: BTreeSet<usize> =
         band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();

@@ -108,9 +108,11 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         "capacities": across(analysis.across.on(Axis::Capacity), Axis::Capacity),
         "paced": latency,
     });
-    let machines = across(analysis.across.on(Axis::Machine), Axis::Machine);
-    if !machines.is_empty() {
-        answer["machines"] = machines.into();
+    for (axis, key) in [(Axis::Machine, "machines"), (Axis::Batch, "batches"), (Axis::Record, "records")] {
+        let found = across(analysis.across.on(axis), axis);
+        if !found.is_empty() {
+            answer[key] = found.into();
+        }
     }
     let decisions = &analysis.decisions;
     // The room's decision: the file's first group's; any other group's beside it.
@@ -121,12 +123,15 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     super::export::json(&answer)
 }
 
-/// Each band found at several places on `axis` (`results::across`: capacities, or machines):
+/// Each band found at several places on `axis` (`results::across`: capacities, machines, batches
+/// or kinds of message):
 /// each place's pick, the pick that holds, and where the pick changes with its verdict.
 fn across(found: &[Across], axis: Axis) -> Vec<Value> {
     let name = match axis {
         Axis::Capacity => "capacity",
         Axis::Machine => "machine",
+        Axis::Batch => "batch",
+        Axis::Record => "record_bytes",
     };
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
@@ -137,7 +142,7 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
                 "runtime": band.band.coord.runtime,
                 "mode": band.band.coord.mode,
                 "workers": workers(&band.band),
-                "setting": band.band.coord.setting.to_string(),
+                "setting": band.setting().to_string(),
                 "band": band.band.size.name(),
                 "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({

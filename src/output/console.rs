@@ -11,7 +11,7 @@ use super::format;
 use crate::plan::Cell;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
-use crate::run::workload::{Mode, Workload};
+use crate::run::workload::{Mode, RecordBytes, Workload};
 use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
@@ -39,7 +39,13 @@ impl Console {
     /// The first line of the sweep, from one of its workloads and every capacity it sweeps
     /// (`capacities`, with `--task-capacity`'s slots a task): the size of a flat-out run, or
     /// the rate and duration of a paced one.
-    pub fn header(&self, workload: &Workload, capacities: &[usize], task_capacities: Option<&[usize]>) {
+    pub fn header(
+        &self,
+        workload: &Workload,
+        capacities: &[usize],
+        task_capacities: Option<&[usize]>,
+        records: &[RecordBytes],
+    ) {
         let load = match workload.pace {
             Some(pace) => format!(": each task sending {}, capacity", schedule(workload, pace)),
             None => format!(" with {} messages and capacity", workload.messages),
@@ -49,10 +55,20 @@ impl Console {
         if let Some(slots) = task_capacities {
             capacity += &format!(" (merged-recv: {} a task)", listed(slots));
         }
+        let by_value: Vec<String> =
+            records.iter().filter_map(|record| record.by_value()).map(|b| b.to_string()).collect();
+        let shared = records.contains(&RecordBytes::Shared);
         let payload = &workload.payload;
-        let mut line = format!("running WebRTC SFU benchmark{load} {capacity} ({payload}-byte payload");
-        if workload.payload.varies() {
+        let mut line = format!("running WebRTC SFU benchmark{load} {capacity} (");
+        if shared {
+            line += &format!("{payload}-byte payload");
+        }
+        if shared && workload.payload.varies() {
             line += &format!(", sizes drawn with seed {}", workload.seed);
+        }
+        if !by_value.is_empty() {
+            let and = if shared { "; " } else { "" };
+            line += &format!("{and}records of {} bytes by value", by_value.join(", "));
         }
         line.push(')');
         if workload.latency {

@@ -126,10 +126,23 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     let machine = |m: &MachineId| if cores { m.cores_text() } else { m.to_string() };
     match at {
         At::Machine(m) => format!("On {}", machine(m)),
-        At::Capacity(capacity) => {
+        At::Capacity(_) | At::Batch(_) | At::Record(_) => {
             let on = band.band.machine().map_or(String::new(), |m| format!(" on {}", machine(m)));
-            format!("At {capacity}{on}")
+            let at = if matches!(at, At::Record(_)) { format!("With {at}") } else { format!("At {at}") };
+            format!("{at}{on}")
         }
+    }
+}
+
+/// The line before the places where `axis` (other than the machine) changes the pick.
+fn changes_heading(axis: Axis) -> &'static str {
+    match axis {
+        Axis::Capacity => "The pick changes with capacity; where it does, how far the other capacity's pick is behind:",
+        Axis::Batch => "The pick changes with the batch; where it does, how far the other batch's pick is behind:",
+        Axis::Record => {
+            "The pick changes with the record size; where it does, how far the other size's pick is behind:"
+        }
+        Axis::Machine => "The pick changes with the machine:",
     }
 }
 
@@ -197,12 +210,12 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
         lines.push(vec![Span::Text(tally(machines))]);
         lines.extend(changes(machines, cores));
     }
-    let capacities = changes(analysis.across.on(Axis::Capacity), cores);
-    if !capacities.is_empty() {
-        lines.push(vec![Span::text(
-            "The pick changes with capacity; where it does, how far the other capacity's pick is behind:",
-        )]);
-        lines.extend(capacities);
+    for axis in [Axis::Capacity, Axis::Batch, Axis::Record] {
+        let places = changes(analysis.across.on(axis), cores);
+        if !places.is_empty() {
+            lines.push(vec![Span::text(changes_heading(axis))]);
+            lines.extend(places);
+        }
     }
     if !lines.is_empty() {
         blocks.push(Block::List(lines));

@@ -1,6 +1,6 @@
-//! Where capacity or the machine matters: a band measured at several capacities, or on
-//! several machines, read across them from the rankings `recommend` made at each ([`across`]).
-//! No new statistic: every ratio is a verdict one capacity's (one machine's) ranking holds.
+//! Where capacity, the machine, the batch or the record size matters: a band measured at several
+//! places on an [`Axis`], read across them from the rankings `recommend` made at each
+//! ([`across`]). No new statistic: every ratio is a verdict one place's ranking holds.
 
 use std::collections::BTreeSet;
 
@@ -11,19 +11,30 @@ use super::careful::known_problem;
 use super::coord::Coord;
 use super::metadata::MachineId;
 use super::recommend::{Entry, Recommendation};
+use super::setting::Setting;
 use crate::run::workload::Capacity;
 use crate::stats::verdict::{Call, Verdict};
 
-/// What an answer is read across: the capacities of one machine, or the machines.
+/// What an answer is read across: the capacities of one machine, the machines, the batches
+/// the receiver took, or the kinds of message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Axis {
     /// The capacities a machine measured a band at.
     Capacity,
     /// The machines that measured a band at one capacity, whatever their worker counts.
     Machine,
+    /// The batches (`--batch`) a band was measured at.
+    Batch,
+    /// The kinds of message (`--record-bytes`) a band was measured with.
+    Record,
 }
 
-/// One place on an [`Axis`]: a capacity, or a machine.
+impl Axis {
+    /// Every axis, in the order the reports read them.
+    pub const ALL: [Axis; 4] = [Axis::Machine, Axis::Capacity, Axis::Batch, Axis::Record];
+}
+
+/// One place on an [`Axis`]: a capacity, a machine, a batch or a kind of message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum At {
@@ -31,14 +42,22 @@ pub enum At {
     Capacity(Capacity),
     /// A machine.
     Machine(MachineId),
+    /// The most messages the receiver took per wake-up.
+    Batch(usize),
+    /// The bytes of a record moved by value; `None` (null in the JSON) for the shared message.
+    Record(Option<u32>),
 }
 
 impl std::fmt::Display for At {
-    /// `1,024 slots`; `16 cores (Intel(R) Xeon(R) Processor)`.
+    /// `1,024 slots`; `16 cores (Intel(R) Xeon(R) Processor)`; `a batch of 64`; `1200-byte
+    /// records by value`, `shared messages`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             At::Capacity(capacity) => capacity.fmt(f),
             At::Machine(machine) => machine.fmt(f),
+            At::Batch(batch) => write!(f, "a batch of {batch}"),
+            At::Record(Some(bytes)) => write!(f, "{bytes}-byte records by value"),
+            At::Record(None) => f.write_str("shared messages"),
         }
     }
 }
@@ -49,6 +68,8 @@ impl Axis {
         match self {
             Axis::Capacity => band.named_capacity().map(At::Capacity),
             Axis::Machine => band.machine().cloned().map(At::Machine),
+            Axis::Batch => Some(At::Batch(band.coord.setting.batch.unwrap_or(1))),
+            Axis::Record => Some(At::Record(band.coord.setting.record_bytes)),
         }
     }
 
@@ -59,16 +80,25 @@ impl Axis {
     }
 
     /// `band` with its place on this axis and its task counts taken out: the same runtime,
-    /// mode, setting and size, and across capacities the same workers and machine, across
-    /// machines the same capacity, whatever the worker count (a machine's default is its cores).
+    /// mode, setting and size, and across capacities, batches or kinds of message the same
+    /// workers and machine, across machines the same capacity, whatever the worker count (a
+    /// machine's default is its cores).
     fn rest(self, band: &Band) -> Band {
+        let setting = |setting: Setting| Coord { setting, ..band.coord.clone() };
         let (coord, names_workers, names_machine) = match self {
             Axis::Capacity => {
                 (Coord { capacity: Capacity::default(), ..band.coord.clone() }, band.names_workers, band.names_machine)
             }
             Axis::Machine => (Coord { workers: 0, machine: MachineId::default(), ..band.coord.clone() }, false, false),
+            Axis::Batch => {
+                (setting(Setting { batch: None, ..band.coord.setting.clone() }), band.names_workers, band.names_machine)
+            }
+            Axis::Record => {
+                let without = Setting { record_bytes: None, ..band.coord.setting.clone() };
+                (setting(without), band.names_workers, band.names_machine)
+            }
         };
-        let names_capacity = band.names_capacity && self == Axis::Machine;
+        let names_capacity = band.names_capacity && self != Axis::Capacity;
         Band { coord, names_workers, names_capacity, names_machine, size: band.size, tasks: Vec::new() }
     }
 }
@@ -118,27 +148,30 @@ pub struct Change {
     pub verdict: Verdict,
 }
 
+impl Across {
+    /// The band's setting without this axis's place in it (a batch's or a record's words are
+    /// the place, not the band).
+    pub fn setting(&self) -> Setting {
+        self.axis.rest(&self.band).coord.setting
+    }
+}
+
 /// The bands found at several places on each axis: computed once, with the analysis.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Acrosses {
-    /// Across the machines.
-    pub machines: Vec<Across>,
-    /// Across the capacities of a machine.
-    pub capacities: Vec<Across>,
+    /// Each axis of [`Axis::ALL`] and its bands.
+    by_axis: Vec<(Axis, Vec<Across>)>,
 }
 
 impl Acrosses {
-    /// Both axes of `bands` ([`across`]).
+    /// Every axis of `bands` ([`across`]).
     pub fn of(bands: &[Recommendation]) -> Acrosses {
-        Acrosses { machines: across(bands, Axis::Machine), capacities: across(bands, Axis::Capacity) }
+        Acrosses { by_axis: Axis::ALL.iter().map(|&axis| (axis, across(bands, axis))).collect() }
     }
 
     /// The bands found at several places on `axis`.
     pub fn on(&self, axis: Axis) -> &[Across] {
-        match axis {
-            Axis::Machine => &self.machines,
-            Axis::Capacity => &self.capacities,
-        }
+        self.by_axis.iter().find(|(on, _)| *on == axis).map_or(&[], |(_, found)| found)
     }
 }
 
