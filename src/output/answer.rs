@@ -159,8 +159,11 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
                 })).collect::<Vec<_>>(),
             });
             if axis == Axis::Machine {
-                // Machines differ in worker counts; the band is at one capacity.
+                // Machines differ in worker counts.
                 object["workers"] = Value::Null;
+            }
+            if axis != Axis::Capacity {
+                // The band is at one capacity.
                 object["capacity"] = json!(band.band.named_capacity());
             }
             object
