@@ -72,3 +72,13 @@ fn a_pick_that_changes_with_the_record_size_is_named_with_its_verdict() {
     assert!(console.contains("  With 48-byte records by value: flume 2.00× behind kanal† (2 bands)\n"), "{console}");
     assert!(console.contains("  With 1200-byte records by value: kanal† 3.00× behind flume (2 bands)\n"), "{console}");
 }
+
+#[test]
+fn bands_read_by_batch_and_record_size_smallest_first_whatever_the_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, console) = answers(&a_run(dir.path(), [("64", "1200"), ("1", "48")]));
+    let headings: Vec<&str> = console.lines().filter(|line| line.starts_with("multi-thread cloned-send")).collect();
+    assert_eq!(headings.len(), 2, "{console}");
+    assert!(headings[0].starts_with("multi-thread cloned-send [48-byte records by value] "), "{console}");
+    assert!(headings[1].starts_with("multi-thread cloned-send [batch 64, 1200-byte records by value] "), "{console}");
+}

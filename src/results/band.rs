@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use super::coord::Coord;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
+use super::setting::Setting;
 use crate::run::workload::{Capacity, Merge};
 
 /// A band of task counts summarized together.
@@ -158,10 +159,17 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         }
         group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
-    // Each capacity of a runtime, worker count, mode and setting beside the others, smallest first.
-    let place = |key: &Coord| (key.machine.clone(), key.runtime, key.workers, key.mode, key.setting.clone());
+    // Each batch, kind of message and capacity of a runtime, worker count, mode and setting
+    // beside the others, smallest first.
+    let place = |key: &Coord| {
+        let setting = Setting { batch: None, record_bytes: None, ..key.setting.clone() };
+        (key.machine.clone(), key.runtime, key.workers, key.mode, setting)
+    };
     let places: Vec<_> = grouped.iter().map(|group| place(&group.key)).collect();
-    grouped.sort_by_key(|group| (places.iter().position(|at| *at == place(&group.key)), group.key.capacity));
+    grouped.sort_by_key(|group| {
+        let (at, setting) = (places.iter().position(|at| *at == place(&group.key)), &group.key.setting);
+        (at, setting.batch, setting.record_bytes, group.key.capacity)
+    });
     let keys: Vec<Coord> = grouped.iter().map(|group| group.key.clone()).collect();
     for group in &mut grouped {
         let key = &group.key;
