@@ -171,27 +171,22 @@ pub fn detectable(intervals: impl IntoIterator<Item = (RuntimeKind, f64, f64)>) 
         .collect()
 }
 
-/// The two builds' cells in one file for [`FileNoise::of`]: the candidate's channels renamed
-/// so that each pair of a channel's two builds is measured as two cells of one round.
+/// The two builds' cells in one file for [`FileNoise::of`], the candidate's keyed as the
+/// candidate's, so that each pair of a channel's two builds is measured as two cells of one round.
 fn both(baseline: &ResultsFile, candidate: &ResultsFile) -> ResultsFile {
     let mut file = baseline.clone();
     for key in &candidate.order {
-        let renamed = CellKey { channel: format!("{}{CANDIDATE_SUFFIX}", key.channel), ..key.clone() };
-        file.cells.insert(renamed.clone(), candidate.cells[key].clone());
-        file.order.push(renamed);
+        let candidates = CellKey { candidate: true, ..key.clone() };
+        file.cells.insert(candidates.clone(), candidate.cells[key].clone());
+        file.order.push(candidates);
     }
     file
 }
 
 /// Whether `a` and `b` are one channel's cells of the two builds ([`both`]).
 fn builds_of_one_channel(a: &CellKey, b: &CellKey) -> bool {
-    let renamed =
-        |from: &CellKey, to: &CellKey| to.channel.strip_suffix(CANDIDATE_SUFFIX) == Some(from.channel.as_str());
-    renamed(a, b) || renamed(b, a)
+    a.candidate != b.candidate && (&a.channel, a.merge) == (&b.channel, b.merge)
 }
-
-/// What [`both`] appends to the candidate's channel names.
-const CANDIDATE_SUFFIX: &str = " (candidate)";
 
 /// `runtime mode`, then the capacity when not the default and the setting in brackets when
 /// there is one: the cell's place between the two builds' runs (`Coord::between_runs`).

@@ -30,6 +30,9 @@ pub struct CellKey {
     pub merge: Option<Merge>,
     /// Messages per sample; 0 in files without the column.
     pub messages: u64,
+    /// Whether these are the candidate build's samples beside the baseline's, in a paired A/B
+    /// judged as one file (`results::ab`); false in every file read.
+    pub candidate: bool,
 }
 
 /// The size of a run, which a comparison of two files expects to be the same in both: the
@@ -53,6 +56,7 @@ impl CellKey {
             channel: record.channel.clone(),
             merge: record.merge,
             messages: record.messages,
+            candidate: false,
         }
     }
 
@@ -419,7 +423,7 @@ pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
 #[cfg(test)]
 pub(crate) fn hand_made_key(channel: &str, tasks: u64, setting: super::setting::Setting) -> CellKey {
     let coord = Coord { runtime: RuntimeKind::MultiThread, mode: Mode::ClonedSend, setting, ..Coord::default() };
-    CellKey { coord, tasks, channel: channel.into(), merge: None, messages: 0 }
+    CellKey { coord, tasks, channel: channel.into(), merge: None, messages: 0, candidate: false }
 }
 
 /// A file of cloned-send, multi-thread cells made by hand: (channel, tasks, ok values,

@@ -19,7 +19,7 @@ pub(super) fn key_of(cell: &Cell) -> CellKey {
         machine: MachineId::default(),
     };
     let (tasks, channel) = (workload.tasks as u64, cell.channel.name.to_owned());
-    CellKey { coord, tasks, channel, merge: cell.merge(), messages: workload.messages }
+    CellKey { coord, tasks, channel, merge: cell.merge(), messages: workload.messages, candidate: false }
 }
 
 #[cfg(test)]

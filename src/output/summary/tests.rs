@@ -138,7 +138,7 @@ fn latency_and_exclusions_get_their_own_lines_and_columns() {
     ]);
     for (channel, p99) in [("kanal", 40_000.0), ("flume", 12_000.0)] {
         let coord = Coord { runtime: RuntimeKind::MultiThread, mode: Mode::ClonedSend, ..Coord::default() };
-        let key = CellKey { coord, tasks: 1, channel: channel.into(), merge: None, messages: 0 };
+        let key = CellKey { coord, tasks: 1, channel: channel.into(), merge: None, messages: 0, candidate: false };
         file.cells.get_mut(&key).unwrap().columns[Column::LatP99] = vec![p99; 5];
     }
     let bands = recommend(&file);
