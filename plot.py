@@ -47,7 +47,7 @@ METRICS = {
     "alloc_bytes_per_message": ("bytes allocated per message", False, ALLOCS_HINT),
 }
 # What every cell of X.cells.json must hold for plot.py to draw it.
-DRAWN = {"runtime", "mode", "tasks", "channel", "label", "colour", "setting", "ok", "failed"}
+DRAWN = {"runtime", "mode", "tasks", "channel", "label", "colour", "setting", "coord", "ok", "failed"}
 MODE_ORDER = ("cloned-send", "merged-recv")
 RUNTIME_ORDER = ("multi-thread", "current-thread")
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
@@ -167,8 +167,18 @@ def line_name(cell: dict) -> str:
 
 
 def style_key(cell: dict) -> str:
-    """What the line style tells apart within a file: the merge strategy and the setting."""
-    return cell.get("merge", "") + "|" + cell["setting"]
+    """What the line style tells apart within a file: the merge strategy and the setting (its fields)."""
+    return cell.get("merge", "") + "|" + place(cell["coord"]["setting"])
+
+
+def place(value) -> str:
+    """A coordinate's field (the capacity, the setting) as a key: its data, not its words."""
+    return json.dumps(value, sort_keys=True)
+
+
+def capacity_key(cell: dict) -> str:
+    """The capacity the cell is ranked at, as data (`{"shared": 1024}`, `{"per-task": 256}`)."""
+    return place(cell["coord"]["capacity"])
 
 
 def caption(runs: list[Run], legend: str) -> str:
@@ -207,15 +217,13 @@ def capacity_label(cell: dict) -> str:
 
 def paced(cell: dict) -> bool:
     """Whether the cell's senders were paced (its setting's `pace_ns`)."""
-    return "pace_ns" in cell.get("setting_fields", {})
+    return "pace_ns" in cell["coord"]["setting"]
 
 
 def emphasis(run: Run, cell: dict) -> bool | None:
     """True for a channel the binary highlights in the cell's panel (`highlights` in
     X.cells.json), False for the others of such a panel, None where the panel has none."""
-    key = (cell["runtime"], cell["mode"], capacity_label(cell), cell["setting"])
-    chosen = [h.get("channels", []) for h in run.highlights if h.get("workers") in (None, cell["workers"])
-              and (h.get("runtime"), h.get("mode"), h.get("capacity_label"), h.get("setting")) == key]
+    chosen = [h.get("channels", []) for h in run.highlights if h.get("coord") == cell["coord"]]
     return cell["label"] in sum(chosen, []) if chosen else None
 
 
@@ -317,11 +325,13 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     machines = machine_labels(runs, every)
     panels: dict[tuple, list] = {}
     for (k, cell), machine in zip(every, machines):
-        panels.setdefault(((machine, capacity_label(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
+        panels.setdefault(((machine, capacity_key(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
     modes = ordered((c["mode"] for _, c in every), MODE_ORDER)
     rows = [(machine, cap, mode) for machine in dict.fromkeys(machines)
-            for cap in dict.fromkeys(capacity_label(c) for _, c in every) for mode in modes]
-    settings = sorted({style_key(c) for _, c in every})
+            for cap in dict.fromkeys(capacity_key(c) for _, c in every) for mode in modes]
+    capacity_words = {capacity_key(c): capacity_label(c) for _, c in every}
+    words = {style_key(c): c.get("merge", "") + "|" + c["setting"] for _, c in every}
+    settings = sorted(words, key=lambda key: (words[key], key))
 
     def draw(ax, k, cells, name, look):
         style = k * len(settings) + settings.index(style_key(cells[0]))
@@ -337,7 +347,7 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     emphasised = False
     for ax, (machine, cap, mode), runtime, panel in placed:
         workers = f"workers {describe(c['workers'] for _, c in panel)}"
-        ax.set_title(" · ".join(filter(None, [machine, mode, runtime, workers, cap])), fontsize=10)
+        ax.set_title(" · ".join(filter(None, [machine, mode, runtime, workers, capacity_words[cap]])), fontsize=10)
         ax.set_ylabel(label_text)
         emphasised |= draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}),
                                  default_log if log_y is None else log_y, line_name, draw)
@@ -381,10 +391,12 @@ def build_latency_figure(runs: list[Run], alone: bool = False) -> Figure:
     every = [(k, cell) for k, run in enumerate(runs) for cell in run.cells if paced(cell)]
     panels: dict[tuple, list] = {}
     for k, cell in every:
-        key = (capacity_label(cell), cell["runtime"], cell["mode"], cell["phased_setting"])
+        key = (capacity_key(cell), cell["runtime"], cell["mode"], place(cell["coord"]["setting"]))
         panels.setdefault((key, 0), []).append((k, cell))
-    rows = sorted({row for row, _ in panels}, key=lambda p: ([capacity_label(c) for _, c in every].index(p[0]),
-                  rank(p[1], RUNTIME_ORDER), rank(p[2], MODE_ORDER), p[3]))
+    capacity_words = {capacity_key(c): capacity_label(c) for _, c in every}
+    setting_words = {place(c["coord"]["setting"]): c["phased_setting"] for _, c in every}
+    rows = sorted({row for row, _ in panels}, key=lambda p: ([capacity_key(c) for _, c in every].index(p[0]),
+                  rank(p[1], RUNTIME_ORDER), rank(p[2], MODE_ORDER), setting_words[p[3]]))
 
     def draw(ax, k, cells, name, look):
         ys = [(c.get("paced") or {}).get("pooled_p99_ns", math.nan) / 1000 for c in cells]
@@ -395,7 +407,8 @@ def build_latency_figure(runs: list[Run], alone: bool = False) -> Figure:
 
     fig, placed = grid(rows, [0], panels, 7.5, 3.4)
     for ax, (cap, runtime, mode, setting), _, panel in placed:
-        ax.set_title(" · ".join(filter(None, [runtime, mode, cap])) + f"\n{setting}", fontsize=9)
+        ax.set_title(" · ".join(filter(None, [runtime, mode, capacity_words[cap]])) + f"\n{setting_words[setting]}",
+                     fontsize=9)
         ax.set_ylabel("p99 µs (pooled)")
         draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}), True, lambda c: c["label"], draw)
     legend = ("Line: p99 latency pooled over every delivered message of a cell; hollow circle: the pacer fell behind; "
@@ -412,7 +425,7 @@ def cell_table(runs: list[Run], metric: str) -> list[str]:
     """One line per cell: the metric's trimmed mean, median, min, max, ok samples (of all
     samples) and clusters when there are several, lowest first per (capacity, mode, runtime, tasks)."""
     several, lines = len(runs) > 1, []
-    capacities = len({capacity_label(c) for run in runs for c in run.cells}) > 1
+    capacities = len({capacity_key(c) for run in runs for c in run.cells}) > 1
     for run, label in zip(runs, file_labels(runs)):
         for cell in run.cells:
             figures = cell.get(metric)

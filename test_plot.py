@@ -54,10 +54,14 @@ def cell(channel="flume", tasks=1, samples=(10.0,), mode="cloned-send", runtime=
     `phased_setting` is `setting`); cpu_ns_per_message is twice ns_per_message unless given."""
     metrics.setdefault("cpu_ns_per_message", [2 * v for v in samples])
     label = channel + (f" via {merge}" if merge else "")
+    fields = {"send": "wait", "latency": setting == "latency", "allocs": False}
+    coord = {"runtime": runtime, "workers": workers, "capacity": {"shared": 128}, "mode": mode, "setting": fields,
+             "machine": {"cores": 0, "cpu": ""}}
     entry = {"name": f"{runtime}/{mode}/tasks={tasks}/{label}", "runtime": runtime, "mode": mode,
              "tasks": tasks, "channel": channel, "merge": merge, "label": label, "colour": colour_of(channel),
              "messages": 1000, "capacity": 128, "workers": workers,
-             "setting": setting, "phased_setting": setting or None, "ok": len(samples), "failed": failed,
+             "setting": setting, "phased_setting": setting or None, "coord": coord, "ok": len(samples),
+             "failed": failed,
              "ns_per_message": figures(samples)}
     if failed:
         entry["first_failure"] = "timeout: after 30s"
@@ -626,9 +630,12 @@ def test_a_bounded_cell_is_marked_on_its_line_named_in_the_caption_and_counted_i
 
 
 def with_capacity(cells, capacity, label=None):
-    """The cells at `capacity` slots, with the binary's `capacity_label` when given."""
+    """The cells at `capacity` slots (per task when `label` says so), with the binary's
+    `capacity_label` when given."""
+    kind = "per-task" if label and label.endswith("per task") else "shared"
     for c in cells:
         c.update({"capacity": capacity, "name": c["name"] + f"/capacity={capacity}"})
+        c["coord"] = {**c["coord"], "capacity": {kind: capacity}}
         c.update({"capacity_label": label} if label else {})
     return cells
 
@@ -670,8 +677,9 @@ def test_each_panel_has_a_y_scale_its_own_lines_fill(tmp_path):
 
 def test_the_highlighted_channels_are_drawn_thicker_and_on_top(tmp_path):
     path = write_run(tmp_path / "h.csv", with_capacity(sweep(), 1024, "1,024 slots"))
-    write_highlights(path, [{"runtime": "multi-thread", "mode": "cloned-send", "workers": 8,
-                             "capacity_label": "1,024 slots", "setting": "", "channels": ["kanal", "flume"]}])
+    coord = {"runtime": "multi-thread", "workers": 8, "capacity": {"shared": 1024}, "mode": "cloned-send",
+             "setting": {"send": "wait", "latency": False, "allocs": False}, "machine": {"cores": 0, "cpu": ""}}
+    write_highlights(path, [{"coord": coord, "channels": ["kanal", "flume"]}])
     fig = plot.build_figure([plot.load_run(path)])
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
     thick = {name for name, line in lines.items() if line.get_linewidth() > 2}
@@ -706,8 +714,8 @@ def paced_cell(channel, tasks, p99_ns, phase):
              setting=f"paced 5 every 20ms, {'random phase, ' if phase == 'random' else ''}send try, latency")
     words = "out of phase" if phase == "random" else "in phase"
     c["phased_setting"] = f"paced 5 every 20ms, {words}, send try, latency"
-    c["setting_fields"] = {"pace_ns": 20_000_000, "burst": 5, "phase": phase, "send": "try", "latency": True,
-                           "allocs": False}
+    c["coord"]["setting"] = {"pace_ns": 20_000_000, "burst": 5, "phase": phase, "send": "try", "latency": True,
+                             "allocs": False}
     c["paced"] = {"pooled_p99_ns": p99_ns, "pacer_behind": False, "overflow_share": 0.0, "drop_share": 0.0}
     return c
 

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
+use super::coord::Coord;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::paced::{self, PacedCell};
 use super::recommend::Recommendation;
-use super::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::{self, CONFIDENCE};
@@ -45,16 +45,8 @@ pub struct CellsFile {
 /// The channels to emphasise in one group's plot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Highlight {
-    /// `multi-thread` or `current-thread`.
-    pub runtime: RuntimeKind,
-    /// `cloned-send` or `merged-recv`.
-    pub mode: Mode,
-    /// Threads running tasks.
-    pub workers: u64,
-    /// The group's [`CellResult::capacity_label`].
-    pub capacity_label: String,
-    /// The group's setting.
-    pub setting: String,
+    /// The group: the [`CellResult::coord`] of its cells.
+    pub coord: Coord,
     /// Channel names, each once.
     pub channels: Vec<String>,
 }
@@ -75,8 +67,7 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
                 }
             }
         }
-        let (runtime, mode, workers, setting) = (key.runtime, key.mode, key.workers, key.setting.to_string());
-        Highlight { runtime, mode, workers, capacity_label: key.capacity.to_string(), setting, channels }
+        Highlight { coord: key.clone(), channels }
     };
     groups.iter().map(highlight).collect()
 }
@@ -122,18 +113,19 @@ pub struct CellResult {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub machine: String,
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
-    /// allocations), in words (`Setting`'s `Display`); empty for a default run. For display
-    /// and grouping: `setting_fields` are the data.
+    /// allocations), in words (`Setting`'s `Display`); empty for a default run. For display:
+    /// `coord`'s setting is the data.
     pub setting: String,
     /// The setting in words with a paced cell's phase said either way (`paced 5 every 20ms,
     /// in phase, latency`): what plots and tables title a cell with.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub phased_setting: String,
-    /// The setting's fields: `payload`, `seed`, `pace_ns`, `burst`, `phase` (`aligned` or
-    /// `random`; absent when not paced), `send`, `sink`, `latency`, `allocs`; absent for a
-    /// default run.
-    #[serde(default, skip_serializing_if = "Setting::is_default")]
-    pub setting_fields: Setting,
+    /// The cell's place on every axis but the channel and the task count, as data: `runtime`,
+    /// `workers`, `capacity` (`{"shared": N}` or `{"per-task": N}`), `mode`, `setting` (its
+    /// fields; `{"send": "wait", "latency": false, "allocs": false}` for a default run) and
+    /// `machine` (`cores` and `cpu`; 0 and empty when unknown). What plot.py groups panels and
+    /// lines by; the words above title them.
+    pub coord: Coord,
     /// Samples whose status is `ok` and that were not disturbed: the ones every figure below
     /// is computed from.
     pub ok: usize,
@@ -333,7 +325,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         machine: if key.coord.machine == MachineId::default() { String::new() } else { key.coord.machine.to_string() },
         setting: key.coord.setting.to_string(),
         phased_setting: key.coord.setting.phased(),
-        setting_fields: key.coord.setting.clone(),
+        coord: key.coord.clone(),
         ok: samples.ok.len(),
         bounded: samples.bounded,
         failed: samples.failed,

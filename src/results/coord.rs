@@ -11,7 +11,7 @@ use crate::run::workload::{Capacity, Mode};
 
 /// Where a group of cells stands on every axis but the channel and the task count. Ordered
 /// by runtime, workers, capacity, mode, setting, then machine.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Coord {
     /// The runtime the tasks ran on.
     pub runtime: RuntimeKind,

@@ -67,7 +67,7 @@ pub struct Build {
 /// Which machine a run measured, as the answer names it: its cores and CPU model, from the
 /// JSON beside its CSV. Runs of one machine pool; runs of several are an axis of the answer,
 /// as capacity is. The default is a run without a readable JSON: an unknown machine.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct MachineId {
     /// Available parallelism (`Metadata::cores`); 0 when unknown.
     pub cores: usize,
