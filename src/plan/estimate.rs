@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::{Cell, Plan};
 use crate::error::usage;
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::{Mode, WARMUP_MESSAGES};
+use crate::run::workload::{Mode, RecordBytes, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
 /// Bytes per slot of a channel, as a multiple of the message's: the message, and as much again
@@ -29,6 +29,12 @@ const WORKER_BYTES: u128 = 256 * 1024;
 /// [`ROUND_COST`] and [`RUN_COST`] on the committed reference runs whose wall times are known
 /// (docs/methodology.md, "How long a sweep takes").
 pub const ASSUMED_NS_PER_MESSAGE: u64 = 90;
+
+/// The nanoseconds each byte of a record moved by value adds to a message beyond a 48-byte one
+/// (`--record-bytes`): a record is copied into the channel's slot and out, and a large one
+/// misses the caches. Fitted on the 2-core reference VM's run of `--record-bytes 48,1200`
+/// (docs/results/2core-epyc-vm-2026-11-28.md, "Records by value").
+pub const ASSUMED_NS_PER_RECORD_BYTE: f64 = 0.3;
 
 /// What a round costs beyond its runs: the fresh process of this binary that measures it
 /// (`run::rounds`) started and ended, and the parent's work between two rounds.
@@ -213,9 +219,12 @@ pub fn wall_time_line(plan: &Plan) -> String {
         let longest = format!(" (up to {} on a noisy host)", seconds_text(time.longest()));
         (format!(", then duels while an answer stays open, {}", seconds_text(time.duels)), longest)
     };
+    let records = plan.records.iter().any(|record| record.by_value().is_some());
+    let records =
+        if records { format!(", {ASSUMED_NS_PER_RECORD_BYTE} ns more a byte of a record") } else { String::new() };
     format!(
         "wall time: about {}{longest}: screening {}{duels} (a guess: {ASSUMED_NS_PER_MESSAGE} ns per message on \
-         current-thread, more on multi-thread, or the --pace schedule; {} ms per round)",
+         current-thread, more on multi-thread{records}, or the --pace schedule; {} ms per round)",
         seconds_text(time.total()),
         seconds_text(time.screening),
         ROUND_COST.as_millis()
@@ -242,10 +251,13 @@ pub fn off_line(expected: Duration, took: Duration) -> Option<String> {
 /// handing messages to each other cost more per message the more there are.
 fn ns_per_message(cell: &Cell) -> f64 {
     let base = ASSUMED_NS_PER_MESSAGE as f64;
-    match cell.runtime {
+    let runtime = match cell.runtime {
         RuntimeKind::CurrentThread => base,
         RuntimeKind::MultiThread => base * (1.0 + (cell.workers as f64 / 2.0).sqrt()),
-    }
+    };
+    let record = cell.workload.record;
+    let copied = record.by_value().map_or(0.0, |bytes| f64::from(bytes) - RecordBytes::B48.slot_bytes() as f64);
+    runtime + ASSUMED_NS_PER_RECORD_BYTE * copied.max(0.0)
 }
 
 /// The wall time of `plan`: the screening (every build's screening rounds, each a process
@@ -351,6 +363,12 @@ mod tests {
         let close = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(1);
         assert!(close(three.screening, runs + ROUND_COST * 2), "{three:?}");
         assert_eq!(three.duels, Duration::from_millis(1500));
+        // A 1,200-byte record by value: ASSUMED_NS_PER_RECORD_BYTE more a message for each byte past 48.
+        let record = wall_time(&plan(&[&flags[..], &more, &["--record-bytes", "1200"]].concat()));
+        let per = ASSUMED_NS_PER_MESSAGE as f64 + ASSUMED_NS_PER_RECORD_BYTE * 1152.0;
+        let ns = |messages: u64| Duration::from_secs_f64(messages as f64 * per / 1e9);
+        let run = ns(1_000_000) + RUN_COST + ns(WARMUP_MESSAGES) + RUN_COST;
+        assert!(close(record.screening, run * 2 + ROUND_COST * 2), "{record:?}");
     }
 
     #[test]
