@@ -107,7 +107,7 @@ fn a_baseline_of_no_take_round_protocol_is_refused_at_once_as_bad_usage() {
     let (code, stdout, stderr) = ab(&common::binary(), Path::new("/bin/true"), &tiny(&out));
     assert_eq!(code, Some(2), "{stdout}\n{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("take-round protocol 1"), "{stderr}");
+    assert!(stderr.contains("take-round protocol 2"), "{stderr}");
     assert!(!out.exists(), "nothing measured, nothing written");
 }
 

@@ -27,7 +27,9 @@ pub const SUBCOMMAND: &str = "take-round";
 
 /// The version of the round a child is handed and the samples it answers with: a paired A/B
 /// run pairs two builds only when both speak this one, and a child refuses a round of another.
-pub const PROTOCOL: u32 = 1;
+/// It moves on whenever a field of the round changes what a child measures (2: a workload's
+/// record moved by value), so that an older child never measures a round it cannot read in full.
+pub const PROTOCOL: u32 = 2;
 
 /// A binary that measures rounds, and the environment its processes get beyond this one's.
 #[derive(Debug, Clone)]

@@ -136,8 +136,9 @@ pub struct Pace {
 }
 
 /// One run's shape: what is sent, by how many tasks, through how much buffer, and what the
-/// receiver does and records.
+/// receiver does and records. A child refuses a field it does not know (`run::rounds::PROTOCOL`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Workload {
     /// How the tasks reach the receiver.
     pub mode: Mode,
@@ -378,6 +379,18 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_workload_with_a_field_this_build_does_not_know_is_refused() {
+        let known = serde_json::to_value(Workload::new(Mode::ClonedSend, 1, 10, 4)).unwrap();
+        assert_eq!(
+            serde_json::from_value::<Workload>(known.clone()).unwrap(),
+            Workload::new(Mode::ClonedSend, 1, 10, 4)
+        );
+        let mut newer = known;
+        newer["record_layout"] = "packed".into();
+        assert!(serde_json::from_value::<Workload>(newer).is_err(), "an older child would measure it wrong");
+    }
 
     #[test]
     fn merged_recv_shares_a_capacity_with_a_floor_or_gives_each_task_its_own() {
