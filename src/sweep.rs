@@ -7,7 +7,7 @@
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
 //!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
-//!   open or they have taken `--max-time` × the number of cells, and past that, on a host whose
+//!   open or they have taken `--max-time` × the cells (`Plan::duel_cells`), and past that, on a host whose
 //!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
 //!   half the sweep's time again at most (`plan::estimate::duels_bound`).
 //!
@@ -131,7 +131,7 @@ pub fn run(
         .map(|cell| Progress { key: key_of(&cell), cell, samples: Vec::new(), finished: false })
         .collect();
     let groups = groups(&cells);
-    let budget = plan.max_time.mul_f64(cells.len() as f64);
+    let budget = plan.max_time.mul_f64(plan.duel_cells());
     let started = Instant::now();
     let mut outcome = Outcome::default();
     let mut generator = Pcg64Mcg::seed_from_u64(ORDER_SEED);

@@ -12,8 +12,8 @@ use super::commands::{Target, target};
 use super::read;
 use crate::cli::{Command, CsvList, ExportArgs};
 use crate::output::console::print_line;
-use crate::output::export;
 use crate::output::files::OutputSet;
+use crate::output::{export, open};
 use crate::paths;
 use crate::plan::{Plan, estimate};
 use crate::sweep::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
@@ -53,7 +53,11 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     let duels = if plan.max_time.is_zero() {
         "no duels".to_owned()
     } else {
-        format!("then duels {whom} for {:.3} s × {} cells", plan.max_time.as_secs_f64(), cells.len())
+        format!(
+            "then duels {whom} for {:.3} s × {}",
+            plan.max_time.as_secs_f64(),
+            open::duel_cells(plan.duel_cells(), cells.len())
+        )
     };
     print_line(&format!(
         "samples: {} screening round(s) of every group{paired}, {duels}, after {} warm-up(s)",

@@ -27,7 +27,7 @@ use crate::run::workload::SendMode;
 /// two screening rounds and duels (on p99 and CPU, and the room's contenders until their figures
 /// settle) that fit 5 minutes with the 13 built-in channels, 3 for one room of participants.
 pub const PRESET: &str = "--runtimes multi-thread --modes cloned-send --tasks 1,8,64,512 --pace 20ms --burst 5 \
-     --phase random,aligned --send try --latency --capacity 1024 --duration 1s --samples 2 --max-time 0.9";
+     --phase random,aligned --send try --latency --capacity 1024 --duration 1s --samples 2 --max-time 0.36";
 
 /// Runs the preset with `args`' flags over it, its rounds where `isolation` says.
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
@@ -83,8 +83,9 @@ const MOST_PARTICIPANTS: u64 = 65_536;
 
 /// The `--max-time` of one room unless given: a room's cells are few, so its duels can sample
 /// the pick, its tie and the runner-up until their figures settle and stay within 3 minutes
-/// (within 4 with both designs measured: twice the cells).
-const ROOM_MAX_TIME: &str = "2.5";
+/// (within 4 with both designs measured: twice the cells). A room of 12 to 724 participants
+/// counts each cell three times (`Plan::duel_cells`).
+const ROOM_MAX_TIME: &str = "0.83";
 
 /// `flags` with `--participants N` (or `--participants=N`) replaced by `--tasks N`.
 fn participants(mut flags: Vec<String>) -> anyhow::Result<Vec<String>> {

@@ -53,7 +53,7 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let metadata = metadata(csv);
             let analysis = Analysis::of(&csv.display().to_string(), &samples, metadata.as_ref());
             let max_time = plan.max_time.as_secs_f64();
-            let duels = output::open::max_time_line(&analysis.open, max_time, measured.cells);
+            let duels = output::open::max_time_line(&analysis.open, max_time, plan.duel_cells(), measured.cells);
             duels.inspect(|line| print_line(&format!("{line}\n")));
             let name = super::file_name(csv);
             let page = output::html::page(&name, &analysis, metadata.as_slice());

@@ -161,7 +161,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "SECS", help = format!(
         "Seconds per cell, averaged over the sweep, for the duels after screening: rounds of each group's leader and \
          the channels not yet told apart from it, until every group is decided or the duels have taken this × the \
-         number of cells (0: screening only) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
+         number of cells, a band of task counts measured at fewer task counts than the default sweep's counting as \
+         many cells as the default's (0: screening only) [default: {DEFAULT_MAX_TIME_SECS}; --quick: {QUICK_MAX_TIME_SECS}]"), value_parser = parse_seconds, allow_negative_numbers = true)]
     pub max_time: Option<f64>,
 
     /// Seconds a sample (with its warm-ups) may run before it is recorded as a timeout and abandoned

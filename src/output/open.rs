@@ -59,17 +59,28 @@ fn line(open: &Open) -> Vec<Span> {
 }
 
 /// The `--max-time` that would likely give a run's duels the time to decide the `open` bands
-/// that rounds can decide, the run having had `max_time` for each of its `cells`; `None` when
-/// no such band is open.
-pub fn max_time_line(open: &[Open], max_time: f64, cells: usize) -> Option<String> {
+/// that rounds can decide, the run's duels having had `max_time` for each of `counted`
+/// (`Plan::duel_cells`) of its `cells`; `None` when no such band is open.
+pub fn max_time_line(open: &[Open], max_time: f64, counted: f64, cells: usize) -> Option<String> {
     let seconds: f64 = open.iter().map(|open| open.seconds).sum();
     let decidable = open.iter().filter(|open| open.needed != Needed::Beyond).count();
     (decidable > 0 && seconds > 0.0).then(|| {
-        let needed = max_time + seconds / cells.max(1) as f64;
+        let needed = max_time + seconds / counted.max(1.0);
         let needed = if needed >= 0.1 { format!("{needed:.2}") } else { format!("{needed:.4}") };
         format!(
             "duels: --max-time {needed} would likely decide the {decidable} open band(s) below that rounds can decide \
-             here (the duels' time is --max-time × {cells} cells)"
+             here (the duels' time is --max-time × {})",
+            duel_cells(counted, cells)
         )
     })
+}
+
+/// What the duels' time is `--max-time` times: `cells` cells, or `counted` (`Plan::duel_cells`)
+/// when a band measured at fewer task counts than the default sweep's counts more.
+pub fn duel_cells(counted: f64, cells: usize) -> String {
+    if (counted - cells as f64).abs() < 0.5 {
+        format!("{cells} cells")
+    } else {
+        format!("{counted:.0} cells ({cells} measured: a band of fewer task counts than the default's counts as many)")
+    }
 }

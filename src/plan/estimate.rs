@@ -286,7 +286,7 @@ pub fn wall_time(plan: &Plan) -> WallTime {
     // Every group holds each channel once: a screening round per group and pass, per build.
     let rounds = (cells.len() / plan.channels.len().max(1) * plan.samples * plan.builds) as u32;
     let runs = cells.iter().map(per_cell).sum::<Duration>() * plan.builds as u32;
-    WallTime { screening: runs + ROUND_COST * rounds, duels: plan.max_time * cells.len() as u32 }
+    WallTime { screening: runs + ROUND_COST * rounds, duels: plan.max_time.mul_f64(plan.duel_cells()) }
 }
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
@@ -325,6 +325,21 @@ mod tests {
     }
 
     #[test]
+    fn the_duels_count_a_band_of_fewer_task_counts_than_the_default_as_the_default() {
+        let default = plan(&[]);
+        assert_eq!(default.duel_cells(), default.cells().len() as f64, "the default sweep counts each cell once");
+        // One task count of each band stands for the default's 4, 3 and 3.
+        assert_eq!(plan(&["--tasks", "1,64,512"]).duel_cells(), default.cells().len() as f64);
+        let two_small = plan(&["--tasks", "1,8,16,32,64,128", "--channels", "kanal"]);
+        let cells_per_tasks = two_small.cells().len() as f64 / 6.0;
+        assert_eq!(two_small.duel_cells(), cells_per_tasks * (2.0 * 2.0 + 3.0 + 1.0 * 3.0));
+        // More task counts in a band than the default's: once each. A band the default has none
+        // of: as its large band.
+        let more = plan(&["--tasks", "1,2,3,4,5,6,7,8,1024", "--channels", "kanal"]);
+        assert_eq!(more.duel_cells(), more.cells().len() as f64 / 9.0 * (8.0 + 3.0));
+    }
+
+    #[test]
     fn the_largest_cell_sets_the_peak_and_a_plan_past_the_memory_is_refused_naming_what_to_lower() {
         let small = plan(&["--tasks", "1,64", "--payload", "1200", "--channels", "kanal"]);
         let (cell, peak) = largest_cell(&small).unwrap();
@@ -342,14 +357,15 @@ mod tests {
     #[test]
     fn the_wall_time_counts_every_run_round_and_the_duels_budget() {
         // One current-thread cell of 1,000,000 messages, two screening rounds, each a process
-        // with one warm-up of WARMUP_MESSAGES before the sample, then 0.5 s of duels.
+        // with one warm-up of WARMUP_MESSAGES before the sample, then 0.5 s of duels for each of
+        // the four task counts the default sweep gives the band of one task (`Plan::duel_cells`).
         let flags = ["--tasks", "1", "--channels", "kanal", "--runtimes", "current-thread", "--modes", "cloned-send"];
         let more = ["--capacity", "1024", "--messages", "1000000", "--samples", "2", "--max-time", "0.5"];
         let one = wall_time(&plan(&[&flags[..], &more].concat()));
         let ns = |messages: u64| Duration::from_nanos(messages * ASSUMED_NS_PER_MESSAGE);
         let run = ns(1_000_000) + RUN_COST + ns(WARMUP_MESSAGES) + RUN_COST;
         assert_eq!(one.screening, run * 2 + ROUND_COST * 2);
-        assert_eq!(one.duels, Duration::from_millis(500));
+        assert_eq!(one.duels, Duration::from_millis(2000));
         assert_eq!(one.total(), one.screening + one.duels);
         // On 8 worker threads a message costs 1 + √4 = 3 times as much.
         let multi = ["--runtimes", "multi-thread", "--workers", "8", "--max-time", "0"];
@@ -362,7 +378,7 @@ mod tests {
         let runs = Duration::from_secs_f64(run.as_secs_f64() * 3.0 * (1.0 + ASSUMED_SCREENED_SHARE));
         let close = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(1);
         assert!(close(three.screening, runs + ROUND_COST * 2), "{three:?}");
-        assert_eq!(three.duels, Duration::from_millis(1500));
+        assert_eq!(three.duels, Duration::from_millis(6000));
         // A 1,200-byte record by value: ASSUMED_NS_PER_RECORD_BYTE more a message for each byte past 48.
         let record = wall_time(&plan(&[&flags[..], &more, &["--record-bytes", "1200"]].concat()));
         let per = ASSUMED_NS_PER_MESSAGE as f64 + ASSUMED_NS_PER_RECORD_BYTE * 1152.0;

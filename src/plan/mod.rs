@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::cli::*;
 use crate::error::usage;
 use crate::registry::{self, ChannelEntry};
+use crate::results::band::TaskBand;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::rounds::Isolation;
@@ -84,7 +85,7 @@ pub struct Plan {
     /// Screening rounds (`--samples`).
     pub samples: usize,
     /// Time per cell, averaged over the sweep, that the duels after screening may spend: their
-    /// time is this × the number of cells.
+    /// time is this × [`Plan::duel_cells`].
     pub max_time: Duration,
     /// Time a sample may run before the watchdog abandons it.
     pub timeout: Duration,
@@ -195,6 +196,24 @@ impl Plan {
             }
         }
         cells
+    }
+
+    /// The cells the duels' time counts (`--max-time` × this): every cell, a cell of a band of
+    /// task counts ([`TaskBand`]) the plan measures at fewer task counts than the default sweep
+    /// counted as the default's over the plan's (a band the default does not measure, as its
+    /// large band). A band's answer averages its task counts' estimates, so a band of one task
+    /// count needs as many duel rounds as one of four.
+    pub fn duel_cells(&self) -> f64 {
+        let counts = |tasks: &[usize], band| tasks.iter().filter(|&&t| TaskBand::of(t as u64) == band).count();
+        let default = |band| match counts(&DEFAULT_TASKS, band) {
+            0 => counts(&DEFAULT_TASKS, TaskBand::Large),
+            n => n,
+        };
+        let weight = |tasks: usize| {
+            let band = TaskBand::of(tasks as u64);
+            (default(band) as f64 / counts(&self.tasks, band).max(1) as f64).max(1.0)
+        };
+        self.cells().iter().map(|cell| weight(cell.workload.tasks)).sum()
     }
 
     /// The plan of a sweep over the built-in channels and `extra`, a caller's own
