@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::band::Band;
 use super::careful::known_problem;
-use super::coord::Coord;
 use super::metadata::MachineId;
 use super::recommend::{Entry, Recommendation};
 use super::setting::Setting;
@@ -73,33 +72,27 @@ impl Axis {
         }
     }
 
-    /// Whether `a` and `b` are one band at two places on this axis (or the same place): the same
-    /// band once [`rest`](Axis::rest) took the axis out.
-    fn same(self, a: &Band, b: &Band) -> bool {
-        self.rest(a) == self.rest(b)
-    }
-
     /// `band` with its place on this axis and its task counts taken out: the same runtime,
     /// mode, setting and size, and across capacities, batches or kinds of message the same
     /// workers and machine, across machines the same capacity, whatever the worker count (a
     /// machine's default is its cores).
     fn rest(self, band: &Band) -> Band {
-        let setting = |setting: Setting| Coord { setting, ..band.coord.clone() };
-        let (coord, names_workers, names_machine) = match self {
-            Axis::Capacity => {
-                (Coord { capacity: Capacity::default(), ..band.coord.clone() }, band.names_workers, band.names_machine)
-            }
-            Axis::Machine => (Coord { workers: 0, machine: MachineId::default(), ..band.coord.clone() }, false, false),
-            Axis::Batch => {
-                (setting(Setting { batch: None, ..band.coord.setting.clone() }), band.names_workers, band.names_machine)
-            }
-            Axis::Record => {
-                let without = Setting { record_bytes: None, ..band.coord.setting.clone() };
-                (setting(without), band.names_workers, band.names_machine)
-            }
-        };
-        let names_capacity = band.names_capacity && self != Axis::Capacity;
-        Band { coord, names_workers, names_capacity, names_machine, size: band.size, tasks: Vec::new() }
+        let mut coord = band.coord.clone();
+        match self {
+            Axis::Capacity => coord.capacity = Capacity::default(),
+            Axis::Machine => (coord.workers, coord.machine) = (0, MachineId::default()),
+            Axis::Batch => coord.setting.batch = None,
+            Axis::Record => coord.setting.record_bytes = None,
+        }
+        let (names_workers, names_machine) = (band.names_workers, band.names_machine);
+        Band {
+            coord,
+            names_workers: names_workers && self != Axis::Machine,
+            names_capacity: band.names_capacity && self != Axis::Capacity,
+            names_machine: names_machine && self != Axis::Machine,
+            size: band.size,
+            tasks: Vec::new(),
+        }
     }
 }
 
@@ -177,7 +170,7 @@ impl Acrosses {
 
 /// The bands of `bands` found at two places or more on `axis`, in the order they first appear.
 pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
-    let same = |a: &Recommendation, b: &Recommendation| axis.same(&a.band, &b.band);
+    let same = |a: &Recommendation, b: &Recommendation| axis.rest(&a.band) == axis.rest(&b.band);
     let named = |band: &&Recommendation| axis.of(&band.band).is_some();
     let mut out = Vec::new();
     for (first, band) in bands.iter().enumerate().filter(|(_, band)| named(band)) {

@@ -410,8 +410,6 @@ pub fn sweep_order(order: &mut [CellKey]) {
     });
 }
 
-/// The key of a cloned-send, multi-thread cell of the default workload with `setting`. For
-/// unit tests.
 /// The percentiles of every delivered message of `samples` together (their latency histograms
 /// merged); `None` without `--latency`. `load` checked every histogram, so a merge cannot fail
 /// on the text.

@@ -127,7 +127,8 @@ pub fn requested() -> Result<Vec<(String, Asked)>, String> {
         .collect()
 }
 
-#[cfg(all(test, feature = "faults"))]
+#[cfg(test)]
+#[cfg(feature = "faults")]
 mod tests {
     use super::*;
 
