@@ -16,8 +16,8 @@ pub fn noise_line(runs: usize) -> String {
     let pooled = if runs > 1 { format!(", over the {runs} pooled runs") } else { String::new() };
     format!(
         "verdicts: {:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
-         spread{pooled}), scaled so that the run's own A/A pairs (each pair's early and late halves) fall outside \
-         them at the stated rate, and widened by the drift measured through the run; a run too short to split \
+         spread{pooled}), widened where the run's own A/A pairs (each pair's early and late halves) fall outside \
+         them more often than stated, and widened by the drift measured through the run; a run too short to split \
          keeps a floor from A/A runs of a 2-core VM (sd {} current-thread, {} multi-thread; unpaired {} and {}); \
          compare judges cells at {:.1}%, widened by the drift measured between its two files",
         VERDICT_CONFIDENCE * 100.0,
