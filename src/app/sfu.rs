@@ -82,7 +82,7 @@ pub fn command_line(flags: &[OsString]) -> anyhow::Result<Vec<String>> {
 const MOST_PARTICIPANTS: u64 = 65_536;
 
 /// The `--max-time` of one room unless given: a room's cells are few, so its duels can sample
-/// the pick, its tie and the runner-up until their figures settle and stay within 3 minutes
+/// the pick and its closest challenger until their figures settle and stay within 3 minutes
 /// (within 4 with both designs measured: twice the cells). A room of 12 to 724 participants
 /// counts each cell three times (`Plan::duel_cells`).
 const ROOM_MAX_TIME: &str = "0.83";

@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use super::doc::{Block, Form, Format, On, Section, Span, fitted, line};
-use super::format::{duration, percent, thousands};
+use super::format::{NOT_RESOLVED, duration, percent, thousands};
 use crate::results::analysis::Analysis;
-use crate::results::decision::{Avoid, Decision, MAJORITY, Seat, TIE_RULE};
+use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
@@ -31,47 +31,51 @@ pub fn title(decision: &Decision) -> String {
 }
 
 /// A figure over a cell's samples, each number as `show` writes it: `1.02 µs (740 ns–1.10 µs,
-/// 6 samples)`, the median first; `1.02 µs (6 samples)` when the least and most agree.
+/// 6 samples)`, the median first; `1.02 µs (6 samples)` when the least and most agree; `1.02
+/// µs in 4 samples, 118 µs in 2` when they fall in two clusters.
 fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
     let span = range?;
+    if let Some([(fast, n), (slow, m)]) = span.modes {
+        return Some(format!("{} in {n} samples, {} in {m}", show(fast), show(slow)));
+    }
     let (low, high) = (show(span.low), show(span.high));
     let samples = if span.samples == 1 { "1 sample".to_owned() } else { format!("{} samples", span.samples) };
     let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
     Some(format!("{} ({between}{samples})", show(span.median)))
 }
 
-/// The card: labelled lines (`use`, `latency`, `drops`, `cost`, `avoid`, `tie`, and `left out`
-/// when samples were), each at most [`CARD_WIDTH`] characters, each figure its median over the
-/// cell's samples with their least–most and how many ([`spread`]); the cost labelled as the
-/// whole process's; the pick set apart, with the share of the resamples it won. Only `use` when
-/// no channel could be ranked; `use` (the channels that split the wins), `avoid` and `left out`
-/// when the room is not resolved.
+/// The card: labelled lines (`use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, and
+/// `left out` when samples were), each at most [`CARD_WIDTH`] characters, each figure its median
+/// over the cell's samples with their least–most and how many ([`spread`]); the cost labelled
+/// as the whole process's; the pick set apart, with how near another came to passing it over.
+/// Only `use` when no channel could be ranked; `use`, `passed`, `avoid` and `left out` when the
+/// room is not resolved.
 pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span>)> {
-    if decision.wins.is_empty() {
-        return vec![(
-            "use",
-            vec![Span::text("none: no channel with no known problem kept up without a failure; see below")],
-        )];
-    }
     let Some(pick) = &decision.pick else {
-        let mut lines = vec![("use", not_resolved(decision))];
+        if decision.passed_over.is_empty() {
+            let none = "none: no channel with no known problem kept up without a failure; see below";
+            return vec![("use", vec![Span::text(none)])];
+        }
+        let open = format!("{NOT_RESOLVED}, each channel is behind another {}", separated(decision));
+        let mut lines = vec![("use", vec![Span::Text(open)])];
+        lines.extend(passed(decision));
         lines.extend(avoid_line(decision));
         lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
         return lines;
     };
-    let won = decision.wins.iter().find(|(channel, _)| *channel == pick.channel).map_or(0, |(_, wins)| *wins);
-    let by_rule = if decision.tied.iter().any(|seat| !seat.known_problem) {
-        "; a tie broken by rule: tokio-mpsc first, else table order"
-    } else {
-        ""
+    let why = match &decision.closest {
+        Some((_, 0)) => format!(" (none ahead of it beyond the noise in any of {} resamples)", resamples(decision)),
+        Some((channel, ahead)) => {
+            format!(" (none ahead of it {}; closest: {channel}, {})", separated(decision), share(*ahead, decision))
+        }
+        None => " (no other channel with no known problem to weigh it against)".to_owned(),
     };
-    let share =
-        format!(" (wins {} of {} resamples{by_rule})", share(won, decision), thousands(decision.resamples as f64));
-    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(share)])];
+    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)])];
+    lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
     let latency = match (p99(out), p99(inside)) {
-        (Some(out), Some(inside)) => Some(format!("p99 {out} out of phase, {inside} in phase")),
+        (Some(out), Some(inside)) => Some(format!("p99 out of phase {out}; in phase {inside}")),
         (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
         (None, None) => None,
     };
@@ -99,7 +103,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
     if !decision.tied.is_empty() {
         let marked = |seat: &Seat| vec![Span::Channel(seat.channel.clone(), seat.known_problem)];
         let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
-        let within = "within the noise of the best on drops and CPU with the pick: ";
+        let within = "not told apart from the pick (tokio-mpsc first, then table order): ";
         let mut tie = vec![Span::text(within)];
         tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
         lines.push(("tie", tie));
@@ -109,21 +113,32 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
     lines
 }
 
-/// The share of `decision`'s resamples that `wins` is: `87.0%`.
-fn share(wins: usize, decision: &Decision) -> String {
-    percent(wins as f64 / decision.resamples.max(1) as f64)
+/// `beyond the noise in 95% of 1,000 resamples`: what passing a channel over takes.
+fn separated(decision: &Decision) -> String {
+    format!("beyond the noise in {} of {} resamples", percent(SEPARATED), resamples(decision))
 }
 
-/// The `use` line of a room not resolved: `not resolved, no channel wins 60% of 1,000
-/// resamples: flume 48.0%, tachyonix 41.0%, loole 11.0%`.
-fn not_resolved(decision: &Decision) -> Vec<Span> {
-    let (majority, resamples) = (percent(MAJORITY), thousands(decision.resamples as f64));
-    let head = format!("not resolved, no channel wins {majority} of {resamples} resamples: ");
-    let split = decision.split().iter().map(|(channel, wins)| {
-        vec![Span::Strong(vec![Span::Text(channel.clone())]), Span::Text(format!(" {}", share(*wins, decision)))]
-    });
-    let width = CARD_WIDTH - LABEL - head.chars().count();
-    [vec![Span::Text(head)], fitted(&split.collect::<Vec<_>>(), width)].concat()
+/// `1,000`: the resamples drawn.
+fn resamples(decision: &Decision) -> String {
+    thousands(decision.resamples as f64)
+}
+
+/// The share of `decision`'s resamples that `count` is: `87.0%`.
+fn share(count: usize, decision: &Decision) -> String {
+    percent(count as f64 / decision.resamples.max(1) as f64)
+}
+
+/// The `passed` line: each channel passed over, with the one ahead of it and how often:
+/// `tokio-mpsc (asyncband ahead, 97.0%)`; `None` without any.
+fn passed(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
+    let names: Vec<Vec<Span>> = decision
+        .passed_over
+        .iter()
+        .map(|(channel, ahead, count)| {
+            vec![Span::Text(format!("{channel} ({ahead} ahead, {})", share(*count, decision)))]
+        })
+        .collect();
+    (!names.is_empty()).then(|| ("passed", fitted(&names, CARD_WIDTH - LABEL)))
 }
 
 /// The `avoid` line: each channel to avoid, a known problem marked (†), else with why; `None`
@@ -151,7 +166,7 @@ fn avoided(why: Avoid) -> &'static str {
 }
 
 /// The channels the user follows (`--keep`) against the room's pick: `tokio-mpsc is the pick`,
-/// `flume: within the noise of the pick on drops and CPU`, `kanal: avoid (a known problem)`,
+/// `flume: not told apart from the pick on drops and CPU`, `kanal: avoid (a known problem)`,
 /// `flume: behind the pick on drops in phase or CPU out of phase`; `None` without any.
 fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let pick = decision.pick.as_ref()?;
@@ -161,7 +176,7 @@ fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
             _ if pick.channel == *channel => format!("{channel} is the pick"),
             Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
             None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
-                format!("{channel}: within the noise of the pick on drops and CPU")
+                format!("{channel}: not told apart from the pick on drops and CPU")
             }
             None => format!("{channel}: behind the pick on drops in phase or CPU out of phase"),
         })
@@ -235,23 +250,16 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
         k => format!("among the fewest ({} channels within the noise)", k + 1),
     };
     let mut sentences = vec![format!(
-        "The pick has no known problem; {when} it overflowed {} of frames, {among}; of those, the least CPU per \
-         message out of phase decides.",
+        "The pick has no known problem; {when} it overflowed {} of frames, {among}.",
         (inside.or(out)).map_or("-".to_owned(), |cell| percent(cell.overflow_share))
     )];
-    if decision.tied.iter().any(|seat| !seat.known_problem) {
-        sentences.push(format!(
-            "Channels within the noise of that best on both are a tie no run of this host resolves, so the pick \
-             among them is by a rule no measurement can flip: {TIE_RULE}."
-        ));
-    }
-    let won = decision.wins.iter().find(|(channel, _)| *channel == pick.channel).map_or(0, |(_, wins)| *wins);
     sentences.push(format!(
-        "{}, and the pick won {} of them (a pick must win {}).",
-        resampling(decision),
-        share(won, decision),
-        percent(MAJORITY)
+        "{} A channel within the noise of the pick in one run and a hair ahead in the next does not change it.",
+        rule(decision)
     ));
+    if let Some((channel, ahead)) = decision.closest.as_ref().filter(|(_, ahead)| *ahead > 0) {
+        sentences.push(format!("The closest, {channel}, was ahead of the pick in {}.", share(*ahead, decision)));
+    }
     let quiet_p99 = decision.quiet.as_ref().and_then(|(tasks, cell)| Some((*tasks, cell.latency?.p99 as f64)));
     let busy_p99 = out.and_then(|cell| cell.latency).map(|latency| latency.p99 as f64);
     if let (Some((tasks, quiet)), Some(busy)) = (quiet_p99, busy_p99) {
@@ -278,30 +286,35 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
     spans
 }
 
-/// How the resamples were drawn, as the explanation says it.
-fn resampling(decision: &Decision) -> String {
+/// The rule in two sentences: the order channels are taken in, and what passes one over.
+fn rule(decision: &Decision) -> String {
     format!(
-        "The same rule decided each of {} resamples of the run's rounds (drawn with replacement from a fixed seed, \
-         each round's channels together, as they met the host)",
-        thousands(decision.resamples as f64)
+        "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
+         problem that no other is ahead of beyond the noise (fewer frames overflowed in phase, or as few and less CPU \
+         per message out of phase) in {} of {} resamples of the run's rounds (drawn with replacement from a fixed \
+         seed, each round's channels together, as they met the host).",
+        percent(SEPARATED),
+        resamples(decision)
     )
 }
 
-/// The explanation of a room not resolved: the split, and what would resolve it.
+/// The explanation of a room not resolved: who is ahead of whom, and what would resolve it.
 fn unresolved(decision: &Decision) -> Vec<Span> {
-    if decision.wins.is_empty() {
+    if decision.passed_over.is_empty() {
         return Vec::new();
     }
-    let split: Vec<String> =
-        decision.split().iter().map(|(channel, wins)| format!("{channel} {}", share(*wins, decision))).collect();
-    let channels: Vec<&str> = decision.split().iter().map(|(channel, _)| channel.as_str()).collect();
+    let circle: Vec<String> = decision
+        .passed_over
+        .iter()
+        .map(|(channel, ahead, count)| format!("{ahead} ahead of {channel} in {}", share(*count, decision)))
+        .collect();
+    let mut channels: Vec<&str> = decision.passed_over.iter().map(|(channel, _, _)| channel.as_str()).collect();
+    channels.truncate(3);
     let text = format!(
-        "The pick is the channel with no known problem and the fewest frames overflowed in phase, then the least CPU \
-         per message out of phase; a tie within the noise is broken by rule: {TIE_RULE}. {}, and no channel won {} \
-         of them ({}): the next run would likely reverse a pick from this one. A longer run (",
-        resampling(decision),
-        percent(MAJORITY),
-        split.join(", ")
+        "{} Here each channel with no known problem is so behind another ({}), a circle no pick stands on. A longer \
+         run (",
+        rule(decision),
+        circle.join(", ")
     );
     vec![
         Span::Text(text),
@@ -345,8 +358,9 @@ pub fn json(decision: &Decision) -> Value {
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
         "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
         "resamples": decision.resamples,
-        "majority": MAJORITY,
-        "wins": decision.wins.iter().map(|(channel, wins)| json!({ "channel": channel, "resamples": wins })).collect::<Vec<_>>(),
+        "separated": SEPARATED,
+        "closest": decision.closest.as_ref().map(|(channel, ahead)| json!({ "channel": channel, "resamples": ahead })),
+        "passed_over": decision.passed_over.iter().map(|(channel, ahead, count)| json!({ "channel": channel, "ahead": ahead, "resamples": count })).collect::<Vec<_>>(),
         "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
         "card": card_lines(decision, &[]).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
         "title": title(decision),

@@ -102,9 +102,9 @@ pub struct Standing {
     /// The answer for the paced cells ([`Analysis::paced`]); empty without any.
     pub paced: Vec<PacedBand>,
     /// The room the file answers for (`decision::default_room`), with the cells its decisions
-    /// rest on in both phases (`decision::contenders`: the pick's, its tie's and the
-    /// runner-up's, in file order); `None` without paced cells.
-    /// And whether every room was resolved (a pick won its majority of the resamples).
+    /// rest on in both phases (`decision::contenders`: the pick's, its closest challenger's,
+    /// and those passed over with the channels ahead of them, in file order), and whether more
+    /// rounds could change a pick (`Decision::contested`); `None` without paced cells.
     pub room: Option<(u64, Vec<CellKey>, bool)>,
     /// The noise `file` measured, which every verdict above was judged in.
     noise: FileNoise,
@@ -115,8 +115,8 @@ impl Standing {
     pub fn of(file: &ResultsFile) -> Standing {
         let noise = FileNoise::of(file);
         let room = decision::default_room(file).map(|room| {
-            let (keys, resolved) = decision::contenders(file, &noise, room);
-            (room, keys, resolved)
+            let (keys, contested) = decision::contenders(file, &noise, room);
+            (room, keys, contested)
         });
         Standing { bands: recommend::recommend(file, &noise), paced: paced::answer(file, &noise), room, noise }
     }

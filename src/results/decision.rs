@@ -3,11 +3,11 @@
 //! keeps the channels with no failure and a pacer that kept up, and decides among those with no
 //! known problem by one rule: first the fewest frames overflowed with every participant in phase
 //! (the worst case a room sees), then the lowest CPU per delivered message out of phase (what an
-//! ordinary call costs); channels within the noise of that best on both are a tie, and the pick
-//! of a tie is by a rule no measurement can flip ([`TIE_RULE`]). The rule decides each resample
-//! of the run's rounds (`vote`), and the pick is the channel that wins a clear majority of them;
-//! without one, the room is not resolved and the channels that split the wins are named.
-//! `output::decision` words it.
+//! ordinary call costs), each within the noise. The pick is the first channel by a rule no
+//! measurement can flip ([`TIE_RULE`]) that no other is ahead of on those beyond the noise in
+//! nearly every resample of the run's rounds (`vote`): the rule's channel stays the pick until a
+//! challenger is clearly better. When each channel is behind another (a circle), the room is not
+//! resolved and who is ahead of whom is named. `output::decision` words it.
 
 mod vote;
 
@@ -23,7 +23,7 @@ use super::paced::{self, PacedCell};
 use crate::run::workload::{Capacity, Phase};
 use crate::stats::disturbed::Why;
 use vote::{Entrant, Tolerance};
-pub use vote::{MAJORITY, RESAMPLES};
+pub use vote::{RESAMPLES, SEPARATED};
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,20 +65,26 @@ pub struct Decision {
     pub burst: u64,
     /// Nanoseconds between a participant's frames (`--pace`).
     pub interval_ns: u64,
-    /// The channel to use: the one that won at least [`MAJORITY`] of the resamples; `None`
-    /// when none did (not resolved: [`Decision::wins`] names the split), or when no channel
-    /// with no known problem was ranked.
+    /// The channel to use: the first by [`TIE_RULE`] that no channel with no known problem is
+    /// ahead of beyond the noise in [`SEPARATED`] of the resamples; `None` when each is (not
+    /// resolved: [`Decision::passed_over`] names who is ahead of whom), or when no channel with
+    /// no known problem was ranked (`passed_over` is empty too).
     pub pick: Option<Seat>,
     /// How many other channels overflowed as few frames in phase as the run's best, within the
     /// noise, in the run itself.
     pub fewest_drops_with: usize,
-    /// Channels in the pick's tie (within the noise of the best on frames overflowed in phase
-    /// and on CPU out of phase, marked ones included) in most of the resamples it won, less the
-    /// pick itself: when some have no known problem, the pick among them is by [`TIE_RULE`].
+    /// Channels that neither the pick nor they are ahead of beyond the noise in [`SEPARATED`]
+    /// of the resamples, marked ones included: the pick among them is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
-    /// The channels that won a resample, with how many they won, the most first.
-    pub wins: Vec<(String, usize)>,
-    /// How many resamples of the run's rounds were decided ([`RESAMPLES`]).
+    /// The channel with no known problem most often ahead of the pick beyond the noise, with
+    /// the resamples it was (the first by [`TIE_RULE`] among equals): how near the pick came to
+    /// being passed over; `None` without another.
+    pub closest: Option<(String, usize)>,
+    /// The channels with no known problem before the pick by [`TIE_RULE`] (each of them when
+    /// not resolved), each with the channel ahead of it in [`SEPARATED`] of the resamples and
+    /// how many.
+    pub passed_over: Vec<(String, String, usize)>,
+    /// How many resamples of the run's rounds were drawn ([`RESAMPLES`]).
     pub resamples: usize,
     /// Channels to avoid, each with why, in the file's order.
     pub avoid: Vec<(String, Avoid)>,
@@ -108,15 +114,11 @@ impl Decision {
     }
 }
 
-/// How many of the channels that split the wins a room that is not resolved names.
-pub const SPLIT_NAMED: usize = 3;
-
 impl Decision {
-    /// The channels that split the wins when no channel won [`MAJORITY`] of the resamples,
-    /// the most first, at most [`SPLIT_NAMED`]: (channel, resamples won); empty when the room is
-    /// resolved or nothing was ranked.
-    pub fn split(&self) -> &[(String, usize)] {
-        if self.pick.is_some() { &[] } else { &self.wins[..self.wins.len().min(SPLIT_NAMED)] }
+    /// Whether more rounds could change the pick: the room is not resolved, or a channel is
+    /// ahead of the pick beyond the noise in half the resamples or more.
+    pub fn contested(&self) -> bool {
+        self.pick.is_none() || self.closest.as_ref().is_some_and(|(_, ahead)| 2 * ahead >= self.resamples)
     }
 }
 
@@ -265,6 +267,12 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     let tally = vote::tally(&entrants, tolerance(&ranked, noise), vote::RESAMPLES);
     let pick = tally.pick();
     let seat = |at: usize| ranked[at].seat();
+    let channel = |at: usize| ranked[at].channel.clone();
+    let before = |at: &usize| pick.is_none_or(|pick| *at < pick) && tally.eligible[*at];
+    let passed_over = (0..ranked.len()).filter(before).filter_map(|at| {
+        let (ahead, resamples) = tally.closest(at).filter(|(other, _)| tally.separated(*other, at))?;
+        Some((channel(at), channel(ahead), resamples))
+    });
     Decision {
         participants,
         coord: Coord { setting, capacity, ..room.clone() },
@@ -272,9 +280,10 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
         burst,
         interval_ns,
         pick: pick.map(seat),
-        fewest_drops_with: tally.run.as_ref().map_or(0, |run| run.fewest_with),
+        fewest_drops_with: tally.fewest_with.unwrap_or(0),
         tied: pick.map_or(Vec::new(), |pick| tally.tie_of(pick).into_iter().map(seat).collect()),
-        wins: tally.ranked().into_iter().map(|(at, wins)| (ranked[at].channel.clone(), wins)).collect(),
+        closest: pick.and_then(|pick| tally.closest(pick)).map(|(at, resamples)| (channel(at), resamples)),
+        passed_over: passed_over.collect(),
         resamples: tally.resamples,
         avoid,
         quiet: pick.and_then(|pick| quiet(file, participants, ranked[pick])),
@@ -299,29 +308,24 @@ fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
     }
 }
 
-/// The cells each room's decision at `participants` tasks rests on, in both phases: the pick's
-/// and its tie's ([`Decision::tied`]), or the channels that split the wins when the room is not
-/// resolved ([`Decision::split`]), and the runner-up's (the channel winning the most resamples
-/// with those left out), in the file's order, the pick judged in `noise` (`file`'s); and
-/// whether every room was resolved.
+/// The cells each room's decision at `participants` tasks rests on, in both phases, in the
+/// file's order: the pick's and the closest challenger's ([`Decision::closest`]), and each
+/// channel passed over with the one ahead of it ([`Decision::passed_over`]); and whether more
+/// rounds could change any room's pick ([`Decision::contested`]).
 pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> (Vec<CellKey>, bool) {
-    let (mut keys, mut resolved) = (Vec::new(), true);
+    let (mut keys, mut contested) = (Vec::new(), false);
     for room in room_keys(file, participants) {
         let decision = decide_room(file, noise, participants, &room);
-        resolved &= decision.pick.is_some();
-        let in_room = |key: &&CellKey| key.tasks == participants && room_key(key) == room;
-        let mut names: Vec<String> = match &decision.pick {
-            Some(pick) => std::iter::once(pick).chain(&decision.tied).map(|s| s.channel.clone()).collect(),
-            None => decision.split().iter().map(|(channel, _)| channel.clone()).collect(),
-        };
-        let order =
-            file.order.iter().filter(|key| !in_room(key) || !names.contains(&key.channel_label())).cloned().collect();
-        let rest = ResultsFile { order, ..file.clone() };
-        let runner_up = decide_room(&rest, &FileNoise::of(&rest), participants, &room).wins.into_iter().next();
-        names.extend(runner_up.map(|(channel, _)| channel));
-        keys.extend(file.order.iter().filter(in_room).filter(|key| names.contains(&key.channel_label())).cloned());
+        contested |= decision.contested();
+        let pick = decision.pick.iter().map(|seat| &seat.channel);
+        let closest = decision.closest.iter().map(|(channel, _)| channel);
+        let passed = decision.passed_over.iter().flat_map(|(channel, ahead, _)| [channel, ahead]);
+        let names: HashSet<&String> = pick.chain(closest).chain(passed).collect();
+        let named =
+            |key: &&CellKey| key.tasks == participants && room_key(key) == room && names.contains(&key.channel_label());
+        keys.extend(file.order.iter().filter(named).cloned());
     }
-    (keys, resolved)
+    (keys, contested)
 }
 
 /// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.
@@ -333,9 +337,10 @@ fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
     counts.into_iter().collect()
 }
 
-/// How a tie on drops and CPU is broken, said beside every decision that breaks one.
-pub const TIE_RULE: &str = "tokio-mpsc whenever it is within the noise of the best (an SFU on tokio already \
-     depends on it, and the tokio team maintains it), else the first such channel in channel-bench's table order";
+/// The order the pick is taken in, said beside every decision: the first channel that no other
+/// is ahead of beyond the noise in [`SEPARATED`] of the resamples.
+pub const TIE_RULE: &str = "tokio-mpsc first, as an SFU on tokio already depends on it and the tokio team \
+     maintains it, then channel-bench's table order";
 
 /// The rank of `channel` under [`TIE_RULE`]: tokio-mpsc first, then the registry's order, then
 /// a channel of a program's own by name.

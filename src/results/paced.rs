@@ -58,6 +58,11 @@ pub struct Span {
     pub high: f64,
     /// How many samples had the figure.
     pub samples: usize,
+    /// When the samples fall in two clusters (`stats::clusters`) [`MODES_APART`] or more apart
+    /// (a p99 in phase is often a microsecond in some seconds and a hundred in others): each
+    /// one's median and samples, the lower first; a median alone would be one or the other as
+    /// the samples fell.
+    pub modes: Option<[(f64, usize); 2]>,
 }
 
 /// A figure over a cell's samples; `None` when no sample had it.
@@ -74,12 +79,23 @@ pub struct Ranges {
     pub core_share: Range,
 }
 
-/// The median, least and most of `values`; `None` when there are none.
+/// How far apart two clusters of a figure's samples must be to be told as two behaviours
+/// ([`Span::modes`]): an order of magnitude. Closer clusters, such as p99s of 1 and 2 µs in a
+/// few samples, are one behaviour's noise, and the median says it.
+pub const MODES_APART: f64 = 10.0;
+
+/// The median, least and most of `values`, and their modes; `None` when there are none.
 fn range(values: impl Iterator<Item = f64>) -> Range {
     let mut values: Vec<f64> = values.collect();
     values.sort_by(f64::total_cmp);
     let (&low, &high) = (values.first()?, values.last()?);
-    Some(Span { median: stats::median_of(&mut values), low, high, samples: values.len() })
+    let modes = match stats::clusters(&values)[..] {
+        [fast, slow] if fast.count + slow.count == values.len() && slow.centre >= MODES_APART * fast.centre => {
+            Some([fast, slow].map(|c| (c.centre, c.count)))
+        }
+        _ => None,
+    };
+    Some(Span { median: stats::median_of(&mut values), low, high, samples: values.len(), modes })
 }
 
 /// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not

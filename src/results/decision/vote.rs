@@ -1,10 +1,14 @@
 //! The room's pick as the resamples of its run agree on it: [`tally`] draws the run's rounds
 //! with replacement ([`RESAMPLES`] times, from a generator seeded with [`SEED`], so one file
 //! always gives one answer), recomputes each channel's figures the decision reads from the
-//! rounds drawn (frames overflowed in phase, CPU per delivered message out of phase), and lets
-//! each resample pick by one rule ([`vote`]); the pick is the channel that wins at least
-//! [`MAJORITY`] of them. Resampling whole rounds keeps what pairs the channels: every channel of
-//! a round met the same moment of the host. Pure functions; `results::decision` reads them.
+//! rounds drawn (frames overflowed in phase, CPU per delivered message out of phase), and counts,
+//! for every two channels, the resamples in which one is [`ahead`] of the other beyond the noise.
+//! The pick ([`Tally::pick`]) is the first channel in the rule's order that no eligible channel
+//! is ahead of in [`SEPARATED`] of the resamples: the rule's channel stays the pick until a
+//! challenger is clearly better, so a channel within the noise in one run and a hair ahead in
+//! the next does not change it. Resampling whole rounds keeps what pairs the channels: every
+//! channel of a round met the same moment of the host. Pure functions; `results::decision`
+//! reads them.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -17,10 +21,9 @@ pub const RESAMPLES: usize = 1000;
 /// The seed of the resampling: the same file, the same resamples, the same answer.
 pub const SEED: u64 = 0x5EED_0B00_7575_0002;
 
-/// The share of the resamples a channel must win to be the pick: below it, the run has not
-/// resolved the room, and the channels that split the wins are named instead. Three fifths: a
-/// channel the noise hands half the resamples to is a coin toss, and the next run reverses it.
-pub const MAJORITY: f64 = 0.6;
+/// The share of the resamples in which a challenger must be ahead of a channel beyond the noise
+/// to pass it over: the rule's channel is kept unless the run is that sure another is better.
+pub const SEPARATED: f64 = 0.95;
 
 /// One channel as the resamples read it.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,13 +32,14 @@ pub struct Entrant {
     pub drops: Vec<(u64, u64, u64)>,
     /// Per sample of the cell CPU is judged in: (round, CPU ns per delivered message).
     pub cpu: Vec<(u64, f64)>,
-    /// Whether it may be picked: a channel with a known problem is named in a tie, never picked.
+    /// Whether it may be picked: a channel with a known problem is named in a tie, never picked,
+    /// and passes no channel over.
     pub eligible: bool,
 }
 
-/// How far apart two channels' figures may be and still be a tie in one resample: closer than
-/// the run can resolve (resampling sees the spread between rounds; it cannot see a drift that
-/// moves every round of one stretch of the run alike).
+/// How far apart two channels' figures may be and still be a tie: closer than the run can
+/// resolve (resampling sees the spread between rounds; it cannot see a drift that moves every
+/// round of one stretch of the run alike).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tolerance {
     /// On the share of frames overflowed, in percentage points.
@@ -54,76 +58,66 @@ pub struct Figures {
     pub cpu: Option<f64>,
 }
 
-/// One resample's decision, entrants named by their index.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Vote {
-    /// The pick of the rule: the first eligible entrant of the tie (entrants are in the rule's
-    /// order).
-    pub winner: usize,
-    /// The eligible entrants with the fewest frames overflowed (within the tolerance), less one.
-    pub fewest_with: usize,
-    /// The entrants within the tolerance of the best on both figures, the best included,
-    /// ineligible ones too: the best is the eligible entrant of the lowest CPU among those with
-    /// the fewest frames overflowed.
-    pub tie: Vec<usize>,
+/// Whether `a` is ahead of `b` beyond the tolerance: fewer frames overflowed by more than its
+/// points, or as few within them and less CPU by more than its share.
+pub fn ahead(a: Figures, b: Figures, tolerance: Tolerance) -> bool {
+    let points = 100.0 * (b.overflow_share - a.overflow_share);
+    if points.abs() > tolerance.overflow_points {
+        return points > 0.0;
+    }
+    a.cpu.zip(b.cpu).is_some_and(|(a, b)| b.ln() - a.ln() > tolerance.cpu_log)
 }
 
-/// The decision of one resample from each entrant's `figures` (`None`: not in the resample),
-/// entrants in the rule's order: of the eligible, those within the tolerance of the fewest
-/// frames overflowed; of those, the best is the lowest CPU; the tie is every entrant within the
-/// tolerance of the best on both figures, and the winner is the tie's first eligible entrant.
-/// So a channel the rule puts first wins whenever it is not separated behind the best, whichever
-/// of the tie the noise put lowest. `None` without an eligible entrant.
-pub fn vote(figures: &[Option<Figures>], eligible: &[bool], tolerance: Tolerance) -> Option<Vote> {
-    let present = || figures.iter().enumerate().filter_map(|(at, figures)| Some((at, (*figures)?)));
-    let candidates = || present().filter(|(at, _)| eligible[*at]);
-    let fewest = candidates().map(|(_, f)| f.overflow_share).min_by(f64::total_cmp)?;
-    let near = |share: f64, to: f64| (100.0 * (share - to)).abs() <= tolerance.overflow_points;
-    let few: Vec<(usize, Figures)> = candidates().filter(|(_, f)| near(f.overflow_share, fewest)).collect();
-    let cpu = |f: &Figures| f.cpu.unwrap_or(f64::INFINITY);
-    let &(_, best) = few.iter().min_by(|a, b| cpu(&a.1).total_cmp(&cpu(&b.1)))?;
-    let cpu_near = |f: Figures| match (f.cpu, best.cpu) {
-        (Some(a), Some(b)) => (a.ln() - b.ln()).abs() <= tolerance.cpu_log,
-        (a, b) => a.is_none() && b.is_none(),
-    };
-    let tie: Vec<usize> =
-        present().filter(|(_, f)| near(f.overflow_share, fewest) && cpu_near(*f)).map(|(at, _)| at).collect();
-    let winner = *tie.iter().find(|at| eligible[**at])?;
-    Some(Vote { winner, fewest_with: few.len() - 1, tie })
+/// The eligible channels within the tolerance of the fewest frames overflowed, less one, among
+/// `figures` (`None`: not measured); `None` without an eligible one.
+pub fn fewest_with(figures: &[Option<Figures>], eligible: &[bool], tolerance: Tolerance) -> Option<usize> {
+    let candidates = || figures.iter().zip(eligible).filter(|(_, eligible)| **eligible).filter_map(|(f, _)| *f);
+    let fewest = candidates().map(|f| f.overflow_share).min_by(f64::total_cmp)?;
+    let near = |f: &Figures| 100.0 * (f.overflow_share - fewest) <= tolerance.overflow_points;
+    Some(candidates().filter(near).count() - 1)
 }
 
-/// What the resamples agreed on, entrants named by their index.
+/// What the resamples agreed on, entrants named by their index in the rule's order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tally {
     /// Resamples drawn.
     pub resamples: usize,
-    /// Per entrant: the resamples it won.
-    pub wins: Vec<usize>,
-    /// Per winner, per entrant: the resamples the winner won with the entrant in its tie.
-    pub tied_with: Vec<Vec<usize>>,
-    /// The decision of the run itself, every round once.
-    pub run: Option<Vote>,
+    /// Per entrant `a`, per entrant `b`: the resamples in which `a` was [`ahead`] of `b`.
+    pub ahead: Vec<Vec<usize>>,
+    /// Whether each entrant may be picked.
+    pub eligible: Vec<bool>,
+    /// In the run itself, every round once: [`fewest_with`].
+    pub fewest_with: Option<usize>,
 }
 
 impl Tally {
-    /// The entrants with a win, the most first (the rule's order among equals): (entrant, wins).
-    pub fn ranked(&self) -> Vec<(usize, usize)> {
-        let mut ranked: Vec<(usize, usize)> = self.wins.iter().copied().enumerate().filter(|(_, w)| *w > 0).collect();
-        ranked.sort_by_key(|&(at, wins)| (std::cmp::Reverse(wins), at));
-        ranked
+    /// Whether `a` is ahead of `b` in at least [`SEPARATED`] of the resamples.
+    pub fn separated(&self, a: usize, b: usize) -> bool {
+        self.ahead[a][b] as f64 >= SEPARATED * self.resamples as f64
     }
 
-    /// The entrant that won at least [`MAJORITY`] of the resamples; `None` when none did.
+    /// The eligible entrant most often ahead of `at`, the first by rule among equals, with the
+    /// resamples it was; `None` when no other is eligible.
+    pub fn closest(&self, at: usize) -> Option<(usize, usize)> {
+        let others = (0..self.ahead.len()).filter(|&other| other != at && self.eligible[other]);
+        others.map(|other| (other, self.ahead[other][at])).rev().max_by_key(|(_, resamples)| *resamples)
+    }
+
+    /// Whether an eligible entrant is ahead of `at` in [`SEPARATED`] of the resamples.
+    pub fn passed_over(&self, at: usize) -> bool {
+        self.closest(at).is_some_and(|(other, _)| self.separated(other, at))
+    }
+
+    /// The pick: the first eligible entrant that no eligible entrant passes over; `None` when
+    /// every one is passed over (a circle, each behind another) or none is eligible.
     pub fn pick(&self) -> Option<usize> {
-        let (at, wins) = *self.ranked().first()?;
-        (wins as f64 >= MAJORITY * self.resamples as f64).then_some(at)
+        (0..self.ahead.len()).find(|&at| self.eligible[at] && !self.passed_over(at))
     }
 
-    /// The entrants in `winner`'s tie in most of the resamples it won, `winner` aside.
-    pub fn tie_of(&self, winner: usize) -> Vec<usize> {
-        let won = self.wins[winner];
-        let often = |(at, with): (usize, &usize)| (at != winner && 2 * with > won).then_some(at);
-        self.tied_with[winner].iter().enumerate().filter_map(often).collect()
+    /// The entrants, eligible or not, that neither `pick` nor they are separated ahead of.
+    pub fn tie_of(&self, pick: usize) -> Vec<usize> {
+        let tied = |other: usize| other != pick && !self.separated(pick, other) && !self.separated(other, pick);
+        (0..self.ahead.len()).filter(|&other| tied(other)).collect()
     }
 }
 
@@ -147,8 +141,8 @@ fn figures(entrant: &Entrant, counts: &[usize], index: &dyn Fn(u64) -> usize) ->
     })
 }
 
-/// The decisions of `resamples` resamples of the rounds of `entrants` (in the rule's order),
-/// and of the run itself.
+/// The comparisons of `resamples` resamples of the rounds of `entrants` (in the rule's order),
+/// and the run's own fewest frames overflowed.
 pub fn tally(entrants: &[Entrant], tolerance: Tolerance, resamples: usize) -> Tally {
     let mut rounds: Vec<u64> = entrants
         .iter()
@@ -158,21 +152,24 @@ pub fn tally(entrants: &[Entrant], tolerance: Tolerance, resamples: usize) -> Ta
     rounds.dedup();
     let index = |round: u64| rounds.binary_search(&round).expect("every round is listed");
     let eligible: Vec<bool> = entrants.iter().map(|e| e.eligible).collect();
-    let decide = |counts: &[usize]| {
-        let figures: Vec<Option<Figures>> = entrants.iter().map(|e| figures(e, counts, &index)).collect();
-        vote(&figures, &eligible, tolerance)
-    };
+    let drawn =
+        |counts: &[usize]| -> Vec<Option<Figures>> { entrants.iter().map(|e| figures(e, counts, &index)).collect() };
     let n = entrants.len();
-    let mut tally =
-        Tally { resamples, wins: vec![0; n], tied_with: vec![vec![0; n]; n], run: decide(&vec![1; rounds.len()]) };
+    let fewest_with = fewest_with(&drawn(&vec![1; rounds.len()]), &eligible, tolerance);
+    let mut tally = Tally { resamples, ahead: vec![vec![0; n]; n], eligible, fewest_with };
     let mut generator = Pcg64Mcg::seed_from_u64(SEED);
     let mut counts = vec![0; rounds.len()];
     for _ in 0..resamples {
         counts.iter_mut().for_each(|count| *count = 0);
         (0..rounds.len()).for_each(|_| counts[generator.random_range(0..rounds.len())] += 1);
-        if let Some(vote) = decide(&counts) {
-            tally.wins[vote.winner] += 1;
-            vote.tie.iter().for_each(|at| tally.tied_with[vote.winner][*at] += 1);
+        let figures = drawn(&counts);
+        for (a, b) in (0..n).flat_map(|a| (0..n).map(move |b| (a, b))) {
+            if let (Some(fa), Some(fb)) = (figures[a], figures[b])
+                && a != b
+                && ahead(fa, fb, tolerance)
+            {
+                tally.ahead[a][b] += 1;
+            }
         }
     }
     tally

@@ -157,3 +157,13 @@ fn a_p99_verdict_is_centred_on_the_pooled_p99s_it_stands_beside() {
     assert_eq!(band.p99.entries[0].channel, "a");
     assert!((verdict.mean.exp() - figure("b") / figure("a")).abs() < 1e-9, "{verdict:?}");
 }
+
+#[test]
+fn a_figure_in_two_clusters_an_order_of_magnitude_apart_has_two_modes() {
+    let two = range([1_000.0, 900.0, 1_100.0, 120_000.0, 110_000.0].into_iter()).unwrap();
+    assert_eq!(two.modes, Some([(1_000.0, 3), (115_000.0, 2)]));
+    assert_eq!((two.median, two.low, two.high, two.samples), (1_100.0, 900.0, 120_000.0, 5));
+    // Two clusters twice apart are one behaviour's noise; one value alone is no cluster.
+    assert_eq!(range([1_000.0, 1_900.0, 1_100.0, 2_000.0].into_iter()).unwrap().modes, None);
+    assert_eq!(range([1_000.0, 900.0, 1_100.0, 120_000.0].into_iter()).unwrap().modes, None);
+}
