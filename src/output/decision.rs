@@ -129,13 +129,13 @@ fn share(count: usize, decision: &Decision) -> String {
 }
 
 /// The `passed` line: each channel passed over, with the one ahead of it and how often:
-/// `tokio-mpsc (asyncband ahead, 97.0%)`; `None` without any.
+/// `tokio-mpsc (behind asyncband in 97.0%)`; `None` without any.
 fn passed(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
     let names: Vec<Vec<Span>> = decision
         .passed_over
         .iter()
         .map(|(channel, ahead, count)| {
-            vec![Span::Text(format!("{channel} ({ahead} ahead, {})", share(*count, decision)))]
+            vec![Span::Text(format!("{channel} (behind {ahead} in {})", share(*count, decision)))]
         })
         .collect();
     (!names.is_empty()).then(|| ("passed", fitted(&names, CARD_WIDTH - LABEL)))
@@ -198,8 +198,8 @@ pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
     card(decision, keep).into_iter().map(|(name, value)| [vec![label(name)], value].concat()).collect()
 }
 
-/// The card's lines the short answer keeps: the pick and its latency.
-const SHORT_CARD: [&str; 2] = ["use:", "latency:"];
+/// The card's lines the short answer keeps: the pick, the channels passed over, and latency.
+const SHORT_CARD: [&str; 3] = ["use:", "passed:", "latency:"];
 
 /// The decisions for the room, `for your room`: each its title and card, with the channels the
 /// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
