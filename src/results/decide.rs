@@ -4,10 +4,9 @@
 //! number of rounds would, the drift the run measured being wider than the difference.
 
 use super::load::{CellKey, CellSamples, ResultsFile};
-use super::noise::{FileNoise, Metric, VERDICT_CONFIDENCE};
+use super::noise::{FileNoise, Metric, verdict_z};
 use super::recommend::{Entry, Recommendation};
 use crate::stats::verdict::{Call, Verdict};
-use statrs::distribution::{ContinuousCDF, Normal};
 
 /// What would likely decide one pair of a band, ordered from the fewest rounds to no number of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,8 +40,7 @@ pub struct Open {
 /// rounds separates, a tie within half again the drift of their estimate. `None` when the
 /// verdict is already decided.
 pub fn needed(verdict: &Verdict, rounds: usize, drift: f64, resolution: f64) -> Option<Needed> {
-    let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-    let (floor, gap) = (z * drift, verdict.mean.abs());
+    let (floor, gap) = (verdict_z() * drift, verdict.mean.abs());
     // Two channels closer than the drift can be told apart by no number of rounds; their tie is
     // as tight as the run gets once it is within half again the drift of their estimate.
     let limit = if gap <= floor { (1.0 + resolution).ln().max(gap + 1.5 * floor) } else { (1.0 + resolution).ln() };

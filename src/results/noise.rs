@@ -21,6 +21,11 @@ use crate::stats::verdict::{Estimate, Prior, TRIMMED_FROM, Verdict, judge, squar
 /// the sweep's duels): a few dozen such verdicts make an answer.
 pub const VERDICT_CONFIDENCE: f64 = 0.95;
 
+/// The standard normal quantile a two-sided interval at [`VERDICT_CONFIDENCE`] reaches (1.96).
+pub fn verdict_z() -> f64 {
+    Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0))
+}
+
 /// The two-sided confidence of `compare`'s verdict on one cell in two runs: hundreds of cells
 /// are judged at once, and an A/A comparison should call about none of them changed.
 pub const CHANGE_CONFIDENCE: f64 = 0.999;
@@ -227,8 +232,7 @@ impl FileNoise {
     /// (`FileNoise::slow_drift`) at [`VERDICT_CONFIDENCE`]. The duels stop there; on a noisy
     /// host it widens with the drift the run measured.
     pub fn resolution(&self, group: &Coord, metric: Metric) -> f64 {
-        let z = Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0));
-        ((1.5 * z * self.slow_drift(group, metric)).exp() - 1.0).max(0.0)
+        ((1.5 * verdict_z() * self.slow_drift(group, metric)).exp() - 1.0).max(0.0)
     }
 
     /// The standard deviation that the drift this file measured inside the run adds to a
