@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::format::escape;
 use crate::registry::{self, Caveat};
+pub use crate::results::band::first_seen;
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
@@ -113,17 +114,6 @@ pub fn list(items: impl IntoIterator<Item = String>, format: Format) -> String {
         Format::Text => ("  ", ""),
     };
     items.into_iter().map(|item| format!("{open}{item}{close}\n")).collect()
-}
-
-/// `items` each once, in the order first seen.
-pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut seen = Vec::new();
-    for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-    }
-    seen
 }
 
 /// `items` joined by commas, as many as fit in `width` characters of text, then `+K more`.

@@ -154,9 +154,7 @@ pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec
         let at = key.coord.clone();
         let group = slot(&mut grouped, |other| other.key == at, || Grouped { key: at.clone(), ..Grouped::default() });
         let channel = (key.channel.as_str(), key.merge);
-        if !group.channels.contains(&channel) {
-            group.channels.push(channel);
-        }
+        slot(&mut group.channels, |other| *other == channel, || channel);
         group.cells.insert((channel, key.tasks), &file.cells[key]);
     }
     // Each batch, kind of message and capacity of a runtime, worker count, mode and setting
@@ -195,4 +193,15 @@ pub fn slot<T>(list: &mut Vec<T>, found: impl Fn(&T) -> bool, new: impl FnOnce()
         list.len() - 1
     });
     &mut list[at]
+}
+
+/// `items` each once, in the order first seen.
+pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
 }

@@ -57,17 +57,12 @@ fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
     let groups = super::band::groups(file, |_| true);
     let highlight = |group: &super::band::Grouped| {
         let key = &group.key;
-        let mut channels: Vec<String> = Vec::new();
-        for band in bands.iter().filter(|band| band.band.holds(key)) {
+        let named = bands.iter().filter(|band| band.band.holds(key)).flat_map(|band| {
             let careful =
                 if let Careful::Behind { entry, .. } = &band.careful { Some(entry.channel.clone()) } else { None };
-            for name in band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful) {
-                if !channels.contains(&name) {
-                    channels.push(name);
-                }
-            }
-        }
-        Highlight { coord: key.clone(), channels }
+            band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful)
+        });
+        Highlight { coord: key.clone(), channels: super::band::first_seen(named) }
     };
     groups.iter().map(highlight).collect()
 }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::band::first_seen;
 use super::coord::Coord;
 use super::load::ResultsFile;
 use super::noise::{FileNoise, Metric};
@@ -66,16 +67,8 @@ impl HostNoise {
             }
         }
         for runtime in RuntimeKind::ALL {
-            let groups: Vec<Coord> = bands
-                .iter()
-                .filter(|band| band.band.coord.runtime == runtime)
-                .map(|band| band.band.noise_group())
-                .fold(Vec::new(), |mut groups, group| {
-                    if !groups.contains(&group) {
-                        groups.push(group);
-                    }
-                    groups
-                });
+            let runtime_bands = bands.iter().filter(|band| band.band.coord.runtime == runtime);
+            let groups: Vec<Coord> = first_seen(runtime_bands.map(|band| band.band.noise_group()));
             if groups.is_empty() {
                 continue;
             }
