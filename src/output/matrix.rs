@@ -11,6 +11,7 @@ use super::format::{self, number};
 use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
+use crate::results::band::slot;
 use crate::results::careful::Careful;
 use crate::results::metadata::MachineId;
 use crate::results::recommend::Recommendation;
@@ -134,18 +135,6 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     }
 }
 
-/// The line before the places where `axis` (other than the machine) changes the pick.
-fn changes_heading(axis: Axis) -> &'static str {
-    match axis {
-        Axis::Capacity => "The pick changes with capacity; where it does, how far the other capacity's pick is behind:",
-        Axis::Batch => "The pick changes with the batch; where it does, how far the other batch's pick is behind:",
-        Axis::Record => {
-            "The pick changes with the record size; where it does, how far the other size's pick is behind:"
-        }
-        Axis::Machine => "The pick changes with the machine:",
-    }
-}
-
 /// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
 type Pairs = Vec<(String, String, Vec<f64>)>;
 
@@ -156,16 +145,11 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
     for band in found {
         for change in &band.changes {
             let at = place(band, &change.at, cores);
-            let index = places.iter().position(|(place, _)| *place == at).unwrap_or_else(|| {
-                places.push((at, Vec::new()));
-                places.len() - 1
-            });
-            let pairs = &mut places[index].1;
-            let ratio = change.verdict.mean.exp();
-            match pairs.iter_mut().find(|(other, pick, _)| (other, pick) == (&change.other, &change.pick)) {
-                Some((_, _, ratios)) => ratios.push(ratio),
-                None => pairs.push((change.other.clone(), change.pick.clone(), vec![ratio])),
-            }
+            let pairs = &mut slot(&mut places, |(place, _)| *place == at, || (at.clone(), Vec::new())).1;
+            let (other, pick) = (&change.other, &change.pick);
+            let pair =
+                slot(pairs, |pair| (&pair.0, &pair.1) == (other, pick), || (other.clone(), pick.clone(), Vec::new()));
+            pair.2.push(change.verdict.mean.exp());
         }
     }
     places
@@ -210,10 +194,17 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
         lines.push(vec![Span::Text(tally(machines))]);
         lines.extend(changes(machines, cores));
     }
-    for axis in [Axis::Capacity, Axis::Batch, Axis::Record] {
+    let axes = [
+        (Axis::Capacity, "capacity", "capacity"),
+        (Axis::Batch, "the batch", "batch"),
+        (Axis::Record, "the record size", "size"),
+    ];
+    for (axis, what, other) in axes {
         let places = changes(analysis.across.on(axis), cores);
         if !places.is_empty() {
-            lines.push(vec![Span::text(changes_heading(axis))]);
+            let heading =
+                format!("The pick changes with {what}; where it does, how far the other {other}'s pick is behind:");
+            lines.push(vec![Span::Text(heading)]);
             lines.extend(places);
         }
     }
