@@ -5,7 +5,7 @@
 //! summary's Markdown, the README's short answer and the report's page.
 
 use super::doc::{Block, Document, Form, On, Section, Span, first_seen, prose};
-use super::summary::{caveat_item, caveated, caveated_of, versions_line};
+use super::summary::{caveat_items, caveated, caveated_of, versions_line};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
 use crate::results::recommend::TaskBand;
@@ -101,10 +101,7 @@ fn names(analysis: &Analysis) -> Vec<&'static str> {
 /// The known problems of every channel the document names, a line each with its link: in full,
 /// on the page, with how it is known; short, its first clause. `None` when none has one.
 fn caveats(analysis: &Analysis, form: Form) -> Option<Section> {
-    let items: Vec<Vec<Span>> = names(analysis)
-        .into_iter()
-        .flat_map(|name| super::doc::caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, form)))
-        .collect();
+    let items = caveat_items(names(analysis), form);
     let on = if form == Form::Full { On::Page } else { On::Everywhere };
     (!items.is_empty()).then(|| Section {
         id: "caveats",

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Form, Format, Span, caveats_of, line};
+use super::doc::{Form, Format, Span, line};
 use super::format::{self, escape, number};
-use super::summary::{caveat_item, caveated_of};
+use super::summary::{caveat_items, caveated_of};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
@@ -160,11 +160,8 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
 /// table but not ranked near the top of any band is in no list of the answer above it.
 fn caveat_list(out: &mut String, cells: &CellsFile) {
     let names = caveated_of(cells.cells.iter().map(|cell| cell.channel.as_str()));
-    let items: Vec<String> = names
-        .iter()
-        .flat_map(|&name| caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, Form::Full)))
-        .map(|item| format!("<li>{}</li>", line(&item, Format::Html)))
-        .collect();
+    let items: Vec<String> =
+        caveat_items(names, Form::Full).iter().map(|item| format!("<li>{}</li>", line(item, Format::Html))).collect();
     if !items.is_empty() {
         let mark = Span::Channel(String::new(), true).render(Format::Html);
         let _ = writeln!(out, "<p class=\"note\">{mark} Known problems of the crates marked in this table:</p>");

@@ -32,9 +32,15 @@ pub fn caveated_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'sta
     first_seen(caveated.map(|known| known.name))
 }
 
+/// Every caveat of each channel of `names`, in their order, a list item each ([`caveat_item`]).
+pub fn caveat_items(names: Vec<&'static str>, form: Form) -> Vec<Vec<Span>> {
+    let items = |name| super::doc::caveats_of(name).iter().map(move |caveat| caveat_item(name, caveat, form));
+    names.into_iter().flat_map(items).collect()
+}
+
 /// One caveat of channel `name` as a list item, the channel set apart: in full `kanal† (=0.1.1):
 /// text <link>; evidence`; short, the text up to its first `;` and the link.
-pub fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
+fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
     let mut item = vec![Span::Strong(vec![Span::Channel(name.to_owned(), true)])];
     let text = match form {
         Form::Full => caveat.text,
