@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use super::doc::{self, first_seen};
 use super::format::escape;
+use crate::results::band::slot;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 
 /// One channel's line in a panel.
@@ -42,20 +43,14 @@ pub fn panels<'a>(
     };
     let mut panels: Vec<(&CellResult, Vec<Series>)> = Vec::new();
     for cell in cells {
-        let at = panels.iter().position(|(first, _)| group(first) == group(cell)).unwrap_or_else(|| {
-            panels.push((cell, Vec::new()));
-            panels.len() - 1
-        });
+        let series = &mut slot(&mut panels, |(first, _)| group(first) == group(cell), || (cell, Vec::new())).1;
         let Some((point, band)) = point(cell) else { continue };
-        let series = &mut panels[at].1;
-        let line = series.iter().position(|line| line.label == cell.label).unwrap_or_else(|| {
-            let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
-            series.push(Series { channel, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() });
-            series.len() - 1
-        });
-        series[line].points.push(point);
-        series[line].band.extend(band.map(|(low, high)| (point.0, low, high)));
-        series[line].bounded.extend((cell.bounded > 0).then_some(point.0));
+        let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
+        let new = || Series { channel, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
+        let line = slot(series, |line| line.label == cell.label, new);
+        line.points.push(point);
+        line.band.extend(band.map(|(low, high)| (point.0, low, high)));
+        line.bounded.extend((cell.bounded > 0).then_some(point.0));
     }
     for line in panels.iter_mut().flat_map(|(_, series)| series) {
         line.points.sort_by_key(|point| point.0);
