@@ -13,7 +13,7 @@ mod vote;
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::band::slot;
+use super::band::{first_seen, slot};
 use super::careful::known_problem;
 use super::coord::Coord;
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
@@ -137,8 +137,7 @@ fn room_key(key: &CellKey) -> Coord {
 /// The rooms of `file` with a paced cell at `participants` tasks, in file order.
 fn room_keys(file: &ResultsFile, participants: u64) -> Vec<Coord> {
     let paced = file.order.iter().filter(|key| key.tasks == participants && !file.cells[*key].paced.is_empty());
-    let mut seen = HashSet::new();
-    paced.map(room_key).filter(|room| seen.insert(room.clone())).collect()
+    first_seen(paced.map(room_key))
 }
 
 /// The decisions for `participants` tasks, one per room group in file order; empty when the
