@@ -5,11 +5,11 @@
 //! (the worst case a room sees), then the lowest CPU per delivered message out of phase (what an
 //! ordinary call costs), each within the noise. The pick is the first channel by a rule no
 //! measurement can flip ([`TIE_RULE`]) that no other is ahead of on those beyond the noise in
-//! nearly every resample of the run's rounds (`vote`): the rule's channel stays the pick until a
+//! nearly every resample of the run's rounds (`resample`): the rule's channel stays the pick until a
 //! challenger is clearly better. When each channel is behind another (a circle), the room is not
 //! resolved and who is ahead of whom is named. `output::decision` words it.
 
-mod vote;
+mod resample;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -22,8 +22,8 @@ use super::noise::{FileNoise, Metric};
 use super::paced::{self, PacedCell};
 use crate::run::workload::{Capacity, Phase};
 use crate::stats::disturbed::Why;
-use vote::{Entrant, Tolerance};
-pub use vote::{RESAMPLES, SEPARATED};
+use resample::{Entrant, Tolerance};
+pub use resample::{RESAMPLES, SEPARATED};
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -263,7 +263,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     ranked.sort_by_key(|(cells, _)| by_rule(&cells.channel));
     let entrants: Vec<Entrant> = ranked.iter().map(|(cells, why)| cells.entrant(why.is_none())).collect();
     let ranked: Vec<&Cells> = ranked.into_iter().map(|(cells, _)| cells).collect();
-    let tally = vote::tally(&entrants, tolerance(&ranked, noise), vote::RESAMPLES);
+    let tally = resample::tally(&entrants, tolerance(&ranked, noise), RESAMPLES);
     let pick = tally.pick();
     let seat = |at: usize| ranked[at].seat();
     let channel = |at: usize| ranked[at].channel.clone();
