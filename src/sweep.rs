@@ -22,9 +22,9 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
-use crate::output::doc::first_seen;
 use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
+use crate::results::band::first_seen;
 use crate::results::coord::Coord;
 use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};

@@ -3,9 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Format, Span, Table, first_seen, list};
+use super::doc::{Format, Span, Table, list};
 use super::format;
 use crate::results::ab::{Ab, Against, Change};
+use crate::results::band::first_seen;
 use crate::results::cells::FEWEST_SAMPLES;
 use crate::results::noise::{CHANGE_CONFIDENCE, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;

@@ -5,10 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use super::doc::{Block, Form, On, Section, Span, first_seen, prose};
+use super::doc::{Block, Form, On, Section, Span, prose};
 use super::format;
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
+use crate::results::band::first_seen;
 use crate::results::designs::Designs;
 use crate::results::noise::Metric;
 use crate::results::recommend::Recommendation;

@@ -5,9 +5,10 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use super::ab::word;
-use super::doc::{Format, first_seen, list};
+use super::doc::{Format, list};
 use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
+use crate::results::band::first_seen;
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
 use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;

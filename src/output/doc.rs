@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::format::escape;
 use crate::registry::{self, Caveat};
-pub use crate::results::band::first_seen;
+use crate::results::band::first_seen;
 
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";

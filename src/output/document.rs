@@ -4,10 +4,11 @@
 //! versions, the known problems), rendered by [`Document::render`] as the console's text, the
 //! summary's Markdown, the README's short answer and the report's page.
 
-use super::doc::{Block, Document, Form, On, Section, Span, first_seen, prose};
+use super::doc::{Block, Document, Form, On, Section, Span, prose};
 use super::summary::{caveat_items, caveated, caveated_of, versions_line};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
+use crate::results::band::first_seen;
 use crate::results::recommend::TaskBand;
 
 /// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it: the

@@ -6,11 +6,12 @@
 use std::collections::BTreeSet;
 
 use super::across::tally;
-use super::doc::{Block, On, Section, Span, Table, first_seen, fitted, prose};
+use super::doc::{Block, On, Section, Span, Table, fitted, prose};
 use super::format::{self, number};
 use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
 use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
+use crate::results::band::first_seen;
 use crate::results::band::slot;
 use crate::results::careful::Careful;
 use crate::results::metadata::MachineId;

@@ -3,11 +3,12 @@
 //! ([`super::doc`]). A ranked channel whose crate has caveats in the registry is marked with
 //! [`MARK`]; the document lists the caveats after the answer.
 
-use super::doc::{Block, Form, MARK, On, Section, Span, Table, first_seen, prose};
+use super::doc::{Block, Form, MARK, On, Section, Span, Table, prose};
 use super::format::{self, duration, number};
 use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
+use crate::results::band::first_seen;
 use crate::results::careful::Careful;
 use crate::results::load::channel_label;
 use crate::results::recommend::{Entry, Excluded, Ranking, Recommendation};

@@ -6,8 +6,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::doc::{self, first_seen};
+use super::doc;
 use super::format::escape;
+use crate::results::band::first_seen;
 use crate::results::band::slot;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 

@@ -112,9 +112,7 @@ impl Decision {
             Capacity::PerTask(_) => Capacity::PerTask(self.burst),
         }
     }
-}
 
-impl Decision {
     /// Whether more rounds could change the pick: the room is not resolved, or a channel is
     /// ahead of the pick beyond the noise in half the resamples or more.
     pub fn contested(&self) -> bool {
