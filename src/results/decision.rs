@@ -289,7 +289,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     }
 }
 
-/// How far apart two of the room's channels may be and still be a tie in one resample: the
+/// How far apart two of the room's channels may be with neither ahead in a resample: the
 /// run's resolution (`FileNoise::resolution`: how close a tie must be before more rounds of this
 /// run would narrow it by little, from the drift the run measured, never below its floor) on
 /// each metric's own scale, in points of frames overflowed in phase and in the logarithm of CPU
