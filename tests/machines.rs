@@ -115,7 +115,7 @@ fn one_machine_is_answered_as_before_and_names_no_machine() {
 #[test]
 fn the_two_reference_machines_answer_every_multi_thread_band_at_each_capacity() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/reference");
-    let sixteen = root.join("16core-xeon-2026-11-26");
+    let sixteen = root.join("16core-xeon-2026-11-28");
     let csvs = [root.join("channel-bench-20261125T170442Z.csv"), sixteen.join("a.csv"), sixteen.join("b.csv")];
     let csvs = csvs.map(|path| path.display().to_string()).join(",");
     let (code, stdout, stderr) = run(["summary", &csvs, "--json"]);
