@@ -264,7 +264,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::schema::Record;
+    use crate::results::schema::{Record, SampleStatus};
 
     /// A file of one channel's current-thread cloned-send cells at tasks 1 and 4, its value in
     /// round r being `base(r) × factor`.
@@ -285,7 +285,7 @@ mod tests {
                     tasks,
                     messages: 1000,
                     ns_per_message: 50.0 * drift * noise * factor,
-                    status: "ok".to_owned(),
+                    status: SampleStatus::Ok,
                     round: Some(round),
                     payload: crate::run::payload::DEFAULT_PAYLOAD_BYTES.to_string(),
                     sink: crate::run::sink::Sink::None.kind().to_owned(),

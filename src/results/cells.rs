@@ -325,7 +325,7 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         bounded: samples.bounded,
         failed: samples.failed,
         disturbed: samples.disturbed.clone(),
-        first_failure: samples.first_failure.as_ref().map(|failure| failure.status.clone()),
+        first_failure: samples.first_failure.as_ref().map(|status| status.text().to_owned()),
         ns_per_message: Figures::of(&samples.ok),
         figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
         paced: paced::cell(key.tasks, &samples.paced).as_ref().map(PacedResult::of),

@@ -16,6 +16,7 @@ use super::column::Column;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 pub use super::ranking::{Entry, Ranking, Shape};
+use super::schema::SampleStatus;
 use crate::run::workload::Merge;
 use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::Call;
@@ -103,7 +104,7 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
 fn refused(cell: &CellSamples) -> bool {
-    cell.ok.is_empty() && cell.first_failure.as_ref().is_some_and(|failure| failure.refused)
+    cell.ok.is_empty() && matches!(cell.first_failure, Some(SampleStatus::Refused(_)))
 }
 
 /// The values of one metric of a cell, and its summary as rankings show it.
