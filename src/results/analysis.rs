@@ -14,6 +14,7 @@ pub use super::decide::Needed;
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
 use super::designs::{self, Designs};
+use super::figures::Table;
 pub use super::host::HostNoise;
 pub use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::Metadata;
@@ -71,12 +72,13 @@ impl Analysis {
     /// run's JSON `metadata` when there is one.
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
         let noise = FileNoise::of(file);
+        let table = Table::of(file);
         let bands = recommend::recommend(file, &noise);
         Analysis {
             paced: paced::answer(file, &noise),
             decisions: decision::default_room(file).map_or(Vec::new(), |room| decision::decide(file, &noise, room)),
             open: decide::open_bands(file, &noise, &bands),
-            cells: cells::cells(csv, file, &bands),
+            cells: cells::cells(csv, file, &table, &bands),
             designs: designs::designs(file, &noise),
             versions: versions::versions(file, metadata),
             only_paced: paced::only_paced(file),

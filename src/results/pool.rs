@@ -174,9 +174,16 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
 
 /// The ns/message of a cell as rankings and verdicts read it: with two runs or more, the
 /// geometric mean of the runs' trimmed means and its t interval from the runs' spread
-/// (`stats::pool::pooled_summary`); otherwise the summary of the cell's samples.
+/// ([`pooled`]); otherwise the summary of the cell's samples.
 pub fn speed(cell: &CellSamples) -> Option<Summary> {
-    pooled::pooled_summary(&cell.runs, CONFIDENCE).or_else(|| stats::summarize(&cell.ok))
+    pooled(cell).or_else(|| stats::summarize(&cell.ok))
+}
+
+/// The ns/message of a cell of two runs or more: the geometric mean of the runs' trimmed
+/// means and its t interval from the runs' spread (`stats::pool::pooled_summary`); `None` for a
+/// cell of one run.
+pub fn pooled(cell: &CellSamples) -> Option<Summary> {
+    pooled::pooled_summary(&cell.runs, CONFIDENCE)
 }
 
 #[cfg(test)]
