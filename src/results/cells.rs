@@ -55,8 +55,8 @@ pub struct Highlight {
 
 /// The highlights of `file` (ranked as `bands`): per group, every band's fastest and fastest
 /// with no known problem.
-fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
-    let groups = super::band::groups(file, |_| true);
+fn highlights(file: &ResultsFile, table: &Table, bands: &[Recommendation]) -> Vec<Highlight> {
+    let groups = super::band::groups(file, table, |_| true);
     let highlight = |group: &super::band::Grouped| {
         let key = &group.key;
         let named = bands.iter().filter(|band| band.band.holds(key)).flat_map(|band| {
@@ -232,7 +232,7 @@ pub fn cells(csv: &str, file: &ResultsFile, table: &Table, bands: &[Recommendati
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
-        highlights: highlights(file, bands),
+        highlights: highlights(file, table, bands),
     }
 }
 

@@ -4,6 +4,7 @@
 //! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
 
 use super::band::{self, Band, Grouped};
+use super::figures::Table;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -22,10 +23,11 @@ pub struct Designs {
     pub channels: Vec<(String, Vec<(Metric, Verdict)>)>,
 }
 
-/// The bands of `file` where both designs were measured: cloned-send at each of its capacities
-/// against merged-recv at each per-task capacity, or at the same shared capacity.
-pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
-    let groups = band::groups(file, |_| true);
+/// The bands of `file` (its figures in `table`) where both designs were measured: cloned-send at
+/// each of its capacities against merged-recv at each per-task capacity, or at the same shared
+/// capacity.
+pub fn designs(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Designs> {
+    let groups = band::groups(file, table, |_| true);
     let mut out = Vec::new();
     for shared in groups.iter().filter(|group| group.key.mode == Mode::ClonedSend) {
         let pairs = |own: &&Grouped| {
@@ -55,7 +57,7 @@ fn compare_channels<'a>(
 ) -> Vec<(String, Vec<(Metric, Verdict)>)> {
     let (group, tasks) = (band.noise_group(), &band.tasks);
     let cells = |grouped: &Grouped<'a>, channel| -> Option<Vec<&'a CellSamples>> {
-        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).copied()).collect()
+        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).map(|cell| cell.samples)).collect()
     };
     let mut out = Vec::new();
     for &channel in &shared.channels {
@@ -109,7 +111,7 @@ mod tests {
     fn pairs(a: &[Mode], b: &[Mode]) -> Vec<Designs> {
         let parts = vec![(machine("a"), "a.csv".to_owned(), run(a)), (machine("b"), "b.csv".to_owned(), run(b))];
         let file = pool::union(parts).unwrap();
-        designs(&file, &FileNoise::of(&file))
+        designs(&file, &Table::of(&file), &FileNoise::of(&file))
     }
 
     #[test]

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::column::Columns;
+use super::column::{Column, Columns};
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::noise::Metric;
 use super::paced::{self, PacedCell};
 use crate::stats;
 
@@ -67,6 +68,13 @@ impl Figures {
         Some(Figures { trimmed_mean: pooled.trimmed_mean, trimmed_mean_interval: interval, ..samples })
     }
 
+    /// Half the width of the confidence interval of the trimmed mean, relative to it, the
+    /// wider side (`stats::precision`); `None` without an interval.
+    pub fn trimmed_mean_precision(&self) -> Option<f64> {
+        let [low, high] = self.trimmed_mean_interval?;
+        Some(stats::precision(self.trimmed_mean, (low, high)))
+    }
+
     /// The interval the mean is believed to lie in: its confidence interval, or the min–max
     /// when there are too few samples for one (as `stats::Summary::trimmed_mean_band`).
     pub fn trimmed_mean_band(&self) -> (f64, f64) {
@@ -88,6 +96,16 @@ pub struct CellFigures {
 }
 
 impl CellFigures {
+    /// The figures of `metric` as rankings read them: ns/message, CPU ns/message, or the
+    /// samples' p99 (which frames overflowed are judged beside).
+    pub fn of_metric(&self, metric: Metric) -> Option<&Figures> {
+        match metric {
+            Metric::Speed => self.speed.as_ref(),
+            Metric::Cpu => self.columns[Column::CpuNsPerMessage].as_ref(),
+            Metric::P99 | Metric::Overflow => self.columns[Column::LatP99].as_ref(),
+        }
+    }
+
     /// The figures of `samples`, a cell of `tasks` tasks.
     fn of(tasks: u64, samples: &CellSamples) -> CellFigures {
         CellFigures {
@@ -120,7 +138,6 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::column::Column;
     use crate::results::load::hand_made;
     use crate::results::pool::pool;
 
@@ -137,12 +154,22 @@ mod tests {
     }
 
     #[test]
+    fn each_metric_reads_its_column() {
+        let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0)]);
+        let table = Table::of(&file);
+        let kanal = table.cell(&file.order[0]);
+        assert_eq!(kanal.of_metric(Metric::Speed).unwrap().median, 3.0);
+        assert_eq!(kanal.of_metric(Metric::Cpu).unwrap().median, 6.0);
+        assert!(kanal.of_metric(Metric::P99).is_none() && kanal.of_metric(Metric::Overflow).is_none());
+    }
+
+    #[test]
     fn a_pooled_cell_shows_the_figure_its_ranking_reads() {
         let steady = |value: f64| [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998];
         let (a, b) = (steady(100.0), steady(121.0));
         let file = pool(vec![hand_made(&[("a", 1, &a, 0)]), hand_made(&[("a", 1, &b, 0)])]);
         let speed = Table::of(&file).cell(&file.order[0]).speed.clone().unwrap();
-        let ranked = crate::results::pool::speed(&file.cells[&file.order[0]]).unwrap();
+        let ranked = crate::results::pool::pooled(&file.cells[&file.order[0]]).unwrap();
         assert_eq!(speed.trimmed_mean, ranked.trimmed_mean);
         assert!((speed.trimmed_mean - 110.0).abs() < 0.1, "the geometric mean of 100 and 121");
         assert_eq!(speed.trimmed_mean_interval.map(|[low, high]| (low, high)), ranked.trimmed_mean_interval);
