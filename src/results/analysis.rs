@@ -76,7 +76,8 @@ impl Analysis {
         let bands = recommend::recommend(file, &table, &noise);
         Analysis {
             paced: paced::answer(file, &table, &noise),
-            decisions: decision::default_room(file).map_or(Vec::new(), |room| decision::decide(file, &noise, room)),
+            decisions: decision::default_room(file)
+                .map_or(Vec::new(), |room| decision::decide(file, &table, &noise, room)),
             open: decide::open_bands(file, &noise, &bands),
             cells: cells::cells(csv, file, &table, &bands),
             designs: designs::designs(file, &table, &noise),
@@ -117,7 +118,7 @@ impl Standing {
     pub fn of(file: &ResultsFile) -> Standing {
         let (noise, table) = (FileNoise::of(file), Table::of(file));
         let room = decision::default_room(file).map(|room| {
-            let (keys, contested) = decision::contenders(file, &noise, room);
+            let (keys, contested) = decision::contenders(file, &table, &noise, room);
             (room, keys, contested)
         });
         let (bands, paced) = (recommend::recommend(file, &table, &noise), paced::answer(file, &table, &noise));
