@@ -116,6 +116,7 @@ mod tests {
         Change {
             channel: "kanal".to_owned(),
             place: "current-thread cloned-send large".to_owned(),
+            cells: Vec::new(),
             runtime: RuntimeKind::CurrentThread,
             tasks: vec![128, 512],
             ratio,

@@ -153,9 +153,9 @@ fn said(band: &Across) -> Vec<Span> {
     let changes = band.changes.iter().map(|change| {
         vec![
             Span::Text(format!("{}, ", place(&change.at))),
-            Span::channel(&change.other, &change.other),
+            Span::channel(change.other.label(), &change.other.label()),
             Span::Text(format!(" is {} behind ", format::ratio(&change.verdict))),
-            Span::channel(&change.pick, &change.pick),
+            Span::channel(change.pick.label(), &change.pick.label()),
         ]
     });
     spans.extend(changes.collect::<Vec<_>>().join(&Span::text("; ")));

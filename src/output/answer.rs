@@ -153,8 +153,8 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
                 })),
                 "changes": band.changes.iter().map(|change| json!({
                     "at": change.at,
-                    "pick": change.pick,
-                    "other": change.other,
+                    "pick": change.pick.label(),
+                    "other": change.other.label(),
                     "behind": verdict(&change.verdict),
                 })).collect::<Vec<_>>(),
             });

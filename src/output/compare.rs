@@ -10,11 +10,11 @@ use super::format::{self, duration, number, percent};
 use super::paced::{self, HEADING};
 use crate::results::band::first_seen;
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
+use crate::results::figures::Figures;
 use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedCell;
 use crate::run::workload::Capacity;
-use crate::stats::Summary;
 use crate::stats::verdict::Call;
 
 /// The first workload setting (messages, capacity, workers) in which the files' cells differ, in
@@ -135,8 +135,8 @@ fn figures(compared: &Compared) -> (Vec<String>, String) {
     let medians = [old.median, new.median].map(|median| format!("{median:.1}"));
     let ratio = format!("{:.3}", new.trimmed_mean / old.trimmed_mean);
     let figures = [mean_text(old), mean_text(new)].into_iter().chain(medians).chain([ratio]);
-    let clusters = (compared.old_clusters.len() > 1 || compared.new_clusters.len() > 1).then(|| {
-        let [old, new] = [&compared.old_clusters, &compared.new_clusters].map(|found| format::found_clusters(found));
+    let clusters = (!compared.old.clusters.is_empty() || !compared.new.clusters.is_empty()).then(|| {
+        let [old, new] = [&compared.old.clusters, &compared.new.clusters].map(|found| format::found_clusters(found));
         format!("  clusters old {old}; new {new}")
     });
     let verdict = word(compared.call, ["faster", "slower", "~"]);
@@ -214,10 +214,10 @@ fn text(spread: Spread) -> String {
     format!("{:.3}/{:.3}", spread.median, spread.worst)
 }
 
-fn mean_text(summary: &Summary) -> String {
-    match summary.trimmed_mean_precision() {
-        Some(precision) => format!("{:.1} ±{:.1}%", summary.trimmed_mean, precision * 100.0),
-        None => format!("{:.1} (n={})", summary.trimmed_mean, summary.count),
+fn mean_text(figures: &Figures) -> String {
+    match figures.trimmed_mean_precision() {
+        Some(precision) => format!("{:.1} ±{:.1}%", figures.trimmed_mean, precision * 100.0),
+        None => format!("{:.1} (n={})", figures.trimmed_mean, figures.samples.len()),
     }
 }
 

@@ -42,7 +42,7 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         elapsed_ns: saturating_nanos(measured.elapsed),
         ns_per_message: (measured.ns_per_message(workload.messages) * 1000.0).round() / 1000.0,
         cpu_ns: Some(saturating_nanos(measured.cpu)),
-        status: measured.status.to_string(),
+        status: (&measured.status).into(),
         merge: cell.merge(),
         payload: workload.payload.to_string(),
         seed: workload.payload.varies().then_some(workload.seed),

@@ -17,6 +17,47 @@ pub const CARD_WIDTH: usize = 120;
 /// The width of a card line's label, `left out: ` the longest.
 const LABEL: usize = 10;
 
+/// A line of a room's card, by what it says; its label is [`CardLine::word`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardLine {
+    /// The channel to use, or why none is.
+    Use,
+    /// The channels passed over, each with the one ahead of it.
+    Passed,
+    /// The pick's pooled p99, out of phase and in phase.
+    Latency,
+    /// What the pick dropped, and the capacity that holds every frame.
+    Drops,
+    /// What the pick costs: its share of a core at the offered rate.
+    Cost,
+    /// The channels to avoid, each with why.
+    Avoid,
+    /// The channels not told apart from the pick.
+    Tie,
+    /// The channels the user follows against the pick.
+    Yours,
+    /// The room's samples left out of every figure.
+    LeftOut,
+}
+
+impl CardLine {
+    /// The line's label: `use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, `yours`,
+    /// `left out`.
+    pub fn word(self) -> &'static str {
+        match self {
+            CardLine::Use => "use",
+            CardLine::Passed => "passed",
+            CardLine::Latency => "latency",
+            CardLine::Drops => "drops",
+            CardLine::Cost => "cost",
+            CardLine::Avoid => "avoid",
+            CardLine::Tie => "tie",
+            CardLine::Yours => "yours",
+            CardLine::LeftOut => "left out",
+        }
+    }
+}
+
 /// `For N participants (runtime mode, 5 packets every 20ms, capacity C):`, the card's title:
 /// the room the decision is for.
 pub fn title(decision: &Decision) -> String {
@@ -50,17 +91,17 @@ fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
 /// as the whole process's; the pick set apart, with how near another came to passing it over.
 /// Only `use` when no channel could be ranked; `use`, `passed`, `avoid` and `left out` when the
 /// room is not resolved.
-pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span>)> {
+pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> {
     let Some(pick) = &decision.pick else {
         if decision.passed_over.is_empty() {
             let none = "none: no channel with no known problem kept up without a failure; see below";
-            return vec![("use", vec![Span::text(none)])];
+            return vec![(CardLine::Use, vec![Span::text(none)])];
         }
         let open = format!("{NOT_RESOLVED}, each channel is behind another {}", separated(decision));
-        let mut lines = vec![("use", vec![Span::Text(open)])];
+        let mut lines = vec![(CardLine::Use, vec![Span::Text(open)])];
         lines.extend(passed(decision));
         lines.extend(avoid_line(decision));
-        lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
+        lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
         return lines;
     };
     let why = match &decision.closest {
@@ -70,7 +111,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
         }
         None => " (no other channel with no known problem to weigh it against)".to_owned(),
     };
-    let mut lines = vec![("use", vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)])];
+    let mut lines = vec![(CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)])];
     lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
@@ -79,7 +120,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
         (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
         (None, None) => None,
     };
-    lines.extend(latency.map(|latency| ("latency", vec![Span::Text(latency)])));
+    lines.extend(latency.map(|latency| (CardLine::Latency, vec![Span::Text(latency)])));
     if let Some(worst) = inside.or(out) {
         let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
         let when = if inside.is_some() { " in phase" } else { "" };
@@ -90,14 +131,14 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
             Capacity::PerTask(_) => format!("a frame of {burst}"),
         };
         let drops = format!("{dropped} of messages{when} at {capacity}; {enough} ({how}) hold every frame at once");
-        lines.push(("drops", vec![Span::Text(drops)]));
+        lines.push((CardLine::Drops, vec![Span::Text(drops)]));
     }
     if let Some(cell) = out.or(inside)
         && let Some(share) = spread(cell.ranges.core_share, percent)
     {
         let (n, rate) = (decision.participants, thousands(cell.offered_per_s));
         let cost = format!("whole process, {n} senders and the router: {share} of a core at {rate} msg/s");
-        lines.push(("cost", vec![Span::Text(cost)]));
+        lines.push((CardLine::Cost, vec![Span::Text(cost)]));
     }
     lines.extend(avoid_line(decision));
     if !decision.tied.is_empty() {
@@ -106,10 +147,10 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(&'static str, Vec<Span
         let within = "not told apart from the pick (tokio-mpsc first, then table order): ";
         let mut tie = vec![Span::text(within)];
         tie.extend(fitted(&names, CARD_WIDTH - LABEL - within.chars().count()));
-        lines.push(("tie", tie));
+        lines.push((CardLine::Tie, tie));
     }
-    lines.extend(yours(decision, keep).map(|line| ("yours", vec![Span::Text(line)])));
-    lines.extend(left_out(decision).map(|line| ("left out", vec![Span::Text(line)])));
+    lines.extend(yours(decision, keep).map(|line| (CardLine::Yours, vec![Span::Text(line)])));
+    lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
     lines
 }
 
@@ -130,7 +171,7 @@ fn share(count: usize, decision: &Decision) -> String {
 
 /// The `passed` line: each channel passed over, with the one ahead of it and how often:
 /// `tokio-mpsc (behind asyncband in 97.0%)`; `None` without any.
-fn passed(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
+fn passed(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
     let names: Vec<Vec<Span>> = decision
         .passed_over
         .iter()
@@ -138,12 +179,12 @@ fn passed(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
             vec![Span::Text(format!("{channel} (behind {ahead} in {})", share(*count, decision)))]
         })
         .collect();
-    (!names.is_empty()).then(|| ("passed", fitted(&names, CARD_WIDTH - LABEL)))
+    (!names.is_empty()).then(|| (CardLine::Passed, fitted(&names, CARD_WIDTH - LABEL)))
 }
 
 /// The `avoid` line: each channel to avoid, a known problem marked (†), else with why; `None`
 /// without any.
-fn avoid_line(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
+fn avoid_line(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
     let avoid: Vec<Vec<Span>> = decision
         .avoid
         .iter()
@@ -152,7 +193,7 @@ fn avoid_line(decision: &Decision) -> Option<(&'static str, Vec<Span>)> {
             _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
         })
         .collect();
-    (!avoid.is_empty()).then(|| ("avoid", fitted(&avoid, CARD_WIDTH - LABEL)))
+    (!avoid.is_empty()).then(|| (CardLine::Avoid, fitted(&avoid, CARD_WIDTH - LABEL)))
 }
 
 /// Why a channel is avoided, in the card's words.
@@ -194,12 +235,17 @@ fn left_out(decision: &Decision) -> Option<String> {
 
 /// The card as lines, `label: value`, the labels aligned.
 pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
-    let label = |label: &str| Span::Text(format!("{:<LABEL$}", format!("{label}:")));
-    card(decision, keep).into_iter().map(|(name, value)| [vec![label(name)], value].concat()).collect()
+    lines(card(decision, keep))
+}
+
+/// `card`'s lines as text, each `label: value`, the labels aligned.
+fn lines(card: Vec<(CardLine, Vec<Span>)>) -> Vec<Vec<Span>> {
+    let label = |line: CardLine| Span::Text(format!("{:<LABEL$}", format!("{}:", line.word())));
+    card.into_iter().map(|(line, value)| [vec![label(line)], value].concat()).collect()
 }
 
 /// The card's lines the short answer keeps: the pick, the channels passed over, and latency.
-const SHORT_CARD: [&str; 3] = ["use:", "passed:", "latency:"];
+const SHORT_CARD: [CardLine; 3] = [CardLine::Use, CardLine::Passed, CardLine::Latency];
 
 /// The decisions for the room, `for your room`: each its title and card, with the channels the
 /// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
@@ -207,19 +253,14 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     let mut blocks = Vec::new();
     for decision in &analysis.decisions {
         blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
-        let mut card = card_lines(decision, &analysis.keep);
+        let mut card = card(decision, &analysis.keep);
         if form == Form::Short {
-            card.retain(|line| SHORT_CARD.iter().any(|label| line.first().is_some_and(|l| line_starts(l, label))));
+            card.retain(|(line, _)| SHORT_CARD.contains(line));
         }
-        blocks.push(Block::List(card));
+        blocks.push(Block::List(lines(card)));
     }
     let heading = Some("for your room".to_owned());
     (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
-}
-
-/// Whether `span` is text that starts with `label`.
-fn line_starts(span: &Span, label: &str) -> bool {
-    matches!(span, Span::Text(text) if text.starts_with(label))
 }
 
 /// Why each decision, on the page: its title and its explanation; `None` without any.

@@ -102,7 +102,8 @@ mod tests {
     use crate::results::load::hand_made;
 
     fn file() -> CellsFile {
-        cells("x.csv", &hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]), &[])
+        let file = hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]);
+        cells("x.csv", &file, &crate::results::figures::Table::of(&file), &[])
     }
 
     /// The mean of kanal's samples and its interval, as `stats` computes them.

@@ -9,13 +9,15 @@ use super::across::tally;
 use super::doc::{Block, On, Section, Span, Table, fitted, prose};
 use super::format::{self, number};
 use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
-use crate::results::across::{Across, At, Axis};
+use crate::results::across::{Across, At, Axis, id};
 use crate::results::analysis::Analysis;
-use crate::results::band::first_seen;
-use crate::results::band::slot;
+use crate::results::band::{Contender, TaskBand, first_seen, slot};
 use crate::results::careful::Careful;
 use crate::results::metadata::MachineId;
-use crate::results::recommend::Recommendation;
+use crate::results::recommend::{Entry, Recommendation};
+use crate::results::setting::Setting;
+use crate::run::measure::RuntimeKind;
+use crate::run::workload::{Capacity, Mode};
 use crate::stats::verdict::Call;
 
 /// A column of the matrix: the machine (when the file holds several), the worker count and the
@@ -24,20 +26,20 @@ use crate::stats::verdict::Call;
 struct Column {
     machine: Option<MachineId>,
     workers: Option<u64>,
-    capacity: String,
+    capacity: Capacity,
 }
 
 impl Column {
     fn of(band: &Recommendation) -> Column {
         let b = &band.band;
-        Column { machine: b.machine().cloned(), workers: b.workers(), capacity: b.coord.capacity.to_string() }
+        Column { machine: b.machine().cloned(), workers: b.workers(), capacity: b.coord.capacity }
     }
 
     /// `2 cores, 1,024 slots`; the machine by its cores when `by_cores`, in full otherwise.
     fn header(&self, by_cores: bool) -> String {
         let machine = self.machine.as_ref().map(|m| if by_cores { m.cores_text() } else { m.to_string() });
         let workers = self.workers.map(format::workers);
-        let parts: Vec<String> = machine.into_iter().chain(workers).chain([self.capacity.clone()]).collect();
+        let parts: Vec<String> = machine.into_iter().chain(workers).chain([self.capacity.to_string()]).collect();
         parts.join(", ")
     }
 }
@@ -48,11 +50,26 @@ fn by_cores<'a>(machines: impl IntoIterator<Item = &'a MachineId>) -> bool {
     machines.iter().map(|machine| machine.cores).collect::<BTreeSet<_>>().len() == machines.len()
 }
 
-/// A row's key: what a band is, without its machine, workers and capacity.
-fn row_of(band: &Recommendation) -> (String, String, String) {
-    let b = &band.band;
-    let notes = format::group_notes(None, None, &b.coord.setting.to_string());
-    (b.coord.runtime.to_string(), format!("{}{notes}", b.coord.mode), b.size.name().to_owned())
+/// A row of the matrix: what a band is, without its machine, workers and capacity.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    runtime: RuntimeKind,
+    mode: Mode,
+    setting: Setting,
+    size: TaskBand,
+}
+
+impl Row {
+    fn of(band: &Recommendation) -> Row {
+        let b = &band.band;
+        Row { runtime: b.coord.runtime, mode: b.coord.mode, setting: b.coord.setting.clone(), size: b.size }
+    }
+
+    /// The row's runtime, mode with its setting, and band, in words.
+    fn words(&self) -> (String, String, String) {
+        let notes = format::group_notes(None, None, &self.setting.to_string());
+        (self.runtime.to_string(), format!("{}{notes}", self.mode), self.size.name().to_owned())
+    }
 }
 
 /// A band's pick as a cell: `kanal† 90.1`, tied `kanal† 90.1 ≈ fibre` or `tachyonix 115 ≈ 4
@@ -82,13 +99,15 @@ fn cell(band: &Recommendation, changed: bool) -> Vec<Span> {
 /// Whether `band`'s pick changes beyond the noise from `first`'s, its row's first cell: another
 /// channel, and each behind the other where the other leads.
 fn changed(first: &Recommendation, band: &Recommendation) -> bool {
-    let pick = |band: &Recommendation| band.speed.first().map(|entry| entry.label());
-    let behind = |at: &Recommendation, channel: &str| {
-        let entry = at.speed.entries.iter().find(|entry| entry.label() == channel);
+    fn pick(band: &Recommendation) -> Option<Contender<'_>> {
+        band.speed.first().map(id)
+    }
+    let behind = |at: &Recommendation, channel: Contender| {
+        let entry = at.speed.entries.iter().find(|entry| id(entry) == channel);
         entry.and_then(|entry| entry.verdict).is_some_and(|verdict| verdict.call == Call::Higher)
     };
     match (pick(first), pick(band)) {
-        (Some(a), Some(b)) if a != b => behind(band, &a) || behind(first, &b),
+        (Some(a), Some(b)) if a != b => behind(band, a) || behind(first, b),
         _ => false,
     }
 }
@@ -105,11 +124,12 @@ fn matrix(bands: &[Recommendation]) -> Table {
     for column in &columns {
         table.column(column.header(cores));
     }
-    for row in first_seen(bands.iter().map(row_of)) {
-        let of_row: Vec<&Recommendation> = bands.iter().filter(|band| row_of(band) == row).collect();
+    for row in first_seen(bands.iter().map(Row::of)) {
+        let of_row: Vec<&Recommendation> = bands.iter().filter(|band| Row::of(band) == row).collect();
         let tasks: BTreeSet<u64> = of_row.iter().flat_map(|band| band.band.tasks.iter().copied()).collect();
-        let tasks = format!("{} ({})", row.2, tasks_text(&tasks.into_iter().collect::<Vec<_>>()));
-        let mut cells = vec![vec![Span::Text(row.0)], vec![Span::Text(row.1)], vec![Span::Text(tasks)]];
+        let (runtime, mode, size) = row.words();
+        let tasks = format!("{size} ({})", tasks_text(&tasks.into_iter().collect::<Vec<_>>()));
+        let mut cells = vec![vec![Span::Text(runtime)], vec![Span::Text(mode)], vec![Span::Text(tasks)]];
         let first = of_row.iter().find(|band| band.speed.first().is_some()).copied();
         for column in &columns {
             let at = of_row.iter().find(|band| Column::of(band) == *column);
@@ -137,28 +157,35 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
 }
 
 /// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
-type Pairs = Vec<(String, String, Vec<f64>)>;
+type Pairs<'a> = Vec<(&'a Entry, &'a Entry, Vec<f64>)>;
+
+/// Where a change was found: the place on its axis, and the band's machine when the axis is
+/// not the machine and reports name it.
+type Place = (At, Option<MachineId>);
 
 /// Where `axis` changes the pick, a line per place: `On 16 cores: kanal† 1.60×–2.04× behind
 /// crossfire† (2 bands); …`, each pair of channels with the range of its ratios.
 fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
-    let mut places: Vec<(String, Pairs)> = Vec::new();
+    let mut places: Vec<(Place, String, Pairs)> = Vec::new();
     for band in found {
         for change in &band.changes {
-            let at = place(band, &change.at, cores);
-            let pairs = &mut slot(&mut places, |(place, _)| *place == at, || (at.clone(), Vec::new())).1;
-            let (other, pick) = (&change.other, &change.pick);
+            let machine = if matches!(change.at, At::Machine(_)) { None } else { band.band.machine().cloned() };
+            let at = (change.at.clone(), machine);
+            let new = || (at.clone(), place(band, &change.at, cores), Vec::new());
+            let pairs = &mut slot(&mut places, |(place, ..)| *place == at, new).2;
+            let ids = (id(&change.other), id(&change.pick));
             let pair =
-                slot(pairs, |pair| (&pair.0, &pair.1) == (other, pick), || (other.clone(), pick.clone(), Vec::new()));
+                slot(pairs, |pair| (id(pair.0), id(pair.1)) == ids, || (&change.other, &change.pick, Vec::new()));
             pair.2.push(change.verdict.mean.exp());
         }
     }
     places
         .into_iter()
-        .map(|(at, pairs)| {
+        .map(|(_, at, pairs)| {
             let items: Vec<Vec<Span>> = pairs
                 .iter()
                 .map(|(other, pick, ratios)| {
+                    let (other, pick) = (&other.label(), &pick.label());
                     let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
                     let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
                     let by = if low == high { low } else { format!("{low}–{high}") };
@@ -214,7 +241,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     }
     if !analysis.keep.is_empty() {
         let kept = bands.iter().map(|band| {
-            let (runtime, mode, size) = row_of(band);
+            let (runtime, mode, size) = Row::of(band).words();
             let at = format!("{runtime} {mode} {size}, {}", format::section(&band.band));
             [vec![Span::Text(format!("{YOURS}: "))], yours(band, &analysis.keep), vec![Span::Text(format!(" ({at})"))]]
                 .concat()

@@ -10,10 +10,11 @@ use serde::Serialize;
 
 use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
+use super::coord::Coord;
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
-use crate::run::workload::Capacity;
+use crate::run::workload::{Capacity, Merge};
 use crate::stats::verdict::Call;
 
 /// The `build` of the rows the baseline (the binary at `--baseline`) measured.
@@ -27,8 +28,12 @@ pub struct Change {
     /// The channel, as reports name it (`CellKey::channel_label`).
     pub channel: String,
     /// Where: `current-thread cloned-send large` for a band, `… tasks=64` for a cell, then the
-    /// workers and setting when the run has them.
+    /// workers and setting when the run has them. For display: `cells` are the data.
     pub place: String,
+    /// The cells judged together, by their keys (the baseline's): what measuring the change
+    /// again measures.
+    #[serde(skip)]
+    pub cells: Vec<CellKey>,
     /// The runtime.
     pub runtime: RuntimeKind,
     /// The task counts judged together.
@@ -85,20 +90,17 @@ impl Ab {
     /// rounds go where they can turn a tie into a call; a tie centred on no change stays a tie
     /// however long it is measured.
     pub fn open(&self, baseline: &ResultsFile) -> Vec<CellKey> {
-        let open: HashSet<(&str, &str)> = self
-            .cells
-            .iter()
-            .chain(&self.bands)
+        let open: HashSet<&CellKey> = (self.cells.iter().chain(&self.bands))
             .filter(|change| change.open && change.leaning() >= LEANING)
-            .map(|change| (change.channel.as_str(), change.place.as_str()))
+            .flat_map(|change| &change.cells)
             .collect();
-        let wanted = |key: &&CellKey| {
-            let channel = key.channel_label();
-            [cell_place(key), band_place(key)].iter().any(|place| open.contains(&(channel.as_str(), place.as_str())))
-        };
-        baseline.order.iter().filter(wanted).cloned().collect()
+        baseline.order.iter().filter(|key| open.contains(key)).cloned().collect()
     }
 }
+
+/// One channel's band in an A/B: its place between the two builds' runs
+/// (`Coord::between_runs`), its band of task counts, the channel and its merge.
+type BandOf<'a> = (Coord, TaskBand, &'a str, Option<Merge>);
 
 /// How many observations the pooled spread weighs in one pair's verdict ([`crate::stats::verdict::Prior::measured`]):
 /// an A/B's spread is pooled over pairs of one channel's two builds, the same code on both
@@ -123,6 +125,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
         Some(Change {
             channel: first.channel_label(),
             place,
+            cells: members.iter().map(|(key, ..)| (*key).clone()).collect(),
             runtime: first.coord.runtime,
             tasks: members.iter().map(|(key, ..)| key.tasks).collect(),
             ratio: verdict.mean.exp(),
@@ -134,8 +137,9 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
         })
     };
     let mut ab = Ab::default();
-    // Per band and channel, in the order first judged: its judged cells.
-    let mut bands: Vec<((String, String), Vec<_>)> = Vec::new();
+    // Per band (its place between the runs and its size) and channel, in the order first
+    // judged: its judged cells.
+    let mut bands: Vec<(BandOf, Vec<_>)> = Vec::new();
     for key in &baseline.order {
         let member = candidate.cells.get(key).map(|b| (key, &baseline.cells[key], b));
         let Some((member, cell)) = member.and_then(|member| Some((member, change(cell_place(key), &[member])?))) else {
@@ -143,11 +147,11 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
             continue;
         };
         ab.cells.push(cell);
-        let place = (band_place(key), key.channel_label());
-        slot(&mut bands, |(known, _)| *known == place, || (place.clone(), Vec::new())).1.push(member);
+        let band = (key.coord.between_runs(), TaskBand::of(key.tasks), key.channel.as_str(), key.merge);
+        slot(&mut bands, |(known, _)| *known == band, || (band.clone(), Vec::new())).1.push(member);
     }
     ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
-    ab.bands = bands.into_iter().filter_map(|((place, _), members)| change(place, &members)).collect();
+    ab.bands = bands.into_iter().filter_map(|(_, members)| change(band_place(members[0].0), &members)).collect();
     ab.detectable = detectable(ab.bands.iter().map(|change| (change.runtime, change.low, change.high)));
     ab
 }
@@ -264,7 +268,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::schema::Record;
+    use crate::results::schema::{Record, SampleStatus};
 
     /// A file of one channel's current-thread cloned-send cells at tasks 1 and 4, its value in
     /// round r being `base(r) × factor`.
@@ -285,7 +289,7 @@ mod tests {
                     tasks,
                     messages: 1000,
                     ns_per_message: 50.0 * drift * noise * factor,
-                    status: "ok".to_owned(),
+                    status: SampleStatus::Ok,
                     round: Some(round),
                     payload: crate::run::payload::DEFAULT_PAYLOAD_BYTES.to_string(),
                     sink: crate::run::sink::Sink::None.kind().to_owned(),
@@ -323,6 +327,7 @@ mod tests {
         let change = |ratio: f64, low: f64, high: f64| Change {
             channel: "kanal".to_owned(),
             place: String::new(),
+            cells: Vec::new(),
             runtime: RuntimeKind::CurrentThread,
             tasks: vec![1],
             ratio,
@@ -336,6 +341,26 @@ mod tests {
         assert!(change(1.0, 1.0 / e, e).leaning() < 1e-12, "centred on no change");
         assert!((change(e.powf(0.5), e.powf(-0.5), e.powf(1.5)).leaning() - 0.5).abs() < 1e-12);
         assert!((change(e, 1.0, e * e).leaning() - 1.0).abs() < 1e-12, "its interval touches 1");
+    }
+
+    #[test]
+    fn the_cells_measured_again_are_those_of_the_open_changes_leaning_to_a_change() {
+        let baseline = file("kanal", 1.0);
+        let mut ab = judge(&baseline, &file("kanal", 1.0));
+        assert!(ab.open(&baseline).is_empty(), "no change is open and leaning: {ab:?}");
+        // The cell at 4 tasks open and leaning, with a twin the text would not tell apart: the
+        // same place but another worker count.
+        let at_four = ab.cells.iter_mut().find(|change| change.tasks == [4]).unwrap();
+        (at_four.open, at_four.ratio, at_four.low, at_four.high) = (true, 1.1, 0.95, 1.3);
+        let key = at_four.cells[0].clone();
+        let twin = CellKey { coord: Coord { workers: key.coord.workers + 1, ..key.coord.clone() }, ..key.clone() };
+        let mut with_twin = baseline.clone();
+        with_twin.order.push(twin.clone());
+        with_twin.cells.insert(twin, baseline.cells[&key].clone());
+        assert_eq!(ab.open(&with_twin), std::slice::from_ref(&key));
+        // An open band measures each of its cells again, in the baseline's order.
+        ab.bands[0] = Change { open: true, ratio: 1.1, low: 0.95, high: 1.3, ..ab.bands[0].clone() };
+        assert_eq!(ab.open(&with_twin), baseline.order);
     }
 
     #[test]

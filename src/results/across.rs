@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::band::Band;
+use super::band::{Band, Contender};
 use super::careful::known_problem;
 use super::metadata::MachineId;
 use super::recommend::{Entry, Recommendation};
@@ -133,10 +133,10 @@ pub struct Holds {
 pub struct Change {
     /// The place.
     pub at: At,
-    /// Its pick.
-    pub pick: String,
-    /// The other place's pick.
-    pub other: String,
+    /// Its pick, as this place ranked it.
+    pub pick: Entry,
+    /// The other place's pick, as this place ranked it.
+    pub other: Entry,
     /// The other's verdict against the pick, at this place.
     pub verdict: Verdict,
 }
@@ -181,14 +181,13 @@ pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
         }
         let place = |band: &Recommendation| axis.of(&band.band).expect("filtered on the axis");
         let picks: Vec<(At, String)> = at.iter().map(|b| (place(b), b.speed.entries[0].label())).collect();
-        let others: BTreeSet<&String> = picks.iter().map(|(_, pick)| pick).collect();
+        let others: BTreeSet<Contender> = at.iter().map(|b| id(&b.speed.entries[0])).collect();
         let mut changes = Vec::new();
         for b in &at {
             let pick = &b.speed.entries[0];
-            for other in others.iter().filter(|other| ***other != pick.label()) {
-                let entry = b.speed.entries.iter().find(|entry| entry.label() == **other);
-                if let Some(verdict) = entry.and_then(|entry| entry.verdict).filter(|v| v.call == Call::Higher) {
-                    changes.push(Change { at: place(b), pick: pick.label(), other: (*other).clone(), verdict });
+            for entry in others.iter().filter(|other| **other != id(pick)).filter_map(|other| find(b, *other)) {
+                if let Some(verdict) = entry.verdict.filter(|v| v.call == Call::Higher) {
+                    changes.push(Change { at: place(b), pick: pick.clone(), other: entry.clone(), verdict });
                 }
             }
         }
@@ -197,14 +196,23 @@ pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
     out
 }
 
+/// A ranked channel's id: its name and merge, what two places' rankings are matched by.
+pub fn id(entry: &Entry) -> Contender<'_> {
+    (entry.channel.as_str(), entry.merge)
+}
+
+/// The entry of channel `id` in `band`'s speed ranking, when ranked there.
+fn find<'a>(band: &'a Recommendation, id: Contender) -> Option<&'a Entry> {
+    band.speed.entries.iter().find(|entry| self::id(entry) == id)
+}
+
 /// The channel with no known problem whose worst ratio to a place's fastest is smallest.
-fn holds<'a>(at: &[&'a Recommendation], place: impl Fn(&Recommendation) -> At) -> Option<Holds> {
+fn holds(at: &[&Recommendation], place: impl Fn(&Recommendation) -> At) -> Option<Holds> {
     let log_ratio = |entry: &Entry| entry.verdict.map_or(0.0, |verdict| verdict.mean);
     let candidates = at[0].speed.entries.iter().filter(|entry| !known_problem(&entry.channel));
     let scored = candidates.filter_map(|candidate| {
-        let find = |band: &'a Recommendation| band.speed.entries.iter().find(|e| e.label() == candidate.label());
         let places: Vec<(At, &Entry)> =
-            at.iter().map(|band| Some((place(band), find(band)?))).collect::<Option<_>>()?;
+            at.iter().map(|band| Some((place(band), find(band, id(candidate))?))).collect::<Option<_>>()?;
         let (worst_at, worst) = places.iter().max_by(|a, b| log_ratio(a.1).total_cmp(&log_ratio(b.1)))?.clone();
         let within_noise_everywhere = places.iter().all(|(_, entry)| entry.verdict.is_none() || entry.tied_with_first);
         let holds = Holds { channel: candidate.label(), worst_at, worst: worst.verdict, within_noise_everywhere };

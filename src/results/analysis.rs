@@ -14,6 +14,7 @@ pub use super::decide::Needed;
 use super::decide::{self, Open};
 use super::decision::{self, Decision};
 use super::designs::{self, Designs};
+use super::figures::Table;
 pub use super::host::HostNoise;
 pub use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::Metadata;
@@ -71,13 +72,15 @@ impl Analysis {
     /// run's JSON `metadata` when there is one.
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
         let noise = FileNoise::of(file);
-        let bands = recommend::recommend(file, &noise);
+        let table = Table::of(file);
+        let bands = recommend::recommend(file, &table, &noise);
         Analysis {
-            paced: paced::answer(file, &noise),
-            decisions: decision::default_room(file).map_or(Vec::new(), |room| decision::decide(file, &noise, room)),
+            paced: paced::answer(file, &table, &noise),
+            decisions: decision::default_room(file)
+                .map_or(Vec::new(), |room| decision::decide(file, &table, &noise, room)),
             open: decide::open_bands(file, &noise, &bands),
-            cells: cells::cells(csv, file, &bands),
-            designs: designs::designs(file, &noise),
+            cells: cells::cells(csv, file, &table, &bands),
+            designs: designs::designs(file, &table, &noise),
             versions: versions::versions(file, metadata),
             only_paced: paced::only_paced(file),
             runs: file.runs.max(1),
@@ -113,12 +116,13 @@ pub struct Standing {
 impl Standing {
     /// Where `file`'s answer stands.
     pub fn of(file: &ResultsFile) -> Standing {
-        let noise = FileNoise::of(file);
+        let (noise, table) = (FileNoise::of(file), Table::of(file));
         let room = decision::default_room(file).map(|room| {
-            let (keys, contested) = decision::contenders(file, &noise, room);
+            let (keys, contested) = decision::contenders(file, &table, &noise, room);
             (room, keys, contested)
         });
-        Standing { bands: recommend::recommend(file, &noise), paced: paced::answer(file, &noise), room, noise }
+        let (bands, paced) = (recommend::recommend(file, &table, &noise), paced::answer(file, &table, &noise));
+        Standing { bands, paced, room, noise }
     }
 
     /// What would decide `verdict`, a speed verdict of `band` measured over `rounds` rounds,

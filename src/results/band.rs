@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::coord::Coord;
+use super::figures::{CellFigures, Table};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
 use super::setting::Setting;
@@ -126,6 +127,16 @@ impl Band {
 /// A channel in a group: its name, and how merged-recv merged its receivers.
 pub type Contender<'a> = (&'a str, Option<Merge>);
 
+/// A cell as every ranking reads it: its samples, which verdicts pair round by round, and its
+/// figures, computed once per analysis (`figures::Table`).
+#[derive(Debug, Clone, Copy)]
+pub struct Cell<'a> {
+    /// The cell's samples.
+    pub samples: &'a CellSamples,
+    /// The cell's figures.
+    pub figures: &'a CellFigures,
+}
+
 /// One group of a file's cells, as every ranking reads it.
 #[derive(Debug, Clone, Default)]
 pub struct Grouped<'a> {
@@ -141,21 +152,22 @@ pub struct Grouped<'a> {
     pub names_capacity: bool,
     /// The group's channels, in file order.
     pub channels: Vec<Contender<'a>>,
-    /// The group's cells' samples by (channel, tasks).
-    pub cells: HashMap<(Contender<'a>, u64), &'a CellSamples>,
+    /// The group's cells by (channel, tasks).
+    pub cells: HashMap<(Contender<'a>, u64), Cell<'a>>,
     /// The bands that have cells, smallest first, each with its task counts ascending.
     pub bands: Vec<(TaskBand, Vec<u64>)>,
 }
 
-/// The groups of `file`'s cells that `keep` keeps, in the order they first appear in the file.
-pub fn groups<'a>(file: &'a ResultsFile, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
+/// The groups of `file`'s cells that `keep` keeps, in the order they first appear in the file,
+/// each cell with its figures in `table` (`file`'s).
+pub fn groups<'a>(file: &'a ResultsFile, table: &'a Table, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
         let at = key.coord.clone();
         let group = slot(&mut grouped, |other| other.key == at, || Grouped { key: at.clone(), ..Grouped::default() });
         let channel = (key.channel.as_str(), key.merge);
         slot(&mut group.channels, |other| *other == channel, || channel);
-        group.cells.insert((channel, key.tasks), &file.cells[key]);
+        group.cells.insert((channel, key.tasks), Cell { samples: &file.cells[key], figures: table.cell(key) });
     }
     // Each batch, kind of message and capacity of a runtime, worker count, mode and setting
     // beside the others, smallest first.

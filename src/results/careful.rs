@@ -51,7 +51,11 @@ mod tests {
 
     /// Recommendations of `file` with its own noise.
     fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-        crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+        crate::results::recommend::recommend(
+            file,
+            &crate::results::figures::Table::of(file),
+            &crate::results::noise::FileNoise::of(file),
+        )
     }
 
     fn steady(around: f64) -> [f64; 5] {

@@ -9,13 +9,15 @@ use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
 use super::coord::Coord;
+use super::figures::Figures;
+use super::figures::{CellFigures, Table};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
-use super::paced::{self, PacedCell};
+use super::paced::PacedCell;
 use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
-use crate::stats::{self, CONFIDENCE};
+use crate::stats::CONFIDENCE;
 
 /// The fewest `ok` samples a cell needs to be more than thin: the plots draw a cell with fewer
 /// hollow, and `ab` calls no change on fewer pairs (the sweep's duels give a band's leaders more,
@@ -53,8 +55,8 @@ pub struct Highlight {
 
 /// The highlights of `file` (ranked as `bands`): per group, every band's fastest and fastest
 /// with no known problem.
-fn highlights(file: &ResultsFile, bands: &[Recommendation]) -> Vec<Highlight> {
-    let groups = super::band::groups(file, |_| true);
+fn highlights(file: &ResultsFile, table: &Table, bands: &[Recommendation]) -> Vec<Highlight> {
+    let groups = super::band::groups(file, table, |_| true);
     let highlight = |group: &super::band::Grouped| {
         let key = &group.key;
         let named = bands.iter().filter(|band| band.band.holds(key)).flat_map(|band| {
@@ -139,7 +141,10 @@ pub struct CellResult {
     /// The status of the first failed sample; absent when none failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
-    /// Wall-clock nanoseconds per message; absent when no sample was ok.
+    /// Wall-clock nanoseconds per message; absent when no sample was ok. For a cell of several
+    /// runs pooled, `trimmed_mean` and its interval are the figure every ranking reads (the
+    /// geometric mean of the runs' trimmed means, its t interval from their spread), so that
+    /// the plots and the tables show one figure; the rest are over the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns_per_message: Option<Figures>,
     /// The figures of each other [`Column`](super::column::Column), under its name
@@ -203,60 +208,9 @@ impl PacedResult {
     }
 }
 
-/// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,
-/// the headline, with the median and the clusters beside it (see `stats`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Figures {
-    /// The value of each `ok` sample that has one, in file order.
-    pub samples: Vec<f64>,
-    /// The mean of `samples` without their lowest and highest fifth (`stats::trimmed_mean`):
-    /// the headline figure.
-    pub trimmed_mean: f64,
-    /// `[low, high]`: the bootstrap confidence interval of the trimmed mean at `confidence`; absent
-    /// with too few samples for one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trimmed_mean_interval: Option<[f64; 2]>,
-    /// The median of `samples`.
-    pub median: f64,
-    /// `[low, high]`: a distribution-free confidence interval of the median at `confidence`;
-    /// absent below 5 samples, where none reaches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub median_interval: Option<[f64; 2]>,
-    /// The smallest sample.
-    pub min: f64,
-    /// The largest sample.
-    pub max: f64,
-    /// The separate clusters the samples form on a log scale (`stats::clusters`), lowest first,
-    /// when they form more than one; empty for a cell with one behaviour.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub clusters: Vec<stats::Cluster>,
-}
-
-impl Figures {
-    /// The figures of `values`; `None` when there are none.
-    pub fn of(values: &[f64]) -> Option<Self> {
-        let summary = stats::summarize(values)?;
-        Some(Figures {
-            samples: values.to_vec(),
-            trimmed_mean: summary.trimmed_mean,
-            trimmed_mean_interval: summary.trimmed_mean_interval.map(|(low, high)| [low, high]),
-            median: summary.median,
-            median_interval: summary.median_interval.map(|(low, high)| [low, high]),
-            min: summary.min,
-            max: summary.max,
-            clusters: Some(stats::clusters(values)).filter(|clusters| clusters.len() > 1).unwrap_or_default(),
-        })
-    }
-
-    /// The interval the mean is believed to lie in: its confidence interval, or the min–max
-    /// when there are too few samples for one (as `stats::Summary::trimmed_mean_band`).
-    pub fn trimmed_mean_band(&self) -> (f64, f64) {
-        self.trimmed_mean_interval.map_or((self.min, self.max), |[low, high]| (low, high))
-    }
-}
-
-/// The per-cell results of `file`, read from the CSV named `csv`.
-pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFile {
+/// The per-cell results of `file`, read from the CSV named `csv`, with the figures `table` holds
+/// of its cells.
+pub fn cells(csv: &str, file: &ResultsFile, table: &Table, bands: &[Recommendation]) -> CellsFile {
     let several_capacities = file.order.iter().any(|key| key.coord.capacity != file.order[0].coord.capacity);
     let several_machines = file.order.iter().any(|key| key.coord.machine != file.order[0].coord.machine);
     let name = |key: &CellKey| {
@@ -271,14 +225,14 @@ pub fn cells(csv: &str, file: &ResultsFile, bands: &[Recommendation]) -> CellsFi
         *names.entry(name(key)).or_default() += 1;
     }
     let unique = |key: &CellKey| Some(name(key)).filter(|name| names[name] == 1).unwrap_or_else(|| workload_name(key));
-    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], unique(key))).collect();
+    let cells = file.order.iter().map(|key| cell(key, &file.cells[key], table.cell(key), unique(key))).collect();
     CellsFile {
         csv: csv.to_owned(),
         confidence: CONFIDENCE,
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
-        highlights: highlights(file, bands),
+        highlights: highlights(file, table, bands),
     }
 }
 
@@ -302,7 +256,8 @@ fn workload_name(key: &CellKey) -> String {
     format!("{}/messages={},capacity={capacity},workers={}", short_name(key), workload.messages, workload.workers)
 }
 
-fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
+/// One cell's results: its key, samples and `figures`, named `name`.
+fn cell(key: &CellKey, samples: &CellSamples, figures: &CellFigures, name: String) -> CellResult {
     let workload = key.workload();
     CellResult {
         name,
@@ -325,10 +280,10 @@ fn cell(key: &CellKey, samples: &CellSamples, name: String) -> CellResult {
         bounded: samples.bounded,
         failed: samples.failed,
         disturbed: samples.disturbed.clone(),
-        first_failure: samples.first_failure.as_ref().map(|failure| failure.status.clone()),
-        ns_per_message: Figures::of(&samples.ok),
-        figures: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-        paced: paced::cell(key.tasks, &samples.paced).as_ref().map(PacedResult::of),
+        first_failure: samples.first_failure.as_ref().map(|status| status.text().to_owned()),
+        ns_per_message: figures.speed.clone(),
+        figures: figures.columns.clone(),
+        paced: figures.paced.as_ref().map(PacedResult::of),
     }
 }
 
@@ -346,7 +301,7 @@ mod tests {
     #[test]
     fn each_cell_has_its_samples_median_interval_and_failures() {
         let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 8, &[10.0, 30.0], 2)]);
-        let cells = cells("x.csv", &file, &[]);
+        let cells = cells("x.csv", &file, &Table::of(&file), &[]);
         assert_eq!(cells.cells.len(), 2);
         let kanal = &cells.cells[0];
         assert_eq!(kanal.name, "multi-thread/cloned-send/tasks=1/kanal");
@@ -369,7 +324,7 @@ mod tests {
         (other.messages, other.coord.capacity, other.coord.workers) = (2000, Capacity::Shared(64), 2);
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
-        let cells = cells("x.csv", &file, &[]);
+        let cells = cells("x.csv", &file, &Table::of(&file), &[]);
         assert!(cells.cells[0].ns_per_message.is_none());
         // Two capacities name the capacity; the same capacity twice would name the whole workload.
         assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/capacity=0");

@@ -8,15 +8,15 @@ use std::collections::HashMap;
 use super::ab::detectable;
 use super::band::Band;
 use super::coord::Coord;
+use super::figures::{Figures, Table};
 use super::load::{CellKey, ResultsFile};
 use super::noise::{Drift, FileNoise, Metric, change};
 use super::paced::{self, PacedBand, PacedCell, PacedEntry};
-use super::pool::speed;
 use super::recommend::{Ranking, recommend};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Merge;
+use crate::stats;
 use crate::stats::verdict::{Call, Verdict};
-use crate::stats::{self, Summary};
 
 /// How far apart two runs' figures are over a set of cells.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,11 +41,13 @@ pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
     Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
 }
 
-/// Two runs, and the noise each measured: what every verdict of a comparison is judged with.
+/// Two runs, the noise each measured (what every verdict of a comparison is judged with) and
+/// the figures of each one's cells, computed once.
 struct Runs<'a> {
     old: &'a ResultsFile,
     new: &'a ResultsFile,
     noise: (FileNoise, FileNoise),
+    tables: (Table, Table),
 }
 
 /// One metric's verdicts on cells both runs hold, new against old (`noise::change`: a log ratio,
@@ -129,19 +131,16 @@ impl Counts {
 /// A cell found in both files with `ok` samples in both.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compared {
-    /// The summary of the cell's `ok` samples in the old file.
-    pub old: Summary,
+    /// The cell's ns/message in the old file (`figures::Figures::speed`): its clusters, more
+    /// than one for a mixed cell, beside its figures.
+    pub old: Figures,
     /// The same in the new file.
-    pub new: Summary,
+    pub new: Figures,
     /// What the comparison says of new against old (`noise::change` on ns/message): lower is
     /// faster; tied when there is too little to judge.
     pub call: Call,
     /// The interval of new over old that the call rests on (`noise::change`).
     pub interval: (f64, f64),
-    /// The clusters of the old samples (`stats::clusters`): more than one for a mixed cell.
-    pub old_clusters: Vec<stats::Cluster>,
-    /// The clusters of the new samples.
-    pub new_clusters: Vec<stats::Cluster>,
 }
 
 /// How far apart the two files' figures are over the cells of one runtime.
@@ -192,27 +191,26 @@ pub struct Comparison<'a> {
 /// Compares `new` with `old` cell by cell on every metric, each verdict from the noise model
 /// (`Runs::judge`).
 pub fn compare<'a>(old: &'a ResultsFile, new: &'a ResultsFile) -> Comparison<'a> {
-    let runs = Runs { old, new, noise: (FileNoise::of(old), FileNoise::of(new)) };
+    let (noise, tables) = ((FileNoise::of(old), FileNoise::of(new)), (Table::of(old), Table::of(new)));
+    let runs = Runs { old, new, noise, tables };
     let keys: Vec<&CellKey> = old.order.iter().filter(|key| new.cells.contains_key(*key)).collect();
     let judged = runs.judge(&keys, Metric::Speed);
     let cells: Vec<(&CellKey, Option<Compared>)> = judged
         .cells
         .iter()
         .map(|&(key, verdict)| {
-            let (old_cell, new_cell) = (&old.cells[key], &new.cells[key]);
-            let compared = speed(old_cell).zip(speed(new_cell)).map(|(old_summary, new_summary)| Compared {
-                old: old_summary,
-                new: new_summary,
+            let speed = |table: &Table| table.cell(key).speed.clone();
+            let compared = speed(&runs.tables.0).zip(speed(&runs.tables.1)).map(|(old, new)| Compared {
+                old,
+                new,
                 call: verdict.map_or(Call::Tied, |verdict| verdict.call),
                 interval: verdict.map_or((0.0, f64::INFINITY), |verdict| (verdict.low.exp(), verdict.high.exp())),
-                old_clusters: stats::clusters(&old_cell.ok),
-                new_clusters: stats::clusters(&new_cell.ok),
             });
             (key, compared)
         })
         .collect();
     let clusters =
-        cells.iter().filter_map(|(_, c)| c.as_ref()).map(|c| (c.old_clusters.len() > 1, c.new_clusters.len() > 1));
+        cells.iter().filter_map(|(_, c)| c.as_ref()).map(|c| (!c.old.clusters.is_empty(), !c.new.clusters.is_empty()));
     let mixed = clusters.fold((0, 0, 0), |(in_old, in_new, in_both), (old, new)| {
         (in_old + usize::from(old), in_new + usize::from(new), in_both + usize::from(old && new))
     });
@@ -285,10 +283,10 @@ pub struct Agreement {
 fn agreement(runs: &Runs) -> Agreement {
     // A group of cells: its place between runs (`Coord::between_runs`) and task count.
     type Group = (Coord, u64);
-    fn fastest(file: &ResultsFile) -> HashMap<Group, (f64, (&str, Option<Merge>))> {
+    fn fastest<'a>(file: &'a ResultsFile, table: &Table) -> HashMap<Group, (f64, (&'a str, Option<Merge>))> {
         let mut best = HashMap::new();
-        for (key, cell) in &file.cells {
-            let Some(summary) = speed(cell) else { continue };
+        for key in file.cells.keys() {
+            let Some(summary) = &table.cell(key).speed else { continue };
             let group = (key.coord.between_runs(), key.tasks);
             let entry = best.entry(group).or_insert((f64::INFINITY, ("", None)));
             if summary.trimmed_mean < entry.0 {
@@ -297,12 +295,13 @@ fn agreement(runs: &Runs) -> Agreement {
         }
         best
     }
-    let (old_fastest, new_fastest) = (fastest(runs.old), fastest(runs.new));
+    let (old_fastest, new_fastest) = (fastest(runs.old, &runs.tables.0), fastest(runs.new, &runs.tables.1));
     let same: Vec<bool> =
         old_fastest.iter().filter_map(|(group, (_, channel))| Some(new_fastest.get(group)?.1 == *channel)).collect();
     let same_fastest = same.iter().filter(|same| **same).count();
     let mut result = Agreement { groups: same.len(), same_fastest, ..Agreement::default() };
-    let (old_bands, new_bands) = (recommend(runs.old, &runs.noise.0), recommend(runs.new, &runs.noise.1));
+    let (old_bands, new_bands) =
+        (recommend(runs.old, &runs.tables.0, &runs.noise.0), recommend(runs.new, &runs.tables.1, &runs.noise.1));
     for (band, other) in matched(&old_bands, &new_bands, |b| &b.band) {
         let (ours, theirs) = (leaders(&band.speed), leaders(&other.speed));
         if ours.is_empty() || theirs.is_empty() {
@@ -367,9 +366,13 @@ pub struct PacedAgreement<'a> {
 /// The A/A figures of two paced runs, cells matched by their full key.
 fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let (old, new) = (runs.old, runs.new);
-    let figures = |file: &ResultsFile, key: &CellKey| paced::cell(key.tasks, &file.cells.get(key)?.paced);
-    let pairs: Vec<(&CellKey, PacedCell, PacedCell)> =
-        old.order.iter().filter_map(|key| Some((key, figures(old, key)?, figures(new, key)?))).collect();
+    let figures = |file: &ResultsFile, table: &Table, key: &CellKey| {
+        file.cells.contains_key(key).then(|| table.cell(key).paced.clone()).flatten()
+    };
+    let (tables, noise) = (&runs.tables, &runs.noise);
+    let pairs: Vec<(&CellKey, PacedCell, PacedCell)> = (old.order.iter())
+        .filter_map(|key| Some((key, figures(old, &tables.0, key)?, figures(new, &tables.1, key)?)))
+        .collect();
     let keys: Vec<&CellKey> = pairs.iter().map(|(key, ..)| *key).collect();
     let judged = [Metric::P99, Metric::Cpu, Metric::Overflow].map(|metric| runs.judge(&keys, metric));
     let cells: Vec<PacedPair> = (pairs.into_iter().enumerate())
@@ -381,7 +384,7 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (paced::answer(old, &runs.noise.0), paced::answer(new, &runs.noise.1));
+    let (old_bands, new_bands) = (paced::answer(old, &tables.0, &noise.0), paced::answer(new, &tables.1, &noise.1));
     let bands = matched(&old_bands, &new_bands, |b| &b.band);
     let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {

@@ -57,4 +57,10 @@ impl Coord {
     pub fn between_runs(&self) -> Coord {
         Coord { workers: 0, machine: MachineId::default(), ..self.clone() }
     }
+
+    /// The place two designs pair up at (`designs`): every axis but the mode and the capacity
+    /// (each design runs at its own), the machine included.
+    pub fn design_pair(&self) -> Coord {
+        Coord { mode: Mode::default(), capacity: Capacity::default(), ..self.clone() }
+    }
 }

@@ -13,14 +13,15 @@ mod resample;
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::band::{first_seen, slot};
+use super::band::{Contender, first_seen, slot};
 use super::careful::known_problem;
 use super::coord::Coord;
+use super::figures::{CellFigures, Table};
 use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::{FileNoise, Metric};
-use super::paced::{self, PacedCell};
-use crate::run::workload::{Capacity, Phase};
+use super::paced::PacedCell;
+use crate::run::workload::{Capacity, Merge, Phase};
 use crate::stats::disturbed::Why;
 use resample::{Entrant, Tolerance};
 pub use resample::{RESAMPLES, SEPARATED};
@@ -138,23 +139,27 @@ fn room_keys(file: &ResultsFile, participants: u64) -> Vec<Coord> {
     first_seen(paced.map(room_key))
 }
 
-/// The decisions for `participants` tasks, one per room group in file order; empty when the
-/// file has no paced cell at that task count.
-pub fn decide(file: &ResultsFile, noise: &FileNoise, participants: u64) -> Vec<Decision> {
-    room_keys(file, participants).iter().map(|room| decide_room(file, noise, participants, room)).collect()
+/// The decisions for `participants` tasks, one per room group in file order, each cell's
+/// figures read from `table` (`file`'s); empty when the file has no paced cell at that task count.
+pub fn decide(file: &ResultsFile, table: &Table, noise: &FileNoise, participants: u64) -> Vec<Decision> {
+    let rooms = room_keys(file, participants);
+    rooms.iter().map(|room| decide_room((file, table), noise, participants, room).0).collect()
 }
 
-/// A cell of a room: its key and samples, when measured.
-type Cell<'a> = Option<(&'a CellKey, &'a CellSamples)>;
+/// A cell of a room: its key, samples and figures, when measured.
+type Cell<'a> = Option<(&'a CellKey, &'a CellSamples, &'a CellFigures)>;
 
 /// The paced figures of `cell`, when measured and paced.
 fn figures(cell: Cell) -> Option<PacedCell> {
-    cell.and_then(|(key, samples)| paced::cell(key.tasks, &samples.paced))
+    cell.and_then(|(.., figures)| figures.paced.clone())
 }
 
 /// One channel's cells of a room, per phase.
 #[derive(Default)]
 struct Cells<'a> {
+    /// The channel and how merged-recv merged its receivers: what the cells are grouped by.
+    id: Contender<'a>,
+    /// The channel as reports name it (`load::channel_label`).
     channel: String,
     out_of_phase: Cell<'a>,
     in_phase: Cell<'a>,
@@ -164,7 +169,7 @@ impl<'a> Cells<'a> {
     fn seat(&self) -> Seat {
         Seat {
             channel: self.channel.clone(),
-            known_problem: known_problem(self.everyday().map_or("", |(key, _)| key.channel.as_str())),
+            known_problem: known_problem(self.id.0),
             out_of_phase: figures(self.out_of_phase),
             in_phase: figures(self.in_phase),
         }
@@ -184,7 +189,7 @@ impl<'a> Cells<'a> {
     /// per delivered message in the cell CPU is judged in, each sample with its round (its
     /// place in the cell for a file without rounds); `eligible` when it may be picked.
     fn entrant(&self, eligible: bool) -> Entrant {
-        let paced = |cell: Cell<'a>| cell.map_or(&[][..], |(_, samples)| samples.paced.as_slice());
+        let paced = |cell: Cell<'a>| cell.map_or(&[][..], |(_, samples, _)| samples.paced.as_slice());
         let round = |at: usize, sample: &PacedSample| sample.round.unwrap_or(at as u64 + 1);
         let drops = paced(self.worst()).iter().enumerate();
         let cpu = paced(self.everyday()).iter().enumerate();
@@ -196,7 +201,7 @@ impl<'a> Cells<'a> {
     }
 
     fn both(&self) -> impl Iterator<Item = (&'a CellKey, &'a CellSamples)> {
-        self.out_of_phase.into_iter().chain(self.in_phase)
+        self.out_of_phase.into_iter().chain(self.in_phase).map(|(key, samples, _)| (key, samples))
     }
 
     fn avoid(&self) -> Option<Avoid> {
@@ -215,20 +220,22 @@ impl<'a> Cells<'a> {
     }
 }
 
-/// Each channel's cells of `room` at `participants` tasks, in the file's order.
-fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &Coord) -> Vec<Cells<'a>> {
+/// Each channel's cells of `room` at `participants` tasks, in the file's order, with their
+/// figures in `table`.
+fn cells_of<'a>((file, table): (&'a ResultsFile, &'a Table), participants: u64, room: &Coord) -> Vec<Cells<'a>> {
     let mut channels: Vec<Cells> = Vec::new();
     for key in file.order.iter().filter(|key| key.tasks == participants && room_key(key) == *room) {
         let samples = &file.cells[key];
         if samples.paced.is_empty() && samples.failed == 0 && samples.disturbed.is_empty() {
             continue;
         }
-        let channel = key.channel_label();
-        let new = || Cells { channel: channel.clone(), ..Cells::default() };
-        let cells = slot(&mut channels, |cells| cells.channel == channel, new);
+        let id = (key.channel.as_str(), key.merge);
+        let new = || Cells { id, channel: key.channel_label(), ..Cells::default() };
+        let cells = slot(&mut channels, |cells| cells.id == id, new);
+        let cell = Some((key, samples, table.cell(key)));
         match key.coord.setting.phase.unwrap_or(Phase::Aligned) {
-            Phase::Random => cells.out_of_phase = Some((key, samples)),
-            Phase::Aligned => cells.in_phase = Some((key, samples)),
+            Phase::Random => cells.out_of_phase = cell,
+            Phase::Aligned => cells.in_phase = cell,
         }
     }
     channels
@@ -236,19 +243,26 @@ fn cells_of<'a>(file: &'a ResultsFile, participants: u64, room: &Coord) -> Vec<C
 
 /// `pick` at the file's fewest task count of its group, out of phase, when fewer than
 /// `participants`: (tasks, its figures).
-fn quiet(file: &ResultsFile, participants: u64, pick: &Cells) -> Option<(u64, PacedCell)> {
-    let (key, _) = pick.everyday()?;
+fn quiet((file, table): (&ResultsFile, &Table), participants: u64, pick: &Cells) -> Option<(u64, PacedCell)> {
+    let (key, ..) = pick.everyday()?;
     let fewest_tasks = file
         .order
         .iter()
         .filter(|other| other.tasks < participants && other.coord == key.coord)
         .filter(|other| (other.channel.as_str(), other.merge) == (key.channel.as_str(), key.merge))
         .min_by_key(|other| other.tasks)?;
-    Some((fewest_tasks.tasks, paced::cell(fewest_tasks.tasks, &file.cells[fewest_tasks].paced)?))
+    Some((fewest_tasks.tasks, table.cell(fewest_tasks).paced.clone()?))
 }
 
-fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &Coord) -> Decision {
-    let channels = cells_of(file, participants, room);
+/// The decision for `room` at `participants` tasks, and the channels it rests on: the pick,
+/// its closest challenger, and each channel passed over with the one ahead of it.
+fn decide_room<'a>(
+    (file, table): (&'a ResultsFile, &'a Table),
+    noise: &FileNoise,
+    participants: u64,
+    room: &Coord,
+) -> (Decision, HashSet<Contender<'a>>) {
+    let channels = cells_of((file, table), participants, room);
     let (setting, capacity, burst, interval_ns) = (channels.iter().flat_map(Cells::both))
         .find_map(|(key, samples)| Some((key, samples.paced.first()?)))
         .map(|(key, sample)| (key.coord.setting.clone(), key.coord.capacity, sample.burst, sample.pace_ns))
@@ -258,7 +272,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
         whys.iter().filter_map(|(cells, why)| Some((cells.channel.clone(), (*why)?))).collect();
     let mut ranked: Vec<(&Cells, Option<Avoid>)> =
         whys.into_iter().filter(|(_, why)| why.is_none_or(|why| why == Avoid::KnownProblem)).collect();
-    ranked.sort_by_key(|(cells, _)| by_rule(&cells.channel));
+    ranked.sort_by_key(|(cells, _)| by_rule(cells.id));
     let entrants: Vec<Entrant> = ranked.iter().map(|(cells, why)| cells.entrant(why.is_none())).collect();
     let ranked: Vec<&Cells> = ranked.into_iter().map(|(cells, _)| cells).collect();
     let tally = resample::tally(&entrants, tolerance(&ranked, noise), RESAMPLES);
@@ -266,11 +280,17 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
     let seat = |at: usize| ranked[at].seat();
     let channel = |at: usize| ranked[at].channel.clone();
     let before = |at: &usize| pick.is_none_or(|pick| *at < pick) && tally.eligible[*at];
-    let passed_over = (0..ranked.len()).filter(before).filter_map(|at| {
-        let (ahead, resamples) = tally.closest(at).filter(|(other, _)| tally.separated(*other, at))?;
-        Some((channel(at), channel(ahead), resamples))
-    });
-    Decision {
+    let passed_over: Vec<(usize, usize, usize)> = (0..ranked.len())
+        .filter(before)
+        .filter_map(|at| {
+            let (ahead, resamples) = tally.closest(at).filter(|(other, _)| tally.separated(*other, at))?;
+            Some((at, ahead, resamples))
+        })
+        .collect();
+    let closest = pick.and_then(|pick| tally.closest(pick));
+    let passed = passed_over.iter().flat_map(|&(at, ahead, _)| [at, ahead]);
+    let resting = pick.into_iter().chain(closest.map(|(at, _)| at)).chain(passed).map(|at| ranked[at].id).collect();
+    let decision = Decision {
         participants,
         coord: Coord { setting, capacity, ..room.clone() },
         names_machine: file.order.iter().any(|key| key.coord.machine != room.machine),
@@ -279,14 +299,18 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
         pick: pick.map(seat),
         fewest_drops_with: tally.fewest_with.unwrap_or(0),
         tied: pick.map_or(Vec::new(), |pick| tally.tie_of(pick).into_iter().map(seat).collect()),
-        closest: pick.and_then(|pick| tally.closest(pick)).map(|(at, resamples)| (channel(at), resamples)),
-        passed_over: passed_over.collect(),
+        closest: closest.map(|(at, resamples)| (channel(at), resamples)),
+        passed_over: passed_over
+            .into_iter()
+            .map(|(at, ahead, resamples)| (channel(at), channel(ahead), resamples))
+            .collect(),
         resamples: tally.resamples,
         avoid,
-        quiet: pick.and_then(|pick| quiet(file, participants, ranked[pick])),
+        quiet: pick.and_then(|pick| quiet((file, table), participants, ranked[pick])),
         samples: channels.iter().flat_map(Cells::both).map(|(_, s)| s.paced.len() + s.disturbed.len()).sum(),
         left_out: left_out(&channels),
-    }
+    };
+    (decision, resting)
 }
 
 /// How far apart two of the room's channels may be with neither ahead in a resample: the
@@ -296,7 +320,7 @@ fn decide_room(file: &ResultsFile, noise: &FileNoise, participants: u64, room: &
 /// out of phase. Channels closer than that are a tie no run of this host resolves.
 fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
     let resolution = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
-        let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, _)| key.coord.noise_group());
+        let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, ..)| key.coord.noise_group());
         group.map_or(0.0, |group| noise.resolution(&group, metric).ln_1p())
     };
     Tolerance {
@@ -309,18 +333,15 @@ fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
 /// file's order: the pick's and the closest challenger's ([`Decision::closest`]), and each
 /// channel passed over with the one ahead of it ([`Decision::passed_over`]); and whether more
 /// rounds could change any room's pick ([`Decision::contested`]).
-pub fn contenders(file: &ResultsFile, noise: &FileNoise, participants: u64) -> (Vec<CellKey>, bool) {
+pub fn contenders(file: &ResultsFile, table: &Table, noise: &FileNoise, participants: u64) -> (Vec<CellKey>, bool) {
     let (mut keys, mut contested) = (Vec::new(), false);
     for room in room_keys(file, participants) {
-        let decision = decide_room(file, noise, participants, &room);
+        let (decision, resting) = decide_room((file, table), noise, participants, &room);
         contested |= decision.contested();
-        let pick = decision.pick.iter().map(|seat| &seat.channel);
-        let closest = decision.closest.iter().map(|(channel, _)| channel);
-        let passed = decision.passed_over.iter().flat_map(|(channel, ahead, _)| [channel, ahead]);
-        let names: HashSet<&String> = pick.chain(closest).chain(passed).collect();
-        let named =
-            |key: &&CellKey| key.tasks == participants && room_key(key) == room && names.contains(&key.channel_label());
-        keys.extend(file.order.iter().filter(named).cloned());
+        let rests = |key: &&CellKey| {
+            key.tasks == participants && room_key(key) == room && resting.contains(&(key.channel.as_str(), key.merge))
+        };
+        keys.extend(file.order.iter().filter(rests).cloned());
     }
     (keys, contested)
 }
@@ -339,12 +360,12 @@ fn left_out(channels: &[Cells]) -> Vec<(Why, usize)> {
 pub const TIE_RULE: &str = "tokio-mpsc first, as an SFU on tokio already depends on it and the tokio team \
      maintains it, then channel-bench's table order";
 
-/// The rank of `channel` under [`TIE_RULE`]: tokio-mpsc first, then the registry's order, then
-/// a channel of a program's own by name.
-fn by_rule(channel: &str) -> (usize, String) {
+/// The rank of a channel under [`TIE_RULE`]: tokio-mpsc first, then the registry's order, then
+/// a channel of a program's own by name; one channel's merges in `Merge`'s order.
+fn by_rule((channel, merge): Contender<'_>) -> (usize, &str, Option<Merge>) {
     let at = crate::registry::known().position(|entry| entry.name == channel);
     let rank = if channel == "tokio-mpsc" { 0 } else { at.map_or(usize::MAX, |at| at + 1) };
-    (rank, channel.to_owned())
+    (rank, channel, merge)
 }
 
 #[cfg(test)]

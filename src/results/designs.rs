@@ -4,6 +4,7 @@
 //! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
 
 use super::band::{self, Band, Grouped};
+use super::figures::Table;
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 use crate::run::workload::{Capacity, Merge, Mode};
@@ -22,16 +23,17 @@ pub struct Designs {
     pub channels: Vec<(String, Vec<(Metric, Verdict)>)>,
 }
 
-/// The bands of `file` where both designs were measured: cloned-send at each of its capacities
-/// against merged-recv at each per-task capacity, or at the same shared capacity.
-pub fn designs(file: &ResultsFile, noise: &FileNoise) -> Vec<Designs> {
-    let groups = band::groups(file, |_| true);
+/// The bands of `file` (its figures in `table`) where both designs were measured: cloned-send at
+/// each of its capacities against merged-recv at each per-task capacity, or at the same shared
+/// capacity.
+pub fn designs(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Designs> {
+    let groups = band::groups(file, table, |_| true);
     let mut out = Vec::new();
     for shared in groups.iter().filter(|group| group.key.mode == Mode::ClonedSend) {
         let pairs = |own: &&Grouped| {
             let (a, b) = (&shared.key, &own.key);
-            own.key.mode == Mode::MergedRecv
-                && (a.runtime, a.workers, &a.setting) == (b.runtime, b.workers, &b.setting)
+            b.mode == Mode::MergedRecv
+                && a.design_pair() == b.design_pair()
                 && (b.capacity == a.capacity || matches!(b.capacity, Capacity::PerTask(_)))
         };
         for own in groups.iter().filter(pairs) {
@@ -55,7 +57,7 @@ fn compare_channels<'a>(
 ) -> Vec<(String, Vec<(Metric, Verdict)>)> {
     let (group, tasks) = (band.noise_group(), &band.tasks);
     let cells = |grouped: &Grouped<'a>, channel| -> Option<Vec<&'a CellSamples>> {
-        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).copied()).collect()
+        tasks.iter().map(|&t| grouped.cells.get(&(channel, t)).map(|cell| cell.samples)).collect()
     };
     let mut out = Vec::new();
     for &channel in &shared.channels {
@@ -73,4 +75,58 @@ fn compare_channels<'a>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::coord::Coord;
+    use crate::results::load::{CellKey, hand_made};
+    use crate::results::metadata::MachineId;
+    use crate::results::pool;
+
+    /// One run of kanal at 4 tasks in each design of `modes`: cloned-send near 100 ns/message,
+    /// merged-recv near 150, five samples each in rounds 1 to 5.
+    fn run(modes: &[Mode]) -> ResultsFile {
+        let mut file = ResultsFile::default();
+        for &mode in modes {
+            let value = if mode == Mode::ClonedSend { 100.0 } else { 150.0 };
+            let one = hand_made(&[("kanal", 4, &[value, value * 1.01, value * 0.99, value * 1.02, value * 0.98], 0)]);
+            let key = one.order[0].clone();
+            let cell = one.cells[&key].clone();
+            let merge = (mode == Mode::MergedRecv).then(Merge::default);
+            let key = CellKey { coord: Coord { mode, ..key.coord }, merge, ..key };
+            file.order.push(key.clone());
+            file.cells.insert(key, cell);
+        }
+        file
+    }
+
+    /// A 2-core machine (each run on 2 workers): two of them differ by their CPU alone.
+    fn machine(cpu: &str) -> MachineId {
+        MachineId { cores: 2, cpu: cpu.to_owned() }
+    }
+
+    /// The design pairs of runs of two machines pooled, each run with its designs.
+    fn pairs(a: &[Mode], b: &[Mode]) -> Vec<Designs> {
+        let parts = vec![(machine("a"), "a.csv".to_owned(), run(a)), (machine("b"), "b.csv".to_owned(), run(b))];
+        let file = pool::union(parts).unwrap();
+        designs(&file, &Table::of(&file), &FileNoise::of(&file))
+    }
+
+    #[test]
+    fn design_pairs_never_cross_machines() {
+        let both = [Mode::ClonedSend, Mode::MergedRecv];
+        // Machine a measured both designs, machine b merged-recv alone: one pair, on a.
+        let one = pairs(&both, &[Mode::MergedRecv]);
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert_eq!(one[0].shared.coord.machine, machine("a"));
+        let verdict = &one[0].channels[0];
+        assert_eq!((verdict.0.as_str(), verdict.1[0].0), ("kanal", Metric::Speed));
+        // Each machine measured one design: no pair.
+        assert_eq!(pairs(&[Mode::ClonedSend], &[Mode::MergedRecv]), []);
+        // Both measured both: a pair on each, each on its own machine.
+        let each: Vec<MachineId> = pairs(&both, &both).into_iter().map(|pair| pair.shared.coord.machine).collect();
+        assert_eq!(each, [machine("a"), machine("b")]);
+    }
 }

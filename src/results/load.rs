@@ -9,10 +9,9 @@ use anyhow::{Context, bail};
 use super::column::Columns;
 use super::coord::Coord;
 use super::metadata::MachineId;
-use super::schema::Record;
+use super::schema::{Record, SampleStatus};
 use crate::run::latency::{Latency, merge};
 use crate::run::measure::RuntimeKind;
-use crate::run::verify::Status;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
 
@@ -98,16 +97,6 @@ pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
     }
 }
 
-/// A cell's first failed sample, its status read once.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    /// The CSV's `status`, as written.
-    pub status: String,
-    /// Whether it is a refusal (`run::verify::Status::Refused`): the channel cannot run the
-    /// cell, which is no failure of the channel's.
-    pub refused: bool,
-}
-
 /// The samples of one cell in one file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellSamples {
@@ -128,8 +117,9 @@ pub struct CellSamples {
     pub disturbed_why: Vec<Why>,
     /// How many samples failed.
     pub failed: usize,
-    /// The first failed sample's status.
-    pub first_failure: Option<Failure>,
+    /// The first failed sample's status: a failure, or a refusal (the channel cannot run the
+    /// cell, which is no failure of the channel's).
+    pub first_failure: Option<SampleStatus>,
     /// Each [`Column`](super::column::Column) of the `ok` samples that have a value for it, in file order.
     pub columns: Columns<Vec<f64>>,
     /// When several runs were pooled (`results::pool`): the trimmed mean ns/message of each run
@@ -145,10 +135,9 @@ impl CellSamples {
     /// Adds one row of the cell: a failure, a disturbed sample (`disturbed`: why it is left
     /// out, `stats::disturbed`), or an `ok` sample to every list it has a value for.
     pub fn add(&mut self, record: Record, disturbed: Option<Why>) {
-        if record.status != "ok" {
+        if !record.status.is_ok() {
             self.failed += 1;
-            let refused = Status::is_refusal(&record.status);
-            self.first_failure.get_or_insert(Failure { status: record.status, refused });
+            self.first_failure.get_or_insert(record.status);
             return;
         }
         if let Some(why) = disturbed {

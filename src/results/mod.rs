@@ -17,6 +17,7 @@ pub mod coord;
 pub mod decide;
 pub mod decision;
 pub mod designs;
+pub mod figures;
 pub mod host;
 pub mod load;
 pub mod metadata;

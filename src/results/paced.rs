@@ -10,6 +10,7 @@
 //! `output::paced` formats.
 
 use super::band::{self, Band, Grouped};
+use super::figures::Table;
 use super::load::{CellSamples, PacedSample, ResultsFile, latency};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
@@ -177,9 +178,10 @@ pub struct PacedBand {
 }
 
 /// The answer for every paced group and band of `file`, in file order, bands smallest first,
-/// every verdict from the noise model with the spread `file` measured.
-pub fn answer(file: &ResultsFile, noise: &FileNoise) -> Vec<PacedBand> {
-    let groups = band::groups(file, |key| !file.cells[key].paced.is_empty());
+/// each cell's figures read from `table` (`file`'s), every verdict from the noise model with
+/// the spread `file` measured.
+pub fn answer(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<PacedBand> {
+    let groups = band::groups(file, table, |key| !file.cells[key].paced.is_empty());
     groups.iter().flat_map(|group| Band::all(group).map(move |band| answer_band(group, band, noise))).collect()
 }
 
@@ -189,19 +191,19 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
     let (mut entries, mut samples, mut behind, mut excluded) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &(channel, merge) in &group.channels {
         let label = super::load::channel_label(channel, merge);
-        let found: Option<Vec<(&CellSamples, PacedCell)>> = band
+        let found: Option<Vec<(&CellSamples, &PacedCell)>> = band
             .tasks
             .iter()
             .map(|&tasks| {
-                let samples = group.cells.get(&((channel, merge), tasks)).filter(|samples| samples.failed == 0)?;
-                Some((*samples, cell(tasks, &samples.paced)?))
+                let cell = group.cells.get(&((channel, merge), tasks)).filter(|cell| cell.samples.failed == 0)?;
+                Some((cell.samples, cell.figures.paced.as_ref()?))
             })
             .collect();
         match found {
             None => excluded.push(label),
             Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(label),
             Some(found) => {
-                let (cells, figures): (Vec<&CellSamples>, Vec<PacedCell>) = found.into_iter().unzip();
+                let (cells, figures): (Vec<&CellSamples>, Vec<&PacedCell>) = found.into_iter().unzip();
                 entries.push(entry(channel, merge, &figures));
                 samples.push(cells);
             }
@@ -225,11 +227,11 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
 }
 
 /// One channel's band figures from its cells, task counts ascending.
-fn entry(channel: &str, merge: Option<Merge>, cells: &[PacedCell]) -> PacedEntry {
+fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntry {
     let geometric = |value: fn(&PacedCell) -> Option<f64>| {
-        cells.iter().map(value).collect::<Option<Vec<f64>>>().map(geometric_mean)
+        cells.iter().map(|cell| value(cell)).collect::<Option<Vec<f64>>>().map(geometric_mean)
     };
-    let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(value).sum::<f64>() / cells.len() as f64;
+    let mean = |value: fn(&PacedCell) -> f64| cells.iter().map(|cell| value(cell)).sum::<f64>() / cells.len() as f64;
     let largest = cells.last().expect("a band has a task count");
     PacedEntry {
         channel: channel.to_owned(),

@@ -172,11 +172,11 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
     pooled
 }
 
-/// The ns/message of a cell as rankings and verdicts read it: with two runs or more, the
-/// geometric mean of the runs' trimmed means and its t interval from the runs' spread
-/// (`stats::pool::pooled_summary`); otherwise the summary of the cell's samples.
-pub fn speed(cell: &CellSamples) -> Option<Summary> {
-    pooled::pooled_summary(&cell.runs, CONFIDENCE).or_else(|| stats::summarize(&cell.ok))
+/// The ns/message of a cell of two runs or more as rankings and verdicts read it
+/// (`figures::Figures::speed`): the geometric mean of the runs' trimmed means and its t
+/// interval from the runs' spread (`stats::pool::pooled_summary`); `None` for a cell of one run.
+pub fn pooled(cell: &CellSamples) -> Option<Summary> {
+    pooled::pooled_summary(&cell.runs, CONFIDENCE)
 }
 
 #[cfg(test)]
@@ -195,13 +195,9 @@ mod tests {
         assert_eq!(pooled.runs, 2);
         let cell = &pooled.cells[&pooled.order[0]];
         assert_eq!((cell.ok.len(), cell.runs.len(), cell.failed), (10, 2, 1));
-        let speed = speed(cell).unwrap();
+        let speed = self::pooled(cell).unwrap();
         assert!((speed.trimmed_mean - 110.0).abs() < 0.1, "the geometric mean of 100 and 121");
         let only_once = pooled.cells.values().find(|cell| cell.runs.len() == 1).unwrap();
-        assert_eq!(speed_of(only_once), stats::summarize(&only_once.ok).unwrap().trimmed_mean);
-    }
-
-    fn speed_of(cell: &CellSamples) -> f64 {
-        speed(cell).unwrap().trimmed_mean
+        assert_eq!(self::pooled(only_once), None, "a cell of one run is its samples'");
     }
 }

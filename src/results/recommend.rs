@@ -10,16 +10,16 @@
 //! names the fastest with no known problem. [`recommend`] computes; `output::summary` formats.
 
 pub use super::band::TaskBand;
-use super::band::{self, Band, Contender, Grouped};
+use super::band::{self, Band, Cell, Contender, Grouped};
 use super::careful::{self, Careful};
-use super::column::Column;
+use super::figures::{Figures, Table};
 use super::load::{CellSamples, ResultsFile};
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 pub use super::ranking::{Entry, Ranking, Shape};
+use super::schema::SampleStatus;
 use crate::run::workload::Merge;
 use crate::stats::pool::geometric_mean;
 use crate::stats::verdict::Call;
-use crate::stats::{self, Summary};
 
 /// Why a channel is not ranked in a band.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,22 +57,28 @@ pub struct Recommendation {
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
-/// order the runtimes and modes first appear in the file, bands smallest first, every verdict
-/// from the noise model ([`noise::verdict`]) with the spread `file` measured.
-pub fn recommend(file: &ResultsFile, noise: &FileNoise) -> Vec<Recommendation> {
-    let groups = band::groups(file, |_| true);
+/// order the runtimes and modes first appear in the file, bands smallest first, each channel by
+/// its cells' figures in `table` (`file`'s), every verdict from the noise model
+/// ([`noise::verdict`]) with the spread `file` measured.
+pub fn recommend(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Recommendation> {
+    let groups = band::groups(file, table, |_| true);
     groups.iter().flat_map(|group| Band::all(group).map(move |band| rank_band(group, band, noise))).collect()
 }
 
 /// One band of `group`: its three rankings and the channels left out of them.
 fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
     let tasks = &band.tasks;
-    let mut candidates: Vec<(Contender, Vec<&CellSamples>)> = Vec::new();
+    let mut candidates: Vec<(Contender, Vec<Cell>)> = Vec::new();
     let mut excluded = Vec::new();
     for &channel in &group.channels {
-        let found: Vec<Option<&CellSamples>> = tasks.iter().map(|&t| group.cells.get(&(channel, t)).copied()).collect();
+        let found: Vec<Option<Cell>> = tasks.iter().map(|&t| group.cells.get(&(channel, t)).copied()).collect();
         let at = |wanted: fn(Option<&CellSamples>) -> bool| -> Vec<u64> {
-            tasks.iter().zip(&found).filter(|(_, cell)| wanted(**cell)).map(|(&t, _)| t).collect()
+            tasks
+                .iter()
+                .zip(&found)
+                .filter(|(_, cell)| wanted(cell.map(|cell| cell.samples)))
+                .map(|(&t, _)| t)
+                .collect()
         };
         let missing_at = at(|cell| cell.is_none());
         let failed_at = at(|cell| cell.is_some_and(|cell| cell.failed > 0 && !refused(cell)));
@@ -80,19 +86,22 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
         if missing_at.is_empty() && failed_at.is_empty() && refused_at.is_empty() {
             candidates.push((channel, found.into_iter().flatten().collect()));
         } else {
-            let failed_samples = found.iter().flatten().filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
+            let samples = found.iter().flatten().map(|cell| cell.samples);
+            let failed_samples = samples.filter(|cell| !refused(cell)).map(|cell| cell.failed).sum();
             let (channel, merge) = (channel.0.to_owned(), channel.1);
             excluded.push(Excluded { channel, merge, failed_samples, failed_at, missing_at, refused_at });
         }
     }
     let by = |metric: Metric| {
         let entered = candidates.iter().filter_map(|(channel, cells)| {
-            let summaries: Vec<Summary> = cells.iter().map(|cell| figures(cell, metric).1).collect::<Option<_>>()?;
-            let median = geometric_mean(summaries.iter().map(|cell| cell.median));
-            let mixed = cells.iter().any(|cell| stats::clusters(figures(cell, metric).0).len() > 1);
-            let bounded = cells.iter().any(|cell| cell.bounded > 0);
-            let value = geometric_mean(summaries.iter().map(|cell| cell.trimmed_mean));
-            Some((Entry::new(*channel, value, Shape { median, mixed, bounded }), cells.clone()))
+            let figures: Vec<&Figures> =
+                cells.iter().map(|cell| cell.figures.of_metric(metric)).collect::<Option<_>>()?;
+            let median = geometric_mean(figures.iter().map(|figures| figures.median));
+            let mixed = figures.iter().any(|figures| !figures.clusters.is_empty());
+            let bounded = cells.iter().any(|cell| cell.samples.bounded > 0);
+            let value = geometric_mean(figures.iter().map(|figures| figures.trimmed_mean));
+            let samples = cells.iter().map(|cell| cell.samples).collect();
+            Some((Entry::new(*channel, value, Shape { median, mixed, bounded }), samples))
         });
         rank(entered.collect(), metric, &band, noise)
     };
@@ -103,18 +112,7 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
 fn refused(cell: &CellSamples) -> bool {
-    cell.ok.is_empty() && cell.first_failure.as_ref().is_some_and(|failure| failure.refused)
-}
-
-/// The values of one metric of a cell, and its summary as rankings show it.
-fn figures(cell: &CellSamples, metric: Metric) -> (&[f64], Option<Summary>) {
-    let column = match metric {
-        // Speed reads pooled runs as runs (`results::pool::speed`); the other metrics read samples.
-        Metric::Speed => return (&cell.ok, super::pool::speed(cell)),
-        Metric::Cpu => Column::CpuNsPerMessage,
-        Metric::P99 | Metric::Overflow => Column::LatP99,
-    };
-    (&cell.columns[column], stats::summarize(&cell.columns[column]))
+    cell.ok.is_empty() && matches!(cell.first_failure, Some(SampleStatus::Refused(_)))
 }
 
 /// The one ranker, for every metric (speed, CPU, p99, frames overflowed), paced or not:

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
+use crate::run::verify::Status;
 use crate::run::workload::{Merge, Mode, Phase, SendMode};
 
 /// One CSV row: one recorded sample. The field order is the column order, a contract
@@ -46,8 +47,9 @@ pub struct Record {
     /// Process CPU time (user + system, all threads) over the same interval, nanoseconds (microsecond resolution).
     pub cpu_ns: Option<u64>,
     /// `ok`, or what failed: `lost: …`, `reordered: …`, `duplicated: …`, `corrupted: …`, `panicked: …`,
-    /// `sink: …`, `timeout: …`.
-    pub status: String,
+    /// `sink: …`, `timeout: …`; a refusal (`capacity: refused: …`) when the channel cannot run the
+    /// cell. Read once into a [`SampleStatus`].
+    pub status: SampleStatus,
     /// How merged-recv merged the receivers: `futures-buffered`, `select-all` or `stream-map`;
     /// empty in cloned-send.
     pub merge: Option<Merge>,
@@ -179,6 +181,67 @@ fn default_payload() -> String {
     DEFAULT_PAYLOAD_BYTES.to_string()
 }
 
+/// A sample's `status` column as data, read once where the row is: the sample counts, the
+/// channel refused the cell, or something failed. Each keeps the CSV's text, which it writes
+/// back as it was read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum SampleStatus {
+    /// `ok`: every message arrived; the sample counts.
+    #[default]
+    Ok,
+    /// The cell's channel cannot run it (`run::verify::Status::Refused`): a refused row, no
+    /// failure of the channel's. The CSV's text.
+    Refused(String),
+    /// Any other status: what failed, as the CSV says it.
+    Failed(String),
+}
+
+impl SampleStatus {
+    /// The status a CSV's `status` text says.
+    pub fn of(text: &str) -> SampleStatus {
+        match text {
+            "ok" => SampleStatus::Ok,
+            _ if Status::is_refusal(text) => SampleStatus::Refused(text.to_owned()),
+            _ => SampleStatus::Failed(text.to_owned()),
+        }
+    }
+
+    /// Whether the sample counts.
+    pub fn is_ok(&self) -> bool {
+        *self == SampleStatus::Ok
+    }
+
+    /// The CSV's text: `ok`, or what failed.
+    pub fn text(&self) -> &str {
+        match self {
+            SampleStatus::Ok => "ok",
+            SampleStatus::Refused(text) | SampleStatus::Failed(text) => text,
+        }
+    }
+}
+
+impl From<&Status> for SampleStatus {
+    /// The status a measured sample's outcome writes.
+    fn from(status: &Status) -> SampleStatus {
+        match status {
+            Status::Ok => SampleStatus::Ok,
+            other => SampleStatus::of(&other.to_string()),
+        }
+    }
+}
+
+impl Serialize for SampleStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for SampleStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SampleStatus, D::Error> {
+        String::deserialize(deserializer).map(|text| SampleStatus::of(&text))
+    }
+}
+
 /// What a file without a `sink` column did with payloads: nothing.
 fn default_sink() -> String {
     Sink::None.kind().to_owned()
@@ -297,6 +360,27 @@ mod tests {
         assert!(text.contains(",merged-recv,multi-thread,") && text.contains(",select-all,"), "{text}");
         let read: Record = csv::Reader::from_reader(bytes.as_slice()).deserialize().next().unwrap().unwrap();
         assert_eq!(read, record);
+    }
+
+    #[test]
+    fn a_status_is_read_once_as_data_and_written_back_as_read() {
+        let refused = format!("{}", Status::Refused("64 slots".to_owned()));
+        for (text, status) in [
+            ("ok", SampleStatus::Ok),
+            (refused.as_str(), SampleStatus::Refused(refused.clone())),
+            ("lost: 1 of 1000 messages missing", SampleStatus::Failed("lost: 1 of 1000 messages missing".to_owned())),
+        ] {
+            let csv = format!("channel,status\nkanal,{text}\n");
+            let read: Record = csv::Reader::from_reader(csv.as_bytes()).deserialize().next().unwrap().unwrap();
+            assert_eq!(read.status, status);
+            assert_eq!(read.status.text(), text);
+            assert_eq!(read.status.is_ok(), text == "ok");
+        }
+        assert_eq!(SampleStatus::from(&Status::Ok), SampleStatus::Ok);
+        assert_eq!(
+            SampleStatus::from(&Status::Refused("x".to_owned())),
+            SampleStatus::of(&refused.replace("64 slots", "x"))
+        );
     }
 
     #[test]

@@ -45,12 +45,17 @@ pub struct Summary {
     pub trimmed_mean_interval: Option<(f64, f64)>,
 }
 
+/// Half the width of the interval `(low, high)` around `mean`, relative to it, the wider side
+/// (0.05 = ±5%).
+pub fn precision(mean: f64, (low, high): (f64, f64)) -> f64 {
+    (mean - low).max(high - mean) / mean
+}
+
 impl Summary {
     /// Half the width of the confidence interval of the trimmed mean, relative to it, the
     /// wider side; `None` without an interval.
     pub fn trimmed_mean_precision(&self) -> Option<f64> {
-        let (low, high) = self.trimmed_mean_interval?;
-        Some((self.trimmed_mean - low).max(high - self.trimmed_mean) / self.trimmed_mean)
+        Some(precision(self.trimmed_mean, self.trimmed_mean_interval?))
     }
 
     /// The interval the trimmed mean is believed to lie in: its confidence interval, or the

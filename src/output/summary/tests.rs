@@ -9,7 +9,11 @@ use crate::run::workload::Mode;
 
 /// Recommendations of `file` with its own noise.
 fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-    crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+    crate::results::recommend::recommend(
+        file,
+        &crate::results::figures::Table::of(file),
+        &crate::results::noise::FileNoise::of(file),
+    )
 }
 
 /// An analysis of no file with `bands`: this build's versions, the machines and capacities

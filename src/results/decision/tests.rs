@@ -5,7 +5,7 @@ use crate::run::latency::{empty_histogram, encode};
 
 /// The decisions of `file` with its own noise.
 fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
-    super::decide(file, &FileNoise::of(file), participants)
+    super::decide(file, &crate::results::figures::Table::of(file), &FileNoise::of(file), participants)
 }
 
 /// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100

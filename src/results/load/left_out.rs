@@ -27,7 +27,7 @@ pub(super) fn left_out_rows(rows: &[Record], keys: &[CellKey]) -> Vec<Option<Why
 /// second cluster is no disturbance (the neighbours judge that).
 fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
     let mut cells: HashMap<&CellKey, Vec<usize>> = HashMap::new();
-    for (at, key) in keys.iter().enumerate().filter(|&(at, _)| rows[at].status == "ok") {
+    for (at, key) in keys.iter().enumerate().filter(|&(at, _)| rows[at].status.is_ok()) {
         cells.entry(key).or_default().push(at);
     }
     for members in cells.values() {
@@ -61,7 +61,7 @@ fn own_measures(row: &Record) -> Own {
 /// too. Such a sample says nothing of its channel, and is left out as a disturbed one is (it
 /// stays in the CSV); a pacer that fell behind alone in its round marks its channel.
 fn host_behind_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
-    let ok = |at: &usize| rows[*at].status == "ok";
+    let ok = |at: &usize| rows[*at].status.is_ok();
     let round_of =
         |at: usize| Some((CellKey { channel: String::new(), merge: None, ..keys[at].clone() }, rows[at].round?));
     let mut rounds: HashMap<(CellKey, u64), (usize, usize)> = HashMap::new();
@@ -87,7 +87,7 @@ fn host_behind_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) 
 fn disturbed_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
     let mut cells: HashMap<&CellKey, usize> = HashMap::new();
     let mut groups: HashMap<(RuntimeKind, u64), usize> = HashMap::new();
-    let at: Vec<usize> = (0..rows.len()).filter(|&at| rows[at].status == "ok" && rows[at].pace_ns.is_none()).collect();
+    let at: Vec<usize> = (0..rows.len()).filter(|&at| rows[at].status.is_ok() && rows[at].pace_ns.is_none()).collect();
     let timed: Vec<Timed> = at
         .iter()
         .map(|&at| {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::results::column::Column;
+use crate::results::schema::SampleStatus;
 use crate::run::payload::DEFAULT_PAYLOAD_BYTES;
 use crate::run::sink::Sink;
 
@@ -22,7 +23,7 @@ fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
                 ns_per_message,
                 elapsed_ns: (ns_per_message * 1000.0) as u64,
                 cpu_ns: Some((ns_per_message * 2000.0) as u64),
-                status: "ok".into(),
+                status: SampleStatus::Ok,
                 payload: DEFAULT_PAYLOAD_BYTES.to_string(),
                 sink: Sink::None.kind().into(),
                 ..Record::default()
@@ -54,7 +55,7 @@ fn samples_measured_in_a_disturbed_stretch_are_left_out_of_every_list() {
 fn a_pacer_that_fell_behind_with_half_its_round_is_the_hosts_and_left_out() {
     let paced = |channel: &str, round: u64, behind: bool| Record {
         channel: channel.into(),
-        status: "ok".into(),
+        status: SampleStatus::Ok,
         tasks: 300,
         messages: 1000,
         pace_ns: Some(20_000_000),

@@ -1,10 +1,15 @@
 use super::*;
 use crate::results::load::hand_made;
 use crate::run::measure::RuntimeKind;
+use crate::stats::{self, Summary};
 
 /// Recommendations of `file` with its own noise.
 fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-    crate::results::recommend::recommend(file, &crate::results::noise::FileNoise::of(file))
+    crate::results::recommend::recommend(
+        file,
+        &crate::results::figures::Table::of(file),
+        &crate::results::noise::FileNoise::of(file),
+    )
 }
 
 fn summary(values: &[f64]) -> Summary {
