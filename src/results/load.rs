@@ -67,8 +67,7 @@ impl CellKey {
 
     /// The same cell without its workload: no messages, the default capacity, no workers.
     pub fn without_workload(&self) -> CellKey {
-        let coord = Coord { capacity: Capacity::default(), workers: 0, ..self.coord.clone() };
-        CellKey { coord, messages: 0, ..self.clone() }
+        CellKey { coord: self.coord.without_workload(), messages: 0, ..self.clone() }
     }
 
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
