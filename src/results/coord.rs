@@ -47,20 +47,151 @@ impl Coord {
 
     /// The noise model's group: cells whose noise is alike, one runtime, mode, setting and
     /// machine (merged-recv on the current-thread runtime is far noisier than cloned-send, say)
-    /// at any worker count and capacity.
+    /// at any worker count and capacity ([`Projection::Noise`]).
     pub fn noise_group(&self) -> Coord {
-        Coord { workers: 0, capacity: Capacity::default(), ..self.clone() }
+        Projection::Noise.of(self)
     }
 
     /// The place two runs' groups pair up at (`compare`'s agreement, `ab`'s places): the
-    /// worker count and the machine blanked, as each run ran on its own.
+    /// worker count and the machine blanked, as each run ran on its own
+    /// ([`Projection::BetweenRuns`]).
     pub fn between_runs(&self) -> Coord {
-        Coord { workers: 0, machine: MachineId::default(), ..self.clone() }
+        Projection::BetweenRuns.of(self)
     }
 
     /// The place two designs pair up at (`designs`): every axis but the mode and the capacity
-    /// (each design runs at its own), the machine included.
+    /// (each design runs at its own), the machine included ([`Projection::DesignPair`]).
     pub fn design_pair(&self) -> Coord {
-        Coord { mode: Mode::default(), capacity: Capacity::default(), ..self.clone() }
+        Projection::DesignPair.of(self)
+    }
+
+    /// The place two files' cells of different workloads pair up at (`load::CellKey::without_workload`):
+    /// the capacity and the worker count blanked ([`Projection::WithoutWorkload`]).
+    pub fn without_workload(&self) -> Coord {
+        Projection::WithoutWorkload.of(self)
+    }
+
+    /// `self` with `axis` at its default: the one place an axis is blanked. Every field is
+    /// named here, so a new axis does not compile until it is declared.
+    fn blank(self, axis: CoordAxis) -> Coord {
+        let Coord { runtime, workers, capacity, mode, setting, machine } = self;
+        match axis {
+            CoordAxis::Runtime => Coord { runtime: RuntimeKind::default(), workers, capacity, mode, setting, machine },
+            CoordAxis::Workers => Coord { runtime, workers: 0, capacity, mode, setting, machine },
+            CoordAxis::Capacity => Coord { runtime, workers, capacity: Capacity::default(), mode, setting, machine },
+            CoordAxis::Mode => Coord { runtime, workers, capacity, mode: Mode::default(), setting, machine },
+            CoordAxis::Setting => Coord { runtime, workers, capacity, mode, setting: Setting::default(), machine },
+            CoordAxis::Machine => Coord { runtime, workers, capacity, mode, setting, machine: MachineId::default() },
+        }
+    }
+}
+
+/// An axis of a [`Coord`]: one of its fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordAxis {
+    /// [`Coord::runtime`].
+    Runtime,
+    /// [`Coord::workers`].
+    Workers,
+    /// [`Coord::capacity`].
+    Capacity,
+    /// [`Coord::mode`].
+    Mode,
+    /// [`Coord::setting`].
+    Setting,
+    /// [`Coord::machine`].
+    Machine,
+}
+
+impl CoordAxis {
+    /// Every axis, in [`Coord`]'s field order.
+    pub const ALL: [CoordAxis; 6] = [
+        CoordAxis::Runtime,
+        CoordAxis::Workers,
+        CoordAxis::Capacity,
+        CoordAxis::Mode,
+        CoordAxis::Setting,
+        CoordAxis::Machine,
+    ];
+}
+
+/// A kind of group made of cells of several coordinates: the axes it ignores are declared
+/// here, once ([`Projection::ignores`]); every other axis, a new one included, sets two groups
+/// apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Projection {
+    /// The noise model's group ([`Coord::noise_group`]).
+    Noise,
+    /// Two runs' groups paired up ([`Coord::between_runs`]).
+    BetweenRuns,
+    /// Two designs paired up ([`Coord::design_pair`]).
+    DesignPair,
+    /// Two files' cells of different workloads paired up ([`Coord::without_workload`]).
+    WithoutWorkload,
+}
+
+impl Projection {
+    /// Every kind of group declared here.
+    pub const ALL: [Projection; 4] =
+        [Projection::Noise, Projection::BetweenRuns, Projection::DesignPair, Projection::WithoutWorkload];
+
+    /// The axes this kind of group ignores: cells apart on those alone are in one group.
+    pub fn ignores(self) -> &'static [CoordAxis] {
+        match self {
+            Projection::Noise => &[CoordAxis::Workers, CoordAxis::Capacity],
+            Projection::BetweenRuns => &[CoordAxis::Workers, CoordAxis::Machine],
+            Projection::DesignPair => &[CoordAxis::Mode, CoordAxis::Capacity],
+            Projection::WithoutWorkload => &[CoordAxis::Workers, CoordAxis::Capacity],
+        }
+    }
+
+    /// The group `coord` is in: `coord` with every axis this kind ignores blanked.
+    pub fn of(self, coord: &Coord) -> Coord {
+        self.ignores().iter().fold(coord.clone(), |coord, &axis| coord.blank(axis))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::workload::Phase;
+
+    /// A coordinate with every axis away from its default, and one apart from it on `axis` alone.
+    fn apart_on(axis: CoordAxis) -> (Coord, Coord) {
+        let machine = MachineId { cores: 16, cpu: "Xeon".to_owned() };
+        let setting = Setting { phase: Some(Phase::Random), ..Setting::default() };
+        let one = Coord {
+            runtime: RuntimeKind::CurrentThread,
+            workers: 1,
+            capacity: Capacity::Shared(64),
+            mode: Mode::MergedRecv,
+            setting,
+            machine,
+        };
+        let other = match axis {
+            CoordAxis::Runtime => Coord { runtime: RuntimeKind::MultiThread, ..one.clone() },
+            CoordAxis::Workers => Coord { workers: 2, ..one.clone() },
+            CoordAxis::Capacity => Coord { capacity: Capacity::PerTask(8), ..one.clone() },
+            CoordAxis::Mode => Coord { mode: Mode::ClonedSend, ..one.clone() },
+            CoordAxis::Setting => Coord { setting: Setting::default(), ..one.clone() },
+            CoordAxis::Machine => Coord { machine: MachineId::default(), ..one.clone() },
+        };
+        (one, other)
+    }
+
+    #[test]
+    fn each_projection_keeps_or_drops_every_axis_as_declared() {
+        for axis in CoordAxis::ALL {
+            let (one, other) = apart_on(axis);
+            assert_ne!(one, other, "{axis:?} sets two coordinates apart");
+            assert_eq!(one.clone().blank(axis), other.clone().blank(axis), "{axis:?} is blanked alone");
+            for projection in Projection::ALL {
+                let ignored = projection.ignores().contains(&axis);
+                assert_eq!(projection.of(&one) == projection.of(&other), ignored, "{projection:?} on {axis:?}");
+            }
+        }
+        // Design pairs never cross machines; the noise group never crosses modes.
+        assert!(!Projection::DesignPair.ignores().contains(&CoordAxis::Machine));
+        assert!(!Projection::Noise.ignores().contains(&CoordAxis::Mode));
     }
 }

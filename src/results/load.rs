@@ -5,12 +5,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use hdrhistogram::Histogram;
 
 use super::column::Columns;
 use super::coord::Coord;
 use super::metadata::MachineId;
 use super::schema::{Record, SampleStatus};
-use crate::run::latency::{Latency, merge};
+use crate::run::latency::{Latency, empty_histogram};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
@@ -66,8 +67,7 @@ impl CellKey {
 
     /// The same cell without its workload: no messages, the default capacity, no workers.
     pub fn without_workload(&self) -> CellKey {
-        let coord = Coord { capacity: Capacity::default(), workers: 0, ..self.coord.clone() };
-        CellKey { coord, messages: 0, ..self.clone() }
+        CellKey { coord: self.coord.without_workload(), messages: 0, ..self.clone() }
     }
 
     /// `runtime mode tasks=T channel`, then the setting in brackets when there is one.
@@ -170,8 +170,9 @@ pub struct PacedSample {
     pub frames_overflowed: u64,
     /// `cpu_ns` of the sample, when recorded.
     pub cpu_ns: Option<u64>,
-    /// `lat_histogram`: the encoded latency histogram; empty without `--latency`.
-    pub lat_histogram: String,
+    /// `lat_histogram`: the latency histogram, decoded once when the sample is read (`load`
+    /// checked its text); `None` without `--latency`.
+    pub lat_histogram: Option<Histogram<u64>>,
     /// `resident_growth_bytes`, when recorded.
     pub resident_growth_bytes: Option<i64>,
     /// `pacer_behind`: the pacer could not keep up with the schedule.
@@ -194,7 +195,9 @@ impl PacedSample {
             frames: record.frames?,
             frames_overflowed: record.frames_overflowed?,
             cpu_ns: record.cpu_ns,
-            lat_histogram: record.lat_histogram.clone(),
+            lat_histogram: Some(&record.lat_histogram)
+                .filter(|text| !text.is_empty())
+                .and_then(|text| crate::run::latency::decode(text).ok()),
             resident_growth_bytes: record.resident_growth_bytes,
             pacer_behind: record.pacer_behind?,
             p99_ns: record.lat_p99_ns,
@@ -399,12 +402,14 @@ pub fn sweep_order(order: &mut [CellKey]) {
     });
 }
 
-/// The percentiles of every delivered message of `samples` together (their latency histograms
-/// merged); `None` without `--latency`. `load` checked every histogram, so a merge cannot fail
-/// on the text.
+/// The percentiles of every delivered message of `samples` together (their decoded latency
+/// histograms added up); `None` without `--latency`.
 pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
-    let histograms = samples.iter().map(|s| s.lat_histogram.as_str()).filter(|h| !h.is_empty());
-    Latency::of(&merge(histograms).ok()?)
+    let mut merged = empty_histogram();
+    for histogram in samples.iter().filter_map(|sample| sample.lat_histogram.as_ref()) {
+        merged.add(histogram).ok()?;
+    }
+    Latency::of(&merged)
 }
 
 #[cfg(test)]

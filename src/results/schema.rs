@@ -130,7 +130,8 @@ pub struct Record {
     pub resident_growth_bytes: Option<i64>,
     /// The sample's send→receive latency histogram, nanoseconds, as
     /// `crate::run::latency::encode` writes it (`VALUE:COUNT` pairs in hexadecimal joined by
-    /// `;`); `crate::run::latency::merge` pools a cell's samples. Empty without `--latency`.
+    /// `;`); `crate::results::load` decodes it once into the sample's cell, whose figures add
+    /// the decoded histograms up. Empty without `--latency`.
     /// Written to the sidecar (`crate::results::sidecar`), not to the CSV; read from the CSV's
     /// column in files that have it.
     #[serde(skip_serializing)]

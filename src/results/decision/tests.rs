@@ -1,7 +1,7 @@
 use super::*;
 use crate::results::load::{PacedSample, hand_made_key};
 use crate::results::setting::{Setting, room_setting};
-use crate::run::latency::{empty_histogram, encode};
+use crate::run::latency::empty_histogram;
 
 /// The decisions of `file` with its own noise.
 fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
@@ -20,7 +20,6 @@ fn rounds(overflowed: u64, cpu: u64, latency: u64) -> Vec<PacedSample> {
 fn samples(overflowed: u64, cpu: &[f64], latency: u64) -> Vec<PacedSample> {
     let mut histogram = empty_histogram();
     histogram.record_n(latency, 500).unwrap();
-    let histogram = encode(&histogram);
     cpu.iter()
         .enumerate()
         .map(|(at, cpu)| PacedSample {
@@ -31,7 +30,7 @@ fn samples(overflowed: u64, cpu: &[f64], latency: u64) -> Vec<PacedSample> {
             frames: 100,
             frames_overflowed: overflowed,
             cpu_ns: Some(((500 - overflowed) as f64 * cpu) as u64),
-            lat_histogram: histogram.clone(),
+            lat_histogram: Some(histogram.clone()),
             p99_ns: Some(latency),
             round: Some(at as u64 + 1),
             ..PacedSample::default()
@@ -197,8 +196,7 @@ fn noisy_room(seed: u64, rounds: usize, channels: &[(&str, f64)]) -> ResultsFile
     let mut file = ResultsFile::default();
     for &(channel, cpu) in channels {
         let cpu: Vec<f64> = host.iter().map(|host| cpu * host * generator.random_range(0.97..1.03)).collect();
-        let unlatched =
-            || samples(0, &cpu, 2_000).into_iter().map(|s| PacedSample { lat_histogram: String::new(), ..s });
+        let unlatched = || samples(0, &cpu, 2_000).into_iter().map(|s| PacedSample { lat_histogram: None, ..s });
         add(&mut file, channel, 300, unlatched().collect(), unlatched().collect());
     }
     file

@@ -1,7 +1,7 @@
 use super::*;
 use crate::results::load::hand_made_key;
 use crate::results::setting::{Setting, room_setting};
-use crate::run::latency::{empty_histogram, encode};
+use crate::run::latency::empty_histogram;
 use crate::run::workload::Phase;
 use crate::stats::verdict::Call;
 
@@ -30,7 +30,7 @@ pub(crate) fn sample(
         frames: frames.0,
         frames_overflowed: frames.1,
         cpu_ns: Some(cpu_ns),
-        lat_histogram: encode(&histogram),
+        lat_histogram: Some(histogram),
         resident_growth_bytes: Some(4096),
         pacer_behind: false,
         p99_ns,
