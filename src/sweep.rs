@@ -32,6 +32,7 @@ use crate::results::schema::Record;
 use crate::results::setting::Setting;
 use crate::run::measure::{Bound, Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
+use crate::run::slow::Stretch;
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
 use crate::stats;
@@ -269,6 +270,8 @@ fn take_round(
     }
     // A round is one group's: one fastest full sample for all its jobs.
     let fastest = measured.first().and_then(|&at| fastest_full(cells, &cells[at].key));
+    // The faults build's slow stretch of the machine, when one was asked for (checked at the start).
+    let slowed = Stretch::requested().ok().flatten().map_or(0.0, |stretch| stretch.at(round));
     let jobs: Vec<Job> = measured
         .iter()
         .map(|&at| {
@@ -282,6 +285,7 @@ fn take_round(
                 workload: cell.workload.clone(),
                 warmups: plan.isolation.warmups(progress.samples.is_empty(), plan.warmup),
                 bound: bounded.then_some(Bound { cut: BOUND_CUT, floor: BOUND_FLOOR, fastest }),
+                slowed,
             }
         })
         .collect();
