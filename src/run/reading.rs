@@ -38,7 +38,7 @@ pub struct Reading {
 /// build's injected slow stretch, `super::slow::Stretch`; 0 otherwise) makes every burst take
 /// that share longer, as it makes the sample.
 pub fn take(slowed: f64) -> Reading {
-    let loop_ns = median(&mut (0..BURSTS).map(|_| one_loop(slowed)).collect::<Vec<f64>>());
+    let loop_ns = crate::stats::median_of(&mut (0..BURSTS).map(|_| one_loop(slowed)).collect::<Vec<f64>>());
     Reading { handoff_ns: handoff(slowed), loop_ns }
 }
 
@@ -66,7 +66,9 @@ fn handoff(slowed: f64) -> Option<f64> {
         std::thread::Builder::new().name("channel-bench reading".to_owned()).spawn(move || {
             pin(cpus.1);
             for trip in 0..ROUND_TRIPS * BURSTS as u32 {
-                wait_for(&counter, 2 * trip + 1);
+                if !wait_for(&counter, 2 * trip + 1) {
+                    return;
+                }
                 counter.store(2 * trip + 2, Ordering::Release);
             }
         })
@@ -86,11 +88,12 @@ fn handoff(slowed: f64) -> Option<f64> {
             super::slow::stretch(start, slowed);
             bursts.push(start.elapsed().as_nanos() as f64 / f64::from(ROUND_TRIPS));
         }
-        median(&mut bursts)
+        crate::stats::median_of(&mut bursts)
     });
     let Ok(timer) = timer else {
-        // The partner waits for a first round trip that will never come: hand it every one.
-        counter.store(2 * ROUND_TRIPS * BURSTS as u32 + 1, Ordering::Release);
+        // The partner waits for a first round trip that will never come.
+        counter.store(ABANDONED, Ordering::Release);
+        let _ = partner.join();
         return None;
     };
     let reading = timer.join().ok();
@@ -98,10 +101,19 @@ fn handoff(slowed: f64) -> Option<f64> {
     reading
 }
 
-/// Spins until `counter` reaches `value`, yielding now and then (`SPINS_BEFORE_YIELD`).
-fn wait_for(counter: &AtomicU32, value: u32) {
+/// What the counter is set to when the handoff is abandoned: the partner stops waiting.
+const ABANDONED: u32 = u32::MAX;
+
+/// Spins until `counter` reaches `value`, yielding now and then (`SPINS_BEFORE_YIELD`); false
+/// when the handoff was abandoned instead.
+fn wait_for(counter: &AtomicU32, value: u32) -> bool {
     let mut spins = 0u32;
-    while counter.load(Ordering::Acquire) < value {
+    loop {
+        match counter.load(Ordering::Acquire) {
+            ABANDONED => return false,
+            now if now >= value => return true,
+            _ => {}
+        }
         spins += 1;
         if spins.is_multiple_of(SPINS_BEFORE_YIELD) {
             std::thread::yield_now();
@@ -109,11 +121,6 @@ fn wait_for(counter: &AtomicU32, value: u32) {
             std::hint::spin_loop();
         }
     }
-}
-
-/// The middle value (the mean of the two middle ones for an even count).
-fn median(values: &mut [f64]) -> f64 {
-    crate::stats::median_of(values)
 }
 
 /// The first two CPUs this process may run on; `None` with fewer.
