@@ -6,6 +6,9 @@
 //!
 //! - **Screening**: `--samples` passes, each a round of every group in a shuffled order. Later
 //!   passes leave out a channel clearly behind ([`behind`]), never one of `--keep`.
+//! - **Measured again**: from the second pass on, a round lost to a slow machine (its samples
+//!   left out: `results::load::MachineSpeed`) is measured again with the same channels, once the
+//!   machine reads typical again (`again`).
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
 //!   open or they have taken `--max-time` × the cells (`Plan::duel_cells`), and past that, on a host whose
 //!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
@@ -14,6 +17,7 @@
 //! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
 //! read. The console shows progress per pass and, at the end, every cell's line.
 
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -32,10 +36,12 @@ use crate::results::schema::Record;
 use crate::results::setting::Setting;
 use crate::run::measure::{Bound, Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
+use crate::run::slow::Stretch;
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
 use crate::stats;
 
+mod again;
 mod choose;
 mod key;
 
@@ -140,6 +146,8 @@ pub fn run(
     let mut dueling: Option<Clock> = None;
     // Every row written, in the CSV's order: what screening and the duels read.
     let mut rows: Vec<Record> = Vec::new();
+    // The rounds lost to a slow machine that were measured again.
+    let mut replaced: BTreeSet<u64> = BTreeSet::new();
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
         if !screening && dueling.is_none() {
@@ -163,6 +171,9 @@ pub fn run(
             duels(&groups, &cells, &of_rows(&rows), &plan.keep, dueling.as_ref().and_then(Clock::past_budget))
         };
         visiting.retain(|members| !members.is_empty());
+        if pass > 1 && place.screens() {
+            visiting.extend(again::measure_again(&cells, &rows, &mut replaced));
+        }
         if visiting.is_empty() || spent(&mut dueling, &rows) {
             break;
         }
@@ -269,6 +280,8 @@ fn take_round(
     }
     // A round is one group's: one fastest full sample for all its jobs.
     let fastest = measured.first().and_then(|&at| fastest_full(cells, &cells[at].key));
+    // The faults build's slow stretch of the machine, when one was asked for (checked at the start).
+    let slowed = Stretch::requested().ok().flatten().map_or(0.0, |stretch| stretch.at(round));
     let jobs: Vec<Job> = measured
         .iter()
         .map(|&at| {
@@ -282,6 +295,7 @@ fn take_round(
                 workload: cell.workload.clone(),
                 warmups: plan.isolation.warmups(progress.samples.is_empty(), plan.warmup),
                 bound: bounded.then_some(Bound { cut: BOUND_CUT, floor: BOUND_FLOOR, fastest }),
+                slowed,
             }
         })
         .collect();

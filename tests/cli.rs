@@ -135,7 +135,8 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
          lat_p50_ns,lat_p99_ns,lat_p999_ns,lat_max_ns,allocs_per_message,alloc_bytes_per_message,\
          send,dropped,delivered_fraction,phase,involuntary_switches,steal_ns,duration_ns,delivered,frames,\
          frames_overflowed,lateness_max_ns,lateness_mean_ns,pacer_behind,resident_start_bytes,resident_growth_bytes,\
-         round,build,task_capacity,run_delay_ns,bound_ns,batch,work_per_batch_ns,record_bytes"
+         round,build,task_capacity,run_delay_ns,bound_ns,batch,work_per_batch_ns,record_bytes,machine_handoff_ns,\
+         machine_loop_ns"
     );
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();

@@ -176,6 +176,7 @@ fn the_watchdog_sleeps_through_a_sample_without_waking() {
         workload,
         warmups: 0,
         bound: None,
+        slowed: 0.0,
     };
     let sample = guarded_sample(&job, &watchdog).unwrap().unwrap();
     let sleeps = thread_sleeps() - before;

@@ -70,3 +70,48 @@ fn a_bad_value_is_a_usage_error_naming_the_variable() {
         assert!(!dir.path().join("x.csv").exists(), "refused before anything is written");
     }
 }
+
+/// A slow stretch of the whole machine, injected on purpose for rounds 3 to 6 of four screening
+/// passes of 4 rounds (every sample and every reading of the machine 4× as long): the stretch is
+/// named on the host noise line, and its rounds are measured again once the machine reads
+/// typical again (from the third pass: the second's start has too few rounds to judge).
+#[test]
+fn a_slow_stretch_of_the_machine_is_named_and_its_rounds_measured_again() {
+    let _alone = common::one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("stretch.csv");
+    let mut command = common::bench();
+    command
+        .env_remove("CHANNEL_BENCH_SLOW")
+        .env("CHANNEL_BENCH_SLOW_ROUNDS", "3..6:300%")
+        .args(["--channels", "kanal,flume,tokio-mpsc", "--keep", "kanal,flume,tokio-mpsc", "--modes", "cloned-send"])
+        .args(["--runtimes", "current-thread", "--tasks", "1,2,4,8", "--capacity", "1024", "--messages", "20000"])
+        .args(["--samples", "4", "--max-time", "0", "--out"])
+        .arg(&out);
+    let (code, stdout, stderr) = common::output(&mut command);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("the whole machine slowed by 300% in rounds 3 to 6"), "{stderr}");
+    let host = stdout.lines().find(|line| line.starts_with("host noise:")).unwrap_or_default();
+    assert!(host.contains(" machine slow") && host.contains("; machine: ") && host.contains("slow in "), "{host}");
+    // Whether the line calls the cells measured again depends also on rounds the host itself
+    // slowed late in the run, which no pass was left to measure again: the rows say it below.
+    assert!(host.contains(" measured again"), "{host}");
+    let (round, tasks, channel) =
+        (common::column(&out, "round"), common::column(&out, "tasks"), common::column(&out, "channel"));
+    let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&out).unwrap().records().map(Result::unwrap).collect();
+    let round_of = |row: &csv::StringRecord| row[round].parse::<u64>().unwrap();
+    // Every cell took one sample a pass, and one more for each of its rounds the stretch cost
+    // (measured again in the third pass, or the fourth when the host itself slowed the eighth round).
+    let cell = |row: &csv::StringRecord| (row[channel].to_owned(), row[tasks].to_owned());
+    let mut samples: std::collections::HashMap<(String, String), (usize, usize)> = Default::default();
+    for row in &rows {
+        let entry = samples.entry(cell(row)).or_default();
+        entry.0 += 1;
+        entry.1 += usize::from((3..=6).contains(&round_of(row)));
+    }
+    assert_eq!(samples.len(), 12, "{samples:?}");
+    assert_eq!(samples.values().map(|(_, lost)| lost).sum::<usize>(), 12, "four rounds of three channels");
+    for (cell, (taken, lost)) in &samples {
+        assert!(*taken >= 4 + lost, "{cell:?}: {taken} samples, {lost} in the stretch");
+    }
+}

@@ -41,6 +41,10 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
         }
         print_error(&format!("faults build: {channel} slowed by {asked}"));
     }
+    if let Some(stretch) = crate::run::slow::Stretch::requested().map_err(crate::error::usage)? {
+        let (first, last, percent) = (stretch.first, stretch.last, stretch.fraction * 100.0);
+        print_error(&format!("faults build: the whole machine slowed by {percent}% in rounds {first} to {last}"));
+    }
     let measured = measure(&plan, command_line, Vec::new(), &mut sweeping::Alone)?;
     let (set, csv) = (&measured.set, measured.set.csv());
     // From the rows written, as `channel-bench summary` reads them from the file: an interrupted

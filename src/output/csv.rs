@@ -79,6 +79,11 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         resident_start_bytes: measured.resident.map(|(start, _)| start),
         resident_growth_bytes: measured.resident.map(|(start, end)| end as i64 - start as i64),
         lat_histogram: measured.latency_histogram.clone().unwrap_or_default(),
+        machine_handoff_ns: measured
+            .reading
+            .and_then(|reading| reading.handoff_ns)
+            .map(|ns| (ns * 10.0).round() / 10.0),
+        machine_loop_ns: measured.reading.map(|reading| (reading.loop_ns * 1000.0).round() / 1000.0),
         ..Record::default()
     }
 }

@@ -4,6 +4,7 @@
 
 use crate::output::format::{number, percent, thousands};
 use crate::results::host::HostNoise;
+use crate::results::load::MachineSpeed;
 use crate::results::noise::{CHANGE_CONFIDENCE, Metric, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;
 
@@ -40,6 +41,7 @@ pub fn host_line(host: &HostNoise) -> String {
         thousands(host.left_out_count() as f64),
         thousands(host.samples as f64)
     )];
+    parts.extend(host.machine.as_ref().map(machine_part));
     for runtime in &host.runtimes {
         let scale = match (runtime.scale, runtime.outside) {
             (Some(scale), Some(outside)) => format!(
@@ -56,6 +58,41 @@ pub fn host_line(host: &HostNoise) -> String {
         parts.push(format!("{}: {scale}{apart}", runtime.runtime));
     }
     format!("host noise: {}", parts.join("; "))
+}
+
+/// `machine: 160 ns a round trip between cores, 0.950 ns a loop step; slow in 32% of rounds
+/// (2 stretches, 2.40× slower), those cells measured again`: the run's typical readings of the
+/// machine, and its slow stretches, when it had some.
+fn machine_part(machine: &MachineSpeed) -> String {
+    let readings: Vec<String> = [
+        machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns))),
+        machine.loop_ns.map(|ns| format!("{} ns a loop step", number(ns))),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let slow = machine.slow_rounds.len();
+    if slow == 0 {
+        return format!("machine: {}; never slow", readings.join(", "));
+    }
+    let stretches = match machine.stretches {
+        1 => "1 stretch".to_owned(),
+        count => format!("{count} stretches"),
+    };
+    let slower = machine.slower.map_or(String::new(), |slower| format!(", {}× slower", number(slower)));
+    let again = match (machine.measured_again, machine.cells) {
+        (_, 0) => String::new(),
+        (again, cells) if again == cells => ", those cells measured again".to_owned(),
+        (0, _) => ", those cells not measured again".to_owned(),
+        (again, cells) => {
+            format!(", {} of those {} cells measured again", thousands(again as f64), thousands(cells as f64))
+        }
+    };
+    format!(
+        "machine: {}; slow in {} of rounds ({stretches}{slower}){again}",
+        readings.join(", "),
+        percent(slow as f64 / machine.rounds.max(1) as f64)
+    )
 }
 
 #[cfg(test)]
@@ -96,5 +133,39 @@ mod tests {
              ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: too few \
              rounds to calibrate"
         );
+    }
+
+    #[test]
+    fn the_host_line_says_how_fast_the_machine_was_and_where_it_was_slow() {
+        let calm =
+            MachineSpeed { handoff_ns: Some(161.25), loop_ns: Some(0.95), rounds: 40, ..MachineSpeed::default() };
+        let mut host = HostNoise { samples: 100, machine: Some(calm.clone()), ..HostNoise::default() };
+        assert_eq!(
+            host_line(&host),
+            "host noise: 0 of 100 samples left out; machine: 161 ns a round trip between cores, 0.95 ns a loop step; \
+             never slow"
+        );
+        let slow = MachineSpeed {
+            slow_rounds: (1..=13).collect(),
+            stretches: 2,
+            slower: Some(2.4),
+            samples: 30,
+            cells: 12,
+            measured_again: 12,
+            ..calm
+        };
+        host.machine = Some(slow.clone());
+        host.left_out.insert("machine slow", 30);
+        assert_eq!(
+            host_line(&host),
+            "host noise: 30 of 100 samples left out (30 machine slow); machine: 161 ns a round trip between cores, \
+             0.95 ns a loop step; slow in 32.5% of rounds (2 stretches, 2.40× slower), those cells measured again"
+        );
+        host.machine = Some(MachineSpeed { measured_again: 5, handoff_ns: None, slower: None, ..slow.clone() });
+        assert!(host_line(&host).ends_with(
+            "0.95 ns a loop step; slow in 32.5% of rounds (2 stretches), 5 of those 12 cells measured again"
+        ));
+        host.machine = Some(MachineSpeed { measured_again: 0, stretches: 1, ..slow });
+        assert!(host_line(&host).ends_with("(1 stretch, 2.40× slower), those cells not measured again"));
     }
 }

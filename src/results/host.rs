@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::band::first_seen;
 use super::coord::Coord;
-use super::load::ResultsFile;
+use super::load::{MachineSpeed, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::Recommendation;
 use crate::run::measure::RuntimeKind;
@@ -24,6 +24,10 @@ pub struct HostNoise {
     pub left_out: BTreeMap<&'static str, usize>,
     /// Per runtime measured, in [`RuntimeKind::ALL`]'s order.
     pub runtimes: Vec<RuntimeNoise>,
+    /// How fast the machine was, and its slow stretches (`load::MachineSpeed`); absent from a
+    /// file without readings of the machine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineSpeed>,
 }
 
 /// The noise of one runtime's verdicts.
@@ -59,7 +63,7 @@ pub fn left_out_share(file: &ResultsFile) -> f64 {
 impl HostNoise {
     /// The noise of `file`, with the `noise` it measured and the `bands` ranked in it.
     pub fn of(file: &ResultsFile, noise: &FileNoise, bands: &[Recommendation]) -> HostNoise {
-        let mut host = HostNoise::default();
+        let mut host = HostNoise { machine: file.machine.clone(), ..HostNoise::default() };
         for cell in file.cells.values() {
             host.samples += cell.ok.len() + cell.disturbed.len();
             for why in &cell.disturbed_why {

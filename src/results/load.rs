@@ -222,6 +222,9 @@ pub struct ResultsFile {
     pub skipped_partial_line: bool,
     /// How many runs were pooled into these cells (`results::pool`); 0 for a single file.
     pub runs: usize,
+    /// How fast the machine was through the file's rounds, and its slow stretches; `None` for
+    /// a file without readings of the machine (or too few rounds of them), and pooled files.
+    pub machine: Option<MachineSpeed>,
 }
 
 impl ResultsFile {
@@ -247,8 +250,12 @@ impl ResultsFile {
     /// The same cells keyed without their workload, so that cells of two files that ran
     /// different workloads pair up; `None` when two cells of this file differ only by workload.
     pub fn without_workload(&self) -> Option<ResultsFile> {
-        let mut file =
-            ResultsFile { skipped_partial_line: self.skipped_partial_line, runs: self.runs, ..ResultsFile::default() };
+        let mut file = ResultsFile {
+            skipped_partial_line: self.skipped_partial_line,
+            runs: self.runs,
+            machine: self.machine.clone(),
+            ..ResultsFile::default()
+        };
         for key in &self.order {
             let stripped = key.without_workload();
             if file.cells.insert(stripped.clone(), self.cells[key].clone()).is_some() {
@@ -343,12 +350,15 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
 }
 
 mod left_out;
+mod machine;
+
+pub use machine::MachineSpeed;
 
 /// `rows` as one file's cells.
 fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
-    let mut file = ResultsFile { skipped_partial_line, ..ResultsFile::default() };
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
-    let left_out = left_out::left_out_rows(&rows, &keys);
+    let (left_out, machine) = left_out::left_out_rows(&rows, &keys);
+    let mut file = ResultsFile { skipped_partial_line, machine, ..ResultsFile::default() };
     for ((record, key), why) in rows.into_iter().zip(keys).zip(left_out) {
         let cell = file.cells.entry(key.clone()).or_insert_with(|| {
             file.order.push(key);

@@ -48,7 +48,12 @@ pub fn sweeps(runs: Vec<Run>) -> Vec<(MachineId, Vec<Vec<Run>>)> {
 pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile, String> {
     let several = parts.iter().any(|(machine, ..)| *machine != parts[0].0);
     let runs = parts.iter().map(|(.., file)| file.runs).min().unwrap_or(0);
-    let mut out = ResultsFile { runs, ..ResultsFile::default() };
+    // One part's machine speed is the file's; several parts' are as many machines or runs.
+    let machine = match &parts[..] {
+        [(_, _, only)] => only.machine.clone(),
+        _ => None,
+    };
+    let mut out = ResultsFile { runs, machine, ..ResultsFile::default() };
     let mut seen: HashMap<CellKey, (&str, &ResultsFile)> = HashMap::new();
     for (machine, name, file) in &parts {
         for key in &file.order {

@@ -170,6 +170,18 @@ pub struct Record {
     /// `bytes` are the records' bodies); empty for the shared message, and in files without
     /// the column.
     pub record_bytes: Option<u32>,
+    /// The machine's speed read right before the sample, whatever the channel
+    /// (`crate::run::reading`): nanoseconds per round trip of a counter between two threads on
+    /// two CPUs, the median of five bursts of 400, one decimal. What a multi-thread channel pays
+    /// for each wake-up it hands another worker; a stretch of the run where it reads far above
+    /// its typical value is a slow stretch of the machine (`crate::stats::machine`). Empty on a
+    /// machine with one CPU and in files without the column.
+    pub machine_handoff_ns: Option<f64>,
+    /// The machine's speed read beside `machine_handoff_ns`: nanoseconds per step of a fixed
+    /// loop on one thread (a chain of integer operations), the median of five bursts of 16,384,
+    /// three decimals. What a current-thread channel's every step runs on. Empty in files
+    /// without the column.
+    pub machine_loop_ns: Option<f64>,
 }
 
 /// What a file without a `batch` column received per wake-up: one message.
@@ -316,6 +328,8 @@ mod tests {
         "batch",
         "work_per_batch_ns",
         "record_bytes",
+        "machine_handoff_ns",
+        "machine_loop_ns",
     ];
 
     #[test]
@@ -323,7 +337,7 @@ mod tests {
         let header = header();
         assert_eq!(header, COLUMNS, "columns are added at the end, never moved (docs/reference.md)");
         assert_eq!(header.first().map(String::as_str), Some("channel"));
-        assert_eq!(header.last().map(String::as_str), Some("record_bytes"));
+        assert_eq!(header.last().map(String::as_str), Some("machine_loop_ns"));
         assert!(header.iter().any(|column| column == "lat_p99_ns"));
         let record = Record { channel: "kanal".to_owned(), ..Record::default() };
         let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());

@@ -16,6 +16,7 @@ use tokio::runtime::{Builder, Runtime};
 
 use super::allocs::{self, AllocCount};
 use super::latency::Latency;
+use super::reading::{self, Reading};
 use super::scenario::{Pacing, Prepare};
 use super::stop::Timer;
 use super::verify::Status;
@@ -55,7 +56,7 @@ impl RuntimeKind {
 }
 
 /// One timed run.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Sample {
     /// Wall time from opening the gate to the last task finishing, or to the receiver's stop
     /// at the sample's bound ([`Sample::bounded`]).
@@ -99,6 +100,10 @@ pub struct Sample {
     /// (`super::stop`); `None` when it ran every message.
     #[serde(default)]
     pub bounded: Option<Bounded>,
+    /// The machine's speed read right before the sample (filled in by [`guarded_sample`]);
+    /// `None` from a baseline build that does not send it.
+    #[serde(default)]
+    pub reading: Option<Reading>,
 }
 
 /// A sample stopped at its bound.
@@ -164,11 +169,17 @@ impl Sample {
 /// Runs `workload` over `channel` once on `runtime` and times it. The runtime needs its
 /// timer if the workload is paced.
 pub fn sample(runtime: &Runtime, prepare: Prepare, workload: &Workload) -> Sample {
-    runtime.block_on(timed_run(prepare, workload, false, None))
+    runtime.block_on(timed_run(prepare, workload, false, (None, 0.0)))
 }
 
-/// One run of `workload`, timed; stopped once `bound` has passed, if one is given.
-async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bound: Option<Duration>) -> Sample {
+/// One run of `workload`, timed; stopped once `bound` has passed, if one is given; `slowed`
+/// longer by the share the faults build's injected slow stretch asks (`super::slow::stretch`).
+async fn timed_run(
+    prepare: Prepare,
+    workload: &Workload,
+    count_allocs: bool,
+    (bound, slowed): (Option<Duration>, f64),
+) -> Sample {
     let prepared = prepare(workload);
     // A thread that cannot start leaves the run unbounded.
     let timer = bound.and_then(|bound| Timer::new(prepared.signal(), bound).ok());
@@ -185,6 +196,7 @@ async fn timed_run(prepare: Prepare, workload: &Workload, count_allocs: bool, bo
     let start = Instant::now();
     prepared.release();
     let delivery = prepared.finish().await;
+    super::slow::stretch(start, slowed);
     // A run stopped at its bound is timed to the stop: its senders' teardown is not its messages'.
     let elapsed = delivery.stopped.map_or_else(|| start.elapsed(), |(at, _)| at.duration_since(start));
     let usage_end = usage();
@@ -239,6 +251,11 @@ pub struct Job {
     /// How long the sample and its warm-ups may run; `None`: to their last message.
     #[serde(default)]
     pub bound: Option<Bound>,
+    /// The share the sample, its warm-ups and its reading of the machine run longer: a slow
+    /// stretch of the machine injected on purpose (the faults build's `super::slow::Stretch`);
+    /// 0 otherwise.
+    #[serde(default)]
+    pub slowed: f64,
 }
 
 /// How long a [`guarded_sample`] may take, and the flag that interrupts it.
@@ -310,7 +327,7 @@ impl Drop for WakeOnDrop {
 pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<Sample>> {
     let prepare = job.prepare.with_context(|| format!("no channel named {:?} in this binary", job.channel))?;
     let (workload, warm_up, warmups) = (job.workload.clone(), job.workload.warm_up(), job.warmups);
-    let bound = job.bound.and_then(Bound::limit);
+    let (bound, slowed) = (job.bound.and_then(Bound::limit), job.slowed);
     let resident_start = resident_bytes();
     let runtime = job
         .runtime
@@ -331,13 +348,16 @@ pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<S
             // watchdog finds the result (or that there is none) when it wakes.
             let _wake = wake;
             let finished = finished;
+            // The runtime's workers are parked until the first run: nothing of the sample runs beside it.
+            let reading = reading::take(slowed);
             let runs = async {
                 for _ in 0..warmups {
-                    timed_run(prepare, &warm_up, false, bound).await;
+                    timed_run(prepare, &warm_up, false, (bound, slowed)).await;
                 }
-                timed_run(prepare, &workload, count_allocs, bound).await
+                timed_run(prepare, &workload, count_allocs, (bound, slowed)).await
             };
             let outcome = runtime.block_on(Abortable::new(runs, registration)).ok();
+            let outcome = outcome.map(|sample| Sample { reading: Some(reading), ..sample });
             match outcome {
                 // Dropping waits for the worker threads to exit, so no teardown overlaps the next sample.
                 Some(_) => drop(runtime),
@@ -469,6 +489,7 @@ mod tests {
             workload: Workload::new(Mode::ClonedSend, 4, messages, 64),
             warmups: 0,
             bound: Some(Bound { cut: 1.0, floor: Duration::ZERO, fastest: Some(Duration::from_millis(20)) }),
+            slowed: 0.0,
         };
         let watchdog = Watchdog::new(Duration::from_secs(120), Arc::new(AtomicBool::new(false))).unwrap();
         let sample = guarded_sample(&job, &watchdog).unwrap().unwrap();
@@ -478,6 +499,7 @@ mod tests {
         assert!(bounded.taken > 0 && bounded.taken < messages, "{bounded:?}");
         assert_eq!(sample.delivered(messages), bounded.taken);
         assert_eq!(sample.bytes, bounded.taken * crate::run::payload::DEFAULT_PAYLOAD_BYTES as u64);
+        assert!(sample.reading.is_some_and(|reading| reading.loop_ns > 0.0), "read before the sample");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! How one run is driven and timed: the [`workload`], the [`scenario`] written once over
 //! [`crate::channel::Channel`], its [`payload`] sizes, [`latency`] stamps, [`sink`] and
-//! [`allocs`] counts; [`measure`] times it and [`verify`] says whether it delivered.
+//! [`allocs`] counts; [`measure`] times it, beside a [`reading`] of the machine's speed, and
+//! [`verify`] says whether it delivered.
 
 /// For an enum of unit variants, each named as the command line and the CSV write it: `ALL`,
 /// `name()`, and `Display` as that name (padded to the width asked for).
@@ -30,6 +31,7 @@ pub mod allocs;
 pub mod latency;
 pub mod measure;
 pub mod payload;
+pub mod reading;
 pub mod rounds;
 pub mod scenario;
 pub mod sink;

@@ -283,6 +283,7 @@ mod tests {
             workload: Workload::new(Mode::MergedRecv, 4, 1000, 64),
             warmups: 1,
             bound: None,
+            slowed: 0.0,
         };
         let request = Request { protocol: PROTOCOL, timeout: Duration::from_secs(3), jobs: vec![job] };
         let back: Request = serde_json::from_str(&serde_json::to_string(&request).unwrap()).unwrap();

@@ -58,6 +58,69 @@ impl Slowdown {
     }
 }
 
+/// Spins until the time since `start` is `1 + fraction` times what it was at the call: the
+/// share `fraction` of a timed stretch of work, added at its end. Returns at once for 0, which
+/// is every call in a normal build ([`Stretch`] is the faults build's).
+pub fn stretch(start: Instant, fraction: f64) {
+    if fraction <= 0.0 {
+        return;
+    }
+    let until = deadline(start, Instant::now(), fraction);
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
+}
+
+/// The variable that slows the whole machine for a range of rounds (faults build): every
+/// sample and every reading of the machine (`super::reading`) of those rounds.
+pub const ROUNDS_VARIABLE: &str = "CHANNEL_BENCH_SLOW_ROUNDS";
+
+/// A slow stretch of the machine injected on purpose, as [`ROUNDS_VARIABLE`] asks for it:
+/// `FIRST..LAST:PCT%` slows every sample and reading of rounds FIRST to LAST (both counted,
+/// from 1) by PCT% of its own time, as a machine slowed for everything at once would.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stretch {
+    /// The first round slowed.
+    pub first: u64,
+    /// The last round slowed.
+    pub last: u64,
+    /// The share every sample and reading of those rounds runs longer (1.5 for `150%`).
+    pub fraction: f64,
+}
+
+impl Stretch {
+    /// The share round `round` is slowed by: [`Stretch::fraction`] inside the stretch, 0 outside.
+    pub fn at(self, round: u64) -> f64 {
+        if (self.first..=self.last).contains(&round) { self.fraction } else { 0.0 }
+    }
+
+    /// The stretch [`ROUNDS_VARIABLE`] asks for: `None` when it is unset or empty, and always
+    /// in a normal build; `Err` (a line for the user) when it is not `FIRST..LAST:PCT%` with
+    /// 1 ≤ FIRST ≤ LAST and PCT above 0 and at most 1000.
+    pub fn requested() -> Result<Option<Stretch>, String> {
+        let value = std::env::var_os(ROUNDS_VARIABLE).map(|value| value.to_string_lossy().into_owned());
+        match value.filter(|value| cfg!(feature = "faults") && !value.is_empty()) {
+            Some(value) => Stretch::parse(&value).map(Some).ok_or_else(|| {
+                format!("{ROUNDS_VARIABLE}={value:?}: give FIRST..LAST:PCT%, such as 3..8:150%, rounds from 1")
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// `FIRST..LAST:PCT%` read, or `None`.
+    fn parse(text: &str) -> Option<Stretch> {
+        let (rounds, percent) = text.split_once(':')?;
+        let (first, last) = rounds.split_once("..")?;
+        let (first, last): (u64, u64) = (first.parse().ok()?, last.parse().ok()?);
+        let percent: f64 = percent.strip_suffix('%')?.parse().ok()?;
+        (1 <= first && first <= last && percent > 0.0 && percent <= 1000.0).then_some(Stretch {
+            first,
+            last,
+            fraction: percent / 100.0,
+        })
+    }
+}
+
 /// Until when a receiver that took its last message at `now` spins, the gate having opened at
 /// `started`: the `fraction` of the time the messages took.
 fn deadline(started: Instant, now: Instant, fraction: f64) -> Instant {
@@ -164,6 +227,26 @@ mod tests {
             assert!(requested().unwrap_err().contains("CHANNEL:PCT%"), "{bad}");
         }
         unsafe { std::env::remove_var(VARIABLE) };
+    }
+
+    #[test]
+    fn a_stretch_adds_its_share_at_the_end_of_the_work_timed_so_far() {
+        let start = Instant::now() - std::time::Duration::from_millis(4);
+        stretch(start, 0.5);
+        assert!(start.elapsed() >= std::time::Duration::from_millis(6), "{:?}", start.elapsed());
+        let now = Instant::now();
+        stretch(now - std::time::Duration::from_secs(60), 0.0);
+        assert!(now.elapsed() < std::time::Duration::from_secs(1), "no share: no spin");
+    }
+
+    #[test]
+    fn a_slow_stretch_of_rounds_is_read_and_anything_else_refused() {
+        let stretch = Stretch::parse("3..8:150%").unwrap();
+        assert_eq!(stretch, Stretch { first: 3, last: 8, fraction: 1.5 });
+        assert_eq!([stretch.at(2), stretch.at(3), stretch.at(8), stretch.at(9)], [0.0, 1.5, 1.5, 0.0]);
+        for bad in ["3..8", "3:150%", "8..3:150%", "0..3:150%", "3..8:0%", "3..8:fast%", "a..8:10%", "3..8:2000%"] {
+            assert_eq!(Stretch::parse(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub enum Why {
     /// Its threads waited to run far longer than its cell's others did ([`own`]): something
     /// took the sample's own CPUs.
     Waited,
+    /// It was measured in a round where the machine read slow (`super::machine`): a reading
+    /// taken before each sample, whatever the channel, far above the run's typical one.
+    MachineSlow,
 }
 
 impl Why {
@@ -126,6 +129,7 @@ impl Why {
             Why::Outlier => "CPU or switch outlier",
             Why::Neighbours => "slow stretch",
             Why::Waited => "waited to run",
+            Why::MachineSlow => "machine slow",
         }
     }
 }

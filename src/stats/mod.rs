@@ -12,6 +12,7 @@
 
 pub mod calibration;
 pub mod disturbed;
+pub mod machine;
 pub mod pool;
 pub mod verdict;
 

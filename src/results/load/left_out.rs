@@ -1,24 +1,29 @@
 //! The rows every figure leaves out while they stay in the CSV, each with why: samples
 //! disturbed by their own measures (a steal tick, a pacer late in a minority of its cell's
 //! samples, CPU or switches far above the cell's others: `stats::disturbed::own`), paced samples
-//! whose pacer fell behind because the host did, and flat-out samples measured in a disturbed
-//! stretch of the sweep.
+//! whose pacer fell behind because the host did, samples measured while the machine was slow
+//! (`super::machine`), and flat-out samples measured in a disturbed stretch of the sweep.
 
 use std::collections::HashMap;
 
 use super::CellKey;
+use super::machine::MachineSpeed;
 use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::{Own, Timed, Why, disturbed, own};
 
 /// Why each row is left out of every figure, if it is; `None` for every row not `ok`. A row's
-/// own measures come first, then a pacer the host held back, then the row's neighbours.
-pub(super) fn left_out_rows(rows: &[Record], keys: &[CellKey]) -> Vec<Option<Why>> {
+/// own measures come first, then a pacer the host held back, then a slow machine
+/// (`super::machine`), then the row's neighbours. Also what the rows say of the machine's
+/// speed, when they read it.
+pub(super) fn left_out_rows(rows: &[Record], keys: &[CellKey]) -> (Vec<Option<Why>>, Option<MachineSpeed>) {
     let mut why = vec![None; rows.len()];
     disturbed_rows(rows, keys, &mut why);
+    let slow = super::machine::slow_rows(rows, &mut why);
     host_behind_rows(rows, keys, &mut why);
     own_rows(rows, keys, &mut why);
-    why
+    let speed = slow.map(|slow| slow.speed(rows, keys, &why));
+    (why, speed)
 }
 
 /// Marks each `ok` row disturbed by its own measures against its cell's other `ok` rows

@@ -1,0 +1,207 @@
+//! The machine's slow stretches in one file's rows (`stats::machine` over the readings taken
+//! before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples they leave
+//! out of every figure, and what the file says of them.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use super::CellKey;
+use crate::results::schema::Record;
+use crate::run::measure::RuntimeKind;
+use crate::stats::disturbed::Why;
+use crate::stats::machine::{Judged, judge};
+
+/// How fast the machine was through one file's rounds, and its slow stretches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct MachineSpeed {
+    /// The run's typical core-to-core round trip (`machine_handoff_ns`), nanoseconds; `None`
+    /// without enough rounds read.
+    pub handoff_ns: Option<f64>,
+    /// The run's typical step of the one-thread loop (`machine_loop_ns`), nanoseconds.
+    pub loop_ns: Option<f64>,
+    /// Rounds read.
+    pub rounds: usize,
+    /// The slow rounds: a multi-thread round whose handoff, or a current-thread round whose
+    /// loop, read above the run's limit (`stats::machine::Judged::limit`).
+    pub slow_rounds: Vec<u64>,
+    /// How many stretches the slow rounds make: slow rounds with no round read between them
+    /// are one.
+    pub stretches: usize,
+    /// How much slower the samples of the slow rounds ran than their cells' kept samples: the
+    /// median over them of each one's ns/message over its cell's median kept one. `None` where no
+    /// such cell kept a sample.
+    pub slower: Option<f64>,
+    /// Samples left out of every figure as measured while the machine was slow.
+    pub samples: usize,
+    /// The cells those samples are of.
+    pub cells: usize,
+    /// Of those cells, the ones measured again: with a sample kept from a round after their
+    /// last slow one.
+    pub measured_again: usize,
+    /// Whether the last round read was slow: the machine is slow still, and a round measured
+    /// again now would be lost too.
+    #[serde(skip)]
+    pub slow_now: bool,
+}
+
+/// The two readings judged over every round of `rows`, and which rounds are slow for the runtime
+/// they measured.
+pub(super) struct Slow {
+    handoff: Option<Judged>,
+    looped: Option<Judged>,
+    /// The slow rounds, in order.
+    rounds: BTreeSet<u64>,
+    /// Every round read, in order.
+    read: Vec<u64>,
+}
+
+/// Judges `rows`' readings and marks the `ok` rows of the slow rounds [`Why::MachineSlow`];
+/// `None` when the file has too few rounds read (`stats::machine::FEWEST_ROUNDS`), which every
+/// file without the readings has.
+pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow> {
+    let read = |reading: fn(&Record) -> Option<f64>| -> Vec<(u64, f64)> {
+        rows.iter().filter_map(|row| Some((row.round?, reading(row)?))).collect()
+    };
+    let handoff = judge(&read(|row| row.machine_handoff_ns));
+    let looped = judge(&read(|row| row.machine_loop_ns));
+    if handoff.is_none() && looped.is_none() {
+        return None;
+    }
+    let slow_for = |row: &Record, round: u64| {
+        let judged = if row.runtime == RuntimeKind::MultiThread { &handoff } else { &looped };
+        judged.as_ref().is_some_and(|judged| judged.is_slow(round))
+    };
+    let mut rounds = BTreeSet::new();
+    for (at, row) in rows.iter().enumerate() {
+        let Some(round) = row.round.filter(|&round| slow_for(row, round)) else { continue };
+        rounds.insert(round);
+        if row.status == "ok" {
+            why[at] = Some(Why::MachineSlow);
+        }
+    }
+    let read: BTreeSet<u64> = [&handoff, &looped]
+        .into_iter()
+        .flatten()
+        .flat_map(|judged| judged.rounds.iter().map(|(round, _)| *round))
+        .collect();
+    Some(Slow { handoff, looped, rounds, read: read.into_iter().collect() })
+}
+
+impl Slow {
+    /// What the file says of the machine, `why` being every row's final verdict.
+    pub(super) fn speed(&self, rows: &[Record], keys: &[CellKey], why: &[Option<Why>]) -> MachineSpeed {
+        let mut kept: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
+        let mut hit: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
+        for (at, row) in rows.iter().enumerate().filter(|(_, row)| row.status == "ok") {
+            let round = row.round.unwrap_or(0);
+            match why[at] {
+                None => kept.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
+                Some(Why::MachineSlow) => hit.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
+                Some(_) => {}
+            }
+        }
+        let mut ratios = Vec::new();
+        let mut measured_again = 0;
+        for (key, samples) in &hit {
+            let Some(kept) = kept.get(key) else { continue };
+            let mut values: Vec<f64> = kept.iter().map(|(_, value)| *value).collect();
+            let median = crate::stats::median_of(&mut values);
+            ratios.extend(samples.iter().map(|(_, value)| value / median));
+            let last = samples.iter().map(|(round, _)| *round).max();
+            measured_again += usize::from(kept.iter().any(|(round, _)| Some(*round) > last));
+        }
+        let mut stretches = 0;
+        for (at, round) in self.read.iter().enumerate() {
+            let after_slow = at > 0 && self.rounds.contains(&self.read[at - 1]);
+            stretches += usize::from(self.rounds.contains(round) && !after_slow);
+        }
+        MachineSpeed {
+            handoff_ns: self.handoff.as_ref().map(|judged| judged.typical),
+            loop_ns: self.looped.as_ref().map(|judged| judged.typical),
+            rounds: self.read.len(),
+            slow_rounds: self.rounds.iter().copied().collect(),
+            stretches,
+            slower: (!ratios.is_empty()).then(|| crate::stats::median_of(&mut ratios)),
+            samples: hit.values().map(Vec::len).sum(),
+            cells: hit.len(),
+            measured_again,
+            slow_now: self.read.last().is_some_and(|round| self.rounds.contains(round)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::of_rows;
+
+    /// A row of `channel` on `runtime` in `round`: its ns/message and its readings.
+    fn row(channel: &str, runtime: RuntimeKind, round: u64, ns: f64, (handoff, looped): (f64, Option<f64>)) -> Record {
+        Record {
+            channel: channel.to_owned(),
+            runtime,
+            tasks: 1,
+            status: "ok".to_owned(),
+            round: Some(round),
+            ns_per_message: ns,
+            machine_handoff_ns: Some(handoff),
+            machine_loop_ns: looped,
+            ..Record::default()
+        }
+    }
+
+    #[test]
+    fn the_slow_rounds_of_each_runtime_are_left_out_and_said_with_their_cells_measured_again() {
+        // Two multi-thread channels in rounds 1–8; the machine's handoff 3× in the `slow` rounds,
+        // where both ran twice as slow.
+        let multi = |slow_rounds: std::ops::RangeInclusive<u64>| {
+            let mut rows = Vec::new();
+            for round in 1..=8 {
+                let slow = if slow_rounds.contains(&round) { 2.0 } else { 1.0 };
+                let handoff = if slow > 1.0 { 300.0 } else { 100.0 };
+                rows.push(row("a", RuntimeKind::MultiThread, round, 50.0 * slow, (handoff, None)));
+                rows.push(row("b", RuntimeKind::MultiThread, round, 80.0 * slow, (handoff + 2.0, None)));
+            }
+            rows
+        };
+        let mut rows = multi(3..=4);
+        // A current-thread channel in rounds 9–14: the handoff slow in round 10, its loop not.
+        for round in 9..=14 {
+            let handoff = if round == 10 { 300.0 } else { 100.0 };
+            rows.push(row("c", RuntimeKind::CurrentThread, round, 40.0, (handoff, Some(1.0))));
+        }
+        let file = of_rows(&rows);
+        let machine = file.machine.clone().unwrap();
+        assert_eq!(
+            machine,
+            MachineSpeed {
+                handoff_ns: Some(100.0),
+                loop_ns: Some(1.0),
+                rounds: 14,
+                slow_rounds: vec![3, 4],
+                stretches: 1,
+                slower: Some(2.0),
+                samples: 4,
+                cells: 2,
+                measured_again: 2,
+                slow_now: false,
+            }
+        );
+        let cell = |channel: &str| file.cells.iter().find(|(key, _)| key.channel == channel).unwrap().1;
+        let a = cell("a");
+        assert_eq!(
+            (a.ok.len(), a.disturbed.clone(), a.disturbed_why.clone()),
+            (6, vec![100.0; 2], vec![Why::MachineSlow; 2])
+        );
+        assert_eq!(cell("c").ok.len(), 6, "a current-thread round is judged by its loop");
+        // A file without readings judges nothing.
+        let bare: Vec<Record> =
+            rows.iter().map(|r| Record { machine_handoff_ns: None, machine_loop_ns: None, ..r.clone() }).collect();
+        assert_eq!(of_rows(&bare).machine, None);
+        // Stopped in its slow stretch: the machine is slow now, and nothing was measured again.
+        let cut = of_rows(&multi(7..=8)).machine.unwrap();
+        assert!(cut.slow_now, "{cut:?}");
+        assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![7, 8], 2, 0));
+    }
+}

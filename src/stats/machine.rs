@@ -1,0 +1,166 @@
+//! Slow stretches of the machine: the rounds of a run in which the machine's reading
+//! (`run::reading`, taken right before each sample, whatever the channel) was above the run's
+//! own typical reading by more than the reading's noise. On a shared VM whole stretches of a run
+//! are 2–2.5× slower for every channel at once while nothing the process sees of its own
+//! threads shows it; the reading does. A round is judged as a whole (the median of its samples'
+//! readings), so that the rounds left out take every channel of theirs with them and the rounds
+//! kept still pair.
+
+use std::collections::BTreeMap;
+
+/// A round is slow when its reading is at least this many times the run's typical reading,
+/// however tight the readings are: a calm 2-core VM's rounds read within 1.3× of each other.
+pub const SLOW_FACTOR: f64 = 1.4;
+/// How many robust standard deviations (of the logarithm of the fast half's readings) above
+/// the typical reading a slow round's is, at least: on a host whose readings spread wider than
+/// [`SLOW_FACTOR`] allows for, the limit widens with them.
+pub const SPREAD_Z: f64 = 4.0;
+/// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
+/// known.
+pub const FEWEST_ROUNDS: usize = 6;
+
+/// The verdict on one kind of reading over a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The run's typical reading: the median of its faster half of rounds (a machine is never
+    /// faster than it can be, so a slow stretch only moves the slow half, even when it is most
+    /// of the run).
+    pub typical: f64,
+    /// The reading above which a round is slow: `typical` times [`SLOW_FACTOR`], or
+    /// [`SPREAD_Z`] robust standard deviations of the fast half above it when that is more.
+    pub limit: f64,
+    /// Every round read, in order, with its reading (the median of its samples').
+    pub rounds: Vec<(u64, f64)>,
+    /// The slow rounds in order, grouped into stretches: rounds that follow each other among
+    /// the rounds read (none read between them) are one stretch.
+    pub stretches: Vec<Vec<u64>>,
+}
+
+impl Judged {
+    /// Whether round `round` is slow.
+    pub fn is_slow(&self, round: u64) -> bool {
+        self.stretches.iter().any(|stretch| stretch.contains(&round))
+    }
+
+    /// How many rounds are slow.
+    pub fn slow_rounds(&self) -> usize {
+        self.stretches.iter().map(Vec::len).sum()
+    }
+
+    /// The median over the slow rounds of their reading over the typical one; `None` when no
+    /// round is slow.
+    pub fn factor(&self) -> Option<f64> {
+        let mut ratios: Vec<f64> =
+            self.rounds.iter().filter(|(round, _)| self.is_slow(*round)).map(|(_, r)| r / self.typical).collect();
+        (!ratios.is_empty()).then(|| super::median_of(&mut ratios))
+    }
+}
+
+/// Judges `readings` (each sample's round and reading, any order; readings that are not
+/// positive numbers are ignored): each round's reading is the median of its samples'; the
+/// typical reading is the median of the faster half of the rounds (those at or below their
+/// median); a round whose reading is above [`Judged::limit`] is slow. `None` with fewer than
+/// [`FEWEST_ROUNDS`] rounds read.
+pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
+    let mut by_round: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
+    for &(round, reading) in readings.iter().filter(|(_, reading)| *reading > 0.0 && reading.is_finite()) {
+        by_round.entry(round).or_default().push(reading);
+    }
+    if by_round.len() < FEWEST_ROUNDS {
+        return None;
+    }
+    let rounds: Vec<(u64, f64)> =
+        by_round.into_iter().map(|(round, mut values)| (round, super::median_of(&mut values))).collect();
+    let mut sorted: Vec<f64> = rounds.iter().map(|(_, reading)| *reading).collect();
+    sorted.sort_by(f64::total_cmp);
+    let fast = &sorted[..sorted.len().div_ceil(2)];
+    let typical = super::median_of(&mut fast.to_vec());
+    let mut deviations: Vec<f64> = fast.iter().map(|reading| (reading / typical).ln().abs()).collect();
+    let spread = 1.4826 * super::median_of(&mut deviations);
+    let limit = typical * SLOW_FACTOR.max((SPREAD_Z * spread).exp());
+    let mut stretches: Vec<Vec<u64>> = Vec::new();
+    let mut previous_slow = false;
+    for &(round, reading) in &rounds {
+        let slow = reading > limit;
+        match stretches.last_mut() {
+            Some(stretch) if slow && previous_slow => stretch.push(round),
+            _ if slow => stretches.push(vec![round]),
+            _ => {}
+        }
+        previous_slow = slow;
+    }
+    Some(Judged { typical, limit, rounds, stretches })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounds 1 to `count`, two samples each, reading `base(round)` and 2 ns more.
+    fn run(count: u64, base: impl Fn(u64) -> f64) -> Vec<(u64, f64)> {
+        (1..=count).flat_map(|round| [(round, base(round)), (round, base(round) + 2.0)]).collect()
+    }
+
+    #[test]
+    fn a_calm_run_has_no_slow_round() {
+        let wobble = |round: u64| 100.0 + (round * 37 % 11) as f64 * 2.0;
+        let judged = judge(&run(20, wobble)).unwrap();
+        assert_eq!(judged.rounds.len(), 20);
+        assert!(judged.stretches.is_empty(), "{judged:?}");
+        assert_eq!(judged.factor(), None);
+    }
+
+    #[test]
+    fn two_stretches_are_found_with_their_typical_limit_and_factor() {
+        // 20 rounds at 101 ns (two samples, 100 and 102), rounds 4–6 and 15 at 250 (2.5×).
+        let base = |round: u64| if (4..=6).contains(&round) || round == 15 { 249.0 } else { 100.0 };
+        let judged = judge(&run(20, base)).unwrap();
+        assert_eq!(judged.typical, 101.0);
+        assert_eq!(judged.limit, 101.0 * SLOW_FACTOR, "the readings agree: the factor's floor");
+        assert_eq!(judged.stretches, [vec![4, 5, 6], vec![15]]);
+        assert_eq!(judged.slow_rounds(), 4);
+        assert!(judged.is_slow(5) && !judged.is_slow(7));
+        assert_eq!(judged.factor(), Some(250.0 / 101.0));
+    }
+
+    #[test]
+    fn a_run_slow_most_of_the_time_is_judged_against_its_fast_rounds() {
+        // Rounds 1–13 of 20 at 3× (as the run whose rounds 1–21 and 35–55 of 55 were slow): the
+        // fast half of the rounds is 7 fast and 3 slow ones, its median a fast one.
+        let judged = judge(&run(20, |round| if round <= 13 { 299.0 } else { 99.0 })).unwrap();
+        assert_eq!((judged.typical, judged.limit), (100.0, 100.0 * SLOW_FACTOR));
+        assert_eq!(judged.stretches, [(1..=13).collect::<Vec<u64>>()]);
+        assert_eq!(judged.factor(), Some(3.0));
+        // Slow in 16 of 20 rounds, the slow speed is the run's typical one: nothing is slow.
+        let judged = judge(&run(20, |round| if round <= 16 { 299.0 } else { 99.0 })).unwrap();
+        assert_eq!(judged.typical, 300.0);
+        assert!(judged.stretches.is_empty());
+    }
+
+    #[test]
+    fn a_wide_spread_widens_the_limit_and_one_slow_sample_does_not_make_a_slow_round() {
+        // Rounds read 101, 116, 131 and 146 in turn: the fast half's spread is wider than the
+        // factor's floor allows for.
+        let spread = |round: u64| 100.0 + 15.0 * (round % 4) as f64;
+        let mut readings = run(12, spread);
+        let judged = judge(&readings).unwrap();
+        assert_eq!(judged.typical, 108.5);
+        let deviation = 1.4826 * ((108.5f64 / 101.0).ln() + (116.0f64 / 108.5).ln()) / 2.0;
+        assert!((judged.limit - 108.5 * (SPREAD_Z * deviation).exp()).abs() < 1e-9, "{judged:?}");
+        assert!(judged.limit > 108.5 * SLOW_FACTOR);
+        assert!(judged.stretches.is_empty());
+        // A third sample of round 3 reading 10× is outvoted by the round's other two.
+        readings.push((3, 1450.0));
+        assert!(judge(&readings).unwrap().stretches.is_empty());
+    }
+
+    #[test]
+    fn too_few_rounds_or_readings_that_are_not_numbers_judge_nothing() {
+        assert_eq!(judge(&run(5, |_| 100.0)), None);
+        let mut readings = run(6, |_| 100.0);
+        readings[0].1 = f64::NAN;
+        readings[1].1 = 0.0;
+        assert_eq!(judge(&readings), None, "round 1 has no reading left");
+        assert_eq!(judge(&[]), None);
+    }
+}
