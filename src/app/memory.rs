@@ -84,6 +84,28 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
     Ok(ExitCode::SUCCESS)
 }
 
+/// The memory of a room of `participants` (`sfu --participants N`): each channel of `channels` in
+/// both designs at each capacity and record, one row each, measured as `memory` measures them.
+pub fn room(
+    channels: &[&'static ChannelEntry],
+    participants: usize,
+    capacities: &[usize],
+    records: &[crate::run::workload::RecordBytes],
+) -> Vec<MemoryRow> {
+    let mut rows = Vec::new();
+    for &capacity in capacities {
+        for &record in records {
+            for channel in channels {
+                for mode in Mode::ALL {
+                    let cell = MemoryCell { mode, tasks: participants, capacity, record };
+                    rows.push(MemoryRow::new(channel.name, channel.version(), &cell, &measure(channel, &cell)));
+                }
+            }
+        }
+    }
+    rows
+}
+
 /// `cell` over `channel`, or a refused row when the channel cannot hold the cell's capacity.
 fn measure(channel: &ChannelEntry, cell: &MemoryCell) -> Footprint {
     let workload = cell.workload();

@@ -171,15 +171,74 @@ pub fn console(answer: &MemoryAnswer) -> String {
     for design in &answer.designs {
         text +=
             &format!("\n{} ({}), bytes per channel instance and per slot:\n", design.mode, design_words(design.mode));
-        let rows = table(design);
-        let widths: Vec<usize> = (0..rows[0].len())
-            .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
-            .collect();
-        for row in &rows {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &width)| format!("{cell:<width$}")).collect();
-            text += &format!("  {}\n", cells.join("  ").trim_end());
-        }
+        text += &aligned(&table(design));
         text += &format!("{}\n", least_line(design));
+    }
+    text
+}
+
+/// The memory of a room (`sfu --participants N`): per capacity and record, each channel's heap
+/// bytes in all at rest and kept after the burst, one design per column.
+pub fn room(rows: &[MemoryRow]) -> String {
+    let mut text = String::new();
+    let mut groups: Vec<(usize, usize, crate::run::workload::RecordBytes)> = Vec::new();
+    for row in rows {
+        let group = (row.tasks, row.capacity, row.record_bytes);
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    for (participants, capacity, record) in groups {
+        let of_group =
+            |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
+        let rows: Vec<&MemoryRow> = rows.iter().filter(of_group).collect();
+        text += &format!(
+            "\nMemory for {participants} participants ({} slots, {} messages; `channel-bench memory` for more), \
+             heap bytes in all, at rest / kept after a burst:\n",
+            thousands(capacity as f64),
+            match record.by_value() {
+                Some(bytes) => format!("{bytes}-byte"),
+                None => "shared".to_owned(),
+            }
+        );
+        let mut table = vec![vec!["channel".to_owned()]];
+        for mode in Mode::ALL {
+            let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
+            table[0].push(format!("{mode} ({channels} channel{})", if channels == 1 { "" } else { "s" }));
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for row in &rows {
+            if !names.contains(&row.channel.as_str()) {
+                names.push(&row.channel);
+            }
+        }
+        for name in names {
+            let mut line = vec![name.to_owned()];
+            for mode in Mode::ALL {
+                line.push(match rows.iter().find(|row| row.channel == name && row.mode == mode) {
+                    Some(row) if row.is_ok() => {
+                        format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
+                    }
+                    Some(row) => row.status.clone(),
+                    None => "-".to_owned(),
+                });
+            }
+            table.push(line);
+        }
+        text += &aligned(&table);
+    }
+    text
+}
+
+/// `rows` as plain text, each column as wide as its widest cell, indented by two spaces.
+fn aligned(rows: &[Vec<String>]) -> String {
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut text = String::new();
+    for row in rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &width)| format!("{cell:<width$}")).collect();
+        text += &format!("  {}\n", cells.join("  ").trim_end());
     }
     text
 }
@@ -254,6 +313,24 @@ mod tests {
         assert_eq!(bytes(50_381.0), "49.2 KiB");
         assert_eq!(bytes(78_643_200.0), "75.0 MiB");
         assert_eq!(bytes(-2048.0), "-2.00 KiB");
+    }
+
+    #[test]
+    fn a_room_states_each_designs_memory_at_rest_and_kept() {
+        use crate::run::memory::{Footprint, MemoryCell};
+        use crate::run::verify::Status;
+        let row = |mode, rest, kept, status| {
+            let cell = MemoryCell { mode, tasks: 300, capacity: 1024, record: Default::default() };
+            let footprint = Footprint { rest, peak: rest, drained: kept, kept, after_drop: 0, burst: 1024, status };
+            MemoryRow::new("kanal", "0.1.1".to_owned(), &cell, &footprint)
+        };
+        let text = room(&[
+            row(Mode::ClonedSend, 49_152, 49_152, Status::Ok),
+            row(Mode::MergedRecv, 0, 0, Status::Lost("1 of 4800 messages missing".to_owned())),
+        ]);
+        assert!(text.contains("Memory for 300 participants (1,024 slots, shared messages"), "{text}");
+        assert!(text.contains("cloned-send (1 channel)") && text.contains("merged-recv (300 channels)"), "{text}");
+        assert!(text.contains("kanal    48.0 KiB / 48.0 KiB") && text.contains("lost: 1 of 4800"), "{text}");
     }
 
     #[test]
