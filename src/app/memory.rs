@@ -14,7 +14,8 @@ use crate::output::format::thousands;
 use crate::output::{files, memory as output};
 use crate::plan::estimate::{available_memory, bytes_text};
 use crate::registry::{self, ChannelEntry};
-use crate::results::memory::{MemoryAnswer, MemoryRow};
+use crate::results::analysis::Analysis;
+use crate::results::memory::{MemoryAnswer, MemoryRow, fastest};
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
@@ -28,6 +29,15 @@ const PEAK_FACTOR: u128 = 3;
 pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[String]) -> anyhow::Result<ExitCode> {
     let channels = channels(args, extra)?;
     let cells = cells(args)?;
+    // A sweep's file is read, and refused, before anything is measured.
+    let fastest = match &args.sweep {
+        Some(csv) => {
+            let file = super::read(csv)?;
+            let metadata = super::commands::metadata(csv);
+            fastest(&Analysis::of(&csv.display().to_string(), &file, metadata.as_ref()).bands)
+        }
+        None => Vec::new(),
+    };
     let csv = args.out.clone().unwrap_or_else(|| results_csv("channel-bench-memory", SystemTime::now()));
     // Refused before anything is measured.
     output::check(&csv, args.force)?;
@@ -62,7 +72,7 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
             rows.push(row);
         }
     }
-    let answer = MemoryAnswer::of(&rows);
+    let answer = MemoryAnswer::of(&rows, &fastest);
     print_line(&output::console(&answer));
     let command = command_line.join(" ");
     let (markdown, json) = (csv.with_extension("md"), csv.with_extension("json"));

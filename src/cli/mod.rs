@@ -146,6 +146,10 @@ pub struct MemoryArgs {
          no channel copies) or a record of 48, 256 or 1200 bytes moved by value [default: {}]",
         MEMORY_RECORDS.map(|record| record.name()).join(",")))]
     pub record_bytes: Option<Vec<RecordBytes>>,
+    /// A sweep's CSV: the answer names, beside the channel that keeps least, the sweep's fastest channels
+    /// of each design (the leaders of its bands) and what they keep
+    #[arg(long, value_name = "CSV")]
+    pub sweep: Option<PathBuf>,
     /// CSV file to write [default: results/channel-bench-memory-YYYYMMDDTHHMMSSZ.csv, the run's UTC start time]
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,

@@ -157,11 +157,24 @@ fn least_line(design: &DesignMemory) -> String {
         return "keeps least: none (no cell that every channel measured ok)".to_owned();
     };
     let kept = (design.channels.iter()).find(|channel| &channel.channel == least).and_then(|c| c.kept_in_common);
-    format!(
+    let mut line = format!(
         "keeps least: {least} ({} kept in all, over the cells every channel measured ok: {})",
         bytes(kept.unwrap_or_default() as f64),
         design.common_cells
-    )
+    );
+    let keeps = |name: &str| {
+        (design.channels.iter().find(|channel| channel.channel == name).and_then(|channel| channel.kept_in_common))
+            .map_or_else(|| "not measured here".to_owned(), |kept| format!("keeps {}", bytes(kept as f64)))
+    };
+    let fastest: Vec<String> = (design.fastest.iter())
+        .map(|leader| {
+            format!("{} ({} of {} bands; {})", leader.channel, leader.bands, leader.of, keeps(&leader.channel))
+        })
+        .collect();
+    if !fastest.is_empty() {
+        line += &format!("\nfastest in the sweep: {}", fastest.join(", "));
+    }
+    line
 }
 
 /// The answer as the console shows it: per design, each channel's bytes per channel instance

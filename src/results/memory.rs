@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::recommend::Recommendation;
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::workload::{Mode, RecordBytes};
 
@@ -145,6 +146,45 @@ pub struct DesignMemory {
     /// The channel that keeps least over those cells (the first measured of a tie); `None`
     /// when there are none.
     pub least: Option<String>,
+    /// The sweep's fastest channels of the design (`memory --sweep CSV`), most bands first;
+    /// empty without a sweep.
+    pub fastest: Vec<Fastest>,
+}
+
+/// A channel that leads bands of a sweep's speed answer (`memory --sweep CSV`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fastest {
+    /// The channel, first of its bands' speed ranking.
+    pub channel: String,
+    /// The bands of the design it leads.
+    pub bands: usize,
+    /// The design's bands with a leader.
+    pub of: usize,
+}
+
+/// Per design, the channels that lead the bands of a sweep's speed answer (`recommendations`),
+/// those that lead most first (the first found of a tie).
+pub fn fastest(recommendations: &[Recommendation]) -> Vec<(Mode, Vec<Fastest>)> {
+    let mut designs: Vec<(Mode, Vec<Fastest>)> = Vec::new();
+    for recommendation in recommendations {
+        let Some(first) = recommendation.speed.first() else { continue };
+        let mode = recommendation.band.coord.mode;
+        let at = designs.iter().position(|(each, _)| *each == mode).unwrap_or_else(|| {
+            designs.push((mode, Vec::new()));
+            designs.len() - 1
+        });
+        let leaders = &mut designs[at].1;
+        match leaders.iter_mut().find(|leader| leader.channel == first.channel) {
+            Some(leader) => leader.bands += 1,
+            None => leaders.push(Fastest { channel: first.channel.clone(), bands: 1, of: 0 }),
+        }
+    }
+    for (_, leaders) in &mut designs {
+        let of = leaders.iter().map(|leader| leader.bands).sum();
+        leaders.iter_mut().for_each(|leader| leader.of = of);
+        leaders.sort_by_key(|leader| std::cmp::Reverse(leader.bands));
+    }
+    designs
 }
 
 /// The answer of a `channel-bench memory` run: one [`DesignMemory`] per design measured.
@@ -155,12 +195,17 @@ pub struct MemoryAnswer {
 }
 
 impl MemoryAnswer {
-    /// The answer of `rows`.
-    pub fn of(rows: &[MemoryRow]) -> Self {
+    /// The answer of `rows`, each design beside its fastest channels in a sweep (`fastest`, by
+    /// design; empty without one).
+    pub fn of(rows: &[MemoryRow], fastest: &[(Mode, Vec<Fastest>)]) -> Self {
         let mut modes: Vec<Mode> = rows.iter().map(|row| row.mode).collect();
         modes.sort();
         modes.dedup();
-        Self { designs: modes.into_iter().map(|mode| design(mode, rows)).collect() }
+        let leaders = |mode: Mode| fastest.iter().find(|(each, _)| *each == mode).map(|(_, leaders)| leaders.clone());
+        let designs = modes
+            .into_iter()
+            .map(|mode| DesignMemory { fastest: leaders(mode).unwrap_or_default(), ..design(mode, rows) });
+        Self { designs: designs.collect() }
     }
 }
 
@@ -209,7 +254,7 @@ fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
             _ => Some((kept, name)),
         })
         .map(|(_, name)| name.clone());
-    DesignMemory { mode, channels, common_cells: common.len(), least }
+    DesignMemory { mode, channels, common_cells: common.len(), least, fastest: Vec::new() }
 }
 
 #[cfg(test)]
@@ -238,7 +283,7 @@ mod tests {
             row("b", Mode::MergedRecv, 4, 400, 40, "ok"),
             row("b", Mode::MergedRecv, 64, 6400, 640, "lost: 1 of 1024 messages missing"),
         ];
-        let answer = MemoryAnswer::of(&rows);
+        let answer = MemoryAnswer::of(&rows, &[]);
         let design = &answer.designs[0];
         assert_eq!(design.mode, Mode::MergedRecv);
         let a = &design.channels[0];
@@ -256,6 +301,30 @@ mod tests {
     }
 
     #[test]
+    fn a_sweeps_fastest_are_its_bands_leaders_counted_per_design() {
+        use crate::results::analysis::Analysis;
+        use crate::results::load::hand_made;
+        let ten = [10.0, 10.1, 9.9, 10.0, 10.2, 9.8];
+        let twenty = [20.0, 20.1, 19.9, 20.0, 20.2, 19.8];
+        let file = hand_made(&[
+            ("kanal", 1, &ten, 0),
+            ("flume", 1, &twenty, 0),
+            ("kanal", 64, &twenty, 0),
+            ("flume", 64, &ten, 0),
+            ("kanal", 512, &ten, 0),
+            ("flume", 512, &twenty, 0),
+        ]);
+        let leaders = fastest(&Analysis::of("x.csv", &file, None).bands);
+        let kanal = Fastest { channel: "kanal".to_owned(), bands: 2, of: 3 };
+        let flume = Fastest { channel: "flume".to_owned(), bands: 1, of: 3 };
+        assert_eq!(leaders, [(Mode::ClonedSend, vec![kanal, flume])]);
+        let rows = [row("kanal", Mode::ClonedSend, 1, 1, 1, "ok"), row("kanal", Mode::MergedRecv, 1, 1, 1, "ok")];
+        let answer = MemoryAnswer::of(&rows, &leaders);
+        assert_eq!(answer.designs[0].fastest, leaders[0].1);
+        assert!(answer.designs[1].fastest.is_empty(), "the sweep measured no merged-recv");
+    }
+
+    #[test]
     fn each_design_is_answered_on_its_own_and_a_tie_goes_to_the_first_measured() {
         let rows = [
             row("a", Mode::ClonedSend, 1, 100, 50, "ok"),
@@ -263,10 +332,10 @@ mod tests {
             row("b", Mode::MergedRecv, 1, 100, 50, "ok"),
             row("a", Mode::MergedRecv, 1, 100, 60, "ok"),
         ];
-        let answer = MemoryAnswer::of(&rows);
+        let answer = MemoryAnswer::of(&rows, &[]);
         let least: Vec<_> = answer.designs.iter().map(|design| (design.mode, design.least.clone())).collect();
         assert_eq!(least, [(Mode::ClonedSend, Some("a".to_owned())), (Mode::MergedRecv, Some("b".to_owned()))]);
-        let none = MemoryAnswer::of(&[row("a", Mode::ClonedSend, 1, 1, 1, "lost: 1")]);
+        let none = MemoryAnswer::of(&[row("a", Mode::ClonedSend, 1, 1, 1, "lost: 1")], &[]);
         assert_eq!((none.designs[0].common_cells, none.designs[0].least.clone()), (0, None));
     }
 }
