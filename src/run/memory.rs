@@ -105,8 +105,8 @@ struct Bench<C: Channel, T: Item> {
 }
 
 impl<C: Channel, T: Item> Bench<C, T> {
-    /// Every message of sender `task` in turn, until each one's send would wait (or, for a
-    /// channel that never fills, `limit` messages); the messages accepted.
+    /// Round after round, one message from each sender in turn, until no sender's is accepted
+    /// (each one's send would wait) or `limit` were (a channel that never fills); the messages accepted.
     fn fill(&mut self, limit: u64) -> u64 {
         let mut accepted = 0;
         while accepted < limit {
