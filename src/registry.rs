@@ -2,6 +2,7 @@
 
 use crate::channel::adapters::*;
 use crate::channel::{self, Channel};
+use crate::run::memory::{self, Memory};
 use crate::run::scenario::{self, Prepare};
 
 /// A channel in the table: its names and the scenario code instantiated for it. Make one of
@@ -20,6 +21,8 @@ pub struct ChannelEntry {
     pub prepare: Prepare,
     /// How many messages the channel accepts with no receiver taking any; see [`channel::probe_capacity`].
     pub probe_capacity: fn(capacity: usize, senders: usize) -> usize,
+    /// The heap its channels hold at rest, in a burst and after it; see [`memory::memory`].
+    pub memory: Memory,
     /// The crate's known safety and liveness problems, shown wherever the channel is ranked.
     pub caveats: &'static [Caveat],
     /// [`Channel::set_up`].
@@ -143,6 +146,7 @@ impl ChannelEntry {
             slots_per_sender: C::SLOTS_PER_SENDER,
             prepare: scenario::prepare::<C>,
             probe_capacity: channel::probe_capacity::<C>,
+            memory: memory::memory::<C>,
             caveats: &[],
             set_up: C::set_up,
             setup: C::SETUP,

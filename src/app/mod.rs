@@ -1,7 +1,7 @@
 //! The binary as a library: [`main_with`] parses the command line, dispatches to a command and
 //! owns the one error path (exit 2 for usage, 1 for everything else). The commands are a
 //! `sweep` and the ones that read its files (`commands`): `compare`, `summary`, `cells`,
-//! `report`, `--list-channels`.
+//! `report`, `--list-channels`; and `memory`, what each channel keeps.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,6 +20,7 @@ use crate::run::rounds::Isolation;
 mod ab;
 mod commands;
 mod dry_run;
+mod memory;
 mod sfu;
 mod sweep;
 
@@ -105,6 +106,7 @@ fn run(
         Some(Command::TakeRound(args)) if args.protocol => ab::protocol(extra),
         Some(Command::TakeRound(_)) => sweep::take_round(extra),
         Some(Command::Ab(args)) => ab::run(extra, *args, command_line, isolation),
+        Some(Command::Memory(args)) => memory::run(extra, &args, &command_line),
         None if cli.sweep.list_channels => {
             list_channels(extra);
             Ok(ExitCode::SUCCESS)

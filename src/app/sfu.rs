@@ -1,17 +1,19 @@
 //! `channel-bench sfu`: the SFU's load as a preset of ordinary sweep flags. The preset only
 //! fills flags; a flag given after `sfu` replaces the preset's, and the merged command line
 //! is printed first so the sweep can be rerun by hand; `--participants N` measures one room
-//! (`--tasks N`), whose decision the answer leads with. docs/sfu.md says where the numbers
-//! come from.
+//! (`--tasks N`), whose decision the answer leads with, and whose memory it ends with (each
+//! channel's heap at rest and kept after a burst, in both designs). docs/sfu.md says where the
+//! numbers come from.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{print_error, sweep};
+use super::{memory, print_error, sweep};
 use crate::cli::{Cli, SfuArgs};
 use crate::error::usage;
+use crate::output;
 use crate::output::console::print_line;
 use crate::plan::Plan;
 use crate::plan::estimate::wall_time_line;
@@ -49,7 +51,14 @@ pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation)
         plan.samples,
         wall_time_line(&plan)
     ));
-    sweep(plan, command_line, &exports)
+    let room = (args.flags.iter().any(|flag| flag_name(&flag.to_string_lossy()) == Some("--participants")))
+        .then(|| (plan.channels.clone(), plan.tasks[0], plan.capacities.clone(), plan.records.clone()));
+    let code = sweep(plan, command_line, &exports)?;
+    // After the sweep, its rounds' processes gone: the allocator counts this process alone.
+    if let Some((channels, participants, capacities, records)) = room {
+        print_line(&output::memory::room(&memory::room(&channels, participants, &capacities, &records)));
+    }
+    Ok(code)
 }
 
 /// `channel-bench` and the preset's flags, less those `flags` gives again, then `flags`;

@@ -227,7 +227,12 @@ pub(super) fn write_cells(set: &OutputSet, cells: &CellsFile, exports: &ExportAr
 
 /// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
 fn default_out(started: SystemTime) -> PathBuf {
+    results_csv("channel-bench", started)
+}
+
+/// `results/<name>-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
+pub(super) fn results_csv(name: &str, started: SystemTime) -> PathBuf {
     let stamp: String =
         humantime::format_rfc3339_seconds(started).to_string().chars().filter(|c| !matches!(c, '-' | ':')).collect();
-    PathBuf::from("results").join(format!("channel-bench-{stamp}.csv"))
+    PathBuf::from("results").join(format!("{name}-{stamp}.csv"))
 }

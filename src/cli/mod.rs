@@ -14,6 +14,8 @@ use std::time::Duration;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
+use crate::run::workload::{MIN_TASK_SLOTS, Mode, RecordBytes};
+
 /// Messages per run unless `--messages` or `--quick` says otherwise: 2^20.
 pub const DEFAULT_MESSAGES: u64 = 1 << 20;
 /// Messages per run under `--quick`.
@@ -102,6 +104,61 @@ pub enum Command {
     /// build / baseline with its interval, and which changed (more --samples and --max-time
     /// than a sweep's, unless given)
     Ab(Box<AbArgs>),
+    /// What each channel keeps in memory: the heap bytes its instances hold at rest, at the peak of a burst
+    /// (every slot filled while the receiver waits, then drained) and kept after it, per channel instance
+    /// and per slot, counted by the allocator; one CSV row per channel and cell, the answer printed and
+    /// written beside the CSV (.md, .json)
+    Memory(MemoryArgs),
+}
+
+/// Task counts `memory` measures unless `--tasks` says otherwise: one sender, a room, a large room.
+pub const MEMORY_TASKS: [usize; 3] = [1, 64, 512];
+/// Kinds of message `memory` measures unless `--record-bytes` says otherwise: the smallest record
+/// and an RTP packet's, moved by value, so a slot's size shows.
+pub const MEMORY_RECORDS: [RecordBytes; 2] = [RecordBytes::B48, RecordBytes::B1200];
+
+/// `channel-bench memory`.
+#[derive(Debug, Args)]
+pub struct MemoryArgs {
+    /// Comma-separated channels to measure [default: all; see --list-channels]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub channels: Option<Vec<String>>,
+    /// Comma-separated designs: cloned-send (one channel, its sender cloned into every task) and
+    /// merged-recv (one channel per task) [default: all]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum)]
+    pub modes: Option<Vec<Mode>>,
+    /// Comma-separated sending-task counts, each N or a range A..B of powers of two
+    #[arg(long, value_name = "LIST", help = format!(
+        "Comma-separated sending-task counts, each N or a range A..B of powers of two [default: {}]", list(&MEMORY_TASKS)),
+        value_delimiter = ',', value_parser = parse_tasks, allow_negative_numbers = true)]
+    pub tasks: Option<Vec<TaskCounts>>,
+    /// Comma-separated capacities, as a sweep's --capacity: the one channel's slots in cloned-send,
+    /// shared among the tasks' channels in merged-recv
+    #[arg(long, value_name = "LIST", help = format!(
+        "Comma-separated capacities, as a sweep's: the one channel's slots in cloned-send; in merged-recv shared \
+         among the tasks' channels, capacity ÷ tasks each but at least {MIN_TASK_SLOTS} [default: {}]",
+        list(&DEFAULT_CAPACITIES)),
+        value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    pub capacity: Option<Vec<usize>>,
+    /// Comma-separated kinds of message, as a sweep's --record-bytes
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_enum, help = format!(
+        "Comma-separated kinds of message, as a sweep's: shared (a 48-byte header with a handle to a payload \
+         no channel copies) or a record of 48, 256 or 1200 bytes moved by value [default: {}]",
+        MEMORY_RECORDS.map(|record| record.name()).join(",")))]
+    pub record_bytes: Option<Vec<RecordBytes>>,
+    /// A sweep's CSV: the answer names, beside the channel that keeps least, the sweep's fastest channels
+    /// of each design (the leaders of its bands) and what they keep
+    #[arg(long, value_name = "CSV")]
+    pub sweep: Option<PathBuf>,
+    /// CSV file to write [default: results/channel-bench-memory-YYYYMMDDTHHMMSSZ.csv, the run's UTC start time]
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// Overwrite the CSV and the .md and .json beside it if they exist (each a regular file, emptied in place)
+    #[arg(long)]
+    pub force: bool,
+    /// Check the command, print its cells and what it would write, and exit: nothing measured or written
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `channel-bench sfu [SWEEP FLAGS]`.

@@ -2,7 +2,8 @@
 //! histograms beside it) and [`metadata`] (the JSON beside it) are its one owner; [`load`] is the one reader; [`cells`], [`compare`] and
 //! [`recommend`] turn loaded files (several runs pooled by [`pool`]) into per-cell figures,
 //! verdicts and picks ([`careful`]: the fastest with no known problem); [`versions`]: the crate
-//! versions beside an answer; [`colour`] gives each channel its colour.
+//! versions beside an answer; [`colour`] gives each channel its colour; [`memory`]: what
+//! `channel-bench memory` writes and answers.
 
 pub mod ab;
 pub mod across;
@@ -20,6 +21,7 @@ pub mod designs;
 pub mod figures;
 pub mod host;
 pub mod load;
+pub mod memory;
 pub mod metadata;
 pub mod noise;
 pub mod paced;

@@ -1,7 +1,7 @@
 //! How one run is driven and timed: the [`workload`], the [`scenario`] written once over
 //! [`crate::channel::Channel`], its [`payload`] sizes, [`latency`] stamps, [`sink`] and
 //! [`allocs`] counts; [`measure`] times it, beside a [`reading`] of the machine's speed, and
-//! [`verify`] says whether it delivered.
+//! [`verify`] says whether it delivered; [`memory`] counts the heap a channel keeps.
 
 /// For an enum of unit variants, each named as the command line and the CSV write it: `ALL`,
 /// `name()`, and `Display` as that name (padded to the width asked for).
@@ -30,6 +30,7 @@ macro_rules! named {
 pub mod allocs;
 pub mod latency;
 pub mod measure;
+pub mod memory;
 pub mod payload;
 pub mod reading;
 pub mod rounds;
