@@ -55,9 +55,10 @@ pub(super) fn measure_again(cells: &[Progress], rows: &[Record], replaced: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::schema::SampleStatus;
 
     fn row(channel: &str, tasks: usize, round: u64) -> Record {
-        Record { channel: channel.to_owned(), tasks, round: Some(round), status: "ok".to_owned(), ..Record::default() }
+        Record { channel: channel.to_owned(), tasks, round: Some(round), status: SampleStatus::Ok, ..Record::default() }
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow
     for (at, row) in rows.iter().enumerate() {
         let Some(round) = row.round.filter(|&round| slow_for(row, round)) else { continue };
         rounds.insert(round);
-        if row.status == "ok" {
+        if row.status.is_ok() {
             why[at] = Some(Why::MachineSlow);
         }
     }
@@ -93,7 +93,7 @@ impl Slow {
     pub(super) fn speed(&self, rows: &[Record], keys: &[CellKey], why: &[Option<Why>]) -> MachineSpeed {
         let mut kept: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
         let mut hit: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
-        for (at, row) in rows.iter().enumerate().filter(|(_, row)| row.status == "ok") {
+        for (at, row) in rows.iter().enumerate().filter(|(_, row)| row.status.is_ok()) {
             let round = row.round.unwrap_or(0);
             match why[at] {
                 None => kept.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
@@ -135,6 +135,7 @@ impl Slow {
 mod tests {
     use super::*;
     use crate::results::load::of_rows;
+    use crate::results::schema::SampleStatus;
 
     /// A row of `channel` on `runtime` in `round`: its ns/message and its readings.
     fn row(channel: &str, runtime: RuntimeKind, round: u64, ns: f64, (handoff, looped): (f64, Option<f64>)) -> Record {
@@ -142,7 +143,7 @@ mod tests {
             channel: channel.to_owned(),
             runtime,
             tasks: 1,
-            status: "ok".to_owned(),
+            status: SampleStatus::Ok,
             round: Some(round),
             ns_per_message: ns,
             machine_handoff_ns: Some(handoff),
