@@ -9,7 +9,7 @@ use super::across::tally;
 use super::doc::{Block, On, Section, Span, Table, fitted, prose};
 use super::format::{self, number};
 use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
-use crate::results::across::{Across, At, Axis, id};
+use crate::results::across::{Across, At, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::band::{Contender, TaskBand, first_seen, slot};
 use crate::results::careful::Careful;
@@ -100,10 +100,10 @@ fn cell(band: &Recommendation, changed: bool) -> Vec<Span> {
 /// channel, and each behind the other where the other leads.
 fn changed(first: &Recommendation, band: &Recommendation) -> bool {
     fn pick(band: &Recommendation) -> Option<Contender<'_>> {
-        band.speed.first().map(id)
+        band.speed.first().map(Entry::id)
     }
     let behind = |at: &Recommendation, channel: Contender| {
-        let entry = at.speed.entries.iter().find(|entry| id(entry) == channel);
+        let entry = at.speed.entries.iter().find(|entry| entry.id() == channel);
         entry.and_then(|entry| entry.verdict).is_some_and(|verdict| verdict.call == Call::Higher)
     };
     match (pick(first), pick(band)) {
@@ -173,9 +173,9 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
             let at = (change.at.clone(), machine);
             let new = || (at.clone(), place(band, &change.at, cores), Vec::new());
             let pairs = &mut slot(&mut places, |(place, ..)| *place == at, new).2;
-            let ids = (id(&change.other), id(&change.pick));
+            let ids = (change.other.id(), change.pick.id());
             let pair =
-                slot(pairs, |pair| (id(pair.0), id(pair.1)) == ids, || (&change.other, &change.pick, Vec::new()));
+                slot(pairs, |pair| (pair.0.id(), pair.1.id()) == ids, || (&change.other, &change.pick, Vec::new()));
             pair.2.push(change.verdict.mean.exp());
         }
     }

@@ -10,6 +10,7 @@ use super::format::{self, duration, escape, number, percent, thousands};
 use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
+use crate::results::band::Contender;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry};
@@ -141,8 +142,8 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
 /// A channel's place in one of a band's rankings: `lowest` for the first, else its verdict
 /// against the first (`≈ 1.05× [0.90–1.22]` when tied, `2.10× [1.60–2.70]` when not; points for
 /// frames overflowed), `no verdict` without one, empty when it is not in the ranking.
-fn standing(ranking: &Ranking<PacedEntry>, label: &str, is_ratio: bool) -> String {
-    let Some(place) = ranking.entries.iter().position(|entry| entry.label() == label) else { return String::new() };
+fn standing(ranking: &Ranking<PacedEntry>, channel: Contender, is_ratio: bool) -> String {
+    let Some(place) = ranking.entries.iter().position(|entry| entry.id() == channel) else { return String::new() };
     if place == 0 {
         return "lowest".to_owned();
     }
@@ -171,12 +172,12 @@ fn band_table(band: &PacedBand) -> String {
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             Span::channel(label.as_str(), &entry.channel).render(Format::Html),
             entry.p99_ns.map_or(String::new(), duration),
-            standing(&band.p99, &label, true),
+            standing(&band.p99, ranked.id(), true),
             entry.cpu_ns.map_or(String::new(), duration),
-            standing(&band.cpu, &label, true),
+            standing(&band.cpu, ranked.id(), true),
             entry.core_share.map_or(String::new(), percent),
             escape(&overflow(entry)),
-            standing(&band.overflow, &label, false),
+            standing(&band.overflow, ranked.id(), false),
         );
     }
     out.push_str("</table>\n");

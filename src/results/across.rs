@@ -181,11 +181,11 @@ pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
         }
         let place = |band: &Recommendation| axis.of(&band.band).expect("filtered on the axis");
         let picks: Vec<(At, String)> = at.iter().map(|b| (place(b), b.speed.entries[0].label())).collect();
-        let others: BTreeSet<Contender> = at.iter().map(|b| id(&b.speed.entries[0])).collect();
+        let others: BTreeSet<Contender> = at.iter().map(|b| b.speed.entries[0].id()).collect();
         let mut changes = Vec::new();
         for b in &at {
             let pick = &b.speed.entries[0];
-            for entry in others.iter().filter(|other| **other != id(pick)).filter_map(|other| find(b, *other)) {
+            for entry in others.iter().filter(|other| **other != pick.id()).filter_map(|other| find(b, *other)) {
                 if let Some(verdict) = entry.verdict.filter(|v| v.call == Call::Higher) {
                     changes.push(Change { at: place(b), pick: pick.clone(), other: entry.clone(), verdict });
                 }
@@ -196,14 +196,9 @@ pub fn across(bands: &[Recommendation], axis: Axis) -> Vec<Across> {
     out
 }
 
-/// A ranked channel's id: its name and merge, what two places' rankings are matched by.
-pub fn id(entry: &Entry) -> Contender<'_> {
-    (entry.channel.as_str(), entry.merge)
-}
-
 /// The entry of channel `id` in `band`'s speed ranking, when ranked there.
 fn find<'a>(band: &'a Recommendation, id: Contender) -> Option<&'a Entry> {
-    band.speed.entries.iter().find(|entry| self::id(entry) == id)
+    band.speed.entries.iter().find(|entry| entry.id() == id)
 }
 
 /// The channel with no known problem whose worst ratio to a place's fastest is smallest.
@@ -212,7 +207,7 @@ fn holds(at: &[&Recommendation], place: impl Fn(&Recommendation) -> At) -> Optio
     let candidates = at[0].speed.entries.iter().filter(|entry| !known_problem(&entry.channel));
     let scored = candidates.filter_map(|candidate| {
         let places: Vec<(At, &Entry)> =
-            at.iter().map(|band| Some((place(band), find(band, id(candidate))?))).collect::<Option<_>>()?;
+            at.iter().map(|band| Some((place(band), find(band, candidate.id())?))).collect::<Option<_>>()?;
         let (worst_at, worst) = places.iter().max_by(|a, b| log_ratio(a.1).total_cmp(&log_ratio(b.1)))?.clone();
         let within_noise_everywhere = places.iter().all(|(_, entry)| entry.verdict.is_none() || entry.tied_with_first);
         let holds = Holds { channel: candidate.label(), worst_at, worst: worst.verdict, within_noise_everywhere };

@@ -48,6 +48,11 @@ impl<E> Entry<E> {
         Entry { channel: channel.to_owned(), merge, value, verdict: None, tied_with_first: false, figures }
     }
 
+    /// The channel and its merge: what two rankings' entries of one channel are matched by.
+    pub fn id(&self) -> Contender<'_> {
+        (self.channel.as_str(), self.merge)
+    }
+
     /// The channel as reports name it (`results::load::channel_label`).
     pub fn label(&self) -> String {
         super::load::channel_label(&self.channel, self.merge)
