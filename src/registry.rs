@@ -226,6 +226,7 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<Rapidfire>(),
     ChannelEntry::of::<Asyncband>(),
     ChannelEntry::of::<Fibre>(),
+    ChannelEntry::of::<BatchChannel>(),
 ];
 
 /// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).

@@ -1,8 +1,8 @@
 //! Every channel in the table, driven through the real scenarios on small inputs.
 
 use channel_bench::channel::adapters::{
-    AsyncChannel, Asyncband, Crossfire, Fibre, Flume, FuturesChannel, Kanal, Loole, Rapidfire, Tachyonix, Thingbuf,
-    TokioMpsc, TokioRecvMany,
+    AsyncChannel, Asyncband, BatchChannel, Crossfire, Fibre, Flume, FuturesChannel, Kanal, Loole, Rapidfire, Tachyonix,
+    Thingbuf, TokioMpsc, TokioRecvMany,
 };
 use channel_bench::channel::{Channel, Item, Message, Record};
 use channel_bench::registry::CHANNELS;
@@ -189,6 +189,7 @@ fn every_adapter_takes_a_batch_of_what_is_queued() {
     takes_what_is_queued_up_to_the_limit::<Rapidfire>();
     takes_what_is_queued_up_to_the_limit::<Asyncband>();
     takes_what_is_queued_up_to_the_limit::<Fibre>();
+    takes_what_is_queued_up_to_the_limit::<BatchChannel>();
 }
 
 /// Ten 1,200-byte records sent by value and received: each intact, in order, then `None`.
@@ -225,6 +226,7 @@ fn every_adapter_moves_records_by_value() {
     moves_records_by_value::<Rapidfire>();
     moves_records_by_value::<Asyncband>();
     moves_records_by_value::<Fibre>();
+    moves_records_by_value::<BatchChannel>();
 }
 
 #[test]

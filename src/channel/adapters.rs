@@ -29,7 +29,7 @@ macro_rules! send_and_recv {
 }
 
 mod more;
-pub use more::{Asyncband, Fibre, Loole, Rapidfire};
+pub use more::{Asyncband, BatchChannel, Fibre, Loole, Rapidfire};
 
 /// A crate's `try_send` error as [`TrySendError`]: `Full` when `full`, else `Closed` (any other
 /// error a crate can return means the receiver is gone, or never comes from an mpsc send).

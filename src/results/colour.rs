@@ -8,7 +8,7 @@ use crate::registry;
 /// the table without a colour here does not compile.
 const PALETTE: [&str; registry::CHANNELS.len()] = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#393b79", "#e6ab02",
-    "#1b9e77", "#000000", "#a6d854",
+    "#1b9e77", "#000000", "#a6d854", "#b15928",
 ];
 
 /// Colours of channels the table does not hold, chosen by a hash of the name.

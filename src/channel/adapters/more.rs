@@ -1,7 +1,7 @@
-//! Adapters for loole, rapidfire, asyncband and fibre: the same shape as those in
-//! [`super`], kept in a file of their own so each stays short.
+//! Adapters for loole, rapidfire, asyncband, fibre and batch-channel: the same shape as those
+//! in [`super`], kept in a file of their own so each stays short.
 
-use futures::Stream;
+use futures::{FutureExt, Stream};
 
 use super::full_or_closed;
 use crate::channel::{Channel, Closed, Item, TrySendError};
@@ -82,5 +82,44 @@ impl Channel for Fibre {
     }
     fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
         receiver
+    }
+}
+
+/// `batch_channel::bounded`: one mutex over a queue, built to move many values a call; its
+/// `Receiver::recv_vec` is the batch receive.
+pub struct BatchChannel;
+
+impl Channel for BatchChannel {
+    const NAME: &'static str = "batch-channel";
+    type Sender<T: Item> = batch_channel::Sender<T>;
+    type Receiver<T: Item> = batch_channel::Receiver<T>;
+
+    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+        batch_channel::bounded(capacity)
+    }
+    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
+        sender.send(message).await.map_err(|_| Closed)
+    }
+    fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
+        // The crate has no `try_send`: its own send future polled once. It queues the message if
+        // a slot is free; otherwise it is dropped unfinished, which unlinks its waker and drops
+        // the message, so it never waits.
+        match sender.send(message).now_or_never() {
+            Some(Ok(())) => Ok(()),
+            Some(Err(_)) => Err(TrySendError::Closed),
+            None => Err(TrySendError::Full),
+        }
+    }
+    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
+        receiver.recv().await
+    }
+    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
+        // `recv_batch(limit)` into the caller's Vec: waits for one value, takes up to `limit` of
+        // those queued; leaves the Vec empty only once every sender is gone and it is drained.
+        receiver.recv_vec(limit, batch).await;
+        !batch.is_empty()
+    }
+    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
+        receiver.stream()
     }
 }
