@@ -88,7 +88,11 @@ fn drawn_payload_sizes_add_up_to_the_bytes_reported_and_repeat_with_the_seed() {
         assert_eq!(number(row, "payload_bytes"), (expected as f64 / 1001.0).round());
         assert!(number(row, "mb_per_s") > 0.0);
     }
-    let bytes = |rows: &[HashMap<String, String>]| rows.iter().map(|row| row["bytes"].clone()).collect::<Vec<_>>();
+    // Per cell (a round measured again when the machine was slow repeats its cell's bytes).
+    let bytes = |rows: &[HashMap<String, String>]| {
+        let cell = |row: &HashMap<String, String>| (row["runtime"].clone(), row["mode"].clone(), row["tasks"].clone());
+        rows.iter().map(|row| (cell(row), row["bytes"].clone())).collect::<std::collections::BTreeSet<_>>()
+    };
     assert_eq!(bytes(&rows), bytes(&run("7", "again.csv")));
     assert_ne!(bytes(&rows), bytes(&run("8", "seed8.csv")));
 }
@@ -161,8 +165,9 @@ fn each_merge_strategy_is_a_cell_of_its_own_and_delivers_everything() {
     );
     // 3 merges × 3 channels × 2 task counts × 2 runtimes, each in the first screening round and
     // in the second unless 2× behind its group's fastest (kanal's own stream corrupted the heap
-    // under stream-map: see `Kanal::stream`)
-    assert!(rows.len() > 36 && rows.len() <= 72, "{} rows", rows.len());
+    // under stream-map: see `Kanal::stream`), and again in a round the machine ran slow
+    let first_two = rows.iter().filter(|row| ["1", "2"].contains(&row["round"].as_str())).count();
+    assert!(first_two > 36 && first_two <= 72, "{first_two} rows in the two screening rounds");
     for merge in ["futures-buffered", "select-all", "stream-map"] {
         let cells: std::collections::HashSet<_> = rows
             .iter()

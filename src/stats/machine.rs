@@ -18,6 +18,10 @@ pub const SPREAD_Z: f64 = 4.0;
 /// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
 /// known.
 pub const FEWEST_ROUNDS: usize = 6;
+/// The fewest slow rounds in a row that make a stretch: the machine slowing for a while, not
+/// one round that other work on the host held up (the per-sample checks of
+/// `stats::disturbed` and the paired verdicts take care of those).
+pub const FEWEST_IN_A_STRETCH: usize = 3;
 
 /// The verdict on one kind of reading over a run.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,7 +36,8 @@ pub struct Judged {
     /// Every round read, in order, with its reading (the median of its samples').
     pub rounds: Vec<(u64, f64)>,
     /// The slow rounds in order, grouped into stretches: rounds that follow each other among
-    /// the rounds read (none read between them) are one stretch.
+    /// the rounds read (none read between them) are one stretch, and only a stretch of
+    /// [`FEWEST_IN_A_STRETCH`] rounds or more counts.
     pub stretches: Vec<Vec<u64>>,
 }
 
@@ -89,6 +94,7 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
         }
         previous_slow = slow;
     }
+    stretches.retain(|stretch| stretch.len() >= FEWEST_IN_A_STRETCH);
     Some(Judged { typical, limit, rounds, stretches })
 }
 
@@ -112,14 +118,16 @@ mod tests {
 
     #[test]
     fn two_stretches_are_found_with_their_typical_limit_and_factor() {
-        // 20 rounds at 101 ns (two samples, 100 and 102), rounds 4–6 and 15 at 250 (2.5×).
-        let base = |round: u64| if (4..=6).contains(&round) || round == 15 { 249.0 } else { 100.0 };
+        // 20 rounds at 101 ns (two samples, 100 and 102), rounds 4–6 and 14–16 at 250 (2.5×),
+        // round 10 alone: one slow round is no stretch.
+        let slow = |round: u64| (4..=6).contains(&round) || (14..=16).contains(&round) || round == 10;
+        let base = |round: u64| if slow(round) { 249.0 } else { 100.0 };
         let judged = judge(&run(20, base)).unwrap();
         assert_eq!(judged.typical, 101.0);
         assert_eq!(judged.limit, 101.0 * SLOW_FACTOR, "the readings agree: the factor's floor");
-        assert_eq!(judged.stretches, [vec![4, 5, 6], vec![15]]);
-        assert_eq!(judged.slow_rounds(), 4);
-        assert!(judged.is_slow(5) && !judged.is_slow(7));
+        assert_eq!(judged.stretches, [vec![4, 5, 6], vec![14, 15, 16]]);
+        assert_eq!(judged.slow_rounds(), 6);
+        assert!(judged.is_slow(5) && !judged.is_slow(7) && !judged.is_slow(10));
         assert_eq!(judged.factor(), Some(250.0 / 101.0));
     }
 
