@@ -4,9 +4,11 @@
 
 use super::doc::{Block, On, Section, Span};
 use crate::cli::DEFAULT_MESSAGES;
+use crate::plan::{Plan, Unkept};
 use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
 use crate::run::measure::RuntimeKind;
+use crate::run::workload::{MIN_TASK_SLOTS, thousands};
 
 /// The open bands, a line each, then the limits of the answer, a paragraph each; `None` when none
 /// is said.
@@ -17,6 +19,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
         vec![Span::Text(format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))]
     });
     let mut said: Vec<Vec<Span>> = oversubscribed.collect();
+    said.extend(analysis.unkept.iter().map(|unkept| vec![Span::Text(format!("note: {}", unkept_line(unkept)))]));
     if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
         said.push(vec![Span::Text(format!(
             "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
@@ -26,6 +29,45 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
     let open = (!open.is_empty()).then_some(Block::List(open));
     let blocks: Vec<Block> = open.into_iter().chain(said.into_iter().map(Block::Para)).collect();
     (!blocks.is_empty()).then_some(Section { id: "open", on: On::Page, heading: None, blocks })
+}
+
+/// What a plan says before its rounds, one line each ([`Plan::notes`], then what it cannot keep
+/// of what was asked, [`unkept_line`]).
+pub fn notes(plan: &Plan) -> Vec<String> {
+    plan.notes().into_iter().chain(plan.unkept().iter().map(unkept_line)).collect()
+}
+
+/// A request not kept, and what was measured instead: `--capacity 32 in merged-recv at 64
+/// tasks: measured at 16 slots a task's channel (its least), 1,024 slots in all, not 32 …`.
+pub fn unkept_line(unkept: &Unkept) -> String {
+    match unkept {
+        Unkept::Floor { capacity, held } => {
+            let tasks: Vec<String> = held.iter().map(|&(tasks, _)| tasks.to_string()).collect();
+            let all: Vec<String> = held.iter().map(|&(_, all)| thousands(&all.to_string())).collect();
+            format!(
+                "--capacity {asked} in merged-recv at {} tasks: measured at {MIN_TASK_SLOTS} slots a task's channel (the \
+                 least it gets), {} slots in all, not {asked}; --task-capacity N gives each task's channel N slots",
+                and_list(&tasks),
+                and_list(&all),
+                asked = thousands(&capacity.to_string()),
+            )
+        }
+        Unkept::Batch { batch, capacity, mode, slots } => format!(
+            "--batch {batch} at {capacity} in {}: measured with batches of at most {} messages, what its channels \
+             hold at once, not {batch}",
+            mode.name(),
+            thousands(&slots.to_string())
+        ),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [head @ .., last] => format!("{} and {last}", head.join(", ")),
+    }
 }
 
 /// An open band: `open: multi-thread (2 workers) cloned-send small: kanal† against crossfire†:
