@@ -106,15 +106,25 @@ fn line(open: &Open) -> Vec<Span> {
 pub fn max_time_line(open: &[Open], max_time: f64, counted: f64, cells: usize) -> Option<String> {
     let seconds: f64 = open.iter().map(|open| open.seconds).sum();
     let decidable = open.iter().filter(|open| open.needed != Needed::Beyond).count();
-    (decidable > 0 && seconds > 0.0).then(|| {
-        let needed = max_time + seconds / counted.max(1.0);
-        let needed = if needed >= 0.1 { format!("{needed:.2}") } else { format!("{needed:.4}") };
+    let needed =
+        (decidable > 0 && seconds > 0.0).then(|| larger_max_time(max_time, max_time + seconds / counted.max(1.0)));
+    needed.flatten().map(|needed| {
         format!(
             "duels: --max-time {needed} would likely decide the {decidable} open band(s) below that rounds can decide \
              here (the duels' time is --max-time × {})",
             duel_cells(counted, cells)
         )
     })
+}
+
+/// `needed` as a `--max-time` to give, rounded up (two decimals from 0.1 s, four below), so
+/// that what is written is at least what is needed; `None` unless that is more than `used`,
+/// the run's own: a suggestion the user has already followed is no suggestion.
+fn larger_max_time(used: f64, needed: f64) -> Option<String> {
+    let decimals = if needed >= 0.1 { 2 } else { 4 };
+    let scale = 10f64.powi(decimals);
+    let text = format!("{:.*}", decimals as usize, (needed * scale).ceil() / scale);
+    text.parse::<f64>().is_ok_and(|written| written > used).then_some(text)
 }
 
 /// What the duels' time is `--max-time` times: `cells` cells, or `counted` (`Plan::duel_cells`)
@@ -124,5 +134,21 @@ pub fn duel_cells(counted: f64, cells: usize) -> String {
         format!("{cells} cells")
     } else {
         format!("{counted:.0} cells ({cells} measured: a band of fewer task counts than the default's counts as many)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::larger_max_time;
+
+    #[test]
+    fn a_suggested_max_time_is_rounded_up_and_only_ever_larger_than_the_one_used() {
+        // 0.12 + 0.001 was written "0.12", the value the run had used.
+        assert_eq!(larger_max_time(0.12, 0.121).as_deref(), Some("0.13"));
+        assert_eq!(larger_max_time(0.12, 0.5).as_deref(), Some("0.50"));
+        assert_eq!(larger_max_time(0.008, 0.00801).as_deref(), Some("0.0081"));
+        assert_eq!(larger_max_time(0.0, 0.00001).as_deref(), Some("0.0001"));
+        assert_eq!(larger_max_time(0.12, 0.12), None, "the value used is no suggestion");
+        assert_eq!(larger_max_time(0.5, 0.3), None, "nor a smaller one");
     }
 }
