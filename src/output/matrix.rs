@@ -16,6 +16,7 @@ use crate::results::band::slot;
 use crate::results::careful::Careful;
 use crate::results::metadata::MachineId;
 use crate::results::recommend::Recommendation;
+use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::Call;
 
 /// A column of the matrix: the machine (when the file holds several), the worker count and the
@@ -136,11 +137,13 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     }
 }
 
-/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
-type Pairs = Vec<(String, String, Vec<f64>)>;
+/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found,
+/// each with the runtime of its band.
+type Pairs = Vec<(String, String, Vec<(f64, RuntimeKind)>)>;
 
 /// Where `axis` changes the pick, a line per place: `On 16 cores: kanal† 1.60×–2.04× behind
-/// crossfire† (2 bands); …`, each pair of channels with the range of its ratios.
+/// crossfire† (2 bands, multi-thread); …`, each pair of channels with the range of its ratios
+/// and the runtimes of its bands, so that no line is read as another runtime's.
 fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
     let mut places: Vec<(String, Pairs)> = Vec::new();
     for band in found {
@@ -150,7 +153,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
             let (other, pick) = (&change.other, &change.pick);
             let pair =
                 slot(pairs, |pair| (&pair.0, &pair.1) == (other, pick), || (other.clone(), pick.clone(), Vec::new()));
-            pair.2.push(change.verdict.mean.exp());
+            pair.2.push((change.verdict.mean.exp(), band.band.coord.runtime));
         }
     }
     places
@@ -159,10 +162,15 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
             let items: Vec<Vec<Span>> = pairs
                 .iter()
                 .map(|(other, pick, ratios)| {
-                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
                     let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
                     let by = if low == high { low } else { format!("{low}–{high}") };
                     let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
+                    let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
+                    let bands = match runtimes.as_slice() {
+                        [one] => format!("{bands}, {one}"),
+                        several => format!("{bands}: {}", several.join(" and ")),
+                    };
                     vec![
                         Span::channel(other, other),
                         Span::Text(format!(" {by} behind ")),
