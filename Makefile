@@ -16,11 +16,18 @@ BIN    := $(or $(CARGO_TARGET_DIR),target)/release/channel-bench
 
 .PHONY: bench plot answer readme-block test rust-test python-test lint
 
-# Plot whatever was recorded, even when some cells failed; the exit code is the sweep's.
+# Refuses first, before building, when a file named after OUT exists (OUT itself, or a file the
+# sweep or the plot writes beside it, such as X.md or X.png) and ARGS has no --force: exit 2,
+# nothing written. Then plots whatever was recorded, even when some cells failed, but not after
+# a usage error (exit 2: the binary refused and measured nothing); the exit code is the sweep's.
 bench:
+	@case " $(ARGS) " in *" --force "*) ;; *) for taken in $(basename $(OUT)).*; do \
+	  if [ -e "$$taken" ] || [ -L "$$taken" ]; then \
+	    echo "error: make bench: $$taken already exists (OUT=$(OUT) writes the files named $(basename $(OUT)).*): choose another OUT, or pass ARGS=\"... --force\" to replace them" >&2; \
+	    exit 2; fi; done;; esac
 	$(CARGO) build --release --locked
 	$(BIN) $(ARGS) --out $(OUT); status=$$?; \
-	  if [ -s $(OUT) ]; then $(MAKE) --no-print-directory plot CSV=$(OUT) || true; fi; exit $$status
+	  if [ $$status -ne 2 ] && [ -s $(OUT) ]; then $(MAKE) --no-print-directory plot CSV=$(OUT) || true; fi; exit $$status
 
 # The PNG beside CSV; when no venv can be made or pip cannot install, one line says what was
 # skipped and how to get it (the HTML report beside the CSV already has the plots).

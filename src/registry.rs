@@ -25,6 +25,10 @@ pub struct ChannelEntry {
     pub memory: Memory,
     /// The crate's known safety and liveness problems, shown wherever the channel is ranked.
     pub caveats: &'static [Caveat],
+    /// Whether the crate's issue tracker has been read for known problems ([`CAVEATS_CHECKED`]):
+    /// set by [`ChannelEntry::with_caveats`]; without it, no caveat means none looked for, and
+    /// the answer marks the channel with `‡`.
+    pub caveats_checked: bool,
     /// [`Channel::set_up`].
     pub set_up: fn(),
     /// [`Channel::SETUP`].
@@ -148,14 +152,16 @@ impl ChannelEntry {
             probe_capacity: channel::probe_capacity::<C>,
             memory: memory::memory::<C>,
             caveats: &[],
+            caveats_checked: false,
             set_up: C::set_up,
             setup: C::SETUP,
         }
     }
 
-    /// The same line with `caveats`.
+    /// The same line with `caveats`, all that reading its crate's issue tracker found (`&[]`
+    /// when it found none): [`ChannelEntry::caveats_checked`].
     pub const fn with_caveats(self, caveats: &'static [Caveat]) -> Self {
-        Self { caveats, ..self }
+        Self { caveats, caveats_checked: true, ..self }
     }
 
     /// The locked version of [`ChannelEntry::crate_name`] ([`locked_version`]), or the one the
@@ -185,10 +191,10 @@ impl ChannelEntry {
 
 /// Every channel, in the order the sweep runs them.
 pub const CHANNELS: &[ChannelEntry] = &[
-    ChannelEntry::of::<TokioMpsc>(),
-    ChannelEntry::of::<Flume>(),
-    ChannelEntry::of::<AsyncChannel>(),
-    ChannelEntry::of::<FuturesChannel>(),
+    ChannelEntry::of::<TokioMpsc>().with_caveats(&[]),
+    ChannelEntry::of::<Flume>().with_caveats(&[]),
+    ChannelEntry::of::<AsyncChannel>().with_caveats(&[]),
+    ChannelEntry::of::<FuturesChannel>().with_caveats(&[]),
     ChannelEntry::of::<Kanal>().with_caveats(&[Caveat {
         text: "its own stream (ReceiveStream) corrupts the heap when polled again while pending, as \
                buffer_unordered and StreamMap do; fixed on its main branch, not in a release; the adapter \
@@ -203,7 +209,7 @@ pub const CHANNELS: &[ChannelEntry] = &[
         versions: "=0.1.6",
         evidence: Evidence::ReportedUpstream,
     }]),
-    ChannelEntry::of::<Tachyonix>(),
+    ChannelEntry::of::<Tachyonix>().with_caveats(&[]),
     ChannelEntry::of::<Crossfire>().with_caveats(&[
         Caveat {
             text: "AsyncRx and MAsyncTx are Send whatever the item type (unsafe impl Send with no bound): safe \
@@ -221,7 +227,7 @@ pub const CHANNELS: &[ChannelEntry] = &[
             evidence: Evidence::ReportedUpstream,
         },
     ]),
-    ChannelEntry::of::<TokioRecvMany>(),
+    ChannelEntry::of::<TokioRecvMany>().with_caveats(&[]),
     ChannelEntry::of::<Loole>(),
     ChannelEntry::of::<Rapidfire>(),
     ChannelEntry::of::<Asyncband>(),
@@ -229,14 +235,15 @@ pub const CHANNELS: &[ChannelEntry] = &[
     ChannelEntry::of::<BatchChannel>(),
 ];
 
-/// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`).
+/// Channels that misbehave on purpose, for the harness's own tests (cargo feature `faults`):
+/// the harness's own code, with no tracker of their own to read.
 #[cfg(feature = "faults")]
 pub const FAULTY: &[ChannelEntry] = &[
-    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Hang>>(),
-    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Lossy>>(),
-    ChannelEntry::of::<crate::channel::faults::Reorder>(),
-    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Leaky>>(),
-    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Crash>>(),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Hang>>().with_caveats(&[]),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Lossy>>().with_caveats(&[]),
+    ChannelEntry::of::<crate::channel::faults::Reorder>().with_caveats(&[]),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Leaky>>().with_caveats(&[]),
+    ChannelEntry::of::<crate::channel::faults::Faulty<crate::channel::faults::Crash>>().with_caveats(&[]),
 ];
 /// Channels that misbehave on purpose: none in a normal build.
 #[cfg(not(feature = "faults"))]

@@ -33,7 +33,6 @@ use crate::results::coord::Coord;
 use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
-use crate::results::setting::Setting;
 use crate::run::measure::{Bound, Sample, Watchdog};
 use crate::run::rounds::{self, Isolation, Job};
 use crate::run::slow::Stretch;
@@ -353,14 +352,11 @@ fn record(
 /// the rows written (`file`: disturbed samples left out), and lists the failed cells in `outcome`.
 fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
-    // The capacity and a paced cell's phase are in the heading: each gets a section of its own.
-    // A section is the cells' Coord with the mode and every setting but the phase blanked, and
-    // their task count.
-    let section_of = |progress: &Progress| {
-        let coord = &progress.key.coord;
-        let setting = Setting { phase: coord.setting.phase, ..Setting::default() };
-        (Coord { mode: Mode::default(), setting, ..coord.clone() }, progress.key.tasks)
-    };
+    // The capacity and the setting (a paced cell's phase, the batch, the record…) are in the
+    // heading: each gets a section of its own. A section is the cells' Coord with the mode
+    // blanked, and their task count.
+    let section_of =
+        |progress: &Progress| (Coord { mode: Mode::default(), ..progress.key.coord.clone() }, progress.key.tasks);
     let mut shown: Vec<&Progress> = cells.iter().filter(|progress| !progress.samples.is_empty()).collect();
     let sections = first_seen(shown.iter().map(|progress| section_of(progress)));
     shown.sort_by_key(|progress| sections.iter().position(|section| *section == section_of(progress)));

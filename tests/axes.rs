@@ -58,8 +58,8 @@ fn a_pick_that_changes_with_the_batch_is_named_with_its_verdict() {
     assert!(
         console.contains("The pick changes with the batch; where it does, how far the other batch's pick is behind:")
     );
-    assert!(console.contains("  At a batch of 1: flume 2.00× behind kanal† (2 bands)\n"), "{console}");
-    assert!(console.contains("  At a batch of 64: kanal† 3.00× behind flume (2 bands)\n"), "{console}");
+    assert!(console.contains("  At a batch of 1: flume 2.00× behind kanal† (2 bands, multi-thread)\n"), "{console}");
+    assert!(console.contains("  At a batch of 64: kanal† 3.00× behind flume (2 bands, multi-thread)\n"), "{console}");
 }
 
 #[test]
@@ -69,8 +69,14 @@ fn a_pick_that_changes_with_the_record_size_is_named_with_its_verdict() {
     read_across(&json, "records");
     assert!(json.get("batches").is_none(), "one batch: {json}");
     assert_eq!(json["records"][0]["picks"][1]["record_bytes"], 1200, "{json}");
-    assert!(console.contains("  With 48-byte records by value: flume 2.00× behind kanal† (2 bands)\n"), "{console}");
-    assert!(console.contains("  With 1200-byte records by value: kanal† 3.00× behind flume (2 bands)\n"), "{console}");
+    assert!(
+        console.contains("  With 48-byte records by value: flume 2.00× behind kanal† (2 bands, multi-thread)\n"),
+        "{console}"
+    );
+    assert!(
+        console.contains("  With 1200-byte records by value: kanal† 3.00× behind flume (2 bands, multi-thread)\n"),
+        "{console}"
+    );
 }
 
 #[test]

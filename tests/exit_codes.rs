@@ -47,3 +47,16 @@ fn each_row_of_the_exit_code_table_is_what_the_binary_does() {
     assert_eq!(common::run(["summary", &twice]).0, Some(2));
     assert_eq!(common::run(["--no-such-flag"]).0, Some(2));
 }
+
+#[test]
+fn a_typo_of_a_flag_is_exit_2_naming_the_nearest_flag_on_one_line() {
+    for (typo, nearest) in [(["--runtime", "current-thread"], "'--runtimes'"), (["--channel", "kanal"], "'--channels'")]
+    {
+        let (code, stdout, stderr) = common::run(typo);
+        assert_eq!(code, Some(2), "{typo:?}: {stderr}");
+        assert!(stdout.is_empty(), "{typo:?} ran something: {stdout}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{typo:?}: {stderr}");
+        assert!(stderr.contains(&format!("unexpected argument '{}'", typo[0])), "{typo:?}: {stderr}");
+        assert!(stderr.contains(&format!("a similar argument exists: {nearest}")), "{typo:?}: {stderr}");
+    }
+}

@@ -66,8 +66,8 @@ fn each_machine_is_answered_and_a_pick_that_changes_is_named_with_its_verdict() 
     let heading = stdout.lines().find(|line| line.starts_with("multi-thread cloned-send ")).unwrap_or_default();
     assert!(heading.ends_with(" 2 cores, 64 slots   16 cores, 64 slots"), "{stdout}");
     assert!(stdout.contains("The pick changes with the machine in 2 of 2 multi-thread bands."), "{stdout}");
-    assert!(stdout.contains("  On 2 cores: flume 1.99× behind kanal† (2 bands)\n"), "{stdout}");
-    assert!(stdout.contains("  On 16 cores: kanal† 3.00× behind flume (2 bands)\n"), "{stdout}");
+    assert!(stdout.contains("  On 2 cores: flume 1.99× behind kanal† (2 bands, multi-thread)\n"), "{stdout}");
+    assert!(stdout.contains("  On 16 cores: kanal† 3.00× behind flume (2 bands, multi-thread)\n"), "{stdout}");
     // The page: each band's verdict on each machine.
     let out = dir.path().join("both.md");
     let (code, _, stderr) = run(["summary", &csvs, "--out", out.to_str().unwrap()]);

@@ -411,12 +411,14 @@ fn phase_and_send_lists_are_cells_of_one_sweep_with_pooled_latency() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    // Each phase's cells print under a heading that names that phase.
+    // Each phase's and send's cells print under a heading that names both.
     let stdout = String::from_utf8(output.stdout).unwrap();
     let headings: Vec<&str> = stdout.lines().filter(|line| line.starts_with("# ")).collect();
-    assert_eq!(headings.len(), 2, "{stdout}");
-    assert!(headings[0].contains(", in phase (aligned phase),"), "{stdout}");
-    assert!(headings[1].contains(", out of phase (random phase),"), "{stdout}");
+    assert_eq!(headings.len(), 4, "{stdout}");
+    assert!(headings[0].contains(", in phase (aligned phase), send wait,"), "{stdout}");
+    assert!(headings[1].contains(", in phase (aligned phase), send try,"), "{stdout}");
+    assert!(headings[2].contains(", out of phase (random phase), send wait,"), "{stdout}");
+    assert!(headings[3].contains(", out of phase (random phase), send try,"), "{stdout}");
     let (column, rows) = read_csv(&out);
     // The sweep visits its cells in a shuffled order: the set of cells is what the lists make.
     let mut cells: Vec<(String, String)> =
@@ -482,6 +484,6 @@ fn participants_n_measures_the_room_alone_and_dry_run_names_each_cells_phase() {
     let cells: Vec<&str> = stdout.lines().filter_map(|line| line.strip_prefix("  multi-thread")).collect();
     assert_eq!(cells.len(), 2, "one cell per phase at 300 tasks: {stdout}");
     assert!(cells.iter().all(|cell| cell.contains(" tasks=300 ")), "{stdout}");
-    assert_eq!(cells.iter().filter(|cell| cell.ends_with(" kanal (out of phase)")).count(), 1, "{stdout}");
-    assert_eq!(cells.iter().filter(|cell| cell.ends_with(" kanal (in phase)")).count(), 1, "{stdout}");
+    assert_eq!(cells.iter().filter(|cell| cell.ends_with(" kanal (out of phase, send try)")).count(), 1, "{stdout}");
+    assert_eq!(cells.iter().filter(|cell| cell.ends_with(" kanal (in phase, send try)")).count(), 1, "{stdout}");
 }

@@ -64,7 +64,7 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
         plan.samples, plan.warmup
     ));
     print_line(&estimate::wall_time_line(plan));
-    for line in plan.notes() {
+    for line in open::notes(plan) {
         print_line(&format!("note: {line}"));
     }
     if let Some((cell, peak)) = estimate::largest_cell(plan) {

@@ -120,10 +120,14 @@ fn run(
     }
 }
 
-/// clap's message up to its first blank line, on one line, without its `error: ` prefix.
+/// clap's message up to its first blank line, then its tips (`tip: a similar argument exists:
+/// '--runtimes'`, clap's suggestion of the nearest flag or value), on one line, without its
+/// `error: ` prefix.
 fn first_paragraph(rendered: &str) -> String {
     let lines: Vec<&str> = rendered.lines().map(str::trim).take_while(|line| !line.is_empty()).collect();
-    lines.join(" ").trim_start_matches("error: ").to_owned()
+    let tips = rendered.lines().map(str::trim).skip(lines.len()).filter(|line| line.starts_with("tip: "));
+    let said = lines.join(" ").trim_start_matches("error: ").to_owned();
+    tips.fold(said, |said, tip| format!("{said}; {tip}"))
 }
 
 /// Loads a CSV given on the command line: a bad file is a usage error (exit 2); a partial

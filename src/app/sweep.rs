@@ -110,7 +110,7 @@ pub(super) fn measure(
             .with_context(|| format!("cannot install the handler of {}", signal_name(signal)))?;
     }
     let cells = plan.cells().len();
-    for line in plan.notes() {
+    for line in output::open::notes(plan) {
         print_line(&format!("note: {line}"));
     }
     let expected = estimate::wall_time(plan).total();

@@ -9,9 +9,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::format;
 use crate::plan::Cell;
+use crate::results::setting::Setting;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
-use crate::run::workload::{Mode, RecordBytes, Workload};
+use crate::run::workload::{Mode, RecordBytes, SendMode, Workload};
 use crate::stats::{self, Cluster, Summary};
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
@@ -83,14 +84,16 @@ impl Console {
         self.print(line);
     }
 
-    /// The heading of a (runtime, tasks) section: the tasks, what each sends (a paced run's
-    /// rate: `8 tasks × 5 messages every 20ms for 1s`), and the capacity, shared in
-    /// cloned-send and split among the tasks in merged-recv.
+    /// The heading of a (runtime, tasks, setting) section: the tasks, what each sends (a paced
+    /// run's rate: `8 tasks × 5 messages every 20ms for 1s`), what else sets its cells apart
+    /// (`Setting::apart`: the send, batch, work per batch, record), and the capacity, shared
+    /// in cloned-send and split among the tasks in merged-recv.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
         let threads = match runtime {
             RuntimeKind::MultiThread => format!(" ({})", format::workers(workers as u64)),
             RuntimeKind::CurrentThread => String::new(),
         };
+        let setting = Setting::of_workload(workload);
         let load = match workload.pace {
             Some(pace) => format!(
                 "{} tasks × {}, {} ({} phase), send {}",
@@ -107,6 +110,10 @@ impl Console {
                 format!("messages per task: {per_task}")
             }
         };
+        // What else sets the section's cells apart (the send, said above for a paced run).
+        let send = if workload.pace.is_some() { SendMode::Wait } else { workload.send };
+        let apart = Setting { send, ..setting }.apart();
+        let load = if apart.is_empty() { load } else { format!("{load}, {apart}") };
         self.print(format!(
             "\n# {}{threads}, tasks: {}, {load}, capacity: {} ({} a task's channel in merged-recv)",
             runtime.name(),

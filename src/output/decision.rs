@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::doc::{Block, Form, Format, On, Section, Span, fitted, line};
+use super::doc::{Block, Form, Format, Mark, On, Section, Span, fitted, line};
 use super::format::{NOT_RESOLVED, duration, percent, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE};
@@ -142,7 +142,8 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     }
     lines.extend(avoid_line(decision));
     if !decision.tied.is_empty() {
-        let marked = |seat: &Seat| vec![Span::Channel(seat.channel.clone(), seat.known_problem)];
+        let marked =
+            |seat: &Seat| vec![Span::Channel(seat.channel.clone(), Mark::of(&seat.channel, seat.known_problem))];
         let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
         let within = "not told apart from the pick (tokio-mpsc first, then table order): ";
         let mut tie = vec![Span::text(within)];
@@ -189,7 +190,7 @@ fn avoid_line(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
         .avoid
         .iter()
         .map(|(channel, why)| match why {
-            Avoid::KnownProblem => vec![Span::Channel(channel.clone(), true)],
+            Avoid::KnownProblem => vec![Span::Channel(channel.clone(), Mark::KnownProblem)],
             _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
         })
         .collect();

@@ -11,6 +11,33 @@ use crate::results::band::first_seen;
 /// Follows the name of a ranked channel whose crate has caveats.
 pub const MARK: &str = "†";
 
+/// Follows the name of a channel whose crate's issue tracker has not been read for known
+/// problems (`registry::ChannelEntry::caveats_checked`): no caveat means none looked for.
+pub const UNREAD: &str = "‡";
+
+/// What follows a channel's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Nothing: no known problem, its crate's tracker read (or a channel the binary does not know).
+    None,
+    /// [`MARK`]: its crate has a known problem.
+    KnownProblem,
+    /// [`UNREAD`]: no known problem recorded, its crate's tracker not read.
+    Unread,
+}
+
+impl Mark {
+    /// The mark of the channel named `channel` (as in `--list-channels`): [`Mark::KnownProblem`]
+    /// when `known_problem`, else [`Mark::Unread`] when its crate's tracker has not been read.
+    pub fn of(channel: &str, known_problem: bool) -> Mark {
+        match registry::find(channel) {
+            _ if known_problem => Mark::KnownProblem,
+            Some(entry) if !entry.caveats_checked => Mark::Unread,
+            _ => Mark::None,
+        }
+    }
+}
+
 /// The caveats of the channel named `channel` (as in `--list-channels`): its registry
 /// entry's, none for a channel the binary does not know.
 pub fn caveats_of(channel: &str) -> &'static [Caveat] {
@@ -49,8 +76,8 @@ pub enum Span {
     Code(String),
     /// A link (label, address): `<address>` on the console, `(label)` linked in Markdown and HTML.
     Link(String, &'static str),
-    /// A channel, followed by [`MARK`] when its crate has a known problem.
-    Channel(String, bool),
+    /// A channel, followed by its [`Mark`].
+    Channel(String, Mark),
 }
 
 impl Span {
@@ -59,9 +86,10 @@ impl Span {
         Span::Text(text.into())
     }
 
-    /// Channel `channel` as `label` names it, marked when its crate has a known problem.
+    /// Channel `channel` as `label` names it, marked when its crate has a known problem or its
+    /// crate's tracker has not been read ([`Mark::of`]).
     pub fn channel(label: impl Into<String>, channel: &str) -> Span {
-        Span::Channel(label.into(), !caveats_of(channel).is_empty())
+        Span::Channel(label.into(), Mark::of(channel, !caveats_of(channel).is_empty()))
     }
 
     /// The span as `format` writes it.
@@ -78,9 +106,18 @@ impl Span {
             (Span::Link(label, link), Format::Markdown) => format!("([{label}]({link}))"),
             (Span::Link(label, link), Format::Html) => format!("(<a href=\"{}\">{}</a>)", escape(link), escape(label)),
             (Span::Link(_, link), _) => text(&format!("<{link}>")),
-            (Span::Channel(name, marked), _) if !marked => text(name),
-            (Span::Channel(name, _), _) if escaped => format!("{}<span class=\"mark\">{MARK}</span>", escape(name)),
-            (Span::Channel(name, _), _) => format!("{name}{MARK}"),
+            (Span::Channel(name, mark), _) => {
+                let mark = match mark {
+                    Mark::None => return text(name),
+                    Mark::KnownProblem => MARK,
+                    Mark::Unread => UNREAD,
+                };
+                if escaped {
+                    format!("{}<span class=\"mark\">{mark}</span>", escape(name))
+                } else {
+                    format!("{name}{mark}")
+                }
+            }
         }
     }
 }

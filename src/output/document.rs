@@ -4,8 +4,8 @@
 //! versions, the known problems), rendered by [`Document::render`] as the console's text, the
 //! summary's Markdown, the README's short answer and the report's page.
 
-use super::doc::{Block, Document, Form, On, Section, Span, prose};
-use super::summary::{caveat_items, caveated, caveated_of, versions_line};
+use super::doc::{Block, Document, Form, Mark, On, Section, Span, UNREAD, prose};
+use super::summary::{caveat_items, caveated, caveated_of, ranked_names, unread_item, unread_of, versions_line};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
 use crate::results::band::first_seen;
@@ -49,7 +49,9 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
 /// The console's one line after the answer: where the method, the verdicts and the caveats are
 /// (the `.md` and `.html` beside a CSV), the channels with caveats named with their mark.
 fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
-    let marked: Vec<String> = names(analysis).iter().map(|name| format!("{name}{}", super::doc::MARK)).collect();
+    let caveated = names(analysis).into_iter().map(|name| format!("{name}{}", super::doc::MARK));
+    let marked: Vec<String> =
+        caveated.chain(unread(analysis).into_iter().map(|name| format!("{name}{UNREAD}"))).collect();
     let caveats = if marked.is_empty() { String::new() } else { format!(" ({})", marked.join(", ")) };
     let pages = match csv_name.strip_suffix(".csv") {
         Some(stem) => format!("{stem}.md and {stem}.html"),
@@ -99,10 +101,20 @@ fn names(analysis: &Analysis) -> Vec<&'static str> {
     first_seen(caveated(&analysis.bands).into_iter().chain(caveated_of(paced)))
 }
 
+/// The channels the document names whose crate's tracker has not been read ([`Mark::Unread`]),
+/// each once.
+fn unread(analysis: &Analysis) -> Vec<&'static str> {
+    let paced = analysis.paced.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str());
+    unread_of(ranked_names(&analysis.bands).chain(paced))
+}
+
 /// The known problems of every channel the document names, a line each with its link: in full,
-/// on the page, with how it is known; short, its first clause. `None` when none has one.
+/// on the page, with how it is known; short, its first clause; then the channels named whose
+/// crate's tracker has not been read, with what their mark means. `None` when none is named.
 fn caveats(analysis: &Analysis, form: Form) -> Option<Section> {
-    let items = caveat_items(names(analysis), form);
+    let mut items = caveat_items(names(analysis), form);
+    let mark = if items.is_empty() { Mark::Unread } else { Mark::KnownProblem };
+    items.extend(unread_item(&unread(analysis)));
     let on = if form == Form::Full { On::Page } else { On::Everywhere };
     (!items.is_empty()).then(|| Section {
         id: "caveats",
@@ -110,7 +122,7 @@ fn caveats(analysis: &Analysis, form: Form) -> Option<Section> {
         heading: None,
         blocks: vec![
             Block::Para(vec![
-                Span::Channel(String::new(), true), // the mark alone
+                Span::Channel(String::new(), mark), // the mark alone
                 Span::Text(format!(
                     " Known problems of the marked crates (issue trackers searched {CAVEATS_CHECKED}):"
                 )),

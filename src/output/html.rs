@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Form, Format, Span, line};
+use super::doc::{Form, Format, Mark, Span, line};
 use super::format::{self, escape, number};
 use super::summary::{caveat_items, caveated_of};
 use super::svg;
@@ -163,7 +163,7 @@ fn caveat_list(out: &mut String, cells: &CellsFile) {
     let items: Vec<String> =
         caveat_items(names, Form::Full).iter().map(|item| format!("<li>{}</li>", line(item, Format::Html))).collect();
     if !items.is_empty() {
-        let mark = Span::Channel(String::new(), true).render(Format::Html);
+        let mark = Span::Channel(String::new(), Mark::KnownProblem).render(Format::Html);
         let _ = writeln!(out, "<p class=\"note\">{mark} Known problems of the crates marked in this table:</p>");
         let _ = writeln!(out, "<ul>\n{}\n</ul>", items.join("\n"));
     }

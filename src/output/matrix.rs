@@ -156,15 +156,17 @@ fn place(band: &Across, at: &At, cores: bool) -> String {
     }
 }
 
-/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found.
-type Pairs<'a> = Vec<(&'a Entry, &'a Entry, Vec<f64>)>;
+/// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found,
+/// each with the runtime of its band.
+type Pairs<'a> = Vec<(&'a Entry, &'a Entry, Vec<(f64, RuntimeKind)>)>;
 
 /// Where a change was found: the place on its axis, and the band's machine when the axis is
 /// not the machine and reports name it.
 type Place = (At, Option<MachineId>);
 
 /// Where `axis` changes the pick, a line per place: `On 16 cores: kanal† 1.60×–2.04× behind
-/// crossfire† (2 bands); …`, each pair of channels with the range of its ratios.
+/// crossfire† (2 bands, multi-thread); …`, each pair of channels with the range of its ratios
+/// and the runtimes of its bands, so that no line is read as another runtime's.
 fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
     let mut places: Vec<(Place, String, Pairs)> = Vec::new();
     for band in found {
@@ -176,7 +178,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
             let ids = (change.other.id(), change.pick.id());
             let pair =
                 slot(pairs, |pair| (pair.0.id(), pair.1.id()) == ids, || (&change.other, &change.pick, Vec::new()));
-            pair.2.push(change.verdict.mean.exp());
+            pair.2.push((change.verdict.mean.exp(), band.band.coord.runtime));
         }
     }
     places
@@ -186,10 +188,15 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
                 .iter()
                 .map(|(other, pick, ratios)| {
                     let (other, pick) = (&other.label(), &pick.label());
-                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &r| (l.min(r), h.max(r)));
+                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
                     let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
                     let by = if low == high { low } else { format!("{low}–{high}") };
                     let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
+                    let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
+                    let bands = match runtimes.as_slice() {
+                        [one] => format!("{bands}, {one}"),
+                        several => format!("{bands}: {}", several.join(" and ")),
+                    };
                     vec![
                         Span::channel(other, other),
                         Span::Text(format!(" {by} behind ")),

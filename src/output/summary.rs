@@ -3,7 +3,7 @@
 //! ([`super::doc`]). A ranked channel whose crate has caveats in the registry is marked with
 //! [`MARK`]; the document lists the caveats after the answer.
 
-use super::doc::{Block, Form, MARK, On, Section, Span, Table, prose};
+use super::doc::{Block, Form, MARK, Mark, On, Section, Span, Table, prose};
 use super::format::{self, duration, number};
 use crate::registry::{self, Caveat};
 use crate::results::analysis::Analysis;
@@ -20,11 +20,37 @@ pub(super) fn named<E>(entry: &Entry<E>) -> Span {
     Span::channel(entry.label(), &entry.channel)
 }
 
-/// The channels with caveats that the summary of `bands` names (leaders and next of every
-/// ranking), without ` via MERGE`, in the order they are first named.
+/// The channels with caveats that the summary of `bands` names ([`ranked_names`]), in the order
+/// they are first named.
 pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
+    caveated_of(ranked_names(bands))
+}
+
+/// The channels the summary of `bands` names (leaders and next of every ranking), without
+/// ` via MERGE`, in order, repeats included.
+pub fn ranked_names(bands: &[Recommendation]) -> impl Iterator<Item = &str> {
     let rankings = bands.iter().flat_map(|band| [&band.speed, &band.cpu, &band.p99]);
-    caveated_of(rankings.flat_map(|ranking| ranking.leaders().iter().chain(ranking.next())).map(|e| e.channel.as_str()))
+    rankings.flat_map(|ranking| ranking.leaders().iter().chain(ranking.next())).map(|e| e.channel.as_str())
+}
+
+/// The channels among `channels` marked [`Mark::Unread`] (no caveat, their crate's issue
+/// tracker not read), each once, in the order first named.
+pub fn unread_of<'a>(channels: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let unread = channels.into_iter().filter_map(registry::find);
+    first_seen(unread.filter(|known| Mark::of(known.name, !known.caveats.is_empty()) == Mark::Unread).map(|k| k.name))
+}
+
+/// The list item that says what [`Mark::Unread`] means, naming `names` with it: `fibre‡, loole‡:
+/// …`; `None` without any.
+pub fn unread_item(names: &[&str]) -> Option<Vec<Span>> {
+    let marked: Vec<Vec<Span>> = names.iter().map(|&name| vec![Span::Channel(name.to_owned(), Mark::Unread)]).collect();
+    (!marked.is_empty()).then(|| {
+        let mut item = vec![Span::Strong(marked.join(&Span::text(", ")))];
+        item.push(Span::text(
+            ": no known problem recorded, but none looked for: their crates' issue trackers have not been read",
+        ));
+        item
+    })
 }
 
 /// The channels with caveats among `channels`, each once, in the order first named.
@@ -42,7 +68,7 @@ pub fn caveat_items(names: Vec<&'static str>, form: Form) -> Vec<Vec<Span>> {
 /// One caveat of channel `name` as a list item, the channel set apart: in full `kanal† (=0.1.1):
 /// text <link>; evidence`; short, the text up to its first `;` and the link.
 fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
-    let mut item = vec![Span::Strong(vec![Span::Channel(name.to_owned(), true)])];
+    let mut item = vec![Span::Strong(vec![Span::Channel(name.to_owned(), Mark::KnownProblem)])];
     let text = match form {
         Form::Full => caveat.text,
         Form::Short => caveat.text.split(';').next().unwrap_or(caveat.text),

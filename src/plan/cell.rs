@@ -2,6 +2,7 @@
 //! run it.
 
 use crate::registry::ChannelEntry;
+use crate::results::setting::Setting;
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Merge, Mode, Workload};
 
@@ -19,16 +20,20 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), and for a paced cell
-    /// its phase (` (in phase)`), for progress, failure lists and `--dry-run`.
+    /// `runtime tasks=T mode channel` (`multi-thread workers=W tasks=T …`), then for a paced
+    /// cell its phase and what else sets it apart ([`Setting::apart`]): ` (in phase, send try)`,
+    /// ` (batch 256, 256-byte records by value)`; for progress, failure lists and `--dry-run`.
     pub fn label(&self) -> String {
         let workers = match self.runtime {
             RuntimeKind::MultiThread => format!(" workers={}", self.workers),
             RuntimeKind::CurrentThread => String::new(),
         };
         let (tasks, mode, capacity) = (self.workload.tasks, self.workload.mode.name(), self.workload.capacity_held());
-        let phase = self.workload.pace.map_or(String::new(), |pace| format!(" ({})", pace.phase.words()));
-        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}{phase}", self.runtime.name(), self.name())
+        let phase = self.workload.pace.map(|pace| pace.phase.words().to_owned());
+        let apart = Some(Setting::of_workload(&self.workload).apart()).filter(|apart| !apart.is_empty());
+        let apart: Vec<String> = phase.into_iter().chain(apart).collect();
+        let apart = if apart.is_empty() { String::new() } else { format!(" ({})", apart.join(", ")) };
+        format!("{}{workers} tasks={tasks} {mode} at {capacity} {}{apart}", self.runtime.name(), self.name())
     }
 
     /// The channel's name, with the merge strategy when merged-recv uses another than the default.

@@ -17,8 +17,10 @@ use crate::run::workload::{Merge, Mode, Pace, Phase, RecordBytes, SendMode, Work
 
 mod cell;
 pub mod estimate;
+pub mod unkept;
 
 pub use cell::Cell;
+pub use unkept::Unkept;
 
 /// `--workers 32 on 2 cores: …`: what the answer of a run with more workers than cores measures.
 pub fn oversubscribed(workers: &str, cores: usize) -> String {
@@ -110,6 +112,13 @@ impl Plan {
             self.workers.iter().filter(|&&workers| workers > cores).map(|w| w.to_string()).collect();
         let oversubscription = (measured && !above.is_empty()).then(|| oversubscribed(&above.join(","), cores));
         oversubscription.into_iter().chain(self.unread_payload()).collect()
+    }
+
+    /// The requests this plan's cells cannot keep as asked, and what they measure instead
+    /// ([`unkept::unkept`]).
+    pub fn unkept(&self) -> Vec<Unkept> {
+        let workloads = self.tasks.iter().flat_map(|&tasks| self.workloads(tasks));
+        unkept::unkept(workloads.map(|workload| unkept::Shape::of(&workload)))
     }
 
     /// One line when `--payload` is not the default and no `--sink` reads the payloads: a

@@ -25,6 +25,7 @@ use super::paced::{self, PacedBand};
 use super::recommend::{self, Recommendation};
 pub use super::recommend::{Entry, Ranking};
 use super::versions::{self, Versions};
+use crate::plan::unkept::{self, Shape, Unkept};
 use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::Verdict;
 
@@ -65,6 +66,9 @@ pub struct Analysis {
     pub messages: Vec<u64>,
     /// How noisy the host was, as the run measured it.
     pub host: HostNoise,
+    /// The requests the file's cells did not keep as asked (merged-recv at its floor of slots,
+    /// a batch above the slots), with what they measured instead.
+    pub unkept: Vec<Unkept>,
 }
 
 impl Analysis {
@@ -89,6 +93,7 @@ impl Analysis {
             across: Acrosses::of(&bands),
             messages: messages(file),
             host: HostNoise::of(file, &noise, &bands),
+            unkept: unkept(file),
             bands,
         }
     }
@@ -165,4 +170,14 @@ fn oversubscribed(file: &ResultsFile, cores: usize) -> Vec<(u64, usize)> {
         multi.map(|key| (key.coord.workers, if key.coord.machine.cores > 0 { key.coord.machine.cores } else { cores }));
     let above: BTreeSet<(u64, usize)> = on.filter(|&(workers, cores)| cores > 0 && workers > cores as u64).collect();
     above.into_iter().collect()
+}
+
+/// What `file`'s cells did not keep of what was asked (`plan::unkept`).
+fn unkept(file: &ResultsFile) -> Vec<Unkept> {
+    unkept::unkept(file.order.iter().map(|key| Shape {
+        mode: key.coord.mode,
+        capacity: key.coord.capacity,
+        tasks: key.tasks,
+        batch: key.coord.setting.batch.unwrap_or(1),
+    }))
 }

@@ -109,6 +109,15 @@ impl Setting {
         self.words(true).join(", ")
     }
 
+    /// What sets a cell apart beside its payload, pace and phase, in words: `send try, batch
+    /// 256, work 2us a batch, 256-byte records by value` (the axes a run sweeps beside those, and
+    /// the receiver's work); empty when none is set. The cells' labels and the console's
+    /// headings name it.
+    pub fn apart(&self) -> String {
+        let Setting { send, batch, work_per_batch_ns, record_bytes, .. } = *self;
+        Setting { send, batch, work_per_batch_ns, record_bytes, ..Setting::default() }.to_string()
+    }
+
     fn words(&self, phase_either_way: bool) -> Vec<String> {
         let mut parts = Vec::new();
         if let Some(payload) = &self.payload {
@@ -229,5 +238,8 @@ mod tests {
         assert_eq!(batched.to_string(), "send try, batch 64");
         let working = Setting { work_per_batch_ns: Some(20_000), ..batched };
         assert_eq!(working.to_string(), "send try, batch 64, work 20us a batch");
+        let paced = Setting { pace_ns: Some(20_000_000), latency: true, record_bytes: Some(256), ..working };
+        assert_eq!(paced.apart(), "send try, batch 64, work 20us a batch, 256-byte records by value");
+        assert_eq!(Setting { latency: true, ..Setting::default() }.apart(), "");
     }
 }

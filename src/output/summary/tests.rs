@@ -189,3 +189,24 @@ fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
     assert!(!text.contains("tokio-mpsc†") && caveats_of("tokio-mpsc").is_empty());
     assert_eq!(caveated(&bands), ["kanal"]);
 }
+
+#[test]
+fn a_channel_whose_tracker_was_not_read_is_marked_and_the_caveats_say_what_the_mark_means() {
+    let steady = [100.0, 100.5, 99.5, 100.2, 99.8];
+    // kanal first, with a known problem; fibre the fastest with none, its tracker not read.
+    let cells: &[(&str, u64, &[f64], usize)] =
+        &[("kanal", 1, &steady, 0), ("fibre", 1, &[200.0; 5], 0), ("tokio-mpsc", 1, &[400.0; 5], 0)];
+    let bands = recommend(&hand_made(cells));
+    let (markdown, short) = (markdown("x.csv", &analysis(&bands)), short_markdown("x.csv", &analysis(&bands)));
+    let meaning = "**fibre‡**: no known problem recorded, but none looked for: their crates' issue trackers have not \
+                   been read";
+    for page in [&markdown, &short] {
+        let careful = page.lines().any(|row| row.starts_with("| multi-thread") && row.contains("(fibre‡)"));
+        assert!(careful, "the careful pick is marked: {page}");
+        assert!(page.contains(meaning), "{page}");
+        assert!(!page.contains("kanal‡") && !page.contains("tokio-mpsc‡") && !page.contains("fibre†"), "{page}");
+    }
+    let text = console(&analysis(&bands));
+    assert!(text.contains("caveats (kanal†, fibre‡): x.md"), "{text}");
+    assert_eq!(unread_of(["tokio-mpsc", "fibre", "kanal", "loole", "fibre", "mine"]), ["fibre", "loole"]);
+}
