@@ -71,6 +71,7 @@ fn every_message_once_and_in_order_at_512_tasks_100_runs() {
                             workload,
                             warmups: 0,
                             bound: None,
+                            slowed: 0.0,
                         };
                         let sample = guarded_sample(&job, &watchdog).unwrap().expect("not interrupted");
                         samples += 1;
