@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn the_slow_rounds_of_each_runtime_are_left_out_and_said_with_their_cells_measured_again() {
-        // Two multi-thread channels in rounds 1–8; the machine's handoff 3× in the `slow` rounds,
+        // Two multi-thread channels in rounds 1–8; the machine's handoff 3× in the `slow` rounds (a
+        // stretch: three in a row),
         // where both ran twice as slow.
         let multi = |slow_rounds: std::ops::RangeInclusive<u64>| {
             let mut rows = Vec::new();
@@ -166,7 +167,7 @@ mod tests {
             }
             rows
         };
-        let mut rows = multi(3..=4);
+        let mut rows = multi(3..=5);
         // A current-thread channel in rounds 9–14: the handoff slow in round 10, its loop not.
         for round in 9..=14 {
             let handoff = if round == 10 { 300.0 } else { 100.0 };
@@ -180,10 +181,10 @@ mod tests {
                 handoff_ns: Some(100.0),
                 loop_ns: Some(1.0),
                 rounds: 14,
-                slow_rounds: vec![3, 4],
+                slow_rounds: vec![3, 4, 5],
                 stretches: 1,
                 slower: Some(2.0),
-                samples: 4,
+                samples: 6,
                 cells: 2,
                 measured_again: 2,
                 slow_now: false,
@@ -193,7 +194,7 @@ mod tests {
         let a = cell("a");
         assert_eq!(
             (a.ok.len(), a.disturbed.clone(), a.disturbed_why.clone()),
-            (6, vec![100.0; 2], vec![Why::MachineSlow; 2])
+            (5, vec![100.0; 3], vec![Why::MachineSlow; 3])
         );
         assert_eq!(cell("c").ok.len(), 6, "a current-thread round is judged by its loop");
         // A file without readings judges nothing.
@@ -201,8 +202,8 @@ mod tests {
             rows.iter().map(|r| Record { machine_handoff_ns: None, machine_loop_ns: None, ..r.clone() }).collect();
         assert_eq!(of_rows(&bare).machine, None);
         // Stopped in its slow stretch: the machine is slow now, and nothing was measured again.
-        let cut = of_rows(&multi(7..=8)).machine.unwrap();
+        let cut = of_rows(&multi(6..=8)).machine.unwrap();
         assert!(cut.slow_now, "{cut:?}");
-        assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![7, 8], 2, 0));
+        assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
     }
 }
