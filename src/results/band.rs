@@ -9,6 +9,7 @@ use super::coord::Coord;
 use super::figures::{CellFigures, Table};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::metadata::MachineId;
+pub use super::order::{first_seen, slot};
 use super::setting::Setting;
 use crate::run::workload::{Capacity, Merge};
 
@@ -195,25 +196,4 @@ pub fn groups<'a>(file: &'a ResultsFile, table: &'a Table, keep: impl Fn(&CellKe
         group.bands = bands.map(|tasks| (TaskBand::of(tasks[0]), tasks.to_vec())).collect();
     }
     grouped
-}
-
-/// The item of `list` that `found` finds, pushed first as `new` makes it when none does: each
-/// group of items once, in the order the first of each appears.
-pub fn slot<T>(list: &mut Vec<T>, found: impl Fn(&T) -> bool, new: impl FnOnce() -> T) -> &mut T {
-    let at = list.iter().position(found).unwrap_or_else(|| {
-        list.push(new());
-        list.len() - 1
-    });
-    &mut list[at]
-}
-
-/// `items` each once, in the order first seen.
-pub fn first_seen<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
-    let mut seen = Vec::new();
-    for item in items {
-        if !seen.contains(&item) {
-            seen.push(item);
-        }
-    }
-    seen
 }

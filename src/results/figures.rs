@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::column::{Column, Columns};
 use super::load::{CellKey, CellSamples, ResultsFile};
 use super::noise::Metric;
-use super::paced::{self, PacedCell};
+use super::paced::cell::{self as paced, PacedCell};
 use crate::stats;
 
 /// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,

@@ -24,6 +24,7 @@ pub mod load;
 pub mod memory;
 pub mod metadata;
 pub mod noise;
+pub mod order;
 pub mod paced;
 pub mod pool;
 pub mod ranking;

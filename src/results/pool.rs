@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::band::slot;
 use super::coord::Coord;
 use super::load::CellKey;
 use super::load::{CellSamples, PacedSample, ResultsFile, WorkloadKey, sweep_order};
 use super::metadata::{MachineId, Metadata};
+use super::order::slot;
 use crate::stats::{self, CONFIDENCE, Summary, pool as pooled};
 
 /// One run: the CSV's name as given, its cells, and the machine description beside it.

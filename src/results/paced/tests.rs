@@ -1,7 +1,9 @@
+use super::cell::range;
 use super::*;
+use crate::results::load::PacedSample;
 use crate::results::load::hand_made_key;
 use crate::results::setting::{Setting, room_setting};
-use crate::run::latency::empty_histogram;
+use crate::run::latency::{Latency, empty_histogram};
 use crate::run::workload::Phase;
 use crate::stats::verdict::Call;
 
