@@ -28,8 +28,10 @@ use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
+use crate::results::analysis::Standing;
 use crate::results::band::first_seen;
 use crate::results::coord::Coord;
+use crate::results::figures::Table;
 use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
@@ -38,7 +40,6 @@ use crate::run::rounds::{self, Isolation, Job};
 use crate::run::slow::Stretch;
 use crate::run::verify::Status;
 use crate::run::workload::Mode;
-use crate::stats;
 
 mod again;
 mod choose;
@@ -174,6 +175,11 @@ pub fn run(
             visiting.extend(again::measure_again(&cells, &rows, &mut replaced));
         }
         if visiting.is_empty() || spent(&mut dueling, &rows) {
+            if let (true, Some(clock)) = (visiting.is_empty(), &dueling) {
+                let (left, bound) = clock.left();
+                let file = of_rows(&rows);
+                console.duels_stopped((left, bound), Standing::of(&file).out_of_reach(&file, left).len());
+            }
             break;
         }
         visiting.shuffle(&mut generator);
@@ -352,6 +358,7 @@ fn record(
 /// the rows written (`file`: disturbed samples left out), and lists the failed cells in `outcome`.
 fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
+    let table = Table::of(file);
     // The capacity and the setting (a paced cell's phase, the batch, the record…) are in the
     // heading: each gets a section of its own. A section is the cells' Coord with the mode
     // blanked, and their task count.
@@ -367,8 +374,10 @@ fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &m
             section = Some(section_of(progress));
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
-        let (ok, disturbed) = file.cells.get(&progress.key).map_or((&[][..], 0), |c| (&c.ok[..], c.disturbed.len()));
-        console.cell(cell, (stats::summarize(ok).as_ref(), disturbed), &stats::clusters(ok), &progress.samples);
+        let disturbed = file.cells.get(&progress.key).map_or(0, |c| c.disturbed.len());
+        let figures =
+            file.cells.contains_key(&progress.key).then(|| table.cell(&progress.key).speed.as_ref()).flatten();
+        console.cell(cell, (figures, disturbed), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();
         if let Some(reason) = cell.refusal() {

@@ -9,11 +9,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::format;
 use crate::plan::Cell;
+use crate::results::figures::Figures;
 use crate::results::setting::Setting;
 use crate::run::latency::Latency;
 use crate::run::measure::{RuntimeKind, Sample};
 use crate::run::workload::{Mode, RecordBytes, SendMode, Workload};
-use crate::stats::{self, Cluster, Summary};
+use crate::stats;
 
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
 pub struct Console {
@@ -147,6 +148,24 @@ impl Console {
         self.print(line);
     }
 
+    /// Why the duels stopped with `left` of their `budget` to spare: every band they could
+    /// decide is decided, and `cannot_narrow` bands stay open that no number of rounds would
+    /// decide (their interval is the run's drift alone).
+    pub fn duels_stopped(&self, (left, budget): (Duration, Duration), cannot_narrow: usize) {
+        let why = match cannot_narrow {
+            0 => "every band is decided".to_owned(),
+            open => format!(
+                "every band more rounds could narrow is decided; {open} stay open that no number of rounds would \
+                 decide (the drift this run measured is wider than their difference: see `open:` below)"
+            ),
+        };
+        self.print(format!(
+            "duels: stopped with {:.1} s of {:.1} s left: {why}",
+            left.as_secs_f64(),
+            budget.as_secs_f64()
+        ));
+    }
+
     /// Counts one sample on the progress bar.
     pub fn sampled(&self) {
         self.bar.inc(1);
@@ -161,39 +180,34 @@ impl Console {
         print_line(&format!("{samples} samples in {:.1} s", elapsed.as_secs_f64()));
     }
 
-    /// The result line of a cell: trimmed mean ms and ns/message, the precision of the trimmed mean
-    /// (`±` half-width of its confidence interval), the median, the min–max ns/message and the
-    /// sample count, the samples `disturbed` and left out of them when there are some, the
-    /// `clusters` when there are more than one (`40 ns ×60% | 125 ns ×40%`), and the failures if
-    /// any. Then, as the run recorded them, the medians of latency, MB/s, CPU per message, the
-    /// real burst interval and allocations.
-    pub fn cell(
-        &self,
-        cell: &Cell,
-        (summary, disturbed): (Option<&Summary>, usize),
-        clusters: &[Cluster],
-        samples: &[Sample],
-    ) {
+    /// The result line of a cell, from its `figures` (`results::figures`): trimmed mean ms and
+    /// ns/message, the range another run would likely put it in (its repeat interval), the
+    /// median, the min–max ns/message and the sample count, the samples `disturbed` and left
+    /// out of them when there are some, the clusters when there are more than one
+    /// (`40 ns ×60% | 125 ns ×40%`), and the failures if any. Then, as the run recorded them,
+    /// the medians of latency, MB/s, CPU per message, the real burst interval and allocations.
+    pub fn cell(&self, cell: &Cell, (figures, disturbed): (Option<&Figures>, usize), samples: &[Sample]) {
         let messages = cell.workload.messages as f64;
         let (ok, failures): (Vec<&Sample>, Vec<&Sample>) = samples.iter().partition(|sample| sample.status.is_ok());
         let label = format!("{:<12} {:<16}", cell.workload.mode.name(), cell.name());
-        let timing = match summary {
-            Some(s) => {
-                let spread = s.trimmed_mean_precision().map_or(" ".repeat(7), |p| format!("±{:>4.1}%", p * 100.0));
-                let mixed = if clusters.len() > 1 {
-                    format!("  clusters {}", format::found_clusters(clusters))
+        let timing = match figures {
+            Some(f) => {
+                let again =
+                    f.repeat_interval.map_or(String::new(), |[low, high]| format!("  again {low:.1}-{high:.1}"));
+                let mixed = if f.clusters.len() > 1 {
+                    format!("  clusters {}", format::found_clusters(&f.clusters))
                 } else {
                     String::new()
                 };
                 let left_out = if disturbed > 0 { format!(" +{disturbed} disturbed, left out") } else { String::new() };
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg {spread}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",
-                    s.trimmed_mean * messages / 1e6,
-                    s.trimmed_mean,
-                    s.median,
-                    s.min,
-                    s.max,
-                    s.count
+                    "{:>9.2} ms {:>8.1} ns/msg{again}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",
+                    f.trimmed_mean * messages / 1e6,
+                    f.trimmed_mean,
+                    f.median,
+                    f.min,
+                    f.max,
+                    f.samples.len()
                 )
             }
             None => "no successful sample".to_owned(),

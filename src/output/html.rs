@@ -107,19 +107,19 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
         "<section id=\"cells\">\n<h2>Every cell</h2>\n<p class=\"note\">ns/message of the <code>ok</code> samples \
          (every message accounted for and in order; under <code>--send try</code>, per delivered message, and a paced \
          cell's figure restates its schedule: its latency, drops and CPU are under latency under load): the trimmed mean (the mean without the highest and lowest fifth of the samples: \
-         the headline figure, what the summary ranks) and its 90% confidence \
-         interval, the median, the min–max, and the clusters when the samples form more than one; CPU \
+         the headline figure, what the summary ranks), the range another run of the same command would likely put it \
+         in (its 95% repeat interval: the samples' spread, both runs' sample counts and the machine's wander over the run), the median, the min–max, and the clusters when the samples form more than one; CPU \
          ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A disturbed sample (a steal tick, a pacer \
          late, CPU or switches far above the cell's others, or measured while other cells around it were slow \
          too) is counted apart and left out of every figure.</p>\n<table>\n<tr><th>runtime</th>\
          <th>workers</th><th>capacity</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
-         <th>90% interval</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
+         <th>another run</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
     );
     for cell in &cells.cells {
         let (mean, interval, median, min_max, clusters) = match &cell.ns_per_message {
             Some(f) => (
                 number(f.trimmed_mean),
-                f.trimmed_mean_interval.map_or_else(String::new, |[low, high]| range((low, high))),
+                f.repeat_interval.map_or_else(String::new, |[low, high]| range((low, high))),
                 number(f.median),
                 range((f.min, f.max)),
                 format::clusters(f.clusters.iter().map(|cluster| (cluster.centre, cluster.share))),

@@ -151,6 +151,44 @@ impl Projection {
     }
 }
 
+/// A band of task counts summarized together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TaskBand {
+    /// 1–8 tasks (up to 11).
+    Small,
+    /// 16–64 tasks (12 to 90).
+    Medium,
+    /// 128–512 tasks (91 to 724).
+    Large,
+    /// 1024 tasks and more (725 and more): a large room, a media server with thousands of tracks.
+    XLarge,
+}
+
+impl TaskBand {
+    /// The band of a task count. The named ranges are 1–8, 16–64, 128–512 and 1024 on; a
+    /// count between them goes to the band it is nearest on a log2 scale (the sweep's and the
+    /// plot's), so the bounds are the geometric midpoints √(8·16) ≈ 11.3, √(64·128) ≈ 90.5 and
+    /// √(512·1024) ≈ 724.1: small up to 11, medium 12 to 90, large 91 to 724, x-large from 725.
+    pub fn of(tasks: u64) -> TaskBand {
+        match tasks {
+            0..=11 => TaskBand::Small,
+            12..=90 => TaskBand::Medium,
+            91..=724 => TaskBand::Large,
+            _ => TaskBand::XLarge,
+        }
+    }
+
+    /// `small`, `medium`, `large` or `x-large`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TaskBand::Small => "small",
+            TaskBand::Medium => "medium",
+            TaskBand::Large => "large",
+            TaskBand::XLarge => "x-large",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

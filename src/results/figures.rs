@@ -12,6 +12,8 @@ use super::noise::Metric;
 use super::paced::cell::{self as paced, PacedCell};
 use crate::stats;
 
+mod repeat;
+
 /// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,
 /// the headline, with the median and the clusters beside it (see `stats`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -33,6 +35,12 @@ pub struct Figures {
     /// absent below 5 samples, where none reaches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub median_interval: Option<[f64; 2]>,
+    /// `[low, high]`: for ns/message, where another run of the same command would likely put
+    /// `trimmed_mean` (`stats::repeat`, at `stats::repeat::REPEAT_CONFIDENCE`): the samples'
+    /// spread pooled over the channel's band, both runs' sample counts and the run's wander.
+    /// Absent for other metrics, and where no cell of the group has two samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat_interval: Option<[f64; 2]>,
     /// The smallest sample.
     pub min: f64,
     /// The largest sample.
@@ -53,6 +61,7 @@ impl Figures {
             trimmed_mean_interval: summary.trimmed_mean_interval.map(|(low, high)| [low, high]),
             median: summary.median,
             median_interval: summary.median_interval.map(|(low, high)| [low, high]),
+            repeat_interval: None,
             min: summary.min,
             max: summary.max,
             clusters: Some(stats::clusters(values)).filter(|clusters| clusters.len() > 1).unwrap_or_default(),
@@ -123,9 +132,18 @@ pub struct Table {
 }
 
 impl Table {
-    /// The figures of every cell of `file`.
+    /// The figures of every cell of `file`, each ns/message with its repeat interval
+    /// ([`repeat::Spreads`]).
     pub fn of(file: &ResultsFile) -> Table {
-        let figures = |key: &CellKey| (key.clone(), CellFigures::of(key.tasks, &file.cells[key]));
+        let spreads = repeat::Spreads::of(file);
+        let figures = |key: &CellKey| {
+            let mut figures = CellFigures::of(key.tasks, &file.cells[key]);
+            if let Some(speed) = figures.speed.as_mut() {
+                let interval = spreads.interval(key, &file.cells[key], speed.trimmed_mean);
+                speed.repeat_interval = interval.map(|(low, high)| [low, high]);
+            }
+            (key.clone(), figures)
+        };
         Table { cells: file.order.iter().map(figures).collect() }
     }
 

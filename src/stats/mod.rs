@@ -14,6 +14,7 @@ pub mod calibration;
 pub mod disturbed;
 pub mod machine;
 pub mod pool;
+pub mod repeat;
 pub mod verdict;
 
 use rand::{RngExt, SeedableRng};
