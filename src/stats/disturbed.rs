@@ -121,13 +121,17 @@ pub enum Why {
 }
 
 impl Why {
+    /// Every reason, in the order outputs list them.
+    pub const ALL: [Why; 6] =
+        [Why::PacerLate, Why::Outlier, Why::Waited, Why::Neighbours, Why::MachineSlow, Why::Steal];
+
     /// How every output names the reason: `steal tick`, `pacer late`, ….
     pub fn words(self) -> &'static str {
         match self {
             Why::Steal => "steal tick",
             Why::PacerLate => "pacer late",
             Why::Outlier => "CPU or switch outlier",
-            Why::Neighbours => "slow stretch",
+            Why::Neighbours => "slow with the cells around it",
             Why::Waited => "waited to run",
             Why::MachineSlow => "machine slow",
         }
