@@ -1,5 +1,6 @@
 //! The figures of every cell of one analysis, computed once from its loaded samples ([`Table`]):
-//! ns/message, each other column, and a paced cell's figures. Every ranking, decision and export
+//! ns/message, each other column, a paced cell's figures and the memory its channels hold (from
+//! the memory sidecar beside the CSV). Every ranking, decision and export
 //! reads them here; none summarizes a cell's samples again.
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::column::{Column, Columns};
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::memory::CellMemory;
 use super::noise::Metric;
 use super::paced::cell::{self as paced, PacedCell};
 use crate::stats;
@@ -93,6 +95,9 @@ pub struct CellFigures {
     /// A paced cell's figures (`paced::cell`: latency pooled over its messages, shares, CPU per
     /// delivered message); `None` when it was not paced.
     pub paced: Option<PacedCell>,
+    /// The heap its channels hold at rest, at a burst's peak and kept after it, from the memory
+    /// sidecar's row of its shape (`results::memory`); `None` without one measured ok.
+    pub memory: Option<CellMemory>,
 }
 
 impl CellFigures {
@@ -106,12 +111,14 @@ impl CellFigures {
         }
     }
 
-    /// The figures of `samples`, a cell of `tasks` tasks.
-    fn of(tasks: u64, samples: &CellSamples) -> CellFigures {
+    /// The figures of `key`'s cell of `file`.
+    fn of(key: &CellKey, file: &ResultsFile) -> CellFigures {
+        let samples = &file.cells[key];
         CellFigures {
             speed: Figures::speed(samples),
             columns: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-            paced: paced::cell(tasks, &samples.paced),
+            paced: paced::cell(key.tasks, &samples.paced),
+            memory: CellMemory::of(&file.memory, key),
         }
     }
 }
@@ -125,7 +132,7 @@ pub struct Table {
 impl Table {
     /// The figures of every cell of `file`.
     pub fn of(file: &ResultsFile) -> Table {
-        let figures = |key: &CellKey| (key.clone(), CellFigures::of(key.tasks, &file.cells[key]));
+        let figures = |key: &CellKey| (key.clone(), CellFigures::of(key, file));
         Table { cells: file.order.iter().map(figures).collect() }
     }
 
