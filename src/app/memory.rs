@@ -113,7 +113,7 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
 fn beside_the_sweep(csv: &Path, file: ResultsFile, written: &Path) {
     let metadata = super::commands::metadata(csv);
     let analysis = Analysis::of(&csv.display().to_string(), &file, metadata.as_ref());
-    match output::section(&super::file_name(csv), &analysis) {
+    match output::section_from(&super::file_name(written), &analysis) {
         Some(section) => print_line(section.render(Format::Text).trim_end()),
         None => print_line(&format!("no band of {} has a memory figure: no cell of it was measured ok", csv.display())),
     }

@@ -236,9 +236,16 @@ pub fn room(rows: &[MemoryRow]) -> String {
 }
 
 /// Per band of `analysis` (read from the CSV named `csv_name`), the heap its speed pick keeps
-/// after a burst beside the channel that keeps least: on the console and the page. `None`
-/// without a memory figure in any band (no memory sidecar beside the CSV).
+/// after a burst beside the channel that keeps least, from the memory sidecar beside the CSV:
+/// on the console and the page. `None` without a memory figure in any band (no sidecar).
 pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
+    let sidecar = memory::sidecar(Path::new(csv_name));
+    let name = sidecar.file_name().map_or_else(|| sidecar.display().to_string(), |name| name.to_string_lossy().into());
+    section_from(&name, analysis)
+}
+
+/// [`section`], its memory figures read from the memory CSV named `source`.
+pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
     let lines: Vec<Vec<Span>> = (analysis.bands.iter())
         .filter(|band| band.memory.pick.is_some() || band.memory.least.is_some())
         .map(|band| {
@@ -266,12 +273,10 @@ pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
             line
         })
         .collect();
-    let sidecar = memory::sidecar(Path::new(csv_name));
     let intro = format!(
-        "From `{}`: the heap bytes each band's pick keeps once idle after a burst (all the channels of a cell together: \
+        "From `{source}`: the heap bytes each band's pick keeps once idle after a burst (all the channels of a cell together: \
          one in cloned-send, one per task in merged-recv), and the channel of the band that keeps least over its task \
          counts (docs/methodology.md#the-memory-a-channel-keeps).",
-        sidecar.file_name().map_or_else(|| sidecar.display().to_string(), |name| name.to_string_lossy().into_owned())
     );
     (!lines.is_empty()).then(|| Section {
         id: "memory",

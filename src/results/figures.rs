@@ -161,6 +161,38 @@ mod tests {
     }
 
     #[test]
+    fn a_cell_takes_the_memory_row_of_its_shape_measured_ok() {
+        use crate::results::memory::{CellMemory, MemoryRow};
+        use crate::results::schema::SampleStatus;
+        use crate::run::workload::{Capacity, Mode, RecordBytes};
+        let mut file = hand_made(&[("kanal", 8, &[1.0, 2.0], 0), ("flume", 8, &[1.0, 2.0], 0)]);
+        let row = |channel: &str, kept, status| MemoryRow {
+            channel: channel.to_owned(),
+            version: "1.0.0".to_owned(),
+            mode: Mode::ClonedSend,
+            tasks: 8,
+            capacity: 0,
+            capacity_per_channel: 0,
+            channels: 1,
+            record_bytes: RecordBytes::Shared,
+            slot_bytes: 48,
+            rest_bytes: 100,
+            peak_bytes: 300,
+            drained_bytes: kept,
+            kept_bytes: kept,
+            after_drop_bytes: 0,
+            status,
+        };
+        // hand_made's cells are of a file without the capacity column: 0 slots.
+        assert_eq!(file.order[0].coord.capacity, Capacity::Shared(0));
+        file.memory = vec![row("kanal", 200, SampleStatus::Ok), row("flume", 7, SampleStatus::of("lost: 1"))];
+        let table = Table::of(&file);
+        let kanal = CellMemory { rest_bytes: 100, peak_bytes: 300, kept_bytes: 200, slots: 0 };
+        assert_eq!(table.cell(&file.order[0]).memory, Some(kanal));
+        assert_eq!(table.cell(&file.order[1]).memory, None, "flume's row failed");
+    }
+
+    #[test]
     fn each_metric_reads_its_column() {
         let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0)]);
         let table = Table::of(&file);
