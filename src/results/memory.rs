@@ -131,7 +131,15 @@ pub fn read_sidecar(csv: &Path) -> anyhow::Result<Vec<MemoryRow>> {
     let rows = reader.deserialize::<MemoryRow>().map(|row| {
         row.map_err(|error| {
             let line = error.position().map_or(0, |position| position.line());
-            anyhow::anyhow!("{name} line {line} is not a `channel-bench memory` row: {error}")
+            let why = match error.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+                _ => error.to_string(),
+            };
+            anyhow::anyhow!(
+                "{name} line {line} is not a `channel-bench memory` row ({why}): move it away, or measure it again \
+                 with `channel-bench memory --sweep {} --force`",
+                csv.display()
+            )
         })
     });
     rows.collect()
@@ -423,6 +431,24 @@ mod tests {
         let memory = CellMemory::of(&[ok], key).unwrap();
         assert_eq!((memory.rest_bytes, memory.peak_bytes, memory.kept_bytes, memory.slots), (300, 4096, 2048, 1024));
         assert_eq!(memory.per_slot(memory.kept_bytes), 2.0);
+    }
+
+    #[test]
+    fn the_sidecar_reads_back_its_rows_typed_and_says_which_line_is_bad() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("x.csv");
+        assert_eq!(read_sidecar(&csv).unwrap(), [], "no sidecar, no rows");
+        let rows = [row("a", Mode::MergedRecv, 4, 1, 2, "ok"), row("b", Mode::ClonedSend, 1, 3, 4, "lost: 1 of 4")];
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        rows.iter().for_each(|row| writer.serialize(row).unwrap());
+        let text = String::from_utf8(writer.into_inner().unwrap()).unwrap();
+        std::fs::write(sidecar(&csv), format!("{text}a,1.0")).unwrap();
+        let read = read_sidecar(&csv).unwrap();
+        assert_eq!(read, rows, "the partial last line is skipped");
+        assert_eq!(read[1].status, SampleStatus::Failed("lost: 1 of 4".to_owned()));
+        std::fs::write(sidecar(&csv), format!("{text}a,1.0,sideways\n")).unwrap();
+        let error = read_sidecar(&csv).unwrap_err().to_string();
+        assert!(error.contains("x.memory.csv line 4 is not a `channel-bench memory` row"), "{error}");
     }
 
     #[test]
