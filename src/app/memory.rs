@@ -44,8 +44,9 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
         (None, Some((sweep, _))) => memory::sidecar(sweep),
         (None, None) => results_csv("channel-bench-memory", SystemTime::now()),
     };
+    let same = |a: &Path, b: &Path| a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
     if let Some((sweep, _)) = &sweep
-        && output::members(&csv).contains(sweep)
+        && output::members(&csv).iter().any(|member| same(member, sweep))
     {
         return Err(usage(format!("--out {} would write over the sweep's CSV: give another path", csv.display())));
     }
