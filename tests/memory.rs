@@ -86,3 +86,85 @@ fn bad_memory_flags_are_refused_with_one_line() {
         assert!(stderr.contains(says) && stderr.lines().count() == 1, "{args:?}: {stderr}");
     }
 }
+
+/// A tiny sweep's flags: two channels, 1 and 8 tasks, 64 slots, one runtime, a few samples.
+const TINY_SWEEP: [&str; 16] = [
+    "--channels",
+    "tokio-mpsc,kanal",
+    "--tasks",
+    "1,8",
+    "--capacity",
+    "64",
+    "--runtimes",
+    "current-thread",
+    "--messages",
+    "600",
+    "--warmup",
+    "0",
+    "--samples",
+    "2",
+    "--max-time",
+    "0",
+];
+
+#[test]
+fn memory_beside_a_sweep_writes_its_sidecar_and_the_sweeps_answer_names_what_each_pick_keeps() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("x.csv");
+    let (code, stdout, stderr) = common::run(TINY_SWEEP.iter().copied().chain(["--out", csv.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+
+    // Without other flags, the sweep's channels and cells, the rows to its sidecar.
+    let (code, stdout, stderr) = common::run(["memory", "--sweep", csv.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let sidecar = dir.path().join("x.memory.csv");
+    let (_, rows) = rows(&sidecar);
+    // Two designs × 1 and 8 tasks × two channels, at the sweep's 64 slots and shared message.
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    assert!(rows.iter().all(|row| row["capacity"] == "64" && row["record_bytes"] == "shared"), "{rows:?}");
+    assert!(dir.path().join("x.memory.md").exists() && dir.path().join("x.memory.json").exists());
+    assert!(stdout.contains("memory kept after a burst:") && stdout.contains("the pick "), "{stdout}");
+
+    let (code, json, stderr) = common::run(["summary", "--json", csv.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let answer: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let bands = answer["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 2, "one small band per design: {json}");
+    for band in bands {
+        let (leader, memory) = (&band["leader"]["channel"], &band["memory"]);
+        assert_eq!(&memory["pick"]["channel"], leader, "{band}");
+        let kept = |which: &str| memory[which]["kept_bytes"].as_array().unwrap().iter().map(|b| b.as_i64().unwrap());
+        assert_eq!(kept("pick").len(), 2, "kept bytes at 1 and 8 tasks: {band}");
+        assert!(kept("pick").all(|bytes| bytes > 0), "{band}");
+        // The least is the channel whose rows in the sidecar keep least over the band's cells.
+        let total = |channel: &str| -> i64 {
+            let of = |row: &&HashMap<String, String>| row["channel"] == channel && row["mode"] == band["mode"];
+            rows.iter().filter(of).map(|row| bytes(row, "kept_bytes")).sum()
+        };
+        let least = memory["least"]["channel"].as_str().unwrap();
+        assert_eq!(kept("least").sum::<i64>(), total(least), "{band}");
+        assert!(["tokio-mpsc", "kanal"].iter().all(|channel| total(least) <= total(channel)), "{band}");
+    }
+}
+
+#[test]
+fn memory_beside_a_sweep_refuses_before_measuring_when_its_sidecar_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("x.csv");
+    let (code, stdout, stderr) = common::run(TINY_SWEEP.iter().copied().chain(["--out", csv.to_str().unwrap()]));
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let sidecar = dir.path().join("x.memory.csv");
+    std::fs::write(&sidecar, "mine\n").unwrap();
+    let listing = || {
+        let mut paths: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().path()).collect();
+        paths.sort();
+        paths
+    };
+    let before = listing();
+    let (code, stdout, stderr) = common::run(["memory", "--sweep", csv.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("x.memory.csv already exists") && stderr.lines().count() == 1, "{stderr}");
+    assert!(stdout.is_empty(), "nothing measured: {stdout}");
+    assert_eq!(std::fs::read_to_string(&sidecar).unwrap(), "mine\n");
+    assert_eq!(listing(), before, "nothing written");
+}

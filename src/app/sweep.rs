@@ -20,7 +20,7 @@ use crate::plan::{Plan, estimate};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
-use crate::results::load;
+use crate::results::load::{self, ResultsFile};
 use crate::run::measure::Watchdog;
 use crate::run::rounds;
 use crate::sweep as sweeping;
@@ -49,9 +49,16 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
     let (set, csv) = (&measured.set, measured.set.csv());
     // From the rows written, as `channel-bench summary` reads them from the file: an interrupted
     // sweep is summarized too, and a channel the sweep never reached in a band is listed there
-    // as not measured. Only a sweep without a single sample has none.
+    // as not measured. Only a sweep without a single sample has none. The memory sidecar beside
+    // the CSV, when one is there, gives the cells of its shapes their memory figures.
     let rows = &measured.outcome.rows;
-    let summarized = match (!rows.is_empty()).then(|| load::of_rows(rows)) {
+    let memory = || {
+        crate::results::memory::read_sidecar(csv).unwrap_or_else(|error| {
+            print_error(&format!("warning: {error:#}; the memory figures are left out"));
+            Vec::new()
+        })
+    };
+    let summarized = match (!rows.is_empty()).then(|| ResultsFile { memory: memory(), ..load::of_rows(rows) }) {
         Some(samples) => {
             print_line("");
             let metadata = metadata(csv);

@@ -146,11 +146,13 @@ pub struct MemoryArgs {
          no channel copies) or a record of 48, 256 or 1200 bytes moved by value [default: {}]",
         MEMORY_RECORDS.map(|record| record.name()).join(",")))]
     pub record_bytes: Option<Vec<RecordBytes>>,
-    /// A sweep's CSV: the answer names, beside the channel that keeps least, the sweep's fastest channels
-    /// of each design (the leaders of its bands) and what they keep
+    /// A sweep's CSV X.csv: measure its channels and cells (those the flags above keep), write the rows to its
+    /// memory sidecar X.memory.csv, and name per band what the pick keeps beside the channel that keeps least,
+    /// as `summary` and `report` of X.csv then do
     #[arg(long, value_name = "CSV")]
     pub sweep: Option<PathBuf>,
-    /// CSV file to write [default: results/channel-bench-memory-YYYYMMDDTHHMMSSZ.csv, the run's UTC start time]
+    /// CSV file to write [default: with --sweep X.csv, X.memory.csv; otherwise
+    /// results/channel-bench-memory-YYYYMMDDTHHMMSSZ.csv, the run's UTC start time]
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// Overwrite the CSV and the .md and .json beside it if they exist (each a regular file, emptied in place)
@@ -306,12 +308,12 @@ pub struct CsvList(pub Vec<PathBuf>);
 
 impl CsvList {
     /// The paths of `lists` in order: those given as separate arguments (a shell glob) and those
-    /// separated by commas; a latency sidecar whose CSV is among them (`results/*.csv` matches
-    /// both) is left out: its CSV reads it.
+    /// separated by commas; a latency or memory sidecar whose CSV is among them (`results/*.csv`
+    /// matches both) is left out: its CSV reads it.
     pub fn all(lists: &[CsvList]) -> Vec<PathBuf> {
         let paths: Vec<PathBuf> = lists.iter().flat_map(|list| list.0.iter().cloned()).collect();
-        let sidecar =
-            |path: &PathBuf| paths.iter().any(|csv| csv != path && crate::results::sidecar::path(csv) == *path);
+        let beside = |csv: &PathBuf| [crate::results::sidecar::path(csv), crate::results::memory::sidecar(csv)];
+        let sidecar = |path: &PathBuf| paths.iter().any(|csv| csv != path && beside(csv).contains(path));
         paths.iter().filter(|path| !sidecar(path)).cloned().collect()
     }
 }
@@ -344,9 +346,9 @@ mod tests {
     }
 
     #[test]
-    fn a_glob_that_matches_a_csv_and_its_latency_sidecar_gives_the_csv_alone() {
+    fn a_glob_that_matches_a_csv_and_its_sidecars_gives_the_csv_alone() {
         let given = |paths: &[&str]| vec![CsvList(paths.iter().map(PathBuf::from).collect())];
-        let all = CsvList::all(&given(&["r/a.csv", "r/a.latency.csv", "r/b.csv"]));
+        let all = CsvList::all(&given(&["r/a.csv", "r/a.latency.csv", "r/a.memory.csv", "r/b.csv"]));
         assert_eq!(all, [PathBuf::from("r/a.csv"), PathBuf::from("r/b.csv")]);
         let alone = CsvList::all(&given(&["r/a.latency.csv"]));
         assert_eq!(alone, [PathBuf::from("r/a.latency.csv")], "a sidecar alone is read, and refused, as given");

@@ -1,6 +1,7 @@
 //! The answer as JSON, for dashboards and scripts (`channel-bench summary --json`): per band the
 //! leader, the runner-up and every other contender with its verdict against the leader (a channel
-//! the user follows marked `kept`), and the careful pick; per paced band the same for each of its figures; the decision for the room
+//! the user follows marked `kept`), the careful pick, and with a memory sidecar what the pick
+//! keeps beside the channel that keeps least; per paced band the same for each of its figures; the decision for the room
 //! (`output::decision`). Formatting only: every
 //! verdict is the one `results::recommend` and `results::paced` computed, as every other
 //! output shows it.
@@ -12,6 +13,7 @@ use crate::results::across::{Across, Axis};
 use crate::results::analysis::Analysis;
 use crate::results::band::Band;
 use crate::results::careful::Careful;
+use crate::results::memory::BandMemory;
 use crate::results::recommend::{Entry, Ranking};
 use crate::stats::verdict::{Call, Verdict};
 
@@ -65,6 +67,7 @@ fn marked(mut ranked: Value, marks: &[(&str, Vec<String>)]) -> Value {
 
 /// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
 pub fn json(csv_name: &str, analysis: &Analysis) -> String {
+    let with_memory = analysis.bands.iter().any(|band| band.memory != BandMemory::default());
     let throughput: Vec<Value> = analysis
         .bands
         .iter()
@@ -83,6 +86,9 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
             ];
             let mut object = band_json(&band.band, marked(ranking(&band.speed, true), &marks));
             (object["unit"], object["careful"]) = (json!("ns/message"), careful);
+            if with_memory {
+                object["memory"] = json!(band.memory);
+            }
             object
         })
         .collect();
@@ -196,4 +202,108 @@ fn band_json(band: &Band, about: Value) -> Value {
         object.extend(about);
     }
     object
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::load::{CellKey, ResultsFile, hand_made};
+    use crate::results::memory::MemoryRow;
+    use crate::results::schema::SampleStatus;
+    use crate::run::workload::{Capacity, Mode, RecordBytes};
+
+    /// A sweep of kanal, flume and tokio-mpsc at 1, 8 and 64 tasks and 1,024 slots (kanal fastest
+    /// in the small band, flume in the medium), with a memory row per cell when `memory`.
+    fn sweep(memory: bool) -> ResultsFile {
+        let steady = |value: f64| [value, value * 1.01, value * 0.99, value, value * 1.02, value * 0.98];
+        let (ten, twenty, thirty) = (steady(10.0), steady(20.0), steady(30.0));
+        let file = hand_made(&[
+            ("kanal", 1, &ten, 0),
+            ("flume", 1, &twenty, 0),
+            ("tokio-mpsc", 1, &thirty, 0),
+            ("kanal", 8, &ten, 0),
+            ("flume", 8, &twenty, 0),
+            ("tokio-mpsc", 8, &thirty, 0),
+            ("kanal", 64, &twenty, 0),
+            ("flume", 64, &ten, 0),
+            ("tokio-mpsc", 64, &thirty, 0),
+        ]);
+        let at = |key: &CellKey| {
+            let mut key = key.clone();
+            key.coord.capacity = Capacity::Shared(1024);
+            key
+        };
+        let row = |(channel, tasks, kept): (&str, usize, i64)| MemoryRow {
+            channel: channel.to_owned(),
+            version: "1.0.0".to_owned(),
+            mode: Mode::ClonedSend,
+            tasks,
+            capacity: 1024,
+            capacity_per_channel: 1024,
+            channels: 1,
+            record_bytes: RecordBytes::Shared,
+            slot_bytes: 48,
+            rest_bytes: kept,
+            peak_bytes: 2 * kept,
+            drained_bytes: kept,
+            kept_bytes: kept,
+            after_drop_bytes: 0,
+            status: SampleStatus::Ok,
+        };
+        let kept = [
+            ("kanal", 1, 49_152),
+            ("kanal", 8, 49_152),
+            ("kanal", 64, 49_152),
+            ("flume", 1, 100),
+            ("flume", 8, 200),
+            ("flume", 64, 50_000),
+            ("tokio-mpsc", 1, 3000),
+            ("tokio-mpsc", 8, 3000),
+            ("tokio-mpsc", 64, 3000),
+        ];
+        ResultsFile {
+            order: file.order.iter().map(at).collect(),
+            cells: file.cells.iter().map(|(key, cell)| (at(key), cell.clone())).collect(),
+            memory: if memory { kept.into_iter().map(row).collect() } else { Vec::new() },
+            ..ResultsFile::default()
+        }
+    }
+
+    #[test]
+    fn each_band_names_what_its_pick_keeps_beside_the_channel_that_keeps_least() {
+        let analysis = Analysis::of("x.csv", &sweep(true), None);
+        let answer: Value = serde_json::from_str(&json("x.csv", &analysis)).unwrap();
+        let bands = answer["bands"].as_array().unwrap();
+        assert_eq!(bands.len(), 2);
+        let small = &bands[0]["memory"];
+        assert_eq!((bands[0]["band"].as_str(), bands[0]["leader"]["channel"].as_str()), (Some("small"), Some("kanal")));
+        assert_eq!(
+            small["pick"],
+            json!({ "channel": "kanal", "kept_bytes": [49_152, 49_152], "kept_bytes_per_slot": [48.0, 48.0] })
+        );
+        // flume keeps 300 bytes over 1 and 8 tasks, tokio-mpsc 6,000, kanal 98,304.
+        assert_eq!(small["least"]["channel"], "flume");
+        assert_eq!(small["least"]["kept_bytes"], json!([100, 200]));
+        let medium = &bands[1]["memory"];
+        assert_eq!(
+            (medium["pick"]["channel"].as_str(), medium["pick"]["kept_bytes"].clone()),
+            (Some("flume"), json!([50_000]))
+        );
+        assert_eq!(
+            (medium["least"]["channel"].as_str(), medium["least"]["kept_bytes"].clone()),
+            (Some("tokio-mpsc"), json!([3000]))
+        );
+        let text = super::super::memory::section("x.csv", &analysis).unwrap().render(super::super::doc::Format::Text);
+        assert!(text.contains("From `x.memory.csv`"), "{text}");
+        assert!(text.contains("small (1-8): the pick kanal† keeps 48.0 KiB at 1 task, 48.0 KiB at 8 tasks"), "{text}");
+        assert!(text.contains("least: flume keeps 100 B at 1 task, 200 B at 8 tasks"), "{text}");
+        assert!(
+            text.contains("medium (64): the pick flume keeps 48.8 KiB at 64 tasks (48.8 B a slot); least: tokio-mpsc"),
+            "{text}"
+        );
+
+        let without = Analysis::of("x.csv", &sweep(false), None);
+        assert!(!json("x.csv", &without).contains("\"memory\""), "no memory sidecar, no memory field");
+        assert!(super::super::memory::section("x.csv", &without).is_none());
+    }
 }

@@ -1,6 +1,8 @@
 //! `channel-bench memory`'s files and text: the CSV ([`MemoryCsv`], one row appended and
 //! flushed per channel and cell), the answer in the console and as Markdown, every row and the
-//! answer as JSON. Formatting and writing only: the figures are `results::memory`'s.
+//! answer as JSON; and the section of a sweep's answer that says, per band, what the pick keeps
+//! beside the channel that keeps least ([`section`]). Formatting and writing only: the figures
+//! are `results::memory`'s.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -8,11 +10,14 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Serialize;
 
+use super::doc::{Block, On, Section, Span, prose};
 use super::export;
 use super::files;
 use super::format::{number, thousands};
 use crate::paths::Existing;
-use crate::results::memory::{DesignMemory, MemoryAnswer, MemoryRow, Range};
+use crate::results::analysis::Analysis;
+use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
+use crate::results::schema::SampleStatus;
 use crate::run::workload::Mode;
 
 /// The extensions of the files `memory` writes beside its CSV: the answer as Markdown and,
@@ -89,7 +94,7 @@ pub fn header() -> Vec<String> {
         drained_bytes: 0,
         kept_bytes: 0,
         after_drop_bytes: 0,
-        status: String::new(),
+        status: SampleStatus::Ok,
     };
     writer.serialize(&row).expect("a plain row serializes");
     let text = String::from_utf8(writer.into_inner().expect("a Vec takes every byte")).expect("UTF-8");
@@ -157,24 +162,11 @@ fn least_line(design: &DesignMemory) -> String {
         return "keeps least: none (no cell that every channel measured ok)".to_owned();
     };
     let kept = (design.channels.iter()).find(|channel| &channel.channel == least).and_then(|c| c.kept_in_common);
-    let mut line = format!(
+    format!(
         "keeps least: {least} ({} kept in all, over the cells every channel measured ok: {})",
         bytes(kept.unwrap_or_default() as f64),
         design.common_cells
-    );
-    let keeps = |name: &str| {
-        (design.channels.iter().find(|channel| channel.channel == name).and_then(|channel| channel.kept_in_common))
-            .map_or_else(|| "not measured here".to_owned(), |kept| format!("keeps {}", bytes(kept as f64)))
-    };
-    let fastest: Vec<String> = (design.fastest.iter())
-        .map(|leader| {
-            format!("{} ({} of {} bands; {})", leader.channel, leader.bands, leader.of, keeps(&leader.channel))
-        })
-        .collect();
-    if !fastest.is_empty() {
-        line += &format!("\nfastest in the sweep: {}", fastest.join(", "));
-    }
-    line
+    )
 }
 
 /// The answer as the console shows it: per design, each channel's bytes per channel instance
@@ -232,7 +224,7 @@ pub fn room(rows: &[MemoryRow]) -> String {
                     Some(row) if row.is_ok() => {
                         format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
                     }
-                    Some(row) => row.status.clone(),
+                    Some(row) => row.status.text().to_owned(),
                     None => "-".to_owned(),
                 });
             }
@@ -241,6 +233,76 @@ pub fn room(rows: &[MemoryRow]) -> String {
         text += &aligned(&table);
     }
     text
+}
+
+/// Per band of `analysis` (read from the CSV named `csv_name`), the heap its speed pick keeps
+/// after a burst beside the channel that keeps least, from the memory sidecar beside the CSV:
+/// on the console and the page. `None` without a memory figure in any band (no sidecar).
+pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
+    let sidecar = memory::sidecar(Path::new(csv_name));
+    let name = sidecar.file_name().map_or_else(|| sidecar.display().to_string(), |name| name.to_string_lossy().into());
+    section_from(&name, analysis)
+}
+
+/// [`section`], its memory figures read from the memory CSV named `source`.
+pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
+    let lines: Vec<Vec<Span>> = (analysis.bands.iter())
+        .filter(|band| band.memory.pick.is_some() || band.memory.least.is_some())
+        .map(|band| {
+            let b = &band.band;
+            let notes = super::format::group_notes(b.workers(), b.named_capacity(), &b.coord.setting.to_string());
+            let place = format!("{} {}{notes} {}: ", b.coord.runtime, b.coord.mode, super::summary::band_size(b));
+            let mut line = vec![Span::Text(place)];
+            match (&band.memory.pick, band.speed.first()) {
+                (Some(pick), _) => line.extend(kept(pick, "the pick ", &b.tasks)),
+                (None, Some(first)) => line.extend([
+                    Span::text("the pick "),
+                    super::summary::named(first),
+                    Span::text(" has no memory row measured ok at each task count"),
+                ]),
+                (None, None) => line.push(Span::text("no pick")),
+            }
+            match (&band.memory.least, &band.memory.pick) {
+                (Some(least), Some(pick)) if least.channel == pick.channel => line.push(Span::text("; it keeps least")),
+                (Some(least), _) => {
+                    line.push(Span::text("; least: "));
+                    line.extend(kept(least, "", &b.tasks));
+                }
+                (None, _) => {}
+            }
+            line
+        })
+        .collect();
+    let intro = format!(
+        "From `{source}`: the heap bytes each band's pick keeps once idle after a burst (all the channels of a cell together: \
+         one in cloned-send, one per task in merged-recv), and the channel of the band that keeps least over its task \
+         counts (docs/methodology.md#the-memory-a-channel-keeps).",
+    );
+    (!lines.is_empty()).then(|| Section {
+        id: "memory",
+        on: On::Everywhere,
+        heading: Some("memory kept after a burst".to_owned()),
+        blocks: vec![Block::Para(prose(&intro)), Block::List(lines)],
+    })
+}
+
+/// `PREFIX kanal keeps 6.25 KiB at 1 task, 50.0 KiB at 8 tasks (100 B a slot)`: what one channel
+/// of a band keeps at each of its task counts `tasks`.
+fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
+    let plural = |tasks: &u64| if *tasks == 1 { "" } else { "s" };
+    let at = kept.kept_bytes.iter().zip(tasks);
+    let at: Vec<String> =
+        at.map(|(kept, tasks)| format!("{} at {tasks} task{}", bytes(*kept as f64), plural(tasks))).collect();
+    let slots = kept.kept_bytes_per_slot.iter().copied();
+    let per_slot = range(
+        Some(Range { min: slots.clone().fold(f64::MAX, f64::min), max: slots.fold(0.0, f64::max) }),
+        self::per_slot,
+    );
+    vec![
+        Span::text(prefix),
+        Span::channel(&kept.channel, &kept.channel),
+        Span::Text(format!(" keeps {} ({per_slot} a slot)", at.join(", "))),
+    ]
 }
 
 /// `rows` as plain text, each column as wide as its widest cell, indented by two spaces.
@@ -299,7 +361,7 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
             bytes(row.drained_bytes as f64),
             bytes(row.kept_bytes as f64),
             bytes(row.after_drop_bytes as f64),
-            row.status.clone(),
+            row.status.text().to_owned(),
         ]);
     }
     text

@@ -1,5 +1,6 @@
 //! The figures of every cell of one analysis, computed once from its loaded samples ([`Table`]):
-//! ns/message, each other column, and a paced cell's figures. Every ranking, decision and export
+//! ns/message, each other column, a paced cell's figures and the memory its channels hold (from
+//! the memory sidecar beside the CSV). Every ranking, decision and export
 //! reads them here; none summarizes a cell's samples again.
 
 use std::collections::HashMap;
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::column::{Column, Columns};
 use super::load::{CellKey, CellSamples, ResultsFile};
+use super::memory::CellMemory;
 use super::noise::Metric;
 use super::paced::cell::{self as paced, PacedCell};
 use crate::stats;
@@ -102,6 +104,9 @@ pub struct CellFigures {
     /// A paced cell's figures (`paced::cell`: latency pooled over its messages, shares, CPU per
     /// delivered message); `None` when it was not paced.
     pub paced: Option<PacedCell>,
+    /// The heap its channels hold at rest, at a burst's peak and kept after it, from the memory
+    /// sidecar's row of its shape (`results::memory`); `None` without one measured ok.
+    pub memory: Option<CellMemory>,
 }
 
 impl CellFigures {
@@ -115,12 +120,14 @@ impl CellFigures {
         }
     }
 
-    /// The figures of `samples`, a cell of `tasks` tasks.
-    fn of(tasks: u64, samples: &CellSamples) -> CellFigures {
+    /// The figures of `key`'s cell of `file`.
+    fn of(key: &CellKey, file: &ResultsFile) -> CellFigures {
+        let samples = &file.cells[key];
         CellFigures {
             speed: Figures::speed(samples),
             columns: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-            paced: paced::cell(tasks, &samples.paced),
+            paced: paced::cell(key.tasks, &samples.paced),
+            memory: CellMemory::of(&file.memory, key),
         }
     }
 }
@@ -137,7 +144,7 @@ impl Table {
     pub fn of(file: &ResultsFile) -> Table {
         let spreads = repeat::Spreads::of(file);
         let figures = |key: &CellKey| {
-            let mut figures = CellFigures::of(key.tasks, &file.cells[key]);
+            let mut figures = CellFigures::of(key, file);
             if let Some(speed) = figures.speed.as_mut() {
                 let interval = spreads.interval(key, &file.cells[key], speed.trimmed_mean);
                 speed.repeat_interval = interval.map(|(low, high)| [low, high]);
@@ -169,6 +176,38 @@ mod tests {
         assert_eq!(kanal.columns[Column::CpuNsPerMessage].as_ref().unwrap().median, 6.0);
         assert!(kanal.columns[Column::LatP99].is_none() && kanal.paced.is_none());
         assert!(table.cell(&file.order[1]).speed.is_none());
+    }
+
+    #[test]
+    fn a_cell_takes_the_memory_row_of_its_shape_measured_ok() {
+        use crate::results::memory::{CellMemory, MemoryRow};
+        use crate::results::schema::SampleStatus;
+        use crate::run::workload::{Capacity, Mode, RecordBytes};
+        let mut file = hand_made(&[("kanal", 8, &[1.0, 2.0], 0), ("flume", 8, &[1.0, 2.0], 0)]);
+        let row = |channel: &str, kept, status| MemoryRow {
+            channel: channel.to_owned(),
+            version: "1.0.0".to_owned(),
+            mode: Mode::ClonedSend,
+            tasks: 8,
+            capacity: 0,
+            capacity_per_channel: 0,
+            channels: 1,
+            record_bytes: RecordBytes::Shared,
+            slot_bytes: 48,
+            rest_bytes: 100,
+            peak_bytes: 300,
+            drained_bytes: kept,
+            kept_bytes: kept,
+            after_drop_bytes: 0,
+            status,
+        };
+        // hand_made's cells are of a file without the capacity column: 0 slots.
+        assert_eq!(file.order[0].coord.capacity, Capacity::Shared(0));
+        file.memory = vec![row("kanal", 200, SampleStatus::Ok), row("flume", 7, SampleStatus::of("lost: 1"))];
+        let table = Table::of(&file);
+        let kanal = CellMemory { rest_bytes: 100, peak_bytes: 300, kept_bytes: 200, slots: 0 };
+        assert_eq!(table.cell(&file.order[0]).memory, Some(kanal));
+        assert_eq!(table.cell(&file.order[1]).memory, None, "flume's row failed");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use hdrhistogram::Histogram;
 
 use super::column::Columns;
 use super::coord::Coord;
+use super::memory::MemoryRow;
 use super::metadata::MachineId;
 use super::schema::{Record, SampleStatus};
 use crate::run::latency::{Latency, empty_histogram};
@@ -225,6 +226,9 @@ pub struct ResultsFile {
     /// How fast the machine was through the file's rounds, and its slow stretches; `None` for
     /// a file without readings of the machine (or too few rounds of them), and pooled files.
     pub machine: Option<MachineSpeed>,
+    /// The rows of the memory sidecar beside the CSV (`results::memory::sidecar`), which the
+    /// cells of their shape take as figures; empty without one.
+    pub memory: Vec<MemoryRow>,
 }
 
 impl ResultsFile {
@@ -273,10 +277,10 @@ const REQUIRED: [&str; 6] = ["channel", "mode", "runtime", "tasks", "ns_per_mess
 /// Reads a channel-bench CSV. A last line without its newline is a row cut off mid-write:
 /// it is skipped and reported; any other malformed line, and a mode or runtime the binary does
 /// not know, is an error naming the file and line. Channel names are not checked: a user's
-/// own channel is welcome.
+/// own channel is welcome. The memory sidecar beside it is read too, when there is one.
 pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let (rows, skipped_partial_line) = read_rows(path)?;
-    Ok(file_of(rows, skipped_partial_line))
+    Ok(ResultsFile { memory: super::memory::read_sidecar(path)?, ..file_of(rows, skipped_partial_line) })
 }
 
 /// Reads a paired A/B run's CSV (`channel-bench ab`) as one file per build: the rows whose
@@ -315,6 +319,11 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     if header.iter().eq(super::sidecar::HEADER) {
         bail!(
             "{name} is the latency sidecar of a run's CSV, not the CSV: give the CSV beside it, whose rows it completes"
+        );
+    }
+    if header.iter().any(|column| column == "kept_bytes") {
+        bail!(
+            "{name} is a `channel-bench memory` CSV, not a sweep's: give the sweep's CSV, which reads its memory sidecar"
         );
     }
     if !missing.is_empty() {

@@ -1,13 +1,23 @@
 //! `channel-bench memory`'s results: its CSV row ([`MemoryRow`], the one owner of its columns)
 //! and its answer ([`MemoryAnswer`]): per design and channel, the bytes at rest, at the peak and
 //! kept, per channel instance and per slot, over the cells measured, and the channel that keeps
-//! least.
+//! least. Beside a sweep's CSV `X.csv`, its rows are the memory sidecar `X.memory.csv`
+//! ([`sidecar`]): each sweep cell of the same shape takes its row as a per-cell figure
+//! ([`CellMemory`], in `figures::Table`), and each band of the speed answer names what its pick
+//! keeps beside the channel that keeps least ([`BandMemory`]).
 
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::recommend::Recommendation;
+use super::load::CellKey;
+use super::schema::SampleStatus;
 use crate::run::memory::{Footprint, MemoryCell};
-use crate::run::workload::{Mode, RecordBytes};
+use crate::run::workload::{Capacity, Mode, RecordBytes};
+
+/// The memory sidecar's extension, replacing a sweep CSV's `.csv`: `X.memory.csv`.
+pub const EXTENSION: &str = "memory.csv";
 
 /// One row of a `channel-bench memory` CSV: one channel in one cell. Bytes are heap bytes
 /// allocated and not yet freed (`run::allocs::LIVE`), all the cell's channel instances together,
@@ -45,8 +55,8 @@ pub struct MemoryRow {
     /// Heap bytes after every sender and receiver was dropped: 0 unless the crate keeps memory past its channels.
     pub after_drop_bytes: i64,
     /// `ok`, or why the figures do not count (a message lost, reordered or torn; a burst that
-    /// did not fill exactly the slots asked for).
-    pub status: String,
+    /// did not fill exactly the slots asked for), or why the channel was not measured (refused).
+    pub status: SampleStatus,
 }
 
 impl MemoryRow {
@@ -67,13 +77,13 @@ impl MemoryRow {
             drained_bytes: footprint.drained,
             kept_bytes: footprint.kept,
             after_drop_bytes: footprint.after_drop,
-            status: footprint.status.to_string(),
+            status: SampleStatus::from(&footprint.status),
         }
     }
 
     /// Whether the figures count: every message delivered, the burst exactly the slots asked for.
     pub fn is_ok(&self) -> bool {
-        self.status == "ok"
+        self.status.is_ok()
     }
 
     /// Slots of every instance together.
@@ -84,6 +94,138 @@ impl MemoryRow {
     /// The cell, apart from the channel.
     fn cell(&self) -> (Mode, usize, usize, RecordBytes) {
         (self.mode, self.tasks, self.capacity, self.record_bytes)
+    }
+
+    /// Whether this row measured the sweep cell `key`: its channel, design, tasks and kind of
+    /// message, and the slots of its channels (the capacity asked when shared; each channel's
+    /// with `--task-capacity`). The runtime, merge and pacing do not change what a channel holds.
+    pub fn fits(&self, key: &CellKey) -> bool {
+        let slots = match key.coord.capacity {
+            Capacity::Shared(slots) => self.capacity as u64 == slots,
+            Capacity::PerTask(slots) => self.channels == self.tasks && self.capacity_per_channel as u64 == slots,
+        };
+        (self.channel.as_str(), self.mode, self.tasks as u64) == (key.channel.as_str(), key.coord.mode, key.tasks)
+            && self.record_bytes.by_value() == key.coord.setting.record_bytes
+            && slots
+    }
+}
+
+/// The memory sidecar of the sweep CSV at `csv`.
+pub fn sidecar(csv: &Path) -> PathBuf {
+    csv.with_extension(EXTENSION)
+}
+
+/// The rows of the memory sidecar beside `csv`; none when there is none. A last line without
+/// its newline (a run stopped mid-write) is skipped; a malformed line is an error naming the
+/// sidecar and the line.
+pub fn read_sidecar(csv: &Path) -> anyhow::Result<Vec<MemoryRow>> {
+    let path = sidecar(csv);
+    let name = path.display();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error).with_context(|| format!("cannot read {name}")),
+    };
+    let complete = &text[..text.rfind('\n').map_or(0, |at| at + 1)];
+    let mut reader = csv::Reader::from_reader(complete.as_bytes());
+    let rows = reader.deserialize::<MemoryRow>().map(|row| {
+        row.map_err(|error| {
+            let line = error.position().map_or(0, |position| position.line());
+            let why = match error.kind() {
+                csv::ErrorKind::Deserialize { err, .. } => err.to_string(),
+                _ => error.to_string(),
+            };
+            anyhow::anyhow!(
+                "{name} line {line} is not a `channel-bench memory` row ({why}): move it away, or measure it again \
+                 with `channel-bench memory --sweep {} --force`",
+                csv.display()
+            )
+        })
+    });
+    rows.collect()
+}
+
+/// What one sweep cell's channels hold, from its memory row ([`MemoryRow::fits`], measured
+/// ok): a per-cell figure of `figures::Table`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CellMemory {
+    /// Heap bytes at rest, every channel instance of the cell together.
+    pub rest_bytes: i64,
+    /// Heap bytes at the burst's peak.
+    pub peak_bytes: i64,
+    /// Heap bytes kept once idle again after the burst.
+    pub kept_bytes: i64,
+    /// Slots of every instance together: what the per-slot figures divide by.
+    pub slots: usize,
+}
+
+impl CellMemory {
+    /// The figures of the row of `rows` that measured `key` ok; `None` when none did.
+    pub fn of(rows: &[MemoryRow], key: &CellKey) -> Option<Self> {
+        let row = rows.iter().find(|row| row.is_ok() && row.fits(key))?;
+        let (rest_bytes, peak_bytes, kept_bytes) = (row.rest_bytes, row.peak_bytes, row.kept_bytes);
+        Some(CellMemory { rest_bytes, peak_bytes, kept_bytes, slots: row.slots() })
+    }
+
+    /// `bytes` (one of this cell's) per slot held.
+    pub fn per_slot(&self, bytes: i64) -> f64 {
+        bytes as f64 / self.slots.max(1) as f64
+    }
+}
+
+/// What one channel of a band keeps: at each of the band's task counts, in its order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Kept {
+    /// The channel as the band's ranking names it (`kanal`, `kanal via select-all`).
+    pub channel: String,
+    /// Heap bytes kept after the burst, every channel instance of the cell together.
+    pub kept_bytes: Vec<i64>,
+    /// The same per slot held.
+    pub kept_bytes_per_slot: Vec<f64>,
+}
+
+impl Kept {
+    fn of(channel: String, cells: &[CellMemory]) -> Self {
+        let kept_bytes_per_slot = cells.iter().map(|cell| cell.per_slot(cell.kept_bytes)).collect();
+        Kept { channel, kept_bytes: cells.iter().map(|cell| cell.kept_bytes).collect(), kept_bytes_per_slot }
+    }
+
+    /// The kept bytes over the band's task counts together: what [`BandMemory::least`] compares.
+    pub fn total(&self) -> i64 {
+        self.kept_bytes.iter().sum()
+    }
+}
+
+/// One band's memory, beside its speed answer: what the pick keeps, and the channel that keeps
+/// least.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct BandMemory {
+    /// The band's pick (the first of its speed ranking) and what it keeps; `None` without a pick,
+    /// or when a cell of it has no memory row measured ok.
+    pub pick: Option<Kept>,
+    /// Of the band's channels with a memory row measured ok at each of its task counts, the one
+    /// that keeps least over them together (the first of a tie, in the order given); `None`
+    /// when none has.
+    pub least: Option<Kept>,
+}
+
+impl BandMemory {
+    /// The memory of a band of `channels`: each channel's label and its cells' memory at the
+    /// band's task counts, in order (`None` where a cell has none, or the channel has no cell
+    /// there); its pick is the `pick`th of them.
+    pub fn of(pick: Option<usize>, channels: impl IntoIterator<Item = (String, Vec<Option<CellMemory>>)>) -> Self {
+        let measured = channels.into_iter().enumerate().filter_map(|(at, (channel, cells))| {
+            let cells: Vec<CellMemory> = cells.into_iter().collect::<Option<_>>()?;
+            Some((at, Kept::of(channel, &cells)))
+        });
+        let measured: Vec<(usize, Kept)> = measured.collect();
+        let pick = pick.and_then(|pick| measured.iter().find(|(at, _)| *at == pick).map(|(_, kept)| kept.clone()));
+        let measured: Vec<Kept> = measured.into_iter().map(|(_, kept)| kept).collect();
+        let least = measured.iter().fold(None, |least: Option<&Kept>, kept| match least {
+            Some(lowest) if lowest.total() <= kept.total() => least,
+            _ => Some(kept),
+        });
+        BandMemory { pick, least: least.cloned() }
     }
 }
 
@@ -146,45 +288,6 @@ pub struct DesignMemory {
     /// The channel that keeps least over those cells (the first measured of a tie); `None`
     /// when there are none.
     pub least: Option<String>,
-    /// The sweep's fastest channels of the design (`memory --sweep CSV`), most bands first;
-    /// empty without a sweep.
-    pub fastest: Vec<Fastest>,
-}
-
-/// A channel that leads bands of a sweep's speed answer (`memory --sweep CSV`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Fastest {
-    /// The channel, first of its bands' speed ranking.
-    pub channel: String,
-    /// The bands of the design it leads.
-    pub bands: usize,
-    /// The design's bands with a leader.
-    pub of: usize,
-}
-
-/// Per design, the channels that lead the bands of a sweep's speed answer (`recommendations`),
-/// those that lead most first (the first found of a tie).
-pub fn fastest(recommendations: &[Recommendation]) -> Vec<(Mode, Vec<Fastest>)> {
-    let mut designs: Vec<(Mode, Vec<Fastest>)> = Vec::new();
-    for recommendation in recommendations {
-        let Some(first) = recommendation.speed.first() else { continue };
-        let mode = recommendation.band.coord.mode;
-        let at = designs.iter().position(|(each, _)| *each == mode).unwrap_or_else(|| {
-            designs.push((mode, Vec::new()));
-            designs.len() - 1
-        });
-        let leaders = &mut designs[at].1;
-        match leaders.iter_mut().find(|leader| leader.channel == first.channel) {
-            Some(leader) => leader.bands += 1,
-            None => leaders.push(Fastest { channel: first.channel.clone(), bands: 1, of: 0 }),
-        }
-    }
-    for (_, leaders) in &mut designs {
-        let of = leaders.iter().map(|leader| leader.bands).sum();
-        leaders.iter_mut().for_each(|leader| leader.of = of);
-        leaders.sort_by_key(|leader| std::cmp::Reverse(leader.bands));
-    }
-    designs
 }
 
 /// The answer of a `channel-bench memory` run: one [`DesignMemory`] per design measured.
@@ -195,17 +298,12 @@ pub struct MemoryAnswer {
 }
 
 impl MemoryAnswer {
-    /// The answer of `rows`, each design beside its fastest channels in a sweep (`fastest`, by
-    /// design; empty without one).
-    pub fn of(rows: &[MemoryRow], fastest: &[(Mode, Vec<Fastest>)]) -> Self {
+    /// The answer of `rows`.
+    pub fn of(rows: &[MemoryRow]) -> Self {
         let mut modes: Vec<Mode> = rows.iter().map(|row| row.mode).collect();
         modes.sort();
         modes.dedup();
-        let leaders = |mode: Mode| fastest.iter().find(|(each, _)| *each == mode).map(|(_, leaders)| leaders.clone());
-        let designs = modes
-            .into_iter()
-            .map(|mode| DesignMemory { fastest: leaders(mode).unwrap_or_default(), ..design(mode, rows) });
-        Self { designs: designs.collect() }
+        Self { designs: modes.into_iter().map(|mode| design(mode, rows)).collect() }
     }
 }
 
@@ -254,12 +352,13 @@ fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
             _ => Some((kept, name)),
         })
         .map(|(_, name)| name.clone());
-    DesignMemory { mode, channels, common_cells: common.len(), least, fastest: Vec::new() }
+    DesignMemory { mode, channels, common_cells: common.len(), least }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::load::hand_made_key;
 
     fn row(channel: &str, mode: Mode, tasks: usize, rest: i64, kept: i64, status: &str) -> MemoryRow {
         let cell = MemoryCell { mode, tasks, capacity: 1024, record: RecordBytes::B48 };
@@ -272,7 +371,7 @@ mod tests {
             burst: 1024,
             status: crate::run::verify::Status::Ok,
         };
-        MemoryRow { status: status.to_owned(), ..MemoryRow::new(channel, "1.0.0".to_owned(), &cell, &footprint) }
+        MemoryRow { status: SampleStatus::of(status), ..MemoryRow::new(channel, "1.0.0".to_owned(), &cell, &footprint) }
     }
 
     #[test]
@@ -283,7 +382,7 @@ mod tests {
             row("b", Mode::MergedRecv, 4, 400, 40, "ok"),
             row("b", Mode::MergedRecv, 64, 6400, 640, "lost: 1 of 1024 messages missing"),
         ];
-        let answer = MemoryAnswer::of(&rows, &[]);
+        let answer = MemoryAnswer::of(&rows);
         let design = &answer.designs[0];
         assert_eq!(design.mode, Mode::MergedRecv);
         let a = &design.channels[0];
@@ -301,30 +400,6 @@ mod tests {
     }
 
     #[test]
-    fn a_sweeps_fastest_are_its_bands_leaders_counted_per_design() {
-        use crate::results::analysis::Analysis;
-        use crate::results::load::hand_made;
-        let ten = [10.0, 10.1, 9.9, 10.0, 10.2, 9.8];
-        let twenty = [20.0, 20.1, 19.9, 20.0, 20.2, 19.8];
-        let file = hand_made(&[
-            ("kanal", 1, &ten, 0),
-            ("flume", 1, &twenty, 0),
-            ("kanal", 64, &twenty, 0),
-            ("flume", 64, &ten, 0),
-            ("kanal", 512, &ten, 0),
-            ("flume", 512, &twenty, 0),
-        ]);
-        let leaders = fastest(&Analysis::of("x.csv", &file, None).bands);
-        let kanal = Fastest { channel: "kanal".to_owned(), bands: 2, of: 3 };
-        let flume = Fastest { channel: "flume".to_owned(), bands: 1, of: 3 };
-        assert_eq!(leaders, [(Mode::ClonedSend, vec![kanal, flume])]);
-        let rows = [row("kanal", Mode::ClonedSend, 1, 1, 1, "ok"), row("kanal", Mode::MergedRecv, 1, 1, 1, "ok")];
-        let answer = MemoryAnswer::of(&rows, &leaders);
-        assert_eq!(answer.designs[0].fastest, leaders[0].1);
-        assert!(answer.designs[1].fastest.is_empty(), "the sweep measured no merged-recv");
-    }
-
-    #[test]
     fn each_design_is_answered_on_its_own_and_a_tie_goes_to_the_first_measured() {
         let rows = [
             row("a", Mode::ClonedSend, 1, 100, 50, "ok"),
@@ -332,10 +407,70 @@ mod tests {
             row("b", Mode::MergedRecv, 1, 100, 50, "ok"),
             row("a", Mode::MergedRecv, 1, 100, 60, "ok"),
         ];
-        let answer = MemoryAnswer::of(&rows, &[]);
+        let answer = MemoryAnswer::of(&rows);
         let least: Vec<_> = answer.designs.iter().map(|design| (design.mode, design.least.clone())).collect();
         assert_eq!(least, [(Mode::ClonedSend, Some("a".to_owned())), (Mode::MergedRecv, Some("b".to_owned()))]);
-        let none = MemoryAnswer::of(&[row("a", Mode::ClonedSend, 1, 1, 1, "lost: 1")], &[]);
+        let none = MemoryAnswer::of(&[row("a", Mode::ClonedSend, 1, 1, 1, "lost: 1")]);
         assert_eq!((none.designs[0].common_cells, none.designs[0].least.clone()), (0, None));
+    }
+
+    #[test]
+    fn a_row_fits_the_sweep_cell_of_its_channel_design_tasks_slots_and_message() {
+        let mut key = hand_made_key("kanal", 8, Default::default());
+        key.coord.capacity = Capacity::Shared(1024);
+        let key = &key;
+        let shared = |row: MemoryRow| MemoryRow { record_bytes: RecordBytes::Shared, ..row };
+        assert!(shared(row("kanal", Mode::ClonedSend, 8, 1, 1, "ok")).fits(key));
+        assert!(!row("kanal", Mode::ClonedSend, 8, 1, 1, "ok").fits(key), "48-byte records, not the shared message");
+        assert!(!shared(row("kanal", Mode::MergedRecv, 8, 1, 1, "ok")).fits(key));
+        assert!(!shared(row("kanal", Mode::ClonedSend, 1, 1, 1, "ok")).fits(key));
+        assert!(!shared(row("flume", Mode::ClonedSend, 8, 1, 1, "ok")).fits(key));
+        assert!(!shared(MemoryRow { capacity: 64, ..row("kanal", Mode::ClonedSend, 8, 1, 1, "ok") }).fits(key));
+        let failed = shared(row("kanal", Mode::ClonedSend, 8, 1, 1, "lost: 1"));
+        assert_eq!(CellMemory::of(&[failed], key), None, "a row that failed is no figure");
+        let ok = shared(row("kanal", Mode::ClonedSend, 8, 300, 2048, "ok"));
+        let memory = CellMemory::of(&[ok], key).unwrap();
+        assert_eq!((memory.rest_bytes, memory.peak_bytes, memory.kept_bytes, memory.slots), (300, 4096, 2048, 1024));
+        assert_eq!(memory.per_slot(memory.kept_bytes), 2.0);
+    }
+
+    #[test]
+    fn the_sidecar_reads_back_its_rows_typed_and_says_which_line_is_bad() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("x.csv");
+        assert_eq!(read_sidecar(&csv).unwrap(), [], "no sidecar, no rows");
+        let rows = [row("a", Mode::MergedRecv, 4, 1, 2, "ok"), row("b", Mode::ClonedSend, 1, 3, 4, "lost: 1 of 4")];
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        rows.iter().for_each(|row| writer.serialize(row).unwrap());
+        let text = String::from_utf8(writer.into_inner().unwrap()).unwrap();
+        std::fs::write(sidecar(&csv), format!("{text}a,1.0")).unwrap();
+        let read = read_sidecar(&csv).unwrap();
+        assert_eq!(read, rows, "the partial last line is skipped");
+        assert_eq!(read[1].status, SampleStatus::Failed("lost: 1 of 4".to_owned()));
+        std::fs::write(sidecar(&csv), format!("{text}a,1.0,sideways\n")).unwrap();
+        let error = read_sidecar(&csv).unwrap_err().to_string();
+        assert!(error.contains("x.memory.csv line 4 is not a `channel-bench memory` row"), "{error}");
+    }
+
+    #[test]
+    fn a_band_names_what_its_pick_keeps_and_the_channel_that_keeps_least() {
+        let cell = |kept| Some(CellMemory { rest_bytes: 0, peak_bytes: 0, kept_bytes: kept, slots: 64 });
+        let channels = [
+            ("kanal".to_owned(), vec![cell(6400), cell(6400)]),
+            ("flume".to_owned(), vec![cell(100), None]),
+            ("tokio-mpsc".to_owned(), vec![cell(3200), cell(640)]),
+            ("loole".to_owned(), vec![cell(1920), cell(1920)]),
+        ];
+        let band = BandMemory::of(Some(0), channels.clone());
+        let pick = band.pick.unwrap();
+        assert_eq!((pick.channel.as_str(), pick.kept_bytes.as_slice()), ("kanal", &[6400, 6400][..]));
+        assert_eq!(pick.kept_bytes_per_slot, [100.0, 100.0]);
+        // flume keeps least where it was measured, but not at every task count of the band; of
+        // the others tokio-mpsc's 3,840 bytes tie loole's, and tokio-mpsc comes first.
+        let least = band.least.unwrap();
+        assert_eq!((least.channel.as_str(), least.total()), ("tokio-mpsc", 3840));
+        let unmeasured = BandMemory::of(Some(1), channels);
+        assert_eq!(unmeasured.pick, None, "the pick has no row at one task count");
+        assert_eq!(BandMemory::of(None, []), BandMemory::default());
     }
 }

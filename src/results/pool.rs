@@ -67,6 +67,7 @@ pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile
         out.skipped_partial_line |= file.skipped_partial_line;
         out.order.extend(file.order);
         out.cells.extend(file.cells);
+        out.memory.extend(file.memory);
     }
     Ok(out)
 }
@@ -154,6 +155,9 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
         // Rounds are numbered within a run: each run's get a range of their own.
         let round = |round: Option<u64>| round.map(|round| round + ((index as u64) << 40));
         pooled.skipped_partial_line |= run.skipped_partial_line;
+        // What a channel holds is a function of its crate and the cell's shape: each run's
+        // memory rows serve the pooled cells (`results::memory::CellMemory::of` takes the first).
+        pooled.memory.extend(run.memory);
         for key in run.order {
             let cell = &run.cells[&key];
             let into = pooled.cells.entry(key.clone()).or_insert_with(|| {

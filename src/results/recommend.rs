@@ -13,7 +13,8 @@ pub use super::band::TaskBand;
 use super::band::{self, Band, Cell, Contender, Grouped};
 use super::careful::{self, Careful};
 use super::figures::{Figures, Table};
-use super::load::{CellSamples, ResultsFile};
+use super::load::{CellSamples, ResultsFile, channel_label};
+use super::memory::BandMemory;
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 pub use super::ranking::{Entry, Ranking, Shape};
 use super::schema::SampleStatus;
@@ -54,6 +55,9 @@ pub struct Recommendation {
     pub excluded: Vec<Excluded>,
     /// The fastest channel with no known problem, read off `speed`.
     pub careful: Careful,
+    /// What the pick keeps in memory beside the channel that keeps least, from the cells'
+    /// memory figures; empty without a memory sidecar.
+    pub memory: BandMemory,
 }
 
 /// The recommendation for every runtime × mode × band of `file` that has data, in the
@@ -107,7 +111,13 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
     };
     let speed = by(Metric::Speed);
     let careful = careful::of(&speed);
-    Recommendation { speed, careful, cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band }
+    let kept = group.channels.iter().map(|&channel| {
+        let cells = tasks.iter().map(|&t| group.cells.get(&(channel, t)).and_then(|cell| cell.figures.memory));
+        (channel_label(channel.0, channel.1), cells.collect())
+    });
+    let pick = speed.first().and_then(|first| group.channels.iter().position(|&channel| channel == first.id()));
+    let memory = BandMemory::of(pick, kept);
+    Recommendation { speed, careful, cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band, memory }
 }
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).
