@@ -167,7 +167,13 @@ pub fn run(
             groups.iter().map(wanted).collect()
         } else {
             // Groups of two members at least.
-            duels(&groups, &cells, &of_rows(&rows), &plan.keep, dueling.as_ref().and_then(Clock::past_budget))
+            duels(
+                &groups,
+                &cells,
+                &of_rows(&rows),
+                (&plan.keep, &plan.weigh.clone().unwrap_or_default()),
+                dueling.as_ref().and_then(Clock::past_budget),
+            )
         };
         visiting.retain(|members| !members.is_empty());
         if pass > 1 && place.screens() {

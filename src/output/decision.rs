@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::doc::{Block, Form, Format, Mark, On, Section, Span, fitted, line};
 use super::format::{NOT_RESOLVED, duration, percent, thousands};
 use crate::results::analysis::Analysis;
-use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE};
+use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE, Weigh, Weighing};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
 
@@ -22,6 +22,8 @@ const LABEL: usize = 10;
 pub enum CardLine {
     /// The channel to use, or why none is.
     Use,
+    /// The figures the decision weighed, in order, and the flag that orders them.
+    Weighed,
     /// The channels passed over, each with the one ahead of it.
     Passed,
     /// The pick's pooled p99, out of phase and in phase.
@@ -41,11 +43,12 @@ pub enum CardLine {
 }
 
 impl CardLine {
-    /// The line's label: `use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, `yours`,
-    /// `left out`.
+    /// The line's label: `use`, `weighed`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`,
+    /// `yours`, `left out`.
     pub fn word(self) -> &'static str {
         match self {
             CardLine::Use => "use",
+            CardLine::Weighed => "weighed",
             CardLine::Passed => "passed",
             CardLine::Latency => "latency",
             CardLine::Drops => "drops",
@@ -98,7 +101,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
             return vec![(CardLine::Use, vec![Span::text(none)])];
         }
         let open = format!("{NOT_RESOLVED}, each channel is behind another {}", separated(decision));
-        let mut lines = vec![(CardLine::Use, vec![Span::Text(open)])];
+        let mut lines = vec![(CardLine::Use, vec![Span::Text(open)]), weighed(decision)];
         lines.extend(passed(decision));
         lines.extend(avoid_line(decision));
         lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
@@ -111,7 +114,8 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
         }
         None => " (no other channel with no known problem to weigh it against)".to_owned(),
     };
-    let mut lines = vec![(CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)])];
+    let use_line = (CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)]);
+    let mut lines = vec![use_line, weighed(decision)];
     lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
@@ -153,6 +157,24 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     lines.extend(yours(decision, keep).map(|line| (CardLine::Yours, vec![Span::Text(line)])));
     lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
     lines
+}
+
+/// What `figure` is, where it is judged: `frames overflowed in phase`.
+fn figure(figure: Weigh) -> &'static str {
+    match figure {
+        Weigh::Drops => "frames overflowed in phase",
+        Weigh::Cpu => "CPU per message out of phase",
+        Weigh::P99 => "p99 in phase",
+    }
+}
+
+/// The `weighed` line: the figures in order and the flag that gave them: `frames overflowed in
+/// phase, then CPU per message out of phase (--weigh drops,cpu)`.
+fn weighed(decision: &Decision) -> (CardLine, Vec<Span>) {
+    let order: Vec<&str> = decision.weighing.order().iter().map(|weigh| figure(*weigh)).collect();
+    let text = format!("{} (", order.join(", then "));
+    let flag = Span::Code(format!("--weigh {}", decision.weighing));
+    (CardLine::Weighed, vec![Span::Text(text), flag, Span::text(")")])
 }
 
 /// `beyond the noise in 95% of 1,000 resamples`: what passing a channel over takes.
@@ -207,20 +229,35 @@ fn avoided(why: Avoid) -> &'static str {
     }
 }
 
-/// The channels the user follows (`--keep`) against the room's pick: `tokio-mpsc is the pick`,
-/// `flume: not told apart from the pick on drops and CPU`, `kanal: avoid (a known problem)`,
-/// `flume: behind the pick on drops in phase or CPU out of phase`; `None` without any.
+/// The channels the user follows (`--keep`) against the room's pick, on the figures weighed:
+/// `tokio-mpsc is the pick`, `flume: not told apart from the pick on drops and CPU`, `kanal:
+/// avoid (a known problem)`, `tokio-mpsc: passed over, behind flume in 97.0%`, `flume: behind
+/// the pick on drops in phase or CPU out of phase`; `None` without any.
 fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let pick = decision.pick.as_ref()?;
+    let order = decision.weighing.order();
+    let short = |weigh: &Weigh| match weigh {
+        Weigh::Drops => "drops",
+        Weigh::Cpu => "CPU",
+        Weigh::P99 => "p99",
+    };
+    let names: Vec<&str> = order.iter().map(short).collect();
+    let judged: Vec<String> = order.iter().map(|weigh| figure(*weigh).replacen(" per message", "", 1)).collect();
+    let judged: Vec<String> = judged.into_iter().map(|text| text.replacen("frames overflowed", "drops", 1)).collect();
     let said: Vec<String> = keep
         .iter()
         .map(|channel| match decision.avoid.iter().find(|(name, _)| name == channel) {
             _ if pick.channel == *channel => format!("{channel} is the pick"),
             Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
-            None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
-                format!("{channel}: not told apart from the pick on drops and CPU")
-            }
-            None => format!("{channel}: behind the pick on drops in phase or CPU out of phase"),
+            None => match decision.passed_over.iter().find(|(name, ..)| name == channel) {
+                Some((_, ahead, count)) => {
+                    format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision))
+                }
+                None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
+                    format!("{channel}: not told apart from the pick on {}", names.join(" and "))
+                }
+                None => format!("{channel}: behind the pick on {}", judged.join(" or ")),
+            },
         })
         .collect();
     (!said.is_empty()).then(|| said.join("; "))
@@ -286,15 +323,7 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
     let Some(pick) = &decision.pick else { return unresolved(decision) };
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
     let n = decision.participants;
-    let when = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
-    let among = match decision.fewest_drops_with {
-        0 => "the fewest".to_owned(),
-        k => format!("among the fewest ({} channels within the noise)", k + 1),
-    };
-    let mut sentences = vec![format!(
-        "The pick has no known problem; {when} it overflowed {} of frames, {among}.",
-        (inside.or(out)).map_or("-".to_owned(), |cell| percent(cell.overflow_share))
-    )];
+    let mut sentences = vec![first_figure(decision, (out, inside))];
     sentences.push(format!(
         "{} A channel within the noise of the pick in one run and a hair ahead in the next does not change it.",
         rule(decision)
@@ -328,13 +357,62 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
     spans
 }
 
+/// The explanation's first sentence: the pick's figure the decision weighed first, and how many
+/// channels were as good on it within the noise: `The pick has no known problem; with every
+/// participant in phase it overflowed 0.00% of frames, the fewest.`
+fn first_figure(decision: &Decision, (out, inside): (Option<&PacedCell>, Option<&PacedCell>)) -> String {
+    let (worst, everyday) = (inside.or(out), out.or(inside));
+    let in_phase = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
+    let out_of_phase = if out.is_some() { "out of phase" } else { "with every participant in phase" };
+    let among = |best: &str| match decision.best_with {
+        0 => format!("the {best}"),
+        k => format!("among the {best} ({} channels within the noise)", k + 1),
+    };
+    let said = match decision.weighing.first() {
+        Weigh::Drops => {
+            let share = worst.map_or("-".to_owned(), |cell| percent(cell.overflow_share));
+            format!("{in_phase} it overflowed {share} of frames, {}", among("fewest"))
+        }
+        Weigh::Cpu => {
+            let cpu = everyday.and_then(|cell| cell.cpu_ns_per_delivered).map_or("-".to_owned(), duration);
+            format!("{out_of_phase} it took {cpu} of CPU per delivered message, {}", among("least"))
+        }
+        Weigh::P99 => {
+            let p99 = worst.and_then(|cell| cell.latency).map_or("-".to_owned(), |l| duration(l.p99 as f64));
+            format!("{in_phase} its pooled p99 was {p99}, {}", among("lowest"))
+        }
+    };
+    format!("The pick has no known problem; {said}.")
+}
+
+/// What passing a channel over takes on the figures of `weighing`, in order: `fewer frames
+/// overflowed in phase, or as few and less CPU per message out of phase`.
+fn beyond(weighing: &Weighing) -> String {
+    let better = |weigh: Weigh| match weigh {
+        Weigh::Drops => "fewer frames overflowed in phase",
+        Weigh::Cpu => "less CPU per message out of phase",
+        Weigh::P99 => "a lower p99 in phase",
+    };
+    let same = |weigh: Weigh| match weigh {
+        Weigh::Drops => "as few",
+        Weigh::Cpu => "as little",
+        Weigh::P99 => "as low",
+    };
+    let order = weighing.order();
+    let mut text = better(order[0]).to_owned();
+    for pair in order.windows(2) {
+        text += &format!(", or {} and {}", same(pair[0]), better(pair[1]));
+    }
+    text
+}
+
 /// The rule in two sentences: the order channels are taken in, and what passes one over.
 fn rule(decision: &Decision) -> String {
     format!(
         "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
-         problem that no other is ahead of beyond the noise (fewer frames overflowed in phase, or as few and less CPU \
-         per message out of phase) in {} of {} resamples of the run's rounds (drawn with replacement from a fixed \
-         seed, each round's channels together, as they met the host).",
+         problem that no other is ahead of beyond the noise ({}) in {} of {} resamples of the run's rounds (drawn \
+         with replacement from a fixed seed, each round's channels together, as they met the host).",
+        beyond(&decision.weighing),
         percent(SEPARATED),
         resamples(decision)
     )
@@ -392,6 +470,7 @@ pub fn json(decision: &Decision) -> Value {
         "capacity": decision.coord.capacity.slots(),
         "capacity_per_task": matches!(decision.coord.capacity, Capacity::PerTask(_)),
         "pick": pick.map(|seat| seat.channel.clone()),
+        "weigh": decision.weighing,
         "p99_ns": phases(|cell| cell.latency.map(|latency| latency.p99 as f64)),
         "drop_share": phases(|cell| Some(cell.drop_share)),
         "capacity_for_no_drops": decision.capacity_for_no_drops().slots(),
