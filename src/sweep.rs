@@ -30,6 +30,7 @@ use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
 use crate::results::band::first_seen;
 use crate::results::coord::Coord;
+use crate::results::figures::Table;
 use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
@@ -358,6 +359,7 @@ fn record(
 /// the rows written (`file`: disturbed samples left out), and lists the failed cells in `outcome`.
 fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &mut Outcome) {
     console.finish_rounds();
+    let table = Table::of(file);
     // The capacity and the setting (a paced cell's phase, the batch, the record…) are in the
     // heading: each gets a section of its own. A section is the cells' Coord with the mode
     // blanked, and their task count.
@@ -374,7 +376,9 @@ fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &m
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
         let (ok, disturbed) = file.cells.get(&progress.key).map_or((&[][..], 0), |c| (&c.ok[..], c.disturbed.len()));
-        console.cell(cell, (stats::summarize(ok).as_ref(), disturbed), &stats::clusters(ok), &progress.samples);
+        let paced = file.cells.contains_key(&progress.key).then(|| table.cell(&progress.key).paced.as_ref()).flatten();
+        let summary = stats::summarize(ok);
+        console.cell(cell, (summary.as_ref(), disturbed, paced), &stats::clusters(ok), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();
         if let Some(reason) = cell.refusal() {

@@ -7,9 +7,13 @@ use serde_json::{Value, json};
 use super::doc::{Block, Form, Format, Mark, On, Section, Span, fitted, line};
 use super::format::{NOT_RESOLVED, duration, percent, thousands};
 use crate::results::analysis::Analysis;
-use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE, Weigh, Weighing};
+use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, Weigh};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
+
+mod why;
+
+pub use why::{explanation, explanations};
 
 /// The longest line of a card, in characters.
 pub const CARD_WIDTH: usize = 120;
@@ -74,23 +78,41 @@ pub fn title(decision: &Decision) -> String {
     )
 }
 
-/// A figure over a cell's samples, each number as `show` writes it: `1.02 µs (740 ns–1.10 µs,
-/// 6 samples)`, the median first; `1.02 µs (6 samples)` when the least and most agree; `1.02
-/// µs in 4 samples, 118 µs in 2` when they fall in two clusters.
-fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
-    let span = range?;
+/// A cell's figure, the one every output gives (the figures table's: pooled over the cell's
+/// kept samples), then how far its samples' own figures spread, each number as `show` writes
+/// it: `1.02 µs (per sample 740 ns–1.10 µs, n=6)`; `1.02 µs (n=6)` when the least and most
+/// agree; `1.02 µs (per sample 800 ns in 4, 118 µs in 2)` when they fall in two clusters.
+/// `per`: the words before the samples' figures, `per sample ` where the line has not said them.
+fn spread(figure: f64, range: Range, (show, per): (fn(f64) -> String, &str)) -> String {
+    let Some(span) = range else { return show(figure) };
     if let Some([(fast, n), (slow, m)]) = span.modes {
-        return Some(format!("{} in {n} samples, {} in {m}", show(fast), show(slow)));
+        return format!("{} ({per}{} in {n}, {} in {m})", show(figure), show(fast), show(slow));
     }
     let (low, high) = (show(span.low), show(span.high));
-    let samples = if span.samples == 1 { "1 sample".to_owned() } else { format!("{} samples", span.samples) };
-    let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
-    Some(format!("{} ({between}{samples})", show(span.median)))
+    let between = if low == high { String::new() } else { format!("{per}{low}–{high}, ") };
+    format!("{} ({between}n={})", show(figure), span.samples)
 }
 
-/// The card: labelled lines (`use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, and
-/// `left out` when samples were), each at most [`CARD_WIDTH`] characters, each figure its median
-/// over the cell's samples with their least–most and how many ([`spread`]); the cost labelled
+/// The words before a figure's samples where a line first gives them.
+const PER_SAMPLE: &str = "per sample ";
+
+/// `cell`'s p99 on the card, and whether it is the pooled one every output gives: its samples'
+/// histograms merged ([`spread`]), or, in a file without them, the median of the samples' own
+/// p99s, labelled so: `902 ns (median of the samples: 902 ns–903 ns, n=2)`; `None` without either.
+fn p99(cell: Option<&PacedCell>, per: &str) -> Option<(String, bool)> {
+    let cell = cell?;
+    if let Some(latency) = cell.latency {
+        return Some((spread(latency.p99 as f64, cell.ranges.p99_ns, (duration, per)), true));
+    }
+    let span = cell.ranges.p99_ns?;
+    let (low, high) = (duration(span.low), duration(span.high));
+    let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
+    Some((format!("{} (median of the samples: {between}n={})", duration(span.median), span.samples), false))
+}
+
+/// The card: labelled lines (`use`, `weighed`, `passed`, `latency`, `drops`, `cost`, `avoid`,
+/// `tie`, and `left out` when samples were), each at most [`CARD_WIDTH`] characters, each figure
+/// the cell's, pooled over its kept samples, with how far the samples spread ([`spread`]); the cost labelled
 /// as the whole process's; the pick set apart, with how near another came to passing it over.
 /// Only `use` when no channel could be ranked; `use`, `passed`, `avoid` and `left out` when the
 /// room is not resolved.
@@ -118,15 +140,18 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     let mut lines = vec![use_line, weighed(decision)];
     lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
-    let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
-    let latency = match (p99(out), p99(inside)) {
-        (Some(out), Some(inside)) => Some(format!("p99 out of phase {out}; in phase {inside}")),
-        (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
+    let first = p99(out, PER_SAMPLE);
+    let second = p99(inside, if first.is_some() { "" } else { PER_SAMPLE });
+    let pooled = [&first, &second].into_iter().flatten().all(|(_, pooled)| *pooled);
+    let what = if pooled { "pooled p99" } else { "p99" };
+    let latency = match (first, second) {
+        (Some((out, _)), Some((inside, _))) => Some(format!("{what} out of phase {out}; in phase {inside}")),
+        (Some((p99, _)), None) | (None, Some((p99, _))) => Some(format!("{what} {p99}")),
         (None, None) => None,
     };
     lines.extend(latency.map(|latency| (CardLine::Latency, vec![Span::Text(latency)])));
     if let Some(worst) = inside.or(out) {
-        let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
+        let dropped = spread(worst.drop_share, worst.ranges.drop_share, (percent, PER_SAMPLE));
         let when = if inside.is_some() { " in phase" } else { "" };
         let (capacity, enough) = (decision.coord.capacity, decision.capacity_for_no_drops());
         let (participants, burst) = (decision.participants, decision.burst);
@@ -138,7 +163,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
         lines.push((CardLine::Drops, vec![Span::Text(drops)]));
     }
     if let Some(cell) = out.or(inside)
-        && let Some(share) = spread(cell.ranges.core_share, percent)
+        && let Some(share) = cell.core_share.map(|share| spread(share, cell.ranges.core_share, (percent, PER_SAMPLE)))
     {
         let (n, rate) = (decision.participants, thousands(cell.offered_per_s));
         let cost = format!("whole process, {n} senders and the router: {share} of a core at {rate} msg/s");
@@ -299,150 +324,6 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     }
     let heading = Some("for your room".to_owned());
     (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
-}
-
-/// Why each decision, on the page: its title and its explanation; `None` without any.
-pub fn explanations(analysis: &Analysis) -> Option<Section> {
-    let blocks: Vec<Block> = analysis
-        .decisions
-        .iter()
-        .flat_map(|decision| {
-            let title = vec![Span::Strong(vec![Span::Text(format!(
-                "Why the pick {}",
-                title(decision).replacen("For ", "for ", 1)
-            ))])];
-            [Block::Para(title), Block::Para(explanation(decision))]
-        })
-        .collect();
-    (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
-}
-
-/// The explanation below the card: why the pick, the tie's rule in full, and what latency does
-/// as load rises.
-pub fn explanation(decision: &Decision) -> Vec<Span> {
-    let Some(pick) = &decision.pick else { return unresolved(decision) };
-    let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
-    let n = decision.participants;
-    let mut sentences = vec![first_figure(decision, (out, inside))];
-    sentences.push(format!(
-        "{} A channel within the noise of the pick in one run and a hair ahead in the next does not change it.",
-        rule(decision)
-    ));
-    if let Some((channel, ahead)) = decision.closest.as_ref().filter(|(_, ahead)| *ahead > 0) {
-        sentences.push(format!("The closest, {channel}, was ahead of the pick in {}.", share(*ahead, decision)));
-    }
-    let quiet_p99 = decision.quiet.as_ref().and_then(|(tasks, cell)| Some((*tasks, cell.latency?.p99 as f64)));
-    let busy_p99 = out.and_then(|cell| cell.latency).map(|latency| latency.p99 as f64);
-    if let (Some((tasks, quiet)), Some(busy)) = (quiet_p99, busy_p99) {
-        let participants = if tasks == 1 { "1 participant".to_owned() } else { format!("{tasks} participants") };
-        sentences.push(if quiet > busy {
-            format!(
-                "Latency falls as load rises: with {participants} the router parks between frames and every frame \
-                 pays its wake-up (pooled p99 {} here), while with {n} it is mostly still awake (pooled p99 {}).",
-                duration(quiet),
-                duration(busy)
-            )
-        } else {
-            format!("With {participants} the pooled p99 was {}, against {} with {n}.", duration(quiet), duration(busy))
-        });
-    }
-    sentences.push("Another machine's cores change wake-ups most: measure there with ".to_owned());
-    let mut spans = vec![Span::Text(sentences.join(" "))];
-    spans.extend([
-        Span::Code(format!("channel-bench sfu --participants {n}")),
-        Span::text(" ("),
-        Span::Code("--workers N".to_owned()),
-        Span::text(" for the threads tokio gets)."),
-    ]);
-    spans
-}
-
-/// The explanation's first sentence: the pick's figure the decision weighed first, and how many
-/// channels were as good on it within the noise: `The pick has no known problem; with every
-/// participant in phase it overflowed 0.00% of frames, the fewest.`
-fn first_figure(decision: &Decision, (out, inside): (Option<&PacedCell>, Option<&PacedCell>)) -> String {
-    let (worst, everyday) = (inside.or(out), out.or(inside));
-    let in_phase = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
-    let out_of_phase = if out.is_some() { "out of phase" } else { "with every participant in phase" };
-    let among = |best: &str| match decision.best_with {
-        0 => format!("the {best}"),
-        k => format!("among the {best} ({} channels within the noise)", k + 1),
-    };
-    let said = match decision.weighing.first() {
-        Weigh::Drops => {
-            let share = worst.map_or("-".to_owned(), |cell| percent(cell.overflow_share));
-            format!("{in_phase} it overflowed {share} of frames, {}", among("fewest"))
-        }
-        Weigh::Cpu => {
-            let cpu = everyday.and_then(|cell| cell.cpu_ns_per_delivered).map_or("-".to_owned(), duration);
-            format!("{out_of_phase} it took {cpu} of CPU per delivered message, {}", among("least"))
-        }
-        Weigh::P99 => {
-            let p99 = worst.and_then(|cell| cell.latency).map_or("-".to_owned(), |l| duration(l.p99 as f64));
-            format!("{in_phase} its pooled p99 was {p99}, {}", among("lowest"))
-        }
-    };
-    format!("The pick has no known problem; {said}.")
-}
-
-/// What passing a channel over takes on the figures of `weighing`, in order: `fewer frames
-/// overflowed in phase, or as few and less CPU per message out of phase`.
-fn beyond(weighing: &Weighing) -> String {
-    let better = |weigh: Weigh| match weigh {
-        Weigh::Drops => "fewer frames overflowed in phase",
-        Weigh::Cpu => "less CPU per message out of phase",
-        Weigh::P99 => "a lower p99 in phase",
-    };
-    let same = |weigh: Weigh| match weigh {
-        Weigh::Drops => "as few",
-        Weigh::Cpu => "as little",
-        Weigh::P99 => "as low",
-    };
-    let order = weighing.order();
-    let mut text = better(order[0]).to_owned();
-    for pair in order.windows(2) {
-        text += &format!(", or {} and {}", same(pair[0]), better(pair[1]));
-    }
-    text
-}
-
-/// The rule in two sentences: the order channels are taken in, and what passes one over.
-fn rule(decision: &Decision) -> String {
-    format!(
-        "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
-         problem that no other is ahead of beyond the noise ({}) in {} of {} resamples of the run's rounds (drawn \
-         with replacement from a fixed seed, each round's channels together, as they met the host).",
-        beyond(&decision.weighing),
-        percent(SEPARATED),
-        resamples(decision)
-    )
-}
-
-/// The explanation of a room not resolved: who is ahead of whom, and what would resolve it.
-fn unresolved(decision: &Decision) -> Vec<Span> {
-    if decision.passed_over.is_empty() {
-        return Vec::new();
-    }
-    let circle: Vec<String> = decision
-        .passed_over
-        .iter()
-        .map(|(channel, ahead, count)| format!("{ahead} ahead of {channel} in {}", share(*count, decision)))
-        .collect();
-    let mut channels: Vec<&str> = decision.passed_over.iter().map(|(channel, _, _)| channel.as_str()).collect();
-    channels.truncate(3);
-    let text = format!(
-        "{} Here each channel with no known problem is so behind another ({}), a circle no pick stands on. A longer \
-         run (",
-        rule(decision),
-        circle.join(", ")
-    );
-    vec![
-        Span::Text(text),
-        Span::Code("--max-time N".to_owned()),
-        Span::text(") or these channels alone ("),
-        Span::Code(format!("--channels {}", channels.join(","))),
-        Span::text(") narrows it."),
-    ]
 }
 
 /// The decision for `summary --json`: the figures of the paragraph, and the paragraph.
