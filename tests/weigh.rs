@@ -50,3 +50,23 @@ fn the_runs_order_is_the_summarys_unless_summary_is_given_another() {
     assert_eq!(from_json, decision(&plain, &["--weigh", "p99,cpu"]), "the JSON's order is the flag's");
     assert_eq!(decision(&kept, &["--weigh", "drops,cpu"]), default, "the flag wins over the JSON");
 }
+
+#[test]
+fn a_channel_passed_over_is_said_so_and_not_also_tied() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/reference/16core-xeon-2026-11-28");
+    for name in ["s.csv", "s.json", "s.latency.csv"] {
+        fs::copy(from.join(name), dir.path().join(name)).unwrap();
+    }
+    let csv = dir.path().join("s.csv");
+    let (code, stdout, stderr) =
+        common::output(common::bench().args(["summary", "--keep", "flume,async-channel,tachyonix"]).arg(&csv));
+    assert_eq!(code, Some(0), "{stderr}");
+    let yours =
+        stdout.lines().find(|line| line.trim_start().starts_with("yours:")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(yours.contains("flume: passed over, behind loole in 98.3%; async-channel is the pick"), "{yours}");
+    assert!(yours.contains("tachyonix: not told apart from the pick on drops and CPU"), "{yours}");
+    let tied = decision(&csv, &[])["tied"].clone();
+    let tied: Vec<&str> = tied.as_array().unwrap().iter().filter_map(|channel| channel.as_str()).collect();
+    assert!(tied.contains(&"tachyonix") && !tied.contains(&"flume") && !tied.contains(&"tokio-mpsc"), "{tied:?}");
+}

@@ -267,8 +267,12 @@ fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
         Weigh::P99 => "p99",
     };
     let names: Vec<&str> = order.iter().map(short).collect();
-    let judged: Vec<String> = order.iter().map(|weigh| figure(*weigh).replacen(" per message", "", 1)).collect();
-    let judged: Vec<String> = judged.into_iter().map(|text| text.replacen("frames overflowed", "drops", 1)).collect();
+    let where_judged = |weigh: &Weigh| match weigh {
+        Weigh::Drops => "drops in phase",
+        Weigh::Cpu => "CPU out of phase",
+        Weigh::P99 => "p99 in phase",
+    };
+    let judged: Vec<&str> = order.iter().map(where_judged).collect();
     let said: Vec<String> = keep
         .iter()
         .map(|channel| match decision.avoid.iter().find(|(name, _)| name == channel) {
