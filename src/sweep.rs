@@ -168,7 +168,13 @@ pub fn run(
             groups.iter().map(wanted).collect()
         } else {
             // Groups of two members at least.
-            duels(&groups, &cells, &of_rows(&rows), &plan.keep, dueling.as_ref().and_then(Clock::past_budget))
+            duels(
+                &groups,
+                &cells,
+                &of_rows(&rows),
+                (&plan.keep, &plan.weigh.clone().unwrap_or_default()),
+                dueling.as_ref().and_then(Clock::past_budget),
+            )
         };
         visiting.retain(|members| !members.is_empty());
         if pass > 1 && place.screens() {
@@ -178,7 +184,8 @@ pub fn run(
             if let (true, Some(clock)) = (visiting.is_empty(), &dueling) {
                 let (left, bound) = clock.left();
                 let file = of_rows(&rows);
-                console.duels_stopped((left, bound), Standing::of(&file).out_of_reach(&file, left).len());
+                let standing = Standing::of(&file, &plan.weigh.clone().unwrap_or_default());
+                console.duels_stopped((left, bound), standing.out_of_reach(&file, left).len());
             }
             break;
         }
@@ -375,8 +382,7 @@ fn report(cells: &[Progress], file: &ResultsFile, console: &Console, outcome: &m
             console.section(cell.runtime, cell.workers, &cell.workload);
         }
         let disturbed = file.cells.get(&progress.key).map_or(0, |c| c.disturbed.len());
-        let figures =
-            file.cells.contains_key(&progress.key).then(|| table.cell(&progress.key).speed.as_ref()).flatten();
+        let figures = file.cells.contains_key(&progress.key).then(|| table.cell(&progress.key));
         console.cell(cell, (figures, disturbed), &progress.samples);
         outcome.cells_done += 1;
         let label = cell.label();

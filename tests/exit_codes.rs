@@ -60,3 +60,37 @@ fn a_typo_of_a_flag_is_exit_2_naming_the_nearest_flag_on_one_line() {
         assert!(stderr.contains(&format!("a similar argument exists: {nearest}")), "{typo:?}: {stderr}");
     }
 }
+
+#[test]
+fn a_bad_weigh_is_exit_2_on_one_line_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = csv(dir.path());
+    let paced = ["--channels", "kanal", "--tasks", "2", "--pace", "1ms", "--duration", "10ms", "--samples", "1"];
+    let cases: [(Vec<&str>, &str); 6] = [
+        (
+            vec!["summary", "--weigh", "latency"],
+            "\"latency\" is not a figure the decision weighs: give drops, cpu or p99",
+        ),
+        (vec!["report", "--weigh", "p99,p99"], "p99 is named twice"),
+        (vec!["--weigh", "cpu,"], "\"\" is not a figure the decision weighs"),
+        ([&paced[..], &["--weigh", "drops,speed"]].concat(), "\"speed\" is not a figure"),
+        ([&paced[..], &["--weigh", "p99,cpu"]].concat(), "--weigh p99 weighs the latency --latency records"),
+        (vec!["--channels", "kanal", "--weigh", "cpu"], "--weigh orders what a paced room's decision weighs"),
+    ];
+    for (args, said) in cases {
+        let mut command = common::bench();
+        command.args(&args).current_dir(dir.path());
+        if args[0] == "summary" || args[0] == "report" {
+            command.arg(&run);
+        } else {
+            command.args(["--out", "never.csv"]);
+        }
+        let (code, stdout, stderr) = common::output(&mut command);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?} printed {stdout}");
+    }
+    let written: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    assert_eq!(written, ["run.csv"], "nothing written");
+}

@@ -331,10 +331,11 @@ fn a_sample_with_a_steal_tick_is_left_out_of_the_cards_figures_and_counted() {
     assert_eq!(line("left out:"), "left out: 1 of 6 samples (1 steal tick), kept in the CSV");
     assert_eq!(
         line("latency:"),
-        "latency:  p99 out of phase 902 ns (902 ns–903 ns, 2 samples); in phase 902 ns (901 ns–903 ns, 3 samples)"
+        "latency:  p99 out of phase 902 ns (median of the samples: 902 ns–903 ns, n=2); in phase 902 ns (median of \
+         the samples: 901 ns–903 ns, n=3)"
     );
     assert!(
-        line("cost:").starts_with("cost:     whole process, 4 senders and the router: 4.40% (2 samples) of a core"),
+        line("cost:").starts_with("cost:     whole process, 4 senders and the router: 4.40% (n=2) of a core"),
         "{card:?}"
     );
 }

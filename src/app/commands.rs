@@ -14,6 +14,7 @@ use crate::output::{self, console::print_line, export};
 use crate::paths::{self, Found};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
+use crate::results::decision::Weighing;
 use crate::results::load::{CellKey, ResultsFile};
 use crate::results::metadata::{MachineId, Metadata};
 use crate::results::pool::{self, Run};
@@ -203,7 +204,9 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
     let metadata = metadata(csv);
-    let mut analysis = Analysis::of(if markdown.is_some() { &name } else { &pooled_name }, &samples, metadata.as_ref());
+    let weighing = Weighing::of_run(metadata.as_ref(), args.weigh.as_ref());
+    let shown = if markdown.is_some() { &name } else { &pooled_name };
+    let mut analysis = Analysis::weighed(shown, &samples, metadata.as_ref(), &weighing);
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
     match markdown {
         Some(markdown) => print_summary(&name, &analysis, markdown)?,
@@ -297,7 +300,8 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let (name, samples) = pooled(runs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let analysis = Analysis::of(&csvs[0].display().to_string(), &samples, machines.first());
+    let weighing = Weighing::of_run(machines.first(), args.weigh.as_ref());
+    let analysis = Analysis::weighed(&csvs[0].display().to_string(), &samples, machines.first(), &weighing);
     html.put(&output::html::page(&name, &analysis, &machines), "report")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -106,7 +106,8 @@ pub(super) fn measure(
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
     let metadata = machine::describe(&plan.channels, command_line, started_utc);
     let keep = plan.keep.iter().map(|channel| channel.to_string()).collect();
-    crate::results::metadata::Metadata { builds, keep, ..metadata }.write(&set.json())?;
+    let weigh = plan.weigh.clone();
+    crate::results::metadata::Metadata { builds, keep, weigh, ..metadata }.write(&set.json())?;
     let stop = StopSignals::install()?;
     let watchdog =
         Watchdog::new(plan.timeout, stop.flag.clone()).context("cannot create the watchdog's wake-up socket")?;

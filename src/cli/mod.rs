@@ -186,6 +186,10 @@ pub struct ReportArgs {
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
+    /// Comma-separated figures the room's decision weighs, in order: drops, cpu, p99 [default: the
+    /// run's --weigh, from its JSON, else drops,cpu]
+    #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
+    pub weigh: Option<crate::results::decision::Weighing>,
     /// Replace the report if it exists
     #[arg(long)]
     pub force: bool,
@@ -215,6 +219,10 @@ pub struct SummaryArgs {
     /// pick [default: the run's --keep, from its JSON]
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub keep: Option<Vec<String>>,
+    /// Comma-separated figures the room's decision weighs, in order: drops, cpu, p99 [default: the
+    /// run's --weigh, from its JSON, else drops,cpu]
+    #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
+    pub weigh: Option<crate::results::decision::Weighing>,
     /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,

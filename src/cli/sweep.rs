@@ -130,6 +130,12 @@ pub struct SweepArgs {
     #[arg(long)]
     pub latency: bool,
 
+    /// Comma-separated figures the room's decision weighs, in order: drops (frames overflowed in
+    /// phase), cpu (CPU per message out of phase), p99 (pooled p99 in phase; needs --latency)
+    /// [default: drops,cpu]
+    #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
+    pub weigh: Option<crate::results::decision::Weighing>,
+
     /// What the receiver does with each payload besides verifying it: none, or file:PATH
     #[arg(long, value_name = "none|file:PATH", default_value = "none", help = format!(
         "What the receiver does with each payload besides verifying it: none, or file:PATH (written through a {} KiB \

@@ -7,9 +7,13 @@ use serde_json::{Value, json};
 use super::doc::{Block, Form, Format, Mark, On, Section, Span, fitted, line};
 use super::format::{NOT_RESOLVED, duration, percent, thousands};
 use crate::results::analysis::Analysis;
-use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, TIE_RULE};
+use crate::results::decision::{Avoid, Decision, SEPARATED, Seat, Weigh};
 use crate::results::paced::{PacedCell, Range};
 use crate::run::workload::Capacity;
+
+mod why;
+
+pub use why::{explanation, explanations};
 
 /// The longest line of a card, in characters.
 pub const CARD_WIDTH: usize = 120;
@@ -22,6 +26,8 @@ const LABEL: usize = 10;
 pub enum CardLine {
     /// The channel to use, or why none is.
     Use,
+    /// The figures the decision weighed, in order, and the flag that orders them.
+    Weighed,
     /// The channels passed over, each with the one ahead of it.
     Passed,
     /// The pick's pooled p99, out of phase and in phase.
@@ -41,11 +47,12 @@ pub enum CardLine {
 }
 
 impl CardLine {
-    /// The line's label: `use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, `yours`,
-    /// `left out`.
+    /// The line's label: `use`, `weighed`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`,
+    /// `yours`, `left out`.
     pub fn word(self) -> &'static str {
         match self {
             CardLine::Use => "use",
+            CardLine::Weighed => "weighed",
             CardLine::Passed => "passed",
             CardLine::Latency => "latency",
             CardLine::Drops => "drops",
@@ -71,23 +78,41 @@ pub fn title(decision: &Decision) -> String {
     )
 }
 
-/// A figure over a cell's samples, each number as `show` writes it: `1.02 µs (740 ns–1.10 µs,
-/// 6 samples)`, the median first; `1.02 µs (6 samples)` when the least and most agree; `1.02
-/// µs in 4 samples, 118 µs in 2` when they fall in two clusters.
-fn spread(range: Range, show: fn(f64) -> String) -> Option<String> {
-    let span = range?;
+/// A cell's figure, the one every output gives (the figures table's: pooled over the cell's
+/// kept samples), then how far its samples' own figures spread, each number as `show` writes
+/// it: `1.02 µs (per sample 740 ns–1.10 µs, n=6)`; `1.02 µs (n=6)` when the least and most
+/// agree; `1.02 µs (per sample 800 ns in 4, 118 µs in 2)` when they fall in two clusters.
+/// `per`: the words before the samples' figures, `per sample ` where the line has not said them.
+fn spread(figure: f64, range: Range, (show, per): (fn(f64) -> String, &str)) -> String {
+    let Some(span) = range else { return show(figure) };
     if let Some([(fast, n), (slow, m)]) = span.modes {
-        return Some(format!("{} in {n} samples, {} in {m}", show(fast), show(slow)));
+        return format!("{} ({per}{} in {n}, {} in {m})", show(figure), show(fast), show(slow));
     }
     let (low, high) = (show(span.low), show(span.high));
-    let samples = if span.samples == 1 { "1 sample".to_owned() } else { format!("{} samples", span.samples) };
-    let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
-    Some(format!("{} ({between}{samples})", show(span.median)))
+    let between = if low == high { String::new() } else { format!("{per}{low}–{high}, ") };
+    format!("{} ({between}n={})", show(figure), span.samples)
 }
 
-/// The card: labelled lines (`use`, `passed`, `latency`, `drops`, `cost`, `avoid`, `tie`, and
-/// `left out` when samples were), each at most [`CARD_WIDTH`] characters, each figure its median
-/// over the cell's samples with their least–most and how many ([`spread`]); the cost labelled
+/// The words before a figure's samples where a line first gives them.
+const PER_SAMPLE: &str = "per sample ";
+
+/// `cell`'s p99 on the card, and whether it is the pooled one every output gives: its samples'
+/// histograms merged ([`spread`]), or, in a file without them, the median of the samples' own
+/// p99s, labelled so: `902 ns (median of the samples: 902 ns–903 ns, n=2)`; `None` without either.
+fn p99(cell: Option<&PacedCell>, per: &str) -> Option<(String, bool)> {
+    let cell = cell?;
+    if let Some(latency) = cell.latency {
+        return Some((spread(latency.p99 as f64, cell.ranges.p99_ns, (duration, per)), true));
+    }
+    let span = cell.ranges.p99_ns?;
+    let (low, high) = (duration(span.low), duration(span.high));
+    let between = if low == high { String::new() } else { format!("{low}–{high}, ") };
+    Some((format!("{} (median of the samples: {between}n={})", duration(span.median), span.samples), false))
+}
+
+/// The card: labelled lines (`use`, `weighed`, `passed`, `latency`, `drops`, `cost`, `avoid`,
+/// `tie`, and `left out` when samples were), each at most [`CARD_WIDTH`] characters, each figure
+/// the cell's, pooled over its kept samples, with how far the samples spread ([`spread`]); the cost labelled
 /// as the whole process's; the pick set apart, with how near another came to passing it over.
 /// Only `use` when no channel could be ranked; `use`, `passed`, `avoid` and `left out` when the
 /// room is not resolved.
@@ -98,7 +123,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
             return vec![(CardLine::Use, vec![Span::text(none)])];
         }
         let open = format!("{NOT_RESOLVED}, each channel is behind another {}", separated(decision));
-        let mut lines = vec![(CardLine::Use, vec![Span::Text(open)])];
+        let mut lines = vec![(CardLine::Use, vec![Span::Text(open)]), weighed(decision)];
         lines.extend(passed(decision));
         lines.extend(avoid_line(decision));
         lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
@@ -111,18 +136,22 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
         }
         None => " (no other channel with no known problem to weigh it against)".to_owned(),
     };
-    let mut lines = vec![(CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)])];
+    let use_line = (CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)]);
+    let mut lines = vec![use_line, weighed(decision)];
     lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
-    let p99 = |cell: Option<&PacedCell>| spread(cell?.ranges.p99_ns, duration);
-    let latency = match (p99(out), p99(inside)) {
-        (Some(out), Some(inside)) => Some(format!("p99 out of phase {out}; in phase {inside}")),
-        (Some(p99), None) | (None, Some(p99)) => Some(format!("p99 {p99}")),
+    let first = p99(out, PER_SAMPLE);
+    let second = p99(inside, if first.is_some() { "" } else { PER_SAMPLE });
+    let pooled = [&first, &second].into_iter().flatten().all(|(_, pooled)| *pooled);
+    let what = if pooled { "pooled p99" } else { "p99" };
+    let latency = match (first, second) {
+        (Some((out, _)), Some((inside, _))) => Some(format!("{what} out of phase {out}; in phase {inside}")),
+        (Some((p99, _)), None) | (None, Some((p99, _))) => Some(format!("{what} {p99}")),
         (None, None) => None,
     };
     lines.extend(latency.map(|latency| (CardLine::Latency, vec![Span::Text(latency)])));
     if let Some(worst) = inside.or(out) {
-        let dropped = spread(worst.ranges.drop_share, percent).unwrap_or_else(|| percent(worst.drop_share));
+        let dropped = spread(worst.drop_share, worst.ranges.drop_share, (percent, PER_SAMPLE));
         let when = if inside.is_some() { " in phase" } else { "" };
         let (capacity, enough) = (decision.coord.capacity, decision.capacity_for_no_drops());
         let (participants, burst) = (decision.participants, decision.burst);
@@ -134,7 +163,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
         lines.push((CardLine::Drops, vec![Span::Text(drops)]));
     }
     if let Some(cell) = out.or(inside)
-        && let Some(share) = spread(cell.ranges.core_share, percent)
+        && let Some(share) = cell.core_share.map(|share| spread(share, cell.ranges.core_share, (percent, PER_SAMPLE)))
     {
         let (n, rate) = (decision.participants, thousands(cell.offered_per_s));
         let cost = format!("whole process, {n} senders and the router: {share} of a core at {rate} msg/s");
@@ -153,6 +182,24 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     lines.extend(yours(decision, keep).map(|line| (CardLine::Yours, vec![Span::Text(line)])));
     lines.extend(left_out(decision).map(|line| (CardLine::LeftOut, vec![Span::Text(line)])));
     lines
+}
+
+/// What `figure` is, where it is judged: `frames overflowed in phase`.
+fn figure(figure: Weigh) -> &'static str {
+    match figure {
+        Weigh::Drops => "frames overflowed in phase",
+        Weigh::Cpu => "CPU per message out of phase",
+        Weigh::P99 => "p99 in phase",
+    }
+}
+
+/// The `weighed` line: the figures in order and the flag that gave them: `frames overflowed in
+/// phase, then CPU per message out of phase (--weigh drops,cpu)`.
+fn weighed(decision: &Decision) -> (CardLine, Vec<Span>) {
+    let order: Vec<&str> = decision.weighing.order().iter().map(|weigh| figure(*weigh)).collect();
+    let text = format!("{} (", order.join(", then "));
+    let flag = Span::Code(format!("--weigh {}", decision.weighing));
+    (CardLine::Weighed, vec![Span::Text(text), flag, Span::text(")")])
 }
 
 /// `beyond the noise in 95% of 1,000 resamples`: what passing a channel over takes.
@@ -207,20 +254,39 @@ fn avoided(why: Avoid) -> &'static str {
     }
 }
 
-/// The channels the user follows (`--keep`) against the room's pick: `tokio-mpsc is the pick`,
-/// `flume: not told apart from the pick on drops and CPU`, `kanal: avoid (a known problem)`,
-/// `flume: behind the pick on drops in phase or CPU out of phase`; `None` without any.
+/// The channels the user follows (`--keep`) against the room's pick, on the figures weighed:
+/// `tokio-mpsc is the pick`, `flume: not told apart from the pick on drops and CPU`, `kanal:
+/// avoid (a known problem)`, `tokio-mpsc: passed over, behind flume in 97.0%`, `flume: behind
+/// the pick on drops in phase or CPU out of phase`; `None` without any.
 fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let pick = decision.pick.as_ref()?;
+    let order = decision.weighing.order();
+    let short = |weigh: &Weigh| match weigh {
+        Weigh::Drops => "drops",
+        Weigh::Cpu => "CPU",
+        Weigh::P99 => "p99",
+    };
+    let names: Vec<&str> = order.iter().map(short).collect();
+    let where_judged = |weigh: &Weigh| match weigh {
+        Weigh::Drops => "drops in phase",
+        Weigh::Cpu => "CPU out of phase",
+        Weigh::P99 => "p99 in phase",
+    };
+    let judged: Vec<&str> = order.iter().map(where_judged).collect();
     let said: Vec<String> = keep
         .iter()
         .map(|channel| match decision.avoid.iter().find(|(name, _)| name == channel) {
             _ if pick.channel == *channel => format!("{channel} is the pick"),
             Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
-            None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
-                format!("{channel}: not told apart from the pick on drops and CPU")
-            }
-            None => format!("{channel}: behind the pick on drops in phase or CPU out of phase"),
+            None => match decision.passed_over.iter().find(|(name, ..)| name == channel) {
+                Some((_, ahead, count)) => {
+                    format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision))
+                }
+                None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
+                    format!("{channel}: not told apart from the pick on {}", names.join(" and "))
+                }
+                None => format!("{channel}: behind the pick on {}", judged.join(" or ")),
+            },
         })
         .collect();
     (!said.is_empty()).then(|| said.join("; "))
@@ -264,109 +330,6 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
 }
 
-/// Why each decision, on the page: its title and its explanation; `None` without any.
-pub fn explanations(analysis: &Analysis) -> Option<Section> {
-    let blocks: Vec<Block> = analysis
-        .decisions
-        .iter()
-        .flat_map(|decision| {
-            let title = vec![Span::Strong(vec![Span::Text(format!(
-                "Why the pick {}",
-                title(decision).replacen("For ", "for ", 1)
-            ))])];
-            [Block::Para(title), Block::Para(explanation(decision))]
-        })
-        .collect();
-    (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
-}
-
-/// The explanation below the card: why the pick, the tie's rule in full, and what latency does
-/// as load rises.
-pub fn explanation(decision: &Decision) -> Vec<Span> {
-    let Some(pick) = &decision.pick else { return unresolved(decision) };
-    let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
-    let n = decision.participants;
-    let when = if inside.is_some() { "with every participant in phase" } else { "out of phase" };
-    let among = match decision.fewest_drops_with {
-        0 => "the fewest".to_owned(),
-        k => format!("among the fewest ({} channels within the noise)", k + 1),
-    };
-    let mut sentences = vec![format!(
-        "The pick has no known problem; {when} it overflowed {} of frames, {among}.",
-        (inside.or(out)).map_or("-".to_owned(), |cell| percent(cell.overflow_share))
-    )];
-    sentences.push(format!(
-        "{} A channel within the noise of the pick in one run and a hair ahead in the next does not change it.",
-        rule(decision)
-    ));
-    if let Some((channel, ahead)) = decision.closest.as_ref().filter(|(_, ahead)| *ahead > 0) {
-        sentences.push(format!("The closest, {channel}, was ahead of the pick in {}.", share(*ahead, decision)));
-    }
-    let quiet_p99 = decision.quiet.as_ref().and_then(|(tasks, cell)| Some((*tasks, cell.latency?.p99 as f64)));
-    let busy_p99 = out.and_then(|cell| cell.latency).map(|latency| latency.p99 as f64);
-    if let (Some((tasks, quiet)), Some(busy)) = (quiet_p99, busy_p99) {
-        let participants = if tasks == 1 { "1 participant".to_owned() } else { format!("{tasks} participants") };
-        sentences.push(if quiet > busy {
-            format!(
-                "Latency falls as load rises: with {participants} the router parks between frames and every frame \
-                 pays its wake-up (pooled p99 {} here), while with {n} it is mostly still awake (pooled p99 {}).",
-                duration(quiet),
-                duration(busy)
-            )
-        } else {
-            format!("With {participants} the pooled p99 was {}, against {} with {n}.", duration(quiet), duration(busy))
-        });
-    }
-    sentences.push("Another machine's cores change wake-ups most: measure there with ".to_owned());
-    let mut spans = vec![Span::Text(sentences.join(" "))];
-    spans.extend([
-        Span::Code(format!("channel-bench sfu --participants {n}")),
-        Span::text(" ("),
-        Span::Code("--workers N".to_owned()),
-        Span::text(" for the threads tokio gets)."),
-    ]);
-    spans
-}
-
-/// The rule in two sentences: the order channels are taken in, and what passes one over.
-fn rule(decision: &Decision) -> String {
-    format!(
-        "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
-         problem that no other is ahead of beyond the noise (fewer frames overflowed in phase, or as few and less CPU \
-         per message out of phase) in {} of {} resamples of the run's rounds (drawn with replacement from a fixed \
-         seed, each round's channels together, as they met the host).",
-        percent(SEPARATED),
-        resamples(decision)
-    )
-}
-
-/// The explanation of a room not resolved: who is ahead of whom, and what would resolve it.
-fn unresolved(decision: &Decision) -> Vec<Span> {
-    if decision.passed_over.is_empty() {
-        return Vec::new();
-    }
-    let circle: Vec<String> = decision
-        .passed_over
-        .iter()
-        .map(|(channel, ahead, count)| format!("{ahead} ahead of {channel} in {}", share(*count, decision)))
-        .collect();
-    let mut channels: Vec<&str> = decision.passed_over.iter().map(|(channel, _, _)| channel.as_str()).collect();
-    channels.truncate(3);
-    let text = format!(
-        "{} Here each channel with no known problem is so behind another ({}), a circle no pick stands on. A longer \
-         run (",
-        rule(decision),
-        circle.join(", ")
-    );
-    vec![
-        Span::Text(text),
-        Span::Code("--max-time N".to_owned()),
-        Span::text(") or these channels alone ("),
-        Span::Code(format!("--channels {}", channels.join(","))),
-        Span::text(") narrows it."),
-    ]
-}
-
 /// The decision for `summary --json`: the figures of the paragraph, and the paragraph.
 pub fn json(decision: &Decision) -> Value {
     let pick = decision.pick.as_ref();
@@ -392,6 +355,7 @@ pub fn json(decision: &Decision) -> Value {
         "capacity": decision.coord.capacity.slots(),
         "capacity_per_task": matches!(decision.coord.capacity, Capacity::PerTask(_)),
         "pick": pick.map(|seat| seat.channel.clone()),
+        "weigh": decision.weighing,
         "p99_ns": phases(|cell| cell.latency.map(|latency| latency.p99 as f64)),
         "drop_share": phases(|cell| Some(cell.drop_share)),
         "capacity_for_no_drops": decision.capacity_for_no_drops().slots(),

@@ -19,6 +19,7 @@ pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_u
         started_utc,
         setup: registry::setups(channels.iter().copied()),
         keep: Vec::new(),
+        weigh: None,
         builds: Vec::new(),
     }
 }

@@ -6,6 +6,8 @@
 
 pub mod ab;
 pub mod across;
+#[cfg(test)]
+mod agree;
 pub mod answer;
 pub mod compare;
 pub mod console;

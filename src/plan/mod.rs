@@ -9,6 +9,7 @@ use crate::cli::*;
 use crate::error::usage;
 use crate::registry::{self, ChannelEntry};
 use crate::results::band::TaskBand;
+use crate::results::decision::Weigh;
 use crate::run::measure::RuntimeKind;
 use crate::run::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use crate::run::rounds::Isolation;
@@ -84,6 +85,8 @@ pub struct Plan {
     /// Channels never screened out and in every duel round of their groups: `--keep`, and a
     /// program's own channels (`app::main_with`).
     pub keep: Vec<&'static str>,
+    /// The figures the room's decision weighs, in order (`--weigh`); `None`: the default.
+    pub weigh: Option<crate::results::decision::Weighing>,
     /// Screening rounds (`--samples`).
     pub samples: usize,
     /// Time per cell, averaged over the sweep, that the duels after screening may spend: their
@@ -278,6 +281,7 @@ impl Plan {
             count_allocs: cli.count_allocs,
             warmup: cli.warmup,
             keep,
+            weigh: cli.weigh.clone(),
             samples: cli.samples.unwrap_or(if quick { QUICK_SAMPLES } else { DEFAULT_SAMPLES }),
             max_time: Duration::from_secs_f64(max_time),
             timeout: Duration::from_secs_f64(cli.timeout),
@@ -451,6 +455,14 @@ fn companions(cli: &SweepArgs) -> anyhow::Result<()> {
                 && cli.payload != PayloadSize::Fixed(DEFAULT_PAYLOAD_BYTES),
             "--payload sizes the shared message's buffer, which a record moved by value does not carry: leave \
              --payload out, or give --record-bytes shared",
+        ),
+        (
+            cli.weigh.is_some() && cli.pace.is_none(),
+            "--weigh orders what a paced room's decision weighs: give --pace INTERVAL too, or leave --weigh out",
+        ),
+        (
+            cli.weigh.as_ref().is_some_and(|order| order.weighs(Weigh::P99)) && !cli.latency,
+            "--weigh p99 weighs the latency --latency records: give --latency too, or leave p99 out of --weigh",
         ),
         (
             cli.keep_sink && cli.sink.path().is_none(),

@@ -12,7 +12,7 @@ pub use super::cells::FEWEST_SAMPLES;
 use super::cells::{self, CellsFile};
 pub use super::decide::Needed;
 use super::decide::{self, Open};
-use super::decision::{self, Decision};
+use super::decision::{self, Decision, Weighing};
 use super::designs::{self, Designs};
 use super::figures::Table;
 pub use super::host::HostNoise;
@@ -41,6 +41,8 @@ pub struct Analysis {
     /// The decisions for the room the file answers for (`decision::default_room`); empty
     /// without paced cells.
     pub decisions: Vec<Decision>,
+    /// The figures the decisions weighed, in order (`--weigh`).
+    pub weighing: Weighing,
     /// The bands whose speed verdict stayed open, and what would likely decide each.
     pub open: Vec<Open>,
     /// The per-cell figures.
@@ -73,15 +75,21 @@ pub struct Analysis {
 
 impl Analysis {
     /// The analysis of `file`, read from the CSV named `csv` (as the cells name it), with the
-    /// run's JSON `metadata` when there is one.
+    /// run's JSON `metadata` when there is one, its room decided on the figures the run weighed.
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
+        Analysis::weighed(csv, file, metadata, &Weighing::of_run(metadata, None))
+    }
+
+    /// The analysis of `file`, as [`Analysis::of`], its room decided on the figures of `weighing`.
+    pub fn weighed(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>, weighing: &Weighing) -> Analysis {
         let noise = FileNoise::of(file);
         let table = Table::of(file);
         let bands = recommend::recommend(file, &table, &noise);
         Analysis {
             paced: paced::answer(file, &table, &noise),
             decisions: decision::default_room(file)
-                .map_or(Vec::new(), |room| decision::decide(file, &table, &noise, room)),
+                .map_or(Vec::new(), |room| decision::decide((file, &table), &noise, room, weighing)),
+            weighing: weighing.clone(),
             open: decide::open_bands(file, &noise, &bands),
             cells: cells::cells(csv, file, &table, &bands),
             designs: designs::designs(file, &table, &noise),
@@ -119,11 +127,11 @@ pub struct Standing {
 }
 
 impl Standing {
-    /// Where `file`'s answer stands.
-    pub fn of(file: &ResultsFile) -> Standing {
+    /// Where `file`'s answer stands, its room decided on the figures of `weighing`.
+    pub fn of(file: &ResultsFile, weighing: &Weighing) -> Standing {
         let (noise, table) = (FileNoise::of(file), Table::of(file));
         let room = decision::default_room(file).map(|room| {
-            let (keys, contested) = decision::contenders(file, &table, &noise, room);
+            let (keys, contested) = decision::contenders((file, &table), &noise, room, weighing);
             (room, keys, contested)
         });
         let (bands, paced) = (recommend::recommend(file, &table, &noise), paced::answer(file, &table, &noise));

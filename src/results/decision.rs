@@ -1,15 +1,17 @@
 //! The decision for one room: which channel an SFU of N participants should use, from a paced
 //! run's cells at N tasks. Per runtime, worker count, mode and setting (phase aside), [`decide`]
 //! keeps the channels with no failure and a pacer that kept up, and decides among those with no
-//! known problem by one rule: first the fewest frames overflowed with every participant in phase
-//! (the worst case a room sees), then the lowest CPU per delivered message out of phase (what an
-//! ordinary call costs), each within the noise. The pick is the first channel by a rule no
+//! known problem on the figures the user weighs, in order ([`Weighing`], `--weigh`); by default
+//! the SFU's: first the fewest frames overflowed with every participant in phase (the worst case
+//! a room sees), then the lowest CPU per delivered message out of phase (what an ordinary call
+//! costs), each within the noise. The pick is the first channel by a rule no
 //! measurement can flip ([`TIE_RULE`]) that no other is ahead of on those beyond the noise in
 //! nearly every resample of the run's rounds (`resample`): the rule's channel stays the pick until a
 //! challenger is clearly better. When each channel is behind another (a circle), the room is not
 //! resolved and who is ahead of whom is named. `output::decision` words it.
 
 mod resample;
+pub mod weigh;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -23,8 +25,9 @@ use super::noise::{FileNoise, Metric};
 use super::paced::PacedCell;
 use crate::run::workload::{Capacity, Merge, Phase};
 use crate::stats::disturbed::Why;
-use resample::{Entrant, Tolerance};
+use resample::{Entrant, Latencies, Tolerance};
 pub use resample::{RESAMPLES, SEPARATED};
+pub use weigh::{Weigh, Weighing};
 
 /// One channel's cells in the room: out of phase and in phase, each when measured.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,11 +74,14 @@ pub struct Decision {
     /// resolved: [`Decision::passed_over`] names who is ahead of whom), or when no channel with
     /// no known problem was ranked (`passed_over` is empty too).
     pub pick: Option<Seat>,
-    /// How many other channels overflowed as few frames in phase as the run's best, within the
-    /// noise, in the run itself.
-    pub fewest_drops_with: usize,
+    /// The figures the decision weighed, in order.
+    pub weighing: Weighing,
+    /// How many other channels were as good as the run's best on the first figure weighed,
+    /// within the noise, in the run itself.
+    pub best_with: usize,
     /// Channels that neither the pick nor they are ahead of beyond the noise in [`SEPARATED`]
-    /// of the resamples, marked ones included: the pick among them is by [`TIE_RULE`].
+    /// of the resamples, marked ones included, less those passed over (each behind another
+    /// channel, [`Decision::passed_over`]): the pick among them is by [`TIE_RULE`].
     pub tied: Vec<Seat>,
     /// The channel with no known problem most often ahead of the pick beyond the noise, with
     /// the resamples it was (the first by [`TIE_RULE`] among equals): how near the pick came to
@@ -139,11 +145,17 @@ fn room_keys(file: &ResultsFile, participants: u64) -> Vec<Coord> {
     first_seen(paced.map(room_key))
 }
 
-/// The decisions for `participants` tasks, one per room group in file order, each cell's
-/// figures read from `table` (`file`'s); empty when the file has no paced cell at that task count.
-pub fn decide(file: &ResultsFile, table: &Table, noise: &FileNoise, participants: u64) -> Vec<Decision> {
+/// The decisions for `participants` tasks on the figures of `weighing`, one per room group in
+/// file order, each cell's figures read from `table` (`file`'s); empty when the file has no paced
+/// cell at that task count.
+pub fn decide(
+    (file, table): (&ResultsFile, &Table),
+    noise: &FileNoise,
+    participants: u64,
+    weighing: &Weighing,
+) -> Vec<Decision> {
     let rooms = room_keys(file, participants);
-    rooms.iter().map(|room| decide_room((file, table), noise, participants, room).0).collect()
+    rooms.iter().map(|room| decide_room((file, table), noise, (participants, weighing), room).0).collect()
 }
 
 /// A cell of a room: its key, samples and figures, when measured.
@@ -186,9 +198,10 @@ impl<'a> Cells<'a> {
     }
 
     /// The figures each resample reads: frames overflowed in the cell drops are judged in, CPU
-    /// per delivered message in the cell CPU is judged in, each sample with its round (its
-    /// place in the cell for a file without rounds); `eligible` when it may be picked.
-    fn entrant(&self, eligible: bool) -> Entrant {
+    /// per delivered message in the cell CPU is judged in, and, when `weighing` weighs p99, the
+    /// latencies of the cell drops are judged in, each sample with its round (its place in the
+    /// cell for a file without rounds); `eligible` when it may be picked.
+    fn entrant(&self, eligible: bool, weighing: &Weighing) -> Entrant {
         let paced = |cell: Cell<'a>| cell.map_or(&[][..], |(_, samples, _)| samples.paced.as_slice());
         let round = |at: usize, sample: &PacedSample| sample.round.unwrap_or(at as u64 + 1);
         let drops = paced(self.worst()).iter().enumerate();
@@ -196,6 +209,7 @@ impl<'a> Cells<'a> {
         Entrant {
             drops: drops.map(|(at, s)| (round(at, s), s.frames_overflowed, s.frames)).collect(),
             cpu: cpu.filter_map(|(at, s)| Some((round(at, s), s.cpu_per_delivered()?))).collect(),
+            latency: if weighing.weighs(Weigh::P99) { latencies(paced(self.worst())) } else { Latencies::default() },
             eligible,
         }
     }
@@ -259,7 +273,7 @@ fn quiet((file, table): (&ResultsFile, &Table), participants: u64, pick: &Cells)
 fn decide_room<'a>(
     (file, table): (&'a ResultsFile, &'a Table),
     noise: &FileNoise,
-    participants: u64,
+    (participants, weighing): (u64, &Weighing),
     room: &Coord,
 ) -> (Decision, HashSet<Contender<'a>>) {
     let channels = cells_of((file, table), participants, room);
@@ -273,9 +287,9 @@ fn decide_room<'a>(
     let mut ranked: Vec<(&Cells, Option<Avoid>)> =
         whys.into_iter().filter(|(_, why)| why.is_none_or(|why| why == Avoid::KnownProblem)).collect();
     ranked.sort_by_key(|(cells, _)| by_rule(cells.id));
-    let entrants: Vec<Entrant> = ranked.iter().map(|(cells, why)| cells.entrant(why.is_none())).collect();
+    let entrants: Vec<Entrant> = ranked.iter().map(|(cells, why)| cells.entrant(why.is_none(), weighing)).collect();
     let ranked: Vec<&Cells> = ranked.into_iter().map(|(cells, _)| cells).collect();
-    let tally = resample::tally(&entrants, tolerance(&ranked, noise), RESAMPLES);
+    let tally = resample::tally(&entrants, tolerance(&ranked, noise), weighing, RESAMPLES);
     let pick = tally.pick();
     let seat = |at: usize| ranked[at].seat();
     let channel = |at: usize| ranked[at].channel.clone();
@@ -297,8 +311,12 @@ fn decide_room<'a>(
         burst,
         interval_ns,
         pick: pick.map(seat),
-        fewest_drops_with: tally.fewest_with.unwrap_or(0),
-        tied: pick.map_or(Vec::new(), |pick| tally.tie_of(pick).into_iter().map(seat).collect()),
+        weighing: weighing.clone(),
+        best_with: tally.best_with.unwrap_or(0),
+        tied: pick.map_or(Vec::new(), |pick| {
+            let passed = |at: &usize| passed_over.iter().any(|(over, ..)| over == at);
+            tally.tie_of(pick).into_iter().filter(|at| !passed(at)).map(seat).collect()
+        }),
         closest: closest.map(|(at, resamples)| (channel(at), resamples)),
         passed_over: passed_over
             .into_iter()
@@ -316,8 +334,9 @@ fn decide_room<'a>(
 /// How far apart two of the room's channels may be with neither ahead in a resample: the
 /// run's resolution (`FileNoise::resolution`: how close a tie must be before more rounds of this
 /// run would narrow it by little, from the drift the run measured, never below its floor) on
-/// each metric's own scale, in points of frames overflowed in phase and in the logarithm of CPU
-/// out of phase. Channels closer than that are a tie no run of this host resolves.
+/// each metric's own scale, in points of frames overflowed and the logarithm of p99 in phase,
+/// and in the logarithm of CPU out of phase. Channels closer than that are a tie no run of this
+/// host resolves.
 fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
     let resolution = |cell: fn(&Cells<'a>) -> Cell<'a>, metric: Metric| {
         let group = ranked.iter().find_map(|cells| cell(cells)).map(|(key, ..)| key.coord.noise_group());
@@ -326,17 +345,23 @@ fn tolerance<'a>(ranked: &[&Cells<'a>], noise: &FileNoise) -> Tolerance {
     Tolerance {
         overflow_points: resolution(Cells::worst, Metric::Overflow),
         cpu_log: resolution(Cells::everyday, Metric::Cpu),
+        p99_log: resolution(Cells::worst, Metric::P99),
     }
 }
 
-/// The cells each room's decision at `participants` tasks rests on, in both phases, in the
-/// file's order: the pick's and the closest challenger's ([`Decision::closest`]), and each
+/// The cells each room's decision at `participants` tasks on the figures of `weighing` rests
+/// on, in both phases, in the file's order: the pick's and the closest challenger's ([`Decision::closest`]), and each
 /// channel passed over with the one ahead of it ([`Decision::passed_over`]); and whether more
 /// rounds could change any room's pick ([`Decision::contested`]).
-pub fn contenders(file: &ResultsFile, table: &Table, noise: &FileNoise, participants: u64) -> (Vec<CellKey>, bool) {
+pub fn contenders(
+    (file, table): (&ResultsFile, &Table),
+    noise: &FileNoise,
+    participants: u64,
+    weighing: &Weighing,
+) -> (Vec<CellKey>, bool) {
     let (mut keys, mut contested) = (Vec::new(), false);
     for room in room_keys(file, participants) {
-        let (decision, resting) = decide_room((file, table), noise, participants, &room);
+        let (decision, resting) = decide_room((file, table), noise, (participants, weighing), &room);
         contested |= decision.contested();
         let rests = |key: &&CellKey| {
             key.tasks == participants && room_key(key) == room && resting.contains(&(key.channel.as_str(), key.merge))
@@ -344,6 +369,17 @@ pub fn contenders(file: &ResultsFile, table: &Table, noise: &FileNoise, particip
         keys.extend(file.order.iter().filter(rests).cloned());
     }
     (keys, contested)
+}
+
+/// The latencies of `samples`, each with its round (its place in the cell without rounds): the
+/// values their histograms recorded and the count at each.
+fn latencies(samples: &[PacedSample]) -> Latencies {
+    let recorded = samples.iter().enumerate().filter_map(|(at, sample)| {
+        let histogram = sample.lat_histogram.as_ref()?;
+        let buckets = histogram.iter_recorded().map(|value| (value.value_iterated_to(), value.count_at_value()));
+        Some((sample.round.unwrap_or(at as u64 + 1), buckets.collect()))
+    });
+    Latencies::of(recorded.collect())
 }
 
 /// The samples of `channels`' cells left out of every figure, counted by why, in [`Why`]'s order.

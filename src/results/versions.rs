@@ -70,6 +70,7 @@ mod tests {
 
     fn metadata(crates: &[(&str, &str)]) -> Metadata {
         Metadata {
+            weigh: None,
             cpu_model: None,
             cores: 1,
             os: String::new(),

@@ -10,6 +10,7 @@ use crate::results::analysis::{
     Band, CellKey, CellSamples, Entry, FEWEST_SAMPLES, Metric, Needed, PacedEntry, PacedSample, Ranking, ResultsFile,
     Standing, TaskBand,
 };
+use crate::results::decision::Weighing;
 use crate::stats;
 use crate::stats::verdict::Call;
 
@@ -97,12 +98,12 @@ pub(super) fn duels(
     groups: &[Vec<usize>],
     cells: &[Progress],
     file: &ResultsFile,
-    keep: &[&str],
+    (keep, weighing): (&[&str], &Weighing),
     past_budget: Option<Duration>,
 ) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
-    let standing = Standing::of(file);
+    let standing = Standing::of(file, weighing);
     let open = |ranking: &Ranking, band: &Band| -> Vec<String> {
         // Open while more rounds could decide it: not once the drift alone is wider than the gap.
         let undecided = |entry: &&Entry| {
@@ -318,7 +319,7 @@ mod tests {
             file.cells.insert(sized.clone(), made.cells[&key].clone());
             file.order.push(sized);
         }
-        let standing = Standing::of(&file);
+        let standing = Standing::of(&file, &Weighing::default());
         let band = &standing.bands[0].band;
         assert_eq!(
             standing.out_of_reach(&file, Duration::from_millis(100)),
@@ -341,7 +342,7 @@ mod tests {
                 file.order.push(at);
             }
         }
-        let bands = Standing::of(&file).bands;
+        let bands = Standing::of(&file, &Weighing::default()).bands;
         assert_eq!(bands.len(), 2, "one band per capacity");
         for band in bands {
             let key = band_key(&band.band, &file).expect("the band's cells are in the file");
@@ -384,7 +385,7 @@ mod tests {
             assert_eq!(tasks, [300], "the room's task count only");
             (key.coord.setting, channels)
         };
-        settling(file, &Standing::of(file)).into_iter().map(round).collect()
+        settling(file, &Standing::of(file, &Weighing::default())).into_iter().map(round).collect()
     }
 
     #[test]
@@ -439,7 +440,7 @@ mod tests {
             }
         }
         assert!(file.cells.values().all(settled), "every figure has settled");
-        let standing = Standing::of(&file);
+        let standing = Standing::of(&file, &Weighing::default());
         assert!(standing.room.as_ref().is_some_and(|(_, _, contested)| *contested), "a circle");
         let named: Vec<Vec<String>> = settling_rounds(&file).into_iter().map(|(_, channels)| channels).collect();
         assert_eq!(named, vec![vec!["tokio-mpsc", "flume", "loole"]; 2], "the circle is measured again in both phases");

@@ -3,9 +3,14 @@ use crate::results::load::{PacedSample, hand_made_key};
 use crate::results::setting::{Setting, room_setting};
 use crate::run::latency::empty_histogram;
 
-/// The decisions of `file` with its own noise.
+/// The decisions of `file` with its own noise, on the default order.
 fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
-    super::decide(file, &crate::results::figures::Table::of(file), &FileNoise::of(file), participants)
+    weighed(file, participants, &Weighing::default())
+}
+
+/// The decisions of `file` with its own noise, on the figures of `weighing`.
+fn weighed(file: &ResultsFile, participants: u64, weighing: &Weighing) -> Vec<Decision> {
+    super::decide((file, &crate::results::figures::Table::of(file)), &FileNoise::of(file), participants, weighing)
 }
 
 /// Four rounds of a cell, the host moving every channel of a round alike: `overflowed` of 100
@@ -77,7 +82,7 @@ fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_
     let decision = &decisions[0];
     let pick = decision.pick.as_ref().unwrap();
     assert_eq!(pick.channel, "flume");
-    assert_eq!(decision.fewest_drops_with, 1, "tokio-mpsc overflowed as few frames");
+    assert_eq!(decision.best_with, 1, "tokio-mpsc overflowed as few frames");
     assert_eq!(pick.in_phase.as_ref().unwrap().overflow_share, 0.02);
     assert_eq!(pick.out_of_phase.as_ref().unwrap().latency.unwrap().p99, decision_p99(2_000));
     assert_eq!(decision.avoid, [("kanal".to_owned(), Avoid::KnownProblem)]);
@@ -253,4 +258,68 @@ fn a_clear_winner_passes_the_rules_first_over_and_a_circle_is_not_resolved() {
     let ahead: Vec<(&str, &str)> = decision.passed_over.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
     assert_eq!(ahead, [("tokio-mpsc", "flume"), ("flume", "loole"), ("loole", "tokio-mpsc")]);
     assert!(decision.contested());
+}
+
+/// The channel the decision of `file`'s room of 300 picks on the figures of `order` (`--weigh`).
+fn pick_on(file: &ResultsFile, order: &str) -> String {
+    let decisions = weighed(file, 300, &weigh::parse(order).unwrap());
+    assert_eq!(decisions[0].weighing.to_string(), order);
+    decisions[0].pick.as_ref().map_or_else(|| "none".to_owned(), |seat| seat.channel.clone())
+}
+
+#[test]
+fn the_order_weighed_decides_and_p99_first_picks_what_the_p99_table_ranks_first() {
+    // (channel, frames of 100 overflowed in phase, CPU ns per message, p99 in phase in ns).
+    let channels = [
+        ("tokio-mpsc", 0, 1000, 90_000),
+        ("flume", 0, 2000, 20_000),
+        ("async-channel", 5, 500, 50_000),
+        ("loole", 0, 1100, 21_000),
+    ];
+    let mut file = ResultsFile::default();
+    for (channel, overflowed, cpu, p99) in channels {
+        let cpu: Vec<f64> = [1.0, 1.1, 0.95, 1.05].iter().map(|host| cpu as f64 * host).collect();
+        add(&mut file, channel, 300, samples(0, &cpu, 2_000), samples(overflowed, &cpu, p99));
+    }
+    // Drops first: async-channel overflowed 5 points more; CPU then puts tokio-mpsc ahead of
+    // flume and loole (1,100 is within the noise of 1,000: tokio-mpsc stays by the rule).
+    assert_eq!(pick_on(&file, "drops,cpu"), "tokio-mpsc");
+    // p99 first: flume's and loole's 20 and 21 µs are one tie, far below 50 and 90 µs; CPU then
+    // puts loole ahead of flume.
+    assert_eq!(pick_on(&file, "p99,cpu"), "loole");
+    assert_eq!(pick_on(&file, "p99"), "flume", "flume is first by the table's order in the tie");
+    assert_eq!(pick_on(&file, "cpu,p99"), "async-channel");
+    assert_eq!(pick_on(&file, "drops,p99"), "flume");
+
+    // The paced table of the room's cells in phase ranks by pooled p99: the pick is its first,
+    // or tied with it there.
+    let (table, noise) = (crate::results::figures::Table::of(&file), FileNoise::of(&file));
+    let bands = crate::results::paced::answer(&file, &table, &noise);
+    let in_phase = bands.iter().find(|band| band.band.coord.setting == room_setting(Phase::Aligned)).unwrap();
+    let ranked: Vec<(&str, bool)> =
+        in_phase.p99.entries.iter().map(|entry| (entry.channel.as_str(), entry.tied_with_first)).collect();
+    assert_eq!(ranked[..2], [("flume", false), ("loole", true)], "{ranked:?}");
+    let decision = &weighed(&file, 300, &weigh::parse("p99,cpu").unwrap())[0];
+    assert_eq!(decision.best_with, 1, "loole is within the noise of flume's p99");
+    let passed: Vec<(&str, &str)> = decision.passed_over.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
+    assert_eq!(
+        passed,
+        [("tokio-mpsc", "flume"), ("flume", "loole"), ("async-channel", "flume")],
+        "flume behind loole on CPU"
+    );
+}
+
+#[test]
+fn a_channel_passed_over_is_not_also_tied_with_the_pick() {
+    // tokio-mpsc and flume alone are a tie: 11% apart is within this run's noise.
+    let pair = decide(&noisy_room(3, 8, &[("tokio-mpsc", 1000.0), ("flume", 890.0)]), 300);
+    assert_eq!(pair[0].pick.as_ref().unwrap().channel, "tokio-mpsc");
+    assert_eq!(pair[0].tied.iter().map(|seat| seat.channel.as_str()).collect::<Vec<_>>(), ["flume"]);
+    // loole, 21% below tokio-mpsc, passes it over; flume is the pick, within the noise of both.
+    // tokio-mpsc is still within the noise of flume, but it is named passed over, not tied.
+    let file = noisy_room(3, 8, &[("tokio-mpsc", 1000.0), ("flume", 890.0), ("loole", 790.0)]);
+    let decision = &decide(&file, 300)[0];
+    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
+    assert_eq!(decision.passed_over, [("tokio-mpsc".to_owned(), "loole".to_owned(), 1000)]);
+    assert_eq!(decision.tied.iter().map(|seat| seat.channel.as_str()).collect::<Vec<_>>(), ["loole"]);
 }
