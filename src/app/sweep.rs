@@ -20,6 +20,7 @@ use crate::plan::{Plan, estimate};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::cells::CellsFile;
+use crate::results::host;
 use crate::results::load::{self, ResultsFile};
 use crate::run::measure::Watchdog;
 use crate::run::rounds;
@@ -132,7 +133,9 @@ pub(super) fn measure(
     let outcome = sweeping::run(plan, &watchdog, &console, &mut csv, place)?;
     console.finish(csv.path(), &outcome.refused_cells, &outcome.failed_cells);
     if !outcome.interrupted {
-        estimate::off_line(expected, rounds.elapsed()).inspect(|line| print_line(line));
+        let left_out = host::left_out_share(&load::of_rows(&outcome.rows));
+        let host = (left_out, left_out >= host::NOISY_SHARE);
+        estimate::off_line(expected, rounds.elapsed(), host).inspect(|line| print_line(line));
     }
     Ok(Measured { set, outcome, stop, cells })
 }

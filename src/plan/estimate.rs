@@ -174,8 +174,9 @@ const PACED_SAMPLE_OVERHEAD: Duration = Duration::from_millis(100);
 pub struct WallTime {
     /// The screening rounds: every sample and warm-up, and each round's process.
     pub screening: Duration,
-    /// The duels' budget (`--max-time` × cells): the wall time they may take, which they take
-    /// whole while some band's answer stays open.
+    /// The duels' budget (`--max-time` × cells), and the longest round past it (the duels check
+    /// their time before each round): the wall time they may take, which they take whole while
+    /// some band's answer stays open.
     pub duels: Duration,
 }
 
@@ -222,6 +223,10 @@ pub fn wall_time_line(plan: &Plan) -> String {
     let records = plan.records.iter().any(|record| record.by_value().is_some());
     let records =
         if records { format!(", {ASSUMED_NS_PER_RECORD_BYTE} ns more a byte of a record") } else { String::new() };
+    let records = match plan.work_per_batch {
+        Some(_) => format!("{records}, the receiver's work per batch"),
+        None => records,
+    };
     format!(
         "wall time: about {}{longest}: screening {}{duels} (a guess: {ASSUMED_NS_PER_MESSAGE} ns per message on \
          current-thread, more on multi-thread{records}, or the --pace schedule; {} ms per round)",
@@ -232,23 +237,36 @@ pub fn wall_time_line(plan: &Plan) -> String {
 }
 
 /// The line the run's end prints when its wall time `took` was more than [`ESTIMATE_OFF_BY`]
-/// times off the estimate `expected`, either way; `None` within it.
-pub fn off_line(expected: Duration, took: Duration) -> Option<String> {
+/// times off the estimate `expected`, either way; `None` within it. A run longer than its
+/// estimate blames the host only when the host was measured `busy` (`results::host::NOISY_SHARE`
+/// of the run's samples left out as disturbed, `left_out` being their share); else the estimate.
+pub fn off_line(expected: Duration, took: Duration, (left_out, busy): (f64, bool)) -> Option<String> {
     let ratio = took.as_secs_f64() / expected.as_secs_f64().max(1e-3);
+    let why = if ratio < 1.0 {
+        "this machine was faster than the estimate assumes".to_owned()
+    } else if busy {
+        format!("the host was busy: {:.0}% of the samples were left out as disturbed", left_out * 100.0)
+    } else {
+        format!(
+            "the estimate fell short for this run ({:.0}% of the samples left out as disturbed: the host was not \
+             measured busy)",
+            left_out * 100.0
+        )
+    };
     (!(1.0 / ESTIMATE_OFF_BY..=ESTIMATE_OFF_BY).contains(&ratio)).then(|| {
         format!(
-            "note: the rounds took {}, {ratio:.1}× the estimate of about {}: this machine was {} than the estimate \
-             assumes (plan::estimate)",
+            "note: the rounds took {}, {ratio:.1}× the estimate of about {}: {why} (plan::estimate)",
             seconds_text(took),
             seconds_text(expected),
-            if ratio > 1.0 { "slower or busier" } else { "faster" }
         )
     })
 }
 
 /// The nanoseconds per message the wall time assumes for `cell` flat out: [`ASSUMED_NS_PER_MESSAGE`]
 /// on current-thread; on multi-thread, that times 1 + √(workers ÷ 2), as the worker threads
-/// handing messages to each other cost more per message the more there are.
+/// handing messages to each other cost more per message the more there are; plus a record's
+/// bytes moved by value, and the receiver's `--work-per-batch` over the most messages a batch
+/// takes (a batch takes fewer when fewer wait: the least the work adds).
 fn ns_per_message(cell: &Cell) -> f64 {
     let base = ASSUMED_NS_PER_MESSAGE as f64;
     let runtime = match cell.runtime {
@@ -257,25 +275,22 @@ fn ns_per_message(cell: &Cell) -> f64 {
     };
     let record = cell.workload.record;
     let copied = record.by_value().map_or(0.0, |bytes| f64::from(bytes) - RecordBytes::B48.slot_bytes() as f64);
-    runtime + ASSUMED_NS_PER_RECORD_BYTE * copied.max(0.0)
+    let workload = &cell.workload;
+    let work = workload.work_per_batch.map_or(0.0, |work| work.as_nanos() as f64 / workload.batch.max(1) as f64);
+    runtime + ASSUMED_NS_PER_RECORD_BYTE * copied.max(0.0) + work
 }
 
 /// The wall time of `plan`: the screening (every build's screening rounds, each a process
 /// ([`ROUND_COST`]) of one group's samples and warm-ups, each a run ([`RUN_COST`]) at
 /// [`ns_per_message`] or its paced schedule; the rounds after the first for
 /// [`ASSUMED_SCREENED_SHARE`] of the cells not kept in a sweep of more than two channels), and the
-/// duels' budget (`--max-time` × cells).
+/// duels' budget (`--max-time` × cells) with the longest round past it.
 pub fn wall_time(plan: &Plan) -> WallTime {
     let cells = plan.cells();
     let per_cell = |cell: &Cell| {
         let workload = &cell.workload;
-        let messages = |count: u64| Duration::from_secs_f64(count as f64 * ns_per_message(cell) / 1e9) + RUN_COST;
-        let warm_up = messages(workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64)));
-        let sample = match workload.pace {
-            // The schedule, its last frame, and what the paced sample does around it.
-            Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
-            None => messages(workload.messages),
-        };
+        let warm_up = messages(cell, workload.messages.min(WARMUP_MESSAGES.max(workload.tasks as u64)));
+        let sample = sample(cell);
         // A kept channel, or one of a group of two, is rarely left out.
         let kept = plan.keep.contains(&cell.channel.name) || plan.channels.len() <= 2;
         let share = if kept { 1.0 } else { ASSUMED_SCREENED_SHARE };
@@ -286,7 +301,26 @@ pub fn wall_time(plan: &Plan) -> WallTime {
     // Every group holds each channel once: a screening round per group and pass, per build.
     let rounds = (cells.len() / plan.channels.len().max(1) * plan.samples * plan.builds) as u32;
     let runs = cells.iter().map(per_cell).sum::<Duration>() * plan.builds as u32;
-    WallTime { screening: runs + ROUND_COST * rounds, duels: plan.max_time.mul_f64(plan.duel_cells()) }
+    let budget = plan.max_time.mul_f64(plan.duel_cells());
+    // The duels check their time before each round: the round begun last runs to its end.
+    let longest_round = cells.iter().map(sample).max().unwrap_or_default() * (plan.channels.len() * plan.builds) as u32;
+    let duels = if budget.is_zero() { budget } else { budget + longest_round };
+    WallTime { screening: runs + ROUND_COST * rounds, duels }
+}
+
+/// One flat-out run of `count` of `cell`'s messages at [`ns_per_message`], with [`RUN_COST`].
+fn messages(cell: &Cell, count: u64) -> Duration {
+    Duration::from_secs_f64(count as f64 * ns_per_message(cell) / 1e9) + RUN_COST
+}
+
+/// One sample of `cell`: its messages flat out, or a paced sample's schedule, its last frame and
+/// what it does around them ([`PACED_SAMPLE_OVERHEAD`]).
+fn sample(cell: &Cell) -> Duration {
+    let workload = &cell.workload;
+    match workload.pace {
+        Some(_) => workload.paced_duration() + workload.pace_interval() + PACED_SAMPLE_OVERHEAD,
+        None => messages(cell, workload.messages),
+    }
 }
 
 /// Bytes as `1.5 GiB`, `12.0 MiB` or `512 KiB`.
@@ -322,6 +356,26 @@ mod tests {
         let mut plan = Plan::with_extra(cli.sweep, &[]).unwrap_or_else(|error| panic!("{args:?}: {error}"));
         plan.out = None;
         plan
+    }
+
+    #[test]
+    fn a_paced_sweeps_duels_take_their_budget_and_a_round_of_its_group_past_it() {
+        let flags = ["--channels", "kanal,flume", "--tasks", "8", "--pace", "1ms", "--duration", "1s"];
+        let paced = plan(&[&flags[..], &["--modes", "cloned-send", "--runtimes", "multi-thread"]].concat());
+        let cell = &paced.cells()[0];
+        let sample = cell.workload.paced_duration() + cell.workload.pace_interval() + PACED_SAMPLE_OVERHEAD;
+        let budget = paced.max_time.mul_f64(paced.duel_cells());
+        assert_eq!(wall_time(&paced).duels, budget + sample * 2, "two channels a round");
+    }
+
+    #[test]
+    fn the_receivers_work_per_batch_adds_its_share_of_each_message() {
+        let (plain, worked) = (plan(&["--batch", "1,256"]), plan(&["--batch", "1,256", "--work-per-batch", "2us"]));
+        for (plain, worked) in plain.cells().iter().zip(worked.cells()) {
+            let added = ns_per_message(&worked) - ns_per_message(plain);
+            assert_eq!(added, 2000.0 / worked.workload.batch as f64, "{}", worked.label());
+        }
+        assert!(wall_time(&worked).screening > wall_time(&plain).screening);
     }
 
     #[test]
@@ -365,7 +419,8 @@ mod tests {
         let ns = |messages: u64| Duration::from_nanos(messages * ASSUMED_NS_PER_MESSAGE);
         let run = ns(1_000_000) + RUN_COST + ns(WARMUP_MESSAGES) + RUN_COST;
         assert_eq!(one.screening, run * 2 + ROUND_COST * 2);
-        assert_eq!(one.duels, Duration::from_millis(2000));
+        // The duels' budget, and the round begun last, one sample of the group's one channel.
+        assert_eq!(one.duels, Duration::from_millis(2000) + ns(1_000_000) + RUN_COST);
         assert_eq!(one.total(), one.screening + one.duels);
         // On 8 worker threads a message costs 1 + √4 = 3 times as much.
         let multi = ["--runtimes", "multi-thread", "--workers", "8", "--max-time", "0"];
@@ -378,7 +433,8 @@ mod tests {
         let runs = Duration::from_secs_f64(run.as_secs_f64() * 3.0 * (1.0 + ASSUMED_SCREENED_SHARE));
         let close = |a: Duration, b: Duration| a.abs_diff(b) < Duration::from_micros(1);
         assert!(close(three.screening, runs + ROUND_COST * 2), "{three:?}");
-        assert_eq!(three.duels, Duration::from_millis(6000));
+        // Three times the budget, and a round of three samples past it.
+        assert_eq!(three.duels, Duration::from_millis(6000) + (ns(1_000_000) + RUN_COST) * 3);
         // A 1,200-byte record by value: ASSUMED_NS_PER_RECORD_BYTE more a message for each byte past 48.
         let record = wall_time(&plan(&[&flags[..], &more, &["--record-bytes", "1200"]].concat()));
         let per = ASSUMED_NS_PER_MESSAGE as f64 + ASSUMED_NS_PER_RECORD_BYTE * 1152.0;
@@ -399,13 +455,16 @@ mod tests {
     #[test]
     fn the_end_says_when_the_estimate_was_more_than_one_and_a_half_times_off() {
         let (ten, second) = (Duration::from_secs(10), Duration::from_secs(1));
-        assert_eq!(off_line(ten, ten * 3 / 2), None);
-        assert_eq!(off_line(ten, ten * 2 / 3 + second), None);
-        let slow = off_line(ten, ten * 2).unwrap();
+        assert_eq!(off_line(ten, ten * 3 / 2, (0.5, true)), None);
+        assert_eq!(off_line(ten, ten * 2 / 3 + second, (0.0, false)), None);
+        let busy = off_line(ten, ten * 2, (0.17, true)).unwrap();
         assert!(
-            slow.contains("took 20s, 2.0× the estimate of about 10s") && slow.contains("slower or busier"),
-            "{slow}"
+            busy.contains("took 20s, 2.0× the estimate of about 10s: the host was busy: 17% of the samples"),
+            "{busy}"
         );
-        assert!(off_line(ten, ten / 2).unwrap().contains("0.5× the estimate of about 10s: this machine was faster"));
+        let calm = off_line(ten, ten * 2, (0.01, false)).unwrap();
+        assert!(calm.contains("the estimate fell short for this run (1% of the samples"), "{calm}");
+        let fast = off_line(ten, ten / 2, (0.0, false)).unwrap();
+        assert!(fast.contains("0.5× the estimate of about 10s: this machine was faster"), "{fast}");
     }
 }
