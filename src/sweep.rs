@@ -185,7 +185,7 @@ pub fn run(
                 let (left, bound) = clock.left();
                 let file = of_rows(&rows);
                 let standing = Standing::of(&file, &plan.weigh.clone().unwrap_or_default());
-                console.duels_stopped((left, bound), standing.out_of_reach(&file, left).len());
+                console.duels_stopped((left, bound), standing.still_open(&file, left));
             }
             break;
         }

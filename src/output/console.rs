@@ -150,16 +150,25 @@ impl Console {
         self.print(line);
     }
 
-    /// Why the duels stopped with `left` of their `budget` to spare: every band they could
-    /// decide is decided, and `cannot_narrow` bands stay open that no number of rounds would
-    /// decide (their interval is the run's drift alone).
-    pub fn duels_stopped(&self, (left, budget): (Duration, Duration), cannot_narrow: usize) {
-        let why = match cannot_narrow {
-            0 => "every band is decided".to_owned(),
-            open => format!(
-                "every band more rounds could narrow is decided; {open} stay open that no number of rounds would \
-                 decide (the drift this run measured is wider than their difference: see `open:` below)"
-            ),
+    /// Why the duels stopped before their `budget` was spent, `left` of it to spare: every band
+    /// more rounds could decide in that time is decided, and `longer` bands stay open that
+    /// would take longer than `left`, `beyond` that no number of rounds would decide (their
+    /// interval is the run's drift alone).
+    pub fn duels_stopped(&self, (left, budget): (Duration, Duration), (longer, beyond): (usize, usize)) {
+        let mut open = Vec::new();
+        if longer > 0 {
+            open.push(format!("{longer} whose rounds would take longer than the time left"));
+        }
+        if beyond > 0 {
+            open.push(format!(
+                "{beyond} that no number of rounds would decide (the drift this run measured is wider than their \
+                 difference)"
+            ));
+        }
+        let why = if open.is_empty() {
+            "every band is decided".to_owned()
+        } else {
+            format!("every other band is decided; open: {} (see `open:` below)", open.join(", "))
         };
         self.print(format!(
             "duels: stopped with {:.1} s of {:.1} s left: {why}",

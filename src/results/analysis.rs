@@ -147,6 +147,15 @@ impl Standing {
         decide::needed(verdict, rounds, drift, self.noise.resolution(&group, Metric::Speed))
     }
 
+    /// How many bands of `file` stay open, by what would decide them: more rounds than `left`
+    /// would take, and no number of rounds (`decide::open_bands`).
+    pub fn still_open(&self, file: &ResultsFile, left: std::time::Duration) -> (usize, usize) {
+        let open = decide::open_bands(file, &self.noise, &self.bands);
+        let beyond = open.iter().filter(|open| open.needed == Needed::Beyond).count();
+        let longer = open.iter().filter(|open| open.needed != Needed::Beyond && open.seconds > left.as_secs_f64());
+        (longer.count(), beyond)
+    }
+
     /// The bands of `file` still open that the duels' last `left` would likely not decide: the
     /// rounds their widest open verdict needs take longer, or no number of rounds would
     /// (`decide::open_bands`). Past their budget the duels leave them.
