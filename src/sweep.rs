@@ -28,7 +28,6 @@ use crate::output::console::Console;
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
-use crate::results::analysis::Standing;
 use crate::results::band::first_seen;
 use crate::results::coord::Coord;
 use crate::results::figures::Table;
@@ -46,7 +45,7 @@ mod choose;
 mod key;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
-use choose::{behind, duels};
+use choose::{behind, duels, still_open};
 use key::key_of;
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
@@ -182,10 +181,7 @@ pub fn run(
         }
         if visiting.is_empty() || spent(&mut dueling, &rows) {
             if let (true, Some(clock)) = (visiting.is_empty(), &dueling) {
-                let (left, bound) = clock.left();
-                let file = of_rows(&rows);
-                let standing = Standing::of(&file, &plan.weigh.clone().unwrap_or_default());
-                console.duels_stopped((left, bound), standing.still_open(&file, left));
+                console.duels_stopped(clock.left(), still_open(&of_rows(&rows), plan, clock.left().0));
             }
             break;
         }

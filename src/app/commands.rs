@@ -204,7 +204,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
     let metadata = metadata(csv);
-    let weighing = Weighing::of_run(metadata.as_ref(), args.weigh.as_ref());
+    let weighing =
+        Weighing::of_run(metadata.as_ref().and_then(|metadata| metadata.weigh.as_ref()), args.weigh.as_ref());
     let shown = if markdown.is_some() { &name } else { &pooled_name };
     let mut analysis = Analysis::weighed(shown, &samples, metadata.as_ref(), &weighing);
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
@@ -300,7 +301,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let (name, samples) = pooled(runs, args.allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let weighing = Weighing::of_run(machines.first(), args.weigh.as_ref());
+    let weighing = Weighing::of_run(machines.first().and_then(|metadata| metadata.weigh.as_ref()), args.weigh.as_ref());
     let analysis = Analysis::weighed(&csvs[0].display().to_string(), &samples, machines.first(), &weighing);
     html.put(&output::html::page(&name, &analysis, &machines), "report")?;
     Ok(ExitCode::SUCCESS)

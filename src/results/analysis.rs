@@ -77,7 +77,12 @@ impl Analysis {
     /// The analysis of `file`, read from the CSV named `csv` (as the cells name it), with the
     /// run's JSON `metadata` when there is one, its room decided on the figures the run weighed.
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
-        Analysis::weighed(csv, file, metadata, &Weighing::of_run(metadata, None))
+        Analysis::weighed(
+            csv,
+            file,
+            metadata,
+            &Weighing::of_run(metadata.and_then(|metadata| metadata.weigh.as_ref()), None),
+        )
     }
 
     /// The analysis of `file`, as [`Analysis::of`], its room decided on the figures of `weighing`.

@@ -11,7 +11,7 @@
 //! resolved and who is ahead of whom is named. `output::decision` words it.
 
 mod resample;
-pub mod weigh;
+pub use super::weigh;
 
 use std::collections::{BTreeMap, HashSet};
 

@@ -12,9 +12,8 @@ use super::load::{CellKey, CellSamples, ResultsFile};
 use super::memory::CellMemory;
 use super::noise::Metric;
 use super::paced::cell::{self as paced, PacedCell};
+use super::repeat;
 use crate::stats;
-
-mod repeat;
 
 /// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,
 /// the headline, with the median and the clusters beside it (see `stats`).
@@ -127,7 +126,7 @@ impl CellFigures {
             speed: Figures::speed(samples),
             columns: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
             paced: paced::cell(key.tasks, &samples.paced),
-            memory: CellMemory::of(&file.memory, key),
+            memory: CellMemory::of(&file.memory, (&key.channel, key.tasks, &key.coord)),
         }
     }
 }

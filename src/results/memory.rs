@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::load::CellKey;
+use super::coord::Coord;
 use super::schema::SampleStatus;
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::workload::{Capacity, Mode, RecordBytes};
@@ -96,19 +96,23 @@ impl MemoryRow {
         (self.mode, self.tasks, self.capacity, self.record_bytes)
     }
 
-    /// Whether this row measured the sweep cell `key`: its channel, design, tasks and kind of
-    /// message, and the slots of its channels (the capacity asked when shared; each channel's
-    /// with `--task-capacity`). The runtime, merge and pacing do not change what a channel holds.
-    pub fn fits(&self, key: &CellKey) -> bool {
-        let slots = match key.coord.capacity {
+    /// Whether this row measured the sweep cell of `channel` at `tasks` tasks and `coord`: its
+    /// channel, design, tasks and kind of message, and the slots of its channels (the capacity
+    /// asked when shared; each channel's with `--task-capacity`). The runtime, merge and pacing do
+    /// not change what a channel holds.
+    pub fn fits(&self, (channel, tasks, coord): Cell) -> bool {
+        let slots = match coord.capacity {
             Capacity::Shared(slots) => self.capacity as u64 == slots,
             Capacity::PerTask(slots) => self.channels == self.tasks && self.capacity_per_channel as u64 == slots,
         };
-        (self.channel.as_str(), self.mode, self.tasks as u64) == (key.channel.as_str(), key.coord.mode, key.tasks)
-            && self.record_bytes.by_value() == key.coord.setting.record_bytes
+        (self.channel.as_str(), self.mode, self.tasks as u64) == (channel, coord.mode, tasks)
+            && self.record_bytes.by_value() == coord.setting.record_bytes
             && slots
     }
 }
+
+/// A sweep cell as a memory row is matched to it: its channel, task count and place.
+pub type Cell<'a> = (&'a str, u64, &'a Coord);
 
 /// The memory sidecar of the sweep CSV at `csv`.
 pub fn sidecar(csv: &Path) -> PathBuf {
@@ -160,9 +164,9 @@ pub struct CellMemory {
 }
 
 impl CellMemory {
-    /// The figures of the row of `rows` that measured `key` ok; `None` when none did.
-    pub fn of(rows: &[MemoryRow], key: &CellKey) -> Option<Self> {
-        let row = rows.iter().find(|row| row.is_ok() && row.fits(key))?;
+    /// The figures of the row of `rows` that measured `cell` ok; `None` when none did.
+    pub fn of(rows: &[MemoryRow], cell: Cell) -> Option<Self> {
+        let row = rows.iter().find(|row| row.is_ok() && row.fits(cell))?;
         let (rest_bytes, peak_bytes, kept_bytes) = (row.rest_bytes, row.peak_bytes, row.kept_bytes);
         Some(CellMemory { rest_bytes, peak_bytes, kept_bytes, slots: row.slots() })
     }
@@ -358,7 +362,6 @@ fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::load::hand_made_key;
 
     fn row(channel: &str, mode: Mode, tasks: usize, rest: i64, kept: i64, status: &str) -> MemoryRow {
         let cell = MemoryCell { mode, tasks, capacity: 1024, record: RecordBytes::B48 };
@@ -416,9 +419,8 @@ mod tests {
 
     #[test]
     fn a_row_fits_the_sweep_cell_of_its_channel_design_tasks_slots_and_message() {
-        let mut key = hand_made_key("kanal", 8, Default::default());
-        key.coord.capacity = Capacity::Shared(1024);
-        let key = &key;
+        let coord = Coord { capacity: Capacity::Shared(1024), ..Coord::default() };
+        let key = ("kanal", 8, &coord);
         let shared = |row: MemoryRow| MemoryRow { record_bytes: RecordBytes::Shared, ..row };
         assert!(shared(row("kanal", Mode::ClonedSend, 8, 1, 1, "ok")).fits(key));
         assert!(!row("kanal", Mode::ClonedSend, 8, 1, 1, "ok").fits(key), "48-byte records, not the shared message");

@@ -38,9 +38,9 @@ pub struct Metadata {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keep: Vec<String>,
     /// The figures the room's decision weighed, in order (`--weigh`), when the run was told;
-    /// absent when it weighed the default order (`results::decision::weigh`).
+    /// absent when it weighed the default order (`results::weigh`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub weigh: Option<crate::results::decision::Weighing>,
+    pub weigh: Option<super::weigh::Weighing>,
     /// The two builds of a paired A/B run (`ab`), baseline first; empty in every other run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub builds: Vec<Build>,

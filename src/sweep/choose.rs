@@ -86,6 +86,13 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
     }
 }
 
+/// How many bands of `file`, `plan`'s rows so far, stay open once the duels have nothing left to
+/// measure with `left` of their time: those whose rounds would take longer, and those no number
+/// of rounds would decide (`Standing::still_open`).
+pub(super) fn still_open(file: &ResultsFile, plan: &crate::plan::Plan, left: Duration) -> (usize, usize) {
+    Standing::of(file, &plan.weigh.clone().unwrap_or_default()).still_open(file, left)
+}
+
 /// The rounds of the next duel pass: for every band of the answer so far ([`Standing`] of
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or

@@ -1,5 +1,5 @@
 //! The repeat interval of every cell of one file (`stats::repeat`): the spreads and the wander
-//! it reads, gathered once per file.
+//! it reads, gathered once per file for its figures table (`figures::Table`).
 
 use std::collections::HashMap;
 
@@ -13,7 +13,7 @@ use crate::stats::{self as statistics};
 type BandKey = (Coord, String, Option<Merge>, TaskBand);
 
 /// What the repeat intervals of one file read.
-pub(super) struct Spreads {
+pub struct Spreads {
     /// Each channel's spread at each band of each group.
     bands: HashMap<BandKey, LogSpread>,
     /// The spread of every channel of a group alike: the floor of a channel's spread of few
@@ -26,7 +26,7 @@ pub(super) struct Spreads {
 
 impl Spreads {
     /// The spreads and wander of `file`.
-    pub(super) fn of(file: &ResultsFile) -> Spreads {
+    pub fn of(file: &ResultsFile) -> Spreads {
         let band = |key: &CellKey| (key.coord.clone(), key.channel.clone(), key.merge, TaskBand::of(key.tasks));
         let mut by_band: HashMap<BandKey, Vec<&[f64]>> = HashMap::new();
         let mut by_group: HashMap<Coord, Vec<&[f64]>> = HashMap::new();
@@ -46,7 +46,7 @@ impl Spreads {
     /// The repeat interval of `key`'s cell, `cell`, whose figure is `figure`: from its runs'
     /// figures when several runs were pooled, else from its spread, its sample count and the
     /// run's wander; `None` when neither its band nor its group has a cell of two samples.
-    pub(super) fn interval(&self, key: &CellKey, cell: &CellSamples, figure: f64) -> Option<(f64, f64)> {
+    pub fn interval(&self, key: &CellKey, cell: &CellSamples, figure: f64) -> Option<(f64, f64)> {
         if cell.runs.len() >= 2 {
             return repeat::of_runs(&cell.runs);
         }

@@ -72,10 +72,9 @@ impl Weighing {
         self.0 == SFU_ORDER
     }
 
-    /// The order a run's answer weighs: `given` (`summary --weigh`), else the run's own
-    /// (`--weigh`, from its JSON `metadata`), else the default.
-    pub fn of_run(metadata: Option<&crate::results::metadata::Metadata>, given: Option<&Weighing>) -> Weighing {
-        let run = metadata.and_then(|metadata| metadata.weigh.as_ref());
+    /// The order a run's answer weighs: `given` (`summary --weigh`), else the `run`'s own
+    /// (`--weigh`, from its JSON's `weigh`), else the default.
+    pub fn of_run(run: Option<&Weighing>, given: Option<&Weighing>) -> Weighing {
         given.or(run).cloned().unwrap_or_default()
     }
 }
