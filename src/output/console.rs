@@ -223,6 +223,18 @@ impl Console {
                     f.samples.len()
                 )
             }
+            // Every sample ran but was left out as disturbed: their own figure, said as such.
+            None if !ok.is_empty() => {
+                let mean = ok.iter().map(|sample| sample.ns_per_message(cell.workload.messages)).sum::<f64>()
+                    / ok.len() as f64;
+                format!(
+                    "{:>9.2} ms {:>8.1} ns/msg  (mean of its {} sample(s), every one disturbed and left out of every \
+                     figure)",
+                    mean * messages / 1e6,
+                    mean,
+                    ok.len()
+                )
+            }
             None => "no successful sample".to_owned(),
         };
         let bounded = ok.iter().filter(|sample| sample.bounded.is_some()).count();
