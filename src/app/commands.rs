@@ -149,7 +149,7 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     if let Some(line) = different {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
     }
-    notes.extend(output::compare::machine_speeds(old.machine.as_ref(), new.machine.as_ref()));
+    notes.extend(output::machine::speeds(["old", "new"], old.machine.as_ref(), new.machine.as_ref()));
     for note in notes {
         print_line(&format!("note: {note}"));
     }

@@ -60,7 +60,9 @@ pub fn text(ab: &Ab) -> String {
          rounds both builds measured; every interval is at {}% (many cells and bands are judged at once).\n\n",
         CHANGE_CONFIDENCE * 100.0
     );
-    if let Some(line) = detectable(&ab.detectable, "", BAND_BASIS) {
+    let [baseline, candidate] = ab.machine.each_ref().map(Option::as_ref);
+    let machine = super::machine::speeds(["baseline", "candidate"], baseline, candidate);
+    for line in detectable(&ab.detectable, "", BAND_BASIS).into_iter().chain(machine) {
         let _ = write!(out, "{line}.\n\n");
     }
     for (what, changes) in [("bands", &ab.bands), ("cells", &ab.cells)] {
@@ -158,5 +160,21 @@ mod tests {
             assert_eq!(text.matches(&format!("## {mine} against the others")).count(), 1, "{text}");
         }
         assert!(text.contains("multi-thread cloned-send tasks=8"), "{text}");
+    }
+
+    #[test]
+    fn the_answer_says_how_fast_each_build_read_the_machine() {
+        use crate::results::load::MachineSpeed;
+        let speed = |handoff| Some(MachineSpeed { handoff_ns: Some(handoff), ..MachineSpeed::default() });
+        let ab = Ab { machine: [speed(120.0), speed(132.0)], ..Ab::default() };
+        assert!(
+            text(&ab).contains(
+                "\n\nmachine speed: a round trip between cores 120 ns (baseline), 132 ns (candidate, 1.10×); a machine \
+                 slower by a ratio moves every figure of its runtime by about it.\n\n"
+            ),
+            "{}",
+            text(&ab)
+        );
+        assert!(!text(&Ab::default()).contains("machine speed"), "no reading, no line");
     }
 }

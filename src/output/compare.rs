@@ -11,7 +11,7 @@ use super::paced::{self, HEADING};
 use crate::results::band::first_seen;
 use crate::results::compare::{Compared, Comparison, Counts, PacedAgreement, RuntimeSpread, Spread};
 use crate::results::figures::Figures;
-use crate::results::load::{CellKey, MachineSpeed, WorkloadKey};
+use crate::results::load::{CellKey, WorkloadKey};
 use crate::results::metadata::Metadata;
 use crate::results::paced::PacedCell;
 use crate::run::workload::Capacity;
@@ -63,27 +63,6 @@ pub fn machine_differences(
     let crates = names.into_iter().map(|name| (name.as_str(), version(old_meta, name), version(new_meta, name)));
     let fields = fields.into_iter().chain(crates).filter(|(_, before, after)| before != after);
     fields.map(|(what, before, after)| format!("different {what}: {before} (old), {after} (new)")).collect()
-}
-
-/// The two runs' readings of their machines (`results::load::MachineSpeed`), each of the new
-/// run as a multiple of the old's, so that a reader sees how far apart the machines ran before
-/// reading ns/message; `None` unless both runs read one.
-pub fn machine_speeds(old: Option<&MachineSpeed>, new: Option<&MachineSpeed>) -> Option<String> {
-    let (old, new) = (old?, new?);
-    let reading = |what: &str, old: Option<f64>, new: Option<f64>| {
-        let (old, new) = (old?, new?);
-        Some(format!("{what} {old:.0} ns (old), {new:.0} ns (new, {:.2}×)", new / old))
-    };
-    let round_trip = reading("a round trip between cores", old.handoff_ns, new.handoff_ns);
-    let step = |value: Option<f64>| value.map(|v| v * 100.0);
-    let loop_step = reading("100 loop steps", step(old.loop_ns), step(new.loop_ns));
-    let parts: Vec<String> = [round_trip, loop_step].into_iter().flatten().collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "machine speed: {}; a machine slower by a ratio moves every figure of its runtime by about it",
-            parts.join("; ")
-        )
-    })
 }
 
 /// What leads the ns/message headline of two runs whose every cell is paced.
@@ -287,24 +266,4 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
         agreement.bands
     );
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_machine_speeds_say_how_far_apart_the_runs_ran() {
-        let speed = |handoff, step| MachineSpeed { handoff_ns: handoff, loop_ns: step, ..MachineSpeed::default() };
-        let (old, new) = (speed(Some(130.0), Some(2.0)), speed(Some(260.0), Some(2.5)));
-        assert_eq!(
-            machine_speeds(Some(&old), Some(&new)).unwrap(),
-            "machine speed: a round trip between cores 130 ns (old), 260 ns (new, 2.00×); 100 loop steps 200 ns \
-             (old), 250 ns (new, 1.25×); a machine slower by a ratio moves every figure of its runtime by about it"
-        );
-        let no_handoff = speed(None, Some(2.0));
-        assert!(machine_speeds(Some(&no_handoff), Some(&new)).unwrap().starts_with("machine speed: 100 loop steps"));
-        assert_eq!(machine_speeds(None, Some(&new)), None);
-        assert_eq!(machine_speeds(Some(&speed(None, None)), Some(&new)), None);
-    }
 }

@@ -1,8 +1,10 @@
-//! What machine and build a run happened on, for the JSON beside the CSV.
+//! What machine and build a run happened on, for the JSON beside the CSV, and how fast two runs'
+//! machines ran.
 
 use std::collections::BTreeMap;
 
 use crate::registry::{self, ChannelEntry, RUNTIME_CRATE};
+use crate::results::load::MachineSpeed;
 use crate::results::metadata::Metadata;
 
 /// Describes this machine and build for a sweep over `channels`.
@@ -59,4 +61,49 @@ fn operating_system() -> String {
 
 fn read_trimmed(path: &str) -> Option<String> {
     Some(std::fs::read_to_string(path).ok()?.trim().to_owned())
+}
+
+/// Two runs' readings of their machines (`results::load::MachineSpeed`), named by `names`
+/// (`old` and `new`; `baseline` and `candidate`), each of the second as a multiple of the
+/// first's, so that a reader sees how far apart the machines ran before reading ns/message;
+/// `None` unless both runs read one.
+pub fn speeds(names: [&str; 2], old: Option<&MachineSpeed>, new: Option<&MachineSpeed>) -> Option<String> {
+    let (old, new) = (old?, new?);
+    let [first, second] = names;
+    let reading = |what: &str, old: Option<f64>, new: Option<f64>| {
+        let (old, new) = (old?, new?);
+        Some(format!("{what} {old:.0} ns ({first}), {new:.0} ns ({second}, {:.2}×)", new / old))
+    };
+    let round_trip = reading("a round trip between cores", old.handoff_ns, new.handoff_ns);
+    let step = |value: Option<f64>| value.map(|v| v * 100.0);
+    let loop_step = reading("100 loop steps", step(old.loop_ns), step(new.loop_ns));
+    let parts: Vec<String> = [round_trip, loop_step].into_iter().flatten().collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "machine speed: {}; a machine slower by a ratio moves every figure of its runtime by about it",
+            parts.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD_NEW: [&str; 2] = ["old", "new"];
+
+    #[test]
+    fn the_machine_speeds_say_how_far_apart_the_runs_ran() {
+        let speed = |handoff, step| MachineSpeed { handoff_ns: handoff, loop_ns: step, ..MachineSpeed::default() };
+        let (old, new) = (speed(Some(130.0), Some(2.0)), speed(Some(260.0), Some(2.5)));
+        assert_eq!(
+            speeds(OLD_NEW, Some(&old), Some(&new)).unwrap(),
+            "machine speed: a round trip between cores 130 ns (old), 260 ns (new, 2.00×); 100 loop steps 200 ns \
+             (old), 250 ns (new, 1.25×); a machine slower by a ratio moves every figure of its runtime by about it"
+        );
+        let no_handoff = speed(None, Some(2.0));
+        assert!(speeds(OLD_NEW, Some(&no_handoff), Some(&new)).unwrap().starts_with("machine speed: 100 loop steps"));
+        assert_eq!(speeds(OLD_NEW, None, Some(&new)), None);
+        assert_eq!(speeds(OLD_NEW, Some(&speed(None, None)), Some(&new)), None);
+    }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
 use super::coord::Coord;
-use super::load::{CellKey, CellSamples, ResultsFile};
+use super::load::{CellKey, CellSamples, MachineSpeed, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge};
@@ -82,6 +82,10 @@ pub struct Ab {
     pub left_out: Vec<String>,
     /// The user's own channels against the others, per task count ([`against`]).
     pub against: Vec<Against>,
+    /// Each build's reading of the machine through its rounds, the baseline's first: both
+    /// builds take turns in the same rounds, so two readings far apart point at the builds'
+    /// probes, not the machine.
+    pub machine: [Option<MachineSpeed>; 2],
 }
 
 impl Ab {
@@ -153,6 +157,7 @@ pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
     ab.left_out.extend(candidate.order.iter().filter(|key| !baseline.cells.contains_key(key)).map(CellKey::label));
     ab.bands = bands.into_iter().filter_map(|(_, members)| change(band_place(members[0].0), &members)).collect();
     ab.detectable = detectable(ab.bands.iter().map(|change| (change.runtime, change.low, change.high)));
+    ab.machine = [baseline.machine.clone(), candidate.machine.clone()];
     ab
 }
 
