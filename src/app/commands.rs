@@ -30,18 +30,48 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     if csvs.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
-    // As summary and report do: a file a sweep wrote beside the CSV is left as it is.
-    if args.out.is_none() && !args.force && paths::examine(&out).is_ok_and(|found| found == Found::Regular) {
-        return Target::Kept(&out).put("", "cells").map(|()| ExitCode::SUCCESS);
+    let target = target(&out, args.force, args.out.is_none(), "--out")?;
+    if let Target::Kept(_) = target {
+        return target.put("", "cells").map(|()| ExitCode::SUCCESS);
     }
-    let (name, samples) = read_pooled(csvs, args.allow_different)?;
-    let cells = Analysis::of(&name, &samples, None).cells;
+    let cells = reread(csvs, args.allow_different, None)?.analysis.cells;
     export::write_file(&out, &export::json(&cells), args.force, "--out")?;
     export::write_all(&args.export, &cells, args.force)?;
     if out != Path::new("-") {
         print_line(&format!("cells: {}", out.display()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `cells`, `summary` and `report` render, read one way: the CSVs pooled ([`pooled`]),
+/// the name the outputs give them, each machine's description once, and their analysis.
+struct Reread {
+    /// One CSV's file name, or the pool's name ([`Reread::pooled`]).
+    name: String,
+    /// The name [`pooled`] gives the CSVs: one CSV's path as given, or the runs pooled.
+    pooled: String,
+    /// Each machine's description (the JSON beside its CSVs), once, in the order first given.
+    machines: Vec<Metadata>,
+    /// The analysis, its room decided on the order given, else the first machine's run's own.
+    analysis: Analysis,
+}
+
+/// The CSVs at `csvs` read and pooled as [`Reread`] says, the room weighed as `weigh` says
+/// (`--weigh`), else as the first run with a description weighed it.
+fn reread(csvs: &[PathBuf], allow_different: bool, weigh: Option<&Weighing>) -> anyhow::Result<Reread> {
+    let runs = read_runs(csvs)?;
+    let mut machines: Vec<Metadata> = Vec::new();
+    for metadata in runs.iter().filter_map(|run| run.metadata.as_ref()) {
+        let id = MachineId::of(Some(metadata));
+        if !machines.iter().any(|known| MachineId::of(Some(known)) == id) {
+            machines.push(metadata.clone());
+        }
+    }
+    let (pooled, file) = pooled(runs, allow_different)?;
+    let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { pooled.clone() };
+    let weighing = Weighing::of_run(machines.first().and_then(|metadata| metadata.weigh.as_ref()), weigh);
+    let analysis = Analysis::weighed(&pooled, &file, machines.first(), &weighing);
+    Ok(Reread { name, pooled, machines, analysis })
 }
 
 /// The machine description beside `csv` (`x.json`), when there is a readable one: a machine
@@ -201,13 +231,8 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     } else {
         Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
     };
-    let (pooled_name, samples) = read_pooled(csvs, args.allow_different)?;
-    let name = if csvs.len() == 1 { file_name(csv) } else { pooled_name.clone() };
-    let metadata = metadata(csv);
-    let weighing =
-        Weighing::of_run(metadata.as_ref().and_then(|metadata| metadata.weigh.as_ref()), args.weigh.as_ref());
-    let shown = if markdown.is_some() { &name } else { &pooled_name };
-    let mut analysis = Analysis::weighed(shown, &samples, metadata.as_ref(), &weighing);
+    let Reread { name, pooled: pooled_name, mut analysis, .. } =
+        reread(csvs, args.allow_different, args.weigh.as_ref())?;
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
     match markdown {
         Some(markdown) => print_summary(&name, &analysis, markdown)?,
@@ -286,23 +311,11 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             html.display()
         )));
     }
-    let runs = read_runs(csvs)?;
-    // The machines' descriptions, one per machine, in the order first given.
-    let mut machines: Vec<Metadata> = Vec::new();
-    for metadata in runs.iter().filter_map(|run| run.metadata.as_ref()) {
-        let id = MachineId::of(Some(metadata));
-        if !machines.iter().any(|known| MachineId::of(Some(known)) == id) {
-            machines.push(metadata.clone());
-        }
-    }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
     if let Target::Kept(_) = html {
         return html.put("", "report").map(|()| ExitCode::SUCCESS);
     }
-    let (name, samples) = pooled(runs, args.allow_different)?;
-    let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { name };
-    let weighing = Weighing::of_run(machines.first().and_then(|metadata| metadata.weigh.as_ref()), args.weigh.as_ref());
-    let analysis = Analysis::weighed(&csvs[0].display().to_string(), &samples, machines.first(), &weighing);
+    let Reread { name, machines, analysis, .. } = reread(csvs, args.allow_different, args.weigh.as_ref())?;
     html.put(&output::html::page(&name, &analysis, &machines), "report")?;
     Ok(ExitCode::SUCCESS)
 }
