@@ -267,3 +267,39 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::compare::compare;
+    use crate::results::paced::tests::{file, sample};
+
+    /// Two paced runs of channels `a` and `b`, six samples a cell: `a`'s p99 ten times the old
+    /// run's in the new (past the 4.04× a cell's verdict can detect at this noise), `b` unchanged.
+    fn report_of_a_slower_p99() -> [String; 4] {
+        let run = |p99: u64| {
+            let samples = |p99: u64| (0..6).map(|_| sample(vec![p99; 100], (100, 0), 0, 1_000_000)).collect();
+            file(vec![("a", 8, samples(p99)), ("b", 8, samples(1000))])
+        };
+        let (old, new) = (run(1000), run(10_000));
+        report("old.csv", "new.csv", &compare(&old, &new)).0
+    }
+
+    #[test]
+    fn two_paced_runs_say_each_cell_old_to_new_and_count_the_worse() {
+        // Every cell paced: the paced sections lead, ns/message's headline last.
+        let [cells, paced_cells, paced_summary, headline] = report_of_a_slower_p99();
+        assert!(!cells.is_empty() && headline.starts_with(&format!("\n{RESTATES_THE_SCHEDULE}")), "{headline}");
+        let lines: Vec<&str> = paced_cells.lines().filter(|line| line.contains(": p99 ")).collect();
+        assert_eq!(lines.len(), 2, "{paced_cells}");
+        assert!(lines[0].contains("a [") && lines[0].contains("p99 1.00 µs → 10.0 µs (worse)"), "{paced_cells}");
+        assert!(lines[1].contains("b [") && lines[1].contains("p99 1.00 µs → 1.00 µs (~)"), "{paced_cells}");
+        assert!(
+            paced_summary.starts_with("paced cells worse beyond the noise (p99, CPU or frames overflowed): 1 of 2\n"),
+            "{paced_summary}"
+        );
+        // The latency histograms keep three significant digits: 10,000 ns reads back a little higher.
+        let p99 = "two runs' pooled p99, larger over smaller: median 5.50×, worst 10.01× (2 cells)";
+        assert!(paced_summary.contains(p99), "{paced_summary}");
+    }
+}
