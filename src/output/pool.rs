@@ -31,8 +31,8 @@ pub fn noise_line(runs: usize) -> String {
 }
 
 /// `host noise: …`, one line, without a trailing newline: the samples left out and why, the
-/// scale the run's A/A halves set per runtime, and how close two channels could be and still
-/// be told apart.
+/// machine's speed, per runtime whether the host was busy, the scale the run's A/A halves set,
+/// and how close two channels could be and still be told apart.
 pub fn host_line(host: &HostNoise) -> String {
     let why: Vec<String> = host.left_out.iter().map(|(why, n)| format!("{} {why}", thousands(*n as f64))).collect();
     let left_out = if why.is_empty() { String::new() } else { format!(" ({})", why.join(", ")) };
@@ -55,7 +55,15 @@ pub fn host_line(host: &HostNoise) -> String {
         let apart = runtime
             .told_apart
             .map_or(String::new(), |apart| format!("; channels closer than {} stay tied", percent(apart)));
-        parts.push(format!("{}: {scale}{apart}", runtime.runtime));
+        let busy = match (runtime.busy, runtime.waited) {
+            (true, Some(waited)) => format!(
+                "busy host, its threads waited for a core {} of the time they were ready: figures and verdicts of \
+                 a busy host; ",
+                percent(waited)
+            ),
+            _ => String::new(),
+        };
+        parts.push(format!("{}: {busy}{scale}{apart}", runtime.runtime));
     }
     format!("host noise: {}", parts.join("; "))
 }
@@ -119,6 +127,8 @@ mod tests {
             pairs: 96,
             outside: Some(0.125),
             told_apart: Some(0.031),
+            waited: Some(0.002),
+            busy: false,
         });
         host.runtimes.push(RuntimeNoise {
             runtime: RuntimeKind::MultiThread,
@@ -126,12 +136,15 @@ mod tests {
             pairs: 0,
             outside: None,
             told_apart: None,
+            waited: Some(0.46),
+            busy: true,
         });
         assert_eq!(
             host_line(&host),
             "host noise: 12 of 1,200 samples left out (3 neighbours, 9 steal tick); current-thread: intervals \
-             ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: too few \
-             rounds to calibrate"
+             ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: busy \
+             host, its threads waited for a core 46.0% of the time they were ready: figures and verdicts of a busy \
+             host; too few rounds to calibrate"
         );
     }
 

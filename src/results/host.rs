@@ -45,6 +45,12 @@ pub struct RuntimeNoise {
     /// The median over its bands of the half-width of the runner-up's 95% interval, as a ratio
     /// less one (0.05: two channels closer than 5% stay tied); `None` without a runner-up.
     pub told_apart: Option<f64>,
+    /// The median share of the time its samples' threads were ready to run that they waited for
+    /// a core (`load::Waited`); `None` without run delays and CPU times.
+    pub waited: Option<f64>,
+    /// Whether that share is `stats::machine::BUSY_SHARE` or more: the host was busy through the
+    /// run, and its figures and verdicts are of a busy host.
+    pub busy: bool,
 }
 
 /// The share of a run's samples left out as disturbed at and above which the host counts as
@@ -85,8 +91,11 @@ impl HostNoise {
                 .filter_map(|band| band.speed.entries.get(1)?.verdict)
                 .map(|verdict| ((verdict.high - verdict.low) / 2.0).exp() - 1.0)
                 .collect();
+            let waited = file.waited.busy(runtime);
             host.runtimes.push(RuntimeNoise {
                 runtime,
+                waited: waited.map(|(share, _)| share),
+                busy: waited.is_some_and(|(_, busy)| busy),
                 scale: (!scales.is_empty()).then(|| crate::stats::median_of(&mut scales)),
                 pairs,
                 outside: (pairs > 0).then(|| outside_pairs / pairs as f64),

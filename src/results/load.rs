@@ -226,6 +226,8 @@ pub struct ResultsFile {
     /// How fast the machine was through the file's rounds, and its slow stretches; `None` for
     /// a file without readings of the machine (or too few rounds of them), and pooled files.
     pub machine: Option<MachineSpeed>,
+    /// How long the benchmark's threads waited for a core, per runtime.
+    pub waited: Waited,
     /// The rows of the memory sidecar beside the CSV (`results::memory::sidecar`), which the
     /// cells of their shape take as figures; empty without one.
     pub memory: Vec<MemoryRow>,
@@ -258,6 +260,7 @@ impl ResultsFile {
             skipped_partial_line: self.skipped_partial_line,
             runs: self.runs,
             machine: self.machine.clone(),
+            waited: self.waited.clone(),
             ..ResultsFile::default()
         };
         for key in &self.order {
@@ -361,13 +364,14 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
 mod left_out;
 mod machine;
 
-pub use machine::MachineSpeed;
+pub use machine::{MachineSpeed, Waited};
 
 /// `rows` as one file's cells.
 fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
     let (left_out, machine) = left_out::left_out_rows(&rows, &keys);
-    let mut file = ResultsFile { skipped_partial_line, machine, ..ResultsFile::default() };
+    let waited = Waited::of(&rows);
+    let mut file = ResultsFile { skipped_partial_line, machine, waited, ..ResultsFile::default() };
     for ((record, key), why) in rows.into_iter().zip(keys).zip(left_out) {
         let cell = file.cells.entry(key.clone()).or_insert_with(|| {
             file.order.push(key);

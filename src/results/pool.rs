@@ -68,6 +68,8 @@ pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile
         out.order.extend(file.order);
         out.cells.extend(file.cells);
         out.memory.extend(file.memory);
+        // Several machines' samples together: a machine busy through its runs shows in their median.
+        out.waited.extend(file.waited);
     }
     Ok(out)
 }
@@ -158,6 +160,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
         // What a channel holds is a function of its crate and the cell's shape: each run's
         // memory rows serve the pooled cells (`results::memory::CellMemory::of` takes the first).
         pooled.memory.extend(run.memory);
+        pooled.waited.extend(run.waited);
         for key in run.order {
             let cell = &run.cells[&key];
             let into = pooled.cells.entry(key.clone()).or_insert_with(|| {

@@ -98,6 +98,32 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     Some(Judged { typical, limit, rounds, stretches })
 }
 
+/// The share of the time a sample's threads were ready to run that they spent waiting for a
+/// core: its run delay over its run delay plus its CPU time. A free host gives its threads a
+/// core at once (a share near 0); a host whose other work keeps every core busy makes them wait
+/// (a share near one half when that work takes half the cores' time). `None` without either
+/// time, or with neither above 0.
+pub fn waited(run_delay_ns: Option<u64>, cpu_ns: Option<u64>) -> Option<f64> {
+    let (delay, cpu) = (run_delay_ns? as f64, cpu_ns? as f64);
+    (delay + cpu > 0.0).then(|| delay / (delay + cpu))
+}
+
+/// The median [`waited`] share of a runtime's samples at and above which the host was busy
+/// through the run: its samples' threads waited for a core that share of the time they were
+/// ready, every sample alike, which no sample's own checks (`stats::disturbed`, against its
+/// cell's others) can see.
+pub const BUSY_SHARE: f64 = 0.2;
+
+/// The median of `shares` ([`waited`]), and whether it is [`BUSY_SHARE`] or more; `None`
+/// without any.
+pub fn busy(shares: &[f64]) -> Option<(f64, bool)> {
+    let mut shares = shares.to_vec();
+    (!shares.is_empty()).then(|| {
+        let median = super::median_of(&mut shares);
+        (median, median >= BUSY_SHARE)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +196,17 @@ mod tests {
         readings[1].1 = 0.0;
         assert_eq!(judge(&readings), None, "round 1 has no reading left");
         assert_eq!(judge(&[]), None);
+    }
+
+    #[test]
+    fn a_host_is_busy_when_its_threads_wait_for_a_core_a_fifth_of_their_ready_time() {
+        assert_eq!(waited(Some(1_000), Some(3_000)), Some(0.25));
+        assert_eq!(waited(Some(0), Some(3_000)), Some(0.0));
+        assert_eq!(waited(None, Some(3_000)), None);
+        assert_eq!(waited(Some(0), Some(0)), None);
+        // The median decides: a few samples that waited long do not make a busy host.
+        assert_eq!(busy(&[0.0, 0.01, 0.9]), Some((0.01, false)));
+        assert_eq!(busy(&[0.2, 0.3, 0.0]), Some((0.2, true)));
+        assert_eq!(busy(&[]), None);
     }
 }

@@ -2,7 +2,7 @@
 //! before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples they leave
 //! out of every figure, and what the file says of them.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -10,7 +10,7 @@ use super::CellKey;
 use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::Why;
-use crate::stats::machine::{Judged, judge};
+use crate::stats::machine::{Judged, busy, judge, waited};
 
 /// How fast the machine was through one file's rounds, and its slow stretches.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -43,6 +43,37 @@ pub struct MachineSpeed {
     /// again now would be lost too.
     #[serde(skip)]
     pub slow_now: bool,
+}
+
+/// How long the benchmark's threads waited for a core, per runtime: each `ok` sample's share of
+/// the time they were ready to run that they waited (`stats::machine::waited`), the pooled runs'
+/// samples together.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Waited(BTreeMap<RuntimeKind, Vec<f64>>);
+
+impl Waited {
+    /// The shares of `rows`' `ok` samples with both times, per runtime.
+    pub(super) fn of(rows: &[Record]) -> Waited {
+        let mut shares: BTreeMap<RuntimeKind, Vec<f64>> = BTreeMap::new();
+        for row in rows.iter().filter(|row| row.status.is_ok()) {
+            shares.entry(row.runtime).or_default().extend(waited(row.run_delay_ns, row.cpu_ns));
+        }
+        shares.retain(|_, shares| !shares.is_empty());
+        Waited(shares)
+    }
+
+    /// `other`'s samples added, as a pool of runs holds them.
+    pub fn extend(&mut self, other: Waited) {
+        for (runtime, shares) in other.0 {
+            self.0.entry(runtime).or_default().extend(shares);
+        }
+    }
+
+    /// The median share of `runtime`'s samples, and whether the host was busy through them
+    /// (`stats::machine::busy`); `None` without samples with both times.
+    pub fn busy(&self, runtime: RuntimeKind) -> Option<(f64, bool)> {
+        busy(self.0.get(&runtime)?)
+    }
 }
 
 /// The two readings judged over every round of `rows`, and which rounds are slow for the runtime
@@ -205,5 +236,35 @@ mod tests {
         let cut = of_rows(&multi(6..=8)).machine.unwrap();
         assert!(cut.slow_now, "{cut:?}");
         assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
+    }
+
+    #[test]
+    fn a_runtime_whose_samples_waited_for_a_core_a_fifth_of_their_time_ran_on_a_busy_host() {
+        let waiting = |runtime, round, delay_ms: u64, cpu_ms: u64| Record {
+            run_delay_ns: Some(delay_ms * 1_000_000),
+            cpu_ns: Some(cpu_ms * 1_000_000),
+            ..row("a", runtime, round, 50.0, (100.0, Some(1.0)))
+        };
+        let mut rows: Vec<Record> =
+            (1..=3).map(|round| waiting(RuntimeKind::MultiThread, round, 100 * round, 200)).collect();
+        rows.extend((4..=6).map(|round| waiting(RuntimeKind::CurrentThread, round, 1, 99)));
+        // A failed sample counts for nothing, however long it waited.
+        rows.push(Record {
+            status: SampleStatus::Failed("timeout".to_owned()),
+            ..waiting(RuntimeKind::CurrentThread, 7, 900, 100)
+        });
+        let file = of_rows(&rows);
+        // Multi-thread: 100/300, 200/400, 300/500 of their ready time waiting; the median is a half.
+        assert_eq!(file.waited.busy(RuntimeKind::MultiThread), Some((0.5, true)));
+        assert_eq!(file.waited.busy(RuntimeKind::CurrentThread), Some((0.01, false)));
+        let mut pooled = file.waited.clone();
+        pooled.extend(of_rows(&rows[3..6]).waited);
+        assert_eq!(pooled.busy(RuntimeKind::CurrentThread), Some((0.01, false)), "the runs' samples together");
+        assert_eq!(
+            of_rows(&[row("a", RuntimeKind::MultiThread, 1, 50.0, (100.0, None))])
+                .waited
+                .busy(RuntimeKind::MultiThread),
+            None
+        );
     }
 }
