@@ -73,7 +73,7 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
         channels.len(),
         csv.display()
     ));
-    let mut writer = output::MemoryCsv::create(&csv, args.force)?;
+    let mut writer = output::create_csv(&csv, args.force)?;
     let mut rows = Vec::new();
     for cell in &cells {
         for channel in &channels {

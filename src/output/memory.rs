@@ -4,20 +4,19 @@
 //! beside the channel that keeps least ([`section`]). Formatting and writing only: the figures
 //! are `results::memory`'s.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use serde::Serialize;
 
+use super::csv::Appended;
 use super::doc::{Block, On, Section, Span, prose};
 use super::export;
 use super::files;
 use super::format::{number, thousands};
-use crate::paths::Existing;
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
-use crate::results::schema::SampleStatus;
+use crate::results::order::first_seen;
+use crate::results::schema::columns;
 use crate::run::workload::Mode;
 
 /// The extensions of the files `memory` writes beside its CSV: the answer as Markdown and,
@@ -45,60 +44,10 @@ pub fn check(csv: &Path, force: bool) -> anyhow::Result<()> {
     all.iter().try_for_each(|member| files::check_target(member, force, "--out"))
 }
 
-/// The CSV, its header written at once, each row appended and flushed as it is measured.
-pub struct MemoryCsv {
-    path: PathBuf,
-    writer: csv::Writer<File>,
-}
-
-impl MemoryCsv {
-    /// Creates `path` (a new file, or with `force` a regular file emptied in place) and its
-    /// folder, and writes the header.
-    pub fn create(path: &Path, force: bool) -> anyhow::Result<Self> {
-        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create the folder of --out {}", path.display()))?;
-        }
-        let file = files::open(path, if force { Existing::Truncate } else { Existing::Refuse }, "--out")?;
-        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        writer.write_record(header()).and_then(|()| Ok(writer.flush()?)).with_context(|| write_error(path))?;
-        Ok(Self { path: path.to_owned(), writer })
-    }
-
-    /// Appends `row` and flushes it to the file.
-    pub fn append(&mut self, row: &MemoryRow) -> anyhow::Result<()> {
-        let writer = &mut self.writer;
-        writer.serialize(row).and_then(|()| Ok(writer.flush()?)).with_context(|| write_error(&self.path))
-    }
-}
-
-fn write_error(path: &Path) -> String {
-    format!("cannot write to {}", path.display())
-}
-
-/// The CSV's columns: [`MemoryRow`]'s fields, in order, as serde names them.
-pub fn header() -> Vec<String> {
-    let mut writer = csv::WriterBuilder::new().has_headers(true).from_writer(Vec::new());
-    let row = MemoryRow {
-        channel: String::new(),
-        version: String::new(),
-        mode: Mode::default(),
-        tasks: 0,
-        capacity: 0,
-        capacity_per_channel: 0,
-        channels: 0,
-        record_bytes: Default::default(),
-        slot_bytes: 0,
-        rest_bytes: 0,
-        peak_bytes: 0,
-        drained_bytes: 0,
-        kept_bytes: 0,
-        after_drop_bytes: 0,
-        status: SampleStatus::Ok,
-    };
-    writer.serialize(&row).expect("a plain row serializes");
-    let text = String::from_utf8(writer.into_inner().expect("a Vec takes every byte")).expect("UTF-8");
-    text.lines().next().unwrap_or_default().split(',').map(str::to_owned).collect()
+/// The memory CSV at `path` (a new file, or with `force` a regular file emptied in place) and
+/// its folder, its header ([`MemoryRow`]'s fields) written at once.
+pub fn create_csv(path: &Path, force: bool) -> anyhow::Result<Appended> {
+    Appended::create(path, force, columns::<MemoryRow>())
 }
 
 /// `812 B`, `49.2 KiB`, `75.0 MiB`: bytes in the binary unit that keeps three figures readable.
@@ -186,14 +135,9 @@ pub fn console(answer: &MemoryAnswer) -> String {
 /// bytes in all at rest and kept after the burst, one design per column.
 pub fn room(rows: &[MemoryRow]) -> String {
     let mut text = String::new();
-    let mut groups: Vec<(usize, usize, crate::run::workload::RecordBytes)> = Vec::new();
-    for row in rows {
-        let group = (row.tasks, row.capacity, row.record_bytes);
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
-    for (participants, capacity, record) in groups {
+    for (participants, capacity, record) in
+        first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)))
+    {
         let of_group =
             |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
         let rows: Vec<&MemoryRow> = rows.iter().filter(of_group).collect();
@@ -211,13 +155,7 @@ pub fn room(rows: &[MemoryRow]) -> String {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
             table[0].push(format!("{mode} ({channels} channel{})", if channels == 1 { "" } else { "s" }));
         }
-        let mut names: Vec<&str> = Vec::new();
-        for row in &rows {
-            if !names.contains(&row.channel.as_str()) {
-                names.push(&row.channel);
-            }
-        }
-        for name in names {
+        for name in first_seen(rows.iter().map(|row| row.channel.as_str())) {
             let mut line = vec![name.to_owned()];
             for mode in Mode::ALL {
                 line.push(match rows.iter().find(|row| row.channel == name && row.mode == mode) {
@@ -410,7 +348,7 @@ mod tests {
 
     #[test]
     fn the_header_is_the_rows_fields() {
-        let header = header();
+        let header = columns::<MemoryRow>();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
         assert!(header.contains(&"kept_bytes".to_owned()) && header.last().map(String::as_str) == Some("status"));
     }

@@ -22,7 +22,7 @@ pub const EXTENSION: &str = "memory.csv";
 /// One row of a `channel-bench memory` CSV: one channel in one cell. Bytes are heap bytes
 /// allocated and not yet freed (`run::allocs::LIVE`), all the cell's channel instances together,
 /// counted from just before the first was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryRow {
     /// The channel (`--list-channels`).
     pub channel: String,
