@@ -135,9 +135,8 @@ pub fn console(answer: &MemoryAnswer) -> String {
 /// bytes in all at rest and kept after the burst, one design per column.
 pub fn room(rows: &[MemoryRow]) -> String {
     let mut text = String::new();
-    for (participants, capacity, record) in
-        first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)))
-    {
+    let groups = first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)));
+    for (participants, capacity, record) in groups {
         let of_group =
             |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
         let rows: Vec<&MemoryRow> = rows.iter().filter(of_group).collect();
@@ -231,11 +230,7 @@ fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
     let at = kept.kept_bytes.iter().zip(tasks);
     let at: Vec<String> =
         at.map(|(kept, tasks)| format!("{} at {tasks} task{}", bytes(*kept as f64), plural(tasks))).collect();
-    let slots = kept.kept_bytes_per_slot.iter().copied();
-    let per_slot = range(
-        Some(Range { min: slots.clone().fold(f64::MAX, f64::min), max: slots.fold(0.0, f64::max) }),
-        self::per_slot,
-    );
+    let per_slot = range(Range::of(kept.kept_bytes_per_slot.iter().copied()), self::per_slot);
     vec![
         Span::text(prefix),
         Span::channel(&kept.channel, &kept.channel),
@@ -256,19 +251,22 @@ fn aligned(rows: &[Vec<String>]) -> String {
     text
 }
 
+/// `rows` as a Markdown table, the first its header.
+fn markdown_table(rows: &[Vec<String>]) -> String {
+    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    let rule = line(&vec!["---".to_owned(); rows[0].len()]);
+    line(&rows[0]) + &rule + &rows[1..].iter().map(|row| line(row)).collect::<String>()
+}
+
 /// The Markdown beside the CSV: the answer, then every row's figures per design and cell.
 pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> String {
     let mut text = format!(
         "# What each channel keeps in memory\n\n`{command}`\n\nHeap bytes allocated and not yet freed, counted by \
          the allocator; a range is the lowest and highest over the cells measured ok.\n"
     );
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     for design in &answer.designs {
         text += &format!("\n## {} ({})\n\n", design.mode, design_words(design.mode));
-        let table = table(design);
-        text += &line(&table[0]);
-        text += &line(&vec!["---".to_owned(); table[0].len()]);
-        table[1..].iter().for_each(|row| text += &line(row));
+        text += &markdown_table(&table(design));
         text += &format!("\n{}\n", least_line(design));
     }
     text += "\n## Every cell\n\nBytes of all the cell's channel instances together.\n\n";
@@ -285,23 +283,15 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
         "after drop",
         "status",
     ];
-    text += &line(&head.map(str::to_owned));
-    text += &line(&vec!["---".to_owned(); head.len()]);
+    let mut table = vec![head.map(str::to_owned).to_vec()];
     for row in rows {
-        text += &line(&[
-            row.channel.clone(),
-            row.mode.to_string(),
-            row.tasks.to_string(),
-            thousands(row.capacity as f64),
-            row.record_bytes.to_string(),
-            bytes(row.rest_bytes as f64),
-            bytes(row.peak_bytes as f64),
-            bytes(row.drained_bytes as f64),
-            bytes(row.kept_bytes as f64),
-            bytes(row.after_drop_bytes as f64),
-            row.status.text().to_owned(),
-        ]);
+        let bytes = [row.rest_bytes, row.peak_bytes, row.drained_bytes, row.kept_bytes, row.after_drop_bytes];
+        let (capacity, status) = (thousands(row.capacity as f64), row.status.text().to_owned());
+        let place =
+            [row.channel.clone(), row.mode.to_string(), row.tasks.to_string(), capacity, row.record_bytes.to_string()];
+        table.push(place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect());
     }
+    text += &markdown_table(&table);
     text
 }
 

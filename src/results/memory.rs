@@ -243,7 +243,8 @@ pub struct Range {
 }
 
 impl Range {
-    fn of(values: impl Iterator<Item = f64>) -> Option<Self> {
+    /// The lowest and highest of `values`; `None` without any.
+    pub fn of(values: impl Iterator<Item = f64>) -> Option<Self> {
         values.fold(None, |range, value| match range {
             None => Some(Range { min: value, max: value }),
             Some(Range { min, max }) => Some(Range { min: min.min(value), max: max.max(value) }),
