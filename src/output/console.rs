@@ -92,10 +92,7 @@ impl Console {
     /// (`Setting::apart`: the send, batch, work per batch, record), and the capacity, shared
     /// in cloned-send and split among the tasks in merged-recv.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
-        let threads = match runtime {
-            RuntimeKind::MultiThread => format!(" ({})", format::workers(workers as u64)),
-            RuntimeKind::CurrentThread => String::new(),
-        };
+        let threads = format::threads(runtime, workers as u64);
         let setting = Setting::of_workload(workload);
         let load = match workload.pace {
             Some(pace) => format!(

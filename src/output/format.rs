@@ -3,6 +3,7 @@
 //! count and setting that tell a group of cells apart.
 
 use crate::results::band::Band;
+use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
 use crate::stats;
 use crate::stats::verdict::Verdict;
@@ -102,6 +103,11 @@ pub fn found_clusters(found: &[stats::Cluster]) -> String {
 /// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
 pub fn workers(workers: u64) -> String {
     if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+}
+
+/// ` (2 workers)` after a multi-thread runtime's name; nothing after the current-thread one's.
+pub fn threads(runtime: RuntimeKind, workers: u64) -> String {
+    if runtime == RuntimeKind::MultiThread { format!(" ({})", self::workers(workers)) } else { String::new() }
 }
 
 /// ` [2 workers, paced 8 every 20ms]`: what sets a group of cells apart, to follow its mode or
