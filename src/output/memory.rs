@@ -4,14 +4,14 @@
 //! beside the channel that keeps least ([`section`]). Formatting and writing only: the figures
 //! are `results::memory`'s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::csv::Appended;
 use super::doc::{Block, On, Section, Span, prose};
 use super::export;
-use super::files;
+use super::files::OutputSet;
 use super::format::{number, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
@@ -23,25 +23,9 @@ use crate::run::workload::Mode;
 /// with every row, as JSON.
 pub const MEMBERS: [&str; 3] = ["csv", "md", "json"];
 
-/// The files of one `memory` run, the CSV first.
-pub fn members(csv: &Path) -> Vec<PathBuf> {
-    MEMBERS
-        .iter()
-        .map(|extension| if *extension == MEMBERS[0] { csv.to_owned() } else { csv.with_extension(extension) })
-        .collect()
-}
-
-/// A usage error unless every member of `csv` may be written: `--out` not named as another
-/// member, each new, or a regular file and `force`. Checked before anything is measured.
-pub fn check(csv: &Path, force: bool) -> anyhow::Result<()> {
-    let all = members(csv);
-    if all[1..].contains(&csv.to_owned()) {
-        return Err(crate::error::usage(format!(
-            "--out {} ends in a name memory gives another of its files: give the CSV a .csv name",
-            csv.display()
-        )));
-    }
-    all.iter().try_for_each(|member| files::check_target(member, force, "--out"))
+/// The files of one `memory` run, named after its CSV.
+pub fn files(csv: &Path) -> OutputSet {
+    OutputSet::of(csv, &MEMBERS, "memory")
 }
 
 /// The memory CSV at `path` (a new file, or with `force` a regular file emptied in place) and
@@ -347,11 +331,12 @@ mod tests {
     fn the_members_are_named_after_the_csv_and_an_existing_one_refuses_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("m.csv");
-        assert_eq!(members(&csv), [csv.clone(), dir.path().join("m.md"), dir.path().join("m.json")]);
-        check(&csv, false).unwrap();
+        assert_eq!(files(&csv).members(), [csv.clone(), dir.path().join("m.md"), dir.path().join("m.json")]);
+        files(&csv).check(false).unwrap();
         std::fs::write(dir.path().join("m.json"), "{}").unwrap();
-        assert!(check(&csv, false).unwrap_err().to_string().contains("already exists"));
-        check(&csv, true).unwrap();
-        assert!(check(&dir.path().join("m.md"), true).is_err(), "--out named as the Markdown");
+        assert!(files(&csv).check(false).unwrap_err().to_string().contains("already exists"));
+        files(&csv).check(true).unwrap();
+        let md = files(&dir.path().join("m.md")).check(true).unwrap_err().to_string();
+        assert!(md.contains("a name memory gives another of its files"), "--out named as the Markdown: {md}");
     }
 }
