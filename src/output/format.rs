@@ -102,7 +102,15 @@ pub fn found_clusters(found: &[stats::Cluster]) -> String {
 
 /// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
 pub fn workers(workers: u64) -> String {
-    if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+    count(workers, "worker", "workers")
+}
+
+/// `1 sample`, `4 samples`: `n` of a thing, `one` or `many` as `n` says.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
 }
 
 /// ` (2 workers)` after a multi-thread runtime's name; nothing after the current-thread one's.

@@ -185,7 +185,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
                     let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
                     let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
                     let by = if low == high { low } else { format!("{low}–{high}") };
-                    let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
+                    let bands = format::count(ratios.len() as u64, "band", "bands");
                     let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
                     let bands = match runtimes.as_slice() {
                         [one] => format!("{bands}, {one}"),

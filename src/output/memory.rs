@@ -12,7 +12,7 @@ use super::csv::Appended;
 use super::doc::{Block, On, Section, Span, prose};
 use super::export;
 use super::files::OutputSet;
-use super::format::{number, thousands};
+use super::format::{count, number, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
 use crate::results::order::first_seen;
@@ -136,7 +136,7 @@ pub fn room(rows: &[MemoryRow]) -> String {
         let mut table = vec![vec!["channel".to_owned()]];
         for mode in Mode::ALL {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
-            table[0].push(format!("{mode} ({channels} channel{})", if channels == 1 { "" } else { "s" }));
+            table[0].push(format!("{mode} ({})", count(channels as u64, "channel", "channels")));
         }
         for name in first_seen(rows.iter().map(|row| row.channel.as_str())) {
             let mut line = vec![name.to_owned()];
@@ -210,10 +210,9 @@ pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
 /// `PREFIX kanal keeps 6.25 KiB at 1 task, 50.0 KiB at 8 tasks (100 B a slot)`: what one channel
 /// of a band keeps at each of its task counts `tasks`.
 fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
-    let plural = |tasks: &u64| if *tasks == 1 { "" } else { "s" };
     let at = kept.kept_bytes.iter().zip(tasks);
     let at: Vec<String> =
-        at.map(|(kept, tasks)| format!("{} at {tasks} task{}", bytes(*kept as f64), plural(tasks))).collect();
+        at.map(|(kept, &tasks)| format!("{} at {}", bytes(*kept as f64), count(tasks, "task", "tasks"))).collect();
     let per_slot = range(Range::of(kept.kept_bytes_per_slot.iter().copied()), self::per_slot);
     vec![
         Span::text(prefix),
