@@ -197,7 +197,6 @@ fn band_json(band: &Band, about: Value) -> Value {
 mod tests {
     use super::*;
     use crate::output::doc::Format;
-    use crate::results::across::AxisWords;
     use crate::results::load::{CellKey, ResultsFile, hand_made};
     use crate::results::memory::MemoryRow;
     use crate::results::schema::SampleStatus;
@@ -351,14 +350,5 @@ mod tests {
             assert!(page.contains(&format!("Where {} matters", words.what)), "{axis:?}: {page}");
             assert!(page.contains(&format!("the pick changes with {}", words.what)), "{axis:?}: {page}");
         }
-    }
-
-    #[test]
-    fn each_axis_has_its_own_keys_and_words() {
-        let unique = |field: fn(&AxisWords) -> &str| {
-            let all: std::collections::BTreeSet<&str> = Axis::ALL.iter().map(|axis| field(axis.words())).collect();
-            all.len() == Axis::ALL.len() && !all.contains("")
-        };
-        assert!(unique(|words| words.json_key) && unique(|words| words.place_key) && unique(|words| words.what));
     }
 }

@@ -196,18 +196,6 @@ impl Axis {
     }
 }
 
-/// Moves `coord` to the `place`-th (0 or 1) of two places on `axis`: for tests that measure
-/// a file at two places on every axis.
-#[cfg(test)]
-pub(crate) fn two_places(axis: Axis, coord: &mut super::coord::Coord, place: usize) {
-    match axis {
-        Axis::Capacity => coord.capacity = Capacity::Shared([64, 1024][place]),
-        Axis::Machine => coord.machine = MachineId { cores: [2, 16][place], cpu: String::new() },
-        Axis::Batch => coord.setting.batch = Some([8, 64][place]),
-        Axis::Record => coord.setting.record_bytes = Some([48, 1200][place]),
-    }
-}
-
 /// One band (runtime, mode, setting, task counts, and the machine or the capacity that is not
 /// the axis) at every place on the axis the file holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -332,4 +320,32 @@ fn holds(at: &[&Recommendation], place: impl Fn(&Recommendation) -> At) -> Optio
         Some((log_ratio(worst), holds))
     });
     scored.reduce(|best, next| if next.0 < best.0 { next } else { best }).map(|(_, holds)| holds)
+}
+
+#[cfg(test)]
+pub(crate) use tests::two_places;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Moves `coord` to the `place`-th (0 or 1) of two places on `axis`: for tests that measure
+    /// a file at two places on every axis.
+    pub(crate) fn two_places(axis: Axis, coord: &mut crate::results::coord::Coord, place: usize) {
+        match axis {
+            Axis::Capacity => coord.capacity = Capacity::Shared([64, 1024][place]),
+            Axis::Machine => coord.machine = MachineId { cores: [2, 16][place], cpu: String::new() },
+            Axis::Batch => coord.setting.batch = Some([8, 64][place]),
+            Axis::Record => coord.setting.record_bytes = Some([48, 1200][place]),
+        }
+    }
+
+    #[test]
+    fn each_axis_has_its_own_keys_and_words() {
+        let unique = |field: fn(&AxisWords) -> &str| {
+            let all: BTreeSet<&str> = Axis::ALL.iter().map(|axis| field(axis.words())).collect();
+            all.len() == Axis::ALL.len() && !all.contains("")
+        };
+        assert!(unique(|words| words.json_key) && unique(|words| words.place_key) && unique(|words| words.what));
+    }
 }
