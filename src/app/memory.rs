@@ -46,12 +46,12 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
     };
     let same = |a: &Path, b: &Path| a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b);
     if let Some((sweep, _)) = &sweep
-        && output::members(&csv).iter().any(|member| same(member, sweep))
+        && output::files(&csv).members().iter().any(|member| same(member, sweep))
     {
         return Err(usage(format!("--out {} would write over the sweep's CSV: give another path", csv.display())));
     }
     // Refused before anything is measured.
-    output::check(&csv, args.force)?;
+    output::files(&csv).check(args.force)?;
     if args.dry_run {
         print_line("dry run: nothing measured, nothing written");
         print_line(&format!("cells: {} × {} channels, one at a time:", cells.len(), channels.len()));
@@ -73,7 +73,7 @@ pub fn run(extra: &'static [ChannelEntry], args: &MemoryArgs, command_line: &[St
         channels.len(),
         csv.display()
     ));
-    let mut writer = output::MemoryCsv::create(&csv, args.force)?;
+    let mut writer = output::create_csv(&csv, args.force)?;
     let mut rows = Vec::new();
     for cell in &cells {
         for channel in &channels {

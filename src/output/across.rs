@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::doc::{Block, Form, On, Section, Span, prose};
 use super::format;
-use crate::results::across::{Across, At, Axis};
+use crate::results::across::{Across, At, Axis, AxisWords};
 use crate::results::analysis::Analysis;
 use crate::results::band::first_seen;
 use crate::results::designs::Designs;
@@ -49,9 +49,9 @@ pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
     (!blocks.is_empty()).then_some(Section { id: "across", on, heading: None, blocks })
 }
 
-/// How many bands of each runtime change with the machine: `the pick changes with the machine
-/// in 8 of 12 multi-thread bands and 0 of 12 current-thread bands`.
-pub(super) fn tally(found: &[Across]) -> String {
+/// How many bands of each runtime change along `axis`: `the pick changes with the machine in 8
+/// of 12 multi-thread bands and 0 of 12 current-thread bands`.
+pub(super) fn tally(found: &[Across], axis: Axis) -> String {
     let runtimes: Vec<String> = first_seen(found.iter().map(|band| band.band.coord.runtime))
         .into_iter()
         .map(|runtime| {
@@ -60,81 +60,47 @@ pub(super) fn tally(found: &[Across]) -> String {
             format!("{changed} of {} {runtime} bands", of.count())
         })
         .collect();
-    format!("The pick changes with the machine in {}.", runtimes.join(" and "))
-}
-
-/// How an axis is worded: what it is, each place's, every place, that place, each place.
-fn words(axis: Axis) -> (&'static str, &'static str, &'static str, &'static str, &'static str) {
-    match axis {
-        Axis::Capacity => ("capacity", "each capacity's", "at every capacity", "at that capacity", "at each"),
-        Axis::Machine => ("the machine", "each machine's", "on every machine", "on that machine", "on each"),
-        Axis::Batch => ("the batch", "each batch's", "at every batch", "at that batch", "at each"),
-        Axis::Record => ("the record size", "each size's", "at every size", "at that size", "at each"),
-    }
+    format!("The pick changes with {} in {}.", axis.words().what, runtimes.join(" and "))
 }
 
 /// Where `axis` matters: one line per band `found` at several places on it, the pick that
-/// holds, then where the pick changes; the machines' tally first. Empty when no band is found at
-/// several places.
+/// holds, then where the pick changes; the tally first where the axis has one. Empty when no
+/// band is found at several places.
 fn axis_blocks(found: &[Across], axis: Axis) -> Vec<Block> {
-    let lines: Vec<Vec<Span>> = found.iter().map(said).collect();
     if found.is_empty() {
         return Vec::new();
     }
-    let (what, each, every, that, _) = words(axis);
+    let AxisWords { what, noun, preposition: on, .. } = axis.words();
     let heading = format!(
-        "Where {what} matters, each band ({each} pick; the pick with no known problem that holds {every}; where the pick \
-         changes, the verdict {that}):"
+        "Where {what} matters, each band (each {noun}'s pick; the pick with no known problem that holds {on} every \
+         {noun}; where the pick changes, the verdict {on} that {noun}):"
     );
     let mut blocks = vec![Block::Para(vec![Span::Text(heading)])];
-    blocks.extend((axis == Axis::Machine).then(|| Block::Para(vec![Span::Text(tally(found))])));
-    if !lines.is_empty() {
-        blocks.push(Block::List(lines));
-    }
+    blocks.extend(axis.words().tally.then(|| Block::Para(vec![Span::Text(tally(found, axis))])));
+    blocks.push(Block::List(found.iter().map(said).collect()));
     blocks
 }
 
-/// `at 1,024 slots`, `on 16 cores (Intel(R) Xeon(R) Processor)`: a place on its axis; `on 16
-/// cores` when `by_cores` (the machines' cores tell them apart).
-fn place(at: &At, by_cores: bool) -> String {
-    match at {
-        At::Capacity(_) | At::Batch(_) => format!("at {at}"),
-        At::Record(_) => format!("with {at}"),
-        At::Machine(machine) if by_cores => format!("on {}", machine.cores_text()),
-        At::Machine(_) => format!("on {at}"),
-    }
-}
-
-/// One band across its places: each place's pick, the pick that holds, the changes.
+/// One band across its places: each place's pick, the pick that holds, the changes; the band
+/// said with what the axis keeps of it (its workers, capacity and machine).
 fn said(band: &Across) -> Vec<Span> {
-    let (what, _, every, _, each) = words(band.axis);
-    let b = &band.band;
-    // Machines differ in worker counts; the band is at one capacity. Capacities are read on one
-    // machine, named when the file holds several.
-    let (workers, fixed) = match band.axis {
-        Axis::Capacity => (b.workers(), b.machine().map_or(String::new(), |machine| format!(" on {machine}"))),
-        Axis::Machine => (None, b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"))),
-        Axis::Batch | Axis::Record => {
-            let capacity = b.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
-            (
-                b.workers(),
-                format!("{capacity}{}", b.machine().map_or(String::new(), |machine| format!(" on {machine}"))),
-            )
-        }
-    };
-    let notes = format::group_notes(workers, None, &band.setting().to_string());
-    let place_of_band = format!("{} {}{notes}{fixed} {}", b.coord.runtime, b.coord.mode, b.size.name());
-    let cores: BTreeSet<usize> =
-        band.picks.iter().filter_map(|(at, _)| if let At::Machine(m) = at { Some(m.cores) } else { None }).collect();
+    let AxisWords { what, noun, preposition: on, place_preposition, .. } = band.axis.words();
+    let (b, rest) = (&band.band, band.rest());
+    let capacity = rest.named_capacity().map_or(String::new(), |capacity| format!(" at {capacity}"));
+    let machine = rest.machine().map_or(String::new(), |machine| format!(" on {machine}"));
+    let notes = format::group_notes(rest.workers(), None, &band.setting().to_string());
+    let place_of_band = format!("{} {}{notes}{capacity}{machine} {}", b.coord.runtime, b.coord.mode, b.size.name());
+    let cores: BTreeSet<usize> = band.picks.iter().filter_map(|(at, _)| at.cores()).collect();
     let by_cores = cores.len() == band.picks.len();
-    let place = |at: &At| place(at, by_cores);
+    let place = |at: &At| format!("{place_preposition} {}", at.text(by_cores));
     let picks =
         band.picks.iter().map(|(on, pick)| vec![Span::channel(pick, pick), Span::Text(format!(" {}", place(on)))]);
     let mut spans = vec![Span::Text(format!("{place_of_band}: "))];
     spans.extend(picks.collect::<Vec<_>>().join(&Span::text(", ")));
+    let every = format!("{on} every {noun}");
     spans.push(Span::Text(match &band.holds {
         Some(holds) if holds.within_noise_everywhere => {
-            format!("; {} holds {every} (the fastest or tied with it {each}); ", holds.channel)
+            format!("; {} holds {every} (the fastest or tied with it {on} each); ", holds.channel)
         }
         Some(holds) => format!(
             "; no channel with no known problem is within the noise of the fastest {every}; the nearest is {}, {} \

@@ -111,13 +111,12 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         "verdicts": noise,
         "host_noise": analysis.host,
         "bands": throughput,
-        "capacities": across(analysis.across.on(Axis::Capacity), Axis::Capacity),
         "paced": latency,
     });
-    for (axis, key) in [(Axis::Machine, "machines"), (Axis::Batch, "batches"), (Axis::Record, "records")] {
-        let found = across(analysis.across.on(axis), axis);
-        if !found.is_empty() {
-            answer[key] = found.into();
+    for axis in Axis::ALL {
+        let found = across(analysis.across.on(axis));
+        if axis.words().always_in_json || !found.is_empty() {
+            answer[axis.words().json_key] = found.into();
         }
     }
     let decisions = &analysis.decisions;
@@ -129,28 +128,23 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     super::export::json(&answer)
 }
 
-/// Each band found at several places on `axis` (`results::across`: capacities, machines, batches
-/// or kinds of message):
-/// each place's pick, the pick that holds, and where the pick changes with its verdict.
-fn across(found: &[Across], axis: Axis) -> Vec<Value> {
-    let name = match axis {
-        Axis::Capacity => "capacity",
-        Axis::Machine => "machine",
-        Axis::Batch => "batch",
-        Axis::Record => "record_bytes",
-    };
+/// Each band `found` at several places on its axis (`results::across`: capacities, machines,
+/// batches or kinds of message): each place's pick, the pick that holds, and where the pick
+/// changes with its verdict; the band's workers and capacity where the axis keeps them.
+fn across(found: &[Across]) -> Vec<Value> {
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
     found
         .iter()
         .map(|band| {
+            let words = band.axis.words();
             let mut object = json!({
                 "runtime": band.band.coord.runtime,
                 "mode": band.band.coord.mode,
-                "workers": workers(&band.band),
+                "workers": if words.keeps_workers { workers(&band.band) } else { Value::Null },
                 "setting": band.setting().to_string(),
                 "band": band.band.size.name(),
-                "picks": band.picks.iter().map(|(at, pick)| json!({ name: at, "channel": pick })).collect::<Vec<_>>(),
+                "picks": band.picks.iter().map(|(at, pick)| json!({ words.place_key: at, "channel": pick })).collect::<Vec<_>>(),
                 "holds": band.holds.as_ref().map(|holds| json!({
                     "channel": holds.channel,
                     "worst_at": holds.worst_at,
@@ -164,12 +158,7 @@ fn across(found: &[Across], axis: Axis) -> Vec<Value> {
                     "behind": verdict(&change.verdict),
                 })).collect::<Vec<_>>(),
             });
-            if axis == Axis::Machine {
-                // Machines differ in worker counts.
-                object["workers"] = Value::Null;
-            }
-            if axis != Axis::Capacity {
-                // The band is at one capacity.
+            if words.keeps_capacity {
                 object["capacity"] = json!(band.band.named_capacity());
             }
             object
@@ -207,6 +196,7 @@ fn band_json(band: &Band, about: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::doc::Format;
     use crate::results::load::{CellKey, ResultsFile, hand_made};
     use crate::results::memory::MemoryRow;
     use crate::results::schema::SampleStatus;
@@ -305,5 +295,60 @@ mod tests {
         let without = Analysis::of("x.csv", &sweep(false), None);
         assert!(!json("x.csv", &without).contains("\"memory\""), "no memory sidecar, no memory field");
         assert!(super::super::memory::section("x.csv", &without).is_none());
+    }
+
+    /// kanal and flume at 1 and 8 tasks at two places on `axis`, kanal twice as fast at the
+    /// first place and flume at the second.
+    fn two_places(axis: Axis) -> ResultsFile {
+        let steady = |value: f64| [value, value * 1.01, value * 0.99, value, value * 1.02, value * 0.98];
+        let (fast, slow) = (steady(10.0), steady(20.0));
+        let mut file = ResultsFile::default();
+        for (place, (kanal, flume)) in [(&fast, &slow), (&slow, &fast)].into_iter().enumerate() {
+            let one = hand_made(&[
+                ("kanal", 1, kanal, 0),
+                ("flume", 1, flume, 0),
+                ("kanal", 8, kanal, 0),
+                ("flume", 8, flume, 0),
+            ]);
+            for key in one.order {
+                let mut moved = key.clone();
+                crate::results::across::two_places(axis, &mut moved.coord, place);
+                file.cells.insert(moved.clone(), one.cells[&key].clone());
+                file.order.push(moved);
+            }
+        }
+        file
+    }
+
+    #[test]
+    fn every_axis_enters_the_json_the_console_and_the_page_by_its_words() {
+        for axis in Axis::ALL {
+            let words = axis.words();
+            let analysis = Analysis::of("x.csv", &two_places(axis), None);
+            let answer: Value = serde_json::from_str(&json("x.csv", &analysis)).unwrap();
+            let found = answer[words.json_key].as_array().unwrap_or_else(|| panic!("{axis:?}: {answer}"));
+            assert_eq!(found.len(), 1, "{axis:?}: one band at two places: {answer}");
+            let picks: Vec<(&Value, &str)> = found[0]["picks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|pick| (&pick[words.place_key], pick["channel"].as_str().unwrap()))
+                .collect();
+            assert!(picks.iter().all(|(at, _)| !at.is_null()), "{axis:?}: {answer}");
+            assert_eq!(picks.iter().map(|(_, channel)| *channel).collect::<Vec<_>>(), ["kanal", "flume"]);
+            assert_eq!(found[0]["workers"].is_null(), !words.keeps_workers, "{axis:?}: {answer}");
+            assert_eq!(found[0].get("capacity").is_some(), words.keeps_capacity, "{axis:?}: {answer}");
+            for other in Axis::ALL.into_iter().filter(|other| *other != axis) {
+                let key = other.words().json_key;
+                let none = if other.words().always_in_json { json!([]) } else { Value::Null };
+                assert_eq!(answer[key], none, "{axis:?}: nothing across {other:?}: {answer}");
+            }
+            let document = super::super::document::of("x.csv", &analysis, super::super::doc::Form::Full);
+            let (console, page) = (document.render(Format::Text), document.render(Format::Markdown));
+            let changes = format!("The pick changes with {}", words.what);
+            assert!(console.contains(&changes), "{axis:?}: {console}");
+            assert!(page.contains(&format!("Where {} matters", words.what)), "{axis:?}: {page}");
+            assert!(page.contains(&format!("the pick changes with {}", words.what)), "{axis:?}: {page}");
+        }
     }
 }

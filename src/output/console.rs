@@ -92,10 +92,7 @@ impl Console {
     /// (`Setting::apart`: the send, batch, work per batch, record), and the capacity, shared
     /// in cloned-send and split among the tasks in merged-recv.
     pub fn section(&self, runtime: RuntimeKind, workers: usize, workload: &Workload) {
-        let threads = match runtime {
-            RuntimeKind::MultiThread => format!(" ({})", format::workers(workers as u64)),
-            RuntimeKind::CurrentThread => String::new(),
-        };
+        let threads = format::threads(runtime, workers as u64);
         let setting = Setting::of_workload(workload);
         let load = match workload.pace {
             Some(pace) => format!(
@@ -264,10 +261,7 @@ impl Console {
 /// p99 159 µs p99.9 208 µs max 1.02 ms  cpu 1.20 µs/msg delivered (trimmed mean)  drops 0.00%`;
 /// the samples those of the cell's that were kept (the disturbed ones left out of every figure).
 pub fn paced_figures(paced: &PacedCell) -> String {
-    let samples = match paced.ranges.drop_share.map_or(0, |span| span.samples) {
-        1 => "1 sample".to_owned(),
-        n => format!("{n} samples"),
-    };
+    let samples = format::count(paced.ranges.drop_share.map_or(0, |span| span.samples) as u64, "sample", "samples");
     let mut out = String::new();
     if let Some(latency) = paced.latency {
         let [p50, p99, p999, max] =

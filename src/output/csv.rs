@@ -92,21 +92,18 @@ fn saturating_nanos(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// The CSV file and its latency sidecar (`crate::results::sidecar`), one row appended and
-/// flushed per sample, its histogram (with `--latency`) to the sidecar right after.
-pub struct CsvWriter {
+/// One CSV file written a row at a time, each row flushed as it is written.
+pub struct Appended {
     path: PathBuf,
     writer: csv::Writer<File>,
-    sidecar: (PathBuf, csv::Writer<File>),
-    rows: usize,
 }
 
-impl CsvWriter {
-    /// Creates `path` and its sidecar (and their parent folders) and writes their headers.
-    /// Refuses to replace an existing file unless `overwrite`, and then truncates it in place;
-    /// refuses anything but a regular file. A path the user must change is a usage error; a
-    /// failing disk is not.
-    pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
+impl Appended {
+    /// Creates `path` (and its parent folders) and writes `header` at once, so that a run
+    /// stopped before its first row leaves a valid file. Refuses to replace an existing file
+    /// unless `overwrite`, and then truncates it in place; refuses anything but a regular file.
+    /// A path the user must change is a usage error; a failing disk is not.
+    pub fn create<I: IntoIterator<Item: AsRef<[u8]>>>(path: &Path, overwrite: bool, header: I) -> anyhow::Result<Self> {
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             fs::create_dir_all(parent).map_err(|error| {
                 let problem = paths::is_path_problem(&error);
@@ -115,20 +112,11 @@ impl CsvWriter {
                 if problem { usage(format!("{error:#}")) } else { error }
             })?;
         }
-        let existing = if overwrite { Existing::Truncate } else { Existing::Refuse };
-        let open = |path: &Path| -> anyhow::Result<csv::Writer<File>> {
-            let file = files::open(path, existing, "--out")?;
-            Ok(csv::WriterBuilder::new().has_headers(false).from_writer(file))
-        };
-        let writer = open(path)?;
-        let latency = sidecar::path(path);
-        let sidecar = (latency.clone(), open(&latency)?);
-        let mut sink = Self { path: path.to_owned(), writer, sidecar, rows: 0 };
-        // The headers go out now, so even a sweep stopped before its first sample leaves valid files.
-        flushed(&mut sink.writer, &sink.path, |writer| writer.write_record(header()))?;
-        let (latency, writer) = &mut sink.sidecar;
-        flushed(writer, latency, |writer| writer.write_record(sidecar::HEADER))?;
-        Ok(sink)
+        let file = files::open(path, if overwrite { Existing::Truncate } else { Existing::Refuse }, "--out")?;
+        let writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+        let mut csv = Self { path: path.to_owned(), writer };
+        csv.flushed(|writer| writer.write_record(header))?;
+        Ok(csv)
     }
 
     /// The file being written.
@@ -136,24 +124,48 @@ impl CsvWriter {
         &self.path
     }
 
+    /// Appends `row` and flushes it to the file.
+    pub fn append(&mut self, row: &impl serde::Serialize) -> anyhow::Result<()> {
+        self.flushed(|writer| writer.serialize(row))
+    }
+
+    /// Runs `write` on the writer and flushes it.
+    fn flushed(&mut self, write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>) -> anyhow::Result<()> {
+        let writer = &mut self.writer;
+        write(writer)
+            .and_then(|()| Ok(writer.flush()?))
+            .with_context(|| format!("cannot write to {}", self.path.display()))
+    }
+}
+
+/// The CSV file and its latency sidecar (`crate::results::sidecar`), one row appended and
+/// flushed per sample, its histogram (with `--latency`) to the sidecar right after.
+pub struct CsvWriter {
+    csv: Appended,
+    sidecar: Appended,
+    rows: usize,
+}
+
+impl CsvWriter {
+    /// Creates `path` and its sidecar as [`Appended::create`] does, with their headers.
+    pub fn create(path: &Path, overwrite: bool) -> anyhow::Result<Self> {
+        let csv = Appended::create(path, overwrite, header())?;
+        let sidecar = Appended::create(&sidecar::path(path), overwrite, sidecar::HEADER)?;
+        Ok(Self { csv, sidecar, rows: 0 })
+    }
+
+    /// The file being written.
+    pub fn path(&self) -> &Path {
+        self.csv.path()
+    }
+
     /// Appends one row and flushes it to the file, then its histogram to the sidecar.
     pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
-        flushed(&mut self.writer, &self.path, |writer| writer.serialize(record))?;
+        self.csv.append(record)?;
         self.rows += 1;
         if record.lat_histogram.is_empty() {
             return Ok(());
         }
-        let line = sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() };
-        let (latency, writer) = &mut self.sidecar;
-        flushed(writer, latency, |writer| writer.serialize(line))
+        self.sidecar.append(&sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() })
     }
-}
-
-/// Runs `write` on `writer` of the file at `path` and flushes it.
-fn flushed(
-    writer: &mut csv::Writer<File>,
-    path: &Path,
-    write: impl FnOnce(&mut csv::Writer<File>) -> csv::Result<()>,
-) -> anyhow::Result<()> {
-    write(writer).and_then(|()| Ok(writer.flush()?)).with_context(|| format!("cannot write to {}", path.display()))
 }

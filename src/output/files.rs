@@ -16,16 +16,25 @@ use crate::results::sidecar;
 /// exists, or with `--force`.
 pub const MEMBERS: [&str; 6] = ["csv", sidecar::EXTENSION, "json", "md", "cells.json", "html"];
 
-/// The files of one sweep, named after its CSV.
+/// The files of one run, named after its CSV: a sweep's ([`MEMBERS`]) or another command's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OutputSet {
     csv: PathBuf,
+    /// The extensions of its files, the CSV's first.
+    extensions: &'static [&'static str],
+    /// Who writes them, as the refusals name it: `the sweep`.
+    writer: &'static str,
 }
 
 impl OutputSet {
-    /// The set written beside `csv` (`--out`).
+    /// The sweep's set written beside `csv` (`--out`).
     pub fn new(csv: &Path) -> Self {
-        Self { csv: csv.to_owned() }
+        Self::of(csv, &MEMBERS, "the sweep")
+    }
+
+    /// The set of the files with `extensions` (the CSV's first) that `writer` writes beside `csv`.
+    pub fn of(csv: &Path, extensions: &'static [&'static str], writer: &'static str) -> Self {
+        Self { csv: csv.to_owned(), extensions, writer }
     }
 
     /// The CSV itself, as given.
@@ -55,23 +64,23 @@ impl OutputSet {
 
     /// The member with extension `extension`, one of [`MEMBERS`].
     pub fn member(&self, extension: &str) -> PathBuf {
-        if extension == MEMBERS[0] { self.csv.clone() } else { self.csv.with_extension(extension) }
+        if extension == self.extensions[0] { self.csv.clone() } else { self.csv.with_extension(extension) }
     }
 
     /// Every member, the CSV first.
     pub fn members(&self) -> Vec<PathBuf> {
-        MEMBERS.iter().map(|extension| self.member(extension)).collect()
+        self.extensions.iter().map(|extension| self.member(extension)).collect()
     }
 
     /// A usage error unless the sweep may write every member: `--out` must not share its name
     /// with another member (`x.md`), and each member must be new, or a regular file and `force`.
     pub fn check(&self, force: bool) -> anyhow::Result<()> {
         let csv = self.csv.display();
-        for (extension, member) in MEMBERS.iter().zip(self.members()).skip(1) {
+        for (extension, member) in self.extensions.iter().zip(self.members()).skip(1) {
             if member == self.csv {
                 return Err(usage(format!(
-                    "--out {csv} ends in .{extension}, a name the sweep gives another of its files: \
-                     give the CSV a .csv name"
+                    "--out {csv} ends in .{extension}, a name {} gives another of its files: give the CSV a .csv name",
+                    self.writer
                 )));
             }
         }

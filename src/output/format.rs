@@ -3,6 +3,7 @@
 //! count and setting that tell a group of cells apart.
 
 use crate::results::band::Band;
+use crate::run::measure::RuntimeKind;
 use crate::run::workload::Capacity;
 use crate::stats;
 use crate::stats::verdict::Verdict;
@@ -101,7 +102,20 @@ pub fn found_clusters(found: &[stats::Cluster]) -> String {
 
 /// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
 pub fn workers(workers: u64) -> String {
-    if workers == 1 { "1 worker".to_owned() } else { format!("{workers} workers") }
+    count(workers, "worker", "workers")
+}
+
+/// `1 sample`, `4 samples`: `n` of a thing, `one` or `many` as `n` says.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
+/// ` (2 workers)` after a multi-thread runtime's name; nothing after the current-thread one's.
+pub fn threads(runtime: RuntimeKind, workers: u64) -> String {
+    if runtime == RuntimeKind::MultiThread { format!(" ({})", self::workers(workers)) } else { String::new() }
 }
 
 /// ` [2 workers, paced 8 every 20ms]`: what sets a group of cells apart, to follow its mode or

@@ -6,10 +6,10 @@
 use std::collections::BTreeSet;
 
 use super::across::tally;
-use super::doc::{Block, On, Section, Span, Table, fitted, prose};
+use super::doc::{Block, On, Section, Span, Table, capitalized, fitted, prose};
 use super::format::{self, number};
 use super::summary::{PICK, YOURS, named, recv_many, tasks_text, yours};
-use crate::results::across::{Across, At, Axis};
+use crate::results::across::{Across, At, Axis, AxisWords};
 use crate::results::analysis::Analysis;
 use crate::results::band::{Contender, TaskBand, first_seen, slot};
 use crate::results::careful::Careful;
@@ -37,7 +37,7 @@ impl Column {
 
     /// `2 cores, 1,024 slots`; the machine by its cores when `by_cores`, in full otherwise.
     fn header(&self, by_cores: bool) -> String {
-        let machine = self.machine.as_ref().map(|m| if by_cores { m.cores_text() } else { m.to_string() });
+        let machine = self.machine.as_ref().map(|m| m.named(by_cores));
         let workers = self.workers.map(format::workers);
         let parts: Vec<String> = machine.into_iter().chain(workers).chain([self.capacity.to_string()]).collect();
         parts.join(", ")
@@ -143,17 +143,12 @@ fn matrix(bands: &[Recommendation]) -> Table {
     table
 }
 
-/// `on 16 cores`, `at 65,536 slots on 2 cores`: where a change was found on `axis`.
+/// `On 16 cores`, `At 65,536 slots on 2 cores`: where a change was found on `band`'s axis, with
+/// the band's machine where the axis keeps it and the file names it; machines by their cores
+/// when `cores`.
 fn place(band: &Across, at: &At, cores: bool) -> String {
-    let machine = |m: &MachineId| if cores { m.cores_text() } else { m.to_string() };
-    match at {
-        At::Machine(m) => format!("On {}", machine(m)),
-        At::Capacity(_) | At::Batch(_) | At::Record(_) => {
-            let on = band.band.machine().map_or(String::new(), |m| format!(" on {}", machine(m)));
-            let at = if matches!(at, At::Record(_)) { format!("With {at}") } else { format!("At {at}") };
-            format!("{at}{on}")
-        }
-    }
+    let on = band.rest().machine().map_or(String::new(), |m| format!(" on {}", m.named(cores)));
+    format!("{} {}{on}", capitalized(band.axis.words().place_preposition), at.text(cores))
 }
 
 /// One place's changes: per pair of picks (the one behind, the one ahead), the ratios found,
@@ -171,8 +166,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
     let mut places: Vec<(Place, String, Pairs)> = Vec::new();
     for band in found {
         for change in &band.changes {
-            let machine = if matches!(change.at, At::Machine(_)) { None } else { band.band.machine().cloned() };
-            let at = (change.at.clone(), machine);
+            let at = (change.at.clone(), band.rest().machine().cloned());
             let new = || (at.clone(), place(band, &change.at, cores), Vec::new());
             let pairs = &mut slot(&mut places, |(place, ..)| *place == at, new).2;
             let ids = (change.other.id(), change.pick.id());
@@ -191,7 +185,7 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
                     let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
                     let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
                     let by = if low == high { low } else { format!("{low}–{high}") };
-                    let bands = if ratios.len() == 1 { "1 band".to_owned() } else { format!("{} bands", ratios.len()) };
+                    let bands = format::count(ratios.len() as u64, "band", "bands");
                     let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
                     let bands = match runtimes.as_slice() {
                         [one] => format!("{bands}, {one}"),
@@ -222,26 +216,19 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
          fastest with none, where it differs; bold: apart from its row's first pick."
     );
     let mut blocks = vec![Block::Note(prose(&legend)), Block::Table(matrix(bands))];
-    let machines = analysis.across.on(Axis::Machine);
     let cores = by_cores(bands.iter().filter_map(|band| band.band.machine()));
     let mut lines = Vec::new();
-    if !machines.is_empty() {
-        lines.push(vec![Span::Text(tally(machines))]);
-        lines.extend(changes(machines, cores));
-    }
-    let axes = [
-        (Axis::Capacity, "capacity", "capacity"),
-        (Axis::Batch, "the batch", "batch"),
-        (Axis::Record, "the record size", "size"),
-    ];
-    for (axis, what, other) in axes {
-        let places = changes(analysis.across.on(axis), cores);
-        if !places.is_empty() {
+    for axis in Axis::ALL {
+        let (found, AxisWords { what, noun, tally: tallied, .. }) = (analysis.across.on(axis), axis.words());
+        let places = changes(found, cores);
+        if *tallied && !found.is_empty() {
+            lines.push(vec![Span::Text(tally(found, axis))]);
+        } else if !*tallied && !places.is_empty() {
             let heading =
-                format!("The pick changes with {what}; where it does, how far the other {other}'s pick is behind:");
+                format!("The pick changes with {what}; where it does, how far the other {noun}'s pick is behind:");
             lines.push(vec![Span::Text(heading)]);
-            lines.extend(places);
         }
+        lines.extend(places);
     }
     if !lines.is_empty() {
         blocks.push(Block::List(lines));

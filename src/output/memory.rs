@@ -4,101 +4,34 @@
 //! beside the channel that keeps least ([`section`]). Formatting and writing only: the figures
 //! are `results::memory`'s.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use anyhow::Context;
 use serde::Serialize;
 
+use super::csv::Appended;
 use super::doc::{Block, On, Section, Span, prose};
 use super::export;
-use super::files;
-use super::format::{number, thousands};
-use crate::paths::Existing;
+use super::files::OutputSet;
+use super::format::{count, number, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
-use crate::results::schema::SampleStatus;
+use crate::results::order::first_seen;
+use crate::results::schema::columns;
 use crate::run::workload::Mode;
 
 /// The extensions of the files `memory` writes beside its CSV: the answer as Markdown and,
 /// with every row, as JSON.
 pub const MEMBERS: [&str; 3] = ["csv", "md", "json"];
 
-/// The files of one `memory` run, the CSV first.
-pub fn members(csv: &Path) -> Vec<PathBuf> {
-    MEMBERS
-        .iter()
-        .map(|extension| if *extension == MEMBERS[0] { csv.to_owned() } else { csv.with_extension(extension) })
-        .collect()
+/// The files of one `memory` run, named after its CSV.
+pub fn files(csv: &Path) -> OutputSet {
+    OutputSet::of(csv, &MEMBERS, "memory")
 }
 
-/// A usage error unless every member of `csv` may be written: `--out` not named as another
-/// member, each new, or a regular file and `force`. Checked before anything is measured.
-pub fn check(csv: &Path, force: bool) -> anyhow::Result<()> {
-    let all = members(csv);
-    if all[1..].contains(&csv.to_owned()) {
-        return Err(crate::error::usage(format!(
-            "--out {} ends in a name memory gives another of its files: give the CSV a .csv name",
-            csv.display()
-        )));
-    }
-    all.iter().try_for_each(|member| files::check_target(member, force, "--out"))
-}
-
-/// The CSV, its header written at once, each row appended and flushed as it is measured.
-pub struct MemoryCsv {
-    path: PathBuf,
-    writer: csv::Writer<File>,
-}
-
-impl MemoryCsv {
-    /// Creates `path` (a new file, or with `force` a regular file emptied in place) and its
-    /// folder, and writes the header.
-    pub fn create(path: &Path, force: bool) -> anyhow::Result<Self> {
-        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create the folder of --out {}", path.display()))?;
-        }
-        let file = files::open(path, if force { Existing::Truncate } else { Existing::Refuse }, "--out")?;
-        let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
-        writer.write_record(header()).and_then(|()| Ok(writer.flush()?)).with_context(|| write_error(path))?;
-        Ok(Self { path: path.to_owned(), writer })
-    }
-
-    /// Appends `row` and flushes it to the file.
-    pub fn append(&mut self, row: &MemoryRow) -> anyhow::Result<()> {
-        let writer = &mut self.writer;
-        writer.serialize(row).and_then(|()| Ok(writer.flush()?)).with_context(|| write_error(&self.path))
-    }
-}
-
-fn write_error(path: &Path) -> String {
-    format!("cannot write to {}", path.display())
-}
-
-/// The CSV's columns: [`MemoryRow`]'s fields, in order, as serde names them.
-pub fn header() -> Vec<String> {
-    let mut writer = csv::WriterBuilder::new().has_headers(true).from_writer(Vec::new());
-    let row = MemoryRow {
-        channel: String::new(),
-        version: String::new(),
-        mode: Mode::default(),
-        tasks: 0,
-        capacity: 0,
-        capacity_per_channel: 0,
-        channels: 0,
-        record_bytes: Default::default(),
-        slot_bytes: 0,
-        rest_bytes: 0,
-        peak_bytes: 0,
-        drained_bytes: 0,
-        kept_bytes: 0,
-        after_drop_bytes: 0,
-        status: SampleStatus::Ok,
-    };
-    writer.serialize(&row).expect("a plain row serializes");
-    let text = String::from_utf8(writer.into_inner().expect("a Vec takes every byte")).expect("UTF-8");
-    text.lines().next().unwrap_or_default().split(',').map(str::to_owned).collect()
+/// The memory CSV at `path` (a new file, or with `force` a regular file emptied in place) and
+/// its folder, its header ([`MemoryRow`]'s fields) written at once.
+pub fn create_csv(path: &Path, force: bool) -> anyhow::Result<Appended> {
+    Appended::create(path, force, columns::<MemoryRow>())
 }
 
 /// `812 B`, `49.2 KiB`, `75.0 MiB`: bytes in the binary unit that keeps three figures readable.
@@ -186,13 +119,7 @@ pub fn console(answer: &MemoryAnswer) -> String {
 /// bytes in all at rest and kept after the burst, one design per column.
 pub fn room(rows: &[MemoryRow]) -> String {
     let mut text = String::new();
-    let mut groups: Vec<(usize, usize, crate::run::workload::RecordBytes)> = Vec::new();
-    for row in rows {
-        let group = (row.tasks, row.capacity, row.record_bytes);
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
+    let groups = first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)));
     for (participants, capacity, record) in groups {
         let of_group =
             |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
@@ -209,15 +136,9 @@ pub fn room(rows: &[MemoryRow]) -> String {
         let mut table = vec![vec!["channel".to_owned()]];
         for mode in Mode::ALL {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
-            table[0].push(format!("{mode} ({channels} channel{})", if channels == 1 { "" } else { "s" }));
+            table[0].push(format!("{mode} ({})", count(channels as u64, "channel", "channels")));
         }
-        let mut names: Vec<&str> = Vec::new();
-        for row in &rows {
-            if !names.contains(&row.channel.as_str()) {
-                names.push(&row.channel);
-            }
-        }
-        for name in names {
+        for name in first_seen(rows.iter().map(|row| row.channel.as_str())) {
             let mut line = vec![name.to_owned()];
             for mode in Mode::ALL {
                 line.push(match rows.iter().find(|row| row.channel == name && row.mode == mode) {
@@ -289,15 +210,10 @@ pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
 /// `PREFIX kanal keeps 6.25 KiB at 1 task, 50.0 KiB at 8 tasks (100 B a slot)`: what one channel
 /// of a band keeps at each of its task counts `tasks`.
 fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
-    let plural = |tasks: &u64| if *tasks == 1 { "" } else { "s" };
     let at = kept.kept_bytes.iter().zip(tasks);
     let at: Vec<String> =
-        at.map(|(kept, tasks)| format!("{} at {tasks} task{}", bytes(*kept as f64), plural(tasks))).collect();
-    let slots = kept.kept_bytes_per_slot.iter().copied();
-    let per_slot = range(
-        Some(Range { min: slots.clone().fold(f64::MAX, f64::min), max: slots.fold(0.0, f64::max) }),
-        self::per_slot,
-    );
+        at.map(|(kept, &tasks)| format!("{} at {}", bytes(*kept as f64), count(tasks, "task", "tasks"))).collect();
+    let per_slot = range(Range::of(kept.kept_bytes_per_slot.iter().copied()), self::per_slot);
     vec![
         Span::text(prefix),
         Span::channel(&kept.channel, &kept.channel),
@@ -318,19 +234,22 @@ fn aligned(rows: &[Vec<String>]) -> String {
     text
 }
 
+/// `rows` as a Markdown table, the first its header.
+fn markdown_table(rows: &[Vec<String>]) -> String {
+    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+    let rule = line(&vec!["---".to_owned(); rows[0].len()]);
+    line(&rows[0]) + &rule + &rows[1..].iter().map(|row| line(row)).collect::<String>()
+}
+
 /// The Markdown beside the CSV: the answer, then every row's figures per design and cell.
 pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> String {
     let mut text = format!(
         "# What each channel keeps in memory\n\n`{command}`\n\nHeap bytes allocated and not yet freed, counted by \
          the allocator; a range is the lowest and highest over the cells measured ok.\n"
     );
-    let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
     for design in &answer.designs {
         text += &format!("\n## {} ({})\n\n", design.mode, design_words(design.mode));
-        let table = table(design);
-        text += &line(&table[0]);
-        text += &line(&vec!["---".to_owned(); table[0].len()]);
-        table[1..].iter().for_each(|row| text += &line(row));
+        text += &markdown_table(&table(design));
         text += &format!("\n{}\n", least_line(design));
     }
     text += "\n## Every cell\n\nBytes of all the cell's channel instances together.\n\n";
@@ -347,23 +266,15 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
         "after drop",
         "status",
     ];
-    text += &line(&head.map(str::to_owned));
-    text += &line(&vec!["---".to_owned(); head.len()]);
+    let mut table = vec![head.map(str::to_owned).to_vec()];
     for row in rows {
-        text += &line(&[
-            row.channel.clone(),
-            row.mode.to_string(),
-            row.tasks.to_string(),
-            thousands(row.capacity as f64),
-            row.record_bytes.to_string(),
-            bytes(row.rest_bytes as f64),
-            bytes(row.peak_bytes as f64),
-            bytes(row.drained_bytes as f64),
-            bytes(row.kept_bytes as f64),
-            bytes(row.after_drop_bytes as f64),
-            row.status.text().to_owned(),
-        ]);
+        let bytes = [row.rest_bytes, row.peak_bytes, row.drained_bytes, row.kept_bytes, row.after_drop_bytes];
+        let (capacity, status) = (thousands(row.capacity as f64), row.status.text().to_owned());
+        let place =
+            [row.channel.clone(), row.mode.to_string(), row.tasks.to_string(), capacity, row.record_bytes.to_string()];
+        table.push(place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect());
     }
+    text += &markdown_table(&table);
     text
 }
 
@@ -410,7 +321,7 @@ mod tests {
 
     #[test]
     fn the_header_is_the_rows_fields() {
-        let header = header();
+        let header = columns::<MemoryRow>();
         assert_eq!(header.first().map(String::as_str), Some("channel"));
         assert!(header.contains(&"kept_bytes".to_owned()) && header.last().map(String::as_str) == Some("status"));
     }
@@ -419,11 +330,12 @@ mod tests {
     fn the_members_are_named_after_the_csv_and_an_existing_one_refuses_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("m.csv");
-        assert_eq!(members(&csv), [csv.clone(), dir.path().join("m.md"), dir.path().join("m.json")]);
-        check(&csv, false).unwrap();
+        assert_eq!(files(&csv).members(), [csv.clone(), dir.path().join("m.md"), dir.path().join("m.json")]);
+        files(&csv).check(false).unwrap();
         std::fs::write(dir.path().join("m.json"), "{}").unwrap();
-        assert!(check(&csv, false).unwrap_err().to_string().contains("already exists"));
-        check(&csv, true).unwrap();
-        assert!(check(&dir.path().join("m.md"), true).is_err(), "--out named as the Markdown");
+        assert!(files(&csv).check(false).unwrap_err().to_string().contains("already exists"));
+        files(&csv).check(true).unwrap();
+        let md = files(&dir.path().join("m.md")).check(true).unwrap_err().to_string();
+        assert!(md.contains("a name memory gives another of its files"), "--out named as the Markdown: {md}");
     }
 }

@@ -7,7 +7,6 @@ use crate::cli::DEFAULT_MESSAGES;
 use crate::plan::{Plan, Unkept};
 use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
-use crate::run::measure::RuntimeKind;
 use crate::run::workload::{MIN_TASK_SLOTS, thousands};
 
 /// The open bands, a line each, then the limits of the answer, a paragraph each; `None` when none
@@ -80,10 +79,7 @@ fn line(open: &Open) -> Vec<Span> {
     } else {
         String::new()
     };
-    let workers = match band.band.coord.runtime {
-        RuntimeKind::MultiThread => format!(" ({})", super::format::workers(open.band.band.coord.workers)),
-        RuntimeKind::CurrentThread => String::new(),
-    };
+    let workers = super::format::threads(band.band.coord.runtime, band.band.coord.workers);
     let (runtime, mode, size) = (band.band.coord.runtime.name(), band.band.coord.mode.name(), band.band.size.name());
     let decides = match open.needed {
         Needed::Rounds(rounds) => {

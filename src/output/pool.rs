@@ -2,7 +2,7 @@
 //! (`results::noise`), with the runs it read ([`noise_line`]), and how noisy the host was, as
 //! the run measured it ([`host_line`]).
 
-use crate::output::format::{number, percent, thousands};
+use crate::output::format::{count, number, percent, thousands};
 use crate::results::host::HostNoise;
 use crate::results::load::MachineSpeed;
 use crate::results::noise::{CHANGE_CONFIDENCE, Metric, VERDICT_CONFIDENCE};
@@ -83,10 +83,7 @@ fn machine_part(machine: &MachineSpeed) -> String {
     if slow == 0 {
         return format!("machine: {}; never slow", readings.join(", "));
     }
-    let stretches = match machine.stretches {
-        1 => "1 stretch".to_owned(),
-        count => format!("{count} stretches"),
-    };
+    let stretches = count(machine.stretches as u64, "stretch", "stretches");
     let slower = machine.slower.map_or(String::new(), |slower| format!(", {}× slower", number(slower)));
     let again = match (machine.measured_again, machine.cells) {
         (_, 0) => String::new(),

@@ -31,6 +31,92 @@ pub enum Axis {
 impl Axis {
     /// Every axis, in the order the reports read them.
     pub const ALL: [Axis; 4] = [Axis::Machine, Axis::Capacity, Axis::Batch, Axis::Record];
+
+    /// How the answer says and keys this axis: the one place its words are declared.
+    pub fn words(self) -> &'static AxisWords {
+        match self {
+            Axis::Capacity => &AxisWords {
+                what: "capacity",
+                noun: "capacity",
+                preposition: "at",
+                place_preposition: "at",
+                json_key: "capacities",
+                place_key: "capacity",
+                always_in_json: true,
+                keeps_workers: true,
+                keeps_capacity: false,
+                tally: false,
+            },
+            Axis::Machine => &AxisWords {
+                what: "the machine",
+                noun: "machine",
+                preposition: "on",
+                place_preposition: "on",
+                json_key: "machines",
+                place_key: "machine",
+                always_in_json: false,
+                keeps_workers: false,
+                keeps_capacity: true,
+                tally: true,
+            },
+            Axis::Batch => &AxisWords {
+                what: "the batch",
+                noun: "batch",
+                preposition: "at",
+                place_preposition: "at",
+                json_key: "batches",
+                place_key: "batch",
+                always_in_json: false,
+                keeps_workers: true,
+                keeps_capacity: true,
+                tally: false,
+            },
+            Axis::Record => &AxisWords {
+                what: "the record size",
+                noun: "size",
+                preposition: "at",
+                place_preposition: "with",
+                json_key: "records",
+                place_key: "record_bytes",
+                always_in_json: false,
+                keeps_workers: true,
+                keeps_capacity: true,
+                tally: false,
+            },
+        }
+    }
+}
+
+/// How an [`Axis`] is said and keyed in every output: the console and the page (`output::across`,
+/// `output::matrix`) and the answer's JSON (`output::answer`) read these fields and nothing else
+/// of the axis.
+#[derive(Debug, PartialEq, Eq)]
+pub struct AxisWords {
+    /// What the axis is, in a sentence: `the machine` (`where the machine matters`, `the pick
+    /// changes with the machine`).
+    pub what: &'static str,
+    /// One place of it, as a noun: `machine`, `size` (`each size's pick`, `the other size's pick`).
+    pub noun: &'static str,
+    /// The preposition before the noun: `on` (`on every machine`), `at` (`at that size`).
+    pub preposition: &'static str,
+    /// The preposition before a place: `on 16 cores`, `at a batch of 64`, `with shared messages`.
+    pub place_preposition: &'static str,
+    /// The answer JSON's key of the bands read across the axis: `machines`.
+    pub json_key: &'static str,
+    /// The key of a place in those bands' picks: `machine`, `record_bytes`.
+    pub place_key: &'static str,
+    /// Whether the JSON holds [`AxisWords::json_key`] when no band is read across the axis (an
+    /// empty list): `capacities`, read by scripts since before the other axes.
+    pub always_in_json: bool,
+    /// Whether a band read across the axis runs at one worker count, said with it: not across
+    /// machines, where each runs its own (its cores by default); the JSON's `workers` is null.
+    pub keeps_workers: bool,
+    /// Whether a band read across the axis is at one capacity, said with it: not across
+    /// capacities; the JSON's bands across capacities have no `capacity`.
+    pub keeps_capacity: bool,
+    /// Whether reports count, per runtime, the bands whose pick changes along the axis (the
+    /// machines: `the pick changes with the machine in 8 of 12 multi-thread bands`).
+    pub tally: bool,
 }
 
 /// One place on an [`Axis`]: a capacity, a machine, a batch or a kind of message.
@@ -61,6 +147,18 @@ impl std::fmt::Display for At {
     }
 }
 
+impl At {
+    /// The place in words ([`At`]'s `Display`), a machine by its cores alone when `by_cores`.
+    pub fn text(&self, by_cores: bool) -> String {
+        if let At::Machine(machine) = self { machine.named(by_cores) } else { self.to_string() }
+    }
+
+    /// The machine's cores, for a place on the machine axis.
+    pub fn cores(&self) -> Option<usize> {
+        if let At::Machine(machine) = self { Some(machine.cores) } else { None }
+    }
+}
+
 impl Axis {
     /// Where `band` stands on this axis, when the file names it there.
     fn of(self, band: &Band) -> Option<At> {
@@ -77,19 +175,21 @@ impl Axis {
     /// workers and machine, across machines the same capacity, whatever the worker count (a
     /// machine's default is its cores).
     fn rest(self, band: &Band) -> Band {
-        let mut coord = band.coord.clone();
+        let (words, mut coord) = (self.words(), band.coord.clone());
         match self {
             Axis::Capacity => coord.capacity = Capacity::default(),
-            Axis::Machine => (coord.workers, coord.machine) = (0, MachineId::default()),
+            Axis::Machine => coord.machine = MachineId::default(),
             Axis::Batch => coord.setting.batch = None,
             Axis::Record => coord.setting.record_bytes = None,
         }
-        let (names_workers, names_machine) = (band.names_workers, band.names_machine);
+        if !words.keeps_workers {
+            coord.workers = 0;
+        }
         Band {
             coord,
-            names_workers: names_workers && self != Axis::Machine,
-            names_capacity: band.names_capacity && self != Axis::Capacity,
-            names_machine: names_machine && self != Axis::Machine,
+            names_workers: band.names_workers && words.keeps_workers,
+            names_capacity: band.names_capacity && words.keeps_capacity,
+            names_machine: band.names_machine && self != Axis::Machine,
             size: band.size,
             tasks: Vec::new(),
         }
@@ -145,7 +245,13 @@ impl Across {
     /// The band's setting without this axis's place in it (a batch's or a record's words are
     /// the place, not the band).
     pub fn setting(&self) -> Setting {
-        self.axis.rest(&self.band).coord.setting
+        self.rest().coord.setting
+    }
+
+    /// The band without its place on the axis: what is said of it beside its places (its
+    /// workers, capacity and machine where the axis keeps them and the file names them).
+    pub fn rest(&self) -> Band {
+        self.axis.rest(&self.band)
     }
 }
 
@@ -214,4 +320,32 @@ fn holds(at: &[&Recommendation], place: impl Fn(&Recommendation) -> At) -> Optio
         Some((log_ratio(worst), holds))
     });
     scored.reduce(|best, next| if next.0 < best.0 { next } else { best }).map(|(_, holds)| holds)
+}
+
+#[cfg(test)]
+pub(crate) use tests::two_places;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Moves `coord` to the `place`-th (0 or 1) of two places on `axis`: for tests that measure
+    /// a file at two places on every axis.
+    pub(crate) fn two_places(axis: Axis, coord: &mut crate::results::coord::Coord, place: usize) {
+        match axis {
+            Axis::Capacity => coord.capacity = Capacity::Shared([64, 1024][place]),
+            Axis::Machine => coord.machine = MachineId { cores: [2, 16][place], cpu: String::new() },
+            Axis::Batch => coord.setting.batch = Some([8, 64][place]),
+            Axis::Record => coord.setting.record_bytes = Some([48, 1200][place]),
+        }
+    }
+
+    #[test]
+    fn each_axis_has_its_own_keys_and_words() {
+        let unique = |field: fn(&AxisWords) -> &str| {
+            let all: BTreeSet<&str> = Axis::ALL.iter().map(|axis| field(axis.words())).collect();
+            all.len() == Axis::ALL.len() && !all.contains("")
+        };
+        assert!(unique(|words| words.json_key) && unique(|words| words.place_key) && unique(|words| words.what));
+    }
 }

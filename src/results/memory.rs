@@ -22,7 +22,7 @@ pub const EXTENSION: &str = "memory.csv";
 /// One row of a `channel-bench memory` CSV: one channel in one cell. Bytes are heap bytes
 /// allocated and not yet freed (`run::allocs::LIVE`), all the cell's channel instances together,
 /// counted from just before the first was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryRow {
     /// The channel (`--list-channels`).
     pub channel: String,
@@ -243,7 +243,8 @@ pub struct Range {
 }
 
 impl Range {
-    fn of(values: impl Iterator<Item = f64>) -> Option<Self> {
+    /// The lowest and highest of `values`; `None` without any.
+    pub fn of(values: impl Iterator<Item = f64>) -> Option<Self> {
         values.fold(None, |range, value| match range {
             None => Some(Range { min: value, max: value }),
             Some(Range { min, max }) => Some(Range { min: min.min(value), max: max.max(value) }),

@@ -89,8 +89,13 @@ impl MachineId {
     }
 
     /// `16 cores`, `1 core`: the machine by its cores alone, where they tell it apart.
-    pub fn cores_text(&self) -> String {
+    fn cores_text(&self) -> String {
         if self.cores == 1 { "1 core".to_owned() } else { format!("{} cores", self.cores) }
+    }
+
+    /// The machine by its cores alone when `by_cores` (`16 cores`), in full otherwise.
+    pub fn named(&self, by_cores: bool) -> String {
+        if by_cores { self.cores_text() } else { self.to_string() }
     }
 }
 

@@ -262,8 +262,13 @@ fn default_sink() -> String {
 
 /// The CSV columns, in order: the field names of [`Record`], as the csv crate writes them.
 pub fn header() -> Vec<String> {
+    columns::<Record>()
+}
+
+/// The columns of a CSV of `T` rows: its fields, in order, as serde names them.
+pub fn columns<T: Serialize + Default>() -> Vec<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.serialize(Record::default()).expect("a record serializes");
+    writer.serialize(T::default()).expect("a plain row serializes");
     let bytes = writer.into_inner().expect("writing to memory cannot fail");
     let mut reader = csv::Reader::from_reader(bytes.as_slice());
     reader.headers().expect("the header was just written").iter().map(str::to_owned).collect()
