@@ -18,10 +18,9 @@ use crate::run::workload::{Merge, Mode, Pace, Phase, RecordBytes, SendMode, Work
 
 mod cell;
 pub mod estimate;
-pub mod unkept;
 
+use crate::results::unkept::{self, Unkept};
 pub use cell::Cell;
-pub use unkept::Unkept;
 
 /// `--workers 32 on 2 cores: …`: what the answer of a run with more workers than cores measures.
 pub fn oversubscribed(workers: &str, cores: usize) -> String {

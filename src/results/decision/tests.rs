@@ -293,8 +293,7 @@ fn the_order_weighed_decides_and_p99_first_picks_what_the_p99_table_ranks_first(
 
     // The paced table of the room's cells in phase ranks by pooled p99: the pick is its first,
     // or tied with it there.
-    let (table, noise) = (crate::results::figures::Table::of(&file), FileNoise::of(&file));
-    let bands = crate::results::paced::answer(&file, &table, &noise);
+    let bands = crate::results::paced::of_file(&file);
     let in_phase = bands.iter().find(|band| band.band.coord.setting == room_setting(Phase::Aligned)).unwrap();
     let ranked: Vec<(&str, bool)> =
         in_phase.p99.entries.iter().map(|entry| (entry.channel.as_str(), entry.tied_with_first)).collect();

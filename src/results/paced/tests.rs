@@ -9,7 +9,7 @@ use crate::stats::verdict::Call;
 
 /// The paced answer of `file` with its own noise.
 fn answer(file: &ResultsFile) -> Vec<PacedBand> {
-    super::answer(file, &crate::results::figures::Table::of(file), &FileNoise::of(file))
+    super::of_file(file)
 }
 
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
