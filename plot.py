@@ -224,7 +224,15 @@ def emphasis(run: Run, cell: dict) -> bool | None:
     """True for a channel the binary highlights in the cell's panel (`highlights` in
     X.cells.json), False for the others of such a panel, None where the panel has none."""
     chosen = [h.get("channels", []) for h in run.highlights if h.get("coord") == cell["coord"]]
-    return cell["label"] in sum(chosen, []) if chosen else None
+    return any(is_cell_of(channel, cell) for channel in sum(chosen, [])) if chosen else None
+
+
+def is_cell_of(channel, cell: dict) -> bool:
+    """Whether `channel`, one of a panel's highlights (its `channel` and `merge`; a bare name in
+    older files), is `cell`'s channel: matched on the fields, never on the label."""
+    if isinstance(channel, str):
+        return channel == cell["channel"]
+    return (channel.get("channel"), channel.get("merge")) == (cell["channel"], cell.get("merge"))
 
 
 def grid(rows: list, columns: list, panels: dict, width: float, height: float):

@@ -693,6 +693,19 @@ def test_the_highlighted_channels_are_drawn_thicker_and_on_top(tmp_path):
     assert "bold" not in caption(plot.build_figure([load(tmp_path, sweep(), "plain.csv")]))
 
 
+def test_a_highlight_is_a_channel_and_its_merge_not_its_label(tmp_path):
+    cells = [cell("kanal", t, [20.0 + t], "merged-recv", merge=m) for m in ("select-all", "stream-map") for t in (1, 2)]
+    path = write_run(tmp_path / "m.csv", cells)
+    write_highlights(path, [{"coord": cells[0]["coord"], "channels": [{"channel": "kanal", "merge": "select-all"}]}])
+    lines = {line.get_label(): line for line in plot.build_figure([plot.load_run(path)]).axes[0].get_lines()}
+    thick = {name for name, line in lines.items() if line.get_linewidth() > 2}
+    assert thick == {"kanal via select-all"}, lines
+    # an older file's bare name: every merge of the channel
+    write_highlights(path, [{"coord": cells[0]["coord"], "channels": ["kanal"]}])
+    lines = plot.build_figure([plot.load_run(path)]).axes[0].get_lines()
+    assert {line.get_label() for line in lines if line.get_linewidth() > 2} == {"kanal via select-all", "kanal via stream-map"}
+
+
 def test_every_line_is_named_at_its_right_end_without_overlaps(tmp_path):
     # five channels whose lines end within 0.1 ns of each other: their names are nudged apart
     cells = [cell(c, t, [100.0 + 0.02 * i] * 3) for i, c in enumerate(CHANNELS) for t in (1, 8)]

@@ -50,8 +50,18 @@ pub struct CellsFile {
 pub struct Highlight {
     /// The group: the [`CellResult::coord`] of its cells.
     pub coord: Coord,
-    /// Channel names, each once.
-    pub channels: Vec<String>,
+    /// The channels, each once.
+    pub channels: Vec<Highlighted>,
+}
+
+/// A channel a plot emphasises, as data: plot.py matches it to a cell's `channel` and `merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Highlighted {
+    /// Channel name, as in `--list-channels`.
+    pub channel: String,
+    /// How merged-recv merged the receivers; absent in cloned-send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<Merge>,
 }
 
 /// The highlights of a file's `groups` (ranked as `bands`): per group, every band's fastest and
@@ -60,10 +70,10 @@ fn highlights(groups: &[Grouped], bands: &[Recommendation]) -> Vec<Highlight> {
     let highlight = |group: &Grouped| {
         let key = &group.key;
         let named = bands.iter().filter(|band| band.band.holds(key)).flat_map(|band| {
-            let careful =
-                if let Careful::Behind { entry, .. } = &band.careful { Some(entry.channel.clone()) } else { None };
-            band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful)
+            let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry.id()) } else { None };
+            band.speed.first().map(|first| first.id()).into_iter().chain(careful)
         });
+        let named = named.map(|(channel, merge)| Highlighted { channel: channel.to_owned(), merge });
         Highlight { coord: key.clone(), channels: first_seen(named) }
     };
     groups.iter().map(highlight).collect()
