@@ -300,7 +300,7 @@ fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
     );
     vec![
         Span::text(prefix),
-        Span::channel(&kept.channel, &kept.channel),
+        Span::channel(kept.channel.to_string(), &kept.channel.name),
         Span::Text(format!(" keeps {} ({per_slot} a slot)", at.join(", "))),
     ]
 }

@@ -10,7 +10,7 @@
 //! `output::paced` formats.
 
 use super::band::{Band, Grouped};
-use super::load::{CellSamples, ResultsFile};
+use super::load::{CellSamples, ChannelId, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
 use crate::run::workload::Merge;
@@ -62,9 +62,9 @@ pub struct PacedBand {
     /// By share of frames overflowed.
     pub overflow: Ranking<PacedEntry>,
     /// Channels whose pacer fell behind in most samples of a cell of the band: never ranked.
-    pub behind: Vec<String>,
+    pub behind: Vec<ChannelId>,
     /// Channels with a failed sample or a missing cell in the band: not ranked.
-    pub excluded: Vec<String>,
+    pub excluded: Vec<ChannelId>,
 }
 
 /// The answer for every band of a file's paced `groups` (`band::Groups::paced`), in file order,
@@ -85,7 +85,7 @@ pub(crate) fn of_file(file: &ResultsFile) -> Vec<PacedBand> {
 fn answer_band(group: &Grouped, band: &Band, noise: &FileNoise) -> PacedBand {
     let (mut entries, mut samples, mut behind, mut excluded) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &(channel, merge) in &group.channels {
-        let label = super::load::channel_label(channel, merge);
+        let id = ChannelId::of((channel, merge));
         let found: Option<Vec<(&CellSamples, &PacedCell)>> = band
             .tasks
             .iter()
@@ -95,8 +95,8 @@ fn answer_band(group: &Grouped, band: &Band, noise: &FileNoise) -> PacedBand {
             })
             .collect();
         match found {
-            None => excluded.push(label),
-            Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(label),
+            None => excluded.push(id),
+            Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(id),
             Some(found) => {
                 let (cells, figures): (Vec<&CellSamples>, Vec<&PacedCell>) = found.into_iter().unzip();
                 entries.push(entry(channel, merge, &figures));

@@ -13,7 +13,7 @@ pub use super::band::TaskBand;
 use super::band::{Band, Cell, Contender, Grouped};
 use super::careful::{self, Careful};
 use super::figures::Figures;
-use super::load::{CellSamples, channel_label};
+use super::load::{CellSamples, ChannelId};
 use super::memory::BandMemory;
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 pub use super::ranking::{Entry, Ranking, Shape};
@@ -119,7 +119,7 @@ fn rank_band(group: &Grouped, band: &Band, noise: &FileNoise) -> Recommendation 
     let careful = careful::of(&speed);
     let kept = group.channels.iter().map(|&channel| {
         let cells = tasks.iter().map(|&t| group.cells.get(&(channel, t)).and_then(|cell| cell.figures.memory));
-        (channel_label(channel.0, channel.1), cells.collect())
+        (ChannelId::of(channel), cells.collect())
     });
     let pick = speed.first().and_then(|first| group.channels.iter().position(|&channel| channel == first.id()));
     let memory = BandMemory::of(pick, kept);
