@@ -327,8 +327,9 @@ def machines_of(runs: list[Run], every: list[tuple]) -> tuple[list[str], dict]:
     none. Each machine gets rows of its own: its own scale."""
     def machine(k: int, cell: dict) -> tuple[str, str]:
         cores = runs[k].machine.get("cores")
-        if cell.get("machine"):
-            return place(cell["coord"]["machine"]), cell["machine"]
+        known = cell["coord"].get("machine") or {}
+        if known.get("cores") or known.get("cpu"):
+            return place(known), cell.get("machine", "")
         return place({"cores": cores}), (f"{cores} cores" if cores else "")
     named = [machine(k, cell) for k, cell in every]
     keys = [key for key, _ in named]
