@@ -166,6 +166,11 @@ def line_name(cell: dict) -> str:
     return cell["label"] + (f" [{cell['phased_setting']}]" if cell.get("phased_setting") else "")
 
 
+def line_key(cell: dict) -> tuple:
+    """What one line of a panel draws, as data: the channel, its merge and the setting's fields."""
+    return cell["channel"], cell.get("merge", ""), place(cell["coord"]["setting"])
+
+
 def style_key(cell: dict) -> str:
     """What the line style tells apart within a file: the merge strategy and the setting (its fields)."""
     return cell.get("merge", "") + "|" + place(cell["coord"]["setting"])
@@ -224,7 +229,15 @@ def emphasis(run: Run, cell: dict) -> bool | None:
     """True for a channel the binary highlights in the cell's panel (`highlights` in
     X.cells.json), False for the others of such a panel, None where the panel has none."""
     chosen = [h.get("channels", []) for h in run.highlights if h.get("coord") == cell["coord"]]
-    return cell["label"] in sum(chosen, []) if chosen else None
+    return any(is_cell_of(channel, cell) for channel in sum(chosen, [])) if chosen else None
+
+
+def is_cell_of(channel, cell: dict) -> bool:
+    """Whether `channel`, one of a panel's highlights (its `channel` and `merge`; a bare name in
+    older files), is `cell`'s channel: matched on the fields, never on the label."""
+    if isinstance(channel, str):
+        return channel == cell["channel"]
+    return (channel.get("channel"), channel.get("merge")) == (cell["channel"], cell.get("merge"))
 
 
 def grid(rows: list, columns: list, panels: dict, width: float, height: float):
@@ -245,9 +258,10 @@ def draw_panel(ax, runs: list[Run], panel: list[tuple], tasks: list[int], log: b
     holds; log2 tasks on x, a y range of the panel's own. Returns whether a line is emphasised."""
     lines: dict[tuple, list[dict]] = {}
     for k, cell in panel:
-        lines.setdefault((k, named(cell)), []).append(cell)
+        lines.setdefault((k, line_key(cell)), []).append(cell)
     labels, ends, tops, looks = file_labels(runs), [], [], set()
-    for (k, name), cells in sorted(lines.items()):
+    for (k, _), cells in sorted(lines.items(), key=lambda line: (line[0][0], named(line[1][0]), line[0][1])):
+        name = named(cells[0])
         cells.sort(key=lambda c: c["tasks"])
         looks.add(look := emphasis(runs[k], cells[0]))
         end, values = draw(ax, k, cells, name + (f" · {labels[k]}" if len(runs) > 1 else ""), look)
@@ -306,15 +320,20 @@ def drawn_cells(run: Run, metric: str) -> list[dict]:
     return [c for c in run.cells if not (metric in SCHEDULED and paced(c))]
 
 
-def machine_labels(runs: list[Run], every: list[tuple]) -> list[str]:
-    """Each (file index, cell)'s machine, when the cells come from several: the cell's own (a file
-    of several machines names each cell's), else its file's cores from the JSON beside it; all ""
-    for one machine, whose panels name none. Each machine gets rows of its own: its own scale."""
-    def machine(k: int, cell: dict) -> str:
+def machines_of(runs: list[Run], every: list[tuple]) -> tuple[list[str], dict]:
+    """Each (file index, cell)'s machine as data, and its words, when the cells come from several:
+    the cell's own (`coord`'s machine: a file of several machines names each cell's), else its
+    file's cores from the JSON beside it; all one machine named "" otherwise, whose panels name
+    none. Each machine gets rows of its own: its own scale."""
+    def machine(k: int, cell: dict) -> tuple[str, str]:
         cores = runs[k].machine.get("cores")
-        return cell.get("machine") or (f"{cores} cores" if cores else "")
-    labels = [machine(k, cell) for k, cell in every]
-    return labels if len(set(labels)) > 1 else [""] * len(labels)
+        known = cell["coord"].get("machine") or {}
+        if known.get("cores") or known.get("cpu"):
+            return place(known), cell.get("machine", "")
+        return place({"cores": cores}), (f"{cores} cores" if cores else "")
+    named = [machine(k, cell) for k, cell in every]
+    keys = [key for key, _ in named]
+    return keys, (dict(named) if len(set(keys)) > 1 else {key: "" for key in keys})
 
 
 def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | None = None) -> Figure:
@@ -322,7 +341,7 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     line through the trimmed means, and the samples as points. log_y None: the metric's default."""
     label_text, default_log, _ = METRICS[metric]
     every = [(k, cell) for k, run in enumerate(runs) for cell in drawn_cells(run, metric)]
-    machines = machine_labels(runs, every)
+    machines, machine_words = machines_of(runs, every)
     panels: dict[tuple, list] = {}
     for (k, cell), machine in zip(every, machines):
         panels.setdefault(((machine, capacity_key(cell), cell["mode"]), cell["runtime"]), []).append((k, cell))
@@ -347,7 +366,8 @@ def build_figure(runs: list[Run], metric: str = "ns_per_message", log_y: bool | 
     emphasised = False
     for ax, (machine, cap, mode), runtime, panel in placed:
         workers = f"workers {describe(c['workers'] for _, c in panel)}"
-        ax.set_title(" · ".join(filter(None, [machine, mode, runtime, workers, capacity_words[cap]])), fontsize=10)
+        words = [machine_words[machine], mode, runtime, workers, capacity_words[cap]]
+        ax.set_title(" · ".join(filter(None, words)), fontsize=10)
         ax.set_ylabel(label_text)
         emphasised |= draw_panel(ax, runs, panel, sorted({c["tasks"] for _, c in every}),
                                  default_log if log_y is None else log_y, line_name, draw)

@@ -242,7 +242,9 @@ def test_each_machine_has_panels_of_its_own_at_its_own_scale(tmp_path):
     tops = [ax.get_ylim()[1] for ax in fig.axes]
     assert tops[1] > 10 * tops[0], tops
     # One file of several machines names each cell's machine: the same panels.
-    cells = [dict(c, machine="2 cores (Xeon)") for c in fast] + [dict(c, machine="16 cores (Xeon)") for c in slow]
+    def on(c, cores):
+        return dict(c, machine=f"{cores} cores (Xeon)", coord={**c["coord"], "machine": {"cores": cores, "cpu": "Xeon"}})
+    cells = [on(c, 2) for c in fast] + [on(c, 16) for c in slow]
     fig = plot.build_figure([load(tmp_path, cells, "both.csv")])
     assert [ax.get_title().split(" · ")[0] for ax in fig.axes] == ["2 cores (Xeon)", "16 cores (Xeon)"]
 
@@ -691,6 +693,28 @@ def test_the_highlighted_channels_are_drawn_thicker_and_on_top(tmp_path):
     assert {line.get_linewidth() for line in fig.axes[1].get_lines()} == {1.5}
     assert "bold: the band picks" in caption(fig)
     assert "bold" not in caption(plot.build_figure([load(tmp_path, sweep(), "plain.csv")]))
+
+
+def test_a_highlight_is_a_channel_and_its_merge_not_its_label(tmp_path):
+    cells = [cell("kanal", t, [20.0 + t], "merged-recv", merge=m) for m in ("select-all", "stream-map") for t in (1, 2)]
+    path = write_run(tmp_path / "m.csv", cells)
+    write_highlights(path, [{"coord": cells[0]["coord"], "channels": [{"channel": "kanal", "merge": "select-all"}]}])
+    lines = {line.get_label(): line for line in plot.build_figure([plot.load_run(path)]).axes[0].get_lines()}
+    thick = {name for name, line in lines.items() if line.get_linewidth() > 2}
+    assert thick == {"kanal via select-all"}, lines
+    # an older file's bare name: every merge of the channel
+    write_highlights(path, [{"coord": cells[0]["coord"], "channels": ["kanal"]}])
+    lines = plot.build_figure([plot.load_run(path)]).axes[0].get_lines()
+    assert {line.get_label() for line in lines if line.get_linewidth() > 2} == {"kanal via select-all", "kanal via stream-map"}
+
+
+def test_a_line_is_a_channel_merge_and_setting_as_data_whatever_their_words(tmp_path):
+    plain = [cell("kanal", t, [20.0 + t]) for t in (1, 2)]
+    batched = [cell("kanal", t, [30.0 + t]) for t in (1, 2)]
+    for c in batched:  # another setting that words itself as the plain one does
+        c["coord"] = {**c["coord"], "setting": {**c["coord"]["setting"], "batch": 2}}
+    lines = plot.build_figure([load(tmp_path, plain + batched)]).axes[0].get_lines()
+    assert sorted(list(line.get_ydata()) for line in lines) == [[21.0, 22.0], [31.0, 32.0]]
 
 
 def test_every_line_is_named_at_its_right_end_without_overlaps(tmp_path):

@@ -82,15 +82,18 @@ pub fn text(ab: &Ab) -> String {
 /// rounds with its interval, and in the baseline's; empty without a channel of the user's.
 fn against(table: &[Against]) -> String {
     let mut out = String::new();
-    for mine in first_seen(table.iter().map(|row| row.mine.as_str())) {
-        let rows: Vec<&Against> = table.iter().filter(|row| row.mine == mine).collect();
+    for id in first_seen(table.iter().map(Against::mine_id)) {
+        let rows: Vec<&Against> = table.iter().filter(|row| row.mine_id() == id).collect();
+        let (mine, others) = (&rows[0].mine, first_seen(rows.iter().map(|row| row.other_id())));
         let mut grid = Table::default();
-        for header in ["cell"].into_iter().chain(first_seen(rows.iter().map(|row| row.other.as_str()))) {
-            grid.column(header);
+        grid.column("cell");
+        for other in &others {
+            grid.column(&rows.iter().find(|row| row.other_id() == *other).expect("a row of each").other);
         }
-        for place in first_seen(rows.iter().map(|row| row.place.as_str())) {
-            let cells = grid.columns[1..].iter().map(|other| {
-                let row = rows.iter().find(|row| row.place == place && row.other == *other);
+        for at in first_seen(rows.iter().map(|row| row.at())) {
+            let place = &rows.iter().find(|row| row.at() == at).expect("a row of each").place;
+            let cells = others.iter().map(|other| {
+                let row = rows.iter().find(|row| row.at() == at && row.other_id() == *other);
                 vec![Span::Text(row.map_or_else(String::new, |row| {
                     let before = row.baseline_ratio.map_or_else(String::new, |ratio| format!(", was {ratio:.2}×"));
                     format!("{}{before}", format::interval(row.ratio, row.low, row.high))
@@ -112,6 +115,8 @@ fn against(table: &[Against]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::load::hand_made_key;
+    use crate::results::setting::Setting;
     use crate::run::measure::RuntimeKind;
 
     fn change(ratio: f64, low: f64, high: f64, call: Call) -> Change {
@@ -153,6 +158,7 @@ mod tests {
             low: 0.9,
             high: 1.1,
             baseline_ratio: None,
+            cells: (hand_made_key(mine, tasks, Setting::default()), hand_made_key(other, tasks, Setting::default())),
         };
         let rows = [row("mine-a", "flume", 1), row("mine-b", "flume", 1), row("mine-a", "flume", 8)];
         let text = against(&rows);
@@ -160,6 +166,10 @@ mod tests {
             assert_eq!(text.matches(&format!("## {mine} against the others")).count(), 1, "{text}");
         }
         assert!(text.contains("multi-thread cloned-send tasks=8"), "{text}");
+        // Rows and columns are the cells' data: two places worded alike stay two rows.
+        let worded = Against { place: "multi-thread cloned-send tasks=8".to_owned(), ..row("mine-a", "flume", 64) };
+        let text = against(&[row("mine-a", "flume", 8), worded]);
+        assert_eq!(text.matches("multi-thread cloned-send tasks=8").count(), 2, "{text}");
     }
 
     #[test]

@@ -136,7 +136,7 @@ fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
     let room = rooms
         .iter()
         .find(|room| room.coord.runtime == band.coord.runtime && shared(room.coord.mode, room.coord.capacity));
-    let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.clone()));
+    let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.name.clone()));
     let at = |b: &&Recommendation| {
         (b.band.coord.runtime, b.band.size, &b.band.coord.setting)
             == (band.coord.runtime, band.size, &band.coord.setting)

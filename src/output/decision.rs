@@ -136,7 +136,7 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
         }
         None => " (no other channel with no known problem to weigh it against)".to_owned(),
     };
-    let use_line = (CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.clone())]), Span::Text(why)]);
+    let use_line = (CardLine::Use, vec![Span::Strong(vec![Span::Text(pick.channel.to_string())]), Span::Text(why)]);
     let mut lines = vec![use_line, weighed(decision)];
     lines.extend(passed(decision));
     let (out, inside) = (pick.out_of_phase.as_ref(), pick.in_phase.as_ref());
@@ -171,8 +171,9 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     }
     lines.extend(avoid_line(decision));
     if !decision.tied.is_empty() {
-        let marked =
-            |seat: &Seat| vec![Span::Channel(seat.channel.clone(), Mark::of(&seat.channel, seat.known_problem))];
+        let marked = |seat: &Seat| {
+            vec![Span::Channel(seat.channel.to_string(), Mark::of(&seat.channel.name, seat.known_problem))]
+        };
         let names: Vec<Vec<Span>> = decision.tied.iter().map(marked).collect();
         let within = "not told apart from the pick (tokio-mpsc first, then table order): ";
         let mut tie = vec![Span::text(within)];
@@ -237,7 +238,7 @@ fn avoid_line(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
         .avoid
         .iter()
         .map(|(channel, why)| match why {
-            Avoid::KnownProblem => vec![Span::Channel(channel.clone(), Mark::KnownProblem)],
+            Avoid::KnownProblem => vec![Span::Channel(channel.to_string(), Mark::KnownProblem)],
             _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
         })
         .collect();
@@ -275,14 +276,14 @@ fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let judged: Vec<&str> = order.iter().map(where_judged).collect();
     let said: Vec<String> = keep
         .iter()
-        .map(|channel| match decision.avoid.iter().find(|(name, _)| name == channel) {
-            _ if pick.channel == *channel => format!("{channel} is the pick"),
+        .map(|channel| match decision.avoid.iter().find(|(id, _)| id.is_named(channel)) {
+            _ if pick.channel.is_named(channel) => format!("{channel} is the pick"),
             Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
-            None => match decision.passed_over.iter().find(|(name, ..)| name == channel) {
+            None => match decision.passed_over.iter().find(|(id, ..)| id.is_named(channel)) {
                 Some((_, ahead, count)) => {
                     format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision))
                 }
-                None if decision.tied.iter().any(|seat| seat.channel == *channel) => {
+                None if decision.tied.iter().any(|seat| seat.channel.is_named(channel)) => {
                     format!("{channel}: not told apart from the pick on {}", names.join(" and "))
                 }
                 None => format!("{channel}: behind the pick on {}", judged.join(" or ")),
@@ -354,7 +355,7 @@ pub fn json(decision: &Decision) -> Value {
         "setting": decision.coord.setting.to_string(),
         "capacity": decision.coord.capacity.slots(),
         "capacity_per_task": matches!(decision.coord.capacity, Capacity::PerTask(_)),
-        "pick": pick.map(|seat| seat.channel.clone()),
+        "pick": pick.map(|seat| seat.channel.to_string()),
         "weigh": decision.weighing,
         "p99_ns": phases(|cell| cell.latency.map(|latency| latency.p99 as f64)),
         "drop_share": phases(|cell| Some(cell.drop_share)),
@@ -362,12 +363,12 @@ pub fn json(decision: &Decision) -> Value {
         "core_share": everyday.and_then(|cell| cell.core_share),
         "offered_per_s": everyday.map(|cell| cell.offered_per_s),
         "left_out": decision.left_out.iter().map(|(why, count)| json!({ "why": why.words(), "samples": count })).collect::<Vec<_>>(),
-        "tied": decision.tied.iter().map(|seat| seat.channel.clone()).collect::<Vec<_>>(),
+        "tied": decision.tied.iter().map(|seat| seat.channel.to_string()).collect::<Vec<_>>(),
         "resamples": decision.resamples,
         "separated": SEPARATED,
-        "closest": decision.closest.as_ref().map(|(channel, ahead)| json!({ "channel": channel, "resamples": ahead })),
-        "passed_over": decision.passed_over.iter().map(|(channel, ahead, count)| json!({ "channel": channel, "ahead": ahead, "resamples": count })).collect::<Vec<_>>(),
-        "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel, "why": why(*reason) })).collect::<Vec<_>>(),
+        "closest": decision.closest.as_ref().map(|(channel, ahead)| json!({ "channel": channel.to_string(), "resamples": ahead })),
+        "passed_over": decision.passed_over.iter().map(|(channel, ahead, count)| json!({ "channel": channel.to_string(), "ahead": ahead.to_string(), "resamples": count })).collect::<Vec<_>>(),
+        "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel.to_string(), "why": why(*reason) })).collect::<Vec<_>>(),
         "card": card_lines(decision, &[]).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
         "title": title(decision),
         "text": line(&explanation(decision), Format::Text),

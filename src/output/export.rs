@@ -103,7 +103,7 @@ mod tests {
 
     fn file() -> CellsFile {
         let file = hand_made(&[("kanal", 64, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 1, &[], 2)]);
-        cells("x.csv", &file, &crate::results::figures::Table::of(&file), &[])
+        cells("x.csv", (&file, &crate::results::figures::Table::of(&file)), &[], &[])
     }
 
     /// The mean of kanal's samples and its interval, as `stats` computes them.

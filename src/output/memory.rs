@@ -216,7 +216,7 @@ fn kept(kept: &Kept, prefix: &str, tasks: &[u64]) -> Vec<Span> {
     let per_slot = range(Range::of(kept.kept_bytes_per_slot.iter().copied()), self::per_slot);
     vec![
         Span::text(prefix),
-        Span::channel(&kept.channel, &kept.channel),
+        Span::channel(kept.channel.to_string(), &kept.channel.name),
         Span::Text(format!(" keeps {} ({per_slot} a slot)", at.join(", "))),
     ]
 }

@@ -4,9 +4,10 @@
 
 use super::doc::{Block, On, Section, Span};
 use crate::cli::DEFAULT_MESSAGES;
-use crate::plan::{Plan, Unkept};
+use crate::plan::Plan;
 use crate::results::analysis::Analysis;
 use crate::results::decide::{Needed, Open};
+use crate::results::unkept::Unkept;
 use crate::run::workload::{MIN_TASK_SLOTS, thousands};
 
 /// The open bands, a line each, then the limits of the answer, a paragraph each; `None` when none

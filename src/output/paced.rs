@@ -82,7 +82,7 @@ fn not_ranked(band: &PacedBand) -> String {
     let parts = [("pacer behind", &band.behind), ("failed or missing", &band.excluded)].into_iter();
     let said: Vec<String> = parts
         .filter(|(_, names)| !names.is_empty())
-        .map(|(why, names)| format!("{why}: {}", names.join(", ")))
+        .map(|(why, names)| format!("{why}: {}", names.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")))
         .collect();
     said.join("; ")
 }

@@ -11,12 +11,16 @@ use super::format::escape;
 use crate::results::band::first_seen;
 use crate::results::band::slot;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
+use crate::results::coord::Coord;
+use crate::run::workload::{Capacity, Merge};
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
 pub struct Series<'a> {
     /// The channel's name, as in `--list-channels`.
     pub channel: &'a str,
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub merge: Option<Merge>,
     /// The line's name in the legend (`kanal`, `kanal via select-all`).
     pub label: &'a str,
     /// The line's colour (`results::colour`).
@@ -31,24 +35,22 @@ pub struct Series<'a> {
     pub bounded: Vec<u64>,
 }
 
-/// The panels of `cells`, one per group (runtime, worker threads, capacity, mode and setting) in
-/// file order, each group's capacities side by side, smallest first: its first cell, and a line
+/// The panels of `cells`, one per group (the cells' [`Coord`]: machine, runtime, worker threads,
+/// capacity, mode and setting) in file order, each group's capacities side by side, smallest first: its first cell, and a line
 /// per channel through the points `point` gives ((tasks, figure, `ok` samples), and the figure's
 /// interval when it has one), by tasks.
 pub fn panels<'a>(
     cells: impl IntoIterator<Item = &'a CellResult>,
     point: impl Fn(&'a CellResult) -> Option<((u64, f64, &'a [f64]), Option<(f64, f64)>)>,
 ) -> Vec<(&'a CellResult, Vec<Series<'a>>)> {
-    let group = |cell: &CellResult| {
-        (cell.machine.clone(), cell.runtime, cell.workers, cell.capacity_label.clone(), cell.mode, cell.setting.clone())
-    };
     let mut panels: Vec<(&CellResult, Vec<Series>)> = Vec::new();
     for cell in cells {
-        let series = &mut slot(&mut panels, |(first, _)| group(first) == group(cell), || (cell, Vec::new())).1;
+        let series = &mut slot(&mut panels, |(first, _)| first.coord == cell.coord, || (cell, Vec::new())).1;
         let Some((point, band)) = point(cell) else { continue };
-        let (channel, label, colour) = (&cell.channel, &cell.label, &cell.colour);
-        let new = || Series { channel, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
-        let line = slot(series, |line| line.label == cell.label, new);
+        let (channel, merge, label, colour) = (&cell.channel, cell.merge, &cell.label, &cell.colour);
+        let new =
+            || Series { channel, merge, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
+        let line = slot(series, |line| (line.channel, line.merge) == (channel, merge), new);
         line.points.push(point);
         line.band.extend(band.map(|(low, high)| (point.0, low, high)));
         line.bounded.extend((cell.bounded > 0).then_some(point.0));
@@ -58,7 +60,7 @@ pub fn panels<'a>(
     }
     // Each capacity of a machine, runtime, worker count, mode and setting beside the others,
     // smallest first.
-    let place = |cell: &CellResult| (cell.machine.clone(), cell.runtime, cell.workers, cell.mode, cell.setting.clone());
+    let place = |cell: &CellResult| Coord { capacity: Capacity::default(), ..cell.coord.clone() };
     let places = first_seen(panels.iter().map(|(first, _)| place(first)));
     panels.sort_by_key(|(first, _)| (places.iter().position(|at| *at == place(first)), first.capacity));
     panels
@@ -253,6 +255,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn panels_and_lines_are_grouped_by_the_coordinate_not_by_their_words() {
+        let file = crate::results::load::hand_made(&[("kanal", 1, &[100.0, 110.0, 90.0], 0)]);
+        let table = crate::results::figures::Table::of(&file);
+        let cells = crate::results::cells::cells("x.csv", (&file, &table), &[], &[]).cells;
+        // A second place whose words say what the first's say: another batch, the setting's words kept.
+        let mut other = cells[0].clone();
+        other.coord.setting.batch = Some(2);
+        // In one place, kanal merged another way under kanal's label.
+        let mut merged = cells[0].clone();
+        merged.merge = Some(Merge::SelectAll);
+        let drawn = [cells[0].clone(), other, merged];
+        let point = |cell: &CellResult| Some(((cell.tasks, 100.0, &[][..]), None));
+        let panels = panels(&drawn, point);
+        assert_eq!(panels.len(), 2, "two places, two panels");
+        let lines: Vec<Vec<(&str, Option<Merge>)>> =
+            panels.iter().map(|(_, series)| series.iter().map(|line| (line.channel, line.merge)).collect()).collect();
+        assert_eq!(lines, [vec![("kanal", None), ("kanal", Some(Merge::SelectAll))], vec![("kanal", None)]]);
+    }
+
+    #[test]
     fn ticks_are_round() {
         assert_eq!(tick_step(480.0), 100.0);
         assert_eq!(tick_step(95.0), 20.0);
@@ -264,6 +286,7 @@ mod tests {
         let samples = [100.0, 110.0, 90.0];
         let series = [Series {
             channel: "kanal",
+            merge: None,
             label: "kanal",
             colour: "#9467bd",
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
@@ -284,6 +307,7 @@ mod tests {
         let samples = [0.8, 250.0];
         let series = [Series {
             channel: "kanal",
+            merge: None,
             label: "kanal",
             colour: "#9467bd",
             points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],

@@ -18,10 +18,9 @@ use crate::run::workload::{Merge, Mode, Pace, Phase, RecordBytes, SendMode, Work
 
 mod cell;
 pub mod estimate;
-pub mod unkept;
 
+use crate::results::unkept::{self, Unkept};
 pub use cell::Cell;
-pub use unkept::Unkept;
 
 /// `--workers 32 on 2 cores: …`: what the answer of a run with more workers than cores measures.
 pub fn oversubscribed(workers: &str, cores: usize) -> String {
@@ -299,13 +298,13 @@ impl Plan {
         no_duplicates("--workers", &self.workers)?;
         no_duplicates("--capacity", &self.capacities)?;
         no_duplicates("--task-capacity", self.task_capacities.iter().flatten())?;
-        no_duplicates("--modes", self.modes.iter().map(|mode| mode.name()))?;
-        no_duplicates("--runtimes", self.runtimes.iter().map(|runtime| runtime.name()))?;
-        no_duplicates("--merge", self.merges.iter().map(|merge| merge.name()))?;
-        no_duplicates("--phase", self.phases.iter().map(|phase| phase.name()))?;
-        no_duplicates("--send", self.sends.iter().map(|send| send.name()))?;
+        no_duplicates("--modes", &self.modes)?;
+        no_duplicates("--runtimes", &self.runtimes)?;
+        no_duplicates("--merge", &self.merges)?;
+        no_duplicates("--phase", &self.phases)?;
+        no_duplicates("--send", &self.sends)?;
         no_duplicates("--batch", &self.batches)?;
-        no_duplicates("--record-bytes", self.records.iter().map(|record| record.name()))?;
+        no_duplicates("--record-bytes", &self.records)?;
         if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
             return Err(usage(format!(
                 "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
@@ -420,12 +419,16 @@ fn check_load(cli: &SweepArgs) -> anyhow::Result<()> {
     }
 }
 
-fn no_duplicates<T: ToString>(flag: &str, values: impl IntoIterator<Item = T>) -> anyhow::Result<()> {
+fn no_duplicates<T: std::fmt::Display + Eq + std::hash::Hash>(
+    flag: &str,
+    values: impl IntoIterator<Item = T>,
+) -> anyhow::Result<()> {
     let mut seen = HashSet::new();
-    for value in values.into_iter().map(|value| value.to_string()) {
-        if !seen.insert(value.clone()) {
+    for value in values {
+        if seen.contains(&value) {
             return Err(usage(format!("{flag} lists {value} twice: give each value once")));
         }
+        seen.insert(value);
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::band::{TaskBand, slot};
 use super::cells::FEWEST_SAMPLES;
 use super::coord::Coord;
-use super::load::{CellKey, CellSamples, MachineSpeed, ResultsFile};
+use super::load::{CellKey, CellSamples, ChannelId, MachineSpeed, ResultsFile};
 use super::noise::{CHANGE_CONFIDENCE, FileNoise, Metric, VERDICT_CONFIDENCE, shared_rounds, verdict};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge};
@@ -238,6 +238,28 @@ pub struct Against {
     pub high: f64,
     /// mine / other in the baseline's rounds, when it measured both.
     pub baseline_ratio: Option<f64>,
+    /// The two cells set against each other, mine's then the other's: what the table's rows and
+    /// columns are keyed by (`mine`, `other` and `place` word them).
+    #[serde(skip)]
+    pub cells: (CellKey, CellKey),
+}
+
+impl Against {
+    /// The user's channel, as data.
+    pub fn mine_id(&self) -> ChannelId {
+        ChannelId::of((&self.cells.0.channel, self.cells.0.merge))
+    }
+
+    /// The channel it is set against, as data.
+    pub fn other_id(&self) -> ChannelId {
+        ChannelId::of((&self.cells.1.channel, self.cells.1.merge))
+    }
+
+    /// The cell's place between the two builds' runs and its task count, as data: what
+    /// [`Against::place`] words.
+    pub fn at(&self) -> (Coord, u64) {
+        (self.cells.0.coord.between_runs(), self.cells.0.tasks)
+    }
 }
 
 /// Per task count, each of `mine` against every other channel both files hold, from the rounds
@@ -264,6 +286,7 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
                 low: now.low.exp(),
                 high: now.high.exp(),
                 baseline_ratio: ratio((baseline, &noises[0]), key, other).map(|before| before.mean.exp()),
+                cells: (key.clone(), other.clone()),
             });
         }
     }

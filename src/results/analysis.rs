@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::across::Acrosses;
-pub use super::band::{Band, TaskBand};
+pub use super::band::{Band, Groups, TaskBand};
 pub use super::cells::FEWEST_SAMPLES;
 use super::cells::{self, CellsFile};
 pub use super::decide::Needed;
@@ -24,8 +24,8 @@ pub use super::paced::PacedEntry;
 use super::paced::{self, PacedBand};
 use super::recommend::{self, Recommendation};
 pub use super::recommend::{Entry, Ranking};
+use super::unkept::{self, Shape, Unkept};
 use super::versions::{self, Versions};
-use crate::plan::unkept::{self, Shape, Unkept};
 use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::Verdict;
 
@@ -87,26 +87,28 @@ impl Analysis {
 
     /// The analysis of `file`, as [`Analysis::of`], its room decided on the figures of `weighing`.
     pub fn weighed(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>, weighing: &Weighing) -> Analysis {
-        let noise = FileNoise::of(file);
-        let table = Table::of(file);
-        let bands = recommend::recommend(file, &table, &noise);
+        let (messages, oversubscribed) = (messages(file), oversubscribed(file, metadata.map_or(0, |m| m.cores)));
+        let unkept = unkept(file);
+        let (noise, table) = (FileNoise::of(file), Table::of(file));
+        let groups = Groups::of(file, &table);
+        let bands = recommend::recommend(&groups.all, &noise);
         Analysis {
-            paced: paced::answer(file, &table, &noise),
+            paced: paced::answer(&groups.paced, &noise),
             decisions: decision::default_room(file)
                 .map_or(Vec::new(), |room| decision::decide((file, &table), &noise, room, weighing)),
             weighing: weighing.clone(),
             open: decide::open_bands(file, &noise, &bands),
-            cells: cells::cells(csv, file, &table, &bands),
-            designs: designs::designs(file, &table, &noise),
+            cells: cells::cells(csv, (file, &table), &groups.all, &bands),
+            designs: designs::designs(&groups.all, &noise),
             versions: versions::versions(file, metadata),
             only_paced: paced::only_paced(file),
             runs: file.runs.max(1),
             keep: metadata.map_or_else(Vec::new, |metadata| metadata.keep.clone()),
-            oversubscribed: oversubscribed(file, metadata.map_or(0, |metadata| metadata.cores)),
+            oversubscribed,
             across: Acrosses::of(&bands),
-            messages: messages(file),
+            messages,
             host: HostNoise::of(file, &noise, &bands),
-            unkept: unkept(file),
+            unkept,
             bands,
         }
     }
@@ -139,7 +141,8 @@ impl Standing {
             let (keys, contested) = decision::contenders((file, &table), &noise, room, weighing);
             (room, keys, contested)
         });
-        let (bands, paced) = (recommend::recommend(file, &table, &noise), paced::answer(file, &table, &noise));
+        let groups = Groups::of(file, &table);
+        let (bands, paced) = (recommend::recommend(&groups.all, &noise), paced::answer(&groups.paced, &noise));
         Standing { bands, paced, room, noise }
     }
 
@@ -194,7 +197,7 @@ fn oversubscribed(file: &ResultsFile, cores: usize) -> Vec<(u64, usize)> {
     above.into_iter().collect()
 }
 
-/// What `file`'s cells did not keep of what was asked (`plan::unkept`).
+/// What `file`'s cells did not keep of what was asked (`results::unkept`).
 fn unkept(file: &ResultsFile) -> Vec<Unkept> {
     unkept::unkept(file.order.iter().map(|key| Shape {
         mode: key.coord.mode,

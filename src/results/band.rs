@@ -1,6 +1,6 @@
 //! The one grouping of a file's cells: a [`Coord`] (machine, runtime, worker count,
 //! capacity, mode, setting) holds the cells ranked together, split into bands of task counts
-//! ([`TaskBand`]). Every ranking, paced or not, groups through [`groups`]; two machines, two
+//! ([`TaskBand`]). Every ranking, paced or not, reads the groups [`Groups::of`] makes once per analysis; two machines, two
 //! capacities or two worker counts are never ranked, pooled or paired together.
 
 use std::collections::{BTreeSet, HashMap};
@@ -34,21 +34,6 @@ pub struct Band {
 }
 
 impl Band {
-    /// The bands of `group`, smallest first.
-    pub fn all<'a>(group: &'a Grouped) -> impl Iterator<Item = Band> + 'a {
-        let key = &group.key;
-        let machine = if group.names_machine { key.machine.clone() } else { MachineId::default() };
-        let coord = Coord { machine, ..key.clone() };
-        group.bands.iter().map(move |(size, tasks)| Band {
-            coord: coord.clone(),
-            names_workers: group.several_workers,
-            names_capacity: group.names_capacity,
-            names_machine: group.names_machine,
-            size: *size,
-            tasks: tasks.clone(),
-        })
-    }
-
     /// Whether this band ranks the cells of group `key` (a band names its workers, capacity and
     /// machine only where the file holds others).
     pub fn holds(&self, key: &Coord) -> bool {
@@ -118,13 +103,33 @@ pub struct Grouped<'a> {
     pub channels: Vec<Contender<'a>>,
     /// The group's cells by (channel, tasks).
     pub cells: HashMap<(Contender<'a>, u64), Cell<'a>>,
-    /// The bands that have cells, smallest first, each with its task counts ascending.
-    pub bands: Vec<(TaskBand, Vec<u64>)>,
+    /// The group's bands that have cells, smallest first, each with its task counts ascending.
+    pub bands: Vec<Band>,
+}
+
+/// A file's cells grouped once per analysis: every ranking, paced or not, and the per-cell
+/// figures read these.
+#[derive(Debug, Clone)]
+pub struct Groups<'a> {
+    /// Every cell's group, in the order they first appear in the file.
+    pub all: Vec<Grouped<'a>>,
+    /// The groups of the paced cells alone (`results::paced`), named among themselves.
+    pub paced: Vec<Grouped<'a>>,
+}
+
+impl<'a> Groups<'a> {
+    /// The groups of `file`'s cells, each cell with its figures in `table` (`file`'s).
+    pub fn of(file: &'a ResultsFile, table: &'a Table) -> Groups<'a> {
+        Groups {
+            all: groups(file, table, |_| true),
+            paced: groups(file, table, |key| !file.cells[key].paced.is_empty()),
+        }
+    }
 }
 
 /// The groups of `file`'s cells that `keep` keeps, in the order they first appear in the file,
 /// each cell with its figures in `table` (`file`'s).
-pub fn groups<'a>(file: &'a ResultsFile, table: &'a Table, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
+fn groups<'a>(file: &'a ResultsFile, table: &'a Table, keep: impl Fn(&CellKey) -> bool) -> Vec<Grouped<'a>> {
     let mut grouped: Vec<Grouped<'a>> = Vec::new();
     for key in file.order.iter().filter(|key| keep(key)) {
         let at = key.coord.clone();
@@ -155,8 +160,25 @@ pub fn groups<'a>(file: &'a ResultsFile, table: &'a Table, keep: impl Fn(&CellKe
             keys.iter().any(|other| other.capacity != key.capacity) || matches!(key.capacity, Capacity::PerTask(_));
         let tasks: Vec<u64> =
             group.cells.keys().map(|&(_, tasks)| tasks).collect::<BTreeSet<_>>().into_iter().collect();
-        let bands = tasks.chunk_by(|a, b| TaskBand::of(*a) == TaskBand::of(*b));
-        group.bands = bands.map(|tasks| (TaskBand::of(tasks[0]), tasks.to_vec())).collect();
+        group.bands = bands(group, &tasks);
     }
     grouped
+}
+
+/// The bands of `group` over its task counts `tasks` (ascending), smallest first.
+fn bands(group: &Grouped, tasks: &[u64]) -> Vec<Band> {
+    let key = &group.key;
+    let machine = if group.names_machine { key.machine.clone() } else { MachineId::default() };
+    let coord = Coord { machine, ..key.clone() };
+    let bands = tasks.chunk_by(|a, b| TaskBand::of(*a) == TaskBand::of(*b));
+    bands
+        .map(|tasks| Band {
+            coord: coord.clone(),
+            names_workers: group.several_workers,
+            names_capacity: group.names_capacity,
+            names_machine: group.names_machine,
+            size: TaskBand::of(tasks[0]),
+            tasks: tasks.to_vec(),
+        })
+        .collect()
 }

@@ -49,13 +49,9 @@ mod tests {
     use crate::results::load::hand_made;
     use crate::results::recommend::Recommendation;
 
-    /// Recommendations of `file` with its own noise.
+    /// The recommendations of `file` with its own figures and noise.
     fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-        crate::results::recommend::recommend(
-            file,
-            &crate::results::figures::Table::of(file),
-            &crate::results::noise::FileNoise::of(file),
-        )
+        crate::results::recommend::of_file(file)
     }
 
     fn steady(around: f64) -> [f64; 5] {

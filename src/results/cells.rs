@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::band::{Grouped, first_seen};
 use super::careful::Careful;
 use super::colour;
 use super::column::Columns;
@@ -49,22 +50,31 @@ pub struct CellsFile {
 pub struct Highlight {
     /// The group: the [`CellResult::coord`] of its cells.
     pub coord: Coord,
-    /// Channel names, each once.
-    pub channels: Vec<String>,
+    /// The channels, each once.
+    pub channels: Vec<Highlighted>,
 }
 
-/// The highlights of `file` (ranked as `bands`): per group, every band's fastest and fastest
-/// with no known problem.
-fn highlights(file: &ResultsFile, table: &Table, bands: &[Recommendation]) -> Vec<Highlight> {
-    let groups = super::band::groups(file, table, |_| true);
-    let highlight = |group: &super::band::Grouped| {
+/// A channel a plot emphasises, as data: plot.py matches it to a cell's `channel` and `merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Highlighted {
+    /// Channel name, as in `--list-channels`.
+    pub channel: String,
+    /// How merged-recv merged the receivers; absent in cloned-send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<Merge>,
+}
+
+/// The highlights of a file's `groups` (ranked as `bands`): per group, every band's fastest and
+/// fastest with no known problem.
+fn highlights(groups: &[Grouped], bands: &[Recommendation]) -> Vec<Highlight> {
+    let highlight = |group: &Grouped| {
         let key = &group.key;
         let named = bands.iter().filter(|band| band.band.holds(key)).flat_map(|band| {
-            let careful =
-                if let Careful::Behind { entry, .. } = &band.careful { Some(entry.channel.clone()) } else { None };
-            band.speed.first().map(|first| first.channel.clone()).into_iter().chain(careful)
+            let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry.id()) } else { None };
+            band.speed.first().map(|first| first.id()).into_iter().chain(careful)
         });
-        Highlight { coord: key.clone(), channels: super::band::first_seen(named) }
+        let named = named.map(|(channel, merge)| Highlighted { channel: channel.to_owned(), merge });
+        Highlight { coord: key.clone(), channels: first_seen(named) }
     };
     groups.iter().map(highlight).collect()
 }
@@ -210,7 +220,12 @@ impl PacedResult {
 
 /// The per-cell results of `file`, read from the CSV named `csv`, with the figures `table` holds
 /// of its cells.
-pub fn cells(csv: &str, file: &ResultsFile, table: &Table, bands: &[Recommendation]) -> CellsFile {
+pub fn cells(
+    csv: &str,
+    (file, table): (&ResultsFile, &Table),
+    groups: &[Grouped],
+    bands: &[Recommendation],
+) -> CellsFile {
     let several_capacities = file.order.iter().any(|key| key.coord.capacity != file.order[0].coord.capacity);
     let several_machines = file.order.iter().any(|key| key.coord.machine != file.order[0].coord.machine);
     let name = |key: &CellKey| {
@@ -232,7 +247,7 @@ pub fn cells(csv: &str, file: &ResultsFile, table: &Table, bands: &[Recommendati
         skipped_partial_line: file.skipped_partial_line,
         fewest_samples: FEWEST_SAMPLES,
         cells,
-        highlights: highlights(file, table, bands),
+        highlights: highlights(groups, bands),
     }
 }
 
@@ -301,7 +316,7 @@ mod tests {
     #[test]
     fn each_cell_has_its_samples_median_interval_and_failures() {
         let file = hand_made(&[("kanal", 1, &[5.0, 1.0, 3.0, 2.0, 4.0], 0), ("flume", 8, &[10.0, 30.0], 2)]);
-        let cells = cells("x.csv", &file, &Table::of(&file), &[]);
+        let cells = cells("x.csv", (&file, &Table::of(&file)), &[], &[]);
         assert_eq!(cells.cells.len(), 2);
         let kanal = &cells.cells[0];
         assert_eq!(kanal.name, "multi-thread/cloned-send/tasks=1/kanal");
@@ -324,7 +339,7 @@ mod tests {
         (other.messages, other.coord.capacity, other.coord.workers) = (2000, Capacity::Shared(64), 2);
         file.order.push(other.clone());
         file.cells.insert(other, CellSamples { ok: vec![1.0], ..CellSamples::default() });
-        let cells = cells("x.csv", &file, &Table::of(&file), &[]);
+        let cells = cells("x.csv", (&file, &Table::of(&file)), &[], &[]);
         assert!(cells.cells[0].ns_per_message.is_none());
         // Two capacities name the capacity; the same capacity twice would name the whole workload.
         assert_eq!(cells.cells[0].name, "multi-thread/cloned-send/tasks=1/kanal/capacity=0");

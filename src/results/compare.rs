@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::ab::detectable;
-use super::band::Band;
+use super::band::{Band, Groups};
 use super::coord::Coord;
 use super::figures::{Figures, Table};
 use super::load::{CellKey, ResultsFile};
@@ -300,8 +300,8 @@ fn agreement(runs: &Runs) -> Agreement {
         old_fastest.iter().filter_map(|(group, (_, channel))| Some(new_fastest.get(group)?.1 == *channel)).collect();
     let same_fastest = same.iter().filter(|same| **same).count();
     let mut result = Agreement { groups: same.len(), same_fastest, ..Agreement::default() };
-    let (old_bands, new_bands) =
-        (recommend(runs.old, &runs.tables.0, &runs.noise.0), recommend(runs.new, &runs.tables.1, &runs.noise.1));
+    let groups = (Groups::of(runs.old, &runs.tables.0), Groups::of(runs.new, &runs.tables.1));
+    let (old_bands, new_bands) = (recommend(&groups.0.all, &runs.noise.0), recommend(&groups.1.all, &runs.noise.1));
     for (band, other) in matched(&old_bands, &new_bands, |b| &b.band) {
         let (ours, theirs) = (leaders(&band.speed), leaders(&other.speed));
         if ours.is_empty() || theirs.is_empty() {
@@ -384,7 +384,8 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
     let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
-    let (old_bands, new_bands) = (paced::answer(old, &tables.0, &noise.0), paced::answer(new, &tables.1, &noise.1));
+    let groups = (Groups::of(old, &tables.0), Groups::of(new, &tables.1));
+    let (old_bands, new_bands) = (paced::answer(&groups.0.paced, &noise.0), paced::answer(&groups.1.paced, &noise.1));
     let bands = matched(&old_bands, &new_bands, |b| &b.band);
     let rankings: [fn(&PacedBand) -> &Ranking<PacedEntry>; 3] = [|b| &b.p99, |b| &b.cpu, |b| &b.overflow];
     let contradicted = rankings.map(|ranking| {

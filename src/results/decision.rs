@@ -19,7 +19,7 @@ use super::band::{Contender, first_seen, slot};
 use super::careful::known_problem;
 use super::coord::Coord;
 use super::figures::{CellFigures, Table};
-use super::load::{CellKey, CellSamples, PacedSample, ResultsFile};
+use super::load::{CellKey, CellSamples, ChannelId, PacedSample, ResultsFile};
 use super::metadata::MachineId;
 use super::noise::{FileNoise, Metric};
 use super::paced::PacedCell;
@@ -32,8 +32,8 @@ pub use weigh::{Weigh, Weighing};
 /// One channel's cells in the room: out of phase and in phase, each when measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seat {
-    /// The channel as reports name it (`results::load::channel_label`).
-    pub channel: String,
+    /// The channel.
+    pub channel: ChannelId,
     /// The crate has a known problem (`results::careful::known_problem`).
     pub known_problem: bool,
     /// Its figures with the tasks out of phase (`--phase random`).
@@ -86,15 +86,15 @@ pub struct Decision {
     /// The channel with no known problem most often ahead of the pick beyond the noise, with
     /// the resamples it was (the first by [`TIE_RULE`] among equals): how near the pick came to
     /// being passed over; `None` without another.
-    pub closest: Option<(String, usize)>,
+    pub closest: Option<(ChannelId, usize)>,
     /// The channels with no known problem before the pick by [`TIE_RULE`] (each of them when
     /// not resolved), each with the channel ahead of it in [`SEPARATED`] of the resamples and
     /// how many.
-    pub passed_over: Vec<(String, String, usize)>,
+    pub passed_over: Vec<(ChannelId, ChannelId, usize)>,
     /// How many resamples of the run's rounds were drawn ([`RESAMPLES`]).
     pub resamples: usize,
     /// Channels to avoid, each with why, in the file's order.
-    pub avoid: Vec<(String, Avoid)>,
+    pub avoid: Vec<(ChannelId, Avoid)>,
     /// The pick at the file's fewest task count of the same group, out of phase, when fewer
     /// than `participants`: (tasks, its figures), for what latency does as load rises.
     pub quiet: Option<(u64, PacedCell)>,
@@ -171,8 +171,6 @@ fn figures(cell: Cell) -> Option<PacedCell> {
 struct Cells<'a> {
     /// The channel and how merged-recv merged its receivers: what the cells are grouped by.
     id: Contender<'a>,
-    /// The channel as reports name it (`load::channel_label`).
-    channel: String,
     out_of_phase: Cell<'a>,
     in_phase: Cell<'a>,
 }
@@ -180,7 +178,7 @@ struct Cells<'a> {
 impl<'a> Cells<'a> {
     fn seat(&self) -> Seat {
         Seat {
-            channel: self.channel.clone(),
+            channel: ChannelId::of(self.id),
             known_problem: known_problem(self.id.0),
             out_of_phase: figures(self.out_of_phase),
             in_phase: figures(self.in_phase),
@@ -244,7 +242,7 @@ fn cells_of<'a>((file, table): (&'a ResultsFile, &'a Table), participants: u64, 
             continue;
         }
         let id = (key.channel.as_str(), key.merge);
-        let new = || Cells { id, channel: key.channel_label(), ..Cells::default() };
+        let new = || Cells { id, ..Cells::default() };
         let cells = slot(&mut channels, |cells| cells.id == id, new);
         let cell = Some((key, samples, table.cell(key)));
         match key.coord.setting.phase.unwrap_or(Phase::Aligned) {
@@ -282,8 +280,8 @@ fn decide_room<'a>(
         .map(|(key, sample)| (key.coord.setting.clone(), key.coord.capacity, sample.burst, sample.pace_ns))
         .unwrap_or_default();
     let whys: Vec<(&Cells, Option<Avoid>)> = channels.iter().map(|cells| (cells, cells.avoid())).collect();
-    let avoid: Vec<(String, Avoid)> =
-        whys.iter().filter_map(|(cells, why)| Some((cells.channel.clone(), (*why)?))).collect();
+    let avoid: Vec<(ChannelId, Avoid)> =
+        whys.iter().filter_map(|(cells, why)| Some((ChannelId::of(cells.id), (*why)?))).collect();
     let mut ranked: Vec<(&Cells, Option<Avoid>)> =
         whys.into_iter().filter(|(_, why)| why.is_none_or(|why| why == Avoid::KnownProblem)).collect();
     ranked.sort_by_key(|(cells, _)| by_rule(cells.id));
@@ -292,7 +290,7 @@ fn decide_room<'a>(
     let tally = resample::tally(&entrants, tolerance(&ranked, noise), weighing, RESAMPLES);
     let pick = tally.pick();
     let seat = |at: usize| ranked[at].seat();
-    let channel = |at: usize| ranked[at].channel.clone();
+    let channel = |at: usize| ChannelId::of(ranked[at].id);
     let before = |at: &usize| pick.is_none_or(|pick| *at < pick) && tally.eligible[*at];
     let passed_over: Vec<(usize, usize, usize)> = (0..ranked.len())
         .filter(before)

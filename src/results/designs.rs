@@ -3,9 +3,8 @@
 //! model's, on the two designs' cells of one channel paired round by round: speed for flat-out
 //! cells; frames overflowed, p99 and CPU per delivered message for paced ones.
 
-use super::band::{self, Band, Grouped};
-use super::figures::Table;
-use super::load::{CellSamples, ResultsFile};
+use super::band::{Band, Grouped};
+use super::load::CellSamples;
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::verdict::Verdict;
@@ -23,11 +22,10 @@ pub struct Designs {
     pub channels: Vec<(String, Vec<(Metric, Verdict)>)>,
 }
 
-/// The bands of `file` (its figures in `table`) where both designs were measured: cloned-send at
-/// each of its capacities against merged-recv at each per-task capacity, or at the same shared
-/// capacity.
-pub fn designs(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Designs> {
-    let groups = band::groups(file, table, |_| true);
+/// The bands of a file's `groups` (`band::Groups::all`) where both designs were measured:
+/// cloned-send at each of its capacities against merged-recv at each per-task capacity, or at the
+/// same shared capacity.
+pub fn designs(groups: &[Grouped], noise: &FileNoise) -> Vec<Designs> {
     let mut out = Vec::new();
     for shared in groups.iter().filter(|group| group.key.mode == Mode::ClonedSend) {
         let pairs = |own: &&Grouped| {
@@ -37,12 +35,14 @@ pub fn designs(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Desi
                 && (b.capacity == a.capacity || matches!(b.capacity, Capacity::PerTask(_)))
         };
         for own in groups.iter().filter(pairs) {
-            for band in Band::all(shared).filter(|band| own.bands.contains(&(band.size, band.tasks.clone()))) {
-                let channels = compare_channels(noise, (shared, own), &band);
+            let both =
+                |band: &&Band| own.bands.iter().any(|other| (other.size, &other.tasks) == (band.size, &band.tasks));
+            for band in shared.bands.iter().filter(both) {
+                let channels = compare_channels(noise, (shared, own), band);
                 if channels.is_empty() {
                     continue;
                 }
-                out.push(Designs { shared: band, own: own.key.capacity, channels });
+                out.push(Designs { shared: band.clone(), own: own.key.capacity, channels });
             }
         }
     }
@@ -80,8 +80,10 @@ fn compare_channels<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::band::Groups;
     use crate::results::coord::Coord;
-    use crate::results::load::{CellKey, hand_made};
+    use crate::results::figures::Table;
+    use crate::results::load::{CellKey, ResultsFile, hand_made};
     use crate::results::metadata::MachineId;
     use crate::results::pool;
 
@@ -111,7 +113,8 @@ mod tests {
     fn pairs(a: &[Mode], b: &[Mode]) -> Vec<Designs> {
         let parts = vec![(machine("a"), "a.csv".to_owned(), run(a)), (machine("b"), "b.csv".to_owned(), run(b))];
         let file = pool::union(parts).unwrap();
-        designs(&file, &Table::of(&file), &FileNoise::of(&file))
+        let table = Table::of(&file);
+        designs(&Groups::of(&file, &table).all, &FileNoise::of(&file))
     }
 
     #[test]

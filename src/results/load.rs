@@ -98,6 +98,35 @@ pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
     }
 }
 
+/// A channel as data: its name (as in `--list-channels`) and how merged-recv merged its
+/// receivers (`None` in cloned-send). Written as [`channel_label`] writes it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChannelId {
+    /// The channel's name.
+    pub name: String,
+    /// How merged-recv merged the receivers; `None` in cloned-send.
+    pub merge: Option<Merge>,
+}
+
+impl ChannelId {
+    /// The channel `name` merged by `merge`.
+    pub fn of((name, merge): (&str, Option<Merge>)) -> ChannelId {
+        ChannelId { name: name.to_owned(), merge }
+    }
+
+    /// Whether `name`, a channel the user named (`--keep`), is this one: its name, at the
+    /// default merge.
+    pub fn is_named(&self, name: &str) -> bool {
+        self.name == name && self.merge.is_none_or(|merge| merge == Merge::default())
+    }
+}
+
+impl std::fmt::Display for ChannelId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&channel_label(&self.name, self.merge))
+    }
+}
+
 /// The samples of one cell in one file.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CellSamples {

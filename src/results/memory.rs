@@ -12,6 +12,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::coord::Coord;
+use super::load::ChannelId;
 use super::schema::SampleStatus;
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::workload::{Capacity, Mode, RecordBytes};
@@ -180,8 +181,9 @@ impl CellMemory {
 /// What one channel of a band keeps: at each of the band's task counts, in its order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Kept {
-    /// The channel as the band's ranking names it (`kanal`, `kanal via select-all`).
-    pub channel: String,
+    /// The channel, written as the band's ranking names it (`kanal`, `kanal via select-all`).
+    #[serde(serialize_with = "written")]
+    pub channel: ChannelId,
     /// Heap bytes kept after the burst, every channel instance of the cell together.
     pub kept_bytes: Vec<i64>,
     /// The same per slot held.
@@ -189,7 +191,7 @@ pub struct Kept {
 }
 
 impl Kept {
-    fn of(channel: String, cells: &[CellMemory]) -> Self {
+    fn of(channel: ChannelId, cells: &[CellMemory]) -> Self {
         let kept_bytes_per_slot = cells.iter().map(|cell| cell.per_slot(cell.kept_bytes)).collect();
         Kept { channel, kept_bytes: cells.iter().map(|cell| cell.kept_bytes).collect(), kept_bytes_per_slot }
     }
@@ -198,6 +200,11 @@ impl Kept {
     pub fn total(&self) -> i64 {
         self.kept_bytes.iter().sum()
     }
+}
+
+/// `channel` as its `Display` writes it.
+fn written<S: serde::Serializer>(channel: &ChannelId, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(channel)
 }
 
 /// One band's memory, beside its speed answer: what the pick keeps, and the channel that keeps
@@ -214,10 +221,10 @@ pub struct BandMemory {
 }
 
 impl BandMemory {
-    /// The memory of a band of `channels`: each channel's label and its cells' memory at the
+    /// The memory of a band of `channels`: each channel and its cells' memory at the
     /// band's task counts, in order (`None` where a cell has none, or the channel has no cell
     /// there); its pick is the `pick`th of them.
-    pub fn of(pick: Option<usize>, channels: impl IntoIterator<Item = (String, Vec<Option<CellMemory>>)>) -> Self {
+    pub fn of(pick: Option<usize>, channels: impl IntoIterator<Item = (ChannelId, Vec<Option<CellMemory>>)>) -> Self {
         let measured = channels.into_iter().enumerate().filter_map(|(at, (channel, cells))| {
             let cells: Vec<CellMemory> = cells.into_iter().collect::<Option<_>>()?;
             Some((at, Kept::of(channel, &cells)))
@@ -457,21 +464,22 @@ mod tests {
 
     #[test]
     fn a_band_names_what_its_pick_keeps_and_the_channel_that_keeps_least() {
+        let id = |name: &str| ChannelId::of((name, None));
         let cell = |kept| Some(CellMemory { rest_bytes: 0, peak_bytes: 0, kept_bytes: kept, slots: 64 });
         let channels = [
-            ("kanal".to_owned(), vec![cell(6400), cell(6400)]),
-            ("flume".to_owned(), vec![cell(100), None]),
-            ("tokio-mpsc".to_owned(), vec![cell(3200), cell(640)]),
-            ("loole".to_owned(), vec![cell(1920), cell(1920)]),
+            (id("kanal"), vec![cell(6400), cell(6400)]),
+            (id("flume"), vec![cell(100), None]),
+            (id("tokio-mpsc"), vec![cell(3200), cell(640)]),
+            (id("loole"), vec![cell(1920), cell(1920)]),
         ];
         let band = BandMemory::of(Some(0), channels.clone());
         let pick = band.pick.unwrap();
-        assert_eq!((pick.channel.as_str(), pick.kept_bytes.as_slice()), ("kanal", &[6400, 6400][..]));
+        assert_eq!((pick.channel.name.as_str(), pick.kept_bytes.as_slice()), ("kanal", &[6400, 6400][..]));
         assert_eq!(pick.kept_bytes_per_slot, [100.0, 100.0]);
         // flume keeps least where it was measured, but not at every task count of the band; of
         // the others tokio-mpsc's 3,840 bytes tie loole's, and tokio-mpsc comes first.
         let least = band.least.unwrap();
-        assert_eq!((least.channel.as_str(), least.total()), ("tokio-mpsc", 3840));
+        assert_eq!((least.channel.name.as_str(), least.total()), ("tokio-mpsc", 3840));
         let unmeasured = BandMemory::of(Some(1), channels);
         assert_eq!(unmeasured.pick, None, "the pick has no row at one task count");
         assert_eq!(BandMemory::of(None, []), BandMemory::default());

@@ -33,5 +33,6 @@ pub mod repeat;
 pub mod schema;
 pub mod setting;
 pub mod sidecar;
+pub mod unkept;
 pub mod versions;
 pub mod weigh;

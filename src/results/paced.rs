@@ -9,9 +9,8 @@
 //! behind in most samples of a cell of the band is named and never ranked. [`answer`] computes;
 //! `output::paced` formats.
 
-use super::band::{self, Band, Grouped};
-use super::figures::Table;
-use super::load::{CellSamples, ResultsFile};
+use super::band::{Band, Grouped};
+use super::load::{CellSamples, ChannelId, ResultsFile};
 use super::noise::{FileNoise, Metric};
 use super::recommend::{Entry, Ranking, rank};
 use crate::run::workload::Merge;
@@ -63,25 +62,30 @@ pub struct PacedBand {
     /// By share of frames overflowed.
     pub overflow: Ranking<PacedEntry>,
     /// Channels whose pacer fell behind in most samples of a cell of the band: never ranked.
-    pub behind: Vec<String>,
+    pub behind: Vec<ChannelId>,
     /// Channels with a failed sample or a missing cell in the band: not ranked.
-    pub excluded: Vec<String>,
+    pub excluded: Vec<ChannelId>,
 }
 
-/// The answer for every paced group and band of `file`, in file order, bands smallest first,
-/// each cell's figures read from `table` (`file`'s), every verdict from the noise model with
-/// the spread `file` measured.
-pub fn answer(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<PacedBand> {
-    let groups = band::groups(file, table, |key| !file.cells[key].paced.is_empty());
-    groups.iter().flat_map(|group| Band::all(group).map(move |band| answer_band(group, band, noise))).collect()
+/// The answer for every band of a file's paced `groups` (`band::Groups::paced`), in file order,
+/// bands smallest first, every verdict from the noise model with the spread the file measured.
+pub fn answer(groups: &[Grouped], noise: &FileNoise) -> Vec<PacedBand> {
+    groups.iter().flat_map(|group| group.bands.iter().map(move |band| answer_band(group, band, noise))).collect()
+}
+
+/// The paced answer of `file` with its own figures and noise.
+#[cfg(test)]
+pub(crate) fn of_file(file: &ResultsFile) -> Vec<PacedBand> {
+    let table = super::figures::Table::of(file);
+    answer(&super::band::Groups::of(file, &table).paced, &FileNoise::of(file))
 }
 
 /// Ranks `group`'s channels in `band`: a channel missing a cell or with a failed sample is
 /// excluded, one whose pacer fell behind is named apart, the rest ranked.
-fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
+fn answer_band(group: &Grouped, band: &Band, noise: &FileNoise) -> PacedBand {
     let (mut entries, mut samples, mut behind, mut excluded) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for &(channel, merge) in &group.channels {
-        let label = super::load::channel_label(channel, merge);
+        let id = ChannelId::of((channel, merge));
         let found: Option<Vec<(&CellSamples, &PacedCell)>> = band
             .tasks
             .iter()
@@ -91,8 +95,8 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
             })
             .collect();
         match found {
-            None => excluded.push(label),
-            Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(label),
+            None => excluded.push(id),
+            Some(found) if found.iter().any(|(_, figures)| figures.pacer_behind) => behind.push(id),
             Some(found) => {
                 let (cells, figures): (Vec<&CellSamples>, Vec<&PacedCell>) = found.into_iter().unzip();
                 entries.push(entry(channel, merge, &figures));
@@ -104,13 +108,13 @@ fn answer_band(group: &Grouped, band: Band, noise: &FileNoise) -> PacedBand {
         let entered = entries.iter().zip(&samples).filter_map(|(entry, cells)| {
             Some((Entry::new((&entry.channel, entry.merge), value(entry)?, entry.clone()), cells.clone()))
         });
-        rank(entered.collect(), metric, &band, noise)
+        rank(entered.collect(), metric, band, noise)
     };
     PacedBand {
         p99: rank(|e| e.p99_ns, Metric::P99),
         cpu: rank(|e| e.cpu_ns, Metric::Cpu),
         overflow: rank(|e| Some(e.overflow_share), Metric::Overflow),
-        band,
+        band: band.clone(),
         entries,
         behind,
         excluded,

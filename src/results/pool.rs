@@ -5,7 +5,7 @@
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::coord::Coord;
 use super::load::CellKey;
@@ -100,14 +100,15 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
         let build = [
             ("build", shown(&one.git_commit), shown(&other.git_commit)),
             ("rustc", one.rustc.clone(), other.rustc.clone()),
-            ("channel crates", format!("{:?}", one.crates), format!("{:?}", other.crates)),
         ];
+        // Crate versions differ as maps; the message names the runs alone.
+        let crates = (one.crates != other.crates).then(|| ("channel crates", String::new(), String::new()));
         let (one_name, other_name) = (&first.name, &run.name);
         if let Some((what, a, b)) = machine.into_iter().find(|(_, a, b)| a != b) {
             return Some(format!("different {what}: {a} ({one_name}), {b} ({other_name}): runs of one machine pool"));
         }
-        if let Some((what, a, b)) = build.into_iter().find(|(_, a, b)| a != b && !allow_different_builds) {
-            let (a, b) = if what == "channel crates" { ("", "") } else { (a.as_str(), b.as_str()) };
+        let differ = build.into_iter().find(|(_, a, b)| a != b).or(crates).filter(|_| !allow_different_builds);
+        if let Some((what, a, b)) = differ {
             let (before_a, before_b) =
                 (if a.is_empty() { " in" } else { ": " }, if b.is_empty() { " and" } else { ", " });
             let runs = format!("{before_a}{a} ({one_name}){before_b}{b} ({other_name})");
@@ -121,14 +122,9 @@ pub fn refusal(runs: &[Run], allow_different_builds: bool) -> Option<String> {
 /// JSON beside each, or the same samples. Pooled, it would count its own spread as agreement
 /// between runs.
 fn given_twice(runs: &[Run]) -> Option<String> {
-    let samples = |file: &ResultsFile| -> Vec<(String, Vec<u64>)> {
-        let mut all: Vec<(String, Vec<u64>)> = file
-            .cells
-            .iter()
-            .map(|(key, cell)| (key.label(), cell.ok.iter().chain(&cell.disturbed).map(|v| v.to_bits()).collect()))
-            .collect();
-        all.sort();
-        all
+    let samples = |file: &ResultsFile| -> BTreeMap<CellKey, Vec<u64>> {
+        let bits = |cell: &CellSamples| cell.ok.iter().chain(&cell.disturbed).map(|v| v.to_bits()).collect();
+        file.cells.iter().map(|(key, cell)| (key.clone(), bits(cell))).collect()
     };
     for (at, one) in runs.iter().enumerate() {
         for other in &runs[at + 1..] {
@@ -198,6 +194,44 @@ mod tests {
 
     fn steady(value: f64) -> [f64; 5] {
         [value, value * 1.001, value * 0.999, value * 1.002, value * 0.998]
+    }
+
+    #[test]
+    fn runs_of_other_crate_versions_or_given_twice_are_told_from_their_data() {
+        let metadata = |crates: &[(&str, &str)], started: &str| Metadata {
+            crates: crates.iter().map(|(name, version)| (name.to_string(), version.to_string())).collect(),
+            started_utc: started.to_owned(),
+            ..serde_json::from_str(
+                r#"{"cores": 2, "os": "", "rustc": "", "crates": {}, "command_line": [], "started_utc": ""}"#,
+            )
+            .unwrap()
+        };
+        let run = |name: &str, samples: &[f64], crates, started| Run {
+            name: name.to_owned(),
+            file: hand_made(&[("kanal", 1, samples, 0)]),
+            metadata: Some(metadata(crates, started)),
+        };
+        let (one, other) = (
+            run("a.csv", &steady(1.0), &[("kanal", "0.1")], "1"),
+            run("b.csv", &steady(2.0), &[("kanal", "0.2")], "2"),
+        );
+        let refused = refusal(&[one.clone(), other.clone()], false).unwrap();
+        assert_eq!(
+            refused,
+            "different channel crates in (a.csv) and (b.csv): pool runs of one build, or pass --allow-different"
+        );
+        assert_eq!(refusal(&[one.clone(), other], true), None);
+        // The same samples in another cell, worded alike (its messages are not in its label), are
+        // not the same run.
+        let mut moved = run("c.csv", &steady(1.0), &[("kanal", "0.1")], "3");
+        let key = moved.file.order[0].clone();
+        let elsewhere = CellKey { messages: key.messages + 1, ..key.clone() };
+        let cell = moved.file.cells.remove(&key).unwrap();
+        (moved.file.order, moved.file.cells) = (vec![elsewhere.clone()], HashMap::from([(elsewhere, cell)]));
+        assert_eq!(refusal(&[one.clone(), moved], false), None);
+        assert!(
+            refusal(&[one.clone(), Run { name: "d.csv".to_owned(), ..one }], false).unwrap().contains("given twice")
+        );
     }
 
     #[test]

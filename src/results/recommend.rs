@@ -10,10 +10,10 @@
 //! names the fastest with no known problem. [`recommend`] computes; `output::summary` formats.
 
 pub use super::band::TaskBand;
-use super::band::{self, Band, Cell, Contender, Grouped};
+use super::band::{Band, Cell, Contender, Grouped};
 use super::careful::{self, Careful};
-use super::figures::{Figures, Table};
-use super::load::{CellSamples, ResultsFile, channel_label};
+use super::figures::Figures;
+use super::load::{CellSamples, ChannelId};
 use super::memory::BandMemory;
 use super::noise::{self, FileNoise, Metric, VERDICT_CONFIDENCE};
 pub use super::ranking::{Entry, Ranking, Shape};
@@ -60,17 +60,23 @@ pub struct Recommendation {
     pub memory: BandMemory,
 }
 
-/// The recommendation for every runtime × mode × band of `file` that has data, in the
-/// order the runtimes and modes first appear in the file, bands smallest first, each channel by
-/// its cells' figures in `table` (`file`'s), every verdict from the noise model
-/// ([`noise::verdict`]) with the spread `file` measured.
-pub fn recommend(file: &ResultsFile, table: &Table, noise: &FileNoise) -> Vec<Recommendation> {
-    let groups = band::groups(file, table, |_| true);
-    groups.iter().flat_map(|group| Band::all(group).map(move |band| rank_band(group, band, noise))).collect()
+/// The recommendation for every band of a file's `groups` (`band::Groups::all`), in the order
+/// the groups first appear in the file, bands smallest first, each channel by its cells'
+/// figures, every verdict from the noise model ([`noise::verdict`]) with the spread the file
+/// measured.
+pub fn recommend(groups: &[Grouped], noise: &FileNoise) -> Vec<Recommendation> {
+    groups.iter().flat_map(|group| group.bands.iter().map(move |band| rank_band(group, band, noise))).collect()
+}
+
+/// The recommendations of `file` with its own figures and noise.
+#[cfg(test)]
+pub(crate) fn of_file(file: &super::load::ResultsFile) -> Vec<Recommendation> {
+    let table = super::figures::Table::of(file);
+    recommend(&super::band::Groups::of(file, &table).all, &FileNoise::of(file))
 }
 
 /// One band of `group`: its three rankings and the channels left out of them.
-fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
+fn rank_band(group: &Grouped, band: &Band, noise: &FileNoise) -> Recommendation {
     let tasks = &band.tasks;
     let mut candidates: Vec<(Contender, Vec<Cell>)> = Vec::new();
     let mut excluded = Vec::new();
@@ -107,17 +113,17 @@ fn rank_band(group: &Grouped, band: Band, noise: &FileNoise) -> Recommendation {
             let samples = cells.iter().map(|cell| cell.samples).collect();
             Some((Entry::new(*channel, value, Shape { median, mixed, bounded }), samples))
         });
-        rank(entered.collect(), metric, &band, noise)
+        rank(entered.collect(), metric, band, noise)
     };
     let speed = by(Metric::Speed);
     let careful = careful::of(&speed);
     let kept = group.channels.iter().map(|&channel| {
         let cells = tasks.iter().map(|&t| group.cells.get(&(channel, t)).and_then(|cell| cell.figures.memory));
-        (channel_label(channel.0, channel.1), cells.collect())
+        (ChannelId::of(channel), cells.collect())
     });
     let pick = speed.first().and_then(|first| group.channels.iter().position(|&channel| channel == first.id()));
     let memory = BandMemory::of(pick, kept);
-    Recommendation { speed, careful, cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band, memory }
+    Recommendation { speed, careful, cpu: by(Metric::Cpu), p99: by(Metric::P99), excluded, band: band.clone(), memory }
 }
 
 /// Whether the cell's one row is a refusal: its channel cannot run it (`sweep`'s refused row).

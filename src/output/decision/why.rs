@@ -136,7 +136,7 @@ fn unresolved(decision: &Decision) -> Vec<Span> {
         .iter()
         .map(|(channel, ahead, count)| format!("{ahead} ahead of {channel} in {}", share(*count, decision)))
         .collect();
-    let mut channels: Vec<&str> = decision.passed_over.iter().map(|(channel, _, _)| channel.as_str()).collect();
+    let mut channels: Vec<&str> = decision.passed_over.iter().map(|(channel, _, _)| channel.name.as_str()).collect();
     channels.truncate(3);
     let text = format!(
         "{} Here each channel with no known problem is so behind another ({}), a circle no pick stands on. A longer \

@@ -7,13 +7,9 @@ use crate::results::load::{CellKey, hand_made};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::Mode;
 
-/// Recommendations of `file` with its own noise.
+/// The recommendations of `file` with its own figures and noise.
 fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-    crate::results::recommend::recommend(
-        file,
-        &crate::results::figures::Table::of(file),
-        &crate::results::noise::FileNoise::of(file),
-    )
+    crate::results::recommend::of_file(file)
 }
 
 /// An analysis of no file with `bands`: this build's versions, the machines and capacities

@@ -3,6 +3,11 @@ use crate::results::load::{PacedSample, hand_made_key};
 use crate::results::setting::{Setting, room_setting};
 use crate::run::latency::empty_histogram;
 
+/// The cloned-send channel `name`.
+fn id(name: &str) -> ChannelId {
+    ChannelId::of((name, None))
+}
+
 /// The decisions of `file` with its own noise, on the default order.
 fn decide(file: &ResultsFile, participants: u64) -> Vec<Decision> {
     weighed(file, participants, &Weighing::default())
@@ -81,11 +86,11 @@ fn the_pick_has_no_known_problem_then_the_fewest_drops_in_phase_then_the_lowest_
     assert_eq!(decisions.len(), 1, "one room: the two phases are one decision");
     let decision = &decisions[0];
     let pick = decision.pick.as_ref().unwrap();
-    assert_eq!(pick.channel, "flume");
+    assert_eq!(pick.channel.name, "flume");
     assert_eq!(decision.best_with, 1, "tokio-mpsc overflowed as few frames");
     assert_eq!(pick.in_phase.as_ref().unwrap().overflow_share, 0.02);
     assert_eq!(pick.out_of_phase.as_ref().unwrap().latency.unwrap().p99, decision_p99(2_000));
-    assert_eq!(decision.avoid, [("kanal".to_owned(), Avoid::KnownProblem)]);
+    assert_eq!(decision.avoid, [(id("kanal"), Avoid::KnownProblem)]);
     assert!(decision.tied.is_empty(), "CPU 1 µs against 2 µs, drops 2% against 0% and 30%: {:?}", decision.tied);
     assert_eq!(decision.coord.capacity, crate::run::workload::Capacity::Shared(1024));
     assert_eq!(decision.capacity_for_no_drops(), crate::run::workload::Capacity::Shared(1500));
@@ -113,10 +118,10 @@ fn channels_within_the_noise_are_tied_and_a_pacer_behind_or_a_failure_is_avoided
     // Its pacer fell behind in most of its samples (one alone would be the host's moment).
     file.cells.get_mut(&behind).unwrap().paced.iter_mut().take(3).for_each(|sample| sample.pacer_behind = true);
     let decision = &decide(&file, 64)[0];
-    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
-    let tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.as_str()).collect();
+    assert_eq!(decision.pick.as_ref().unwrap().channel.name, "flume");
+    let tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.name.as_str()).collect();
     assert_eq!(tied, ["async-channel"]);
-    assert_eq!(decision.avoid, [("tokio-mpsc".to_owned(), Avoid::PacerBehind)]);
+    assert_eq!(decision.avoid, [(id("tokio-mpsc"), Avoid::PacerBehind)]);
     let (tasks, cell) = decision.quiet.as_ref().unwrap();
     assert_eq!(*tasks, 1);
     // 3 µs per message in rounds the host slowed by 1.025 on average.
@@ -125,8 +130,8 @@ fn channels_within_the_noise_are_tied_and_a_pacer_behind_or_a_failure_is_avoided
     let failed = file.order.iter().find(|key| key.channel == "flume" && key.tasks == 64).unwrap().clone();
     file.cells.get_mut(&failed).unwrap().failed = 1;
     let decision = &decide(&file, 64)[0];
-    assert_eq!(decision.pick.as_ref().unwrap().channel, "async-channel");
-    assert!(decision.avoid.contains(&("flume".to_owned(), Avoid::Failed)), "{:?}", decision.avoid);
+    assert_eq!(decision.pick.as_ref().unwrap().channel.name, "async-channel");
+    assert!(decision.avoid.contains(&(id("flume"), Avoid::Failed)), "{:?}", decision.avoid);
 }
 
 #[test]
@@ -147,17 +152,17 @@ fn a_tie_is_broken_by_the_stated_rule_and_no_measurement() {
             &[("async-channel", (0, 1005), 1005), ("flume", (0, flume), flume), ("tokio-mpsc", (0, tokio), tokio)],
         );
         let decision = &decide(&file, 300)[0];
-        assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc", "{flume} against {tokio}");
-        let mut tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.as_str()).collect();
+        assert_eq!(decision.pick.as_ref().unwrap().channel.name, "tokio-mpsc", "{flume} against {tokio}");
+        let mut tied: Vec<&str> = decision.tied.iter().map(|seat| seat.channel.name.as_str()).collect();
         tied.sort_unstable();
         assert_eq!(tied, ["async-channel", "flume"]);
     }
     // Without tokio-mpsc in the tie, the first of the tie in the table's order.
     let file = room(300, &[("async-channel", (0, 1000), 1000), ("flume", (0, 1010), 1010)]);
-    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel, "flume");
+    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel.name, "flume");
     // A channel separated from the rest still wins on its measurement.
     let file = room(300, &[("flume", (0, 500), 500), ("tokio-mpsc", (0, 1000), 1000)]);
-    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel, "flume");
+    assert_eq!(decide(&file, 300)[0].pick.as_ref().unwrap().channel.name, "flume");
 }
 
 #[test]
@@ -184,8 +189,8 @@ fn a_cell_whose_every_sample_was_disturbed_is_avoided_and_every_left_out_sample_
         file.cells.insert(key, samples);
     }
     let decision = &decide(&file, 300)[0];
-    assert_eq!(decision.avoid, [("flume".to_owned(), Avoid::Disturbed)]);
-    assert_eq!(decision.pick.as_ref().unwrap().channel, "tokio-mpsc");
+    assert_eq!(decision.avoid, [(id("flume"), Avoid::Disturbed)]);
+    assert_eq!(decision.pick.as_ref().unwrap().channel.name, "tokio-mpsc");
     assert_eq!(decision.pick.as_ref().unwrap().out_of_phase.as_ref().unwrap().ranges.p99_ns.unwrap().samples, 3);
     assert_eq!(decision.left_out, [(Why::Steal, 4), (Why::PacerLate, 1)]);
     assert_eq!(decision.samples, 16);
@@ -223,7 +228,7 @@ fn two_channels_within_the_noise_give_one_pick_whichever_the_noise_puts_ahead_by
         for seed in 0..8 {
             let decision = &decide(&noisy_room(seed, 8, &pair), 300)[0];
             assert_eq!(
-                decision.pick.as_ref().map(|seat| seat.channel.as_str()),
+                decision.pick.as_ref().map(|seat| seat.channel.name.as_str()),
                 Some(rule),
                 "seed {seed}: {decision:?}"
             );
@@ -240,9 +245,9 @@ fn two_channels_within_the_noise_give_one_pick_whichever_the_noise_puts_ahead_by
 fn a_clear_winner_passes_the_rules_first_over_and_a_circle_is_not_resolved() {
     let clear = noisy_room(1, 8, &[("tokio-mpsc", 1000.0), ("flume", 600.0), ("loole", 1400.0)]);
     let decision = &decide(&clear, 300)[0];
-    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
-    assert_eq!(decision.passed_over, [("tokio-mpsc".to_owned(), "flume".to_owned(), 1000)]);
-    assert_eq!((decision.closest.clone(), decision.resamples), (Some(("tokio-mpsc".to_owned(), 0)), 1000));
+    assert_eq!(decision.pick.as_ref().unwrap().channel.name, "flume");
+    assert_eq!(decision.passed_over, [(id("tokio-mpsc"), id("flume"), 1000)]);
+    assert_eq!((decision.closest.clone(), decision.resamples), (Some((id("tokio-mpsc"), 0)), 1000));
     assert!(decision.tied.is_empty() && !decision.contested());
 
     // Drops 0, 0.4 and 0.8 points in phase, CPU 1000, 800 and 600: each is ahead of the one
@@ -255,7 +260,8 @@ fn a_clear_winner_passes_the_rules_first_over_and_a_circle_is_not_resolved() {
     }
     let decision = &decide(&circle, 300)[0];
     assert_eq!(decision.pick, None, "{:?}", decision.passed_over);
-    let ahead: Vec<(&str, &str)> = decision.passed_over.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
+    let ahead: Vec<(&str, &str)> =
+        decision.passed_over.iter().map(|(a, b, _)| (a.name.as_str(), b.name.as_str())).collect();
     assert_eq!(ahead, [("tokio-mpsc", "flume"), ("flume", "loole"), ("loole", "tokio-mpsc")]);
     assert!(decision.contested());
 }
@@ -264,7 +270,7 @@ fn a_clear_winner_passes_the_rules_first_over_and_a_circle_is_not_resolved() {
 fn pick_on(file: &ResultsFile, order: &str) -> String {
     let decisions = weighed(file, 300, &weigh::parse(order).unwrap());
     assert_eq!(decisions[0].weighing.to_string(), order);
-    decisions[0].pick.as_ref().map_or_else(|| "none".to_owned(), |seat| seat.channel.clone())
+    decisions[0].pick.as_ref().map_or_else(|| "none".to_owned(), |seat| seat.channel.name.clone())
 }
 
 #[test]
@@ -293,15 +299,15 @@ fn the_order_weighed_decides_and_p99_first_picks_what_the_p99_table_ranks_first(
 
     // The paced table of the room's cells in phase ranks by pooled p99: the pick is its first,
     // or tied with it there.
-    let (table, noise) = (crate::results::figures::Table::of(&file), FileNoise::of(&file));
-    let bands = crate::results::paced::answer(&file, &table, &noise);
+    let bands = crate::results::paced::of_file(&file);
     let in_phase = bands.iter().find(|band| band.band.coord.setting == room_setting(Phase::Aligned)).unwrap();
     let ranked: Vec<(&str, bool)> =
         in_phase.p99.entries.iter().map(|entry| (entry.channel.as_str(), entry.tied_with_first)).collect();
     assert_eq!(ranked[..2], [("flume", false), ("loole", true)], "{ranked:?}");
     let decision = &weighed(&file, 300, &weigh::parse("p99,cpu").unwrap())[0];
     assert_eq!(decision.best_with, 1, "loole is within the noise of flume's p99");
-    let passed: Vec<(&str, &str)> = decision.passed_over.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
+    let passed: Vec<(&str, &str)> =
+        decision.passed_over.iter().map(|(a, b, _)| (a.name.as_str(), b.name.as_str())).collect();
     assert_eq!(
         passed,
         [("tokio-mpsc", "flume"), ("flume", "loole"), ("async-channel", "flume")],
@@ -313,13 +319,13 @@ fn the_order_weighed_decides_and_p99_first_picks_what_the_p99_table_ranks_first(
 fn a_channel_passed_over_is_not_also_tied_with_the_pick() {
     // tokio-mpsc and flume alone are a tie: 11% apart is within this run's noise.
     let pair = decide(&noisy_room(3, 8, &[("tokio-mpsc", 1000.0), ("flume", 890.0)]), 300);
-    assert_eq!(pair[0].pick.as_ref().unwrap().channel, "tokio-mpsc");
-    assert_eq!(pair[0].tied.iter().map(|seat| seat.channel.as_str()).collect::<Vec<_>>(), ["flume"]);
+    assert_eq!(pair[0].pick.as_ref().unwrap().channel.name, "tokio-mpsc");
+    assert_eq!(pair[0].tied.iter().map(|seat| seat.channel.name.as_str()).collect::<Vec<_>>(), ["flume"]);
     // loole, 21% below tokio-mpsc, passes it over; flume is the pick, within the noise of both.
     // tokio-mpsc is still within the noise of flume, but it is named passed over, not tied.
     let file = noisy_room(3, 8, &[("tokio-mpsc", 1000.0), ("flume", 890.0), ("loole", 790.0)]);
     let decision = &decide(&file, 300)[0];
-    assert_eq!(decision.pick.as_ref().unwrap().channel, "flume");
-    assert_eq!(decision.passed_over, [("tokio-mpsc".to_owned(), "loole".to_owned(), 1000)]);
-    assert_eq!(decision.tied.iter().map(|seat| seat.channel.as_str()).collect::<Vec<_>>(), ["loole"]);
+    assert_eq!(decision.pick.as_ref().unwrap().channel.name, "flume");
+    assert_eq!(decision.passed_over, [(id("tokio-mpsc"), id("loole"), 1000)]);
+    assert_eq!(decision.tied.iter().map(|seat| seat.channel.name.as_str()).collect::<Vec<_>>(), ["loole"]);
 }

@@ -9,7 +9,7 @@ use crate::stats::verdict::Call;
 
 /// The paced answer of `file` with its own noise.
 fn answer(file: &ResultsFile) -> Vec<PacedBand> {
-    super::answer(file, &crate::results::figures::Table::of(file), &FileNoise::of(file))
+    super::of_file(file)
 }
 
 /// A paced sample of `sent` messages in `frames` frames (8 every 20 ms), latencies `values`.
@@ -138,8 +138,8 @@ fn a_channel_whose_pacer_fell_behind_is_named_and_never_ranked() {
     let gone_key = file.order.iter().find(|k| k.channel == "gone" && k.tasks == 4).unwrap().clone();
     file.cells.get_mut(&gone_key).unwrap().failed = 1;
     let band = &answer(&file)[0];
-    assert_eq!(band.behind, ["lucky"]);
-    assert_eq!(band.excluded, ["gone"]);
+    assert_eq!(band.behind, [ChannelId::of(("lucky", None))]);
+    assert_eq!(band.excluded, [ChannelId::of(("gone", None))]);
     let mut ranked: Vec<&str> = band.entries.iter().map(|e| e.channel.as_str()).collect();
     ranked.sort_unstable();
     assert_eq!(ranked, ["blip", "steady"]);

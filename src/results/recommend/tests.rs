@@ -3,13 +3,11 @@ use crate::results::load::hand_made;
 use crate::run::measure::RuntimeKind;
 use crate::stats::{self, Summary};
 
-/// Recommendations of `file` with its own noise.
+use crate::results::load::ResultsFile;
+
+/// The recommendations of `file` with its own figures and noise.
 fn recommend(file: &ResultsFile) -> Vec<Recommendation> {
-    crate::results::recommend::recommend(
-        file,
-        &crate::results::figures::Table::of(file),
-        &crate::results::noise::FileNoise::of(file),
-    )
+    crate::results::recommend::of_file(file)
 }
 
 fn summary(values: &[f64]) -> Summary {

@@ -6,8 +6,7 @@ use std::collections::HashMap;
 
 use super::synthetic::sweep;
 use super::*;
-use crate::results::noise::FileNoise;
-use crate::results::recommend::recommend;
+use crate::results::recommend::of_file;
 use crate::run::measure::Bounded;
 
 /// Each channel's sample takes `ms[channel]` milliseconds, unless its bound stops it first:
@@ -65,7 +64,7 @@ fn a_laggard_is_stopped_at_its_bound_labelled_and_still_ranked_behind_and_a_kept
         assert_eq!(cell(channel).bounded, 0, "{channel} ran every message");
     }
     assert_eq!(cell("tokio-mpsc").ok.len(), 3, "a kept channel is never screened out nor bounded");
-    let band = recommend(&file, &crate::results::figures::Table::of(&file), &FileNoise::of(&file)).remove(0);
+    let band = of_file(&file).remove(0);
     let marked: Vec<(&str, bool)> =
         band.speed.entries.iter().map(|entry| (entry.channel.as_str(), entry.figures.bounded)).collect();
     assert_eq!(marked, [("flume", false), ("kanal", false), ("async-channel", true), ("tokio-mpsc", false)]);
