@@ -57,8 +57,8 @@ pub fn host_line(host: &HostNoise) -> String {
             .map_or(String::new(), |apart| format!("; channels closer than {} stay tied", percent(apart)));
         let busy = match (runtime.busy, runtime.waited) {
             (true, Some(waited)) => format!(
-                "busy host, its threads waited for a core {} of the time they were ready: figures and verdicts of \
-                 a busy host; ",
+                "busy host, its threads waited for a core {} of the time they were ready: figures of a busy host, \
+                 verdicts widened to hold on a free one; ",
                 percent(waited)
             ),
             _ => String::new(),
@@ -140,8 +140,8 @@ mod tests {
             host_line(&host),
             "host noise: 12 of 1,200 samples left out (3 neighbours, 9 steal tick); current-thread: intervals \
              ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: busy \
-             host, its threads waited for a core 46.0% of the time they were ready: figures and verdicts of a busy \
-             host; too few rounds to calibrate"
+             host, its threads waited for a core 46.0% of the time they were ready: figures of a busy host, verdicts \
+             widened to hold on a free one; too few rounds to calibrate"
         );
     }
 

@@ -26,6 +26,14 @@ pub fn verdict_z() -> f64 {
     Normal::new(0.0, 1.0).map_or(2.0, |normal| normal.inverse_cdf(0.5 + VERDICT_CONFIDENCE / 2.0))
 }
 
+/// [`Metric::busy_drift`] of ns/message on the current-thread runtime: the median over four
+/// pairs of runs (one on the free host, one beside `noisy-neighbour --duty 0.9 --threads 2`) of
+/// the root mean square of the change of each channel's log ratio to the free run's leader.
+const BUSY_DRIFT_CURRENT: f64 = 0.34;
+/// [`Metric::busy_drift`] of ns/message on the multi-thread runtime, measured as
+/// [`BUSY_DRIFT_CURRENT`]: a busy host moved channels' ratios by 2.4–3.4× (root mean square).
+const BUSY_DRIFT_MULTI: f64 = 1.06;
+
 /// The two-sided confidence of `compare`'s verdict on one cell in two runs: hundreds of cells
 /// are judged at once, and an A/A comparison should call about none of them changed.
 pub const CHANGE_CONFIDENCE: f64 = 0.999;
@@ -65,6 +73,20 @@ impl Metric {
             (Metric::P99, _, false) => 0.30,
             (Metric::Overflow, _, true) => 0.2,
             (Metric::Overflow, _, false) => 0.6,
+        }
+    }
+
+    /// The floor under a paired verdict's drift on `runtime` when the host was busy through the
+    /// run (`load::Waited::busy`): how far two channels' log ratio moved between runs of one
+    /// command beside other work that kept every core busy and on the free host
+    /// (docs/methodology.md has the runs). A busy host ranks channels by how they share a core,
+    /// a free one by how they hand off; a verdict that claims more than this would not hold on
+    /// the other. `None` for the figures such runs did not calibrate.
+    pub fn busy_drift(self, runtime: RuntimeKind) -> Option<f64> {
+        match (self, runtime) {
+            (Metric::Speed, RuntimeKind::CurrentThread) => Some(BUSY_DRIFT_CURRENT),
+            (Metric::Speed, RuntimeKind::MultiThread) => Some(BUSY_DRIFT_MULTI),
+            _ => None,
         }
     }
 
@@ -110,6 +132,9 @@ pub struct FileNoise {
     calibrations: HashMap<(Coord, Metric), Calibration>,
     /// Runs pooled in the file (at least 1): the drift between runs averages over them.
     runs: usize,
+    /// The runtimes whose host was busy through the run (`load::Waited::busy`): their verdicts
+    /// keep [`Metric::busy_drift`] under them.
+    busy: Vec<RuntimeKind>,
 }
 
 /// How many stretches of rounds (early, middle, late) a pair's differences are split into to
@@ -182,7 +207,10 @@ impl FileNoise {
             .filter(|(_, (_, degrees))| *degrees > 0.0)
             .map(|(key, (sum, degrees))| (key, (sum / degrees).max(0.0).sqrt()))
             .collect();
-        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs: file.runs.max(1) };
+        let busy =
+            RuntimeKind::ALL.into_iter().filter(|&runtime| file.waited.busy(runtime).is_some_and(|(_, busy)| busy));
+        let busy = busy.collect();
+        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs: file.runs.max(1), busy };
         let calibrations = halves
             .into_iter()
             .filter_map(|((group, metric), pairs)| {
@@ -211,11 +239,19 @@ impl FileNoise {
     /// its own paired verdicts ([`FileNoise::calibration`]), the drift it measured through the
     /// run ([`FileNoise::measured_drift`], which more rounds do not average away), with no floor
     /// under it; else `FileNoise::slow_drift`, the floor from A/A runs of one host under it.
+    /// On a busy host, never below its floor ([`FileNoise::busy_floor`]).
     pub fn paired_drift(&self, group: &Coord, metric: Metric) -> f64 {
-        match self.calibration(group, metric) {
+        let drift = match self.calibration(group, metric) {
             Some(_) => self.measured_drift(group, metric).unwrap_or(0.0) / (self.runs as f64).sqrt(),
             None => self.slow_drift(group, metric),
-        }
+        };
+        drift.max(self.busy_floor(group, metric))
+    }
+
+    /// [`Metric::busy_drift`] where `group`'s runtime ran on a busy host; 0 elsewhere.
+    fn busy_floor(&self, group: &Coord, metric: Metric) -> f64 {
+        let busy = self.busy.contains(&group.runtime);
+        busy.then(|| metric.busy_drift(group.runtime)).flatten().unwrap_or(0.0)
     }
 
     /// What the run's drift adds to a pair's mean ([`FileNoise::measured_drift`]), never below
@@ -224,7 +260,8 @@ impl FileNoise {
     /// resolution.
     fn slow_drift(&self, group: &Coord, metric: Metric) -> f64 {
         let measured = self.measured_drift(group, metric).unwrap_or(0.0);
-        measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt()
+        let drift = measured.max(metric.drift(group.runtime, true)) / (self.runs as f64).sqrt();
+        drift.max(self.busy_floor(group, metric))
     }
 
     /// How close a tie of `group` on `metric` must be before more rounds of this run would

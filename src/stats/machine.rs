@@ -112,7 +112,7 @@ pub fn waited(run_delay_ns: Option<u64>, cpu_ns: Option<u64>) -> Option<f64> {
 /// through the run: its samples' threads waited for a core that share of the time they were
 /// ready, every sample alike, which no sample's own checks (`stats::disturbed`, against its
 /// cell's others) can see.
-pub const BUSY_SHARE: f64 = 0.2;
+pub const BUSY_SHARE: f64 = 0.1;
 
 /// The median of `shares` ([`waited`]), and whether it is [`BUSY_SHARE`] or more; `None`
 /// without any.
@@ -199,14 +199,15 @@ mod tests {
     }
 
     #[test]
-    fn a_host_is_busy_when_its_threads_wait_for_a_core_a_fifth_of_their_ready_time() {
+    fn a_host_is_busy_when_its_threads_wait_for_a_core_a_tenth_of_their_ready_time() {
         assert_eq!(waited(Some(1_000), Some(3_000)), Some(0.25));
         assert_eq!(waited(Some(0), Some(3_000)), Some(0.0));
         assert_eq!(waited(None, Some(3_000)), None);
         assert_eq!(waited(Some(0), Some(0)), None);
         // The median decides: a few samples that waited long do not make a busy host.
         assert_eq!(busy(&[0.0, 0.01, 0.9]), Some((0.01, false)));
-        assert_eq!(busy(&[0.2, 0.3, 0.0]), Some((0.2, true)));
+        assert_eq!(busy(&[0.1, 0.3, 0.0]), Some((0.1, true)));
+        assert_eq!(busy(&[0.09, 0.3, 0.0]), Some((0.09, false)));
         assert_eq!(busy(&[]), None);
     }
 }

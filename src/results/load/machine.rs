@@ -239,7 +239,7 @@ mod tests {
     }
 
     #[test]
-    fn a_runtime_whose_samples_waited_for_a_core_a_fifth_of_their_time_ran_on_a_busy_host() {
+    fn a_runtime_whose_samples_waited_for_a_core_a_tenth_of_their_time_ran_on_a_busy_host() {
         let waiting = |runtime, round, delay_ms: u64, cpu_ms: u64| Record {
             run_delay_ns: Some(delay_ms * 1_000_000),
             cpu_ns: Some(cpu_ms * 1_000_000),

@@ -155,3 +155,26 @@ fn batch_drift_sees_a_step_and_not_a_steady_stream() {
     assert_eq!(batch_drift(&shuffled), batch_drift(&step));
     assert_eq!(batch_drift(&step[..5]), None, "two differences a stretch at least");
 }
+
+#[test]
+fn a_busy_host_keeps_its_floor_under_every_verdict_of_its_runtime() {
+    let stream = Stream { rounds: 12, drift: 0.0, noise: 0.03, outliers: 0.0 };
+    let mut file = run(&stream, &mut Pcg64Mcg::seed_from_u64(5));
+    let group = file.order[0].coord.noise_group();
+    let calm = FileNoise::of(&file);
+    let floor = Metric::Speed.busy_drift(RuntimeKind::CurrentThread).unwrap();
+    assert!(calm.paired_drift(&group, Metric::Speed) < floor);
+    // Its samples' threads waited for a core half the time they were ready.
+    let waiting = crate::results::schema::Record {
+        runtime: RuntimeKind::CurrentThread,
+        run_delay_ns: Some(1_000),
+        cpu_ns: Some(1_000),
+        ..crate::results::schema::Record::default()
+    };
+    file.waited = crate::results::load::of_rows(&[waiting]).waited;
+    let busy = FileNoise::of(&file);
+    assert_eq!(busy.paired_drift(&group, Metric::Speed), floor, "calibrated or not, never below the floor");
+    assert!(busy.resolution(&group, Metric::Speed) > calm.resolution(&group, Metric::Speed));
+    // Only ns/message has a floor measured for a busy host.
+    assert_eq!(busy.paired_drift(&group, Metric::Cpu), calm.paired_drift(&group, Metric::Cpu));
+}
