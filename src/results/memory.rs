@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use super::channel::ChannelId;
 use super::coord::Coord;
-use super::load::ChannelId;
 use super::schema::SampleStatus;
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::workload::{Capacity, Mode, RecordBytes};

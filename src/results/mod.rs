@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod band;
 pub mod careful;
 pub mod cells;
+pub mod channel;
 pub mod colour;
 pub mod column;
 pub mod compare;
