@@ -14,7 +14,7 @@ use crate::results::analysis::Analysis;
 use crate::results::band::Band;
 use crate::results::careful::Careful;
 use crate::results::memory::BandMemory;
-use crate::results::recommend::{Entry, Ranking};
+use crate::results::recommend::{Entry, Ranking, Shape};
 use crate::stats::verdict::{Call, Verdict};
 
 /// A channel against the leader: its name, figure (`value`), ratio (or points) with its interval
@@ -37,33 +37,28 @@ fn against<E>(entry: &Entry<E>, value: f64, is_ratio: bool) -> Value {
 
 /// One ranking: its leader, runner-up and the other contenders; verdicts in ratios, or in
 /// points with the figures in percent (frames overflowed).
-fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool) -> Value {
+fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool, marks: &[Mark<E>]) -> Value {
     let value = |entry: &Entry<E>| if is_ratio { entry.value } else { entry.value * 100.0 };
-    let entry = |entry: &Entry<E>| against(entry, value(entry), is_ratio);
+    let marked = |mut object: Value, entry: &Entry<E>| {
+        for (field, holds) in marks {
+            if holds(entry) {
+                object[*field] = json!(true);
+            }
+        }
+        object
+    };
+    let entry = |entry: &Entry<E>| marked(against(entry, value(entry), is_ratio), entry);
     json!({
-        "leader": ranking.first().map(|first| json!({ "channel": first.label(), "value": value(first) })),
+        "leader": ranking.first().map(|first| marked(json!({ "channel": first.label(), "value": value(first) }), first)),
         "runner_up": ranking.runner_up().map(entry),
         "contenders": ranking.entries.iter().skip(2).map(entry).collect::<Vec<_>>(),
     })
 }
 
-/// `ranked` (the JSON of a ranking) with `"FIELD": true` on each channel `marks` names by its
-/// label: `bounded` on a figure measured on the messages taken by its bound
+/// A mark on a ranking's channels in the JSON: `"FIELD": true` on each entry it holds for:
+/// `bounded` on a figure measured on the messages taken by its bound
 /// (`results::recommend::Shape::bounded`), `kept` on a channel the user follows (`--keep`).
-fn marked(mut ranked: Value, marks: &[(&str, Vec<String>)]) -> Value {
-    let mark = |object: &mut Value| {
-        for (field, labels) in marks {
-            if object["channel"].as_str().is_some_and(|channel| labels.iter().any(|label| label == channel)) {
-                object[*field] = json!(true);
-            }
-        }
-    };
-    for key in ["leader", "runner_up"] {
-        mark(&mut ranked[key]);
-    }
-    ranked["contenders"].as_array_mut().into_iter().flatten().for_each(mark);
-    ranked
-}
+type Mark<'a, E> = (&'static str, &'a dyn Fn(&Entry<E>) -> bool);
 
 /// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
 pub fn json(csv_name: &str, analysis: &Analysis) -> String {
@@ -77,14 +72,11 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
                 Careful::Behind { entry, .. } => against(entry, entry.value, true),
                 Careful::NoneRanked => Value::Null,
             };
-            let labels = |keeps: &dyn Fn(&Entry) -> bool| -> Vec<String> {
-                band.speed.entries.iter().filter(|e| keeps(e)).map(Entry::label).collect()
-            };
-            let marks = [
-                ("bounded", labels(&|entry| entry.figures.bounded)),
-                ("kept", labels(&|entry| analysis.keep.contains(&entry.channel))),
+            let marks: [Mark<Shape>; 2] = [
+                ("bounded", &|entry| entry.figures.bounded),
+                ("kept", &|entry| analysis.keep.contains(&entry.channel)),
             ];
-            let mut object = band_json(&band.band, marked(ranking(&band.speed, true), &marks));
+            let mut object = band_json(&band.band, ranking(&band.speed, true, &marks));
             (object["unit"], object["careful"]) = (json!("ns/message"), careful);
             if with_memory {
                 object["memory"] = json!(band.memory);
@@ -98,9 +90,9 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
         .map(|band| {
             let rankings = json!({
                 "tasks_text": tasks_text(&band.band.tasks),
-                "p99": ranking(&band.p99, true),
-                "cpu": ranking(&band.cpu, true),
-                "overflow": ranking(&band.overflow, false),
+                "p99": ranking(&band.p99, true, &[]),
+                "cpu": ranking(&band.cpu, true, &[]),
+                "overflow": ranking(&band.overflow, false, &[]),
             });
             band_json(&band.band, rankings)
         })
