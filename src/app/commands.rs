@@ -180,6 +180,9 @@ pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         notes.insert(0, format!("workloads differ, cells paired without them (--allow-different): {line}"));
     }
     notes.extend(output::machine::speeds(["old", "new"], old.machine.as_ref(), new.machine.as_ref()));
+    notes.extend(
+        [("old", &old), ("new", &new)].into_iter().filter_map(|(name, file)| output::machine::busy(name, &file.waited)),
+    );
     for note in notes {
         print_line(&format!("note: {note}"));
     }

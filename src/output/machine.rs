@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::registry::{self, ChannelEntry, RUNTIME_CRATE};
-use crate::results::load::MachineSpeed;
+use crate::results::load::{MachineSpeed, Waited};
 use crate::results::metadata::Metadata;
+use crate::run::measure::RuntimeKind;
 
 /// Describes this machine and build for a sweep over `channels`.
 pub fn describe(channels: &[&ChannelEntry], command_line: Vec<String>, started_utc: String) -> Metadata {
@@ -86,6 +87,25 @@ pub fn speeds(names: [&str; 2], old: Option<&MachineSpeed>, new: Option<&Machine
     })
 }
 
+/// `the new run's host was busy: its threads waited for a core on multi-thread 49.3% of the
+/// time they were ready, …`: a run `name`d so whose runtimes ran on a busy host
+/// (`load::Waited::busy`), whose figures are of a busy host; `None` when none did.
+pub fn busy(name: &str, waited: &Waited) -> Option<String> {
+    let busy: Vec<String> = (RuntimeKind::ALL.into_iter())
+        .filter_map(|runtime| match waited.busy(runtime)? {
+            (share, true) => Some(format!("on {runtime} {}", super::format::percent(share))),
+            _ => None,
+        })
+        .collect();
+    (!busy.is_empty()).then(|| {
+        format!(
+            "the {name} run's host was busy: its threads waited for a core {} of the time they were ready; its \
+             figures are of a busy host",
+            busy.join(", ")
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,5 +125,24 @@ mod tests {
         assert!(speeds(OLD_NEW, Some(&no_handoff), Some(&new)).unwrap().starts_with("machine speed: 100 loop steps"));
         assert_eq!(speeds(OLD_NEW, None, Some(&new)), None);
         assert_eq!(speeds(OLD_NEW, Some(&speed(None, None)), Some(&new)), None);
+    }
+
+    #[test]
+    fn a_run_on_a_busy_host_is_named_with_how_long_its_threads_waited() {
+        use crate::results::load::of_rows;
+        use crate::results::schema::Record;
+        let row = |runtime, delay: u64| Record {
+            runtime,
+            run_delay_ns: Some(delay),
+            cpu_ns: Some(1_000),
+            ..Record::default()
+        };
+        let busy = of_rows(&[row(RuntimeKind::MultiThread, 1_000), row(RuntimeKind::CurrentThread, 10)]).waited;
+        assert_eq!(
+            super::busy("new", &busy).unwrap(),
+            "the new run's host was busy: its threads waited for a core on multi-thread 50.0% of the time they \
+             were ready; its figures are of a busy host"
+        );
+        assert_eq!(super::busy("old", &of_rows(&[row(RuntimeKind::MultiThread, 10)]).waited), None);
     }
 }
