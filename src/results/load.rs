@@ -274,7 +274,7 @@ const REQUIRED: [&str; 6] = ["channel", "mode", "runtime", "tasks", "ns_per_mess
 /// own channel is welcome. The memory sidecar beside it is read too, when there is one.
 pub fn load(path: &Path) -> anyhow::Result<ResultsFile> {
     let (rows, skipped_partial_line) = read_rows(path)?;
-    Ok(ResultsFile { memory: super::memory::read_sidecar(path)?, ..file_of(rows, skipped_partial_line) })
+    Ok(ResultsFile { memory: super::memory::read_sidecar(path)?, ..file_of(rows, skipped_partial_line, Rounds::Own) })
 }
 
 /// Reads a paired A/B run's CSV (`channel-bench ab`) as one file per build: the rows whose
@@ -288,14 +288,15 @@ pub fn load_builds(path: &Path, builds: [&str; 2]) -> anyhow::Result<[ResultsFil
 /// The cells of rows held in memory (a sweep's, as it writes them), as [`load`] reads them
 /// back from the CSV they were written to.
 pub fn of_rows(rows: &[Record]) -> ResultsFile {
-    file_of(rows.to_vec(), false)
+    file_of(rows.to_vec(), false, Rounds::Own)
 }
 
 /// The cells of `rows` by build, as [`load_builds`] reads them: the rows of `builds[0]`, then
-/// those of `builds[1]`.
+/// those of `builds[1]`, each build's rounds the one half of paired rounds (no round left out
+/// for a slow machine: it slows both builds alike).
 pub fn builds_of(rows: &[Record], builds: [&str; 2], skipped_partial_line: bool) -> [ResultsFile; 2] {
     let of_build = |build| rows.iter().filter(|row| row.build == build).cloned().collect();
-    builds.map(|build| file_of(of_build(build), skipped_partial_line))
+    builds.map(|build| file_of(of_build(build), skipped_partial_line, Rounds::Paired))
 }
 
 /// The rows of the CSV at `path`, checked as [`load`] says, and whether a partial last line was skipped.
@@ -355,12 +356,13 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
 mod left_out;
 mod machine;
 
+use left_out::Rounds;
 pub use machine::{MachineSpeed, Waited};
 
 /// `rows` as one file's cells.
-fn file_of(rows: Vec<Record>, skipped_partial_line: bool) -> ResultsFile {
+fn file_of(rows: Vec<Record>, skipped_partial_line: bool, rounds: Rounds) -> ResultsFile {
     let keys: Vec<CellKey> = rows.iter().map(CellKey::of).collect();
-    let (left_out, machine) = left_out::left_out_rows(&rows, &keys);
+    let (left_out, machine) = left_out::left_out_rows(&rows, &keys, rounds);
     let waited = Waited::of(&rows);
     let mut file = ResultsFile { skipped_partial_line, machine, waited, ..ResultsFile::default() };
     for ((record, key), why) in rows.into_iter().zip(keys).zip(left_out) {

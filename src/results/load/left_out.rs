@@ -12,14 +12,33 @@ use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::{Own, Timed, Why, disturbed, own};
 
+/// How the rows' rounds were measured, which decides whether a slow machine leaves a round out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounds {
+    /// One run's own rounds: a slow round's samples are left out (and measured again).
+    Own,
+    /// One build's half of an A/B run's rounds, the other build's samples taken back to back with
+    /// them: a slow stretch slows both builds alike and cancels in their ratio, while leaving it
+    /// out of one build's file alone would take a pair's one half.
+    Paired,
+}
+
 /// Why each row is left out of every figure, if it is; `None` for every row not `ok`. A row's
 /// own measures come first, then a pacer the host held back, then a slow machine
-/// (`super::machine`), then the row's neighbours. Also what the rows say of the machine's
-/// speed, when they read it.
-pub(super) fn left_out_rows(rows: &[Record], keys: &[CellKey]) -> (Vec<Option<Why>>, Option<MachineSpeed>) {
+/// (`super::machine`; `Rounds::Paired` leaves none out for it), then the row's neighbours.
+/// Also what the rows say of the machine's speed, when they read it.
+pub(super) fn left_out_rows(
+    rows: &[Record],
+    keys: &[CellKey],
+    rounds: Rounds,
+) -> (Vec<Option<Why>>, Option<MachineSpeed>) {
     let mut why = vec![None; rows.len()];
     disturbed_rows(rows, keys, &mut why);
-    let slow = super::machine::slow_rows(rows, &mut why);
+    let slow = match rounds {
+        Rounds::Own => super::machine::slow_rows(rows, &mut why),
+        // Judged for what the rows say of the machine, no row marked.
+        Rounds::Paired => super::machine::slow_rows(rows, &mut vec![None; rows.len()]),
+    };
     host_behind_rows(rows, keys, &mut why);
     own_rows(rows, keys, &mut why);
     let speed = slow.map(|slow| slow.speed(rows, keys, &why));

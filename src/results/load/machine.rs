@@ -267,4 +267,22 @@ mod tests {
             None
         );
     }
+
+    #[test]
+    fn an_ab_runs_builds_keep_the_slow_rounds_that_slow_both_alike() {
+        let mut rows = Vec::new();
+        for round in 1..=8 {
+            let handoff = if (3..=5).contains(&round) { 300.0 } else { 100.0 };
+            for build in ["baseline", "candidate"] {
+                let row = row("a", RuntimeKind::MultiThread, round, 50.0, (handoff, None));
+                rows.push(Record { build: build.to_owned(), ..row });
+            }
+        }
+        let alone = of_rows(&rows[..].iter().filter(|row| row.build == "candidate").cloned().collect::<Vec<_>>());
+        assert_eq!(alone.cells.values().next().unwrap().ok.len(), 5, "a run's own slow rounds are left out");
+        for build in crate::results::load::builds_of(&rows, ["baseline", "candidate"], false) {
+            assert_eq!(build.cells.values().next().unwrap().ok.len(), 8, "each build keeps every round");
+            assert_eq!(build.machine.unwrap().slow_rounds, vec![3, 4, 5], "and still reads the machine");
+        }
+    }
 }

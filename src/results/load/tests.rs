@@ -76,7 +76,7 @@ fn a_pacer_that_fell_behind_with_half_its_round_is_the_hosts_and_left_out() {
         paced("kanal", 2, true),
         paced("tokio-mpsc", 2, false),
     ];
-    let file = file_of(rows, false);
+    let file = file_of(rows, false, Rounds::Own);
     let cell = |channel: &str| &file.cells[file.order.iter().find(|key| key.channel == channel).unwrap()];
     assert_eq!(cell("flume").paced.len(), 1, "round 1's sample stays, behind");
     assert!(cell("flume").paced[0].pacer_behind);
