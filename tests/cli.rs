@@ -209,13 +209,13 @@ fn each_round_measures_one_groups_channels_back_to_back_in_an_order_that_changes
     let channels_of = |round: &str| {
         rows.iter().filter(|row| row[at("round")] == round).map(|row| row[at("channel")].clone()).collect::<Vec<_>>()
     };
-    // Two screening rounds of each of the 8 groups, and a round the machine read slow measured
-    // again once with the same channels, as a round of its own.
+    // Two screening rounds of each of the 8 groups (the second without a channel far behind), and
+    // a round the machine read slow measured again with its channels, as a round of its own.
     for group in first_seen_groups(&rounds) {
         let of_group: Vec<&String> = rounds.iter().filter(|(_, g)| *g == group).map(|(number, _)| number).collect();
-        let mut channels: Vec<Vec<String>> = of_group.iter().map(|round| sorted(channels_of(round))).collect();
-        channels.dedup();
-        assert!(of_group.len() >= 2 && channels.len() == 1, "{group:?}: {of_group:?} rounds of one set of channels");
+        let first = channels_of(of_group[0]);
+        let within = |round: &&String| channels_of(round).iter().all(|channel| first.contains(channel));
+        assert!(of_group.len() >= 2 && of_group.iter().all(within), "{group:?}: rounds {of_group:?}");
     }
     assert_eq!(first_seen_groups(&rounds).len(), 8, "8 groups");
     assert_ne!(channels_of(&rounds[0].0), channels_of(&rounds[1].0), "each round shuffles its channels");
@@ -509,10 +509,4 @@ fn first_seen_groups(rounds: &[(String, [String; 3])]) -> Vec<[String; 3]> {
         }
     }
     groups
-}
-
-/// `values` in order.
-fn sorted(mut values: Vec<String>) -> Vec<String> {
-    values.sort();
-    values
 }
