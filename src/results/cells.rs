@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::band::{Grouped, first_seen};
 use super::careful::Careful;
+use super::channel::channel_label;
 use super::colour;
 use super::column::Columns;
 use super::coord::Coord;
@@ -253,7 +254,13 @@ pub fn cells(
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
-    let name = format!("{}/{}/tasks={}/{}", key.coord.runtime, key.coord.mode, key.tasks, key.channel_label());
+    let name = format!(
+        "{}/{}/tasks={}/{}",
+        key.coord.runtime,
+        key.coord.mode,
+        key.tasks,
+        channel_label(&key.channel, key.merge)
+    );
     if key.coord.setting.is_default() { name } else { format!("{name}/{}", key.coord.setting) }
 }
 
@@ -281,7 +288,7 @@ fn cell(key: &CellKey, samples: &CellSamples, figures: &CellFigures, name: Strin
         tasks: key.tasks,
         channel: key.channel.clone(),
         merge: key.merge,
-        label: key.channel_label(),
+        label: channel_label(&key.channel, key.merge),
         colour: colour::of(&key.channel).to_owned(),
         messages: workload.messages,
         capacity: workload.capacity.slots(),
