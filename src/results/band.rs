@@ -1,7 +1,8 @@
 //! The one grouping of a file's cells: a [`Coord`] (machine, runtime, worker count,
 //! capacity, mode, setting) holds the cells ranked together, split into bands of task counts
-//! ([`TaskBand`]). Every ranking, paced or not, reads the groups [`Groups::of`] makes once per analysis; two machines, two
-//! capacities or two worker counts are never ranked, pooled or paired together.
+//! ([`TaskBand`]). Every ranking, paced or not, reads the groups [`Groups::of`] makes once per
+//! analysis; two machines, two capacities or two worker counts are never ranked, pooled or
+//! paired together.
 
 use std::collections::{BTreeSet, HashMap};
 
