@@ -148,13 +148,17 @@ impl FileNoise {
     /// Measures `file`'s spread per group and metric: the variance of each cell's values
     /// about its mean (unpaired), and of each two channels' differences over the rounds they
     /// share about their mean (paired), each pooled over the group by degrees of freedom.
+    /// Where the host was busy, its runtime's verdicts between channels keep
+    /// [`Metric::busy_drift`] under them.
     pub fn of(file: &ResultsFile) -> FileNoise {
-        FileNoise::of_pairs(file, &|_, _| true, Prior::WEIGHT)
+        let busy = RuntimeKind::ALL.into_iter().filter(|&runtime| file.waited.busy(runtime).is_some_and(|(_, b)| b));
+        FileNoise { busy: busy.collect(), ..FileNoise::of_pairs(file, &|_, _| true, Prior::WEIGHT) }
     }
 
     /// [`FileNoise::of`] from the pairs of cells that `pairs` accepts only (a paired A/B run
     /// measures its noise from each channel's two builds, not from two channels), its priors
-    /// weighing up to `weight` observations ([`Prior::measured`]).
+    /// weighing up to `weight` observations ([`Prior::measured`]). No busy host's floor: it was
+    /// measured on two channels' ratio, not on one channel's two builds.
     pub fn of_pairs(file: &ResultsFile, pairs: &dyn Fn(&CellKey, &CellKey) -> bool, weight: f64) -> FileNoise {
         let mut sums: HashMap<(Coord, Metric, bool, bool), (f64, f64)> = HashMap::new();
         let mut add = |key: (Coord, Metric, bool), values: &[f64]| {
@@ -207,10 +211,8 @@ impl FileNoise {
             .filter(|(_, (_, degrees))| *degrees > 0.0)
             .map(|(key, (sum, degrees))| (key, (sum / degrees).max(0.0).sqrt()))
             .collect();
-        let busy =
-            RuntimeKind::ALL.into_iter().filter(|&runtime| file.waited.busy(runtime).is_some_and(|(_, busy)| busy));
-        let busy = busy.collect();
-        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs: file.runs.max(1), busy };
+        let runs = file.runs.max(1);
+        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs, busy: Vec::new() };
         let calibrations = halves
             .into_iter()
             .filter_map(|((group, metric), pairs)| {
