@@ -107,12 +107,18 @@ const TINY_SWEEP: [&str; 16] = [
     "0",
 ];
 
-#[test]
-fn memory_beside_a_sweep_writes_its_sidecar_and_the_sweeps_answer_names_what_each_pick_keeps() {
+/// A temporary folder holding `x.csv`, a sweep of [`TINY_SWEEP`] that finished.
+fn tiny_sweep() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("x.csv");
     let (code, stdout, stderr) = common::run(TINY_SWEEP.iter().copied().chain(["--out", csv.to_str().unwrap()]));
     assert_eq!(code, Some(0), "{stdout}{stderr}");
+    (dir, csv)
+}
+
+#[test]
+fn memory_beside_a_sweep_writes_its_sidecar_and_the_sweeps_answer_names_what_each_pick_keeps() {
+    let (dir, csv) = tiny_sweep();
 
     // Without other flags, the sweep's channels and cells, the rows to its sidecar.
     let (code, stdout, stderr) = common::run(["memory", "--sweep", csv.to_str().unwrap()]);
@@ -149,10 +155,7 @@ fn memory_beside_a_sweep_writes_its_sidecar_and_the_sweeps_answer_names_what_eac
 
 #[test]
 fn memory_beside_a_sweep_refuses_before_measuring_when_its_sidecar_exists() {
-    let dir = tempfile::tempdir().unwrap();
-    let csv = dir.path().join("x.csv");
-    let (code, stdout, stderr) = common::run(TINY_SWEEP.iter().copied().chain(["--out", csv.to_str().unwrap()]));
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let (dir, csv) = tiny_sweep();
     let sidecar = dir.path().join("x.memory.csv");
     std::fs::write(&sidecar, "mine\n").unwrap();
     let listing = || {
