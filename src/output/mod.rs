@@ -7,6 +7,7 @@
 pub mod ab;
 pub mod across;
 #[cfg(test)]
+#[path = "tests/agree.rs"]
 mod agree;
 pub mod answer;
 pub mod compare;
