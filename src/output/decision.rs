@@ -185,19 +185,26 @@ pub fn card(decision: &Decision, keep: &[String]) -> Vec<(CardLine, Vec<Span>)> 
     lines
 }
 
-/// What `figure` is, where it is judged: `frames overflowed in phase`.
-fn figure(figure: Weigh) -> &'static str {
-    match figure {
-        Weigh::Drops => "frames overflowed in phase",
-        Weigh::Cpu => "CPU per message out of phase",
-        Weigh::P99 => "p99 in phase",
+/// How a figure weighed reads: its name in full (`frames overflowed`) and short (`drops`), the
+/// phase it is judged in (`in phase`), and the words for fewer and as many (`fewer`, `as few`).
+fn words(weigh: Weigh) -> [&'static str; 5] {
+    match weigh {
+        Weigh::Drops => ["frames overflowed", "drops", "in phase", "fewer", "as few"],
+        Weigh::Cpu => ["CPU per message", "CPU", "out of phase", "less", "as little"],
+        Weigh::P99 => ["p99", "p99", "in phase", "a lower", "as low"],
     }
+}
+
+/// What `weigh` is, where it is judged: `frames overflowed in phase`.
+fn figure(weigh: Weigh) -> String {
+    let [name, _, phase, ..] = words(weigh);
+    format!("{name} {phase}")
 }
 
 /// The `weighed` line: the figures in order and the flag that gave them: `frames overflowed in
 /// phase, then CPU per message out of phase (--weigh drops,cpu)`.
 fn weighed(decision: &Decision) -> (CardLine, Vec<Span>) {
-    let order: Vec<&str> = decision.weighing.order().iter().map(|weigh| figure(*weigh)).collect();
+    let order: Vec<String> = decision.weighing.order().iter().map(|weigh| figure(*weigh)).collect();
     let text = format!("{} (", order.join(", then "));
     let flag = Span::Code(format!("--weigh {}", decision.weighing));
     (CardLine::Weighed, vec![Span::Text(text), flag, Span::text(")")])
@@ -239,19 +246,19 @@ fn avoid_line(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
         .iter()
         .map(|(channel, why)| match why {
             Avoid::KnownProblem => vec![Span::Channel(channel.to_string(), Mark::KnownProblem)],
-            _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)))],
+            _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)[0]))],
         })
         .collect();
     (!avoid.is_empty()).then(|| (CardLine::Avoid, fitted(&avoid, CARD_WIDTH - LABEL)))
 }
 
-/// Why a channel is avoided, in the card's words.
-fn avoided(why: Avoid) -> &'static str {
+/// Why a channel is avoided, in the card's words and in `summary --json`'s.
+fn avoided(why: Avoid) -> [&'static str; 2] {
     match why {
-        Avoid::KnownProblem => "a known problem",
-        Avoid::PacerBehind => "pacer behind",
-        Avoid::Failed => "failed",
-        Avoid::Disturbed => "every sample disturbed",
+        Avoid::KnownProblem => ["a known problem", "known problem"],
+        Avoid::PacerBehind => ["pacer behind", "pacer fell behind"],
+        Avoid::Failed => ["failed", "a sample failed"],
+        Avoid::Disturbed => ["every sample disturbed"; 2],
     }
 }
 
@@ -262,23 +269,13 @@ fn avoided(why: Avoid) -> &'static str {
 fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let pick = decision.pick.as_ref()?;
     let order = decision.weighing.order();
-    let short = |weigh: &Weigh| match weigh {
-        Weigh::Drops => "drops",
-        Weigh::Cpu => "CPU",
-        Weigh::P99 => "p99",
-    };
-    let names: Vec<&str> = order.iter().map(short).collect();
-    let where_judged = |weigh: &Weigh| match weigh {
-        Weigh::Drops => "drops in phase",
-        Weigh::Cpu => "CPU out of phase",
-        Weigh::P99 => "p99 in phase",
-    };
-    let judged: Vec<&str> = order.iter().map(where_judged).collect();
+    let names: Vec<&str> = order.iter().map(|weigh| words(*weigh)[1]).collect();
+    let judged: Vec<String> = order.iter().map(|weigh| format!("{} {}", words(*weigh)[1], words(*weigh)[2])).collect();
     let said: Vec<String> = keep
         .iter()
         .map(|channel| match decision.avoid.iter().find(|(id, _)| id.is_named(channel)) {
             _ if pick.channel.is_named(channel) => format!("{channel} is the pick"),
-            Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)),
+            Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)[0]),
             None => match decision.passed_over.iter().find(|(id, ..)| id.is_named(channel)) {
                 Some((_, ahead, count)) => {
                     format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision))
@@ -301,13 +298,8 @@ fn left_out(decision: &Decision) -> Option<String> {
     (count > 0).then(|| format!("{count} of {} samples ({}), kept in the CSV", decision.samples, why.join(", ")))
 }
 
-/// The card as lines, `label: value`, the labels aligned.
-pub fn card_lines(decision: &Decision, keep: &[String]) -> Vec<Vec<Span>> {
-    lines(card(decision, keep))
-}
-
 /// `card`'s lines as text, each `label: value`, the labels aligned.
-fn lines(card: Vec<(CardLine, Vec<Span>)>) -> Vec<Vec<Span>> {
+pub fn lines(card: Vec<(CardLine, Vec<Span>)>) -> Vec<Vec<Span>> {
     let label = |line: CardLine| Span::Text(format!("{:<LABEL$}", format!("{}:", line.word())));
     card.into_iter().map(|(line, value)| [vec![label(line)], value].concat()).collect()
 }
@@ -341,12 +333,6 @@ pub fn json(decision: &Decision) -> Value {
         })
     };
     let everyday = pick.and_then(|seat| seat.out_of_phase.as_ref().or(seat.in_phase.as_ref()));
-    let why = |why: Avoid| match why {
-        Avoid::KnownProblem => "known problem",
-        Avoid::PacerBehind => "pacer fell behind",
-        Avoid::Failed => "a sample failed",
-        Avoid::Disturbed => "every sample disturbed",
-    };
     json!({
         "participants": decision.participants,
         "runtime": decision.coord.runtime,
@@ -368,8 +354,8 @@ pub fn json(decision: &Decision) -> Value {
         "separated": SEPARATED,
         "closest": decision.closest.as_ref().map(|(channel, ahead)| json!({ "channel": channel.to_string(), "resamples": ahead })),
         "passed_over": decision.passed_over.iter().map(|(channel, ahead, count)| json!({ "channel": channel.to_string(), "ahead": ahead.to_string(), "resamples": count })).collect::<Vec<_>>(),
-        "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel.to_string(), "why": why(*reason) })).collect::<Vec<_>>(),
-        "card": card_lines(decision, &[]).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
+        "avoid": decision.avoid.iter().map(|(channel, reason)| json!({ "channel": channel.to_string(), "why": avoided(*reason)[1] })).collect::<Vec<_>>(),
+        "card": lines(card(decision, &[])).iter().map(|card| line(card, Format::Text)).collect::<Vec<_>>(),
         "title": title(decision),
         "text": line(&explanation(decision), Format::Text),
     })

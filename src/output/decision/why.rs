@@ -2,7 +2,7 @@
 //! the pick is taken by, and what latency does as load rises; or, when the room is not resolved,
 //! who is ahead of whom. Formatting only (`results::decision` computes).
 
-use super::{resamples, share, title};
+use super::{figure, resamples, share, title, words};
 use crate::output::doc::{Block, On, Section, Span};
 use crate::output::format::{duration, percent};
 use crate::results::analysis::Analysis;
@@ -96,20 +96,11 @@ fn first_figure(decision: &Decision, (out, inside): (Option<&PacedCell>, Option<
 /// What passing a channel over takes on the figures of `weighing`, in order: `fewer frames
 /// overflowed in phase, or as few and less CPU per message out of phase`.
 fn beyond(weighing: &Weighing) -> String {
-    let better = |weigh: Weigh| match weigh {
-        Weigh::Drops => "fewer frames overflowed in phase",
-        Weigh::Cpu => "less CPU per message out of phase",
-        Weigh::P99 => "a lower p99 in phase",
-    };
-    let same = |weigh: Weigh| match weigh {
-        Weigh::Drops => "as few",
-        Weigh::Cpu => "as little",
-        Weigh::P99 => "as low",
-    };
+    let better = |weigh: Weigh| format!("{} {}", words(weigh)[3], figure(weigh));
     let order = weighing.order();
-    let mut text = better(order[0]).to_owned();
+    let mut text = better(order[0]);
     for pair in order.windows(2) {
-        text += &format!(", or {} and {}", same(pair[0]), better(pair[1]));
+        text += &format!(", or {} and {}", words(pair[0])[4], better(pair[1]));
     }
     text
 }

@@ -116,8 +116,10 @@ fn every_view_gives_a_paced_cells_p99_cpu_and_drops_as_one_figure() {
     let decision = &analysis.decisions[0];
     let pick = decision.pick.as_ref().unwrap();
     let (out, inside) = (pick.out_of_phase.as_ref().unwrap(), pick.in_phase.as_ref().unwrap());
-    let card: Vec<String> =
-        decision::card_lines(decision, &[]).iter().map(|line| super::doc::line(line, Format::Text)).collect();
+    let card: Vec<String> = decision::lines(decision::card(decision, &[]))
+        .iter()
+        .map(|line| super::doc::line(line, Format::Text))
+        .collect();
     let said = |label: &str| card.iter().find(|line| line.starts_with(label)).unwrap().clone();
     let (latency, dropped, cost) = (said("latency:"), said("drops:"), said("cost:"));
     assert!(latency.contains(&format!("out of phase {} (", duration(out.latency.unwrap().p99 as f64))), "{latency}");
