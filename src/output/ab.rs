@@ -8,6 +8,7 @@ use super::format;
 use crate::results::ab::{Ab, Against, Change};
 use crate::results::band::first_seen;
 use crate::results::cells::FEWEST_SAMPLES;
+use crate::results::channel::ChannelId;
 use crate::results::noise::{CHANGE_CONFIDENCE, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;
 use crate::stats::verdict::Call;
@@ -85,11 +86,9 @@ fn against(table: &[Against]) -> String {
     for id in first_seen(table.iter().map(Against::mine_id)) {
         let rows: Vec<&Against> = table.iter().filter(|row| row.mine_id() == id).collect();
         let (mine, others) = (&rows[0].mine, first_seen(rows.iter().map(|row| row.other_id())));
-        let mut grid = Table::default();
-        grid.column("cell");
-        for other in &others {
-            grid.column(&rows.iter().find(|row| row.other_id() == *other).expect("a row of each").other);
-        }
+        let name =
+            |other: &ChannelId| rows.iter().find(|row| row.other_id() == *other).expect("a row of each").other.as_str();
+        let mut grid = Table::new(0, std::iter::once("cell").chain(others.iter().map(name)));
         for at in first_seen(rows.iter().map(|row| row.at())) {
             let place = &rows.iter().find(|row| row.at() == at).expect("a row of each").place;
             let cells = others.iter().map(|other| {

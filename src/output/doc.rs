@@ -179,9 +179,10 @@ pub struct Table {
 }
 
 impl Table {
-    /// Adds a column.
-    pub fn column(&mut self, header: impl Into<String>) {
-        self.columns.push(header.into());
+    /// A table without rows: its first `group` columns head a group of rows, its columns headed
+    /// by `headers`.
+    pub fn new(group: usize, headers: impl IntoIterator<Item: Into<String>>) -> Table {
+        Table { group, columns: headers.into_iter().map(Into::into).collect(), rows: Vec::new() }
     }
 
     /// As Markdown or HTML: a table per machine and capacity, in the order they first appear,

@@ -117,13 +117,8 @@ fn changed(first: &Recommendation, band: &Recommendation) -> bool {
 fn matrix(bands: &[Recommendation]) -> Table {
     let columns = first_seen(bands.iter().map(Column::of));
     let cores = by_cores(columns.iter().filter_map(|column| column.machine.as_ref()));
-    let mut table = Table { group: 2, ..Table::default() };
-    for header in ["runtime", "mode", "tasks"] {
-        table.column(header);
-    }
-    for column in &columns {
-        table.column(column.header(cores));
-    }
+    let headers = ["runtime", "mode", "tasks"].map(String::from).into_iter();
+    let mut table = Table::new(2, headers.chain(columns.iter().map(|column| column.header(cores))));
     for row in first_seen(bands.iter().map(Row::of)) {
         let of_row: Vec<&Recommendation> = bands.iter().filter(|band| Row::of(band) == row).collect();
         let tasks: BTreeSet<u64> = of_row.iter().flat_map(|band| band.band.tasks.iter().copied()).collect();

@@ -224,25 +224,26 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     })
 }
 
+/// A column of the summary's table shown only where some band has something in it: whether it
+/// is shown, its header, and its cell of a band.
+type Optional<'a> = (bool, &'a str, &'a dyn Fn(&Recommendation) -> Vec<Span>);
+
 /// The summary's table: per band its fastest (the pick), careful pick and lowest CPU, a column
 /// for p99 only when some band has latency, the kept channels' verdicts, and the channels not
 /// ranked with why when some band has them.
 fn table(bands: &[Recommendation], keep: &[String]) -> Table {
     let with_p99 = bands.iter().any(|band| band.p99.first().is_some());
     let with_excluded = bands.iter().any(|band| !band.excluded.is_empty());
-    let mut table = Table { group: 2, ..Table::default() };
-    for header in ["runtime", "mode", "tasks", PICK, &format!("{CAREFUL} (ns/message)"), "lowest CPU (ns/message)"] {
-        table.column(header);
-    }
-    if !keep.is_empty() {
-        table.column(YOURS);
-    }
-    if with_p99 {
-        table.column("lowest p99 latency");
-    }
-    if with_excluded {
-        table.column("not ranked");
-    }
+    let excluded = |band: &Recommendation| band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", ");
+    let optional: [Optional; 3] = [
+        (!keep.is_empty(), YOURS, &|band| yours(band, keep)),
+        (with_p99, "lowest p99 latency", &|band| leaders(&band.p99, duration, "lower than", false)),
+        (with_excluded, "not ranked", &|band| vec![Span::Text(excluded(band))]),
+    ];
+    let optional: Vec<_> = optional.into_iter().filter(|(with, ..)| *with).collect();
+    let careful_header = format!("{CAREFUL} (ns/message)");
+    let headers = ["runtime", "mode", "tasks", PICK, &careful_header, "lowest CPU (ns/message)"];
+    let mut table = Table::new(2, headers.into_iter().chain(optional.iter().map(|(_, header, _)| *header)));
     for band in bands {
         let mut cells = band_cells(band);
         cells.push(match band.speed.first() {
@@ -250,15 +251,7 @@ fn table(bands: &[Recommendation], keep: &[String]) -> Table {
             None => vec![Span::text("no channel without failures")],
         });
         cells.extend([careful(band), leaders(&band.cpu, number, "lower than", false)]);
-        if !keep.is_empty() {
-            cells.push(yours(band, keep));
-        }
-        if with_p99 {
-            cells.push(leaders(&band.p99, duration, "lower than", false));
-        }
-        if with_excluded {
-            cells.push(vec![Span::Text(band.excluded.iter().map(excluded_text).collect::<Vec<_>>().join(", "))]);
-        }
+        cells.extend(optional.iter().map(|(_, _, cell)| cell(band)));
         table.rows.push((Some(format::section(&band.band)), cells));
     }
     table
