@@ -260,6 +260,29 @@ impl Table {
     }
 }
 
+/// A column of an HTML table of rows `R`: its header, whether its cells are figures (set right,
+/// `class="n"`), and its cell of a row, as HTML.
+pub type HtmlColumn<'a, R> = (&'a str, bool, &'a dyn Fn(&R) -> String);
+
+/// `rows` as an HTML table of `columns`, `<table{attributes}>`, each row's `<tr>` with the
+/// attributes `row_attributes` gives it.
+pub fn html_table<R>(
+    attributes: &str,
+    columns: &[HtmlColumn<R>],
+    rows: impl IntoIterator<Item = R>,
+    row_attributes: impl Fn(&R) -> &'static str,
+) -> String {
+    let headers: String = columns.iter().map(|(header, ..)| format!("<th>{header}</th>")).collect();
+    let mut out = format!("<table{attributes}>\n<tr>{headers}</tr>\n");
+    for row in rows {
+        let cell = |(_, figure, cell): &HtmlColumn<R>| {
+            format!("<td{}>{}</td>", if *figure { " class=\"n\"" } else { "" }, cell(&row))
+        };
+        let _ = writeln!(out, "<tr{}>{}</tr>", row_attributes(&row), columns.iter().map(cell).collect::<String>());
+    }
+    out + "</table>\n"
+}
+
 /// A block of a [`Section`].
 #[derive(Debug, Clone)]
 pub enum Block {

@@ -4,13 +4,14 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Form, Format, Mark, Span, line};
+use super::doc::{Form, Format, HtmlColumn, Mark, Span, html_table, line};
 use super::format::{self, escape, number};
 use super::summary::{caveat_items, caveated_of};
 use super::svg;
 use crate::results::analysis::Analysis;
-use crate::results::cells::CellsFile;
+use crate::results::cells::{CellResult, CellsFile};
 use crate::results::column::Column;
+use crate::results::figures::Figures;
 use crate::results::metadata::{MachineId, Metadata};
 
 pub(crate) const STYLE: &str = "body{font-family:sans-serif;max-width:1320px;margin:1em auto;padding:0 1em;color:#222}\
@@ -98,7 +99,7 @@ fn plots(out: &mut String, cells: &CellsFile) {
 }
 
 /// `low–high`.
-fn range((low, high): (f64, f64)) -> String {
+fn range([low, high]: [f64; 2]) -> String {
     format!("{}–{}", number(low), number(high))
 }
 
@@ -111,47 +112,38 @@ fn cell_table(out: &mut String, cells: &CellsFile) {
          in (its 95% repeat interval: the samples' spread, both runs' sample counts and the machine's wander over the run), the median, the min–max, and the clusters when the samples form more than one; CPU \
          ns/message is the trimmed mean of <code>cpu_ns / messages</code>. A disturbed sample (a steal tick, a pacer \
          late, CPU or switches far above the cell's others, or measured while other cells around it were slow \
-         too) is counted apart and left out of every figure.</p>\n<table>\n<tr><th>runtime</th>\
-         <th>workers</th><th>capacity</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th><th>samples</th><th>trimmed mean</th>\
-         <th>another run</th><th>median</th><th>min–max</th><th>clusters</th><th>CPU</th><th>failed</th></tr>\n",
+         too) is counted apart and left out of every figure.</p>\n",
     );
-    for cell in &cells.cells {
-        let (mean, interval, median, min_max, clusters) = match &cell.ns_per_message {
-            Some(f) => (
-                number(f.trimmed_mean),
-                f.repeat_interval.map_or_else(String::new, |[low, high]| range((low, high))),
-                number(f.median),
-                range((f.min, f.max)),
-                format::clusters(f.clusters.iter().map(|cluster| (cluster.centre, cluster.share))),
-            ),
-            None => Default::default(),
-        };
-        let failed =
-            cell.first_failure.as_ref().map_or(String::new(), |first| format!("{}: {}", cell.failed, escape(first)));
-        let _ = writeln!(
-            out,
-            "<tr{}><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{mean}</td><td class=\"n\">{interval}</td>\
-             <td class=\"n\">{median}</td><td class=\"n\">{min_max}</td><td>{clusters}</td><td class=\"n\">{}</td>\
-             <td>{failed}</td></tr>",
-            if cell.failed > 0 { " class=\"failed\"" } else { "" },
-            cell.runtime,
-            cell.workers,
-            escape(&cell.capacity_label),
-            cell.mode,
-            escape(&cell.setting),
-            cell.tasks,
-            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
-            match (cell.disturbed.len(), cell.bounded) {
-                (0, 0) => cell.ok.to_string(),
-                (0, bounded) => format!("{} ({bounded} bounded)", cell.ok),
-                (left_out, 0) => format!("{} (+{left_out} disturbed, left out)", cell.ok),
-                (left_out, bounded) => format!("{} ({bounded} bounded; +{left_out} disturbed, left out)", cell.ok),
-            },
-            cell.figures[Column::CpuNsPerMessage].as_ref().map_or_else(String::new, |cpu| number(cpu.trimmed_mean)),
-        );
-    }
-    out.push_str("</table>\n");
+    let speed = |cell: &CellResult, figure: fn(&Figures) -> String| {
+        cell.ns_per_message.as_ref().map_or_else(String::new, figure)
+    };
+    let mean: fn(&Figures) -> String = |figures| number(figures.trimmed_mean);
+    let columns: [HtmlColumn<&CellResult>; 15] = [
+        ("runtime", false, &|cell| cell.runtime.to_string()),
+        ("workers", true, &|cell| cell.workers.to_string()),
+        ("capacity", true, &|cell| escape(&cell.capacity_label)),
+        ("mode", false, &|cell| cell.mode.to_string()),
+        ("setting", false, &|cell| escape(&cell.setting)),
+        ("tasks", true, &|cell| cell.tasks.to_string()),
+        ("channel", false, &|cell| Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html)),
+        ("samples", true, &|cell| match (cell.disturbed.len(), cell.bounded) {
+            (0, 0) => cell.ok.to_string(),
+            (0, bounded) => format!("{} ({bounded} bounded)", cell.ok),
+            (left_out, 0) => format!("{} (+{left_out} disturbed, left out)", cell.ok),
+            (left_out, bounded) => format!("{} ({bounded} bounded; +{left_out} disturbed, left out)", cell.ok),
+        }),
+        ("trimmed mean", true, &|cell| speed(cell, mean)),
+        ("another run", true, &|cell| speed(cell, |f| f.repeat_interval.map_or_else(String::new, range))),
+        ("median", true, &|cell| speed(cell, |f| number(f.median))),
+        ("min–max", true, &|cell| speed(cell, |f| range([f.min, f.max]))),
+        ("clusters", false, &|cell| speed(cell, |f| format::found_clusters(&f.clusters))),
+        ("CPU", true, &|cell| cell.figures[Column::CpuNsPerMessage].as_ref().map_or_else(String::new, mean)),
+        ("failed", false, &|cell| {
+            cell.first_failure.as_ref().map_or(String::new(), |first| format!("{}: {}", cell.failed, escape(first)))
+        }),
+    ];
+    let failed = |cell: &&CellResult| if cell.failed > 0 { " class=\"failed\"" } else { "" };
+    out.push_str(&html_table("", &columns, &cells.cells, failed));
     caveat_list(out, cells);
     out.push_str("</section>\n");
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::doc::{Block, Format, On, Section, Span, Table, capitalized};
+use super::doc::{Block, Format, HtmlColumn, On, Section, Span, Table, capitalized, html_table};
 use super::format::{self, duration, escape, number, percent, thousands};
 use super::summary::{band_size, named};
 use super::svg;
@@ -14,7 +14,7 @@ use crate::results::band::Contender;
 use crate::results::cells::{CellResult, CellsFile, PacedResult};
 use crate::results::load::CellKey;
 use crate::results::paced::{PacedBand, PacedEntry};
-use crate::results::recommend::Ranking;
+use crate::results::recommend::{Entry, Ranking};
 
 /// The heading of the answer, in every output.
 pub const HEADING: &str = "latency under load";
@@ -155,31 +155,19 @@ fn standing(ranking: &Ranking<PacedEntry>, channel: Contender, is_ratio: bool) -
 /// with its standing against the first ([`standing`]), † on a crate with a known problem; then
 /// the channels not ranked.
 fn band_table(band: &PacedBand) -> String {
-    let mut out = format!(
-        "<h3>{} · {}</h3>\n<table class=\"band\">\n<tr><th>channel</th><th>p99, pooled</th><th>against the lowest</th>\
-         <th>CPU per delivered msg</th><th>against the lowest</th><th>share of a core</th><th>frames overflowed \
-         (drops)</th><th>against the fewest</th></tr>\n",
-        escape(&group(band)),
-        escape(&band_size(&band.band))
-    );
+    let mut out = format!("<h3>{} · {}</h3>\n", escape(&group(band)), escape(&band_size(&band.band)));
+    let columns: [HtmlColumn<&Entry<PacedEntry>>; 8] = [
+        ("channel", false, &|ranked| Span::channel(ranked.label(), &ranked.figures.channel).render(Format::Html)),
+        ("p99, pooled", true, &|ranked| ranked.figures.p99_ns.map_or(String::new(), duration)),
+        ("against the lowest", false, &|ranked| standing(&band.p99, ranked.id(), true)),
+        ("CPU per delivered msg", true, &|ranked| ranked.figures.cpu_ns.map_or(String::new(), duration)),
+        ("against the lowest", false, &|ranked| standing(&band.cpu, ranked.id(), true)),
+        ("share of a core", true, &|ranked| ranked.figures.core_share.map_or(String::new(), percent)),
+        ("frames overflowed (drops)", true, &|ranked| escape(&overflow(&ranked.figures))),
+        ("against the fewest", false, &|ranked| standing(&band.overflow, ranked.id(), false)),
+    ];
     let by = if band.p99.entries.is_empty() { &band.cpu } else { &band.p99 };
-    for ranked in &by.entries {
-        let (label, entry) = (ranked.label(), &ranked.figures);
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            Span::channel(label.as_str(), &entry.channel).render(Format::Html),
-            entry.p99_ns.map_or(String::new(), duration),
-            standing(&band.p99, ranked.id(), true),
-            entry.cpu_ns.map_or(String::new(), duration),
-            standing(&band.cpu, ranked.id(), true),
-            entry.core_share.map_or(String::new(), percent),
-            escape(&overflow(entry)),
-            standing(&band.overflow, ranked.id(), false),
-        );
-    }
-    out.push_str("</table>\n");
+    out += &html_table(" class=\"band\"", &columns, &by.entries, |_| "");
     let not_ranked = not_ranked(band);
     if !not_ranked.is_empty() {
         let _ = writeln!(out, "<p class=\"note\">Not ranked: {}</p>", escape(&not_ranked));
@@ -209,35 +197,29 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         let title = svg::Title { group, notes: notes.trim_start().to_owned() };
         out.push_str(&svg::panel(&title, Some("pooled p99"), &series));
     }
-    out.push_str(
-        "</div>\n<table>\n<tr><th>runtime</th><th>mode</th><th>setting</th><th>tasks</th><th>channel</th>\
-         <th>p99, pooled</th><th>p99.9, pooled</th><th>max</th><th>frames overflowed</th><th>dropped</th>\
-         <th>CPU per delivered msg (trimmed mean)</th><th>share of a core</th><th>resident growth (median)</th>\
-         <th>pacer</th></tr>\n",
-    );
+    out.push_str("</div>\n");
     let latency = |ns: Option<u64>| ns.map_or(String::new(), |ns| duration(ns as f64));
-    for (cell, figures) in paced {
-        let _ = writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            cell.runtime,
-            cell.mode,
-            escape(&cell.phased_setting),
-            cell.tasks,
-            Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
-            latency(figures.pooled_p99_ns),
-            latency(figures.pooled_p999_ns),
-            latency(figures.pooled_max_ns),
-            percent(figures.overflow_share),
-            percent(figures.drop_share),
-            figures.cpu_ns_per_delivered.map_or(String::new(), duration),
-            figures.core_share.map_or(String::new(), percent),
-            figures.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0))),
-            if figures.pacer_behind { "behind: not ranked" } else { "kept up" },
-        );
-    }
-    out.push_str("</table>\n</section>\n");
+    let columns: [HtmlColumn<(&CellResult, &PacedResult)>; 14] = [
+        ("runtime", false, &|(cell, _)| cell.runtime.to_string()),
+        ("mode", false, &|(cell, _)| cell.mode.to_string()),
+        ("setting", false, &|(cell, _)| escape(&cell.phased_setting)),
+        ("tasks", true, &|(cell, _)| cell.tasks.to_string()),
+        ("channel", false, &|(cell, _)| Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html)),
+        ("p99, pooled", true, &|(_, f)| latency(f.pooled_p99_ns)),
+        ("p99.9, pooled", true, &|(_, f)| latency(f.pooled_p999_ns)),
+        ("max", true, &|(_, f)| latency(f.pooled_max_ns)),
+        ("frames overflowed", true, &|(_, f)| percent(f.overflow_share)),
+        ("dropped", true, &|(_, f)| percent(f.drop_share)),
+        ("CPU per delivered msg (trimmed mean)", true, &|(_, f)| {
+            f.cpu_ns_per_delivered.map_or(String::new(), duration)
+        }),
+        ("share of a core", true, &|(_, f)| f.core_share.map_or(String::new(), percent)),
+        ("resident growth (median)", true, &|(_, f)| {
+            f.resident_growth_bytes.map_or(String::new(), |bytes| format!("{} KiB", number(bytes / 1024.0)))
+        }),
+        ("pacer", false, &|(_, f)| if f.pacer_behind { "behind: not ranked" } else { "kept up" }.to_owned()),
+    ];
+    out += &html_table("", &columns, paced, |_| "");
+    out.push_str("</section>\n");
     out
 }
