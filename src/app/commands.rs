@@ -84,13 +84,6 @@ pub(crate) fn metadata(csv: &Path) -> Option<Metadata> {
     })
 }
 
-/// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
-/// the path of one as given, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
-/// pooled are a usage error naming the difference.
-fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    pooled(read_runs(paths)?, allow_different_builds)
-}
-
 /// The CSVs at `paths` read, each with the JSON beside it.
 fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
     paths
@@ -99,8 +92,10 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
         .collect()
 }
 
-/// `runs` as one file, named as [`read_pooled`] names them: the runs of each sweep of each
-/// machine pooled (`results::pool`), several machines side by side, each cell keyed on its own.
+/// `runs` as one file, and the name outputs give them: the path of one as given, `a.csv, b.csv,
+/// c.csv (3 runs pooled)` for several; the runs of each sweep of each machine pooled
+/// (`results::pool`), several machines side by side, each cell keyed on its own. Runs that
+/// cannot be pooled are a usage error naming the difference.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
     let named = |names: Vec<String>| match names.len() {
         1 => names[0].clone(),
@@ -134,8 +129,8 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let ((old_name, old), (new_name, new)) =
-        (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
+    let read_pooled = |csvs: &[PathBuf]| pooled(read_runs(csvs)?, args.allow_different);
+    let ((old_name, old), (new_name, new)) = (read_pooled(&args.old.0)?, read_pooled(&args.new.0)?);
     let (mut old, mut new) = (old.only(subset(args)), new.only(subset(args)));
     for (name, file) in [(&old_name, &old), (&new_name, &new)] {
         if file.order.is_empty() {

@@ -101,7 +101,7 @@ pub(super) fn measure(
     place: &mut dyn sweeping::Place,
 ) -> anyhow::Result<Measured> {
     let started = SystemTime::now();
-    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
+    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| results_csv("channel-bench", started)));
     set.check(plan.force)?;
     let mut csv = CsvWriter::create(set.csv(), plan.force)?;
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
@@ -234,11 +234,6 @@ pub(super) fn write_cells(set: &OutputSet, cells: &CellsFile, exports: &ExportAr
     export::write_all(exports, cells, force)?;
     print_line(&format!("cells: {}", path.display()));
     Ok(())
-}
-
-/// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
-fn default_out(started: SystemTime) -> PathBuf {
-    results_csv("channel-bench", started)
 }
 
 /// `results/<name>-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
