@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{file_name, print_error, read};
+use super::{dry_run, file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
 use crate::output::doc::{Form, Format};
@@ -31,6 +31,10 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
     let target = target(&out, args.force, args.out.is_none(), "--out")?;
+    if args.dry_run {
+        export::check_free(&args.export, args.force)?;
+        return dry_run::command("cells", csvs, &dry_run::output(target));
+    }
     if let Target::Kept(_) = target {
         return target.put("", "cells").map(|()| ExitCode::SUCCESS);
     }
@@ -129,6 +133,9 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    if args.dry_run {
+        return dry_run::command("compare", &[&args.old.0[..], &args.new.0].concat(), "print the comparison");
+    }
     let read_pooled = |csvs: &[PathBuf]| pooled(read_runs(csvs)?, args.allow_different);
     let ((old_name, old), (new_name, new)) = (read_pooled(&args.old.0)?, read_pooled(&args.new.0)?);
     let (mut old, mut new) = (old.only(subset(args)), new.only(subset(args)));
@@ -229,6 +236,15 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     } else {
         Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
     };
+    if args.dry_run {
+        let writes = match markdown {
+            None if args.short => "print the short answer".to_owned(),
+            None if args.json => "print the answer as JSON".to_owned(),
+            None => "print the answer, write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
+            Some(markdown) => format!("print the answer, {}", dry_run::output(markdown)),
+        };
+        return dry_run::command("summary", csvs, &writes);
+    }
     let Reread { name, pooled: pooled_name, mut analysis, .. } =
         reread(csvs, args.allow_different, args.weigh.as_ref())?;
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
@@ -310,6 +326,9 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
+    if args.dry_run {
+        return dry_run::command("report", csvs, &dry_run::output(html));
+    }
     if let Target::Kept(_) = html {
         return html.put("", "report").map(|()| ExitCode::SUCCESS);
     }
