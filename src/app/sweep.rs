@@ -156,7 +156,7 @@ impl Measured {
                 signal_name(signal),
                 self.outcome.cells_done,
                 self.cells,
-                self.outcome.samples,
+                self.outcome.rows.len(),
                 self.set.csv().display()
             ));
             // The signal's exit code wins over a summary that could not be written.
