@@ -218,12 +218,9 @@ impl StopSignals {
     }
 }
 
+/// `SIGTERM`, as signal-hook names the signal (each of [`STOP_SIGNALS`] has its name).
 fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        SIGTERM => "SIGTERM",
-        SIGHUP => "SIGHUP",
-        _ => "SIGINT",
-    }
+    signal_hook::low_level::signal_name(signal).unwrap_or("SIGINT")
 }
 
 /// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
@@ -241,4 +238,14 @@ pub(super) fn results_csv(name: &str, started: SystemTime) -> PathBuf {
     let stamp: String =
         humantime::format_rfc3339_seconds(started).to_string().chars().filter(|c| !matches!(c, '-' | ':')).collect();
     PathBuf::from("results").join(format!("{name}-{stamp}.csv"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_stop_signal_is_said_by_its_name() {
+        assert_eq!(STOP_SIGNALS.map(signal_name), ["SIGINT", "SIGTERM", "SIGHUP"]);
+    }
 }
