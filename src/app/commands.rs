@@ -24,7 +24,7 @@ use crate::run::workload::Capacity;
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
     if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs pooled: give --out PATH for their cells".to_owned()));
+        return Err(usage("several CSVs pooled: give --out PATH for their cells"));
     }
     let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).cells_json());
     if csvs.contains(&out) {
@@ -316,7 +316,7 @@ pub(crate) fn print_summary(name: &str, analysis: &Analysis, markdown: Target) -
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
     if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
+        return Err(usage("several CSVs in one report: give --out PATH for it"));
     }
     let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
     if csvs.contains(&html) {

@@ -225,8 +225,7 @@ fn cells(args: &MemoryArgs, sweep: Option<&ResultsFile>) -> anyhow::Result<Vec<M
         if cells.is_empty() {
             return Err(usage(
                 "--sweep: none of the sweep's cells has the --modes, --tasks, --capacity and --record-bytes given: \
-                 give values it measured, or leave those flags out"
-                    .to_owned(),
+                 give values it measured, or leave those flags out",
             ));
         }
     } else {
