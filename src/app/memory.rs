@@ -151,20 +151,17 @@ pub fn room(
     rows
 }
 
-/// `cell` over `channel`, or a refused row when the channel cannot hold the cell's capacity.
+/// `cell` over `channel`, or a refused row when the channel cannot hold the cell's capacity
+/// ([`ChannelEntry::refusal`], as a sweep refuses it).
 fn measure(channel: &ChannelEntry, cell: &MemoryCell) -> Footprint {
     let workload = cell.workload();
-    let (slots, senders) = (workload.capacity_per_channel(), workload.senders_per_channel());
-    if !channel.supports(slots, senders) {
-        let reason = format!(
-            "{} needs {} slots for {senders} senders, more than {slots}",
-            channel.name,
-            senders * channel.slots_per_sender
-        );
-        let status = Status::Refused(reason);
-        return Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status };
+    match channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel()) {
+        Some(reason) => {
+            let status = Status::Refused(reason);
+            Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status }
+        }
+        None => (channel.memory)(cell),
     }
-    (channel.memory)(cell)
 }
 
 /// The channels of `--channels`, every one of them known; without it, those the sweep measured
