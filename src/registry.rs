@@ -183,9 +183,17 @@ impl ChannelEntry {
         })
     }
 
-    /// Whether this channel can hold exactly `capacity` messages with `senders` senders.
-    pub fn supports(&self, capacity: usize, senders: usize) -> bool {
-        capacity >= 1 && capacity >= senders * self.slots_per_sender
+    /// Why this channel cannot hold exactly `capacity` messages with `senders` senders, or `None`
+    /// when it can: a crate that reserves slots per sender cannot make a channel smaller than its
+    /// senders' reserve.
+    pub fn refusal(&self, capacity: usize, senders: usize) -> Option<String> {
+        let needed = senders * self.slots_per_sender;
+        (capacity < 1 || capacity < needed).then(|| {
+            format!(
+                "{} reserves {} slot(s) per sender: {senders} sender(s) need {needed} slots, its channel has {capacity}",
+                self.name, self.slots_per_sender
+            )
+        })
     }
 }
 

@@ -111,8 +111,6 @@ pub struct Outcome {
     pub refused_cells: Vec<String>,
     /// Cells sampled at least once (or stopped early on a hang).
     pub cells_done: usize,
-    /// Samples written to the CSV.
-    pub samples: usize,
     /// Whether a stop signal (SIGINT, SIGTERM, SIGHUP) stopped the sweep before its end.
     pub interrupted: bool,
     /// Every row written, in the CSV's order: what the answer at the sweep's end is read from
@@ -203,7 +201,7 @@ pub fn run(
         }
     }
     report(&cells, &of_rows(&rows), console, &mut outcome);
-    (outcome.samples, outcome.rows) = (rows.len(), rows);
+    outcome.rows = rows;
     Ok(outcome)
 }
 

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use super::{file_name, print_error, read};
+use super::{dry_run, file_name, print_error, read};
 use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
 use crate::error::usage;
 use crate::output::doc::{Form, Format};
@@ -24,13 +24,17 @@ use crate::run::workload::Capacity;
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
     if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs pooled: give --out PATH for their cells".to_owned()));
+        return Err(usage("several CSVs pooled: give --out PATH for their cells"));
     }
     let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).cells_json());
     if csvs.contains(&out) {
         return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
     }
     let target = target(&out, args.force, args.out.is_none(), "--out")?;
+    if args.dry_run {
+        export::check_free(&args.export, args.force)?;
+        return dry_run::command("cells", csvs, &dry_run::output(target));
+    }
     if let Target::Kept(_) = target {
         return target.put("", "cells").map(|()| ExitCode::SUCCESS);
     }
@@ -84,13 +88,6 @@ pub(crate) fn metadata(csv: &Path) -> Option<Metadata> {
     })
 }
 
-/// The CSVs at `paths` read and pooled (`results::pool`), and the name outputs give them:
-/// the path of one as given, `a.csv, b.csv, c.csv (3 runs pooled)` for several. Runs that cannot be
-/// pooled are a usage error naming the difference.
-fn read_pooled(paths: &[PathBuf], allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    pooled(read_runs(paths)?, allow_different_builds)
-}
-
 /// The CSVs at `paths` read, each with the JSON beside it.
 fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
     paths
@@ -99,8 +96,10 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
         .collect()
 }
 
-/// `runs` as one file, named as [`read_pooled`] names them: the runs of each sweep of each
-/// machine pooled (`results::pool`), several machines side by side, each cell keyed on its own.
+/// `runs` as one file, and the name outputs give them: the path of one as given, `a.csv, b.csv,
+/// c.csv (3 runs pooled)` for several; the runs of each sweep of each machine pooled
+/// (`results::pool`), several machines side by side, each cell keyed on its own. Runs that
+/// cannot be pooled are a usage error naming the difference.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
     let named = |names: Vec<String>| match names.len() {
         1 => names[0].clone(),
@@ -134,8 +133,11 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
 pub fn compare(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let ((old_name, old), (new_name, new)) =
-        (read_pooled(&args.old.0, args.allow_different)?, read_pooled(&args.new.0, args.allow_different)?);
+    if args.dry_run {
+        return dry_run::command("compare", &[&args.old.0[..], &args.new.0].concat(), "print the comparison");
+    }
+    let read_pooled = |csvs: &[PathBuf]| pooled(read_runs(csvs)?, args.allow_different);
+    let ((old_name, old), (new_name, new)) = (read_pooled(&args.old.0)?, read_pooled(&args.new.0)?);
     let (mut old, mut new) = (old.only(subset(args)), new.only(subset(args)));
     for (name, file) in [(&old_name, &old), (&new_name, &new)] {
         if file.order.is_empty() {
@@ -234,6 +236,15 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
     } else {
         Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
     };
+    if args.dry_run {
+        let writes = match markdown {
+            None if args.short => "print the short answer".to_owned(),
+            None if args.json => "print the answer as JSON".to_owned(),
+            None => "print the answer, write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
+            Some(markdown) => format!("print the answer, {}", dry_run::output(markdown)),
+        };
+        return dry_run::command("summary", csvs, &writes);
+    }
     let Reread { name, pooled: pooled_name, mut analysis, .. } =
         reread(csvs, args.allow_different, args.weigh.as_ref())?;
     analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
@@ -305,7 +316,7 @@ pub(crate) fn print_summary(name: &str, analysis: &Analysis, markdown: Target) -
 pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
     if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs in one report: give --out PATH for it".to_owned()));
+        return Err(usage("several CSVs in one report: give --out PATH for it"));
     }
     let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
     if csvs.contains(&html) {
@@ -315,6 +326,9 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
+    if args.dry_run {
+        return dry_run::command("report", csvs, &dry_run::output(html));
+    }
     if let Target::Kept(_) = html {
         return html.put("", "report").map(|()| ExitCode::SUCCESS);
     }

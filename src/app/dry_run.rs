@@ -5,12 +5,12 @@
 //! CSV read it (so a missing or malformed input is refused as it would be) and say what they
 //! would write.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::commands::{Target, target};
+use super::commands::Target;
 use super::read;
-use crate::cli::{Command, CsvList, ExportArgs};
+use crate::cli::ExportArgs;
 use crate::output::console::print_line;
 use crate::output::files::OutputSet;
 use crate::output::{export, open};
@@ -83,55 +83,24 @@ pub fn sweep(plan: &Plan, exports: &ExportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A subcommand under `--dry-run`: its inputs read, its output checked as the command would,
-/// what it would write said; `None` for a command not under `--dry-run` (`sfu` and `ab` plan
-/// their flags as a sweep does).
-pub fn command(command: &Command) -> anyhow::Result<Option<ExitCode>> {
-    let (name, inputs, writes): (&str, Vec<PathBuf>, String) = match command {
-        Command::Compare(args) if args.dry_run => {
-            ("compare", args.old.0.iter().chain(&args.new.0).cloned().collect(), "print the comparison".to_owned())
-        }
-        Command::Summary(args) if args.dry_run && args.short => {
-            ("summary", CsvList::all(&args.csvs), "print the short answer".to_owned())
-        }
-        Command::Summary(args) if args.dry_run => {
-            let csvs = CsvList::all(&args.csvs);
-            let beside = OutputSet::new(&csvs[0]).markdown();
-            let writes = match &args.out {
-                None if csvs.len() > 1 => "write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
-                out => output(out.as_deref().unwrap_or(&beside), args.force, out.is_none(), "the summary")?,
-            };
-            ("summary", csvs, format!("print the answer, {writes}"))
-        }
-        Command::Cells(args) if args.dry_run => {
-            export::check_free(&args.export, args.force)?;
-            let csvs = CsvList::all(&args.csvs);
-            let beside = OutputSet::new(&csvs[0]).cells_json();
-            let writes = output(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "--out")?;
-            ("cells", csvs, writes)
-        }
-        Command::Report(args) if args.dry_run => {
-            let csvs = CsvList::all(&args.csvs);
-            let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
-            let writes = output(&html, args.force, args.out.is_none(), "the report")?;
-            ("report", csvs, writes)
-        }
-        _ => return Ok(None),
-    };
+/// A command that reads `inputs` under `--dry-run`, its output checked as the command checks it:
+/// each input read (so a missing or malformed one is refused as it would be), then `name` says
+/// what it would read and `writes`.
+pub fn command(name: &str, inputs: &[PathBuf], writes: &str) -> anyhow::Result<ExitCode> {
     let read_ok: Vec<String> = inputs
         .iter()
         .map(|input| Ok(format!("{} ({} cells)", input.display(), read(input)?.order.len())))
         .collect::<anyhow::Result<_>>()?;
     print_line(NOTHING_DONE);
     print_line(&format!("{name}: would read {} and {writes}", read_ok.join(" and ")));
-    Ok(Some(ExitCode::SUCCESS))
+    Ok(ExitCode::SUCCESS)
 }
 
-/// What a command would do with its output `path` ([`target`]).
-fn output(path: &Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<String> {
-    Ok(match target(path, force, beside, flag)? {
+/// What a command would do with its output ([`Target`]).
+pub fn output(target: Target) -> String {
+    match target {
         Target::Stdout => "print it on stdout".to_owned(),
         Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
         Target::File(path, _) => format!("write {}", path.display()),
-    })
+    }
 }

@@ -15,6 +15,7 @@ use crate::output::doc::Format;
 use crate::output::format::thousands;
 use crate::output::{files, memory as output};
 use crate::plan::estimate::{available_memory, bytes_text};
+use crate::plan::{named, no_duplicates};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
 use crate::results::band::first_seen;
@@ -150,20 +151,17 @@ pub fn room(
     rows
 }
 
-/// `cell` over `channel`, or a refused row when the channel cannot hold the cell's capacity.
+/// `cell` over `channel`, or a refused row when the channel cannot hold the cell's capacity
+/// ([`ChannelEntry::refusal`], as a sweep refuses it).
 fn measure(channel: &ChannelEntry, cell: &MemoryCell) -> Footprint {
     let workload = cell.workload();
-    let (slots, senders) = (workload.capacity_per_channel(), workload.senders_per_channel());
-    if !channel.supports(slots, senders) {
-        let reason = format!(
-            "{} needs {} slots for {senders} senders, more than {slots}",
-            channel.name,
-            senders * channel.slots_per_sender
-        );
-        let status = Status::Refused(reason);
-        return Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status };
+    match channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel()) {
+        Some(reason) => {
+            let status = Status::Refused(reason);
+            Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status }
+        }
+        None => (channel.memory)(cell),
     }
-    (channel.memory)(cell)
 }
 
 /// The channels of `--channels`, every one of them known; without it, those the sweep measured
@@ -190,15 +188,7 @@ fn channels(
         }
         (None, None) => return Ok(registry::CHANNELS.iter().chain(extra).collect()),
     };
-    once("--channels", &names)?;
-    (names.iter())
-        .map(|name| {
-            known().find(|entry| entry.name == name).ok_or_else(|| {
-                let names: Vec<&str> = known().map(|entry| entry.name).collect();
-                usage(format!("--channels: no channel named {name:?}; the channels are {}", names.join(", ")))
-            })
-        })
-        .collect()
+    named(&names, extra)
 }
 
 /// Every cell of `args`, design by design, then tasks, capacity and record: with a sweep, its
@@ -209,10 +199,10 @@ fn cells(args: &MemoryArgs, sweep: Option<&ResultsFile>) -> anyhow::Result<Vec<M
     let modes = args.modes.clone();
     let tasks: Option<Vec<usize>> = args.tasks.clone().map(|items| items.into_iter().flat_map(|item| item.0).collect());
     let (capacities, records) = (args.capacity.clone(), args.record_bytes.clone());
-    once("--modes", modes.as_deref().unwrap_or_default())?;
-    once("--tasks", tasks.as_deref().unwrap_or_default())?;
-    once("--capacity", capacities.as_deref().unwrap_or_default())?;
-    once("--record-bytes", records.as_deref().unwrap_or_default())?;
+    no_duplicates("--modes", modes.as_deref().unwrap_or_default())?;
+    no_duplicates("--tasks", tasks.as_deref().unwrap_or_default())?;
+    no_duplicates("--capacity", capacities.as_deref().unwrap_or_default())?;
+    no_duplicates("--record-bytes", records.as_deref().unwrap_or_default())?;
     if let Some(&tasks) = tasks.iter().flatten().find(|&&tasks| tasks >= u32::MAX as usize) {
         return Err(usage(format!("--tasks {tasks} is more than a sender number holds: lower --tasks")));
     }
@@ -232,8 +222,7 @@ fn cells(args: &MemoryArgs, sweep: Option<&ResultsFile>) -> anyhow::Result<Vec<M
         if cells.is_empty() {
             return Err(usage(
                 "--sweep: none of the sweep's cells has the --modes, --tasks, --capacity and --record-bytes given: \
-                 give values it measured, or leave those flags out"
-                    .to_owned(),
+                 give values it measured, or leave those flags out",
             ));
         }
     } else {
@@ -277,12 +266,4 @@ fn shape(key: &CellKey) -> Option<MemoryCell> {
     let records = <RecordBytes as clap::ValueEnum>::value_variants().iter();
     let record = *records.clone().find(|record| record.by_value() == key.coord.setting.record_bytes)?;
     Some(MemoryCell { mode: key.coord.mode, tasks, capacity, record })
-}
-
-/// A usage error when `flag` lists a value twice.
-fn once<T: PartialEq + std::fmt::Display>(flag: &str, values: &[T]) -> anyhow::Result<()> {
-    match values.iter().enumerate().find(|(at, value)| values[..*at].contains(value)) {
-        Some((_, value)) => Err(usage(format!("{flag} lists {value} twice: give each value once"))),
-        None => Ok(()),
-    }
 }

@@ -93,9 +93,6 @@ fn run(
         }
         Err(error) => return Err(usage(first_paragraph(&error.render().to_string()))),
     };
-    if let Some(code) = cli.command.as_ref().map(dry_run::command).transpose()?.flatten() {
-        return Ok(code);
-    }
     let command_line = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
     match cli.command {
         Some(Command::Compare(args)) => compare(&args),

@@ -35,7 +35,8 @@ pub const PRESET: &str = "--runtimes multi-thread --modes cloned-send --tasks 1,
 pub fn run(extra: &'static [ChannelEntry], args: &SfuArgs, isolation: Isolation) -> anyhow::Result<ExitCode> {
     let command_line = command_line(&args.flags)?;
     print_line(&format!("sfu: {}", command_line.join(" ")));
-    let cli = Cli::try_parse_from(&command_line).map_err(|error| usage(first_line(&error.render().to_string())))?;
+    let cli = Cli::try_parse_from(&command_line)
+        .map_err(|error| usage(super::first_paragraph(&error.render().to_string())))?;
     if cli.command.is_some() {
         return Err(usage("sfu takes sweep flags only: give the subcommand on its own"));
     }
@@ -137,8 +138,4 @@ pub fn note(plan: &Plan) {
              the receiver, not an SFU's load (add --pace 20ms for that)",
         );
     }
-}
-
-fn first_line(rendered: &str) -> String {
-    rendered.lines().next().unwrap_or_default().trim_start_matches("error: ").to_owned()
 }

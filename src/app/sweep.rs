@@ -101,7 +101,7 @@ pub(super) fn measure(
     place: &mut dyn sweeping::Place,
 ) -> anyhow::Result<Measured> {
     let started = SystemTime::now();
-    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| default_out(started)));
+    let set = OutputSet::new(&plan.out.clone().unwrap_or_else(|| results_csv("channel-bench", started)));
     set.check(plan.force)?;
     let mut csv = CsvWriter::create(set.csv(), plan.force)?;
     let started_utc = humantime::format_rfc3339_seconds(started).to_string();
@@ -156,7 +156,7 @@ impl Measured {
                 signal_name(signal),
                 self.outcome.cells_done,
                 self.cells,
-                self.outcome.samples,
+                self.outcome.rows.len(),
                 self.set.csv().display()
             ));
             // The signal's exit code wins over a summary that could not be written.
@@ -218,12 +218,9 @@ impl StopSignals {
     }
 }
 
+/// `SIGTERM`, as signal-hook names the signal (each of [`STOP_SIGNALS`] has its name).
 fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        SIGTERM => "SIGTERM",
-        SIGHUP => "SIGHUP",
-        _ => "SIGINT",
-    }
+    signal_hook::low_level::signal_name(signal).unwrap_or("SIGINT")
 }
 
 /// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
@@ -236,14 +233,19 @@ pub(super) fn write_cells(set: &OutputSet, cells: &CellsFile, exports: &ExportAr
     Ok(())
 }
 
-/// `results/channel-bench-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
-fn default_out(started: SystemTime) -> PathBuf {
-    results_csv("channel-bench", started)
-}
-
 /// `results/<name>-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.
 pub(super) fn results_csv(name: &str, started: SystemTime) -> PathBuf {
     let stamp: String =
         humantime::format_rfc3339_seconds(started).to_string().chars().filter(|c| !matches!(c, '-' | ':')).collect();
     PathBuf::from("results").join(format!("{name}-{stamp}.csv"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_stop_signal_is_said_by_its_name() {
+        assert_eq!(STOP_SIGNALS.map(signal_name), ["SIGINT", "SIGTERM", "SIGHUP"]);
+    }
 }

@@ -49,18 +49,9 @@ impl Cell {
         (self.workload.mode == Mode::MergedRecv).then_some(self.workload.merge)
     }
 
-    /// Why the channel cannot run this cell, or `None` when it can: a crate that reserves slots
-    /// per sender cannot make a channel smaller than its senders' reserve. Such a cell is one
-    /// refused row; the sweep goes on.
+    /// Why the channel cannot run this cell, or `None` when it can ([`ChannelEntry::refusal`]).
+    /// Such a cell is one refused row; the sweep goes on.
     pub fn refusal(&self) -> Option<String> {
-        let (slots, senders) = (self.workload.capacity_per_channel(), self.workload.senders_per_channel());
-        (!self.channel.supports(slots, senders)).then(|| {
-            format!(
-                "{} reserves {} slot(s) per sender: {senders} sender(s) need {} slots, its channel has {slots}",
-                self.channel.name,
-                self.channel.slots_per_sender,
-                senders * self.channel.slots_per_sender
-            )
-        })
+        self.channel.refusal(self.workload.capacity_per_channel(), self.workload.senders_per_channel())
     }
 }

@@ -235,17 +235,7 @@ impl Plan {
         let quick = cli.quick;
         let channels: Vec<&'static ChannelEntry> = match &cli.channels {
             None => registry::CHANNELS.iter().chain(extra).collect(),
-            Some(names) => {
-                no_duplicates("--channels", names)?;
-                let known = || registry::known().chain(extra);
-                let find = |name: &String| {
-                    known().find(|entry| entry.name == name).ok_or_else(|| {
-                        let names: Vec<&str> = known().map(|entry| entry.name).collect();
-                        usage(format!("--channels: no channel named {name:?}; the channels are {}", names.join(", ")))
-                    })
-                };
-                names.iter().map(find).collect::<anyhow::Result<_>>()?
-            }
+            Some(names) => named(names, extra)?,
         };
         let keep = keep(cli.keep.as_deref().unwrap_or_default(), &channels, extra)?;
         companions(&cli)?;
@@ -419,18 +409,29 @@ fn check_load(cli: &SweepArgs) -> anyhow::Result<()> {
     }
 }
 
-fn no_duplicates<T: std::fmt::Display + Eq + std::hash::Hash>(
+/// A usage error when `flag` lists a value twice.
+pub(crate) fn no_duplicates<T: std::fmt::Display + Eq + std::hash::Hash>(
     flag: &str,
     values: impl IntoIterator<Item = T>,
 ) -> anyhow::Result<()> {
     let mut seen = HashSet::new();
-    for value in values {
-        if seen.contains(&value) {
-            return Err(usage(format!("{flag} lists {value} twice: give each value once")));
-        }
-        seen.insert(value);
+    match values.into_iter().find_map(|value| seen.replace(value)) {
+        Some(value) => Err(usage(format!("{flag} lists {value} twice: give each value once"))),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// The channels `names` (`--channels`) name, each once, among the built-in ones and `extra`.
+pub(crate) fn named(names: &[String], extra: &'static [ChannelEntry]) -> anyhow::Result<Vec<&'static ChannelEntry>> {
+    no_duplicates("--channels", names)?;
+    let known = || registry::known().chain(extra);
+    let find = |name: &String| {
+        known().find(|entry| entry.name == name).ok_or_else(|| {
+            let names: Vec<&str> = known().map(|entry| entry.name).collect();
+            usage(format!("--channels: no channel named {name:?}; the channels are {}", names.join(", ")))
+        })
+    };
+    names.iter().map(find).collect()
 }
 
 /// Refuses a flag given without the one it needs beside it, or for a mode the plan leaves out.

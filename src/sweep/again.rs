@@ -39,17 +39,11 @@ pub(super) fn lost_rounds(
 /// ([`lost_rounds`]), each its cells not finished; the rounds taken go into `replaced`.
 pub(super) fn measure_again(cells: &[Progress], rows: &[Record], replaced: &mut BTreeSet<u64>) -> Vec<Vec<usize>> {
     let Some(machine) = of_rows(rows).machine else { return Vec::new() };
-    let mut again = Vec::new();
-    for (round, keys) in lost_rounds(rows, &machine, replaced) {
-        replaced.insert(round);
-        let members: Vec<usize> = (keys.iter())
-            .filter_map(|key| cells.iter().position(|progress| progress.key == *key && !progress.finished))
-            .collect();
-        if !members.is_empty() {
-            again.push(members);
-        }
-    }
-    again
+    let lost = lost_rounds(rows, &machine, replaced);
+    replaced.extend(lost.iter().map(|(round, _)| round));
+    let unfinished = |key: &CellKey| cells.iter().position(|progress| progress.key == *key && !progress.finished);
+    let members = lost.iter().map(|(_, keys)| keys.iter().filter_map(unfinished).collect::<Vec<usize>>());
+    members.filter(|members| !members.is_empty()).collect()
 }
 
 #[cfg(test)]
