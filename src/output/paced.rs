@@ -11,9 +11,9 @@ use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::band::Contender;
-use crate::results::cells::{CellResult, CellsFile, PacedResult};
+use crate::results::cells::{CellResult, CellsFile};
 use crate::results::load::CellKey;
-use crate::results::paced::{PacedBand, PacedEntry};
+use crate::results::paced::{PacedBand, PacedCell, PacedEntry};
 use crate::results::recommend::Ranking;
 
 /// The heading of the answer, in every output.
@@ -193,7 +193,7 @@ fn band_table(band: &PacedBand) -> String {
 /// count per channel (an SVG panel per group, µs on a log axis), and a table of every paced
 /// cell's figures. Empty otherwise.
 pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
-    let paced: Vec<(&CellResult, &PacedResult)> =
+    let paced: Vec<(&CellResult, &PacedCell)> =
         cells.cells.iter().filter_map(|cell| Some((cell, cell.paced.as_ref()?))).collect();
     if paced.is_empty() {
         return String::new();
@@ -203,7 +203,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         out.push_str(&band_table(band));
     }
     out.push_str("<div class=\"plots\">\n");
-    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
+    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.latency?.p99 as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &first.phased_setting);
         let group = format!("{} {} at {}", first.runtime, first.mode, first.capacity_label);
@@ -228,9 +228,9 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
             escape(&cell.phased_setting),
             cell.tasks,
             Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html),
-            latency(figures.pooled_p99_ns),
-            latency(figures.pooled_p999_ns),
-            latency(figures.pooled_max_ns),
+            latency(figures.latency.map(|l| l.p99)),
+            latency(figures.latency.map(|l| l.p999)),
+            latency(figures.latency.map(|l| l.max)),
             percent(figures.overflow_share),
             percent(figures.drop_share),
             figures.cpu_ns_per_delivered.map_or(String::new(), duration),
