@@ -320,10 +320,7 @@ impl MemoryAnswer {
 fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
     let rows: Vec<&MemoryRow> = rows.iter().filter(|row| row.mode == mode).collect();
     let names = first_seen(rows.iter().map(|row| row.channel.as_str()));
-    let mut cells: Vec<_> = rows.iter().map(|row| row.cell()).collect();
-    cells.sort();
-    cells.dedup();
-    let common: Vec<_> = (cells.into_iter())
+    let common: Vec<_> = (first_seen(rows.iter().map(|row| row.cell())).into_iter())
         .filter(|cell| {
             names.iter().all(|name| rows.iter().any(|row| row.channel == *name && row.cell() == *cell && row.is_ok()))
         })
