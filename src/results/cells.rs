@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::band::{Grouped, first_seen};
 use super::careful::Careful;
-use super::channel::channel_label;
+use super::channel::{ChannelId, channel_label};
 use super::colour;
 use super::column::Columns;
 use super::coord::Coord;
@@ -49,18 +49,9 @@ pub struct CellsFile {
 pub struct Highlight {
     /// The group: the [`CellResult::coord`] of its cells.
     pub coord: Coord,
-    /// The channels, each once.
-    pub channels: Vec<Highlighted>,
-}
-
-/// A channel a plot emphasises, as data: plot.py matches it to a cell's `channel` and `merge`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Highlighted {
-    /// Channel name, as in `--list-channels`.
-    pub channel: String,
-    /// How merged-recv merged the receivers; absent in cloned-send.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub merge: Option<Merge>,
+    /// The channels, each once, as data (`{"channel": "kanal", "merge": "select-all"}`, `merge`
+    /// absent in cloned-send): plot.py matches each to a cell's `channel` and `merge`.
+    pub channels: Vec<ChannelId>,
 }
 
 /// The highlights of a file's `groups` (ranked as `bands`): per group, every band's fastest and
@@ -72,7 +63,7 @@ fn highlights(groups: &[Grouped], bands: &[Recommendation]) -> Vec<Highlight> {
             let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry.id()) } else { None };
             band.speed.first().map(|first| first.id()).into_iter().chain(careful)
         });
-        let named = named.map(|(channel, merge)| Highlighted { channel: channel.to_owned(), merge });
+        let named = named.map(ChannelId::of);
         Highlight { coord: key.clone(), channels: first_seen(named) }
     };
     groups.iter().map(highlight).collect()
