@@ -11,9 +11,9 @@ use super::summary::{band_size, named};
 use super::svg;
 use crate::results::analysis::Analysis;
 use crate::results::band::Contender;
-use crate::results::cells::{CellResult, CellsFile, PacedResult};
+use crate::results::cells::{CellResult, CellsFile};
 use crate::results::load::CellKey;
-use crate::results::paced::{PacedBand, PacedEntry};
+use crate::results::paced::{PacedBand, PacedCell, PacedEntry};
 use crate::results::recommend::{Entry, Ranking};
 
 /// The heading of the answer, in every output.
@@ -180,7 +180,7 @@ fn band_table(band: &PacedBand) -> String {
 /// count per channel (an SVG panel per group, µs on a log axis), and a table of every paced
 /// cell's figures. Empty otherwise.
 pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
-    let paced: Vec<(&CellResult, &PacedResult)> =
+    let paced: Vec<(&CellResult, &PacedCell)> =
         cells.cells.iter().filter_map(|cell| Some((cell, cell.paced.as_ref()?))).collect();
     if paced.is_empty() {
         return String::new();
@@ -190,7 +190,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         out.push_str(&band_table(band));
     }
     out.push_str("<div class=\"plots\">\n");
-    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.pooled_p99_ns? as f64 / 1e3, &[][..]), None));
+    let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.latency?.p99 as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {
         let notes = format::group_notes(None, None, &first.phased_setting);
         let group = format!("{} {} at {}", first.runtime, first.mode, first.capacity_label);
@@ -199,15 +199,15 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
     }
     out.push_str("</div>\n");
     let latency = |ns: Option<u64>| ns.map_or(String::new(), |ns| duration(ns as f64));
-    let columns: [HtmlColumn<(&CellResult, &PacedResult)>; 14] = [
+    let columns: [HtmlColumn<(&CellResult, &PacedCell)>; 14] = [
         ("runtime", false, &|(cell, _)| cell.runtime.to_string()),
         ("mode", false, &|(cell, _)| cell.mode.to_string()),
         ("setting", false, &|(cell, _)| escape(&cell.phased_setting)),
         ("tasks", true, &|(cell, _)| cell.tasks.to_string()),
         ("channel", false, &|(cell, _)| Span::channel(cell.label.as_str(), &cell.channel).render(Format::Html)),
-        ("p99, pooled", true, &|(_, f)| latency(f.pooled_p99_ns)),
-        ("p99.9, pooled", true, &|(_, f)| latency(f.pooled_p999_ns)),
-        ("max", true, &|(_, f)| latency(f.pooled_max_ns)),
+        ("p99, pooled", true, &|(_, f)| latency(f.latency.map(|l| l.p99))),
+        ("p99.9, pooled", true, &|(_, f)| latency(f.latency.map(|l| l.p999))),
+        ("max", true, &|(_, f)| latency(f.latency.map(|l| l.max))),
         ("frames overflowed", true, &|(_, f)| percent(f.overflow_share)),
         ("dropped", true, &|(_, f)| percent(f.drop_share)),
         ("CPU per delivered msg (trimmed mean)", true, &|(_, f)| {

@@ -34,55 +34,43 @@ impl Axis {
 
     /// How the answer says and keys this axis: the one place its words are declared.
     pub fn words(self) -> &'static AxisWords {
-        match self {
-            Axis::Capacity => &AxisWords {
-                what: "capacity",
-                noun: "capacity",
-                preposition: "at",
-                place_preposition: "at",
-                json_key: "capacities",
-                place_key: "capacity",
-                always_in_json: true,
-                keeps_workers: true,
-                keeps_capacity: false,
-                tally: false,
-            },
-            Axis::Machine => &AxisWords {
-                what: "the machine",
-                noun: "machine",
-                preposition: "on",
-                place_preposition: "on",
-                json_key: "machines",
-                place_key: "machine",
-                always_in_json: false,
-                keeps_workers: false,
-                keeps_capacity: true,
-                tally: true,
-            },
-            Axis::Batch => &AxisWords {
-                what: "the batch",
-                noun: "batch",
-                preposition: "at",
-                place_preposition: "at",
-                json_key: "batches",
-                place_key: "batch",
-                always_in_json: false,
-                keeps_workers: true,
-                keeps_capacity: true,
-                tally: false,
-            },
-            Axis::Record => &AxisWords {
-                what: "the record size",
-                noun: "size",
-                preposition: "at",
-                place_preposition: "with",
-                json_key: "records",
-                place_key: "record_bytes",
-                always_in_json: false,
-                keeps_workers: true,
-                keeps_capacity: true,
-                tally: false,
-            },
+        &WORDS[self as usize]
+    }
+}
+
+/// Each axis's words, in [`Axis`]'s order.
+const WORDS: [AxisWords; 4] = [
+    AxisWords {
+        always_in_json: true,
+        keeps_capacity: false,
+        ..AxisWords::at("capacity", "capacity", "capacities", "capacity")
+    },
+    AxisWords {
+        preposition: "on",
+        place_preposition: "on",
+        keeps_workers: false,
+        tally: true,
+        ..AxisWords::at("the machine", "machine", "machines", "machine")
+    },
+    AxisWords::at("the batch", "batch", "batches", "batch"),
+    AxisWords { place_preposition: "with", ..AxisWords::at("the record size", "size", "records", "record_bytes") },
+];
+
+impl AxisWords {
+    /// The words of an axis whose places are `at` one, which keeps the workers and the
+    /// capacity, counts no changes and is in the JSON only when a band is read across it.
+    const fn at(what: &'static str, noun: &'static str, json_key: &'static str, place_key: &'static str) -> Self {
+        AxisWords {
+            what,
+            noun,
+            preposition: "at",
+            place_preposition: "at",
+            json_key,
+            place_key,
+            always_in_json: false,
+            keeps_workers: true,
+            keeps_capacity: true,
+            tally: false,
         }
     }
 }
@@ -347,5 +335,8 @@ mod tests {
             all.len() == Axis::ALL.len() && !all.contains("")
         };
         assert!(unique(|words| words.json_key) && unique(|words| words.place_key) && unique(|words| words.what));
+        // `WORDS` is in the enum's order.
+        let keys: Vec<&str> = Axis::ALL.iter().map(|axis| axis.words().json_key).collect();
+        assert_eq!(keys, ["machines", "capacities", "batches", "records"]);
     }
 }

@@ -3,11 +3,11 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::band::{Grouped, first_seen};
 use super::careful::Careful;
-use super::channel::channel_label;
+use super::channel::{ChannelId, channel_label};
 use super::colour;
 use super::column::Columns;
 use super::coord::Coord;
@@ -27,7 +27,7 @@ use crate::stats::CONFIDENCE;
 pub const FEWEST_SAMPLES: usize = 3;
 
 /// Every cell of one CSV, in the order the cells first appear in it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellsFile {
     /// The CSV the cells were read from, as named on the command line or by the sweep.
     pub csv: String,
@@ -36,33 +36,22 @@ pub struct CellsFile {
     /// Whether the CSV ended in a partial line (a run stopped mid-write), which was skipped.
     pub skipped_partial_line: bool,
     /// A cell with fewer `ok` samples than this is thin ([`FEWEST_SAMPLES`]): plots draw it hollow.
-    #[serde(default)]
     pub fewest_samples: usize,
     /// The cells, in file order.
     pub cells: Vec<CellResult>,
     /// Per group of cells, the channels a plot emphasises: each band's fastest and the fastest
     /// with no known problem (`results::careful`).
-    #[serde(default)]
     pub highlights: Vec<Highlight>,
 }
 
 /// The channels to emphasise in one group's plot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Highlight {
     /// The group: the [`CellResult::coord`] of its cells.
     pub coord: Coord,
-    /// The channels, each once.
-    pub channels: Vec<Highlighted>,
-}
-
-/// A channel a plot emphasises, as data: plot.py matches it to a cell's `channel` and `merge`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Highlighted {
-    /// Channel name, as in `--list-channels`.
-    pub channel: String,
-    /// How merged-recv merged the receivers; absent in cloned-send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub merge: Option<Merge>,
+    /// The channels, each once, as data (`{"channel": "kanal", "merge": "select-all"}`, `merge`
+    /// absent in cloned-send): plot.py matches each to a cell's `channel` and `merge`.
+    pub channels: Vec<ChannelId>,
 }
 
 /// The highlights of a file's `groups` (ranked as `bands`): per group, every band's fastest and
@@ -74,14 +63,14 @@ fn highlights(groups: &[Grouped], bands: &[Recommendation]) -> Vec<Highlight> {
             let careful = if let Careful::Behind { entry, .. } = &band.careful { Some(entry.id()) } else { None };
             band.speed.first().map(|first| first.id()).into_iter().chain(careful)
         });
-        let named = named.map(|(channel, merge)| Highlighted { channel: channel.to_owned(), merge });
+        let named = named.map(ChannelId::of);
         Highlight { coord: key.clone(), channels: first_seen(named) }
     };
     groups.iter().map(highlight).collect()
 }
 
 /// One cell: its key, its samples and the figures computed from them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CellResult {
     /// A stable name, unique in the file: `runtime/mode/tasks=T/channel`, then `/setting`
     /// when the cell has one, then `/capacity=C` (`C/task` per task) when the file holds several
@@ -98,7 +87,7 @@ pub struct CellResult {
     pub channel: String,
     /// How merged-recv merged the receivers (`futures-buffered`, `select-all`, `stream-map`);
     /// absent in cloned-send.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub merge: Option<Merge>,
     /// The channel as every report names it: `channel`, then ` via MERGE` when `merge` is not
     /// the default (`kanal via select-all`). For display: the fields above are the data.
@@ -112,13 +101,12 @@ pub struct CellResult {
     pub capacity: u64,
     /// The capacity the cell is ranked at, in words (`1,024 slots`, `256 slots per task`): cells
     /// of different labels are never drawn on one line.
-    #[serde(default)]
     pub capacity_label: String,
     /// Threads running tasks; 0 for files without the column.
     pub workers: u64,
     /// The machine the cell was measured on (`16 cores (Intel(R) Xeon(R) Processor)`), when
     /// the file holds runs of several; absent otherwise.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub machine: String,
     /// What else set the cell apart from a default run (payload, pacing, sink, latency,
     /// allocations), in words (`Setting`'s `Display`); empty for a default run. For display:
@@ -126,7 +114,7 @@ pub struct CellResult {
     pub setting: String,
     /// The setting in words with a paced cell's phase said either way (`paced 5 every 20ms,
     /// in phase, latency`): what plots and tables title a cell with.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub phased_setting: String,
     /// The cell's place on every axis but the channel and the task count, as data: `runtime`,
     /// `workers`, `capacity` (`{"shared": N}` or `{"per-task": N}`), `mode`, `setting` (its
@@ -140,83 +128,35 @@ pub struct CellResult {
     /// Of `ok`, the samples stopped at their bound (CSV `bound_ns`): the channel was far behind
     /// its group's fastest, and these figures are over the messages taken by then; absent when
     /// none was.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero")]
     pub bounded: usize,
     /// Samples that failed (any status other than `ok`).
     pub failed: usize,
     /// ns/message of the `ok` samples disturbed (`stats::disturbed`: a steal tick, a pacer late,
     /// CPU or switches far above the cell's others, a slow stretch of the sweep), in file order:
     /// left out of `ok` and of every figure; empty when none was.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub disturbed: Vec<f64>,
     /// The status of the first failed sample; absent when none failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub first_failure: Option<String>,
     /// Wall-clock nanoseconds per message; absent when no sample was ok. For a cell of several
     /// runs pooled, `trimmed_mean` and its interval are the figure every ranking reads (the
     /// geometric mean of the runs' trimmed means, its t interval from their spread), so that
     /// the plots and the tables show one figure; the rest are over the samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_per_message: Option<Figures>,
     /// The figures of each other [`Column`](super::column::Column), under its name
     /// (`cpu_ns_per_message`, `mb_per_s`, `lat_p50_ns`, `lat_p99_ns`, `lat_p999_ns`, `lat_max_ns`,
     /// `allocs_per_message`, `alloc_bytes_per_message`); absent where no `ok` sample has a value.
     #[serde(flatten)]
     pub figures: Columns<Option<Figures>>,
-    /// The figures of a paced cell (`--pace`), over all its samples; absent when not paced.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paced: Option<PacedResult>,
-}
-
-/// A paced cell's figures (`results::paced::PacedCell`), each naming its statistic.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PacedResult {
-    /// p99 latency pooled over every delivered message of the cell's samples, nanoseconds;
-    /// absent without `--latency`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pooled_p99_ns: Option<u64>,
-    /// p99.9 latency, pooled the same way.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pooled_p999_ns: Option<u64>,
-    /// The largest latency of any delivered message.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pooled_max_ns: Option<u64>,
-    /// Frames with a message dropped over frames sent, all samples together, 0 to 1.
-    pub overflow_share: f64,
-    /// Messages dropped over messages sent, all samples together, 0 to 1.
-    pub drop_share: f64,
-    /// CPU nanoseconds per delivered message, the trimmed mean over the samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_ns_per_delivered: Option<f64>,
-    /// The offered rate, tasks × burst ÷ interval, messages per second.
-    pub offered_per_s: f64,
-    /// The share of one core the fan-in costs at the offered rate (CPU per delivered message ×
-    /// the offered rate; 0.12 = 12% of a core).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub core_share: Option<f64>,
-    /// `resident_growth_bytes`, the median over the samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resident_growth_bytes: Option<f64>,
-    /// Whether the pacer fell behind its schedule in most of the cell's samples (the cell is never ranked).
-    pub pacer_behind: bool,
-}
-
-impl PacedResult {
-    /// The figures of `cell`.
-    pub fn of(cell: &PacedCell) -> Self {
-        PacedResult {
-            pooled_p99_ns: cell.latency.map(|latency| latency.p99),
-            pooled_p999_ns: cell.latency.map(|latency| latency.p999),
-            pooled_max_ns: cell.latency.map(|latency| latency.max),
-            overflow_share: cell.overflow_share,
-            drop_share: cell.drop_share,
-            cpu_ns_per_delivered: cell.cpu_ns_per_delivered,
-            offered_per_s: cell.offered_per_s,
-            core_share: cell.core_share,
-            resident_growth_bytes: cell.resident_growth_bytes,
-            pacer_behind: cell.pacer_behind,
-        }
-    }
+    /// The figures of a paced cell (`--pace`), over all its samples (`PacedCell`: the pooled
+    /// p99, p99.9 and largest latency, the shares of frames overflowed and messages dropped,
+    /// CPU per delivered message, the offered rate and its share of a core, the median
+    /// resident growth, whether the pacer fell behind); absent when not paced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paced: Option<PacedCell>,
 }
 
 /// The per-cell results of `file`, read from the CSV named `csv`, with the figures `table` holds
@@ -305,7 +245,7 @@ fn cell(key: &CellKey, samples: &CellSamples, figures: &CellFigures, name: Strin
         first_failure: samples.first_failure.as_ref().map(|status| status.text().to_owned()),
         ns_per_message: figures.speed.clone(),
         figures: figures.columns.clone(),
-        paced: figures.paced.as_ref().map(PacedResult::of),
+        paced: figures.paced.clone(),
     }
 }
 

@@ -14,12 +14,15 @@ pub fn channel_label(channel: &str, merge: Option<Merge>) -> String {
 }
 
 /// A channel as data: its name (as in `--list-channels`) and how merged-recv merged its
-/// receivers (`None` in cloned-send). Written as [`channel_label`] writes it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// receivers (`None` in cloned-send). Displayed as [`channel_label`] writes it; serialized as
+/// data, `channel` and `merge` (absent in cloned-send).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ChannelId {
     /// The channel's name.
+    #[serde(rename = "channel")]
     pub name: String,
     /// How merged-recv merged the receivers; `None` in cloned-send.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub merge: Option<Merge>,
 }
 

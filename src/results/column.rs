@@ -1,11 +1,9 @@
 //! The metric columns a sample records beside ns/message, indexed by one enum: each column's
 //! name in the cells JSON and its value in a CSV row are one line of `TABLE`.
 
-use std::collections::HashMap;
 use std::ops::Index;
 
-use serde::de::{DeserializeOwned, Error};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 use super::schema::Record;
 
@@ -49,8 +47,8 @@ const TABLE: [(Column, &str, Read); 8] = [
     (Column::AllocBytesPerMessage, "alloc_bytes_per_message", |r| r.alloc_bytes_per_message),
 ];
 
-/// One `T` per [`Column`], indexed by it. With `Option` values it reads and writes as the
-/// columns' JSON names, each present column a key in [`Column`]'s order.
+/// One `T` per [`Column`], indexed by it. With `Option` values it writes as the columns' JSON
+/// names, each present column a key in [`Column`]'s order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Columns<T>(pub [T; TABLE.len()]);
 
@@ -77,17 +75,6 @@ impl<T: Serialize> Serialize for Columns<Option<T>> {
     }
 }
 
-impl<'de, T: DeserializeOwned> Deserialize<'de> for Columns<Option<T>> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut named = HashMap::<String, serde_json::Value>::deserialize(deserializer)?;
-        let mut columns = Columns::default();
-        for ((_, name, _), value) in TABLE.iter().zip(&mut columns.0) {
-            *value = named.remove(*name).map_or(Ok(None), serde_json::from_value).map_err(D::Error::custom)?;
-        }
-        Ok(columns)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,13 +92,10 @@ mod tests {
     }
 
     #[test]
-    fn present_columns_read_and_write_by_name_in_order_and_others_are_ignored() {
+    fn present_columns_write_by_name_in_order() {
         let mut columns: Columns<Option<u32>> = Columns::default();
         (columns[Column::LatP99], columns[Column::CpuNsPerMessage]) = (Some(2), Some(1));
         let json = serde_json::to_string(&columns).unwrap();
         assert_eq!(json, r#"{"cpu_ns_per_message":1,"lat_p99_ns":2}"#);
-        let read: Columns<Option<u32>> =
-            serde_json::from_str(r#"{"lat_p99_ns":2,"other":[],"cpu_ns_per_message":1}"#).unwrap();
-        assert_eq!(read, columns);
     }
 }

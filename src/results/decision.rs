@@ -216,19 +216,19 @@ impl<'a> Cells<'a> {
         self.out_of_phase.into_iter().chain(self.in_phase).map(|(key, samples, _)| (key, samples))
     }
 
+    /// Why the channel is one to avoid: the first that holds of a failed sample, a cell every
+    /// sample of which was disturbed, a pacer behind and a known problem; `None` when none does.
     fn avoid(&self) -> Option<Avoid> {
         let seat = self.seat();
-        if self.both().any(|(_, samples)| samples.failed > 0) {
-            Some(Avoid::Failed)
-        } else if self.both().any(|(_, samples)| samples.paced.is_empty()) {
-            Some(Avoid::Disturbed)
-        } else if [&seat.out_of_phase, &seat.in_phase].into_iter().flatten().any(|cell| cell.pacer_behind) {
-            Some(Avoid::PacerBehind)
-        } else if seat.known_problem {
-            Some(Avoid::KnownProblem)
-        } else {
-            None
-        }
+        let behind = [&seat.out_of_phase, &seat.in_phase].into_iter().flatten().any(|cell| cell.pacer_behind);
+        [
+            (self.both().any(|(_, samples)| samples.failed > 0), Avoid::Failed),
+            (self.both().any(|(_, samples)| samples.paced.is_empty()), Avoid::Disturbed),
+            (behind, Avoid::PacerBehind),
+            (seat.known_problem, Avoid::KnownProblem),
+        ]
+        .into_iter()
+        .find_map(|(holds, why)| holds.then_some(why))
     }
 }
 

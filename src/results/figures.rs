@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::column::{Column, Columns};
 use super::load::{CellKey, CellSamples, ResultsFile};
@@ -17,7 +17,7 @@ use crate::stats;
 
 /// One metric of one cell: the values of its `ok` samples and what they say: the trimmed mean,
 /// the headline, with the median and the clusters beside it (see `stats`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Figures {
     /// The value of each `ok` sample that has one, in file order.
     pub samples: Vec<f64>,
@@ -28,19 +28,19 @@ pub struct Figures {
     /// `[low, high]`: the bootstrap confidence interval of the trimmed mean at `confidence`; absent
     /// with too few samples for one. For ns/message of a cell of several runs pooled, the t
     /// interval from the runs' spread (`stats::pool::pooled_summary`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trimmed_mean_interval: Option<[f64; 2]>,
     /// The median of `samples`.
     pub median: f64,
     /// `[low, high]`: a distribution-free confidence interval of the median at `confidence`;
     /// absent below 5 samples, where none reaches it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub median_interval: Option<[f64; 2]>,
     /// `[low, high]`: for ns/message, where another run of the same command would likely put
     /// `trimmed_mean` (`stats::repeat`, at `stats::repeat::REPEAT_CONFIDENCE`): the samples'
     /// spread pooled over the channel's band, both runs' sample counts and the run's wander.
     /// Absent for other metrics, and where no cell of the group has two samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub repeat_interval: Option<[f64; 2]>,
     /// The smallest sample.
     pub min: f64,
@@ -48,7 +48,7 @@ pub struct Figures {
     pub max: f64,
     /// The separate clusters the samples form on a log scale (`stats::clusters`), lowest first,
     /// when they form more than one; empty for a cell with one behaviour.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub clusters: Vec<stats::Cluster>,
 }
 

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::channel::ChannelId;
 use super::coord::Coord;
+use super::order::first_seen;
 use super::schema::SampleStatus;
 use crate::run::memory::{Footprint, MemoryCell};
 use crate::run::workload::{Capacity, Mode, RecordBytes};
@@ -231,12 +232,9 @@ impl BandMemory {
         });
         let measured: Vec<(usize, Kept)> = measured.collect();
         let pick = pick.and_then(|pick| measured.iter().find(|(at, _)| *at == pick).map(|(_, kept)| kept.clone()));
-        let measured: Vec<Kept> = measured.into_iter().map(|(_, kept)| kept).collect();
-        let least = measured.iter().fold(None, |least: Option<&Kept>, kept| match least {
-            Some(lowest) if lowest.total() <= kept.total() => least,
-            _ => Some(kept),
-        });
-        BandMemory { pick, least: least.cloned() }
+        // `min_by_key` keeps the first of a tie.
+        let least = measured.into_iter().map(|(_, kept)| kept).min_by_key(Kept::total);
+        BandMemory { pick, least }
     }
 }
 
@@ -321,16 +319,8 @@ impl MemoryAnswer {
 
 fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
     let rows: Vec<&MemoryRow> = rows.iter().filter(|row| row.mode == mode).collect();
-    let mut names: Vec<&str> = Vec::new();
-    for row in &rows {
-        if !names.contains(&row.channel.as_str()) {
-            names.push(&row.channel);
-        }
-    }
-    let mut cells: Vec<_> = rows.iter().map(|row| row.cell()).collect();
-    cells.sort();
-    cells.dedup();
-    let common: Vec<_> = (cells.into_iter())
+    let names = first_seen(rows.iter().map(|row| row.channel.as_str()));
+    let common: Vec<_> = (first_seen(rows.iter().map(|row| row.cell())).into_iter())
         .filter(|cell| {
             names.iter().all(|name| rows.iter().any(|row| row.channel == *name && row.cell() == *cell && row.is_ok()))
         })
@@ -357,13 +347,9 @@ fn design(mode: Mode, rows: &[MemoryRow]) -> DesignMemory {
             }
         })
         .collect();
-    let least = (channels.iter())
-        .filter_map(|channel| Some((channel.kept_in_common?, &channel.channel)))
-        .fold(None, |least: Option<(i64, &String)>, (kept, name)| match least {
-            Some((lowest, _)) if lowest <= kept => least,
-            _ => Some((kept, name)),
-        })
-        .map(|(_, name)| name.clone());
+    // `min_by_key` keeps the first measured of a tie.
+    let least = channels.iter().filter_map(|channel| Some((channel.kept_in_common?, &channel.channel)));
+    let least = least.min_by_key(|(kept, _)| *kept).map(|(_, name)| name.clone());
     DesignMemory { mode, channels, common_cells: common.len(), least }
 }
 

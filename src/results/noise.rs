@@ -211,16 +211,14 @@ impl FileNoise {
             .filter(|(_, (_, degrees))| *degrees > 0.0)
             .map(|(key, (sum, degrees))| (key, (sum / degrees).max(0.0).sqrt()))
             .collect();
-        let runs = file.runs.max(1);
-        let mut noise = FileNoise { priors, drifts, calibrations: HashMap::new(), runs, busy: Vec::new() };
-        let calibrations = halves
+        let mut noise = FileNoise { priors, drifts, runs: file.runs.max(1), ..FileNoise::default() };
+        noise.calibrations = halves
             .into_iter()
             .filter_map(|((group, metric), pairs)| {
                 let prior = |n| noise.prior(&group, metric, true, n);
                 Some(((group.clone(), metric), calibrate(&pairs, &prior, VERDICT_CONFIDENCE)?))
             })
             .collect();
-        noise.calibrations = calibrations;
         noise
     }
 

@@ -49,10 +49,7 @@ pub fn union(parts: Vec<(MachineId, String, ResultsFile)>) -> Result<ResultsFile
     let several = parts.iter().any(|(machine, ..)| *machine != parts[0].0);
     let runs = parts.iter().map(|(.., file)| file.runs).min().unwrap_or(0);
     // One part's machine speed is the file's; several parts' are as many machines or runs.
-    let machine = match &parts[..] {
-        [(_, _, only)] => only.machine.clone(),
-        _ => None,
-    };
+    let machine = if let [(_, _, only)] = &parts[..] { only.machine.clone() } else { None };
     let mut out = ResultsFile { runs, machine, ..ResultsFile::default() };
     let mut seen: HashMap<CellKey, (&str, &ResultsFile)> = HashMap::new();
     for (machine, name, file) in &parts {

@@ -236,10 +236,7 @@ impl SampleStatus {
 impl From<&Status> for SampleStatus {
     /// The status a measured sample's outcome writes.
     fn from(status: &Status) -> SampleStatus {
-        match status {
-            Status::Ok => SampleStatus::Ok,
-            other => SampleStatus::of(&other.to_string()),
-        }
+        SampleStatus::of(&status.to_string())
     }
 }
 

@@ -118,45 +118,36 @@ impl Setting {
         Setting { send, batch, work_per_batch_ns, record_bytes, ..Setting::default() }.to_string()
     }
 
+    /// Each set field in words, in the fields' order; the phase of a paced setting said either
+    /// way when `phase_either_way`, else only when random.
     fn words(&self, phase_either_way: bool) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(payload) = &self.payload {
+        let duration = |ns: u64| humantime::format_duration(Duration::from_nanos(ns));
+        let payload = self.payload.as_ref().map(|payload| {
             let seed = self.seed.map_or(String::new(), |seed| format!(" seed {seed}"));
-            parts.push(format!("payload {payload}{seed}"));
-        }
-        if let Some(pace_ns) = self.pace_ns {
-            let interval = humantime::format_duration(Duration::from_nanos(pace_ns));
-            let burst = self.burst.map_or(String::new(), |burst| burst.to_string());
-            parts.push(format!("paced {burst} every {interval}"));
-            let phase = self.phase.unwrap_or(Phase::Aligned);
-            if phase_either_way {
-                parts.push(phase.words().to_owned());
-            } else if phase == Phase::Random {
-                parts.push("random phase".to_owned());
-            }
-        }
-        if self.send != SendMode::Wait {
-            parts.push(format!("send {}", self.send));
-        }
-        if let Some(sink) = &self.sink {
-            parts.push(format!("sink {sink}"));
-        }
-        if self.latency {
-            parts.push("latency".to_owned());
-        }
-        if self.allocs {
-            parts.push("allocs counted".to_owned());
-        }
-        if let Some(batch) = self.batch {
-            parts.push(format!("batch {batch}"));
-        }
-        if let Some(work) = self.work_per_batch_ns {
-            parts.push(format!("work {} a batch", humantime::format_duration(Duration::from_nanos(work))));
-        }
-        if let Some(bytes) = self.record_bytes {
-            parts.push(format!("{bytes}-byte records by value"));
-        }
-        parts
+            format!("payload {payload}{seed}")
+        });
+        let burst = self.burst.map_or(String::new(), |burst| burst.to_string());
+        let phase = self.pace_ns.map(|_| self.phase.unwrap_or(Phase::Aligned));
+        let phase = phase.and_then(|phase| match phase {
+            _ if phase_either_way => Some(phase.words().to_owned()),
+            Phase::Random => Some("random phase".to_owned()),
+            Phase::Aligned => None,
+        });
+        [
+            payload,
+            self.pace_ns.map(|pace_ns| format!("paced {burst} every {}", duration(pace_ns))),
+            phase,
+            (self.send != SendMode::Wait).then(|| format!("send {}", self.send)),
+            self.sink.as_ref().map(|sink| format!("sink {sink}")),
+            self.latency.then(|| "latency".to_owned()),
+            self.allocs.then(|| "allocs counted".to_owned()),
+            self.batch.map(|batch| format!("batch {batch}")),
+            self.work_per_batch_ns.map(|work| format!("work {} a batch", duration(work))),
+            self.record_bytes.map(|bytes| format!("{bytes}-byte records by value")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

@@ -3,15 +3,20 @@
 //! at the offered rate, and how far each moves from one sample to the next. Below the answer
 //! (`results::paced`) and the figures table (`results::figures`), which both read it.
 
+use serde::{Serialize, Serializer};
+
 use crate::results::load::{PacedSample, latency};
 use crate::run::latency::Latency;
 use crate::stats;
 
-/// The paced figures of one cell, over all its samples.
-#[derive(Debug, Clone, PartialEq)]
+/// The paced figures of one cell, over all its samples; the cells JSON's `paced`, each field
+/// under its name but `latency`, written as `pooled_p99_ns`, `pooled_p999_ns` and `pooled_max_ns`
+/// (absent without `--latency`), and `ranges`, left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PacedCell {
     /// Percentiles of every delivered message of the cell together (the samples' latency
     /// histograms merged), nanoseconds; `None` without `--latency`.
+    #[serde(flatten, serialize_with = "pooled")]
     pub latency: Option<Latency>,
     /// Frames with a message dropped over frames sent, all samples together (0.05 = 5%).
     pub overflow_share: f64,
@@ -19,13 +24,16 @@ pub struct PacedCell {
     pub drop_share: f64,
     /// CPU nanoseconds per delivered message: the trimmed mean over the samples of
     /// `cpu_ns / delivered`; `None` without CPU time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cpu_ns_per_delivered: Option<f64>,
     /// The offered rate: tasks × burst ÷ interval, messages per second.
     pub offered_per_s: f64,
     /// The share of one core the fan-in costs at the offered rate: CPU per delivered message ×
     /// the offered rate (0.12 = 12% of a core).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub core_share: Option<f64>,
     /// The median over the samples of `resident_growth_bytes`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resident_growth_bytes: Option<f64>,
     /// Whether the pacer fell behind its schedule in most of the cell's samples: the cell then
     /// describes a lighter load than asked for, and is never ranked (the samples behind in a
@@ -33,7 +41,15 @@ pub struct PacedCell {
     pub pacer_behind: bool,
     /// How far the figures move from one sample to the next: the median, least and most over
     /// the samples of each one's p99 (ns), share of messages dropped, and share of a core.
+    #[serde(skip)]
     pub ranges: Ranges,
+}
+
+/// A cell's pooled latency as the cells JSON names it: `pooled_p99_ns`, `pooled_p999_ns`,
+/// `pooled_max_ns`; nothing without latency.
+fn pooled<S: Serializer>(latency: &Option<Latency>, serializer: S) -> Result<S::Ok, S::Error> {
+    let keys = latency.map(|l| [("pooled_p99_ns", l.p99), ("pooled_p999_ns", l.p999), ("pooled_max_ns", l.max)]);
+    serializer.collect_map(keys.into_iter().flatten())
 }
 
 /// A figure over a cell's samples: its median, least and most, and how many samples had it.
