@@ -6,9 +6,6 @@
 
 pub mod ab;
 pub mod across;
-#[cfg(test)]
-#[path = "tests/agree.rs"]
-mod agree;
 pub mod answer;
 pub mod compare;
 pub mod console;
@@ -28,3 +25,7 @@ pub mod paced;
 pub mod pool;
 pub mod summary;
 pub mod svg;
+
+#[cfg(test)]
+#[path = "tests/agree.rs"]
+mod agree;

@@ -73,13 +73,6 @@ pub fn answer(groups: &[Grouped], noise: &FileNoise) -> Vec<PacedBand> {
     groups.iter().flat_map(|group| group.bands.iter().map(move |band| answer_band(group, band, noise))).collect()
 }
 
-/// The paced answer of `file` with its own figures and noise.
-#[cfg(test)]
-pub(crate) fn of_file(file: &ResultsFile) -> Vec<PacedBand> {
-    let table = super::figures::Table::of(file);
-    answer(&super::band::Groups::of(file, &table).paced, &FileNoise::of(file))
-}
-
 /// Ranks `group`'s channels in `band`: a channel missing a cell or with a failed sample is
 /// excluded, one whose pacer fell behind is named apart, the rest ranked.
 fn answer_band(group: &Grouped, band: &Band, noise: &FileNoise) -> PacedBand {
@@ -143,3 +136,10 @@ fn entry(channel: &str, merge: Option<Merge>, cells: &[&PacedCell]) -> PacedEntr
 
 #[cfg(test)]
 pub(crate) mod tests;
+
+/// The paced answer of `file` with its own figures and noise.
+#[cfg(test)]
+pub(crate) fn of_file(file: &ResultsFile) -> Vec<PacedBand> {
+    let table = super::figures::Table::of(file);
+    answer(&super::band::Groups::of(file, &table).paced, &FileNoise::of(file))
+}

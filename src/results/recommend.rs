@@ -68,13 +68,6 @@ pub fn recommend(groups: &[Grouped], noise: &FileNoise) -> Vec<Recommendation> {
     groups.iter().flat_map(|group| group.bands.iter().map(move |band| rank_band(group, band, noise))).collect()
 }
 
-/// The recommendations of `file` with its own figures and noise.
-#[cfg(test)]
-pub(crate) fn of_file(file: &super::load::ResultsFile) -> Vec<Recommendation> {
-    let table = super::figures::Table::of(file);
-    recommend(&super::band::Groups::of(file, &table).all, &FileNoise::of(file))
-}
-
 /// One band of `group`: its three rankings and the channels left out of them.
 fn rank_band(group: &Grouped, band: &Band, noise: &FileNoise) -> Recommendation {
     let tasks = &band.tasks;
@@ -174,3 +167,10 @@ pub fn rank<E>(
 
 #[cfg(test)]
 mod tests;
+
+/// The recommendations of `file` with its own figures and noise.
+#[cfg(test)]
+pub(crate) fn of_file(file: &super::load::ResultsFile) -> Vec<Recommendation> {
+    let table = super::figures::Table::of(file);
+    recommend(&super::band::Groups::of(file, &table).all, &FileNoise::of(file))
+}
