@@ -250,9 +250,8 @@ impl Clock {
 /// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`
 /// puts the channels of a group next to each other.
 fn groups(cells: &[Progress]) -> Vec<Vec<usize>> {
-    let group = |&at: &usize| CellKey { channel: String::new(), ..cells[at].key.clone() };
     let all: Vec<usize> = (0..cells.len()).collect();
-    all.chunk_by(|a, b| group(a) == group(b)).map(<[usize]>::to_vec).collect()
+    all.chunk_by(|&a, &b| cells[a].key.group() == cells[b].key.group()).map(<[usize]>::to_vec).collect()
 }
 
 /// Takes one sample of each of `order`'s cells as round `round`, where `place` says, and
@@ -324,8 +323,7 @@ fn take_round(
 /// The fastest sample of `key`'s group (its cells of every channel) that ran every message:
 /// what a bounded sample's bound is a multiple of.
 fn fastest_full(cells: &[Progress], key: &CellKey) -> Option<Duration> {
-    let group = |other: &CellKey| CellKey { channel: String::new(), ..other.clone() };
-    let of_group = cells.iter().filter(|progress| group(&progress.key) == group(key));
+    let of_group = cells.iter().filter(|progress| progress.key.group() == key.group());
     let full = of_group.flat_map(|progress| &progress.samples).filter(|s| s.status.is_ok() && s.bounded.is_none());
     full.map(|sample| sample.elapsed).min()
 }

@@ -50,6 +50,12 @@ pub struct WorkloadKey {
 }
 
 impl CellKey {
+    /// The sweep's group of this cell: the same place with any channel, the channels a round
+    /// measures back to back (the key with the channel blanked; how they merged is kept).
+    pub fn group(&self) -> CellKey {
+        CellKey { channel: String::new(), ..self.clone() }
+    }
+
     /// The key of one row.
     pub fn of(record: &Record) -> Self {
         CellKey {

@@ -59,12 +59,12 @@ pub(super) fn behind<'a>(file: &'a ResultsFile, keep: &'a [&str]) -> impl Fn(&Ce
     let mut fastest: HashMap<CellKey, f64> = HashMap::new();
     for key in &file.order {
         if let Some(value) = best(key) {
-            let group = fastest.entry(CellKey { channel: String::new(), ..key.clone() }).or_insert(value);
+            let group = fastest.entry(key.group()).or_insert(value);
             *group = group.min(value);
         }
     }
     let slow = move |key: &CellKey| {
-        let fastest = fastest.get(&CellKey { channel: String::new(), ..key.clone() });
+        let fastest = fastest.get(&key.group());
         best(key).zip(fastest).is_some_and(|(value, fastest)| value > fastest * SCREEN_CUT)
     };
     move |key: &CellKey| {
@@ -144,9 +144,7 @@ pub(super) fn duels(
         .map(|group| {
             let first = &cells[group[0]].key;
             let of_group = |(key, tasks, _): &&(CellKey, Vec<u64>, Vec<String>)| {
-                tasks.contains(&first.tasks)
-                    && CellKey { tasks: first.tasks, channel: String::new(), ..key.clone() }
-                        == CellKey { channel: String::new(), ..first.clone() }
+                tasks.contains(&first.tasks) && CellKey { tasks: first.tasks, ..key.group() } == first.group()
             };
             let channels: Vec<&String> = wanted.iter().filter(of_group).flat_map(|(_, _, channels)| channels).collect();
             let fastest = fastest_two(group, cells, file);
@@ -209,11 +207,10 @@ fn paced_wanted(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u6
 /// while more rounds could change the pick.
 fn settling(file: &ResultsFile, standing: &Standing) -> Vec<(CellKey, Vec<u64>, Vec<String>)> {
     let Some((room, keys, contested)) = &standing.room else { return Vec::new() };
-    let group = |key: &CellKey| CellKey { channel: String::new(), ..key.clone() };
     let mut wanted: Vec<(CellKey, Vec<u64>, Vec<String>)> = Vec::new();
     for key in keys.iter().filter(|key| *contested || !settled(&file.cells[*key])) {
-        if wanted.iter().all(|(other, _, _)| group(other) != group(key)) {
-            let channels = keys.iter().filter(|other| group(other) == group(key)).map(|other| other.channel.clone());
+        if wanted.iter().all(|(other, _, _)| other.group() != key.group()) {
+            let channels = keys.iter().filter(|other| other.group() == key.group()).map(|other| other.channel.clone());
             wanted.push((key.clone(), vec![*room], channels.collect()));
         }
     }
