@@ -22,20 +22,16 @@ use super::stop::Timer;
 use super::verify::Status;
 use super::workload::Workload;
 
-/// Which tokio scheduler runs the tasks.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum RuntimeKind {
-    /// The work-stealing scheduler with `--workers` worker threads.
-    #[default]
-    MultiThread,
-    /// Everything on one thread.
-    CurrentThread,
+named! {
+    /// Which tokio scheduler runs the tasks.
+    pub enum RuntimeKind {
+        /// The work-stealing scheduler with `--workers` worker threads.
+        #[default]
+        MultiThread => "multi-thread",
+        /// Everything on one thread.
+        CurrentThread => "current-thread",
+    }
 }
-
-named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
 
 impl RuntimeKind {
     /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time

@@ -3,10 +3,20 @@
 //! [`allocs`] counts; [`measure`] times it, beside a [`reading`] of the machine's speed, and
 //! [`verify`] says whether it delivered; [`memory`] counts the heap a channel keeps.
 
-/// For an enum of unit variants, each named as the command line and the CSV write it: `ALL`,
-/// `name()`, and `Display` as that name (padded to the width asked for).
+/// An enum of unit variants, each named as the command line and the CSV write it: the enum
+/// itself (`clap::ValueEnum`, and serde as that name, with the usual derives), `ALL`, `name()`,
+/// and `Display` as that name (padded to the width asked for).
 macro_rules! named {
-    ($kind:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* pub enum $kind:ident { $($(#[$doc:meta])* $variant:ident => $name:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(
+            Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, serde::Serialize,
+            serde::Deserialize,
+        )]
+        pub enum $kind {
+            $($(#[$doc])* #[value(name = $name)] #[serde(rename = $name)] $variant),+
+        }
+
         impl $kind {
             /// Every variant, in sweep order.
             pub const ALL: [$kind; [$($name),+].len()] = [$($kind::$variant),+];
