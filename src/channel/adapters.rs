@@ -28,6 +28,42 @@ macro_rules! send_and_recv {
     };
 }
 
+/// The name, types and `bounded` of an adapter whose crate makes a pair of `$sender<T>` and
+/// `$receiver<T>` with `$bounded(capacity)`, granting no sender slots of its own.
+macro_rules! pair {
+    ($name:literal, $($sender:ident)::+, $($receiver:ident)::+, $bounded:path) => {
+        const NAME: &'static str = $name;
+        type Sender<T: Item> = $($sender)::+<T>;
+        type Receiver<T: Item> = $($receiver)::+<T>;
+
+        fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+            $bounded(capacity)
+        }
+    };
+}
+
+/// `stream` of an adapter: `$stream`, made from the receiver `$receiver`.
+macro_rules! stream {
+    ($receiver:ident => $stream:expr) => {
+        fn stream<T: Item>($receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
+            $stream
+        }
+    };
+}
+
+/// `recv_batch` of a crate with flume's API: the first message awaited with `recv_async`, the
+/// rest taken with `try_iter`, not `drain`: drain takes everything queued, past the limit.
+macro_rules! recv_batch_by_try_iter {
+    () => {
+        async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
+            let Ok(first) = receiver.recv_async().await else { return false };
+            batch.push(first);
+            batch.extend(receiver.try_iter().take(limit - 1));
+            true
+        }
+    };
+}
+
 mod more;
 pub use more::{Asyncband, BatchChannel, Fibre, Loole, Rapidfire};
 
@@ -41,14 +77,8 @@ fn full_or_closed(full: bool) -> TrySendError {
 pub struct TokioMpsc;
 
 impl Channel for TokioMpsc {
-    const NAME: &'static str = "tokio-mpsc";
     const CRATE: &'static str = "tokio";
-    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
-    type Receiver<T: Item> = tokio::sync::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        tokio::sync::mpsc::channel(capacity)
-    }
+    pair!("tokio-mpsc", tokio::sync::mpsc::Sender, tokio::sync::mpsc::Receiver, tokio::sync::mpsc::channel);
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
@@ -64,53 +94,29 @@ impl Channel for TokioMpsc {
         // 0 only once every sender is gone and the channel is drained (the limit is never 0).
         receiver.recv_many(batch, limit).await > 0
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
-        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
-    }
+    // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_recv(cx)));
 }
 
 /// `flume::bounded`, with `send_async` / `recv_async` / `stream`.
 pub struct Flume;
 
 impl Channel for Flume {
-    const NAME: &'static str = "flume";
-    type Sender<T: Item> = flume::Sender<T>;
-    type Receiver<T: Item> = flume::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        flume::bounded(capacity)
-    }
+    pair!("flume", flume::Sender, flume::Receiver, flume::bounded);
     send_and_recv!(send_async, recv_async, flume::TrySendError::Full);
-    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
-        // `try_iter`, not `drain`: drain takes everything queued, past the limit.
-        let Ok(first) = receiver.recv_async().await else { return false };
-        batch.push(first);
-        batch.extend(receiver.try_iter().take(limit - 1));
-        true
-    }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver.stream()
-    }
+    recv_batch_by_try_iter!();
+    stream!(receiver => receiver.stream());
 }
 
 /// `async_channel::bounded`; its `Receiver` is a `Stream` itself.
 pub struct AsyncChannel;
 
 impl Channel for AsyncChannel {
-    const NAME: &'static str = "async-channel";
-    type Sender<T: Item> = async_channel::Sender<T>;
-    type Receiver<T: Item> = async_channel::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        async_channel::bounded(capacity)
-    }
+    pair!("async-channel", async_channel::Sender, async_channel::Receiver, async_channel::bounded);
     send_and_recv!(send, recv, async_channel::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
-        // the same receiver (async-channel receivers are multi-consumer handles).
-        receiver.clone()
-    }
+    // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
+    // the same receiver (async-channel receivers are multi-consumer handles).
+    stream!(receiver => receiver.clone());
 }
 
 /// `futures::channel::mpsc::channel` (the futures-channel crate), sent through its `Sink` with `feed`.
@@ -142,22 +148,14 @@ impl Channel for FuturesChannel {
     async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.next().await
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// `kanal::bounded_async`; merged-recv streams its `recv` future (see the impl).
 pub struct Kanal;
 
 impl Channel for Kanal {
-    const NAME: &'static str = "kanal";
-    type Sender<T: Item> = kanal::AsyncSender<T>;
-    type Receiver<T: Item> = kanal::AsyncReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        kanal::bounded_async(capacity)
-    }
+    pair!("kanal", kanal::AsyncSender, kanal::AsyncReceiver, kanal::bounded_async);
     send_and_recv!(send, recv);
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `try_recv`, not the default's dropped `recv` future: a sender may hand its message to a
@@ -191,13 +189,7 @@ impl Channel for Kanal {
 pub struct Thingbuf;
 
 impl Channel for Thingbuf {
-    const NAME: &'static str = "thingbuf";
-    type Sender<T: Item> = thingbuf::mpsc::Sender<T>;
-    type Receiver<T: Item> = thingbuf::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        thingbuf::mpsc::channel(capacity)
-    }
+    pair!("thingbuf", thingbuf::mpsc::Sender, thingbuf::mpsc::Receiver, thingbuf::mpsc::channel);
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
@@ -207,28 +199,18 @@ impl Channel for Thingbuf {
     async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.recv().await
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
-        // poll-level receive (the one its recv future runs), so this is what a Stream would call.
-        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
-    }
+    // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
+    // poll-level receive (the one its recv future runs), so this is what a Stream would call.
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_recv(cx)));
 }
 
 /// `tachyonix::channel`; its `Receiver` is a `Stream` itself.
 pub struct Tachyonix;
 
 impl Channel for Tachyonix {
-    const NAME: &'static str = "tachyonix";
-    type Sender<T: Item> = tachyonix::Sender<T>;
-    type Receiver<T: Item> = tachyonix::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        tachyonix::channel(capacity)
-    }
+    pair!("tachyonix", tachyonix::Sender, tachyonix::Receiver, tachyonix::channel);
     send_and_recv!(send, recv, tachyonix::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// `crossfire::mpsc::bounded_async`: the async sender and the async receiver of crossfire's
@@ -253,9 +235,7 @@ impl Channel for Crossfire {
         (sender, receiver.into_stream())
     }
     send_and_recv!(send, recv, crossfire::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// tokio's mpsc channel again, its receiver taking whatever is queued, up to
@@ -322,7 +302,5 @@ impl Channel for TokioRecvMany {
         }
         std::future::poll_fn(|cx| receiver.poll_next(cx)).await
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        futures::stream::poll_fn(|cx| receiver.poll_next(cx))
-    }
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_next(cx)));
 }
