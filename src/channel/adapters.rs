@@ -8,10 +8,19 @@ use futures::{SinkExt, Stream, StreamExt};
 use super::{Channel, Closed, Item, TrySendError};
 
 /// `send` and `recv` of an adapter through the crate's own async methods `$send(message)`,
-/// which fails only once the receiver is gone, and `$recv()`, which fails once every sender is
-/// gone and the channel is drained: the shape of most crates' API. With `$full`, `try_send` too,
-/// through the crate's `try_send`, whose error `$full` means the channel was full.
+/// which fails only once the receiver is gone, and `$recv()`, which fails (or, with `-> Option`,
+/// returns `None`) once every sender is gone and the channel is drained: the shape of most crates'
+/// API. With `$full`, `try_send` too, through the crate's `try_send`, whose error `$full` means
+/// the channel was full.
 macro_rules! send_and_recv {
+    ($send:ident, $recv:ident -> Option) => {
+        async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
+            sender.$send(message).await.map_err(|_| Closed)
+        }
+        async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
+            receiver.$recv().await
+        }
+    };
     ($send:ident, $recv:ident) => {
         async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
             sender.$send(message).await.map_err(|_| Closed)
@@ -79,16 +88,11 @@ pub struct TokioMpsc;
 impl Channel for TokioMpsc {
     const CRATE: &'static str = "tokio";
     pair!("tokio-mpsc", tokio::sync::mpsc::Sender, tokio::sync::mpsc::Receiver, tokio::sync::mpsc::channel);
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender
             .try_send(message)
             .map_err(|error| full_or_closed(matches!(error, tokio::sync::mpsc::error::TrySendError::Full(_))))
-    }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
     }
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // 0 only once every sender is gone and the channel is drained (the limit is never 0).
@@ -190,14 +194,9 @@ pub struct Thingbuf;
 
 impl Channel for Thingbuf {
     pair!("thingbuf", thingbuf::mpsc::Sender, thingbuf::mpsc::Receiver, thingbuf::mpsc::channel);
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
-    }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
     }
     // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
     // poll-level receive (the one its recv future runs), so this is what a Stream would call.

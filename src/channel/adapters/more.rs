@@ -57,9 +57,7 @@ pub struct BatchChannel;
 
 impl Channel for BatchChannel {
     pair!("batch-channel", batch_channel::Sender, batch_channel::Receiver, batch_channel::bounded);
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         // The crate has no `try_send`: its own send future polled once. It queues the message if
         // a slot is free; otherwise it is dropped unfinished, which unlinks its waker and drops
@@ -69,9 +67,6 @@ impl Channel for BatchChannel {
             Some(Err(_)) => Err(TrySendError::Closed),
             None => Err(TrySendError::Full),
         }
-    }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
     }
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `recv_batch(limit)` into the caller's Vec: waits for one value, takes up to `limit` of
