@@ -89,7 +89,7 @@ pub static LIVE: LiveBytes = LiveBytes::new();
 
 impl LiveBytes {
     /// Zero bytes, zero peak.
-    pub const fn new() -> Self {
+    const fn new() -> Self {
         Self { now: AtomicI64::new(0), peak: AtomicI64::new(0) }
     }
 
@@ -120,12 +120,6 @@ impl LiveBytes {
     /// The peak lowered to the bytes live now.
     pub fn reset_peak(&self) {
         self.peak.store(self.now(), Ordering::Relaxed);
-    }
-}
-
-impl Default for LiveBytes {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
