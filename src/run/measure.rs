@@ -202,12 +202,9 @@ async fn timed_run(
     allocs::set_window(false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
-    let (cpu, involuntary_switches) = match (usage_start, usage_end) {
-        (Some((cpu, switches)), Some((cpu_end, switches_end))) => {
-            (cpu_end.saturating_sub(cpu), Some(switches_end.saturating_sub(switches)))
-        }
-        _ => (Duration::ZERO, None),
-    };
+    let usage = usage_start.zip(usage_end).map(|((cpu, switches), (cpu_end, switches_end))| {
+        (cpu_end.saturating_sub(cpu), switches_end.saturating_sub(switches))
+    });
     let mut status = delivery.status;
     if let (true, Err(error)) = (status.is_ok(), workload.sink.check(delivery.bytes, workload.keep_sink)) {
         status = Status::Sink(error);
@@ -219,11 +216,11 @@ async fn timed_run(
         pace_actual: delivery.pace_actual,
         pacing: delivery.pacing,
         dropped: delivery.dropped,
-        involuntary_switches,
+        involuntary_switches: usage.map(|(_, switches)| switches),
         steal,
         run_delay,
         bounded: delivery.stopped.zip(bound).map(|((_, taken), bound)| Bounded { bound, taken }),
-        ..Sample::failed(elapsed, cpu, status)
+        ..Sample::failed(elapsed, usage.map_or(Duration::ZERO, |(cpu, _)| cpu), status)
     }
 }
 
