@@ -19,7 +19,7 @@ use super::allocs::{self, LIVE};
 use super::payload::DEFAULT_PAYLOAD_BYTES;
 use super::verify::{Status, Verifier};
 use super::workload::{Mode, RecordBytes, Workload};
-use crate::channel::{Channel, Item, Message, Record};
+use crate::channel::{Channel, Item};
 
 /// One cell of `channel-bench memory`: the design, its tasks, the capacity asked and the kind
 /// of message.
@@ -84,12 +84,7 @@ pub type Memory = fn(&MemoryCell) -> Footprint;
 
 /// Measures `cell` over channel `C`.
 pub fn memory<C: Channel>(cell: &MemoryCell) -> Footprint {
-    match cell.record {
-        RecordBytes::Shared => footprint::<C, Message>(cell),
-        RecordBytes::B48 => footprint::<C, Record<32>>(cell),
-        RecordBytes::B256 => footprint::<C, Record<240>>(cell),
-        RecordBytes::B1200 => footprint::<C, Record<1184>>(cell),
-    }
+    by_record!(cell.record, footprint::<C>(cell))
 }
 
 /// The payload every shared message points to: static, so a message costs no allocation.

@@ -37,6 +37,26 @@ macro_rules! named {
     };
 }
 
+/// `$run::<C, T>($arg)`, `T` the item that `$record` (a `workload::RecordBytes`) names: the shared
+/// [`crate::channel::Message`], or a [`crate::channel::Record`] of that many bytes in all.
+macro_rules! by_record {
+    ($record:expr, $run:ident::<$channel:ident>($arg:expr)) => {{
+        use $crate::channel::{Message, Record};
+        use $crate::run::workload::RecordBytes;
+        match $record {
+            RecordBytes::Shared => $run::<$channel, Message>($arg),
+            RecordBytes::B48 => $run::<$channel, Record<32>>($arg),
+            RecordBytes::B256 => $run::<$channel, Record<240>>($arg),
+            RecordBytes::B1200 => $run::<$channel, Record<1184>>($arg),
+        }
+    }};
+}
+
+// Each record above is as large as its `--record-bytes` says.
+const _: () = assert!(size_of::<crate::channel::Record<32>>() == 48);
+const _: () =
+    assert!(size_of::<crate::channel::Record<240>>() == 256 && size_of::<crate::channel::Record<1184>>() == 1200);
+
 pub mod allocs;
 pub mod latency;
 pub mod measure;
