@@ -187,7 +187,7 @@ async fn timed_run(
     }
     let steal_start = steal_time();
     let delay_start = run_delay();
-    allocs::set_window(count_allocs);
+    allocs::set_window(allocs::COUNTING, count_allocs);
     let usage_start = usage();
     let start = Instant::now();
     prepared.release();
@@ -199,7 +199,7 @@ async fn timed_run(
     if let Some(timer) = timer {
         timer.finish();
     }
-    allocs::set_window(false);
+    allocs::set_window(allocs::COUNTING, false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
     let usage = usage_start.zip(usage_end).map(|((cpu, switches), (cpu_end, switches_end))| {

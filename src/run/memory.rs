@@ -155,7 +155,7 @@ fn footprint<C: Channel, T: Item>(cell: &MemoryCell) -> Footprint {
     // A channel that never fills stops well past what it should hold.
     let limit = 2 * cell.slots() as u64 + cell.tasks as u64 + 16;
     LIVE.reset();
-    allocs::set_live_window(true);
+    allocs::set_window(allocs::LIVE_BYTES, true);
     for _ in 0..cell.channels() {
         let (sender, receiver) = C::bounded::<T>(per_channel, senders_per_channel);
         bench.receivers.push(receiver);
@@ -165,12 +165,12 @@ fn footprint<C: Channel, T: Item>(cell: &MemoryCell) -> Footprint {
     LIVE.reset_peak();
     let burst = bench.fill(limit);
     // The verifier is the harness's: made outside the window, and freed outside it.
-    allocs::set_live_window(false);
+    allocs::set_window(allocs::LIVE_BYTES, false);
     // One more message per channel: sender 0's in cloned-send, every sender's in merged-recv.
     let mut expected = bench.sent.clone();
     expected.iter_mut().take(cell.channels()).for_each(|count| *count += 1);
     let mut verifier = Verifier::new(expected, false);
-    allocs::set_live_window(true);
+    allocs::set_window(allocs::LIVE_BYTES, true);
     let mut torn = bench.drain(&mut verifier);
     let (peak, drained) = (LIVE.peak(), LIVE.now());
     bench.offer(cell.channels());
@@ -180,7 +180,7 @@ fn footprint<C: Channel, T: Item>(cell: &MemoryCell) -> Footprint {
     bench.senders.clear();
     bench.receivers.clear();
     let after_drop = LIVE.now();
-    allocs::set_live_window(false);
+    allocs::set_window(allocs::LIVE_BYTES, false);
     drop(bench);
     let status = match verifier.finish(0) {
         _ if burst != cell.slots() as u64 => Status::Capacity(format!(
