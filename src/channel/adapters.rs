@@ -38,15 +38,19 @@ macro_rules! send_and_recv {
 }
 
 /// The name, types and `bounded` of an adapter whose crate makes a pair of `$sender<T>` and
-/// `$receiver<T>` with `$bounded(capacity)`, granting no sender slots of its own.
+/// `$receiver<T>` with `$bounded(capacity)`, granting no sender slots of its own; or, given
+/// `|capacity, senders| …`, with that expression.
 macro_rules! pair {
     ($name:literal, $($sender:ident)::+, $($receiver:ident)::+, $bounded:path) => {
+        pair!($name, $($sender)::+, $($receiver)::+, |capacity, _senders| $bounded(capacity));
+    };
+    ($name:literal, $($sender:ident)::+, $($receiver:ident)::+, |$capacity:ident, $senders:ident| $bounded:expr) => {
         const NAME: &'static str = $name;
         type Sender<T: Item> = $($sender)::+<T>;
         type Receiver<T: Item> = $($receiver)::+<T>;
 
-        fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-            $bounded(capacity)
+        fn bounded<T: Item>($capacity: usize, $senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+            $bounded
         }
     };
 }
@@ -127,15 +131,11 @@ impl Channel for AsyncChannel {
 pub struct FuturesChannel;
 
 impl Channel for FuturesChannel {
-    const NAME: &'static str = "futures-channel";
     // futures-channel guarantees every sender one slot of its own on top of the buffer.
     const SLOTS_PER_SENDER: usize = 1;
-    type Sender<T: Item> = futures::channel::mpsc::Sender<T>;
-    type Receiver<T: Item> = futures::channel::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+    pair!("futures-channel", futures::channel::mpsc::Sender, futures::channel::mpsc::Receiver, |capacity, senders| {
         futures::channel::mpsc::channel(capacity - senders * Self::SLOTS_PER_SENDER)
-    }
+    });
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         // `feed` returns once the message is queued, as the other crates' sends do;
         // `SinkExt::send` would also flush, waiting until the receiver has drained the buffer.
@@ -278,16 +278,12 @@ impl<T> RecvManyReceiver<T> {
 }
 
 impl Channel for TokioRecvMany {
-    const NAME: &'static str = "tokio-recv-many";
     const CRATE: &'static str = "tokio";
-    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
-    type Receiver<T: Item> = RecvManyReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+    pair!("tokio-recv-many", tokio::sync::mpsc::Sender, RecvManyReceiver, |capacity, _senders| {
         let (sender, receiver) = tokio::sync::mpsc::channel(capacity);
         let limit = capacity.min(RECV_MANY_LIMIT);
         (sender, RecvManyReceiver { receiver, batch: VecDeque::with_capacity(limit), limit })
-    }
+    });
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
