@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use channel_bench::run::payload::{self, PayloadSize};
+use channel_bench::run::payload;
 
 mod common;
 
@@ -75,12 +75,11 @@ fn drawn_payload_sizes_add_up_to_the_bytes_reported_and_repeat_with_the_seed() {
         sweep(&[SMALL, &args, &["--channels", "async-channel"]].concat(), &dir.path().join(name))
     };
     let rows = run("7", "seed7.csv");
-    let size = PayloadSize::Uniform { min: 300, max: 2000 };
     for row in &rows {
         let tasks: u32 = row["tasks"].parse().unwrap();
         let per_task = |task: u32| 1001 / tasks + u32::from(task < 1001 % tasks);
         let expected: u64 = (0..tasks)
-            .map(|task| payload::sizes(size, 7, task, per_task(task)).iter().map(|&s| u64::from(s)).sum::<u64>())
+            .map(|task| payload::sizes(300, 2000, 7, task, per_task(task)).iter().map(|&s| u64::from(s)).sum::<u64>())
             .sum();
         assert_eq!(number(row, "bytes") as u64, expected, "{row:?}");
         assert_eq!(row["payload"], "300..2000");

@@ -8,10 +8,19 @@ use futures::{SinkExt, Stream, StreamExt};
 use super::{Channel, Closed, Item, TrySendError};
 
 /// `send` and `recv` of an adapter through the crate's own async methods `$send(message)`,
-/// which fails only once the receiver is gone, and `$recv()`, which fails once every sender is
-/// gone and the channel is drained: the shape of most crates' API. With `$full`, `try_send` too,
-/// through the crate's `try_send`, whose error `$full` means the channel was full.
+/// which fails only once the receiver is gone, and `$recv()`, which fails (or, with `-> Option`,
+/// returns `None`) once every sender is gone and the channel is drained: the shape of most crates'
+/// API. With `$full`, `try_send` too, through the crate's `try_send`, whose error `$full` means
+/// the channel was full.
 macro_rules! send_and_recv {
+    ($send:ident, $recv:ident -> Option) => {
+        async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
+            sender.$send(message).await.map_err(|_| Closed)
+        }
+        async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
+            receiver.$recv().await
+        }
+    };
     ($send:ident, $recv:ident) => {
         async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
             sender.$send(message).await.map_err(|_| Closed)
@@ -24,6 +33,46 @@ macro_rules! send_and_recv {
         send_and_recv!($send, $recv);
         fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
             sender.try_send(message).map_err(|error| full_or_closed(matches!(error, $full(_))))
+        }
+    };
+}
+
+/// The name, types and `bounded` of an adapter whose crate makes a pair of `$sender<T>` and
+/// `$receiver<T>` with `$bounded(capacity)`, granting no sender slots of its own; or, given
+/// `|capacity, senders| …`, with that expression.
+macro_rules! pair {
+    ($name:literal, $($sender:ident)::+, $($receiver:ident)::+, $bounded:path) => {
+        pair!($name, $($sender)::+, $($receiver)::+, |capacity, _senders| $bounded(capacity));
+    };
+    ($name:literal, $($sender:ident)::+, $($receiver:ident)::+, |$capacity:ident, $senders:ident| $bounded:expr) => {
+        const NAME: &'static str = $name;
+        type Sender<T: Item> = $($sender)::+<T>;
+        type Receiver<T: Item> = $($receiver)::+<T>;
+
+        fn bounded<T: Item>($capacity: usize, $senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+            $bounded
+        }
+    };
+}
+
+/// `stream` of an adapter: `$stream`, made from the receiver `$receiver`.
+macro_rules! stream {
+    ($receiver:ident => $stream:expr) => {
+        fn stream<T: Item>($receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
+            $stream
+        }
+    };
+}
+
+/// `recv_batch` of a crate with flume's API: the first message awaited with `recv_async`, the
+/// rest taken with `try_iter`, not `drain`: drain takes everything queued, past the limit.
+macro_rules! recv_batch_by_try_iter {
+    () => {
+        async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
+            let Ok(first) = receiver.recv_async().await else { return false };
+            batch.push(first);
+            batch.extend(receiver.try_iter().take(limit - 1));
+            true
         }
     };
 }
@@ -41,91 +90,52 @@ fn full_or_closed(full: bool) -> TrySendError {
 pub struct TokioMpsc;
 
 impl Channel for TokioMpsc {
-    const NAME: &'static str = "tokio-mpsc";
     const CRATE: &'static str = "tokio";
-    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
-    type Receiver<T: Item> = tokio::sync::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        tokio::sync::mpsc::channel(capacity)
-    }
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    pair!("tokio-mpsc", tokio::sync::mpsc::Sender, tokio::sync::mpsc::Receiver, tokio::sync::mpsc::channel);
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender
             .try_send(message)
             .map_err(|error| full_or_closed(matches!(error, tokio::sync::mpsc::error::TrySendError::Full(_))))
     }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
-    }
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // 0 only once every sender is gone and the channel is drained (the limit is never 0).
         receiver.recv_many(batch, limit).await > 0
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
-        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
-    }
+    // tokio's Receiver is not a Stream itself; poll_recv is what its own wrapper calls.
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_recv(cx)));
 }
 
 /// `flume::bounded`, with `send_async` / `recv_async` / `stream`.
 pub struct Flume;
 
 impl Channel for Flume {
-    const NAME: &'static str = "flume";
-    type Sender<T: Item> = flume::Sender<T>;
-    type Receiver<T: Item> = flume::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        flume::bounded(capacity)
-    }
+    pair!("flume", flume::Sender, flume::Receiver, flume::bounded);
     send_and_recv!(send_async, recv_async, flume::TrySendError::Full);
-    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
-        // `try_iter`, not `drain`: drain takes everything queued, past the limit.
-        let Ok(first) = receiver.recv_async().await else { return false };
-        batch.push(first);
-        batch.extend(receiver.try_iter().take(limit - 1));
-        true
-    }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver.stream()
-    }
+    recv_batch_by_try_iter!();
+    stream!(receiver => receiver.stream());
 }
 
 /// `async_channel::bounded`; its `Receiver` is a `Stream` itself.
 pub struct AsyncChannel;
 
 impl Channel for AsyncChannel {
-    const NAME: &'static str = "async-channel";
-    type Sender<T: Item> = async_channel::Sender<T>;
-    type Receiver<T: Item> = async_channel::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        async_channel::bounded(capacity)
-    }
+    pair!("async-channel", async_channel::Sender, async_channel::Receiver, async_channel::bounded);
     send_and_recv!(send, recv, async_channel::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
-        // the same receiver (async-channel receivers are multi-consumer handles).
-        receiver.clone()
-    }
+    // The Receiver is the Stream, but it is !Unpin, so a `&mut` to it is not; a clone is
+    // the same receiver (async-channel receivers are multi-consumer handles).
+    stream!(receiver => receiver.clone());
 }
 
 /// `futures::channel::mpsc::channel` (the futures-channel crate), sent through its `Sink` with `feed`.
 pub struct FuturesChannel;
 
 impl Channel for FuturesChannel {
-    const NAME: &'static str = "futures-channel";
     // futures-channel guarantees every sender one slot of its own on top of the buffer.
     const SLOTS_PER_SENDER: usize = 1;
-    type Sender<T: Item> = futures::channel::mpsc::Sender<T>;
-    type Receiver<T: Item> = futures::channel::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+    pair!("futures-channel", futures::channel::mpsc::Sender, futures::channel::mpsc::Receiver, |capacity, senders| {
         futures::channel::mpsc::channel(capacity - senders * Self::SLOTS_PER_SENDER)
-    }
+    });
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         // `feed` returns once the message is queued, as the other crates' sends do;
         // `SinkExt::send` would also flush, waiting until the receiver has drained the buffer.
@@ -142,22 +152,14 @@ impl Channel for FuturesChannel {
     async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
         receiver.next().await
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// `kanal::bounded_async`; merged-recv streams its `recv` future (see the impl).
 pub struct Kanal;
 
 impl Channel for Kanal {
-    const NAME: &'static str = "kanal";
-    type Sender<T: Item> = kanal::AsyncSender<T>;
-    type Receiver<T: Item> = kanal::AsyncReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        kanal::bounded_async(capacity)
-    }
+    pair!("kanal", kanal::AsyncSender, kanal::AsyncReceiver, kanal::bounded_async);
     send_and_recv!(send, recv);
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `try_recv`, not the default's dropped `recv` future: a sender may hand its message to a
@@ -191,44 +193,23 @@ impl Channel for Kanal {
 pub struct Thingbuf;
 
 impl Channel for Thingbuf {
-    const NAME: &'static str = "thingbuf";
-    type Sender<T: Item> = thingbuf::mpsc::Sender<T>;
-    type Receiver<T: Item> = thingbuf::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        thingbuf::mpsc::channel(capacity)
-    }
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    pair!("thingbuf", thingbuf::mpsc::Sender, thingbuf::mpsc::Receiver, thingbuf::mpsc::channel);
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         sender.try_send(message).map_err(|error| full_or_closed(error.is_full()))
     }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
-    }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
-        // poll-level receive (the one its recv future runs), so this is what a Stream would call.
-        futures::stream::poll_fn(|cx| receiver.poll_recv(cx))
-    }
+    // thingbuf's Receiver is not a Stream and the crate has none; poll_recv is its own
+    // poll-level receive (the one its recv future runs), so this is what a Stream would call.
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_recv(cx)));
 }
 
 /// `tachyonix::channel`; its `Receiver` is a `Stream` itself.
 pub struct Tachyonix;
 
 impl Channel for Tachyonix {
-    const NAME: &'static str = "tachyonix";
-    type Sender<T: Item> = tachyonix::Sender<T>;
-    type Receiver<T: Item> = tachyonix::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        tachyonix::channel(capacity)
-    }
+    pair!("tachyonix", tachyonix::Sender, tachyonix::Receiver, tachyonix::channel);
     send_and_recv!(send, recv, tachyonix::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// `crossfire::mpsc::bounded_async`: the async sender and the async receiver of crossfire's
@@ -253,9 +234,7 @@ impl Channel for Crossfire {
         (sender, receiver.into_stream())
     }
     send_and_recv!(send, recv, crossfire::TrySendError::Full);
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// tokio's mpsc channel again, its receiver taking whatever is queued, up to
@@ -299,16 +278,12 @@ impl<T> RecvManyReceiver<T> {
 }
 
 impl Channel for TokioRecvMany {
-    const NAME: &'static str = "tokio-recv-many";
     const CRATE: &'static str = "tokio";
-    type Sender<T: Item> = tokio::sync::mpsc::Sender<T>;
-    type Receiver<T: Item> = RecvManyReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
+    pair!("tokio-recv-many", tokio::sync::mpsc::Sender, RecvManyReceiver, |capacity, _senders| {
         let (sender, receiver) = tokio::sync::mpsc::channel(capacity);
         let limit = capacity.min(RECV_MANY_LIMIT);
         (sender, RecvManyReceiver { receiver, batch: VecDeque::with_capacity(limit), limit })
-    }
+    });
     async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
         sender.send(message).await.map_err(|_| Closed)
     }
@@ -322,7 +297,5 @@ impl Channel for TokioRecvMany {
         }
         std::future::poll_fn(|cx| receiver.poll_next(cx)).await
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        futures::stream::poll_fn(|cx| receiver.poll_next(cx))
-    }
+    stream!(receiver => futures::stream::poll_fn(|cx| receiver.poll_next(cx)));
 }

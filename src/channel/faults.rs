@@ -20,10 +20,18 @@ pub trait Fault: 'static {
         false
     }
 
-    /// The receiver's poll: tokio's own, unless the fault changes it.
+    /// The receiver's poll: tokio's own, each message it delivers handed to [`Fault::received`],
+    /// unless the fault changes it.
     fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        receiver.poll_recv(cx)
+        let polled = receiver.poll_recv(cx);
+        if let Poll::Ready(Some(message)) = &polled {
+            Self::received(message);
+        }
+        polled
     }
+
+    /// What the fault does with a message its receiver delivers: nothing, unless it says.
+    fn received<T: Item>(_message: &T) {}
 }
 
 /// tokio's channel, with the fault `F`.
@@ -136,12 +144,8 @@ pub struct Leaky;
 impl Fault for Leaky {
     const NAME: &'static str = "fault-leaky";
 
-    fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let polled = receiver.poll_recv(cx);
-        if let Poll::Ready(Some(message)) = &polled {
-            KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.body().to_vec());
-        }
-        polled
+    fn received<T: Item>(message: &T) {
+        KEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.body().to_vec());
     }
 }
 
@@ -153,13 +157,9 @@ pub struct Crash;
 impl Fault for Crash {
     const NAME: &'static str = "fault-crash";
 
-    fn poll_recv<T: Item>(receiver: &mut Receiver<T>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let polled = receiver.poll_recv(cx);
-        if let Poll::Ready(Some(_)) = polled {
-            // SAFETY: kill(2) on this process's own id.
-            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
-            unreachable!("SIGKILL cannot be caught")
-        }
-        polled
+    fn received<T: Item>(_message: &T) {
+        // SAFETY: kill(2) on this process's own id.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        unreachable!("SIGKILL cannot be caught")
     }
 }

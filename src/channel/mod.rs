@@ -58,6 +58,21 @@ pub trait Item: Clone + Default + Send + Sync + Unpin + 'static {
     }
 }
 
+/// [`Item`]'s accessors of the header fields `sender`, `seq` and `sent_at`.
+macro_rules! header {
+    () => {
+        fn sender(&self) -> u32 {
+            self.sender
+        }
+        fn seq(&self) -> u32 {
+            self.seq
+        }
+        fn sent_at(&self) -> u64 {
+            self.sent_at
+        }
+    };
+}
+
 /// One forwarded packet: who sent it, its place in that sender's sequence, and the
 /// shared payload buffer (cloning it is a reference-count bump, as an SFU forwards one buffer).
 ///
@@ -82,15 +97,7 @@ impl Item for Message {
     fn stamp(sender: u32, seq: u32, sent_at: u64, payload: impl FnOnce() -> Bytes) -> Self {
         Message { sender, seq, sent_at, payload: payload() }
     }
-    fn sender(&self) -> u32 {
-        self.sender
-    }
-    fn seq(&self) -> u32 {
-        self.seq
-    }
-    fn sent_at(&self) -> u64 {
-        self.sent_at
-    }
+    header!();
     fn body(&self) -> &[u8] {
         &self.payload
     }
@@ -123,15 +130,7 @@ impl<const BODY: usize> Item for Record<BODY> {
     fn stamp(sender: u32, seq: u32, sent_at: u64, _payload: impl FnOnce() -> Bytes) -> Self {
         Record { sender, seq, sent_at, body: [seq as u8; BODY] }
     }
-    fn sender(&self) -> u32 {
-        self.sender
-    }
-    fn seq(&self) -> u32 {
-        self.seq
-    }
-    fn sent_at(&self) -> u64 {
-        self.sent_at
-    }
+    header!();
     fn body(&self) -> &[u8] {
         &self.body
     }

@@ -22,10 +22,10 @@ pub struct CountingAllocator;
 
 /// Which windows are open: [`COUNTING`], [`LIVE_BYTES`], both or neither.
 static WINDOWS: AtomicU8 = AtomicU8::new(0);
-/// The `--count-allocs` window: allocations counted per thread.
-const COUNTING: u8 = 1;
-/// The `memory` window: live bytes counted process-wide.
-const LIVE_BYTES: u8 = 2;
+/// The `--count-allocs` window: allocations counted per thread, into [`totals`].
+pub const COUNTING: u8 = 1;
+/// The `memory` window: live bytes counted process-wide, into [`LIVE`].
+pub const LIVE_BYTES: u8 = 2;
 static TOTAL_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static TOTAL_BYTES: AtomicU64 = AtomicU64::new(0);
 
@@ -84,12 +84,12 @@ pub struct LiveBytes {
     peak: AtomicI64,
 }
 
-/// The live bytes of the process, counted while [`set_live_window`] holds it open.
+/// The live bytes of the process, counted while [`set_window`] holds [`LIVE_BYTES`] open.
 pub static LIVE: LiveBytes = LiveBytes::new();
 
 impl LiveBytes {
     /// Zero bytes, zero peak.
-    pub const fn new() -> Self {
+    const fn new() -> Self {
         Self { now: AtomicI64::new(0), peak: AtomicI64::new(0) }
     }
 
@@ -123,19 +123,9 @@ impl LiveBytes {
     }
 }
 
-impl Default for LiveBytes {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-/// Opens (`true`) or closes the window in which every allocation and free in the process
-/// changes [`LIVE`].
-pub fn set_live_window(open: bool) {
-    set(LIVE_BYTES, open);
-}
-
-fn set(window: u8, open: bool) {
+/// Opens (`true`) or closes `window`: [`COUNTING`], or [`LIVE_BYTES`], in which every allocation
+/// and free in the process changes [`LIVE`].
+pub fn set_window(window: u8, open: bool) {
     if open {
         WINDOWS.fetch_or(window, Ordering::SeqCst);
     } else {
@@ -157,11 +147,6 @@ pub fn reset() {
     flush_thread();
     TOTAL_ALLOCATIONS.store(0, Ordering::Relaxed);
     TOTAL_BYTES.store(0, Ordering::Relaxed);
-}
-
-/// Opens (`true`) or closes the counting window.
-pub fn set_window(open: bool) {
-    set(COUNTING, open);
 }
 
 /// Adds this thread's cells to the totals and empties them.
@@ -205,7 +190,7 @@ mod tests {
         // no other test opens the window.
         let (small, large) = (Layout::from_size_align(24, 8).unwrap(), Layout::from_size_align(1000, 8).unwrap());
         LIVE.reset();
-        set_live_window(true);
+        set_window(LIVE_BYTES, true);
         // SAFETY: each block is freed once, with the layout it was allocated with.
         unsafe {
             let a = CountingAllocator.alloc(small);
@@ -215,7 +200,7 @@ mod tests {
             assert_eq!(LIVE.now(), 1040);
             CountingAllocator.dealloc(b, large);
             assert_eq!((LIVE.now(), LIVE.peak()), (40, 1040));
-            set_live_window(false);
+            set_window(LIVE_BYTES, false);
             CountingAllocator.dealloc(a, Layout::from_size_align(40, 8).unwrap());
         }
         assert_eq!(LIVE.now(), 40, "the free after the window closed is not counted");

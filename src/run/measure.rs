@@ -22,20 +22,16 @@ use super::stop::Timer;
 use super::verify::Status;
 use super::workload::Workload;
 
-/// Which tokio scheduler runs the tasks.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum RuntimeKind {
-    /// The work-stealing scheduler with `--workers` worker threads.
-    #[default]
-    MultiThread,
-    /// Everything on one thread.
-    CurrentThread,
+named! {
+    /// Which tokio scheduler runs the tasks.
+    pub enum RuntimeKind {
+        /// The work-stealing scheduler with `--workers` worker threads.
+        #[default]
+        MultiThread => "multi-thread",
+        /// Everything on one thread.
+        CurrentThread => "current-thread",
+    }
 }
-
-named!(RuntimeKind { MultiThread => "multi-thread", CurrentThread => "current-thread" });
 
 impl RuntimeKind {
     /// A fresh runtime of this kind, `workers` threads for multi-thread; with `timer`, its time
@@ -191,7 +187,7 @@ async fn timed_run(
     }
     let steal_start = steal_time();
     let delay_start = run_delay();
-    allocs::set_window(count_allocs);
+    allocs::set_window(allocs::COUNTING, count_allocs);
     let usage_start = usage();
     let start = Instant::now();
     prepared.release();
@@ -203,15 +199,12 @@ async fn timed_run(
     if let Some(timer) = timer {
         timer.finish();
     }
-    allocs::set_window(false);
+    allocs::set_window(allocs::COUNTING, false);
     let steal = steal_time().zip(steal_start).map(|(end, start)| end.saturating_sub(start));
     let run_delay = run_delay().zip(delay_start).map(|(end, start)| end.saturating_sub(start));
-    let (cpu, involuntary_switches) = match (usage_start, usage_end) {
-        (Some((cpu, switches)), Some((cpu_end, switches_end))) => {
-            (cpu_end.saturating_sub(cpu), Some(switches_end.saturating_sub(switches)))
-        }
-        _ => (Duration::ZERO, None),
-    };
+    let usage = usage_start.zip(usage_end).map(|((cpu, switches), (cpu_end, switches_end))| {
+        (cpu_end.saturating_sub(cpu), switches_end.saturating_sub(switches))
+    });
     let mut status = delivery.status;
     if let (true, Err(error)) = (status.is_ok(), workload.sink.check(delivery.bytes, workload.keep_sink)) {
         status = Status::Sink(error);
@@ -223,11 +216,11 @@ async fn timed_run(
         pace_actual: delivery.pace_actual,
         pacing: delivery.pacing,
         dropped: delivery.dropped,
-        involuntary_switches,
+        involuntary_switches: usage.map(|(_, switches)| switches),
         steal,
         run_delay,
         bounded: delivery.stopped.zip(bound).map(|((_, taken), bound)| Bounded { bound, taken }),
-        ..Sample::failed(elapsed, cpu, status)
+        ..Sample::failed(elapsed, usage.map_or(Duration::ZERO, |(cpu, _)| cpu), status)
     }
 }
 

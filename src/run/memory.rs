@@ -19,7 +19,7 @@ use super::allocs::{self, LIVE};
 use super::payload::DEFAULT_PAYLOAD_BYTES;
 use super::verify::{Status, Verifier};
 use super::workload::{Mode, RecordBytes, Workload};
-use crate::channel::{Channel, Item, Message, Record};
+use crate::channel::{Channel, Item};
 
 /// One cell of `channel-bench memory`: the design, its tasks, the capacity asked and the kind
 /// of message.
@@ -84,12 +84,7 @@ pub type Memory = fn(&MemoryCell) -> Footprint;
 
 /// Measures `cell` over channel `C`.
 pub fn memory<C: Channel>(cell: &MemoryCell) -> Footprint {
-    match cell.record {
-        RecordBytes::Shared => footprint::<C, Message>(cell),
-        RecordBytes::B48 => footprint::<C, Record<32>>(cell),
-        RecordBytes::B256 => footprint::<C, Record<240>>(cell),
-        RecordBytes::B1200 => footprint::<C, Record<1184>>(cell),
-    }
+    by_record!(cell.record, footprint::<C>(cell))
 }
 
 /// The payload every shared message points to: static, so a message costs no allocation.
@@ -101,40 +96,33 @@ struct Bench<C: Channel, T: Item> {
     receivers: Vec<C::Receiver<T>>,
     /// Messages each sender has had accepted.
     sent: Vec<u32>,
-    mode: Mode,
 }
 
 impl<C: Channel, T: Item> Bench<C, T> {
-    /// Round after round, one message from each sender in turn, until no sender's is accepted
-    /// (each one's send would wait) or `limit` were (a channel that never fills); the messages accepted.
-    fn fill(&mut self, limit: u64) -> u64 {
+    /// One message from each of the first `senders` senders in turn, each send polled once; the
+    /// messages accepted.
+    fn offer(&mut self, senders: usize) -> u64 {
         let mut accepted = 0;
-        while accepted < limit {
-            let before = accepted;
-            for (task, sender) in self.senders.iter_mut().enumerate() {
-                if let Some(Ok(())) = C::send(sender, stamp(task, self.sent[task])).now_or_never() {
-                    self.sent[task] += 1;
-                    accepted += 1;
-                }
-            }
-            if accepted == before {
-                break;
+        for (task, sender) in self.senders.iter_mut().enumerate().take(senders) {
+            if let Some(Ok(())) = C::send(sender, stamp(task, self.sent[task])).now_or_never() {
+                self.sent[task] += 1;
+                accepted += 1;
             }
         }
         accepted
     }
 
-    /// One more message from sender 0 in cloned-send, from every sender in merged-recv.
-    fn one_more(&mut self) {
-        let senders = match self.mode {
-            Mode::ClonedSend => 1,
-            Mode::MergedRecv => self.senders.len(),
-        };
-        for (task, sender) in self.senders.iter_mut().enumerate().take(senders) {
-            if let Some(Ok(())) = C::send(sender, stamp(task, self.sent[task])).now_or_never() {
-                self.sent[task] += 1;
+    /// Round after round, one message from each sender in turn, until no sender's is accepted
+    /// (each one's send would wait) or `limit` were (a channel that never fills); the messages accepted.
+    fn fill(&mut self, limit: u64) -> u64 {
+        let mut accepted = 0;
+        while accepted < limit {
+            match self.offer(self.senders.len()) {
+                0 => break,
+                sent => accepted += sent,
             }
         }
+        accepted
     }
 
     /// Everything queued, from every receiver, checked by `verifier`; the torn records.
@@ -163,12 +151,11 @@ fn footprint<C: Channel, T: Item>(cell: &MemoryCell) -> Footprint {
         senders: Vec::with_capacity(cell.tasks),
         receivers: Vec::with_capacity(cell.channels()),
         sent: vec![0; cell.tasks],
-        mode: cell.mode,
     };
     // A channel that never fills stops well past what it should hold.
     let limit = 2 * cell.slots() as u64 + cell.tasks as u64 + 16;
     LIVE.reset();
-    allocs::set_live_window(true);
+    allocs::set_window(allocs::LIVE_BYTES, true);
     for _ in 0..cell.channels() {
         let (sender, receiver) = C::bounded::<T>(per_channel, senders_per_channel);
         bench.receivers.push(receiver);
@@ -178,24 +165,22 @@ fn footprint<C: Channel, T: Item>(cell: &MemoryCell) -> Footprint {
     LIVE.reset_peak();
     let burst = bench.fill(limit);
     // The verifier is the harness's: made outside the window, and freed outside it.
-    allocs::set_live_window(false);
+    allocs::set_window(allocs::LIVE_BYTES, false);
+    // One more message per channel: sender 0's in cloned-send, every sender's in merged-recv.
     let mut expected = bench.sent.clone();
-    match cell.mode {
-        Mode::ClonedSend => expected[0] += 1,
-        Mode::MergedRecv => expected.iter_mut().for_each(|count| *count += 1),
-    }
+    expected.iter_mut().take(cell.channels()).for_each(|count| *count += 1);
     let mut verifier = Verifier::new(expected, false);
-    allocs::set_live_window(true);
+    allocs::set_window(allocs::LIVE_BYTES, true);
     let mut torn = bench.drain(&mut verifier);
     let (peak, drained) = (LIVE.peak(), LIVE.now());
-    bench.one_more();
+    bench.offer(cell.channels());
     torn += bench.drain(&mut verifier);
     let kept = LIVE.now();
     // The handles are dropped in the window, the vectors that held them (the harness's) after it.
     bench.senders.clear();
     bench.receivers.clear();
     let after_drop = LIVE.now();
-    allocs::set_live_window(false);
+    allocs::set_window(allocs::LIVE_BYTES, false);
     drop(bench);
     let status = match verifier.finish(0) {
         _ if burst != cell.slots() as u64 => Status::Capacity(format!(

@@ -94,7 +94,9 @@ impl TaskPayloads {
         drop(buffer.clone());
         match size {
             PayloadSize::Fixed(_) => TaskPayloads::Fixed(buffer),
-            PayloadSize::Uniform { .. } => TaskPayloads::Varied { buffer, sizes: sizes(size, seed, task, count) },
+            PayloadSize::Uniform { min, max } => {
+                TaskPayloads::Varied { buffer, sizes: sizes(min, max, seed, task, count) }
+            }
         }
     }
 
@@ -116,18 +118,13 @@ impl TaskPayloads {
     }
 }
 
-/// The payload sizes of task `task`'s `count` messages: a fixed size repeated, or sizes drawn
-/// uniformly from a PCG generator seeded with `seed` and the task number, so every channel
-/// and every sample of a sweep moves the very same sizes.
-pub fn sizes(size: PayloadSize, seed: u64, task: u32, count: u32) -> Vec<u32> {
-    match size {
-        PayloadSize::Fixed(size) => vec![size as u32; count as usize],
-        PayloadSize::Uniform { min, max } => {
-            // Spread the task numbers over the seed space so neighbouring tasks do not share streams.
-            let mut generator = Pcg64Mcg::seed_from_u64(seed ^ u64::from(task).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            (0..count).map(|_| generator.random_range(min as u32..=max as u32)).collect()
-        }
-    }
+/// The payload sizes of task `task`'s `count` messages, drawn uniformly from `min..=max` by a PCG
+/// generator seeded with `seed` and the task number, so every channel and every sample of a sweep
+/// moves the very same sizes.
+pub fn sizes(min: usize, max: usize, seed: u64, task: u32, count: u32) -> Vec<u32> {
+    // Spread the task numbers over the seed space so neighbouring tasks do not share streams.
+    let mut generator = Pcg64Mcg::seed_from_u64(seed ^ u64::from(task).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    (0..count).map(|_| generator.random_range(min as u32..=max as u32)).collect()
 }
 
 #[cfg(test)]
@@ -148,23 +145,22 @@ mod tests {
 
     #[test]
     fn drawn_sizes_stay_in_range_cover_it_and_repeat_for_the_same_seed() {
-        let size = PayloadSize::Uniform { min: 300, max: 2000 };
-        let drawn = sizes(size, 7, 3, 20_000);
+        let drawn = sizes(300, 2000, 7, 3, 20_000);
         assert!(drawn.iter().all(|&s| (300..=2000).contains(&s)));
         assert_eq!(drawn.iter().min(), Some(&300));
         assert_eq!(drawn.iter().max(), Some(&2000));
         let mean = drawn.iter().map(|&s| f64::from(s)).sum::<f64>() / drawn.len() as f64;
         assert!((mean - 1150.0).abs() < 15.0, "mean {mean}");
-        assert_eq!(drawn, sizes(size, 7, 3, 20_000));
-        assert_ne!(drawn, sizes(size, 8, 3, 20_000));
-        assert_ne!(drawn, sizes(size, 7, 4, 20_000));
+        assert_eq!(drawn, sizes(300, 2000, 7, 3, 20_000));
+        assert_ne!(drawn, sizes(300, 2000, 8, 3, 20_000));
+        assert_ne!(drawn, sizes(300, 2000, 7, 4, 20_000));
     }
 
     #[test]
     fn each_message_carries_its_drawn_size_and_the_total_adds_up() {
         let size = PayloadSize::Uniform { min: 10, max: 50 };
         let payloads = TaskPayloads::new(size, 1, 0, 100);
-        let drawn = sizes(size, 1, 0, 100);
+        let drawn = sizes(10, 50, 1, 0, 100);
         let carried: Vec<u32> = (0..100).map(|seq| payloads.get(seq).len() as u32).collect();
         assert_eq!(carried, drawn);
         assert_eq!(payloads.total(100), drawn.iter().map(|&s| u64::from(s)).sum::<u64>());

@@ -175,20 +175,16 @@ fn in_child(launch: &Launch, jobs: &[Job], watchdog: &Watchdog, taken: &mut Take
         serde_json::to_writer(&mut stdin, &request).map_err(std::io::Error::from).and_then(|()| stdin.flush())
     });
     let mut done = 0;
-    let mut read = Ok(());
-    if let Some(stdout) = child.stdout.take() {
-        for line in BufReader::new(stdout).lines() {
-            let result = line
-                .context("cannot read the samples of the process measuring a round")
-                .and_then(|line| serde_json::from_str::<Taken>(&line).context("a sample line that does not parse"))
-                .and_then(|sample| taken(sample.at, sample.sample));
-            if let Err(error) = result {
-                let _ = child.kill();
-                read = Err(error);
-                break;
-            }
-            done += 1;
-        }
+    let mut lines = child.stdout.take().into_iter().flat_map(|stdout| BufReader::new(stdout).lines());
+    let read = lines.try_for_each(|line| {
+        let line = line.context("cannot read the samples of the process measuring a round")?;
+        let sample = serde_json::from_str::<Taken>(&line).context("a sample line that does not parse")?;
+        taken(sample.at, sample.sample)?;
+        done += 1;
+        anyhow::Ok(())
+    });
+    if read.is_err() {
+        let _ = child.kill();
     }
     let status = child.wait().context("cannot wait for the process measuring a round")?;
     CHILD.store(0, Ordering::SeqCst);

@@ -15,9 +15,8 @@ use super::payload::TaskPayloads;
 use super::slow::Slowdown;
 use super::stop::Signal;
 use super::verify::{Status, Verifier};
-use super::workload::RecordBytes;
 use super::workload::{Mode, Pace, SendMode, Workload};
-use crate::channel::{Channel, Item, Message, Record, TrySendError};
+use crate::channel::{Channel, Item, TrySendError};
 
 mod receive;
 use receive::{Receiving, receive_merged, receive_one};
@@ -171,17 +170,8 @@ pub type Prepare = fn(&Workload) -> Prepared;
 
 /// Spawns one run of `workload` over channel `C` on the current tokio runtime.
 pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
-    match workload.record {
-        RecordBytes::Shared => prepare_items::<C, Message>(workload),
-        RecordBytes::B48 => prepare_items::<C, Record<32>>(workload),
-        RecordBytes::B256 => prepare_items::<C, Record<240>>(workload),
-        RecordBytes::B1200 => prepare_items::<C, Record<1184>>(workload),
-    }
+    by_record!(workload.record, prepare_items::<C>(workload))
 }
-
-// Each record above is as large as its `--record-bytes` says.
-const _: () = assert!(size_of::<Record<32>>() == 48 && size_of::<Record<240>>() == 256);
-const _: () = assert!(size_of::<Record<1184>>() == 1200);
 
 /// Spawns one run of `workload` over channels of `C` that carry `T`.
 ///

@@ -113,11 +113,8 @@ impl Stretch {
         let (first, last) = rounds.split_once("..")?;
         let (first, last): (u64, u64) = (first.parse().ok()?, last.parse().ok()?);
         let percent: f64 = percent.strip_suffix('%')?.parse().ok()?;
-        (1 <= first && first <= last && percent > 0.0 && percent <= 1000.0).then_some(Stretch {
-            first,
-            last,
-            fraction: percent / 100.0,
-        })
+        let fraction = percent / 100.0;
+        (1 <= first && first <= last && percent > 0.0 && percent <= 1000.0).then_some(Stretch { first, last, fraction })
     }
 }
 

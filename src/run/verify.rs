@@ -3,6 +3,7 @@
 //! dropped message and allowed, but each sender's sequence must still only go up, and the
 //! messages received plus those the senders counted as dropped must be exactly those sent.
 
+use std::cmp::Ordering;
 use std::fmt;
 
 /// The outcome of one sample, as written in the CSV `status` column.
@@ -142,13 +143,13 @@ impl Verifier {
         }
         let accounted = self.received + dropped;
         match accounted.cmp(&sent) {
-            std::cmp::Ordering::Equal => Status::Ok,
-            std::cmp::Ordering::Less => Status::Lost(format!(
+            Ordering::Equal => Status::Ok,
+            Ordering::Less => Status::Lost(format!(
                 "{} of {sent} messages neither arrived nor were counted as dropped ({} arrived, {dropped} dropped)",
                 sent - accounted,
                 self.received
             )),
-            std::cmp::Ordering::Greater => Status::Duplicated(format!(
+            Ordering::Greater => Status::Duplicated(format!(
                 "{} arrived and {dropped} were dropped, but only {sent} were sent",
                 self.received
             )),
@@ -184,29 +185,27 @@ impl Verifier {
             .map(|sender| (sender, self.next[sender], self.expected[sender]));
         let missing = sent.saturating_sub(self.received);
         match (self.received.cmp(&sent), self.first_anomaly) {
-            (std::cmp::Ordering::Less, Some(Anomaly { sender, expected, got })) if got > expected => {
-                Status::Lost(format!(
-                    "{missing} of {sent} messages missing; first: sender {sender} seq {expected} (seq {got} came next)"
-                ))
-            }
-            (std::cmp::Ordering::Less, _) | (std::cmp::Ordering::Equal, None) if short.is_some() => {
+            (Ordering::Less, Some(Anomaly { sender, expected, got })) if got > expected => Status::Lost(format!(
+                "{missing} of {sent} messages missing; first: sender {sender} seq {expected} (seq {got} came next)"
+            )),
+            (Ordering::Less, _) | (Ordering::Equal, None) if short.is_some() => {
                 let (sender, next, expected) = short.expect("checked");
                 Status::Lost(format!(
                     "{missing} of {sent} messages missing; first: sender {sender} seq {next} (it sent {expected})"
                 ))
             }
-            (std::cmp::Ordering::Less, _) => Status::Lost(format!("{missing} of {sent} messages missing")),
-            (std::cmp::Ordering::Greater, anomaly) => {
+            (Ordering::Less, _) => Status::Lost(format!("{missing} of {sent} messages missing")),
+            (Ordering::Greater, anomaly) => {
                 let extra = self.received - sent;
                 let first = anomaly
                     .map(|a| format!("; first: sender {} seq {} again after seq {}", a.sender, a.got, a.expected - 1))
                     .unwrap_or_default();
                 Status::Duplicated(format!("{extra} more than the {sent} sent{first}"))
             }
-            (std::cmp::Ordering::Equal, Some(Anomaly { sender, expected, got })) => {
+            (Ordering::Equal, Some(Anomaly { sender, expected, got })) => {
                 Status::Reordered(format!("sender {sender}: seq {got} arrived when seq {expected} was due"))
             }
-            (std::cmp::Ordering::Equal, None) => Status::Ok,
+            (Ordering::Equal, None) => Status::Ok,
         }
     }
 }

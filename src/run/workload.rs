@@ -10,80 +10,58 @@ use serde::{Deserialize, Serialize};
 use super::payload::{DEFAULT_PAYLOAD_BYTES, PayloadSize};
 use super::sink::Sink;
 
-/// How the sending tasks reach the one receiver.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// One bounded channel of `capacity` slots; its sender is cloned into every task.
-    #[default]
-    ClonedSend,
-    /// One bounded channel per task ([`Workload::capacity_per_channel`] slots each); the
-    /// receivers are merged into one stream, as `--merge` says.
-    MergedRecv,
+named! {
+    /// How the sending tasks reach the one receiver.
+    pub enum Mode {
+        /// One bounded channel of `capacity` slots; its sender is cloned into every task.
+        #[default]
+        ClonedSend => "cloned-send",
+        /// One bounded channel per task ([`Workload::capacity_per_channel`] slots each); the
+        /// receivers are merged into one stream, as `--merge` says.
+        MergedRecv => "merged-recv",
+    }
 }
 
-named!(Mode { ClonedSend => "cloned-send", MergedRecv => "merged-recv" });
-
-/// How the receiver of merged-recv merges the tasks' receivers into one stream.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Merge {
-    /// `futures_buffered::MergeBounded` (formerly `Merge`): wakes only the stream that is ready.
-    #[default]
-    FuturesBuffered,
-    /// `futures::stream::select_all`, a `FuturesUnordered` of the streams.
-    SelectAll,
-    /// `tokio_stream::StreamMap`, which polls the streams in turn from a random start.
-    StreamMap,
+named! {
+    /// How the receiver of merged-recv merges the tasks' receivers into one stream.
+    pub enum Merge {
+        /// `futures_buffered::MergeBounded` (formerly `Merge`): wakes only the stream that is ready.
+        #[default]
+        FuturesBuffered => "futures-buffered",
+        /// `futures::stream::select_all`, a `FuturesUnordered` of the streams.
+        SelectAll => "select-all",
+        /// `tokio_stream::StreamMap`, which polls the streams in turn from a random start.
+        StreamMap => "stream-map",
+    }
 }
 
-named!(Merge { FuturesBuffered => "futures-buffered", SelectAll => "select-all", StreamMap => "stream-map" });
-
-/// How a sending task hands a message to the channel (`--send`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum SendMode {
-    /// The crate's async send: wait while the channel is full (nothing is lost).
-    #[default]
-    Wait,
-    /// The crate's non-blocking send: drop the message when the channel is full and count it,
-    /// as an SFU drops a packet rather than stall every participant behind one slow path.
-    Try,
+named! {
+    /// How a sending task hands a message to the channel (`--send`).
+    pub enum SendMode {
+        /// The crate's async send: wait while the channel is full (nothing is lost).
+        #[default]
+        Wait => "wait",
+        /// The crate's non-blocking send: drop the message when the channel is full and count it,
+        /// as an SFU drops a packet rather than stall every participant behind one slow path.
+        Try => "try",
+    }
 }
 
-named!(SendMode { Wait => "wait", Try => "try" });
-
-/// What a message is (`--record-bytes`): the default message, a 48-byte header holding a handle
-/// to a shared payload buffer, or a record of a fixed size moved by value through the channel.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
-)]
-pub enum RecordBytes {
-    /// The default message: `--payload` sizes the shared buffer it points to.
-    #[default]
-    #[serde(rename = "shared")]
-    Shared,
-    /// A 48-byte record by value: the header and 32 bytes of body.
-    #[value(name = "48")]
-    #[serde(rename = "48")]
-    B48,
-    /// A 256-byte record by value.
-    #[value(name = "256")]
-    #[serde(rename = "256")]
-    B256,
-    /// A 1,200-byte record by value: an RTP packet's size, copied into the channel and out.
-    #[value(name = "1200")]
-    #[serde(rename = "1200")]
-    B1200,
+named! {
+    /// What a message is (`--record-bytes`): the default message, a 48-byte header holding a handle
+    /// to a shared payload buffer, or a record of a fixed size moved by value through the channel.
+    pub enum RecordBytes {
+        /// The default message: `--payload` sizes the shared buffer it points to.
+        #[default]
+        Shared => "shared",
+        /// A 48-byte record by value: the header and 32 bytes of body.
+        B48 => "48",
+        /// A 256-byte record by value.
+        B256 => "256",
+        /// A 1,200-byte record by value: an RTP packet's size, copied into the channel and out.
+        B1200 => "1200",
+    }
 }
-
-named!(RecordBytes { Shared => "shared", B48 => "48", B256 => "256", B1200 => "1200" });
 
 impl RecordBytes {
     /// The bytes a record of this size moves by value; `None` for the shared message.
@@ -97,22 +75,18 @@ impl RecordBytes {
     }
 }
 
-/// When each paced task's first burst is due (`--phase`).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, clap::ValueEnum, Serialize, Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Phase {
-    /// Each task starts at its own offset, drawn from `--seed` within one interval: participants
-    /// whose frames do not all land at once, as in a real call.
-    #[default]
-    Random,
-    /// Every task's first burst is due the moment the gate opens: all bursts land at once,
-    /// the worst case.
-    Aligned,
+named! {
+    /// When each paced task's first burst is due (`--phase`).
+    pub enum Phase {
+        /// Each task starts at its own offset, drawn from `--seed` within one interval: participants
+        /// whose frames do not all land at once, as in a real call.
+        #[default]
+        Random => "random",
+        /// Every task's first burst is due the moment the gate opens: all bursts land at once,
+        /// the worst case.
+        Aligned => "aligned",
+    }
 }
-
-named!(Phase { Random => "random", Aligned => "aligned" });
 
 impl Phase {
     /// What the phase means for a room, as every label says it: `out of phase` or `in phase`.

@@ -62,11 +62,8 @@ pub fn calibrate(
         ordered.sort_by_key(|(round, _)| *round);
         let values: Vec<f64> = ordered.iter().map(|(_, d)| *d).collect();
         let (early, late) = values.split_at(values.len() / 2);
-        let (Some(a), Some(b)) =
-            (Estimate::paired(early, prior(early.len())), Estimate::paired(late, prior(late.len())))
-        else {
-            continue;
-        };
+        let estimates = Estimate::paired(early, prior(early.len())).zip(Estimate::paired(late, prior(late.len())));
+        let Some((a, b)) = estimates else { continue };
         let halves = Estimate::between((a.mean, a.se.powi(2), a.degrees), (b.mean, b.se.powi(2), b.degrees));
         if halves.se <= 0.0 {
             continue;

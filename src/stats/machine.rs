@@ -83,18 +83,10 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     let mut deviations: Vec<f64> = fast.iter().map(|reading| (reading / typical).ln().abs()).collect();
     let spread = 1.4826 * super::median_of(&mut deviations);
     let limit = typical * SLOW_FACTOR.max((SPREAD_Z * spread).exp());
-    let mut stretches: Vec<Vec<u64>> = Vec::new();
-    let mut previous_slow = false;
-    for &(round, reading) in &rounds {
-        let slow = reading > limit;
-        match stretches.last_mut() {
-            Some(stretch) if slow && previous_slow => stretch.push(round),
-            _ if slow => stretches.push(vec![round]),
-            _ => {}
-        }
-        previous_slow = slow;
-    }
-    stretches.retain(|stretch| stretch.len() >= FEWEST_IN_A_STRETCH);
+    let stretches = (rounds.chunk_by(|(_, a), (_, b)| (*a > limit) == (*b > limit)))
+        .filter(|run| run[0].1 > limit && run.len() >= FEWEST_IN_A_STRETCH)
+        .map(|run| run.iter().map(|(round, _)| *round).collect())
+        .collect();
     Some(Judged { typical, limit, rounds, stretches })
 }
 

@@ -208,9 +208,8 @@ fn cluster_ranges(sorted: &[f64]) -> Vec<std::ops::Range<usize>> {
     let gap = |i: usize| (sorted[i + 1] / sorted[i]).ln();
     let mut cuts: Vec<usize> = (0..n - 1).filter(|&i| gap(i) >= CLUSTER_GAP_RATIO.ln()).collect();
     loop {
-        let starts = std::iter::once(0).chain(cuts.iter().map(|&cut| cut + 1));
-        let ends = cuts.iter().map(|&cut| cut + 1).chain(std::iter::once(n));
-        let ranges: Vec<std::ops::Range<usize>> = starts.zip(ends).map(|(start, end)| start..end).collect();
+        let bounds: Vec<usize> = std::iter::once(0).chain(cuts.iter().map(|&cut| cut + 1)).chain([n]).collect();
+        let ranges: Vec<std::ops::Range<usize>> = bounds.windows(2).map(|pair| pair[0]..pair[1]).collect();
         if let Some(small) = ranges.iter().position(|range| range.len() < MIN_CLUSTER_COUNT) {
             // The narrower of the cuts on either side of it, the left one of two alike.
             let sides = small.checked_sub(1).into_iter().chain((small < cuts.len()).then_some(small));

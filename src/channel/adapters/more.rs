@@ -10,24 +10,10 @@ use crate::channel::{Channel, Closed, Item, TrySendError};
 pub struct Loole;
 
 impl Channel for Loole {
-    const NAME: &'static str = "loole";
-    type Sender<T: Item> = loole::Sender<T>;
-    type Receiver<T: Item> = loole::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        loole::bounded(capacity)
-    }
+    pair!("loole", loole::Sender, loole::Receiver, loole::bounded);
     send_and_recv!(send_async, recv_async, loole::TrySendError::Full);
-    async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
-        // As flume's: `try_iter`, since `drain` takes everything queued, past the limit.
-        let Ok(first) = receiver.recv_async().await else { return false };
-        batch.push(first);
-        batch.extend(receiver.try_iter().take(limit - 1));
-        true
-    }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver.stream()
-    }
+    recv_batch_by_try_iter!();
+    stream!(receiver => receiver.stream());
 }
 
 /// `rapidfire::mpsc::bounded`: a lock-free block queue with one receiver; no Stream, so
@@ -35,13 +21,7 @@ impl Channel for Loole {
 pub struct Rapidfire;
 
 impl Channel for Rapidfire {
-    const NAME: &'static str = "rapidfire";
-    type Sender<T: Item> = rapidfire::Sender<T>;
-    type Receiver<T: Item> = rapidfire::mpsc::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        rapidfire::mpsc::bounded(capacity)
-    }
+    pair!("rapidfire", rapidfire::Sender, rapidfire::mpsc::Receiver, rapidfire::mpsc::bounded);
     send_and_recv!(send, recv, rapidfire::TrySendError::Full);
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // Awaits only the first message; fails only once closed and drained.
@@ -54,13 +34,7 @@ impl Channel for Rapidfire {
 pub struct Asyncband;
 
 impl Channel for Asyncband {
-    const NAME: &'static str = "asyncband";
-    type Sender<T: Item> = asyncband::mpsc::BoundedSender<T>;
-    type Receiver<T: Item> = asyncband::mpsc::BoundedReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        asyncband::mpsc::bounded(capacity)
-    }
+    pair!("asyncband", asyncband::mpsc::BoundedSender, asyncband::mpsc::BoundedReceiver, asyncband::mpsc::bounded);
     send_and_recv!(send, recv, asyncband::mpsc::TrySendError::Full);
 }
 
@@ -68,21 +42,13 @@ impl Channel for Asyncband {
 pub struct Fibre;
 
 impl Channel for Fibre {
-    const NAME: &'static str = "fibre";
-    type Sender<T: Item> = fibre::mpsc::BoundedAsyncSender<T>;
-    type Receiver<T: Item> = fibre::mpsc::BoundedAsyncReceiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        fibre::mpsc::bounded_async(capacity)
-    }
+    pair!("fibre", fibre::mpsc::BoundedAsyncSender, fibre::mpsc::BoundedAsyncReceiver, fibre::mpsc::bounded_async);
     send_and_recv!(send, recv, fibre::error::TrySendError::Full);
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // Waits for a run of at least one message; fails only once every sender is gone and drained.
         receiver.recv_batch_mut(batch, limit).await.is_ok()
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver
-    }
+    stream!(receiver => receiver);
 }
 
 /// `batch_channel::bounded`: one mutex over a queue, built to move many values a call; its
@@ -90,16 +56,8 @@ impl Channel for Fibre {
 pub struct BatchChannel;
 
 impl Channel for BatchChannel {
-    const NAME: &'static str = "batch-channel";
-    type Sender<T: Item> = batch_channel::Sender<T>;
-    type Receiver<T: Item> = batch_channel::Receiver<T>;
-
-    fn bounded<T: Item>(capacity: usize, _senders: usize) -> (Self::Sender<T>, Self::Receiver<T>) {
-        batch_channel::bounded(capacity)
-    }
-    async fn send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), Closed> {
-        sender.send(message).await.map_err(|_| Closed)
-    }
+    pair!("batch-channel", batch_channel::Sender, batch_channel::Receiver, batch_channel::bounded);
+    send_and_recv!(send, recv -> Option);
     fn try_send<T: Item>(sender: &mut Self::Sender<T>, message: T) -> Result<(), TrySendError> {
         // The crate has no `try_send`: its own send future polled once. It queues the message if
         // a slot is free; otherwise it is dropped unfinished, which unlinks its waker and drops
@@ -110,16 +68,11 @@ impl Channel for BatchChannel {
             None => Err(TrySendError::Full),
         }
     }
-    async fn recv<T: Item>(receiver: &mut Self::Receiver<T>) -> Option<T> {
-        receiver.recv().await
-    }
     async fn recv_batch<T: Item>(receiver: &mut Self::Receiver<T>, batch: &mut Vec<T>, limit: usize) -> bool {
         // `recv_batch(limit)` into the caller's Vec: waits for one value, takes up to `limit` of
         // those queued; leaves the Vec empty only once every sender is gone and it is drained.
         receiver.recv_vec(limit, batch).await;
         !batch.is_empty()
     }
-    fn stream<T: Item>(receiver: &mut Self::Receiver<T>) -> impl Stream<Item = T> + Send + '_ {
-        receiver.stream()
-    }
+    stream!(receiver => receiver.stream());
 }

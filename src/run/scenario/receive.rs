@@ -17,6 +17,22 @@ use crate::run::stop::{Signal, until};
 use crate::run::verify::{Status, Verifier};
 use crate::run::workload::Merge;
 
+/// The receiving task's run: waits at the gate, then runs `$take` (a receive loop over
+/// `$receiving`) until it ends or the run's bound stops it; a loop stopped having taken nothing
+/// runs on to its end ([`Receiving::stopping`]). Evaluates to `$receiving`.
+macro_rules! receive {
+    ($receiving:ident, $take:expr) => {{
+        $receiving.gate.wait().await;
+        $receiving.slow.start();
+        let signal = $receiving.signal.clone();
+        let stopped = until(&signal, $take).await;
+        if $receiving.stopping(stopped) {
+            $take.await;
+        }
+        $receiving
+    }};
+}
+
 /// The receiving task's state: what it checks, records and writes for every message.
 #[derive(Debug)]
 pub(super) struct Receiving {
@@ -112,14 +128,7 @@ pub(super) async fn receive_one<C: Channel, T: Item>(
     mut receiver: C::Receiver<T>,
     mut receiving: Receiving,
 ) -> Receiving {
-    receiving.gate.wait().await;
-    receiving.slow.start();
-    let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_one::<C, T>(&mut receiver, &mut receiving)).await;
-    if receiving.stopping(stopped) {
-        take_one::<C, T>(&mut receiver, &mut receiving).await;
-    }
-    receiving
+    receive!(receiving, take_one::<C, T>(&mut receiver, &mut receiving))
 }
 
 /// Takes every message `receiver` delivers: one by one (a batch of 1, no work) with `take_each`,
@@ -168,14 +177,7 @@ pub(super) async fn receive_merged<C: Channel, T: Item>(
 }
 
 async fn drain<T: Item>(mut merged: impl Stream<Item = T> + Unpin, mut receiving: Receiving) -> Receiving {
-    receiving.gate.wait().await;
-    receiving.slow.start();
-    let signal = receiving.signal.clone();
-    let stopped = until(&signal, take_merged_batches(&mut merged, &mut receiving)).await;
-    if receiving.stopping(stopped) {
-        take_merged_batches(&mut merged, &mut receiving).await;
-    }
-    receiving
+    receive!(receiving, take_merged_batches(&mut merged, &mut receiving))
 }
 
 /// Takes every message of the merged receivers: one by one (a batch of 1, no work) with
