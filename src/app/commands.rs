@@ -33,7 +33,7 @@ pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
     let target = target(&out, args.force, args.out.is_none(), "--out")?;
     if args.dry_run {
         export::check_free(&args.export, args.force)?;
-        return dry_run::command("cells", csvs, &dry_run::output(target));
+        return dry_run::command("cells", csvs, &target.would());
     }
     if let Target::Kept(_) = target {
         return target.put("", "cells").map(|()| ExitCode::SUCCESS);
@@ -241,7 +241,7 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
             None if args.short => "print the short answer".to_owned(),
             None if args.json => "print the answer as JSON".to_owned(),
             None => "print the answer, write no Markdown (several CSVs: --out PATH writes it)".to_owned(),
-            Some(markdown) => format!("print the answer, {}", dry_run::output(markdown)),
+            Some(markdown) => format!("print the answer, {}", markdown.would()),
         };
         return dry_run::command("summary", csvs, &writes);
     }
@@ -274,6 +274,15 @@ pub(crate) enum Target<'a> {
 }
 
 impl Target<'_> {
+    /// What the command would do with this output, as `--dry-run` says it.
+    pub(crate) fn would(self) -> String {
+        match self {
+            Target::Stdout => "print it on stdout".to_owned(),
+            Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
+            Target::File(path, _) => format!("write {}", path.display()),
+        }
+    }
+
     /// Puts `text`, the `what` (`summary`, `report`), where this says: written to the file,
     /// already checked, that it then names; printed on stdout; or the file kept named.
     pub(crate) fn put(self, text: &str, what: &str) -> anyhow::Result<()> {
@@ -327,7 +336,7 @@ pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let html = target(&html, args.force, args.out.is_none(), "the report")?;
     if args.dry_run {
-        return dry_run::command("report", csvs, &dry_run::output(html));
+        return dry_run::command("report", csvs, &html.would());
     }
     if let Target::Kept(_) = html {
         return html.put("", "report").map(|()| ExitCode::SUCCESS);

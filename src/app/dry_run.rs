@@ -8,13 +8,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::commands::Target;
 use super::read;
 use crate::cli::ExportArgs;
 use crate::output::console::print_line;
 use crate::output::files::OutputSet;
 use crate::output::{export, open};
-use crate::paths;
 use crate::plan::{Plan, estimate};
 use crate::sweep::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 
@@ -94,13 +92,4 @@ pub fn command(name: &str, inputs: &[PathBuf], writes: &str) -> anyhow::Result<E
     print_line(NOTHING_DONE);
     print_line(&format!("{name}: would read {} and {writes}", read_ok.join(" and ")));
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a command would do with its output ([`Target`]).
-pub fn output(target: Target) -> String {
-    match target {
-        Target::Stdout => "print it on stdout".to_owned(),
-        Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
-        Target::File(path, _) => format!("write {}", path.display()),
-    }
 }
