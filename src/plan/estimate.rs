@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::{Cell, Plan};
 use crate::error::usage;
-use crate::run::measure::RuntimeKind;
+use crate::run::measure::{RuntimeKind, statm};
 use crate::run::workload::{Mode, RecordBytes, WARMUP_MESSAGES};
 use crate::run::{latency, sink};
 
@@ -134,14 +134,11 @@ fn limit_room(resource: libc::__rlimit_resource_t, held: Option<u64>) -> Option<
     Some(limit.rlim_cur.saturating_sub(held.unwrap_or(0)))
 }
 
-/// The process's virtual size and data size in bytes (/proc/self/statm: pages of the whole
-/// mapping and of data + stack); `None` where it cannot be read.
+/// The process's virtual size and data size in bytes (the whole mapping and data + stack of
+/// [`statm`]); `None` where it cannot be read.
 fn process_sizes() -> Option<(u64, u64)> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let fields: Vec<u64> = statm.split_whitespace().filter_map(|field| field.parse().ok()).collect();
-    // SAFETY: sysconf reads a constant of the system.
-    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
-    Some((fields.first()? * page, fields.get(5)? * page))
+    let sizes = statm()?;
+    Some((*sizes.first()?, *sizes.get(5)?))
 }
 
 /// `MemAvailable` of a /proc/meminfo text, in bytes.

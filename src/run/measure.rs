@@ -393,14 +393,19 @@ pub fn guarded_sample(job: &Job, watchdog: &Watchdog) -> anyhow::Result<Option<S
     }
 }
 
-/// The process's resident set in bytes: the second number of /proc/self/statm, in pages.
-/// Read outside the clock, so it costs the measured run nothing. `None` where it cannot be read.
+/// The process's resident set in bytes: the second figure of [`statm`]. Read outside the clock,
+/// so it costs the measured run nothing. `None` where it cannot be read.
 pub fn resident_bytes() -> Option<u64> {
+    statm()?.get(1).copied()
+}
+
+/// /proc/self/statm's figures in bytes (each a count of pages there): the whole mapping, the
+/// resident set, shared, text, 0, data + stack, 0. `None` where it cannot be read.
+pub fn statm() -> Option<Vec<u64>> {
     let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
     // SAFETY: sysconf only reads a configuration value.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    u64::try_from(page).ok().filter(|&page| page > 0).map(|page| pages.saturating_mul(page))
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok().filter(|&page| page > 0)?;
+    statm.split_whitespace().map(|field| field.parse::<u64>().ok().map(|pages| pages.saturating_mul(page))).collect()
 }
 
 /// What `getrusage(RUSAGE_SELF)` says of the whole process so far: user + system CPU time, and
