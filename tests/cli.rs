@@ -141,9 +141,12 @@ fn a_tiny_sweep_writes_one_row_per_sample_and_the_run_description() {
     let column = |name: &str| header.iter().position(|column| column == name).unwrap();
     let channels = channel_bench::registry::CHANNELS.len();
     // channels × 2 modes × 2 runtimes × 2 task counts, each once in the first screening round
-    // and again in the second unless 2× behind its group's fastest.
+    // and again in the second unless 2× behind its group's fastest; more only for a round the
+    // machine read slow, measured again, which the host noise line then says.
     let cells = channels * 2 * 2 * 2;
-    assert!(rows.len() > cells && rows.len() <= 2 * cells, "{} rows", rows.len());
+    let host = stdout.lines().find(|line| line.starts_with("host noise:")).unwrap_or_default();
+    let again = host.contains(" measured again") && !host.contains(" not measured again");
+    assert!(rows.len() > cells && (again || rows.len() <= 2 * cells), "{} rows: {stdout}", rows.len());
     for row in &rows {
         assert_eq!(row[column("status")], "ok", "{row:?}");
         assert_eq!(row[5], "600");
