@@ -86,8 +86,7 @@ fn own_measures(row: &Record) -> Own {
 /// stays in the CSV); a pacer that fell behind alone in its round marks its channel.
 fn host_behind_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
     let ok = |at: &usize| rows[*at].status.is_ok();
-    let round_of =
-        |at: usize| Some((CellKey { channel: String::new(), merge: None, ..keys[at].clone() }, rows[at].round?));
+    let round_of = |at: usize| Some((keys[at].group(), rows[at].round?));
     let mut rounds: HashMap<(CellKey, u64), (usize, usize)> = HashMap::new();
     for at in (0..rows.len()).filter(ok) {
         if let (Some(round), Some(behind)) = (round_of(at), rows[at].pacer_behind) {
