@@ -60,7 +60,8 @@ pub struct Pacing {
 pub struct Prepared {
     ready: Arc<Semaphore>,
     participants: u32,
-    go: watch::Sender<bool>,
+    /// When the gate opened; `None` until it does.
+    go: watch::Sender<Option<Instant>>,
     senders: Vec<JoinHandle<Sent>>,
     receiver: JoinHandle<Receiving>,
     signal: Arc<Signal>,
@@ -80,7 +81,7 @@ impl Prepared {
 
     /// Opens the gate: every task starts.
     pub fn release(&self) {
-        self.go.send_replace(true);
+        self.go.send_replace(Some(Instant::now()));
     }
 
     /// Waits for the receiver to take its last message and every sender to finish;
@@ -154,14 +155,17 @@ impl Sent {
 #[derive(Debug, Clone)]
 struct StartGate {
     ready: Arc<Semaphore>,
-    go: watch::Receiver<bool>,
+    go: watch::Receiver<Option<Instant>>,
 }
 
 impl StartGate {
-    async fn wait(&mut self) {
+    /// Says this task is ready, then waits for the gate to open; returns when it opened, which
+    /// is the same for every task whichever the runtime polls first.
+    async fn wait(&mut self) -> Instant {
         self.ready.add_permits(1);
         // The sender lives in `Prepared` until every task has finished, so this cannot fail.
-        let _ = self.go.wait_for(|open| *open).await;
+        let opened = self.go.wait_for(Option::is_some).await.map(|opened| *opened);
+        opened.ok().flatten().unwrap_or_else(Instant::now)
     }
 }
 
@@ -179,7 +183,7 @@ pub fn prepare<C: Channel>(workload: &Workload) -> Prepared {
 /// any clock starts.
 fn prepare_items<C: Channel, T: Item>(workload: &Workload) -> Prepared {
     let ready = Arc::new(Semaphore::new(0));
-    let (go, go_receiver) = watch::channel(false);
+    let (go, go_receiver) = watch::channel(None);
     let gate = StartGate { ready: ready.clone(), go: go_receiver };
     let tasks = u32::try_from(workload.tasks).expect("validated: tasks fit u32");
     let clock = workload.latency.then(RunClock::start);

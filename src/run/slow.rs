@@ -34,10 +34,12 @@ impl Slowdown {
         Slowdown { fraction, started: None }
     }
 
-    /// Called when the start gate opens: the time the slowdown is a share of starts here.
-    pub fn start(&mut self) {
+    /// Called once the start gate has opened, at `opened`: the time the slowdown is a share of
+    /// starts there, not when the runtime first polls the receiver (a sender polled first may
+    /// have filled the channel by then).
+    pub fn start(&mut self, opened: Instant) {
         if self.fraction > 0.0 {
-            self.started = Some(Instant::now());
+            self.started = Some(opened);
         }
     }
 
@@ -199,13 +201,13 @@ mod tests {
         assert_eq!(deadline(started, now, 0.15), now + std::time::Duration::from_micros(300));
         assert_eq!(deadline(started, now, 1.0) - now, now - started, "100%: as long again");
         let mut slowdown = Slowdown { fraction: 0.15, started: None };
-        slowdown.start();
-        assert!(slowdown.started.is_some());
+        slowdown.start(started);
+        assert_eq!(slowdown.started, Some(started), "the share counts from when the gate opened");
         let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
         runtime.block_on(slowdown.finish());
         assert!(slowdown.started.is_none(), "one spin a sample");
         let mut none = Slowdown { fraction: 0.0, started: None };
-        none.start();
+        none.start(started);
         assert!(none.started.is_none(), "no slowdown asked: nothing to time");
     }
 

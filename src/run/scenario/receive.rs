@@ -22,8 +22,8 @@ use crate::run::workload::Merge;
 /// runs on to its end ([`Receiving::stopping`]). Evaluates to `$receiving`.
 macro_rules! receive {
     ($receiving:ident, $take:expr) => {{
-        $receiving.gate.wait().await;
-        $receiving.slow.start();
+        let opened = $receiving.gate.wait().await;
+        $receiving.slow.start(opened);
         let signal = $receiving.signal.clone();
         let stopped = until(&signal, $take).await;
         if $receiving.stopping(stopped) {
