@@ -112,8 +112,9 @@ pub enum Why {
     Outlier,
     /// Samples of other cells measured around it were slow too ([`disturbed`]).
     Neighbours,
-    /// Its threads waited to run far longer than its cell's others did ([`own`]): something
-    /// took the sample's own CPUs.
+    /// Its threads waited to run far longer than its cell's others did ([`own`]), or a tenth of
+    /// the time they were ready on a host not busy through the run
+    /// (`super::machine::kept_waiting`): something took the sample's own CPUs.
     Waited,
     /// It was measured in a round where the machine read slow (`super::machine`): a reading
     /// taken before each sample, whatever the channel, far above the run's typical one.

@@ -116,6 +116,19 @@ pub fn busy(shares: &[f64]) -> Option<(f64, bool)> {
     })
 }
 
+/// For each of a runtime's samples, by its [`waited`] share (`None` without one), whether
+/// something kept that sample's own threads from their cores: its share is [`BUSY_SHARE`] or
+/// more while the median of the shares is below it. On a host busy through the run ([`busy`])
+/// every sample waited alike, and none is singled out; on one that was not, a sample that
+/// waited that long ran while another program held a core, and measured how its channel
+/// shares a core with it rather than how it hands a message over (on two cores such a sample
+/// of a multi-thread cell can read two to three times faster or slower than its cell's others).
+pub fn kept_waiting(shares: &[Option<f64>]) -> Vec<bool> {
+    let known: Vec<f64> = shares.iter().flatten().copied().collect();
+    let free = busy(&known).is_some_and(|(_, busy)| !busy);
+    shares.iter().map(|share| free && share.is_some_and(|share| share >= BUSY_SHARE)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +214,14 @@ mod tests {
         assert_eq!(busy(&[0.1, 0.3, 0.0]), Some((0.1, true)));
         assert_eq!(busy(&[0.09, 0.3, 0.0]), Some((0.09, false)));
         assert_eq!(busy(&[]), None);
+    }
+
+    #[test]
+    fn a_sample_that_waited_a_tenth_of_its_ready_time_is_singled_out_only_on_a_host_not_busy_throughout() {
+        let free = [Some(0.01), Some(0.1), Some(0.0), None, Some(0.42), Some(0.09)];
+        assert_eq!(kept_waiting(&free), [false, true, false, false, true, false]);
+        let busy_throughout = [Some(0.3), Some(0.12), Some(0.05), Some(0.4)];
+        assert_eq!(kept_waiting(&busy_throughout), [false; 4], "every sample waited alike");
+        assert_eq!(kept_waiting(&[None, None]), [false, false], "no run delays: nothing said");
     }
 }

@@ -1,6 +1,7 @@
 //! The rows every figure leaves out while they stay in the CSV, each with why: samples
 //! disturbed by their own measures (a steal tick, a pacer late in a minority of its cell's
-//! samples, CPU or switches far above the cell's others: `stats::disturbed::own`), paced samples
+//! samples, CPU or switches far above the cell's others: `stats::disturbed::own`), flat-out
+//! samples whose threads another program kept from their cores, paced samples
 //! whose pacer fell behind because the host did, samples measured while the machine was slow
 //! (`super::machine`), and flat-out samples measured in a disturbed stretch of the sweep.
 
@@ -11,6 +12,7 @@ use super::machine::MachineSpeed;
 use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::{Own, Timed, Why, disturbed, own};
+use crate::stats::machine::{kept_waiting, waited};
 
 /// How the rows' rounds were measured, which decides whether a slow machine leaves a round out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,8 +26,9 @@ pub enum Rounds {
 }
 
 /// Why each row is left out of every figure, if it is; `None` for every row not `ok`. A row's
-/// own measures come first, then a pacer the host held back, then a slow machine
-/// (`super::machine`; `Rounds::Paired` leaves none out for it), then the row's neighbours.
+/// own measures come first, then threads kept from their cores, then a pacer the host held
+/// back, then a slow machine (`super::machine`; `Rounds::Paired` leaves none out for it), then
+/// the row's neighbours.
 /// Also what the rows say of the machine's speed, when they read it.
 pub(super) fn left_out_rows(
     rows: &[Record],
@@ -40,6 +43,7 @@ pub(super) fn left_out_rows(
         Rounds::Paired => super::machine::slow_rows(rows, &mut vec![None; rows.len()]),
     };
     host_behind_rows(rows, keys, &mut why);
+    waited_rows(rows, &mut why);
     own_rows(rows, keys, &mut why);
     let speed = slow.map(|slow| slow.speed(rows, keys, &why));
     (why, speed)
@@ -58,6 +62,24 @@ fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
         let measures: Vec<Own> = members.iter().map(|&at| own_measures(&rows[at])).collect();
         for (&at, verdict) in members.iter().zip(own(&measures)) {
             why[at] = verdict.or(why[at]);
+        }
+    }
+}
+
+/// Marks the flat-out `ok` rows whose threads another program kept from their cores
+/// (`stats::machine::kept_waiting`), judged per runtime against that runtime's rows: on a host
+/// not busy through the run, a sample that waited a tenth of its ready time or more. A paced
+/// row idles between bursts, so its share of waiting says less; its pacer says it instead.
+fn waited_rows(rows: &[Record], why: &mut [Option<Why>]) {
+    let mut runtimes: HashMap<RuntimeKind, Vec<usize>> = HashMap::new();
+    for at in (0..rows.len()).filter(|&at| rows[at].status.is_ok() && rows[at].pace_ns.is_none()) {
+        runtimes.entry(rows[at].runtime).or_default().push(at);
+    }
+    for members in runtimes.values() {
+        let shares: Vec<Option<f64>> =
+            members.iter().map(|&at| waited(rows[at].run_delay_ns, rows[at].cpu_ns)).collect();
+        for (&at, _) in members.iter().zip(kept_waiting(&shares)).filter(|(_, kept)| *kept) {
+            why[at] = Some(Why::Waited);
         }
     }
 }

@@ -269,6 +269,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sample_kept_from_its_cores_on_a_host_not_busy_throughout_is_left_out_as_waited() {
+        let waiting = |channel: &str, round, delay_ms: u64| Record {
+            run_delay_ns: Some(delay_ms * 1_000_000),
+            cpu_ns: Some(100_000_000),
+            ..row(channel, RuntimeKind::MultiThread, round, 50.0, (100.0, None))
+        };
+        // Two of channel a's three samples waited 40 and 45 ms of their 140 and 145 ms ready, too
+        // many of its cell for its own checks to single out; channel b's five and the rest did not.
+        let mut rows: Vec<Record> =
+            [40, 2, 45].iter().zip(1..).map(|(&delay, round)| waiting("a", round, delay)).collect();
+        rows.extend([1, 2, 0, 3, 1].iter().zip(1..).map(|(&delay, round)| waiting("b", round, delay)));
+        let file = of_rows(&rows);
+        let cell = |channel: &str| file.cells.iter().find(|(key, _)| key.channel == channel).unwrap().1.clone();
+        assert_eq!((cell("a").ok.len(), cell("a").disturbed_why), (1, vec![Why::Waited; 2]));
+        assert_eq!(cell("b").ok.len(), 5);
+        // Every sample waited so: a busy host, whose figures are its own, and none is left out.
+        let busy: Vec<Record> = (1..=5).map(|round| waiting("a", round, 40)).collect();
+        assert_eq!(of_rows(&busy).cells.into_values().next().unwrap().ok.len(), 5);
+    }
+
+    #[test]
     fn an_ab_runs_builds_keep_the_slow_rounds_that_slow_both_alike() {
         let mut rows = Vec::new();
         for round in 1..=8 {
