@@ -169,7 +169,7 @@ pub fn run(
                 &groups,
                 &cells,
                 &of_rows(&rows),
-                (&plan.keep, &plan.weigh.clone().unwrap_or_default()),
+                (&plan.keep, &plan.weigh.clone().unwrap_or_default(), plan.samples),
                 dueling.as_ref().and_then(Clock::past_budget),
             )
         };

@@ -97,7 +97,8 @@ pub(super) fn still_open(file: &ResultsFile, plan: &crate::plan::Plan, left: Dur
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
 /// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
-/// two; a cell whose every sample was disturbed is measured again beside them. Every round
+/// two; a cell left with fewer `ok` samples than the `screened` rounds gave every cell, because
+/// some were left out as disturbed, is measured again beside them. Every round
 /// measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
 /// time they have left, a band that time would likely not decide is not dueled
 /// (`Standing::out_of_reach`).
@@ -105,7 +106,7 @@ pub(super) fn duels(
     groups: &[Vec<usize>],
     cells: &[Progress],
     file: &ResultsFile,
-    (keep, weighing): (&[&str], &Weighing),
+    (keep, weighing, screened): (&[&str], &Weighing, usize),
     past_budget: Option<Duration>,
 ) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
@@ -152,14 +153,16 @@ pub(super) fn duels(
                 let key = &cells[at].key;
                 file.cells.get(key).is_some_and(|c| c.ok.len() < duel_samples(key))
             });
-            // Every sample disturbed: no figure yet, so measured again beside the fastest.
-            let unmeasured =
-                |at: usize| file.cells.get(&cells[at].key).is_some_and(|c| c.ok.is_empty() && c.failed == 0);
-            let again = group.iter().any(|&at| unmeasured(at));
+            // Left with fewer samples than screening gives every cell, its others left out: measured
+            // again beside the fastest, so that its figure stands on as many as its neighbours'.
+            let short = |at: usize| {
+                file.cells
+                    .get(&cells[at].key)
+                    .is_some_and(|c| c.ok.len() < screened && !c.disturbed.is_empty() && c.failed == 0)
+            };
+            let again = group.iter().any(|&at| short(at));
             let chosen = |at: &usize| {
-                channels.contains(&&cells[*at].key.channel)
-                    || ((thin || again) && fastest.contains(at))
-                    || unmeasured(*at)
+                channels.contains(&&cells[*at].key.channel) || ((thin || again) && fastest.contains(at)) || short(*at)
             };
             let members: Vec<usize> = group.iter().copied().filter(chosen).collect();
             // A round of its group measures every kept channel too: its samples keep pace with the leader's.

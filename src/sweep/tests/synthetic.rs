@@ -264,6 +264,23 @@ fn slow_samples_the_host_disturbed_are_left_out_and_screen_nothing_out() {
     assert_eq!((kanal(&file).ok.len(), kanal(&file).disturbed.len()), (3, 1), "{:?}", kanal(&file));
 }
 
+#[test]
+fn a_cell_a_disturbed_sample_left_short_is_measured_again_in_the_duels_to_the_screening_count() {
+    let ratios = [("flume", 1.0), ("kanal", 1.5), ("tachyonix", 1.8)];
+    let more = ["--samples", "2", "--max-time", "600"];
+    // tachyonix's first sample waited to run nearly all its time and is left out: the first duel
+    // round measures it again beside the two fastest, once, and no more once it has two.
+    let mut place = Synthetic { waited: vec![("tachyonix", 1)], ..Synthetic::new(&ratios) };
+    let file = sweep(&flat_out("flume,kanal,tachyonix", &more), &mut place);
+    let tachyonix = &file.cells[file.order.iter().find(|key| key.channel == "tachyonix").unwrap()];
+    assert_eq!((tachyonix.ok.len(), tachyonix.disturbed_why.clone()), (2, vec![crate::stats::disturbed::Why::Waited]));
+    let expected = [("flume".to_owned(), 5), ("kanal".to_owned(), 5), ("tachyonix".to_owned(), 3)];
+    assert_eq!(counts(&file), expected);
+    // Undisturbed, it keeps its two screening samples.
+    let file = sweep(&flat_out("flume,kanal,tachyonix", &more), &mut Synthetic::new(&ratios));
+    assert_eq!(counts(&file)[2], ("tachyonix".to_owned(), 2));
+}
+
 /// A paced room of 8 participants, flume, async-channel and tachyonix (none with a known
 /// problem), both phases, on `place`: each channel's samples per phase, in (channel, phase) order.
 fn room(place: &mut Synthetic) -> Vec<(String, String, usize)> {
