@@ -134,17 +134,23 @@ pub fn busy(shares: &[f64]) -> Option<(f64, bool)> {
     })
 }
 
-/// For each of a runtime's samples, by its [`waited`] share (`None` without one), whether
-/// something kept that sample's own threads from their cores: its share is [`BUSY_SHARE`] or
-/// more while the median of the shares is below it. On a host busy through the run ([`busy`])
-/// every sample waited alike, and none is singled out; on one that was not, a sample that
-/// waited that long ran while another program held a core, and measured how its channel
-/// shares a core with it rather than how it hands a message over (on two cores such a sample
-/// of a multi-thread cell can read two to three times faster or slower than its cell's others).
-pub fn kept_waiting(shares: &[Option<f64>]) -> Vec<bool> {
-    let known: Vec<f64> = shares.iter().flatten().copied().collect();
-    let free = busy(&known).is_some_and(|(_, busy)| !busy);
-    shares.iter().map(|share| free && share.is_some_and(|share| share >= BUSY_SHARE)).collect()
+/// For each of a runtime's samples, by its run delay and CPU time (nanoseconds, `None` where not
+/// recorded), whether something kept that sample's own threads from their cores: its
+/// [`waited`] share is [`BUSY_SHARE`] or more, and its run delay at least one scheduler tick
+/// (`super::disturbed::RUN_DELAY_FLOOR_NS`: a sample of a few milliseconds waits that share for
+/// a tick of the host's ordinary work), while the median of the shares is below
+/// [`BUSY_SHARE`]. On a host busy through the run ([`busy`]) every sample waited alike, and
+/// none is singled out; on one that was not, a sample that waited that long ran while another
+/// program held a core, and measured how its channel shares a core with it rather than how it
+/// hands a message over (on two cores such a sample of a multi-thread cell can read two to
+/// three times faster or slower than its cell's others).
+pub fn kept_waiting(samples: &[(Option<u64>, Option<u64>)]) -> Vec<bool> {
+    let shares: Vec<Option<f64>> = samples.iter().map(|&(delay, cpu)| waited(delay, cpu)).collect();
+    let free = busy(&shares.iter().flatten().copied().collect::<Vec<f64>>()).is_some_and(|(_, busy)| !busy);
+    let long = |delay: Option<u64>| delay.is_some_and(|delay| delay as f64 >= super::disturbed::RUN_DELAY_FLOOR_NS);
+    (samples.iter().zip(shares))
+        .map(|(&(delay, _), share)| free && long(delay) && share.is_some_and(|share| share >= BUSY_SHARE))
+        .collect()
 }
 
 #[cfg(test)]
@@ -232,11 +238,13 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_that_waited_a_tenth_of_its_ready_time_is_singled_out_only_on_a_host_not_busy_throughout() {
-        let free = [Some(0.01), Some(0.1), Some(0.0), None, Some(0.42), Some(0.09)];
-        assert_eq!(kept_waiting(&free), [false, true, false, false, true, false]);
-        let busy_throughout = [Some(0.3), Some(0.12), Some(0.05), Some(0.4)];
+    fn a_sample_that_waited_a_tenth_of_its_ready_time_and_a_tick_is_singled_out_only_on_a_host_not_busy_throughout() {
+        // (run delay, CPU time) in ms: shares 1%, 10%, 0, none, 42%, 9%, and 20% of a 5 ms sample.
+        let ms = |delay: u64, cpu: u64| (Some(delay * 1_000_000), Some(cpu * 1_000_000));
+        let free = [ms(1, 99), ms(20, 180), ms(0, 50), (None, Some(5)), ms(42, 58), ms(9, 91), ms(1, 4)];
+        assert_eq!(kept_waiting(&free), [false, true, false, false, true, false, false], "1 ms is no tick");
+        let busy_throughout = [ms(30, 70), ms(12, 88), ms(5, 95), ms(40, 60)];
         assert_eq!(kept_waiting(&busy_throughout), [false; 4], "every sample waited alike");
-        assert_eq!(kept_waiting(&[None, None]), [false, false], "no run delays: nothing said");
+        assert_eq!(kept_waiting(&[(None, None), (None, Some(1))]), [false, false], "no run delays: nothing said");
     }
 }

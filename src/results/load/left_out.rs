@@ -12,7 +12,7 @@ use super::machine::MachineSpeed;
 use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::{Own, Timed, Why, disturbed, own};
-use crate::stats::machine::{kept_waiting, waited};
+use crate::stats::machine::kept_waiting;
 
 /// How the rows' rounds were measured, which decides whether a slow machine leaves a round out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,7 +68,8 @@ fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
 
 /// Marks the flat-out `ok` rows whose threads another program kept from their cores
 /// (`stats::machine::kept_waiting`), judged per runtime against that runtime's rows: on a host
-/// not busy through the run, a sample that waited a tenth of its ready time or more. A paced
+/// not busy through the run, a sample that waited a tenth of its ready time or more, and a
+/// scheduler tick at least. A paced
 /// row idles between bursts, so its share of waiting says less; its pacer says it instead.
 fn waited_rows(rows: &[Record], why: &mut [Option<Why>]) {
     let mut runtimes: HashMap<RuntimeKind, Vec<usize>> = HashMap::new();
@@ -76,9 +77,9 @@ fn waited_rows(rows: &[Record], why: &mut [Option<Why>]) {
         runtimes.entry(rows[at].runtime).or_default().push(at);
     }
     for members in runtimes.values() {
-        let shares: Vec<Option<f64>> =
-            members.iter().map(|&at| waited(rows[at].run_delay_ns, rows[at].cpu_ns)).collect();
-        for (&at, _) in members.iter().zip(kept_waiting(&shares)).filter(|(_, kept)| *kept) {
+        let times: Vec<(Option<u64>, Option<u64>)> =
+            members.iter().map(|&at| (rows[at].run_delay_ns, rows[at].cpu_ns)).collect();
+        for (&at, _) in members.iter().zip(kept_waiting(&times)).filter(|(_, kept)| *kept) {
             why[at] = Some(Why::Waited);
         }
     }
