@@ -4,7 +4,7 @@
 
 use crate::output::format::{count, number, percent, thousands};
 use crate::results::host::HostNoise;
-use crate::results::load::{MachineSpeed, Stretches};
+use crate::results::load::MachineSpeed;
 use crate::results::noise::{CHANGE_CONFIDENCE, Metric, VERDICT_CONFIDENCE};
 use crate::run::measure::RuntimeKind;
 
@@ -70,7 +70,7 @@ pub fn host_line(host: &HostNoise) -> String {
 
 /// `machine: 160 ns a round trip between cores, 0.950 ns a loop step; slow in 32% of rounds
 /// (2 stretches, 2.40× slower), those cells measured again`: the run's typical readings of the
-/// machine, and its stretches slow and fast, when it had some.
+/// machine, and its slow stretches, when it had some.
 fn machine_part(machine: &MachineSpeed) -> String {
     let readings: Vec<String> = [
         machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns))),
@@ -79,17 +79,12 @@ fn machine_part(machine: &MachineSpeed) -> String {
     .into_iter()
     .flatten()
     .collect();
-    let way = |(stretches, word, than): (&Stretches, &str, &str)| {
-        let factor = stretches.factor.map_or(String::new(), |factor| format!(", {}× {than}", number(factor)));
-        let share = percent(stretches.rounds as f64 / machine.rounds.max(1) as f64);
-        let count = count(stretches.stretches as u64, "stretch", "stretches");
-        (stretches.rounds > 0).then(|| format!("{word} in {share} of rounds ({count}{factor})"))
-    };
-    let ways: Vec<String> =
-        [(&machine.slow, "slow", "slower"), (&machine.fast, "fast", "faster")].into_iter().filter_map(way).collect();
-    if ways.is_empty() {
-        return format!("machine: {}; steady", readings.join(", "));
+    let slow = machine.slow_rounds.len();
+    if slow == 0 {
+        return format!("machine: {}; never slow", readings.join(", "));
     }
+    let stretches = count(machine.stretches as u64, "stretch", "stretches");
+    let slower = machine.slower.map_or(String::new(), |slower| format!(", {}× slower", number(slower)));
     let again = match (machine.measured_again, machine.cells) {
         (_, 0) => String::new(),
         (again, cells) if again == cells => ", those cells measured again".to_owned(),
@@ -98,7 +93,11 @@ fn machine_part(machine: &MachineSpeed) -> String {
             format!(", {} of those {} cells measured again", thousands(again as f64), thousands(cells as f64))
         }
     };
-    format!("machine: {}; {}{again}", readings.join(", "), ways.join(", "))
+    format!(
+        "machine: {}; slow in {} of rounds ({stretches}{slower}){again}",
+        readings.join(", "),
+        percent(slow as f64 / machine.rounds.max(1) as f64)
+    )
 }
 
 #[cfg(test)]
@@ -154,11 +153,12 @@ mod tests {
         assert_eq!(
             host_line(&host),
             "host noise: 0 of 100 samples left out; machine: 161 ns a round trip between cores, 0.95 ns a loop step; \
-             steady"
+             never slow"
         );
         let slow = MachineSpeed {
-            off_rounds: (1..=13).collect(),
-            slow: Stretches { rounds: 13, stretches: 2, factor: Some(2.4) },
+            slow_rounds: (1..=13).collect(),
+            stretches: 2,
+            slower: Some(2.4),
             samples: 30,
             cells: 12,
             measured_again: 12,
@@ -171,19 +171,11 @@ mod tests {
             "host noise: 30 of 100 samples left out (30 machine slow); machine: 161 ns a round trip between cores, \
              0.95 ns a loop step; slow in 32.5% of rounds (2 stretches, 2.40× slower), those cells measured again"
         );
-        let no_factor = Stretches { factor: None, ..slow.slow.clone() };
-        host.machine = Some(MachineSpeed { measured_again: 5, handoff_ns: None, slow: no_factor, ..slow.clone() });
+        host.machine = Some(MachineSpeed { measured_again: 5, handoff_ns: None, slower: None, ..slow.clone() });
         assert!(host_line(&host).ends_with(
             "0.95 ns a loop step; slow in 32.5% of rounds (2 stretches), 5 of those 12 cells measured again"
         ));
-        let one = Stretches { stretches: 1, ..slow.slow.clone() };
-        host.machine = Some(MachineSpeed { measured_again: 0, slow: one, ..slow.clone() });
+        host.machine = Some(MachineSpeed { measured_again: 0, stretches: 1, ..slow });
         assert!(host_line(&host).ends_with("(1 stretch, 2.40× slower), those cells not measured again"));
-        let fast = Stretches { rounds: 4, stretches: 1, factor: Some(3.5) };
-        host.machine = Some(MachineSpeed { fast, ..slow });
-        assert!(host_line(&host).ends_with(
-            "slow in 32.5% of rounds (2 stretches, 2.40× slower), fast in 10.0% of rounds (1 stretch, 3.50× faster), \
-             those cells measured again"
-        ));
     }
 }

@@ -358,7 +358,7 @@ mod left_out;
 mod machine;
 
 use left_out::Rounds;
-pub use machine::{MachineSpeed, Stretches, Waited};
+pub use machine::{MachineSpeed, Waited};
 
 /// `rows` as one file's cells.
 fn file_of(rows: Vec<Record>, skipped_partial_line: bool, rounds: Rounds) -> ResultsFile {

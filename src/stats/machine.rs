@@ -1,89 +1,71 @@
-//! Stretches of the machine off its typical speed: the rounds of a run in which the machine's
-//! reading (`run::reading`, taken right before each sample, whatever the channel) was away from
-//! the run's own typical reading, slower or faster, by more than the reading's noise. On a shared
-//! VM whole stretches of a run are 2–2.5× slower for every channel at once while nothing the
-//! process sees of its own threads shows it; a stretch can be faster too, where the host put the
-//! two virtual CPUs side by side. The reading shows both. A round is judged as a whole (the median
-//! of its samples' readings), so that the rounds left out take every channel of theirs with them
-//! and the rounds kept still pair.
+//! Slow stretches of the machine: the rounds of a run in which the machine's reading
+//! (`run::reading`, taken right before each sample, whatever the channel) was above the run's
+//! own typical reading by more than the reading's noise. On a shared VM whole stretches of a run
+//! are 2–2.5× slower for every channel at once while nothing the process sees of its own
+//! threads shows it; the reading does. A round is judged as a whole (the median of its samples'
+//! readings), so that the rounds left out take every channel of theirs with them and the rounds
+//! kept still pair.
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
-
-/// A round is off its typical speed when its reading is at least this many times the run's
-/// typical reading, or at most its inverse, however tight the readings are: a calm 2-core VM's
-/// rounds read within 1.3× of each other.
+/// A round is slow when its reading is at least this many times the run's typical reading,
+/// however tight the readings are: a calm 2-core VM's rounds read within 1.3× of each other.
 pub const SLOW_FACTOR: f64 = 1.4;
-/// How many robust standard deviations (of the logarithm of the rounds' readings) away from the
-/// typical reading an off round's is, at least: on a host whose readings spread wider than
-/// [`SLOW_FACTOR`] allows for, the limits widen with them.
+/// How many robust standard deviations (of the logarithm of the fast half's readings) above
+/// the typical reading a slow round's is, at least: on a host whose readings spread wider than
+/// [`SLOW_FACTOR`] allows for, the limit widens with them.
 pub const SPREAD_Z: f64 = 4.0;
 /// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
 /// known.
 pub const FEWEST_ROUNDS: usize = 6;
-/// The fewest rounds in a row off the same way that make a stretch: the machine changing for a
-/// while, not one round that other work on the host held up (the per-sample checks of
+/// The fewest slow rounds in a row that make a stretch: the machine slowing for a while, not
+/// one round that other work on the host held up (the per-sample checks of
 /// `stats::disturbed` and the paired verdicts take care of those).
 pub const FEWEST_IN_A_STRETCH: usize = 3;
-
-/// Which way a round's reading is off the run's typical one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Off {
-    /// Above the upper limit: the machine was slower than it mostly was.
-    Slow,
-    /// Below the lower limit: the machine was faster than it mostly was.
-    Fast,
-}
 
 /// The verdict on one kind of reading over a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
-    /// The run's typical reading: the median of its rounds', the speed the machine kept for
-    /// most of the run. A stretch off it either way is the minority, so that at most half of a
-    /// run's rounds are ever left out, and the rest can be measured again at that speed.
+    /// The run's typical reading: the median of its faster half of rounds (a machine is never
+    /// faster than it can be, so a slow stretch only moves the slow half, even when it is most
+    /// of the run).
     pub typical: f64,
     /// The reading above which a round is slow: `typical` times [`SLOW_FACTOR`], or
-    /// [`SPREAD_Z`] robust standard deviations above it when that is more. A round is fast below
-    /// `typical` divided by the same factor.
+    /// [`SPREAD_Z`] robust standard deviations of the fast half above it when that is more.
     pub limit: f64,
     /// Every round read, in order, with its reading (the median of its samples').
     pub rounds: Vec<(u64, f64)>,
-    /// The off rounds in order, grouped into stretches: rounds off the same way that follow each
-    /// other among the rounds read (none read between them) are one stretch, and only a stretch
-    /// of [`FEWEST_IN_A_STRETCH`] rounds or more counts.
-    pub stretches: Vec<(Off, Vec<u64>)>,
+    /// The slow rounds in order, grouped into stretches: rounds that follow each other among
+    /// the rounds read (none read between them) are one stretch, and only a stretch of
+    /// [`FEWEST_IN_A_STRETCH`] rounds or more counts.
+    pub stretches: Vec<Vec<u64>>,
 }
 
 impl Judged {
-    /// Which way round `round` is off, if it is.
-    pub fn off(&self, round: u64) -> Option<Off> {
-        self.stretches.iter().find(|(_, rounds)| rounds.contains(&round)).map(|(off, _)| *off)
+    /// Whether round `round` is slow.
+    pub fn is_slow(&self, round: u64) -> bool {
+        self.stretches.iter().any(|stretch| stretch.contains(&round))
     }
 
-    /// The median over the rounds off the `way` given of how many times slower (or faster) than
-    /// the typical reading they read; `None` when no round is off that way.
-    pub fn factor(&self, way: Off) -> Option<f64> {
-        let mut ratios: Vec<f64> = (self.rounds.iter())
-            .filter(|(round, _)| self.off(*round) == Some(way))
-            .map(|(_, reading)| if way == Off::Slow { reading / self.typical } else { self.typical / reading })
-            .collect();
+    /// How many rounds are slow.
+    pub fn slow_rounds(&self) -> usize {
+        self.stretches.iter().map(Vec::len).sum()
+    }
+
+    /// The median over the slow rounds of their reading over the typical one; `None` when no
+    /// round is slow.
+    pub fn factor(&self) -> Option<f64> {
+        let mut ratios: Vec<f64> =
+            self.rounds.iter().filter(|(round, _)| self.is_slow(*round)).map(|(_, r)| r / self.typical).collect();
         (!ratios.is_empty()).then(|| super::median_of(&mut ratios))
-    }
-
-    /// Which way `reading` is off: above [`Judged::limit`], or below `typical` by as much.
-    fn way(&self, reading: f64) -> Option<Off> {
-        let floor = self.typical * self.typical / self.limit;
-        (reading > self.limit).then_some(Off::Slow).or((reading < floor).then_some(Off::Fast))
     }
 }
 
 /// Judges `readings` (each sample's round and reading, any order; readings that are not
 /// positive numbers are ignored): each round's reading is the median of its samples'; the
-/// typical reading is the median of the rounds'; a round whose reading is above
-/// [`Judged::limit`] is slow, and one as far below the typical one is fast. `None` with fewer
-/// than [`FEWEST_ROUNDS`] rounds read.
+/// typical reading is the median of the faster half of the rounds (those at or below their
+/// median); a round whose reading is above [`Judged::limit`] is slow. `None` with fewer than
+/// [`FEWEST_ROUNDS`] rounds read.
 pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     let mut by_round: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for &(round, reading) in readings.iter().filter(|(_, reading)| *reading > 0.0 && reading.is_finite()) {
@@ -94,18 +76,18 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     }
     let rounds: Vec<(u64, f64)> =
         by_round.into_iter().map(|(round, mut values)| (round, super::median_of(&mut values))).collect();
-    let typical = super::median_of(&mut rounds.iter().map(|(_, reading)| *reading).collect::<Vec<f64>>());
-    let mut deviations: Vec<f64> = rounds.iter().map(|(_, reading)| (reading / typical).ln().abs()).collect();
+    let mut sorted: Vec<f64> = rounds.iter().map(|(_, reading)| *reading).collect();
+    sorted.sort_by(f64::total_cmp);
+    let fast = &sorted[..sorted.len().div_ceil(2)];
+    let typical = super::median_of(&mut fast.to_vec());
+    let mut deviations: Vec<f64> = fast.iter().map(|reading| (reading / typical).ln().abs()).collect();
     let spread = 1.4826 * super::median_of(&mut deviations);
     let limit = typical * SLOW_FACTOR.max((SPREAD_Z * spread).exp());
-    let mut judged = Judged { typical, limit, rounds, stretches: Vec::new() };
-    let ways: Vec<(u64, Option<Off>)> =
-        judged.rounds.iter().map(|&(round, reading)| (round, judged.way(reading))).collect();
-    judged.stretches = (ways.chunk_by(|(_, a), (_, b)| a == b))
-        .filter(|run| run.len() >= FEWEST_IN_A_STRETCH)
-        .filter_map(|run| Some((run[0].1?, run.iter().map(|(round, _)| *round).collect())))
+    let stretches = (rounds.chunk_by(|(_, a), (_, b)| (*a > limit) == (*b > limit)))
+        .filter(|run| run[0].1 > limit && run.len() >= FEWEST_IN_A_STRETCH)
+        .map(|run| run.iter().map(|(round, _)| *round).collect())
         .collect();
-    Some(judged)
+    Some(Judged { typical, limit, rounds, stretches })
 }
 
 /// The share of the time a sample's threads were ready to run that they spent waiting for a
@@ -163,16 +145,16 @@ mod tests {
     }
 
     #[test]
-    fn a_calm_run_has_no_round_off_its_speed() {
+    fn a_calm_run_has_no_slow_round() {
         let wobble = |round: u64| 100.0 + (round * 37 % 11) as f64 * 2.0;
         let judged = judge(&run(20, wobble)).unwrap();
         assert_eq!(judged.rounds.len(), 20);
         assert!(judged.stretches.is_empty(), "{judged:?}");
-        assert_eq!((judged.factor(Off::Slow), judged.factor(Off::Fast)), (None, None));
+        assert_eq!(judged.factor(), None);
     }
 
     #[test]
-    fn two_slow_stretches_are_found_with_their_typical_limit_and_factor() {
+    fn two_stretches_are_found_with_their_typical_limit_and_factor() {
         // 20 rounds at 101 ns (two samples, 100 and 102), rounds 4–6 and 14–16 at 250 (2.5×),
         // round 10 alone: one slow round is no stretch.
         let slow = |round: u64| (4..=6).contains(&round) || (14..=16).contains(&round) || round == 10;
@@ -180,48 +162,51 @@ mod tests {
         let judged = judge(&run(20, base)).unwrap();
         assert_eq!(judged.typical, 101.0);
         assert_eq!(judged.limit, 101.0 * SLOW_FACTOR, "the readings agree: the factor's floor");
-        assert_eq!(judged.stretches, [(Off::Slow, vec![4, 5, 6]), (Off::Slow, vec![14, 15, 16])]);
-        assert!(judged.off(5) == Some(Off::Slow) && judged.off(7).is_none() && judged.off(10).is_none());
-        assert_eq!(judged.factor(Off::Slow), Some(250.0 / 101.0));
-        assert_eq!(judged.factor(Off::Fast), None);
+        assert_eq!(judged.stretches, [vec![4, 5, 6], vec![14, 15, 16]]);
+        assert_eq!(judged.slow_rounds(), 6);
+        assert!(judged.is_slow(5) && !judged.is_slow(7) && !judged.is_slow(10));
+        assert_eq!(judged.factor(), Some(250.0 / 101.0));
     }
 
     #[test]
-    fn a_fast_stretch_is_off_too_and_the_speed_kept_most_of_the_run_is_the_typical_one() {
-        // Rounds 8–13 of 20 at 40 ns against 150 (the two virtual CPUs side by side for a while),
-        // round 14 on its way back (within the factor): six fast rounds, judged against the other 14.
-        let base = |round: u64| match round {
-            8..=13 => 39.0,
-            14 => 119.0,
-            _ => 149.0,
-        };
-        let judged = judge(&run(20, base)).unwrap();
-        assert_eq!(judged.typical, 150.0);
-        assert_eq!(judged.stretches, [(Off::Fast, (8..=13).collect::<Vec<u64>>())]);
-        assert_eq!(judged.factor(Off::Fast), Some(150.0 / 40.0));
-        // Slow in 13 of 20 rounds: the slow speed is the run's typical one, and its 7 fast rounds
-        // are the stretch off it (at most half of a run is ever left out).
+    fn a_run_slow_most_of_the_time_is_judged_against_its_fast_rounds() {
+        // Rounds 1–13 of 20 at 3× (as the run whose rounds 1–21 and 35–55 of 55 were slow): the
+        // fast half of the rounds is 7 fast and 3 slow ones, its median a fast one.
         let judged = judge(&run(20, |round| if round <= 13 { 299.0 } else { 99.0 })).unwrap();
+        assert_eq!((judged.typical, judged.limit), (100.0, 100.0 * SLOW_FACTOR));
+        assert_eq!(judged.stretches, [(1..=13).collect::<Vec<u64>>()]);
+        assert_eq!(judged.factor(), Some(3.0));
+        // Slow in 16 of 20 rounds, the slow speed is the run's typical one: nothing is slow.
+        let judged = judge(&run(20, |round| if round <= 16 { 299.0 } else { 99.0 })).unwrap();
         assert_eq!(judged.typical, 300.0);
-        assert_eq!(judged.stretches, [(Off::Fast, (14..=20).collect::<Vec<u64>>())]);
-        assert_eq!(judged.factor(Off::Fast), Some(3.0));
+        assert!(judged.stretches.is_empty());
     }
 
     #[test]
     fn a_wide_spread_widens_the_limit_and_one_slow_sample_does_not_make_a_slow_round() {
-        // Rounds read 101, 116, 131 and 146 in turn: their spread is wider than the factor's
-        // floor allows for.
+        // Rounds read 101, 116, 131 and 146 in turn: the fast half's spread is wider than the
+        // factor's floor allows for.
         let spread = |round: u64| 100.0 + 15.0 * (round % 4) as f64;
         let mut readings = run(12, spread);
         let judged = judge(&readings).unwrap();
-        assert_eq!(judged.typical, 123.5);
-        let deviation = 1.4826 * ((146.0f64 / 123.5).ln() + (123.5f64 / 116.0).ln()) / 2.0;
-        assert!((judged.limit - 123.5 * (SPREAD_Z * deviation).exp()).abs() < 1e-9, "{judged:?}");
-        assert!(judged.limit > 123.5 * SLOW_FACTOR);
+        assert_eq!(judged.typical, 108.5);
+        let deviation = 1.4826 * ((108.5f64 / 101.0).ln() + (116.0f64 / 108.5).ln()) / 2.0;
+        assert!((judged.limit - 108.5 * (SPREAD_Z * deviation).exp()).abs() < 1e-9, "{judged:?}");
+        assert!(judged.limit > 108.5 * SLOW_FACTOR);
         assert!(judged.stretches.is_empty());
         // A third sample of round 3 reading 10× is outvoted by the round's other two.
         readings.push((3, 1450.0));
         assert!(judge(&readings).unwrap().stretches.is_empty());
+    }
+
+    #[test]
+    fn too_few_rounds_or_readings_that_are_not_numbers_judge_nothing() {
+        assert_eq!(judge(&run(5, |_| 100.0)), None);
+        let mut readings = run(6, |_| 100.0);
+        readings[0].1 = f64::NAN;
+        readings[1].1 = 0.0;
+        assert_eq!(judge(&readings), None, "round 1 has no reading left");
+        assert_eq!(judge(&[]), None);
     }
 
     #[test]

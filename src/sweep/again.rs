@@ -1,6 +1,6 @@
-//! The rounds the machine off its speed cost, measured again: a round whose samples were left out
-//! because the machine read slow or fast (`results::load::MachineSpeed`) is measured once more,
-//! with the same channels, in a later pass of the sweep, once the machine reads typical again. Those rounds
+//! The rounds a slow machine cost, measured again: a round whose samples were left out because
+//! the machine read slow (`results::load::MachineSpeed`) is measured once more, with the same
+//! channels, in a later pass of the sweep, once the machine reads typical again. Those rounds
 //! are spent from the same budget as the others: the screening passes and the duels' clock.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,18 +10,18 @@ use crate::results::load::{CellKey, MachineSpeed, of_rows};
 use crate::results::schema::Record;
 
 /// The rounds to measure again now, each with the cells it measured, in round order: every
-/// round of `machine` off its speed not in `replaced` (the rounds measured again already), and
-/// none while the machine reads off still ([`MachineSpeed::off_now`]): a round taken then would
-/// be lost too. `rows` are every row written so far.
+/// slow round of `machine` not in `replaced` (the rounds measured again already), and none
+/// while the machine reads slow still ([`MachineSpeed::slow_now`]): a round taken then would be
+/// lost too. `rows` are every row written so far.
 pub(super) fn lost_rounds(
     rows: &[Record],
     machine: &MachineSpeed,
     replaced: &BTreeSet<u64>,
 ) -> Vec<(u64, Vec<CellKey>)> {
-    if machine.off_now {
+    if machine.slow_now {
         return Vec::new();
     }
-    let lost: BTreeSet<u64> = machine.off_rounds.iter().copied().filter(|round| !replaced.contains(round)).collect();
+    let lost: BTreeSet<u64> = machine.slow_rounds.iter().copied().filter(|round| !replaced.contains(round)).collect();
     let mut rounds: BTreeMap<u64, Vec<CellKey>> = BTreeMap::new();
     for row in rows {
         if let Some(round) = row.round.filter(|round| lost.contains(round)) {
@@ -35,7 +35,7 @@ pub(super) fn lost_rounds(
     rounds.into_iter().collect()
 }
 
-/// The rounds the next pass adds to measure again the rounds lost to the machine off its speed
+/// The rounds the next pass adds to measure again the rounds lost to a slow machine
 /// ([`lost_rounds`]), each its cells not finished; the rounds taken go into `replaced`.
 pub(super) fn measure_again(cells: &[Progress], rows: &[Record], replaced: &mut BTreeSet<u64>) -> Vec<Vec<usize>> {
     let Some(machine) = of_rows(rows).machine else { return Vec::new() };
@@ -63,11 +63,11 @@ mod tests {
                 [row("a", tasks, round), row("b", tasks, round)]
             })
             .collect();
-        let machine = MachineSpeed { rounds: 6, off_rounds: vec![3, 4], ..MachineSpeed::default() };
+        let machine = MachineSpeed { rounds: 6, slow_rounds: vec![3, 4], ..MachineSpeed::default() };
         let keys = |tasks: usize| vec![CellKey::of(&row("a", tasks, 0)), CellKey::of(&row("b", tasks, 0))];
         assert_eq!(lost_rounds(&rows, &machine, &BTreeSet::new()), [(3, keys(2)), (4, keys(1))]);
         assert_eq!(lost_rounds(&rows, &machine, &BTreeSet::from([3])), [(4, keys(1))], "round 3 was measured again");
-        let slow_now = MachineSpeed { off_now: true, ..machine };
+        let slow_now = MachineSpeed { slow_now: true, ..machine };
         assert!(lost_rounds(&rows, &slow_now, &BTreeSet::new()).is_empty(), "the machine is slow still: later");
     }
 }

@@ -1,8 +1,7 @@
 """One run, round by round: each ok sample's ns/message over its cell's median (every channel, a dot
 each), and beside it the reading of the machine taken before the sample (the round trip between
 cores for a multi-thread sample, the loop step for a current-thread one) over the run's median
-reading; the rounds the run judged off the machine's speed, slow or fast (`summary --json`'s
-host_noise.machine.off_rounds), shaded.
+reading; the rounds the run judged slow (`summary --json`'s host_noise.machine.slow_rounds) shaded.
 
     .venv/bin/python docs/evidence/repeat/rounds.py X.csv OUT.png [BINARY]
 
@@ -26,7 +25,7 @@ binary = sys.argv[3] if len(sys.argv) > 3 else "target/release/channel-bench"
 answer = json.loads(subprocess.run([binary, "summary", source, "--json"], check=True, capture_output=True,
                                    text=True).stdout)
 machine = answer.get("host_noise", {}).get("machine") or {}
-off = set(machine.get("off_rounds", []))
+slow = set(machine.get("slow_rounds", []))
 
 rows = [row for row in csv.DictReader(open(source)) if row["status"] == "ok" and row.get("round")]
 cell = lambda row: (row["channel"], row["mode"], row["runtime"], row["tasks"], row["capacity"], row["batch"],
@@ -53,12 +52,12 @@ for runtime, colour in colours.items():
 for axis in (top, bottom):
     axis.set_yscale("log")
     axis.axhline(1.0, color="grey", linewidth=0.8)
-    for round_ in sorted(off):
+    for round_ in sorted(slow):
         axis.axvspan(round_ - 0.5, round_ + 0.5, color="orange", alpha=0.25, linewidth=0)
 top.set_ylabel("ns/message over its cell's median")
 bottom.set_ylabel("reading over the\nrun's median")
 bottom.set_xlabel("round")
-said = f"{len(off)} rounds off shaded" if off else "no round off"
+said = f"{len(slow)} slow rounds shaded" if slow else "no slow round"
 top.set_title(f"{source.rsplit('/', 1)[-1]}: every sample by round, the machine's reading beside it ({said})")
 top.legend(loc="upper right", markerscale=3)
 bottom.legend(loc="upper right", markerscale=3, fontsize=8)

@@ -38,9 +38,9 @@ pub(super) fn left_out_rows(
     let mut why = vec![None; rows.len()];
     disturbed_rows(rows, keys, &mut why);
     let slow = match rounds {
-        Rounds::Own => super::machine::off_rows(rows, &mut why),
+        Rounds::Own => super::machine::slow_rows(rows, &mut why),
         // Judged for what the rows say of the machine, no row marked.
-        Rounds::Paired => super::machine::off_rows(rows, &mut vec![None; rows.len()]),
+        Rounds::Paired => super::machine::slow_rows(rows, &mut vec![None; rows.len()]),
     };
     host_behind_rows(rows, keys, &mut why);
     waited_rows(rows, &mut why);

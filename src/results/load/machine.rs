@@ -1,4 +1,4 @@
-//! The machine's stretches off its typical speed in one file's rows (`stats::machine` over the readings taken
+//! The machine's slow stretches in one file's rows (`stats::machine` over the readings taken
 //! before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples they leave
 //! out of every figure, and what the file says of them.
 
@@ -10,9 +10,9 @@ use super::CellKey;
 use crate::results::schema::Record;
 use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::Why;
-use crate::stats::machine::{Judged, Off, busy, judge, waited};
+use crate::stats::machine::{Judged, busy, judge, waited};
 
-/// How fast the machine was through one file's rounds, and its stretches off that speed.
+/// How fast the machine was through one file's rounds, and its slow stretches.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MachineSpeed {
     /// The run's typical core-to-core round trip (`machine_handoff_ns`), nanoseconds; `None`
@@ -22,39 +22,27 @@ pub struct MachineSpeed {
     pub loop_ns: Option<f64>,
     /// Rounds read.
     pub rounds: usize,
-    /// The rounds off the typical speed, either way: a multi-thread round whose handoff, or a
-    /// current-thread round whose loop, read beyond the run's limits
-    /// (`stats::machine::Judged::limit`). What the sweep measures again.
-    pub off_rounds: Vec<u64>,
-    /// The rounds that read slow.
-    pub slow: Stretches,
-    /// The rounds that read fast.
-    pub fast: Stretches,
-    /// Samples left out of every figure as measured while the machine was off its speed.
+    /// The slow rounds: a multi-thread round whose handoff, or a current-thread round whose
+    /// loop, read above the run's limit (`stats::machine::Judged::limit`).
+    pub slow_rounds: Vec<u64>,
+    /// How many stretches the slow rounds make: slow rounds with no round read between them
+    /// are one.
+    pub stretches: usize,
+    /// How much slower the samples of the slow rounds ran than their cells' kept samples: the
+    /// median over them of each one's ns/message over its cell's median kept one. `None` where no
+    /// such cell kept a sample.
+    pub slower: Option<f64>,
+    /// Samples left out of every figure as measured while the machine was slow.
     pub samples: usize,
     /// The cells those samples are of.
     pub cells: usize,
     /// Of those cells, the ones measured again: with a sample kept from a round after their
-    /// last one off.
+    /// last slow one.
     pub measured_again: usize,
-    /// Whether the last round read was off: the machine is off its speed still, and a round
-    /// measured again now would be lost too.
+    /// Whether the last round read was slow: the machine is slow still, and a round measured
+    /// again now would be lost too.
     #[serde(skip)]
-    pub off_now: bool,
-}
-
-/// A run's rounds off its typical speed one way ([`Off`]).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Stretches {
-    /// How many rounds read off that way.
-    pub rounds: usize,
-    /// How many stretches they make: rounds off that way with no other round read between them
-    /// are one.
-    pub stretches: usize,
-    /// How many times slower (slow rounds) or faster (fast rounds) their samples ran than their
-    /// cells' kept samples: the median over them of each one's ns/message against its cell's
-    /// median kept one. `None` where no such cell kept a sample.
-    pub factor: Option<f64>,
+    pub slow_now: bool,
 }
 
 /// How long the benchmark's threads waited for a core, per runtime: each `ok` sample's share of
@@ -88,21 +76,21 @@ impl Waited {
     }
 }
 
-/// The two readings judged over every round of `rows`, and which rounds are off the typical
-/// speed for the runtime they measured.
-pub(super) struct OffRounds {
-    /// The rounds off, in order, each with its way.
-    rounds: BTreeMap<u64, Off>,
+/// The two readings judged over every round of `rows`, and which rounds are slow for the runtime
+/// they measured.
+pub(super) struct Slow {
+    handoff: Option<Judged>,
+    looped: Option<Judged>,
+    /// The slow rounds, in order.
+    rounds: BTreeSet<u64>,
     /// Every round read, in order.
     read: Vec<u64>,
-    handoff: Option<f64>,
-    looped: Option<f64>,
 }
 
-/// Judges `rows`' readings and marks the `ok` rows of the rounds off the typical speed
-/// [`Why::MachineSlow`] or [`Why::MachineFast`]; `None` when the file has too few rounds read
-/// (`stats::machine::FEWEST_ROUNDS`), which every file without the readings has.
-pub(super) fn off_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<OffRounds> {
+/// Judges `rows`' readings and marks the `ok` rows of the slow rounds [`Why::MachineSlow`];
+/// `None` when the file has too few rounds read (`stats::machine::FEWEST_ROUNDS`), which every
+/// file without the readings has.
+pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow> {
     let read = |reading: fn(&Record) -> Option<f64>| -> Vec<(u64, f64)> {
         rows.iter().filter_map(|row| Some((row.round?, reading(row)?))).collect()
     };
@@ -111,16 +99,16 @@ pub(super) fn off_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<OffRo
     if handoff.is_none() && looped.is_none() {
         return None;
     }
-    let off_for = |row: &Record, round: u64| {
+    let slow_for = |row: &Record, round: u64| {
         let judged = if row.runtime == RuntimeKind::MultiThread { &handoff } else { &looped };
-        judged.as_ref().and_then(|judged| judged.off(round))
+        judged.as_ref().is_some_and(|judged| judged.is_slow(round))
     };
-    let mut rounds = BTreeMap::new();
+    let mut rounds = BTreeSet::new();
     for (at, row) in rows.iter().enumerate() {
-        let Some((round, off)) = row.round.and_then(|round| Some((round, off_for(row, round)?))) else { continue };
-        rounds.insert(round, off);
+        let Some(round) = row.round.filter(|&round| slow_for(row, round)) else { continue };
+        rounds.insert(round);
         if row.status.is_ok() {
-            why[at] = Some(if off == Off::Slow { Why::MachineSlow } else { Why::MachineFast });
+            why[at] = Some(Why::MachineSlow);
         }
     }
     let read: BTreeSet<u64> = [&handoff, &looped]
@@ -128,55 +116,48 @@ pub(super) fn off_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<OffRo
         .flatten()
         .flat_map(|judged| judged.rounds.iter().map(|(round, _)| *round))
         .collect();
-    let typical = |judged: Option<Judged>| judged.map(|judged| judged.typical);
-    Some(OffRounds { rounds, read: read.into_iter().collect(), handoff: typical(handoff), looped: typical(looped) })
+    Some(Slow { handoff, looped, rounds, read: read.into_iter().collect() })
 }
 
-impl OffRounds {
+impl Slow {
     /// What the file says of the machine, `why` being every row's final verdict.
     pub(super) fn speed(&self, rows: &[Record], keys: &[CellKey], why: &[Option<Why>]) -> MachineSpeed {
         let mut kept: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
-        let mut hit: HashMap<&CellKey, Vec<(u64, f64, Off)>> = HashMap::new();
+        let mut hit: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
         for (at, row) in rows.iter().enumerate().filter(|(_, row)| row.status.is_ok()) {
-            let (round, value) = (row.round.unwrap_or(0), row.ns_per_message);
+            let round = row.round.unwrap_or(0);
             match why[at] {
-                None => kept.entry(&keys[at]).or_default().push((round, value)),
-                Some(Why::MachineSlow) => hit.entry(&keys[at]).or_default().push((round, value, Off::Slow)),
-                Some(Why::MachineFast) => hit.entry(&keys[at]).or_default().push((round, value, Off::Fast)),
+                None => kept.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
+                Some(Why::MachineSlow) => hit.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
                 Some(_) => {}
             }
         }
-        let mut ratios: BTreeMap<Off, Vec<f64>> = BTreeMap::new();
+        let mut ratios = Vec::new();
         let mut measured_again = 0;
         for (key, samples) in &hit {
             let Some(kept) = kept.get(key) else { continue };
-            let median = crate::stats::median_of(&mut kept.iter().map(|(_, value)| *value).collect::<Vec<f64>>());
-            for &(_, value, off) in samples {
-                ratios.entry(off).or_default().push(if off == Off::Slow { value / median } else { median / value });
-            }
-            let last = samples.iter().map(|(round, _, _)| *round).max();
+            let mut values: Vec<f64> = kept.iter().map(|(_, value)| *value).collect();
+            let median = crate::stats::median_of(&mut values);
+            ratios.extend(samples.iter().map(|(_, value)| value / median));
+            let last = samples.iter().map(|(round, _)| *round).max();
             measured_again += usize::from(kept.iter().any(|(round, _)| Some(*round) > last));
         }
-        let way = |off: Off| {
-            let is = |round: &u64| self.rounds.get(round) == Some(&off);
-            let starts = (0..self.read.len()).filter(|&at| is(&self.read[at]) && (at == 0 || !is(&self.read[at - 1])));
-            Stretches {
-                rounds: self.rounds.values().filter(|&&way| way == off).count(),
-                stretches: starts.count(),
-                factor: ratios.get(&off).map(|ratios| crate::stats::median_of(&mut ratios.clone())),
-            }
-        };
+        let mut stretches = 0;
+        for (at, round) in self.read.iter().enumerate() {
+            let after_slow = at > 0 && self.rounds.contains(&self.read[at - 1]);
+            stretches += usize::from(self.rounds.contains(round) && !after_slow);
+        }
         MachineSpeed {
-            handoff_ns: self.handoff,
-            loop_ns: self.looped,
+            handoff_ns: self.handoff.as_ref().map(|judged| judged.typical),
+            loop_ns: self.looped.as_ref().map(|judged| judged.typical),
             rounds: self.read.len(),
-            off_rounds: self.rounds.keys().copied().collect(),
-            slow: way(Off::Slow),
-            fast: way(Off::Fast),
+            slow_rounds: self.rounds.iter().copied().collect(),
+            stretches,
+            slower: (!ratios.is_empty()).then(|| crate::stats::median_of(&mut ratios)),
             samples: hit.values().map(Vec::len).sum(),
             cells: hit.len(),
             measured_again,
-            off_now: self.read.last().is_some_and(|round| self.rounds.contains_key(round)),
+            slow_now: self.read.last().is_some_and(|round| self.rounds.contains(round)),
         }
     }
 }
@@ -202,13 +183,8 @@ mod tests {
         }
     }
 
-    /// The cell of `channel` in `file`.
-    fn cell_of(file: &crate::results::load::ResultsFile, channel: &str) -> crate::results::load::CellSamples {
-        file.cells.iter().find(|(key, _)| key.channel == channel).unwrap().1.clone()
-    }
-
     #[test]
-    fn the_rounds_off_the_machines_speed_each_runtime_are_left_out_and_said_with_their_cells_measured_again() {
+    fn the_slow_rounds_of_each_runtime_are_left_out_and_said_with_their_cells_measured_again() {
         // Two multi-thread channels in rounds 1–8; the machine's handoff 3× in the `slow` rounds (a
         // stretch: three in a row),
         // where both ran twice as slow.
@@ -233,19 +209,19 @@ mod tests {
         assert_eq!(
             machine,
             MachineSpeed {
-                handoff_ns: Some(101.0),
+                handoff_ns: Some(100.0),
                 loop_ns: Some(1.0),
                 rounds: 14,
-                off_rounds: vec![3, 4, 5],
-                slow: Stretches { rounds: 3, stretches: 1, factor: Some(2.0) },
-                fast: Stretches::default(),
+                slow_rounds: vec![3, 4, 5],
+                stretches: 1,
+                slower: Some(2.0),
                 samples: 6,
                 cells: 2,
                 measured_again: 2,
-                off_now: false,
+                slow_now: false,
             }
         );
-        let cell = |channel: &str| cell_of(&file, channel);
+        let cell = |channel: &str| file.cells.iter().find(|(key, _)| key.channel == channel).unwrap().1;
         let a = cell("a");
         assert_eq!(
             (a.ok.len(), a.disturbed.clone(), a.disturbed_why.clone()),
@@ -258,25 +234,8 @@ mod tests {
         assert_eq!(of_rows(&bare).machine, None);
         // Stopped in its slow stretch: the machine is slow now, and nothing was measured again.
         let cut = of_rows(&multi(6..=8)).machine.unwrap();
-        assert!(cut.off_now, "{cut:?}");
-        assert_eq!((cut.off_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
-        // The machine fast in rounds 2–4 (a third of the handoff), where both ran at half their
-        // time: left out the same way, said as fast.
-        let fast: Vec<Record> = (multi(9..=9).into_iter())
-            .map(|row| match row.round {
-                Some(2..=4) => Record {
-                    ns_per_message: row.ns_per_message / 2.0,
-                    machine_handoff_ns: row.machine_handoff_ns.map(|ns| ns / 3.0),
-                    ..row
-                },
-                _ => row,
-            })
-            .collect();
-        let file = of_rows(&fast);
-        let machine = file.machine.clone().unwrap();
-        assert_eq!((machine.off_rounds.clone(), machine.slow.rounds), (vec![2, 3, 4], 0));
-        assert_eq!(machine.fast, Stretches { rounds: 3, stretches: 1, factor: Some(2.0) });
-        assert_eq!(cell_of(&file, "a").disturbed_why, vec![Why::MachineFast; 3]);
+        assert!(cut.slow_now, "{cut:?}");
+        assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
     }
 
     #[test]
@@ -344,7 +303,7 @@ mod tests {
         assert_eq!(alone.cells.values().next().unwrap().ok.len(), 5, "a run's own slow rounds are left out");
         for build in crate::results::load::builds_of(&rows, ["baseline", "candidate"], false) {
             assert_eq!(build.cells.values().next().unwrap().ok.len(), 8, "each build keeps every round");
-            assert_eq!(build.machine.unwrap().off_rounds, vec![3, 4, 5], "and still reads the machine");
+            assert_eq!(build.machine.unwrap().slow_rounds, vec![3, 4, 5], "and still reads the machine");
         }
     }
 }
