@@ -69,8 +69,8 @@ fn own_rows(rows: &[Record], keys: &[CellKey], why: &mut [Option<Why>]) {
 /// Marks the flat-out `ok` rows whose threads another program kept from their cores
 /// (`stats::machine::kept_waiting`), judged per runtime against that runtime's rows: on a host
 /// not busy through the run, a sample that waited a tenth of its ready time or more, and a
-/// scheduler tick at least. A paced
-/// row idles between bursts, so its share of waiting says less; its pacer says it instead.
+/// scheduler tick at least. A paced row idles between bursts, so its share of waiting says
+/// less; its pacer says it instead.
 fn waited_rows(rows: &[Record], why: &mut [Option<Why>]) {
     let mut runtimes: HashMap<RuntimeKind, Vec<usize>> = HashMap::new();
     for at in (0..rows.len()).filter(|&at| rows[at].status.is_ok() && rows[at].pace_ns.is_none()) {
