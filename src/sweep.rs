@@ -9,6 +9,9 @@
 //! - **Measured again**: from the second pass on, a round lost to a slow machine (its samples
 //!   left out: `results::load::MachineSpeed`) is measured again with the same channels, once the
 //!   machine reads typical again (`again`).
+//! - **Left short**: after screening, up to `--samples` passes measure again the cells it left
+//!   with fewer kept samples than it gave every cell, some left out as disturbed (`refill`), so
+//!   that no cell's figure stands on one sample where its neighbours' stand on two.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
 //!   open or they have taken `--max-time` × the cells (`Plan::duel_cells`), and past that, on a host whose
 //!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
@@ -24,7 +27,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
 
-use crate::output::console::Console;
+use crate::output::console::{Console, Pass};
 use crate::output::csv::{self, CsvWriter};
 use crate::plan::estimate::duels_bound;
 use crate::plan::{Cell, Plan};
@@ -45,7 +48,7 @@ mod choose;
 mod key;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
-use choose::{behind, duels, still_open};
+use choose::{behind, duels, refill, still_open};
 use key::key_of;
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
@@ -147,7 +150,16 @@ pub fn run(
     let mut replaced: BTreeSet<u64> = BTreeSet::new();
     'sweep: for pass in 1.. {
         let screening = pass <= plan.samples;
-        if !screening && dueling.is_none() {
+        // The rounds a slow machine cost, measured again once it reads typical.
+        let again =
+            if pass > 1 && place.screens() { again::measure_again(&cells, &rows, &mut replaced) } else { Vec::new() };
+        // Up to `--samples` passes past screening, before the duels: the cells it left short.
+        let refilled = if !screening && dueling.is_none() && pass <= 2 * plan.samples && place.screens() {
+            refill(&groups, &cells, &of_rows(&rows), (&plan.keep, plan.samples), &again)
+        } else {
+            Vec::new()
+        };
+        if !screening && refilled.is_empty() && dueling.is_none() {
             let noisy = duels_bound(budget, started.elapsed());
             dueling = Some(Clock { started: Instant::now(), bound: budget, noisy: Some(noisy) });
         }
@@ -159,6 +171,8 @@ pub fn run(
             let behind = behind(&file, &plan.keep);
             let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
             groups.iter().map(ahead).collect()
+        } else if !refilled.is_empty() {
+            refilled
         } else if let Some(keys) = place.duels(&rows)? {
             let wanted =
                 |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
@@ -174,9 +188,7 @@ pub fn run(
             )
         };
         visiting.retain(|members| !members.is_empty());
-        if pass > 1 && place.screens() {
-            visiting.extend(again::measure_again(&cells, &rows, &mut replaced));
-        }
+        visiting.extend(again);
         if visiting.is_empty() || spent(&mut dueling, &rows) {
             if let (true, Some(clock)) = (visiting.is_empty(), &dueling) {
                 console.duels_stopped(clock.left(), still_open(&of_rows(&rows), plan, clock.left().0));
@@ -185,7 +197,12 @@ pub fn run(
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        console.round(pass, count, dueling.as_ref().map(Clock::left));
+        let kind = match &dueling {
+            Some(clock) => Pass::Duel { left: clock.left().0, bound: clock.left().1 },
+            None if screening => Pass::Screening,
+            None => Pass::Again,
+        };
+        console.round(pass, count, kind);
         for members in visiting {
             if spent(&mut dueling, &rows) {
                 break 'sweep;

@@ -18,6 +18,22 @@ use crate::run::measure::{RuntimeKind, Sample};
 use crate::run::workload::{Mode, RecordBytes, SendMode, Workload};
 use crate::stats;
 
+/// What a pass of the sweep measures, as its line on stdout says ([`Console::round`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Pass {
+    /// One of the `--samples` screening passes.
+    Screening,
+    /// After screening, the cells it left short of samples (their others left out), measured again.
+    Again,
+    /// A duel pass, with the duels' time left of their bound.
+    Duel {
+        /// The time left.
+        left: Duration,
+        /// The duels' bound.
+        bound: Duration,
+    },
+}
+
 /// Console output: the table on stdout, the progress bar on stderr (hidden when not a terminal).
 pub struct Console {
     bar: ProgressBar,
@@ -129,20 +145,22 @@ impl Console {
     }
 
     /// Starts the `number`th round of the groups it visits, `cells` cells in all, with a line on
-    /// stdout: a screening round (up to `--samples`), or a duel round, given the duels' time
-    /// `left` of `budget`, which adds its cells to the bar's length.
-    pub fn round(&self, number: usize, cells: usize, extra: Option<(Duration, Duration)>) {
-        let line = match extra {
-            None => format!("screening round {number}: {cells} cells"),
-            Some((left, budget)) => {
-                self.bar.inc_length(cells as u64 * self.builds);
-                format!(
-                    "duel round {number}: {cells} cells of groups whose answer is still open ({:.1} s left of {:.1} s)",
-                    left.as_secs_f64(),
-                    budget.as_secs_f64()
-                )
-            }
+    /// stdout: a screening round (up to `--samples`), a round that measures again the cells
+    /// screening left short, or a duel round, given the duels' time left of their bound. The
+    /// last two add their cells to the bar's length.
+    pub fn round(&self, number: usize, cells: usize, pass: Pass) {
+        let line = match pass {
+            Pass::Screening => format!("screening round {number}: {cells} cells"),
+            Pass::Again => format!("round {number}: {cells} cells that screening left short, measured again"),
+            Pass::Duel { left, bound } => format!(
+                "duel round {number}: {cells} cells of groups whose answer is still open ({:.1} s left of {:.1} s)",
+                left.as_secs_f64(),
+                bound.as_secs_f64()
+            ),
         };
+        if !matches!(pass, Pass::Screening) {
+            self.bar.inc_length(cells as u64 * self.builds);
+        }
         self.bar.set_prefix(line.clone());
         self.print(line);
     }

@@ -155,11 +155,7 @@ pub(super) fn duels(
             });
             // Left with fewer samples than screening gives every cell, its others left out: measured
             // again beside the fastest, so that its figure stands on as many as its neighbours'.
-            let short = |at: usize| {
-                file.cells
-                    .get(&cells[at].key)
-                    .is_some_and(|c| c.ok.len() < screened && !c.disturbed.is_empty() && c.failed == 0)
-            };
+            let short = |at: usize| short(file, &cells[at].key, screened);
             let again = group.iter().any(|&at| short(at));
             let chosen = |at: &usize| {
                 channels.contains(&&cells[*at].key.channel) || ((thin || again) && fastest.contains(at)) || short(*at)
@@ -172,6 +168,42 @@ pub(super) fn duels(
             [members, kept].concat()
         })
         .filter(|members: &Vec<usize>| members.len() > 1)
+        .collect()
+}
+
+/// Whether `key`'s cell in `file` is left with fewer `ok` samples than the `screened` rounds gave
+/// every cell because some were left out as disturbed, none failed.
+fn short(file: &ResultsFile, key: &CellKey, screened: usize) -> bool {
+    file.cells.get(key).is_some_and(|c| c.ok.len() < screened && !c.disturbed.is_empty() && c.failed == 0)
+}
+
+/// The rounds of a pass after screening and before the duels that measure again the flat-out
+/// cells screening left [`short`], those [`behind`] aside: one round per group, of its short
+/// cells, none of `again` (the cells the same pass measures again for a slow machine). A cell's
+/// figure then stands on as many samples as its neighbours': one sample kept of two is a figure
+/// that the next run can read two or three times apart. A paced cell's figures have their own
+/// rule ([`settling`]).
+pub(super) fn refill(
+    groups: &[Vec<usize>],
+    cells: &[Progress],
+    file: &ResultsFile,
+    (keep, screened): (&[&str], usize),
+    again: &[Vec<usize>],
+) -> Vec<Vec<usize>> {
+    let behind = behind(file, keep);
+    let wanted = |at: &usize| {
+        let key = &cells[*at].key;
+        let flat_out = key.coord.setting.pace_ns.is_none();
+        flat_out
+            && !cells[*at].finished
+            && short(file, key, screened)
+            && !behind(key)
+            && !again.iter().flatten().any(|a| a == at)
+    };
+    groups
+        .iter()
+        .map(|group| group.iter().copied().filter(wanted).collect::<Vec<usize>>())
+        .filter(|m| !m.is_empty())
         .collect()
 }
 
