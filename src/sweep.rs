@@ -34,7 +34,6 @@ use crate::plan::{Cell, Plan};
 use crate::results::band::first_seen;
 use crate::results::coord::Coord;
 use crate::results::figures::Table;
-use crate::results::host;
 use crate::results::load::{CellKey, ResultsFile, of_rows};
 use crate::results::schema::Record;
 use crate::run::measure::{Bound, Sample, Watchdog};
@@ -45,10 +44,12 @@ use crate::run::workload::Mode;
 
 mod again;
 mod choose;
+mod clock;
 mod key;
 
 pub use choose::{BOUND_CUT, BOUND_FLOOR, SCREEN_CUT};
 use choose::{behind, duels, refill, still_open};
+use clock::{Clock, spent};
 use key::key_of;
 
 /// The seed of the rounds' orders: the same plan visits its cells in the same orders in every run.
@@ -149,43 +150,20 @@ pub fn run(
     // The rounds lost to a slow machine that were measured again.
     let mut replaced: BTreeSet<u64> = BTreeSet::new();
     'sweep: for pass in 1.. {
-        let screening = pass <= plan.samples;
         // The rounds a slow machine cost, measured again once it reads typical.
         let again =
             if pass > 1 && place.screens() { again::measure_again(&cells, &rows, &mut replaced) } else { Vec::new() };
-        // Up to `--samples` passes past screening, before the duels: the cells it left short.
-        let refilled = if !screening && dueling.is_none() && pass <= 2 * plan.samples && place.screens() {
-            refill(&groups, &cells, &of_rows(&rows), (&plan.keep, plan.samples), &again)
-        } else {
-            Vec::new()
-        };
-        if !screening && refilled.is_empty() && dueling.is_none() {
+        let before =
+            if dueling.is_none() { before_duels(pass, plan, (&groups, &cells, &rows), place, &again) } else { None };
+        if before.is_none() && dueling.is_none() {
             let noisy = duels_bound(budget, started.elapsed());
             dueling = Some(Clock { started: Instant::now(), bound: budget, noisy: Some(noisy) });
         }
-        let mut visiting: Vec<Vec<usize>> = if pass == 1 || (screening && !place.screens()) {
-            groups.clone()
-        } else if screening {
-            // Read as `summary` reads the CSV written so far: disturbed samples left out.
-            let file = of_rows(&rows);
-            let behind = behind(&file, &plan.keep);
-            let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
-            groups.iter().map(ahead).collect()
-        } else if !refilled.is_empty() {
-            refilled
-        } else if let Some(keys) = place.duels(&rows)? {
-            let wanted =
-                |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
-            groups.iter().map(wanted).collect()
-        } else {
-            // Groups of two members at least.
-            duels(
-                &groups,
-                &cells,
-                &of_rows(&rows),
-                (&plan.keep, &plan.weigh.clone().unwrap_or_default(), plan.samples),
-                dueling.as_ref().and_then(Clock::past_budget),
-            )
+        let (mut visiting, before) = match before {
+            Some((members, kind)) => (members, Some(kind)),
+            None => {
+                (duel_pass(plan, (&groups, &cells, &rows), place, dueling.as_ref().and_then(Clock::past_budget))?, None)
+            }
         };
         visiting.retain(|members| !members.is_empty());
         visiting.extend(again);
@@ -197,10 +175,10 @@ pub fn run(
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        let kind = match &dueling {
-            Some(clock) => Pass::Duel { left: clock.left().0, bound: clock.left().1 },
-            None if screening => Pass::Screening,
-            None => Pass::Again,
+        let kind = match (&dueling, before) {
+            (Some(clock), _) => Pass::Duel { left: clock.left().0, bound: clock.left().1 },
+            (None, Some(kind)) => kind,
+            (None, None) => Pass::Screening,
         };
         console.round(pass, count, kind);
         for members in visiting {
@@ -222,46 +200,49 @@ pub fn run(
     Ok(outcome)
 }
 
-/// Whether the duels have begun and their time is spent ([`Clock::spent`]).
-fn spent(dueling: &mut Option<Clock>, rows: &[Record]) -> bool {
-    dueling.as_mut().is_some_and(|clock| clock.spent(rows))
+/// The groups pass `pass` visits before the duels, each its members, and what the pass is: every
+/// cell in the first pass (and in each screening pass of a `place` that does not screen), those
+/// not [`behind`] in the later screening passes, then up to `--samples` passes of the cells
+/// screening left short ([`refill`]) beside `again` (the rounds the pass measures again for a
+/// slow machine); `None` once there is none, when the duels begin. `rows` are every row so far.
+fn before_duels(
+    pass: usize,
+    plan: &Plan,
+    (groups, cells, rows): (&[Vec<usize>], &[Progress], &[Record]),
+    place: &dyn Place,
+    again: &[Vec<usize>],
+) -> Option<(Vec<Vec<usize>>, Pass)> {
+    let screening = pass <= plan.samples;
+    if pass == 1 || (screening && !place.screens()) {
+        return Some((groups.to_vec(), Pass::Screening));
+    }
+    // Read as `summary` reads the CSV written so far: disturbed samples left out.
+    let file = of_rows(rows);
+    if screening {
+        let behind = behind(&file, &plan.keep);
+        let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
+        return Some((groups.iter().map(ahead).collect(), Pass::Screening));
+    }
+    let refilling = place.screens() && pass <= 2 * plan.samples;
+    let refilled = if refilling { refill(groups, cells, &file, (&plan.keep, plan.samples), again) } else { Vec::new() };
+    (!refilled.is_empty()).then_some((refilled, Pass::LeftShort))
 }
 
-/// The duels' clock: when they began, how long they may take, and the longer bound
-/// (`duels_bound`) that a noisy host earns once that is spent.
-struct Clock {
-    started: Instant,
-    bound: Duration,
-    /// The bound past the budget, taken when the budget is spent if the samples of the whole
-    /// sweep so far left out [`host::NOISY_SHARE`] or more (`host::left_out_share`).
-    noisy: Option<Duration>,
-}
-
-impl Clock {
-    /// Whether the duels' time is spent, `rows` being every row written so far.
-    fn spent(&mut self, rows: &[Record]) -> bool {
-        if self.started.elapsed() < self.bound {
-            return false;
-        }
-        match self.noisy.take() {
-            Some(longer) if host::left_out_share(&of_rows(rows)) >= host::NOISY_SHARE => {
-                self.bound = longer;
-                self.started.elapsed() >= longer
-            }
-            _ => true,
-        }
+/// The groups the next duel pass visits, each its members: those `place` names, or the sweep's
+/// own duels ([`duels`]: groups of two members at least), `past_budget` being the time the duels
+/// have left past their budget. `rows` are every row so far.
+fn duel_pass(
+    plan: &Plan,
+    (groups, cells, rows): (&[Vec<usize>], &[Progress], &[Record]),
+    place: &mut dyn Place,
+    past_budget: Option<Duration>,
+) -> anyhow::Result<Vec<Vec<usize>>> {
+    if let Some(keys) = place.duels(rows)? {
+        let wanted = |group: &Vec<usize>| group.iter().copied().filter(|&at| keys.contains(&cells[at].key)).collect();
+        return Ok(groups.iter().map(wanted).collect());
     }
-
-    /// The time the duels have left once their budget is spent and a noisy host extended it;
-    /// `None` inside the budget.
-    fn past_budget(&self) -> Option<Duration> {
-        self.noisy.is_none().then(|| self.left().0)
-    }
-
-    /// The time left and the bound, as the console shows them.
-    fn left(&self) -> (Duration, Duration) {
-        (self.bound.saturating_sub(self.started.elapsed()), self.bound)
-    }
+    let weighing = plan.weigh.clone().unwrap_or_default();
+    Ok(duels(groups, cells, &of_rows(rows), (&plan.keep, &weighing, plan.samples), past_budget))
 }
 
 /// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`
@@ -483,30 +464,5 @@ mod tests {
         assert_eq!(read.cells, kept.cells);
         assert!(kept.cells.values().any(|cell| !cell.disturbed.is_empty()), "{:?}", kept.cells);
         assert!(kept.cells.values().any(|cell| cell.failed == 1));
-    }
-    #[test]
-    fn the_duels_go_on_past_their_budget_only_when_the_samples_so_far_were_noisy() {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(["channel-bench", "--tasks", "4", "--channels", "flume"]).unwrap();
-        let cell = Plan::with_extra(cli.sweep, &[]).unwrap().cells().remove(0);
-        // Ten samples of one cell, `stolen` of them with a steal tick (left out as disturbed).
-        let rows = |stolen: usize| -> Vec<Record> {
-            (0..10)
-                .map(|number| {
-                    let mut sample = Sample::failed(Duration::from_millis(10), Duration::from_millis(5), Status::Ok);
-                    sample.steal = (number < stolen).then_some(Duration::from_millis(10));
-                    csv::record(&cell, number + 1, &sample)
-                })
-                .collect()
-        };
-        let spent_budget = Instant::now().checked_sub(Duration::from_secs(2)).unwrap();
-        let clock =
-            || Clock { started: spent_budget, bound: Duration::from_secs(1), noisy: Some(Duration::from_secs(60)) };
-        assert!(clock().spent(&rows(0)), "a calm host stops at its budget");
-        let mut noisy = clock();
-        assert!(!noisy.spent(&rows(1)), "one sample in ten left out: noisy, the longer bound");
-        assert_eq!(noisy.bound, Duration::from_secs(60));
-        let mut early = Clock { bound: Duration::from_secs(60), ..clock() };
-        assert!(!early.spent(&rows(0)) && early.noisy.is_some(), "inside the budget nothing is judged yet");
     }
 }

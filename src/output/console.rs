@@ -24,7 +24,7 @@ pub enum Pass {
     /// One of the `--samples` screening passes.
     Screening,
     /// After screening, the cells it left short of samples (their others left out), measured again.
-    Again,
+    LeftShort,
     /// A duel pass, with the duels' time left of their bound.
     Duel {
         /// The time left.
@@ -151,7 +151,7 @@ impl Console {
     pub fn round(&self, number: usize, cells: usize, pass: Pass) {
         let line = match pass {
             Pass::Screening => format!("screening round {number}: {cells} cells"),
-            Pass::Again => format!("round {number}: {cells} cells that screening left short, measured again"),
+            Pass::LeftShort => format!("round {number}: {cells} cells that screening left short, measured again"),
             Pass::Duel { left, bound } => format!(
                 "duel round {number}: {cells} cells of groups whose answer is still open ({:.1} s left of {:.1} s)",
                 left.as_secs_f64(),

@@ -299,6 +299,41 @@ fn a_cell_a_disturbed_sample_left_short_is_measured_again_after_screening_to_the
     assert_eq!(counts(&file)[2], ("tachyonix".to_owned(), 2));
 }
 
+#[test]
+fn a_flat_out_cell_left_short_is_measured_again_and_a_paced_one_left_to_its_own_rule() {
+    // Two channels of one group, each with one sample kept and one left out, flat out and paced.
+    let flat_out = [
+        "--channels",
+        "flume,kanal",
+        "--tasks",
+        "8",
+        "--runtimes",
+        "multi-thread",
+        "--modes",
+        "cloned-send",
+        "--capacity",
+        "1024",
+    ];
+    for (paced, expected) in [(&[][..], 2), (&["--pace", "20ms", "--duration", "100ms"][..], 0)] {
+        let args = [&["channel-bench"][..], &flat_out, paced].concat();
+        let plan = Plan::with_extra(crate::cli::Cli::try_parse_from(args).unwrap().sweep, &[]).unwrap();
+        let progress = |cell: Cell| Progress { key: key_of(&cell), cell, samples: Vec::new(), finished: false };
+        let cells: Vec<Progress> = plan.cells().into_iter().map(progress).collect();
+        let mut file = ResultsFile::default();
+        for progress in &cells {
+            let samples =
+                crate::results::load::CellSamples { ok: vec![1.0], disturbed: vec![3.0], ..Default::default() };
+            file.cells.insert(progress.key.clone(), samples);
+            file.order.push(progress.key.clone());
+        }
+        let refilled = refill(&groups(&cells), &cells, &file, (&[], 2), &[]);
+        assert_eq!(refilled.iter().map(Vec::len).sum::<usize>(), expected, "{paced:?}");
+        // A cell the same pass measures again for a slow machine is not measured twice.
+        let again = refill(&groups(&cells), &cells, &file, (&[], 2), &[vec![0]]);
+        assert_eq!(again.iter().map(Vec::len).sum::<usize>(), expected.saturating_sub(1), "{paced:?}");
+    }
+}
+
 /// A paced room of 8 participants, flume, async-channel and tachyonix (none with a known
 /// problem), both phases, on `place`: each channel's samples per phase, in (channel, phase) order.
 fn room(place: &mut Synthetic) -> Vec<(String, String, usize)> {
