@@ -242,7 +242,7 @@ fn duel_pass(
         return Ok(groups.iter().map(wanted).collect());
     }
     let weighing = plan.weigh.clone().unwrap_or_default();
-    Ok(duels(groups, cells, &of_rows(rows), (&plan.keep, &weighing, plan.samples), past_budget))
+    Ok(duels(groups, cells, &of_rows(rows), (&plan.keep, &weighing), past_budget))
 }
 
 /// The cells of `cells` by group (all but the channel alike), in plan order: `Plan::cells`

@@ -97,16 +97,15 @@ pub(super) fn still_open(file: &ResultsFile, plan: &crate::plan::Plan, left: Dur
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
 /// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
-/// two; a cell left with fewer `ok` samples than the `screened` rounds gave every cell, because
-/// some were left out as disturbed, is measured again beside them. Every round
-/// measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
+/// two (a cell screening left [`short`] was measured again before the duels: [`refill`]). Every
+/// round measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
 /// time they have left, a band that time would likely not decide is not dueled
 /// (`Standing::out_of_reach`).
 pub(super) fn duels(
     groups: &[Vec<usize>],
     cells: &[Progress],
     file: &ResultsFile,
-    (keep, weighing, screened): (&[&str], &Weighing, usize),
+    (keep, weighing): (&[&str], &Weighing),
     past_budget: Option<Duration>,
 ) -> Vec<Vec<usize>> {
     // Per band: its group's key without the task count, the task counts, and the channels wanted.
@@ -153,13 +152,7 @@ pub(super) fn duels(
                 let key = &cells[at].key;
                 file.cells.get(key).is_some_and(|c| c.ok.len() < duel_samples(key))
             });
-            // Left with fewer samples than screening gives every cell, its others left out: measured
-            // again beside the fastest, so that its figure stands on as many as its neighbours'.
-            let short = |at: usize| short(file, &cells[at].key, screened);
-            let again = group.iter().any(|&at| short(at));
-            let chosen = |at: &usize| {
-                channels.contains(&&cells[*at].key.channel) || ((thin || again) && fastest.contains(at)) || short(*at)
-            };
+            let chosen = |at: &usize| channels.contains(&&cells[*at].key.channel) || (thin && fastest.contains(at));
             let members: Vec<usize> = group.iter().copied().filter(chosen).collect();
             // A round of its group measures every kept channel too: its samples keep pace with the leader's.
             let kept = |at: &usize| keep.contains(&cells[*at].key.channel.as_str()) && !members.contains(at);
