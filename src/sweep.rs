@@ -9,7 +9,7 @@
 //! - **Measured again**: from the second pass on, a round lost to a slow machine (its samples
 //!   left out: `results::load::MachineSpeed`) is measured again with the same channels, once the
 //!   machine reads typical again (`again`).
-//! - **Left short**: after screening, up to `--samples` passes measure again the cells it left
+//! - **Left short**: after screening, unless `--max-time` is 0, up to `--samples` passes measure again the cells it left
 //!   with fewer kept samples than it gave every cell, some left out as disturbed (`refill`), so
 //!   that no cell's figure stands on one sample where its neighbours' stand on two.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
@@ -202,8 +202,8 @@ pub fn run(
 
 /// The groups pass `pass` visits before the duels, each its members, and what the pass is: every
 /// cell in the first pass (and in each screening pass of a `place` that does not screen), those
-/// not [`behind`] in the later screening passes, then up to `--samples` passes of the cells
-/// screening left short ([`refill`]) beside `again` (the rounds the pass measures again for a
+/// not [`behind`] in the later screening passes, then, unless `--max-time` is 0, up to
+/// `--samples` passes of the cells screening left short ([`refill`]) beside `again` (the rounds the pass measures again for a
 /// slow machine); `None` once there is none, when the duels begin. `rows` are every row so far.
 fn before_duels(
     pass: usize,
@@ -223,7 +223,8 @@ fn before_duels(
         let ahead = |group: &Vec<usize>| group.iter().copied().filter(|&at| !behind(&cells[at].key)).collect();
         return Some((groups.iter().map(ahead).collect(), Pass::Screening));
     }
-    let refilling = place.screens() && pass <= 2 * plan.samples;
+    // `--max-time 0` asks for the screening passes alone, and gets no other.
+    let refilling = place.screens() && pass <= 2 * plan.samples && !plan.max_time.is_zero();
     let refilled = if refilling { refill(groups, cells, &file, (&plan.keep, plan.samples), again) } else { Vec::new() };
     (!refilled.is_empty()).then_some((refilled, Pass::LeftShort))
 }
