@@ -319,9 +319,11 @@ fn samples_of(messages: &str, args: &[&str]) -> Vec<f64> {
 
 #[test]
 fn screening_takes_the_rounds_asked_for_and_a_lone_channel_has_no_duel() {
-    // One channel: nothing to duel, so exactly the screening rounds, whatever the budget.
+    // One channel: nothing to duel, so exactly the screening rounds without time past them, and
+    // with it at most as many again, for samples a loaded host made the run leave out.
     assert_eq!(samples_of("200", &["--samples", "3", "--max-time", "0"]).len(), 3);
-    assert_eq!(samples_of("200", &["--samples", "3", "--max-time", "0.5"]).len(), 3);
+    let budgeted = samples_of("200", &["--samples", "3", "--max-time", "0.5"]).len();
+    assert!((3..=6).contains(&budgeted), "{budgeted} samples");
 }
 
 #[cfg(not(feature = "faults"))]
