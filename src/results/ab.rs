@@ -270,9 +270,8 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
     };
     let mut table = Vec::new();
     for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {
-        let others = candidate.order.iter().filter(|other| {
-            other.channel != key.channel && CellKey { channel: key.channel.clone(), ..(*other).clone() } == *key
-        });
+        let others =
+            candidate.order.iter().filter(|other| other.channel != key.channel && other.group() == key.group());
         for other in others {
             let Some(now) = ratio((candidate, &noises[1]), key, other) else { continue };
             table.push(Against {
