@@ -116,7 +116,10 @@ pub const PAIR_WEIGHT: f64 = 12.0;
 /// noise of one channel's two builds measured back to back; a tie wider than the run's
 /// resolution (`FileNoise::resolution`) is open.
 pub fn judge(baseline: &ResultsFile, candidate: &ResultsFile) -> Ab {
-    let noise = FileNoise::of_pairs(&both(baseline, candidate), &builds_of_one_channel, PAIR_WEIGHT);
+    // The noise of one channel's cells of the two builds ([`both`]).
+    let one_channel =
+        |a: &CellKey, b: &CellKey| a.candidate != b.candidate && (&a.channel, a.merge) == (&b.channel, b.merge);
+    let noise = FileNoise::of_pairs(&both(baseline, candidate), &one_channel, PAIR_WEIGHT);
     // The change over `members` (cells of one channel, each with its two builds' samples).
     let change = |place: String, members: &[(&CellKey, &CellSamples, &CellSamples)]| {
         let first = members[0].0;
@@ -190,11 +193,6 @@ fn both(baseline: &ResultsFile, candidate: &ResultsFile) -> ResultsFile {
         file.order.push(candidates);
     }
     file
-}
-
-/// Whether `a` and `b` are one channel's cells of the two builds ([`both`]).
-fn builds_of_one_channel(a: &CellKey, b: &CellKey) -> bool {
-    a.candidate != b.candidate && (&a.channel, a.merge) == (&b.channel, b.merge)
 }
 
 /// `runtime mode`, then the capacity when not the default and the setting in brackets when
@@ -272,9 +270,8 @@ pub fn against(baseline: &ResultsFile, candidate: &ResultsFile, mine: &[&str]) -
     };
     let mut table = Vec::new();
     for key in candidate.order.iter().filter(|key| mine.contains(&key.channel.as_str())) {
-        let others = candidate.order.iter().filter(|other| {
-            other.channel != key.channel && CellKey { channel: key.channel.clone(), ..(*other).clone() } == *key
-        });
+        let others =
+            candidate.order.iter().filter(|other| other.channel != key.channel && other.group() == key.group());
         for other in others {
             let Some(now) = ratio((candidate, &noises[1]), key, other) else { continue };
             table.push(Against {

@@ -77,12 +77,8 @@ impl Analysis {
     /// The analysis of `file`, read from the CSV named `csv` (as the cells name it), with the
     /// run's JSON `metadata` when there is one, its room decided on the figures the run weighed.
     pub fn of(csv: &str, file: &ResultsFile, metadata: Option<&Metadata>) -> Analysis {
-        Analysis::weighed(
-            csv,
-            file,
-            metadata,
-            &Weighing::of_run(metadata.and_then(|metadata| metadata.weigh.as_ref()), None),
-        )
+        let weighing = Weighing::of_run(metadata.and_then(|metadata| metadata.weigh.as_ref()), None);
+        Analysis::weighed(csv, file, metadata, &weighing)
     }
 
     /// The analysis of `file`, as [`Analysis::of`], its room decided on the figures of `weighing`.
@@ -183,8 +179,7 @@ impl Standing {
 /// The messages per sample of `file`'s flat-out samples at the default setting, each once.
 fn messages(file: &ResultsFile) -> Vec<u64> {
     let flat_out = file.order.iter().filter(|key| key.coord.setting.is_default() && key.messages > 0);
-    let counts: BTreeSet<u64> = flat_out.map(|key| key.messages).collect();
-    counts.into_iter().collect()
+    flat_out.map(|key| key.messages).collect::<BTreeSet<u64>>().into_iter().collect()
 }
 
 /// Each multi-thread worker count of `file` above its machine's cores (the cell's machine, or

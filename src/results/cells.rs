@@ -194,13 +194,8 @@ pub fn cells(
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
-    let name = format!(
-        "{}/{}/tasks={}/{}",
-        key.coord.runtime,
-        key.coord.mode,
-        key.tasks,
-        channel_label(&key.channel, key.merge)
-    );
+    let (coord, channel) = (&key.coord, key.channel_label());
+    let name = format!("{}/{}/tasks={}/{channel}", coord.runtime, coord.mode, key.tasks);
     if key.coord.setting.is_default() { name } else { format!("{name}/{}", key.coord.setting) }
 }
 

@@ -103,18 +103,6 @@ pub enum CoordAxis {
     Machine,
 }
 
-impl CoordAxis {
-    /// Every axis, in [`Coord`]'s field order.
-    pub const ALL: [CoordAxis; 6] = [
-        CoordAxis::Runtime,
-        CoordAxis::Workers,
-        CoordAxis::Capacity,
-        CoordAxis::Mode,
-        CoordAxis::Setting,
-        CoordAxis::Machine,
-    ];
-}
-
 /// A kind of group made of cells of several coordinates: the axes it ignores are declared
 /// here, once ([`Projection::ignores`]); every other axis, a new one included, sets two groups
 /// apart.
@@ -131,10 +119,6 @@ pub enum Projection {
 }
 
 impl Projection {
-    /// Every kind of group declared here.
-    pub const ALL: [Projection; 4] =
-        [Projection::Noise, Projection::BetweenRuns, Projection::DesignPair, Projection::WithoutWorkload];
-
     /// The axes this kind of group ignores: cells apart on those alone are in one group.
     pub fn ignores(self) -> &'static [CoordAxis] {
         match self {
@@ -194,6 +178,20 @@ mod tests {
     use super::*;
     use crate::run::workload::Phase;
 
+    /// Every axis, in [`Coord`]'s field order.
+    const AXES: [CoordAxis; 6] = [
+        CoordAxis::Runtime,
+        CoordAxis::Workers,
+        CoordAxis::Capacity,
+        CoordAxis::Mode,
+        CoordAxis::Setting,
+        CoordAxis::Machine,
+    ];
+
+    /// Every kind of group declared in [`Projection`].
+    const PROJECTIONS: [Projection; 4] =
+        [Projection::Noise, Projection::BetweenRuns, Projection::DesignPair, Projection::WithoutWorkload];
+
     /// A coordinate with every axis away from its default, and one apart from it on `axis` alone.
     fn apart_on(axis: CoordAxis) -> (Coord, Coord) {
         let machine = MachineId { cores: 16, cpu: "Xeon".to_owned() };
@@ -219,11 +217,11 @@ mod tests {
 
     #[test]
     fn each_projection_keeps_or_drops_every_axis_as_declared() {
-        for axis in CoordAxis::ALL {
+        for axis in AXES {
             let (one, other) = apart_on(axis);
             assert_ne!(one, other, "{axis:?} sets two coordinates apart");
             assert_eq!(one.clone().blank(axis), other.clone().blank(axis), "{axis:?} is blanked alone");
-            for projection in Projection::ALL {
+            for projection in PROJECTIONS {
                 let ignored = projection.ignores().contains(&axis);
                 assert_eq!(projection.of(&one) == projection.of(&other), ignored, "{projection:?} on {axis:?}");
             }

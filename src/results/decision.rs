@@ -161,11 +161,6 @@ pub fn decide(
 /// A cell of a room: its key, samples and figures, when measured.
 type Cell<'a> = Option<(&'a CellKey, &'a CellSamples, &'a CellFigures)>;
 
-/// The paced figures of `cell`, when measured and paced.
-fn figures(cell: Cell) -> Option<PacedCell> {
-    cell.and_then(|(.., figures)| figures.paced.clone())
-}
-
 /// One channel's cells of a room, per phase.
 #[derive(Default)]
 struct Cells<'a> {
@@ -177,6 +172,8 @@ struct Cells<'a> {
 
 impl<'a> Cells<'a> {
     fn seat(&self) -> Seat {
+        // The paced figures of a cell, when measured and paced.
+        let figures = |cell: Cell| cell.and_then(|(.., figures)| figures.paced.clone());
         Seat {
             channel: ChannelId::of(self.id),
             known_problem: known_problem(self.id.0),

@@ -253,8 +253,7 @@ impl ResultsFile {
     /// The same cells keyed without their workload, so that cells of two files that ran
     /// different workloads pair up; `None` when two cells of this file differ only by workload.
     pub fn without_workload(&self) -> Option<ResultsFile> {
-        let (order, cells, memory) = (Vec::new(), HashMap::new(), Vec::new());
-        let mut file = ResultsFile { order, cells, memory, ..self.clone() };
+        let mut file = ResultsFile { order: Vec::new(), cells: HashMap::new(), memory: Vec::new(), ..self.clone() };
         for key in &self.order {
             let stripped = key.without_workload();
             if file.cells.insert(stripped.clone(), self.cells[key].clone()).is_some() {

@@ -310,9 +310,7 @@ pub struct MemoryAnswer {
 impl MemoryAnswer {
     /// The answer of `rows`.
     pub fn of(rows: &[MemoryRow]) -> Self {
-        let mut modes: Vec<Mode> = rows.iter().map(|row| row.mode).collect();
-        modes.sort();
-        modes.dedup();
+        let modes: std::collections::BTreeSet<Mode> = rows.iter().map(|row| row.mode).collect();
         Self { designs: modes.into_iter().map(|mode| design(mode, rows)).collect() }
     }
 }

@@ -406,8 +406,7 @@ impl Drift {
             let values: Vec<f64> = metric.values(cell).into_iter().map(|(v, _)| v).collect();
             (values.len() >= fewest).then(|| values.iter().sum::<f64>() / values.len() as f64)
         };
-        let mut by_runtime = Vec::new();
-        for runtime in RuntimeKind::ALL {
+        let of_runtime = |runtime: RuntimeKind| {
             let ratios_of = |fewest: usize| -> Vec<f64> {
                 old.order
                     .iter()
@@ -422,15 +421,14 @@ impl Drift {
             let calibrated =
                 metric.drift(runtime, false) * (1.0 / old.runs.max(1) as f64 + 1.0 / new.runs.max(1) as f64).sqrt();
             if ratios.len() < DRIFT_CELLS {
-                by_runtime.push((runtime, calibrated, false));
-                continue;
+                return (runtime, calibrated, false);
             }
             let median = crate::stats::median_of(&mut ratios);
             let mut deviations: Vec<f64> = ratios.iter().map(|r| (r - median).abs()).collect();
             let spread = 1.4826 * crate::stats::median_of(&mut deviations);
-            by_runtime.push((runtime, (median.powi(2) + spread.powi(2)).sqrt(), true));
-        }
-        Drift { by_runtime }
+            (runtime, (median.powi(2) + spread.powi(2)).sqrt(), true)
+        };
+        Drift { by_runtime: RuntimeKind::ALL.into_iter().map(of_runtime).collect() }
     }
 
     /// The drift on `runtime`.

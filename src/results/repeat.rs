@@ -12,6 +12,11 @@ use crate::stats::{self as statistics};
 /// The cells a channel's spread is pooled over: its group's, at its band of task counts.
 type BandKey = (Coord, String, Option<Merge>, TaskBand);
 
+/// The band `key` is in.
+fn band_key(key: &CellKey) -> BandKey {
+    (key.coord.clone(), key.channel.clone(), key.merge, TaskBand::of(key.tasks))
+}
+
 /// What the repeat intervals of one file read.
 pub struct Spreads {
     /// Each channel's spread at each band of each group.
@@ -27,18 +32,16 @@ pub struct Spreads {
 impl Spreads {
     /// The spreads and wander of `file`.
     pub fn of(file: &ResultsFile) -> Spreads {
-        let band = |key: &CellKey| (key.coord.clone(), key.channel.clone(), key.merge, TaskBand::of(key.tasks));
         let mut by_band: HashMap<BandKey, Vec<&[f64]>> = HashMap::new();
         let mut by_group: HashMap<Coord, Vec<&[f64]>> = HashMap::new();
         for key in &file.order {
             let ok = file.cells[key].ok.as_slice();
-            by_band.entry(band(key)).or_default().push(ok);
+            by_band.entry(band_key(key)).or_default().push(ok);
             by_group.entry(key.coord.clone()).or_default().push(ok);
         }
-        let pooled = |cells: Vec<&[f64]>| LogSpread::pooled(cells);
         Spreads {
-            bands: by_band.into_iter().filter_map(|(key, cells)| Some((key, pooled(cells)?))).collect(),
-            groups: by_group.into_iter().filter_map(|(key, cells)| Some((key, pooled(cells)?))).collect(),
+            bands: by_band.into_iter().filter_map(|(key, cells)| Some((key, LogSpread::pooled(cells)?))).collect(),
+            groups: by_group.into_iter().filter_map(|(key, cells)| Some((key, LogSpread::pooled(cells)?))).collect(),
             wander: wander(file),
         }
     }
@@ -50,9 +53,8 @@ impl Spreads {
         if cell.runs.len() >= 2 {
             return repeat::of_runs(&cell.runs);
         }
-        let band = (key.coord.clone(), key.channel.clone(), key.merge, TaskBand::of(key.tasks));
         let group = self.groups.get(&key.coord).copied();
-        let spread = self.bands.get(&band).map_or(group, |spread| Some(spread.with_floor(group)))?;
+        let spread = self.bands.get(&band_key(key)).map_or(group, |spread| Some(spread.with_floor(group)))?;
         let wander = self.wander.get(&key.coord.noise_group()).copied().unwrap_or(0.0);
         Some(repeat::interval(figure, cell.ok.len(), spread, wander))
     }

@@ -58,9 +58,8 @@ impl Latencies {
     /// The latencies of `samples`, each (round, its histogram's recorded buckets: (the highest
     /// value of the bucket, its count)).
     pub fn of(samples: Vec<(u64, Vec<(u64, u64)>)>) -> Latencies {
-        let mut values: Vec<u64> = samples.iter().flat_map(|(_, buckets)| buckets.iter().map(|(v, _)| *v)).collect();
-        values.sort_unstable();
-        values.dedup();
+        let values = samples.iter().flat_map(|(_, buckets)| buckets.iter().map(|(v, _)| *v));
+        let values: Vec<u64> = values.collect::<std::collections::BTreeSet<_>>().into_iter().collect();
         let dense = |buckets: Vec<(u64, u64)>| {
             let mut counts = vec![0; values.len()];
             for (value, count) in buckets {

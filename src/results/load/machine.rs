@@ -142,11 +142,9 @@ impl Slow {
             let last = samples.iter().map(|(round, _)| *round).max();
             measured_again += usize::from(kept.iter().any(|(round, _)| Some(*round) > last));
         }
-        let mut stretches = 0;
-        for (at, round) in self.read.iter().enumerate() {
-            let after_slow = at > 0 && self.rounds.contains(&self.read[at - 1]);
-            stretches += usize::from(self.rounds.contains(round) && !after_slow);
-        }
+        let slow = |round: &u64| self.rounds.contains(round);
+        let starts = self.read.windows(2).filter(|pair| !slow(&pair[0]) && slow(&pair[1])).count();
+        let stretches = usize::from(self.read.first().is_some_and(slow)) + starts;
         MachineSpeed {
             handoff_ns: self.handoff.as_ref().map(|judged| judged.typical),
             loop_ns: self.looped.as_ref().map(|judged| judged.typical),
@@ -157,7 +155,7 @@ impl Slow {
             samples: hit.values().map(Vec::len).sum(),
             cells: hit.len(),
             measured_again,
-            slow_now: self.read.last().is_some_and(|round| self.rounds.contains(round)),
+            slow_now: self.read.last().is_some_and(slow),
         }
     }
 }
@@ -236,6 +234,7 @@ mod tests {
         let cut = of_rows(&multi(6..=8)).machine.unwrap();
         assert!(cut.slow_now, "{cut:?}");
         assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
+        assert_eq!(cut.stretches, 1, "a stretch to the last round is one");
     }
 
     #[test]
