@@ -1,7 +1,7 @@
 //! The commands that read a sweep's CSV: `compare`, `summary`, `cells`, `report`, and
 //! `--list-channels`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -71,13 +71,10 @@ pub(crate) struct Reread {
 /// (`--weigh`), else as the first run with a description weighed it.
 fn reread(csvs: &[PathBuf], allow_different: bool, weigh: Option<&Weighing>) -> anyhow::Result<Reread> {
     let runs = read_runs(csvs)?;
-    let mut machines: Vec<Metadata> = Vec::new();
-    for metadata in runs.iter().filter_map(|run| run.metadata.as_ref()) {
-        let id = MachineId::of(Some(metadata));
-        if !machines.iter().any(|known| MachineId::of(Some(known)) == id) {
-            machines.push(metadata.clone());
-        }
-    }
+    let mut seen = HashSet::new();
+    let described = runs.iter().filter_map(|run| run.metadata.as_ref());
+    let machines: Vec<Metadata> =
+        described.filter(|metadata| seen.insert(MachineId::of(Some(metadata)))).cloned().collect();
     let (pooled, file) = pooled(runs, allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { pooled.clone() };
     let weighing = Weighing::of_run(machines.first().and_then(|metadata| metadata.weigh.as_ref()), weigh);
@@ -108,24 +105,19 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
 /// (`results::pool`), several machines side by side, each cell keyed on its own. Runs that
 /// cannot be pooled are a usage error naming the difference.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    let named = |names: Vec<String>| match names.len() {
-        1 => names[0].clone(),
-        count => format!("{} ({count} runs pooled)", names.join(", ")),
-    };
     let machines = pool::sweeps(runs);
-    let name = match machines.len() {
-        1 => named(machines[0].1.iter().flatten().map(|run| run.name.clone()).collect()),
-        _ => (machines.iter())
-            .map(|(machine, sweeps)| {
-                // By file name: each machine's runs are named by the machine.
-                let names = sweeps.iter().flatten().map(|run| file_name(Path::new(&run.name))).collect();
-                format!("{} on {machine}", named(names))
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    };
-    let mut parts = Vec::new();
+    let several = machines.len() > 1;
+    let (mut names, mut parts) = (Vec::new(), Vec::new());
     for (machine, sweeps) in machines {
+        // By file name when several machines: each machine's runs are named by the machine.
+        let files: Vec<String> = (sweeps.iter().flatten())
+            .map(|run| if several { file_name(Path::new(&run.name)) } else { run.name.clone() })
+            .collect();
+        let said = match files.len() {
+            1 => files[0].clone(),
+            count => format!("{} ({count} runs pooled)", files.join(", ")),
+        };
+        names.push(if several { format!("{said} on {machine}") } else { said });
         for runs in sweeps {
             if let Some(line) = pool::refusal(&runs, allow_different_builds) {
                 return Err(usage(format!("cannot pool these runs: {line}")));
@@ -135,7 +127,7 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
         }
     }
     let file = pool::union(parts).map_err(|line| usage(format!("cannot pool these runs: {line}")))?;
-    Ok((name, file))
+    Ok((names.join("; "), file))
 }
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.

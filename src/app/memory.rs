@@ -155,13 +155,9 @@ pub fn room(
 /// ([`ChannelEntry::refusal`], as a sweep refuses it).
 fn measure(channel: &ChannelEntry, cell: &MemoryCell) -> Footprint {
     let workload = cell.workload();
-    match channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel()) {
-        Some(reason) => {
-            let status = Status::Refused(reason);
-            Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status }
-        }
-        None => (channel.memory)(cell),
-    }
+    let refused = |reason| Footprint { status: Status::Refused(reason), ..Footprint::default() };
+    let refusal = channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel());
+    refusal.map_or_else(|| (channel.memory)(cell), refused)
 }
 
 /// The channels of `--channels`, every one of them known; without it, those the sweep measured

@@ -58,7 +58,7 @@ impl MemoryCell {
 
 /// The heap bytes a cell's channels held, all instances together, at each moment, counted from
 /// just before the first was made; and whether the burst was delivered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Footprint {
     /// Made, every sender cloned, nothing sent: at rest.
     pub rest: i64,
