@@ -23,7 +23,7 @@ use crate::channel::{Channel, Item};
 
 /// One cell of `channel-bench memory`: the design, its tasks, the capacity asked and the kind
 /// of message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MemoryCell {
     /// One shared channel (cloned-send) or one per task (merged-recv).
     pub mode: Mode,
