@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{
     DEFAULT_BURST, DEFAULT_CAPACITIES, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES, DEFAULT_SAMPLES,
-    DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE, QUICK_MAX_TIME_SECS, QUICK_MESSAGES,
+    DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE, MAX_WORKERS, QUICK_MAX_TIME_SECS, QUICK_MESSAGES,
     QUICK_SAMPLES, QUICK_TASKS, list, positive,
 };
 use crate::run::measure::RuntimeKind;
@@ -65,7 +65,8 @@ pub struct SweepArgs {
 
     /// Comma-separated worker-thread counts of the multi-thread runtime, each a cell of its own
     /// (more than the cores is allowed) [default: available parallelism]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', allow_negative_numbers = true,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_WORKERS as u64))]
     pub workers: Option<Vec<usize>>,
 
     /// Payload bytes per message (the default is an RTP packet's), or MIN..MAX: a size drawn
