@@ -16,6 +16,7 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use super::commands::{Reread, Target, Written};
 use super::print_error;
 use super::sweep::measure;
 use crate::cli::{AB_MAX_TIME_SECS, AB_SAMPLES, AbArgs, ExportArgs};
@@ -150,8 +151,10 @@ fn answer(
     let text = output::ab::text(&ab);
     files::write(&set.markdown(), text.as_bytes(), force, "the A/B summary")?;
     print_line(&format!("summary: {}", set.markdown().display()));
-    let cells = crate::results::analysis::Analysis::of(&set.csv().display().to_string(), &candidate, None).cells;
-    super::sweep::write_cells(set, &cells, exports, force)?;
+    let name = set.csv().display().to_string();
+    let analysis = crate::results::analysis::Analysis::of(&name, &candidate, None);
+    let read = Reread { pooled: name.clone(), name, machines: Vec::new(), analysis };
+    Written::Cells.write(Target::File(set.cells_json(), force), &read, exports, force)?;
     print_line("");
     // Last, so that a script reads the JSON from the first `{` of stdout to its end.
     print_line(&if json { output::export::json(&ab) } else { text });

@@ -1,12 +1,12 @@
 //! The commands that read a sweep's CSV: `compare`, `summary`, `cells`, `report`, and
 //! `--list-channels`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{dry_run, file_name, print_error, read};
-use crate::cli::{CellsArgs, CompareArgs, CsvList, ReportArgs, SummaryArgs};
+use crate::cli::{CellsArgs, CompareArgs, CsvList, ExportArgs, ReportArgs, RewriteArgs, SummaryArgs};
 use crate::error::usage;
 use crate::output::doc::{Form, Format};
 use crate::output::files::{self, OutputSet};
@@ -20,57 +20,61 @@ use crate::results::metadata::{MachineId, Metadata};
 use crate::results::pool::{self, Run};
 use crate::run::workload::Capacity;
 
-/// `channel-bench cells`.
+/// `channel-bench cells`: the per-cell results, and the exports asked for.
 pub fn cells(args: &CellsArgs) -> anyhow::Result<ExitCode> {
+    rewrite(Written::Cells, &args.files, None, &args.export)
+}
+
+/// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
+pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    rewrite(Written::Report, &args.files, args.weigh.as_ref(), &ExportArgs::default())
+}
+
+/// `cells` and `report`: `written` of the CSVs pooled, to `--out` or beside the one CSV, a file
+/// there left as it is unless `--force`; with the `exports`, refused before anything is read.
+fn rewrite(
+    written: Written,
+    args: &RewriteArgs,
+    weigh: Option<&Weighing>,
+    exports: &ExportArgs,
+) -> anyhow::Result<ExitCode> {
     let csvs = &CsvList::all(&args.csvs);
     if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs pooled: give --out PATH for their cells"));
+        return Err(usage(format!("several CSVs pooled: give --out PATH for their {}", written.what())));
     }
-    let out = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).cells_json());
-    if csvs.contains(&out) {
-        return Err(usage(format!("{} would overwrite the CSV itself: give --out another path", out.display())));
-    }
-    let target = target(&out, args.force, args.out.is_none(), "--out")?;
+    let target = written.target(csvs, args)?;
     if args.dry_run {
-        export::check_free(&args.export, args.force)?;
-        return dry_run::command("cells", csvs, &target.would());
+        export::check_free(exports, args.force)?;
+        return dry_run::command(written.what(), csvs, &target.would());
     }
     if let Target::Kept(_) = target {
-        return target.put("", "cells").map(|()| ExitCode::SUCCESS);
+        return target.put("", written.what()).map(|()| ExitCode::SUCCESS);
     }
-    let cells = reread(csvs, args.allow_different, None)?.analysis.cells;
-    export::write_file(&out, &export::json(&cells), args.force, "--out")?;
-    export::write_all(&args.export, &cells, args.force)?;
-    if out != Path::new("-") {
-        print_line(&format!("cells: {}", out.display()));
-    }
+    written.write(target, &reread(csvs, args.allow_different, weigh)?, exports, args.force)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// What `cells`, `summary` and `report` render, read one way: the CSVs pooled ([`pooled`]),
 /// the name the outputs give them, each machine's description once, and their analysis.
-struct Reread {
+pub(crate) struct Reread {
     /// One CSV's file name, or the pool's name ([`Reread::pooled`]).
-    name: String,
+    pub name: String,
     /// The name [`pooled`] gives the CSVs: one CSV's path as given, or the runs pooled.
-    pooled: String,
+    pub pooled: String,
     /// Each machine's description (the JSON beside its CSVs), once, in the order first given.
-    machines: Vec<Metadata>,
+    pub machines: Vec<Metadata>,
     /// The analysis, its room decided on the order given, else the first machine's run's own.
-    analysis: Analysis,
+    pub analysis: Analysis,
 }
 
 /// The CSVs at `csvs` read and pooled as [`Reread`] says, the room weighed as `weigh` says
 /// (`--weigh`), else as the first run with a description weighed it.
 fn reread(csvs: &[PathBuf], allow_different: bool, weigh: Option<&Weighing>) -> anyhow::Result<Reread> {
     let runs = read_runs(csvs)?;
-    let mut machines: Vec<Metadata> = Vec::new();
-    for metadata in runs.iter().filter_map(|run| run.metadata.as_ref()) {
-        let id = MachineId::of(Some(metadata));
-        if !machines.iter().any(|known| MachineId::of(Some(known)) == id) {
-            machines.push(metadata.clone());
-        }
-    }
+    let mut seen = HashSet::new();
+    let described = runs.iter().filter_map(|run| run.metadata.as_ref());
+    let machines: Vec<Metadata> =
+        described.filter(|metadata| seen.insert(MachineId::of(Some(metadata)))).cloned().collect();
     let (pooled, file) = pooled(runs, allow_different)?;
     let name = if csvs.len() == 1 { file_name(&csvs[0]) } else { pooled.clone() };
     let weighing = Weighing::of_run(machines.first().and_then(|metadata| metadata.weigh.as_ref()), weigh);
@@ -101,24 +105,19 @@ fn read_runs(paths: &[PathBuf]) -> anyhow::Result<Vec<Run>> {
 /// (`results::pool`), several machines side by side, each cell keyed on its own. Runs that
 /// cannot be pooled are a usage error naming the difference.
 fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(String, ResultsFile)> {
-    let named = |names: Vec<String>| match names.len() {
-        1 => names[0].clone(),
-        count => format!("{} ({count} runs pooled)", names.join(", ")),
-    };
     let machines = pool::sweeps(runs);
-    let name = match machines.len() {
-        1 => named(machines[0].1.iter().flatten().map(|run| run.name.clone()).collect()),
-        _ => (machines.iter())
-            .map(|(machine, sweeps)| {
-                // By file name: each machine's runs are named by the machine.
-                let names = sweeps.iter().flatten().map(|run| file_name(Path::new(&run.name))).collect();
-                format!("{} on {machine}", named(names))
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-    };
-    let mut parts = Vec::new();
+    let several = machines.len() > 1;
+    let (mut names, mut parts) = (Vec::new(), Vec::new());
     for (machine, sweeps) in machines {
+        // By file name when several machines: each machine's runs are named by the machine.
+        let files: Vec<String> = (sweeps.iter().flatten())
+            .map(|run| if several { file_name(Path::new(&run.name)) } else { run.name.clone() })
+            .collect();
+        let said = match files.len() {
+            1 => files[0].clone(),
+            count => format!("{} ({count} runs pooled)", files.join(", ")),
+        };
+        names.push(if several { format!("{said} on {machine}") } else { said });
         for runs in sweeps {
             if let Some(line) = pool::refusal(&runs, allow_different_builds) {
                 return Err(usage(format!("cannot pool these runs: {line}")));
@@ -128,7 +127,7 @@ fn pooled(runs: Vec<Run>, allow_different_builds: bool) -> anyhow::Result<(Strin
         }
     }
     let file = pool::union(parts).map_err(|line| usage(format!("cannot pool these runs: {line}")))?;
-    Ok((name, file))
+    Ok((names.join("; "), file))
 }
 
 /// `channel-bench compare`: exit code 0, or 1 under `--fail-on-slower` when a cell is slower.
@@ -221,22 +220,11 @@ fn subset(args: &CompareArgs) -> impl Fn(&CellKey) -> bool + '_ {
 /// `channel-bench summary`: the text on stdout, the Markdown beside the CSV (or `--out`), never
 /// replacing a file without `--force`.
 pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
-    let csvs = &CsvList::all(&args.csvs);
-    let csv = &csvs[0];
-    let beside = OutputSet::new(csv).markdown();
-    let markdown = if args.json || args.short || (csvs.len() > 1 && args.out.is_none()) {
-        None
-    } else if beside == *csv {
-        return Err(usage(format!(
-            "{} ends in .md: the summary would overwrite it; give the CSV a .csv name",
-            csv.display()
-        )));
-    } else if let Some(out) = args.out.as_ref().filter(|out| out.as_os_str() != "-" && csvs.contains(out)) {
-        return Err(usage(format!("--out {} is the CSV itself: give another path", out.display())));
-    } else {
-        Some(target(args.out.as_deref().unwrap_or(&beside), args.force, args.out.is_none(), "the summary")?)
-    };
-    if args.dry_run {
+    let csvs = &CsvList::all(&args.files.csvs);
+    let several = csvs.len() > 1 && args.files.out.is_none();
+    let markdown =
+        if args.json || args.short || several { None } else { Some(Written::Summary.target(csvs, &args.files)?) };
+    if args.files.dry_run {
         let writes = match markdown {
             None if args.short => "print the short answer".to_owned(),
             None if args.json => "print the answer as JSON".to_owned(),
@@ -245,37 +233,114 @@ pub fn summarize(args: &SummaryArgs) -> anyhow::Result<ExitCode> {
         };
         return dry_run::command("summary", csvs, &writes);
     }
-    let Reread { name, pooled: pooled_name, mut analysis, .. } =
-        reread(csvs, args.allow_different, args.weigh.as_ref())?;
-    analysis.keep = args.keep.clone().unwrap_or(analysis.keep);
+    let mut reread = reread(csvs, args.files.allow_different, args.weigh.as_ref())?;
+    reread.analysis.keep = args.keep.clone().unwrap_or(reread.analysis.keep);
+    let (name, analysis) = (&reread.name, &reread.analysis);
     match markdown {
-        Some(markdown) => print_summary(&name, &analysis, markdown)?,
-        None if args.json => print!("{}", output::answer::json(&name, &analysis)),
+        Some(markdown) => Written::Summary.write(markdown, &reread, &ExportArgs::default(), args.files.force)?,
+        None if args.json => print!("{}", output::answer::json(name, analysis)),
         None if args.short => {
-            print!("{}", output::document::of(&name, &analysis, Form::Short).render(Format::Markdown));
+            print!("{}", output::document::of(name, analysis, Form::Short).render(Format::Markdown));
         }
         None => {
-            print_line(output::document::of(&name, &analysis, Form::Full).render(Format::Text).trim_end());
-            print_line(&format!("summary of {pooled_name}: Markdown written only with --out"));
+            print_line(output::document::of(name, analysis, Form::Full).render(Format::Text).trim_end());
+            print_line(&format!("summary of {}: Markdown written only with --out", reread.pooled));
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where an output goes (the summary's Markdown; what `--dry-run` says of an output).
-#[derive(Clone, Copy)]
-pub(crate) enum Target<'a> {
+/// A file a sweep writes beside its CSV from the analysis of its rows, which the command of the
+/// same name writes again from CSVs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Written {
+    /// The summary's Markdown, `X.md`, its text printed first.
+    Summary,
+    /// The per-cell results, `X.cells.json`, and the exports asked for.
+    Cells,
+    /// The report, `X.html`.
+    Report,
+}
+
+impl Written {
+    /// Its name, as the line that says where it went names it (`cells: PATH`).
+    fn what(self) -> &'static str {
+        match self {
+            Written::Summary => "summary",
+            Written::Cells => "cells",
+            Written::Report => "report",
+        }
+    }
+
+    /// Where it goes beside the CSV of `set`.
+    pub(crate) fn beside(self, set: &OutputSet) -> PathBuf {
+        match self {
+            Written::Summary => set.markdown(),
+            Written::Cells => set.cells_json(),
+            Written::Report => set.html(),
+        }
+    }
+
+    /// Where a command writes it from `csvs`: to stdout under `--out -`; else to `--out`, or
+    /// beside the first CSV, where a regular file is left as it is without `--force`; refused
+    /// when that is one of the CSVs, or as any output is ([`files::check_target`]).
+    fn target(self, csvs: &[PathBuf], args: &RewriteArgs) -> anyhow::Result<Target> {
+        let path = args.out.clone().unwrap_or_else(|| self.beside(&OutputSet::new(&csvs[0])));
+        let (what, beside) = (self.what(), args.out.is_none());
+        if path == Path::new("-") {
+            return Ok(Target::Stdout);
+        }
+        if csvs.contains(&path) {
+            let (shown, extension) = (path.display(), path.extension().unwrap_or_default().display());
+            return Err(usage(if beside {
+                format!("{shown} ends in .{extension}: the {what} would overwrite it; give the CSV a .csv name")
+            } else {
+                format!("--out {shown} is a CSV given: the {what} would overwrite it; give another path")
+            }));
+        }
+        if beside && !args.force && paths::examine(&path).is_ok_and(|found| found == Found::Regular) {
+            return Ok(Target::Kept(path));
+        }
+        files::check_target(&path, args.force, &if beside { format!("the {what}") } else { "--out".to_owned() })?;
+        Ok(Target::File(path, args.force))
+    }
+
+    /// Writes it of `read` where `target` says; the summary's text printed first, unless its
+    /// Markdown goes to stdout; the cells' `exports` after them.
+    pub(crate) fn write(self, target: Target, read: &Reread, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
+        let (name, analysis) = (&read.name, &read.analysis);
+        let text = match self {
+            Written::Summary => {
+                let document = output::document::of(name, analysis, Form::Full);
+                if !matches!(target, Target::Stdout) {
+                    print_line(document.render(Format::Text).trim_end());
+                }
+                document.render(Format::Markdown)
+            }
+            Written::Cells => export::json(&analysis.cells),
+            Written::Report => output::html::page(name, analysis, &read.machines),
+        };
+        target.put(&text, self.what())?;
+        if self == Written::Cells {
+            export::write_all(exports, &analysis.cells, force)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where an output goes (a file of [`Written`]; what `--dry-run` says of an output).
+pub(crate) enum Target {
     /// To this file, already checked; replaced only with `--force` (the bool).
-    File(&'a Path, bool),
+    File(PathBuf, bool),
     /// To stdout, instead of the text.
     Stdout,
     /// Nowhere: this file, a regular file already there, is left as it is and named.
-    Kept(&'a Path),
+    Kept(PathBuf),
 }
 
-impl Target<'_> {
+impl Target {
     /// What the command would do with this output, as `--dry-run` says it.
-    pub(crate) fn would(self) -> String {
+    pub(crate) fn would(&self) -> String {
         match self {
             Target::Stdout => "print it on stdout".to_owned(),
             Target::Kept(path) => format!("write nothing: {}", paths::kept(path)),
@@ -285,65 +350,17 @@ impl Target<'_> {
 
     /// Puts `text`, the `what` (`summary`, `report`), where this says: written to the file,
     /// already checked, that it then names; printed on stdout; or the file kept named.
-    pub(crate) fn put(self, text: &str, what: &str) -> anyhow::Result<()> {
+    fn put(self, text: &str, what: &str) -> anyhow::Result<()> {
         match self {
             Target::File(path, force) => {
-                files::write(path, text.as_bytes(), force, &format!("the {what}"))?;
+                files::write(&path, text.as_bytes(), force, &format!("the {what}"))?;
                 print_line(&format!("{what}: {}", path.display()));
             }
             Target::Stdout => print_line(text.trim_end()),
-            Target::Kept(path) => print_line(&format!("{what}: {}", paths::kept(path))),
+            Target::Kept(path) => print_line(&format!("{what}: {}", paths::kept(&path))),
         }
         Ok(())
     }
-}
-
-/// Where an output to `path` (`-` is stdout) goes: refused as the command would refuse it
-/// (`flag` names it), or, for a file a sweep wrote `beside` its CSV, left without `force`.
-pub(crate) fn target<'a>(path: &'a Path, force: bool, beside: bool, flag: &str) -> anyhow::Result<Target<'a>> {
-    if path == Path::new("-") {
-        return Ok(Target::Stdout);
-    }
-    if beside && !force && paths::examine(path).is_ok_and(|found| found == Found::Regular) {
-        return Ok(Target::Kept(path));
-    }
-    files::check_target(path, force, flag)?;
-    Ok(Target::File(path, force))
-}
-
-/// Prints the summary of `analysis` and writes it as Markdown to `markdown` (on stdout, the
-/// Markdown alone).
-pub(crate) fn print_summary(name: &str, analysis: &Analysis, markdown: Target) -> anyhow::Result<()> {
-    let document = output::document::of(name, analysis, Form::Full);
-    if !matches!(markdown, Target::Stdout) {
-        print_line(document.render(Format::Text).trim_end());
-    }
-    markdown.put(&document.render(Format::Markdown), "summary")
-}
-
-/// `channel-bench report`: `X.html` beside `X.csv`, replaced only with `--force`.
-pub fn report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let csvs = &CsvList::all(&args.csvs);
-    if csvs.len() > 1 && args.out.is_none() {
-        return Err(usage("several CSVs in one report: give --out PATH for it"));
-    }
-    let html = args.out.clone().unwrap_or_else(|| OutputSet::new(&csvs[0]).html());
-    if csvs.contains(&html) {
-        return Err(usage(format!(
-            "{} ends in .html: the report would overwrite it; give the CSV a .csv name or --out another path",
-            html.display()
-        )));
-    }
-    let html = target(&html, args.force, args.out.is_none(), "the report")?;
-    if args.dry_run {
-        return dry_run::command("report", csvs, &html.would());
-    }
-    if let Target::Kept(_) = html {
-        return html.put("", "report").map(|()| ExitCode::SUCCESS);
-    }
-    let Reread { name, machines, analysis, .. } = reread(csvs, args.allow_different, args.weigh.as_ref())?;
-    html.put(&output::html::page(&name, &analysis, &machines), "report")?;
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `channel-bench --list-channels`: the built-in channels, then `extra`, each channel's caveats

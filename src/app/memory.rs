@@ -155,13 +155,9 @@ pub fn room(
 /// ([`ChannelEntry::refusal`], as a sweep refuses it).
 fn measure(channel: &ChannelEntry, cell: &MemoryCell) -> Footprint {
     let workload = cell.workload();
-    match channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel()) {
-        Some(reason) => {
-            let status = Status::Refused(reason);
-            Footprint { rest: 0, peak: 0, drained: 0, kept: 0, after_drop: 0, burst: 0, status }
-        }
-        None => (channel.memory)(cell),
-    }
+    let refused = |reason| Footprint { status: Status::Refused(reason), ..Footprint::default() };
+    let refusal = channel.refusal(workload.capacity_per_channel(), workload.senders_per_channel());
+    refusal.map_or_else(|| (channel.memory)(cell), refused)
 }
 
 /// The channels of `--channels`, every one of them known; without it, those the sweep measured
@@ -211,14 +207,11 @@ fn cells(args: &MemoryArgs, sweep: Option<&ResultsFile>) -> anyhow::Result<Vec<M
     }
     let mut cells = Vec::new();
     if let Some(file) = sweep {
-        for cell in file.order.iter().filter_map(shape) {
-            let keeps = kept(&modes, cell.mode) && kept(&tasks, cell.tasks);
-            let keeps = keeps && kept(&capacities, cell.capacity) && kept(&records, cell.record);
-            if keeps && !cells.contains(&cell) {
-                cells.push(cell);
-            }
-        }
-        cells.sort_by_key(|cell| (cell.mode, cell.tasks, cell.capacity, cell.record));
+        let keeps = |cell: &MemoryCell| kept(&modes, cell.mode) && kept(&tasks, cell.tasks);
+        let keeps = |cell: &MemoryCell| keeps(cell) && kept(&capacities, cell.capacity) && kept(&records, cell.record);
+        cells = file.order.iter().filter_map(shape).filter(keeps).collect();
+        cells.sort();
+        cells.dedup();
         if cells.is_empty() {
             return Err(usage(
                 "--sweep: none of the sweep's cells has the --modes, --tasks, --capacity and --record-bytes given: \
@@ -263,7 +256,6 @@ fn shape(key: &CellKey) -> Option<MemoryCell> {
         Capacity::Shared(slots) => usize::try_from(slots).ok()?,
         Capacity::PerTask(slots) => usize::try_from(slots).ok()?.checked_mul(tasks)?,
     };
-    let records = <RecordBytes as clap::ValueEnum>::value_variants().iter();
-    let record = *records.clone().find(|record| record.by_value() == key.coord.setting.record_bytes)?;
+    let record = RecordBytes::ALL.into_iter().find(|record| record.by_value() == key.coord.setting.record_bytes)?;
     Some(MemoryCell { mode: key.coord.mode, tasks, capacity, record })
 }

@@ -11,15 +11,14 @@ use std::time::{Instant, SystemTime};
 use anyhow::Context;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use super::commands::{Target, metadata, print_summary};
+use super::commands::{Reread, Target, Written, metadata};
 use super::print_error;
 use crate::cli::ExportArgs;
-use crate::output::files::{self, OutputSet};
+use crate::output::files::OutputSet;
 use crate::output::{self, console::Console, console::print_line, csv::CsvWriter, export, machine};
 use crate::plan::{Plan, estimate};
 use crate::registry::{self, ChannelEntry};
 use crate::results::analysis::Analysis;
-use crate::results::cells::CellsFile;
 use crate::results::host;
 use crate::results::load::{self, ResultsFile};
 use crate::run::measure::Watchdog;
@@ -68,12 +67,13 @@ pub fn sweep(plan: Plan, command_line: Vec<String>, exports: &ExportArgs) -> any
             let duels = output::open::max_time_line(&analysis.open, max_time, plan.duel_cells(), measured.cells);
             duels.inspect(|line| print_line(&format!("{line}\n")));
             let name = super::file_name(csv);
-            let page = output::html::page(&name, &analysis, metadata.as_slice());
-            let summary = print_summary(&name, &analysis, Target::File(&set.markdown(), plan.force));
+            let read = Reread { pooled: name.clone(), name, machines: metadata.into_iter().collect(), analysis };
+            let write = |written: Written| {
+                written.write(Target::File(written.beside(set), plan.force), &read, exports, plan.force)
+            };
+            let summary = write(Written::Summary);
             plan.unread_payload().inspect(|line| print_line(&format!("note: {line}")));
-            summary
-                .and_then(|()| write_cells(set, &analysis.cells, exports, plan.force))
-                .and_then(|()| Target::File(&set.html(), plan.force).put(&page, "report"))
+            summary.and_then(|()| write(Written::Cells)).and_then(|()| write(Written::Report))
         }
         None => {
             print_error(&format!("no summary: {} has a header but no samples", csv.display()));
@@ -221,16 +221,6 @@ impl StopSignals {
 /// `SIGTERM`, as signal-hook names the signal (each of [`STOP_SIGNALS`] has its name).
 fn signal_name(signal: i32) -> &'static str {
     signal_hook::low_level::signal_name(signal).unwrap_or("SIGINT")
-}
-
-/// Writes the per-cell results of a sweep's CSV beside it, as `X.cells.json`, and `exports`.
-pub(super) fn write_cells(set: &OutputSet, cells: &CellsFile, exports: &ExportArgs, force: bool) -> anyhow::Result<()> {
-    let path = set.cells_json();
-    // A member of the sweep's output set, checked before the sweep started.
-    files::write(&path, export::json(cells).as_bytes(), force, "the per-cell results")?;
-    export::write_all(exports, cells, force)?;
-    print_line(&format!("cells: {}", path.display()));
-    Ok(())
 }
 
 /// `results/<name>-<UTC timestamp>.csv`, the timestamp like `20261121T213353Z`.

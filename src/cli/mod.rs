@@ -172,25 +172,21 @@ pub struct SfuArgs {
     pub flags: Vec<std::ffi::OsString>,
 }
 
-/// `channel-bench report FILE`.
+/// What `summary`, `cells` and `report` read, and where each writes its file: the options they share.
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub struct RewriteArgs {
     /// Channel-bench CSVs (a shell glob, or several separated by commas): runs of one machine are pooled, runs
-    /// of different machines (or --workers) shown side by side; the report of one CSV goes beside it, with the
-    /// extension .html, or to --out; that of several only to --out
+    /// of different machines (or --workers) shown side by side; the file of one CSV goes beside it, that of
+    /// several only to --out
     #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
     pub csvs: Vec<CsvList>,
-    /// Write the report to PATH instead of beside the first CSV
+    /// Write the file to PATH instead of beside the CSV; `-` prints it on stdout (the summary's instead of the text)
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
     /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
     #[arg(long)]
     pub allow_different: bool,
-    /// Comma-separated figures the room's decision weighs, in order: drops, cpu, p99 [default: the
-    /// run's --weigh, from its JSON, else drops,cpu]
-    #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
-    pub weigh: Option<crate::results::decision::Weighing>,
-    /// Replace the report if it exists
+    /// Replace the file (and the exports) if it exists (a regular file, emptied in place)
     #[arg(long)]
     pub force: bool,
     /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
@@ -198,16 +194,24 @@ pub struct ReportArgs {
     pub dry_run: bool,
 }
 
+/// `channel-bench report FILE`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The CSVs, and where the report goes.
+    #[command(flatten)]
+    pub files: RewriteArgs,
+    /// Comma-separated figures the room's decision weighs, in order: drops, cpu, p99 [default: the
+    /// run's --weigh, from its JSON, else drops,cpu]
+    #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
+    pub weigh: Option<crate::results::decision::Weighing>,
+}
+
 /// `channel-bench summary FILE`.
 #[derive(Debug, Args)]
 pub struct SummaryArgs {
-    /// Channel-bench CSVs: one, or several runs of one machine (a shell glob, or separated by commas), pooled;
-    /// the Markdown of one CSV goes beside it, with the extension .md, that of several only to --out
-    #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
-    pub csvs: Vec<CsvList>,
-    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
-    #[arg(long)]
-    pub allow_different: bool,
+    /// The CSVs, and where the Markdown goes.
+    #[command(flatten)]
+    pub files: RewriteArgs,
     /// Print only the short answer, as Markdown (the README's block), and write nothing
     #[arg(long)]
     pub short: bool,
@@ -223,39 +227,17 @@ pub struct SummaryArgs {
     /// run's --weigh, from its JSON, else drops,cpu]
     #[arg(long, value_name = "ORDER", value_parser = crate::results::decision::weigh::parse)]
     pub weigh: Option<crate::results::decision::Weighing>,
-    /// Write the Markdown to PATH instead of beside the CSV; `-` prints it on stdout instead of the text
-    #[arg(long, value_name = "PATH")]
-    pub out: Option<PathBuf>,
-    /// Replace the Markdown file if it exists (a regular file, emptied in place)
-    #[arg(long)]
-    pub force: bool,
-    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
-    #[arg(long)]
-    pub dry_run: bool,
 }
 
 /// `channel-bench cells FILE`.
 #[derive(Debug, Args)]
 pub struct CellsArgs {
-    /// Channel-bench CSVs: one, or several runs of one machine (a shell glob, or separated by commas), pooled
-    /// (then --out is needed)
-    #[arg(value_parser = parse_csv_list, num_args = 1.., required = true, value_name = "CSV")]
-    pub csvs: Vec<CsvList>,
-    /// Pool runs of different builds (commit, rustc, channel crate versions) all the same
-    #[arg(long)]
-    pub allow_different: bool,
-    /// Where to write the JSON, `-` for stdout [default: FILE.cells.json beside FILE.csv]
-    #[arg(long, value_name = "PATH")]
-    pub out: Option<PathBuf>,
-    /// Replace the output and export files if they exist
-    #[arg(long)]
-    pub force: bool,
+    /// The CSVs, and where the JSON goes [default: FILE.cells.json beside FILE.csv].
+    #[command(flatten)]
+    pub files: RewriteArgs,
     /// The exports, as on a sweep.
     #[command(flatten)]
     pub export: ExportArgs,
-    /// Check the command and its inputs, say what it would do, and exit: nothing measured or written
-    #[arg(long)]
-    pub dry_run: bool,
 }
 
 /// Per-cell results for other tools, written at the end of a sweep or by `channel-bench cells`.

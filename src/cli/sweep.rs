@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::{
     DEFAULT_BURST, DEFAULT_CAPACITIES, DEFAULT_DURATION, DEFAULT_MAX_TIME_SECS, DEFAULT_MESSAGES, DEFAULT_SAMPLES,
-    DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE, QUICK_MAX_TIME_SECS, QUICK_MESSAGES,
+    DEFAULT_TASKS, DEFAULT_TIMEOUT_SECS, ExportArgs, MAX_TASK_RANGE, MAX_WORKERS, QUICK_MAX_TIME_SECS, QUICK_MESSAGES,
     QUICK_SAMPLES, QUICK_TASKS, list, positive,
 };
 use crate::run::measure::RuntimeKind;
@@ -65,7 +65,8 @@ pub struct SweepArgs {
 
     /// Comma-separated worker-thread counts of the multi-thread runtime, each a cell of its own
     /// (more than the cores is allowed) [default: available parallelism]
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = positive(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', allow_negative_numbers = true,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_WORKERS as u64))]
     pub workers: Option<Vec<usize>>,
 
     /// Payload bytes per message (the default is an RTP packet's), or MIN..MAX: a size drawn
@@ -84,11 +85,11 @@ pub struct SweepArgs {
 
     /// Each task sends a burst of --burst messages every INTERVAL (such as 20ms) for --duration,
     /// instead of as fast as the channel takes them; at least 1ms (tokio's timer ticks in milliseconds)
-    #[arg(long, value_name = "INTERVAL", value_parser = parse_interval)]
+    #[arg(long, value_name = "INTERVAL", value_parser = duration_in(FINEST_PACE, HOUR, "20ms or 1s"))]
     pub pace: Option<Duration>,
 
     /// How long each task sends its bursts under --pace: a paced cell lasts this long at any task count
-    #[arg(long, value_name = "TIME", value_parser = parse_duration, help = format!(
+    #[arg(long, value_name = "TIME", value_parser = duration_in(Duration::ZERO, HOUR, "2s or 500ms"), help = format!(
         "How long each task sends its bursts under --pace (such as 2s): a paced cell lasts this long at any task count [default: {}]",
         humantime::format_duration(DEFAULT_DURATION)))]
     pub duration: Option<Duration>,
@@ -117,7 +118,7 @@ pub struct SweepArgs {
 
     /// The receiver's own work on each batch it takes (such as 20us): a busy spin on the run's
     /// clock after the batch is verified, inside the clock [default: none]
-    #[arg(long, value_name = "DURATION", value_parser = parse_work)]
+    #[arg(long, value_name = "DURATION", value_parser = duration_in(Duration::ZERO, Duration::from_secs(1), "20us or 1ms"))]
     pub work_per_batch: Option<Duration>,
 
     /// Comma-separated kinds of message, each a cell of its own: shared (a 48-byte header with a
@@ -204,34 +205,24 @@ pub struct SweepArgs {
     pub export: ExportArgs,
 }
 
-fn parse_interval(text: &str) -> Result<Duration, String> {
-    let interval = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20ms or 1s"))?;
-    if interval < FINEST_PACE {
-        let finest = humantime::format_duration(FINEST_PACE);
-        return Err(format!(
-            "must be at least {finest}: tokio's timer ticks in milliseconds, so the finest meaningful pace is {finest}"
-        ));
-    }
-    if interval > Duration::from_secs(3600) {
-        return Err("must be at most 1h".to_owned());
-    }
-    Ok(interval)
-}
+/// The longest `--pace` interval and `--duration`: anything longer is a typo.
+const HOUR: Duration = Duration::from_secs(3600);
 
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let duration = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 2s or 500ms"))?;
-    if duration.is_zero() || duration > Duration::from_secs(3600) {
-        return Err("must be more than 0 and at most 1h".to_owned());
+/// A parser of a duration written like `example` (`humantime`): at least `low` (more than 0
+/// where `low` is 0), at most `high`.
+fn duration_in(
+    low: Duration,
+    high: Duration,
+    example: &'static str,
+) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let value = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like {example}"))?;
+        let (least, most) = (humantime::format_duration(low), humantime::format_duration(high));
+        let least = if low.is_zero() { "more than 0".to_owned() } else { format!("at least {least}") };
+        (!value.is_zero() && (low..=high).contains(&value))
+            .then_some(value)
+            .ok_or(format!("must be {least} and at most {most}"))
     }
-    Ok(duration)
-}
-
-fn parse_work(text: &str) -> Result<Duration, String> {
-    let work = humantime::parse_duration(text).map_err(|error| format!("{error}: write it like 20us or 1ms"))?;
-    if work.is_zero() || work > Duration::from_secs(1) {
-        return Err("must be more than 0 and at most 1s".to_owned());
-    }
-    Ok(work)
 }
 
 fn parse_timeout(text: &str) -> Result<f64, String> {

@@ -295,12 +295,6 @@ impl Plan {
         no_duplicates("--send", &self.sends)?;
         no_duplicates("--batch", &self.batches)?;
         no_duplicates("--record-bytes", &self.records)?;
-        if let Some(workers) = self.workers.iter().find(|&&workers| workers > MAX_WORKERS) {
-            return Err(usage(format!(
-                "--workers {workers} is more than {MAX_WORKERS} threads: lower --workers \
-                 (more workers than cores is allowed, up to {MAX_WORKERS})"
-            )));
-        }
         if self.payload.max() > u32::MAX as usize {
             return Err(usage(format!("--payload {} is larger than {} bytes: lower it", self.payload, u32::MAX)));
         }

@@ -23,7 +23,7 @@ use crate::channel::{Channel, Item};
 
 /// One cell of `channel-bench memory`: the design, its tasks, the capacity asked and the kind
 /// of message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MemoryCell {
     /// One shared channel (cloned-send) or one per task (merged-recv).
     pub mode: Mode,
@@ -58,7 +58,7 @@ impl MemoryCell {
 
 /// The heap bytes a cell's channels held, all instances together, at each moment, counted from
 /// just before the first was made; and whether the burst was delivered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Footprint {
     /// Made, every sender cloned, nothing sent: at rest.
     pub rest: i64,
