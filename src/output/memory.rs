@@ -71,20 +71,13 @@ fn design_words(mode: Mode) -> &'static str {
 /// The answer's table of one design: a header row, then one row per channel.
 fn table(design: &DesignMemory) -> Vec<Vec<String>> {
     let head = ["channel", "at rest", "peak", "kept", "at rest/slot", "peak/slot", "kept/slot", "cells ok"];
-    let mut rows = vec![head.iter().map(|&text| text.to_owned()).collect::<Vec<_>>()];
+    let mut rows = vec![head.map(str::to_owned).to_vec()];
     for channel in &design.channels {
-        let per_channel = |moment: Option<crate::results::memory::Moment>| range(moment.map(|m| m.per_channel), bytes);
-        let slot = |moment: Option<crate::results::memory::Moment>| range(moment.map(|m| m.per_slot), per_slot);
-        rows.push(vec![
-            channel.channel.clone(),
-            per_channel(channel.rest),
-            per_channel(channel.peak),
-            per_channel(channel.kept),
-            slot(channel.rest),
-            slot(channel.peak),
-            slot(channel.kept),
-            format!("{}/{}", channel.ok_cells, channel.cells),
-        ]);
+        let moments = [channel.rest, channel.peak, channel.kept];
+        let held = moments.map(|moment| range(moment.map(|m| m.per_channel), bytes));
+        let per_slot = moments.map(|moment| range(moment.map(|m| m.per_slot), per_slot));
+        let ok = format!("{}/{}", channel.ok_cells, channel.cells);
+        rows.push([channel.channel.clone()].into_iter().chain(held).chain(per_slot).chain([ok]).collect());
     }
     rows
 }
@@ -119,11 +112,9 @@ pub fn console(answer: &MemoryAnswer) -> String {
 /// bytes in all at rest and kept after the burst, one design per column.
 pub fn room(rows: &[MemoryRow]) -> String {
     let mut text = String::new();
-    let groups = first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)));
-    for (participants, capacity, record) in groups {
-        let of_group =
-            |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
-        let rows: Vec<&MemoryRow> = rows.iter().filter(of_group).collect();
+    let group = |row: &MemoryRow| (row.tasks, row.capacity, row.record_bytes);
+    for (participants, capacity, record) in first_seen(rows.iter().map(group)) {
+        let rows: Vec<&MemoryRow> = rows.iter().filter(|row| group(row) == (participants, capacity, record)).collect();
         text += &format!(
             "\nMemory for {participants} participants ({} slots, {} messages; `channel-bench memory` for more), \
              heap bytes in all, at rest / kept after a burst:\n",
@@ -133,23 +124,20 @@ pub fn room(rows: &[MemoryRow]) -> String {
                 None => "shared".to_owned(),
             }
         );
-        let mut table = vec![vec!["channel".to_owned()]];
-        for mode in Mode::ALL {
+        let header = Mode::ALL.map(|mode| {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
-            table[0].push(format!("{mode} ({})", count(channels as u64, "channel", "channels")));
-        }
+            format!("{mode} ({})", count(channels as u64, "channel", "channels"))
+        });
+        let mut table = vec![["channel".to_owned()].into_iter().chain(header).collect::<Vec<_>>()];
         for name in first_seen(rows.iter().map(|row| row.channel.as_str())) {
-            let mut line = vec![name.to_owned()];
-            for mode in Mode::ALL {
-                line.push(match rows.iter().find(|row| row.channel == name && row.mode == mode) {
-                    Some(row) if row.is_ok() => {
-                        format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
-                    }
-                    Some(row) => row.status.text().to_owned(),
-                    None => "-".to_owned(),
-                });
-            }
-            table.push(line);
+            let cell = |mode| match rows.iter().find(|row| row.channel == name && row.mode == mode) {
+                Some(row) if row.is_ok() => {
+                    format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
+                }
+                Some(row) => row.status.text().to_owned(),
+                None => "-".to_owned(),
+            };
+            table.push([name.to_owned()].into_iter().chain(Mode::ALL.map(cell)).collect());
         }
         text += &aligned(&table);
     }
@@ -253,20 +241,8 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
         text += &format!("\n{}\n", least_line(design));
     }
     text += "\n## Every cell\n\nBytes of all the cell's channel instances together.\n\n";
-    let head = [
-        "channel",
-        "mode",
-        "tasks",
-        "capacity",
-        "record",
-        "at rest",
-        "peak",
-        "drained",
-        "kept",
-        "after drop",
-        "status",
-    ];
-    let mut table = vec![head.map(str::to_owned).to_vec()];
+    let head = "channel|mode|tasks|capacity|record|at rest|peak|drained|kept|after drop|status".split('|');
+    let mut table = vec![head.map(str::to_owned).collect()];
     for row in rows {
         let bytes = [row.rest_bytes, row.peak_bytes, row.drained_bytes, row.kept_bytes, row.after_drop_bytes];
         let (capacity, status) = (thousands(row.capacity as f64), row.status.text().to_owned());

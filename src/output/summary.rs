@@ -20,12 +20,6 @@ pub(super) fn named<E>(entry: &Entry<E>) -> Span {
     Span::channel(entry.label(), &entry.channel)
 }
 
-/// The channels with caveats that the summary of `bands` names ([`ranked_names`]), in the order
-/// they are first named.
-pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
-    caveated_of(ranked_names(bands))
-}
-
 /// The channels the summary of `bands` names (leaders and next of every ranking), without
 /// ` via MERGE`, in order, repeats included.
 pub fn ranked_names(bands: &[Recommendation]) -> impl Iterator<Item = &str> {
