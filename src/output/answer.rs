@@ -40,11 +40,7 @@ fn against<E>(entry: &Entry<E>, value: f64, is_ratio: bool) -> Value {
 fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool, marks: &[Mark<E>]) -> Value {
     let value = |entry: &Entry<E>| if is_ratio { entry.value } else { entry.value * 100.0 };
     let marked = |mut object: Value, entry: &Entry<E>| {
-        for (field, holds) in marks {
-            if holds(entry) {
-                object[*field] = json!(true);
-            }
-        }
+        marks.iter().filter(|(_, holds)| holds(entry)).for_each(|(field, _)| object[*field] = json!(true));
         object
     };
     let entry = |entry: &Entry<E>| marked(against(entry, value(entry), is_ratio), entry);

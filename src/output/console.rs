@@ -77,30 +77,16 @@ impl Console {
         }
         let by_value: Vec<String> =
             records.iter().filter_map(|record| record.by_value()).map(|b| b.to_string()).collect();
+        let seed = workload.payload.varies().then(|| format!(", sizes drawn with seed {}", workload.seed));
         let shared = records.contains(&RecordBytes::Shared);
-        let payload = &workload.payload;
-        let mut line = format!("running WebRTC SFU benchmark{load} {capacity} (");
-        if shared {
-            line += &format!("{payload}-byte payload");
-        }
-        if shared && workload.payload.varies() {
-            line += &format!(", sizes drawn with seed {}", workload.seed);
-        }
-        if !by_value.is_empty() {
-            let and = if shared { "; " } else { "" };
-            line += &format!("{and}records of {} bytes by value", by_value.join(", "));
-        }
-        line.push(')');
-        if workload.latency {
-            line += ", recording latency";
-        }
-        if let Some(path) = workload.sink.path() {
-            line += &format!(", writing every payload to {}", path.display());
-        }
-        if workload.count_allocs {
-            line += ", counting allocations";
-        }
-        self.print(line);
+        let shared = shared.then(|| format!("{}-byte payload{}", workload.payload, seed.unwrap_or_default()));
+        let by_value = (!by_value.is_empty()).then(|| format!("records of {} bytes by value", by_value.join(", ")));
+        let messages: Vec<String> = shared.into_iter().chain(by_value).collect();
+        let sink = workload.sink.path().map(|path| format!(", writing every payload to {}", path.display()));
+        let latency = workload.latency.then(|| ", recording latency".to_owned());
+        let allocs = workload.count_allocs.then(|| ", counting allocations".to_owned());
+        let after: String = [latency, sink, allocs].into_iter().flatten().collect();
+        self.print(format!("running WebRTC SFU benchmark{load} {capacity} ({}){after}", messages.join("; ")));
     }
 
     /// The heading of a (runtime, tasks, setting) section: the tasks, what each sends (a paced

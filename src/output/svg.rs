@@ -12,19 +12,14 @@ use crate::results::band::first_seen;
 use crate::results::band::slot;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 use crate::results::coord::Coord;
-use crate::run::workload::{Capacity, Merge};
+use crate::run::workload::Capacity;
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
 pub struct Series<'a> {
-    /// The channel's name, as in `--list-channels`.
-    pub channel: &'a str,
-    /// How merged-recv merged the receivers; `None` in cloned-send.
-    pub merge: Option<Merge>,
-    /// The line's name in the legend (`kanal`, `kanal via select-all`).
-    pub label: &'a str,
-    /// The line's colour (`results::colour`).
-    pub colour: &'a str,
+    /// The first cell of the line: its channel, merge, legend label and colour (`results::colour`)
+    /// are the line's.
+    pub cell: &'a CellResult,
     /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
     /// Per task count that has one, ascending: the tasks and the mean's interval, drawn as a
@@ -47,10 +42,8 @@ pub fn panels<'a>(
     for cell in cells {
         let series = &mut slot(&mut panels, |(first, _)| first.coord == cell.coord, || (cell, Vec::new())).1;
         let Some((point, band)) = point(cell) else { continue };
-        let (channel, merge, label, colour) = (&cell.channel, cell.merge, &cell.label, &cell.colour);
-        let new =
-            || Series { channel, merge, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
-        let line = slot(series, |line| (line.channel, line.merge) == (channel, merge), new);
+        let new = || Series { cell, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
+        let line = slot(series, |line| (&line.cell.channel, line.cell.merge) == (&cell.channel, cell.merge), new);
         line.points.push(point);
         line.band.extend(band.map(|(low, high)| (point.0, low, high)));
         line.bounded.extend((cell.bounded > 0).then_some(point.0));
@@ -190,8 +183,8 @@ pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String 
 fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64, what: (&str, &str)) {
     let (unit, statistic) = what;
     for (row, line) in series.iter().enumerate() {
-        let colour = line.colour;
-        let name = escape(line.label);
+        let colour = line.cell.colour.as_str();
+        let name = escape(&line.cell.label);
         let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
         if !line.band.is_empty() {
@@ -238,7 +231,7 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
         }
         let legend_y = TOP + 8.0 + 18.0 * row as f64;
         let legend_x = WIDTH - RIGHT + 12.0;
-        let mark = if doc::caveats_of(line.channel).is_empty() { "" } else { doc::MARK };
+        let mark = if doc::caveats_of(&line.cell.channel).is_empty() { "" } else { doc::MARK };
         let _ = writeln!(
             svg,
             "<line x1=\"{legend_x}\" x2=\"{:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" stroke-width=\"2\"/>\
@@ -253,6 +246,7 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::workload::Merge;
 
     #[test]
     fn panels_and_lines_are_grouped_by_the_coordinate_not_by_their_words() {
@@ -269,8 +263,10 @@ mod tests {
         let point = |cell: &CellResult| Some(((cell.tasks, 100.0, &[][..]), None));
         let panels = panels(&drawn, point);
         assert_eq!(panels.len(), 2, "two places, two panels");
-        let lines: Vec<Vec<(&str, Option<Merge>)>> =
-            panels.iter().map(|(_, series)| series.iter().map(|line| (line.channel, line.merge)).collect()).collect();
+        let lines: Vec<Vec<(&str, Option<Merge>)>> = panels
+            .iter()
+            .map(|(_, series)| series.iter().map(|line| (line.cell.channel.as_str(), line.cell.merge)).collect())
+            .collect();
         assert_eq!(lines, [vec![("kanal", None), ("kanal", Some(Merge::SelectAll))], vec![("kanal", None)]]);
     }
 
@@ -281,14 +277,19 @@ mod tests {
         assert_eq!(tick_step(7.0), 2.0);
     }
 
+    /// A cell of kanal, whose line the panels below draw.
+    fn kanal() -> CellResult {
+        let file = crate::results::load::hand_made(&[("kanal", 1, &[100.0, 110.0, 90.0], 0)]);
+        let table = crate::results::figures::Table::of(&file);
+        crate::results::cells::cells("x.csv", (&file, &table), &[], &[]).cells.remove(0)
+    }
+
     #[test]
     fn a_panel_has_a_line_and_a_dot_per_sample() {
+        let cell = kanal();
         let samples = [100.0, 110.0, 90.0];
         let series = [Series {
-            channel: "kanal",
-            merge: None,
-            label: "kanal",
-            colour: "#9467bd",
+            cell: &cell,
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
             band: vec![(1, 95.0, 105.0)],
             bounded: vec![64],
@@ -299,17 +300,15 @@ mod tests {
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
         assert_eq!(svg.matches("class=\"band\"").count(), 1, "the mean's interval, shaded");
         assert_eq!(svg.matches("class=\"thin\"").count(), 1, "two samples at 64 tasks: hollow");
-        assert!(svg.contains("#9467bd") && svg.contains(">64</text>"), "{svg}");
+        assert!(svg.contains(&cell.colour) && svg.contains(">64</text>"), "{svg}");
     }
 
     #[test]
     fn latency_is_drawn_in_microseconds_on_decades_and_a_long_title_takes_two_lines() {
+        let cell = kanal();
         let samples = [0.8, 250.0];
         let series = [Series {
-            channel: "kanal",
-            merge: None,
-            label: "kanal",
-            colour: "#9467bd",
+            cell: &cell,
             points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
             bounded: Vec::new(),
