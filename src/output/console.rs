@@ -208,11 +208,8 @@ impl Console {
             Some(f) => {
                 let again =
                     f.repeat_interval.map_or(String::new(), |[low, high]| format!("  again {low:.1}-{high:.1}"));
-                let mixed = if f.clusters.len() > 1 {
-                    format!("  clusters {}", format::found_clusters(&f.clusters))
-                } else {
-                    String::new()
-                };
+                let clusters = format::found_clusters(&f.clusters);
+                let mixed = if f.clusters.len() > 1 { format!("  clusters {clusters}") } else { String::new() };
                 let left_out = if disturbed > 0 { format!(" +{disturbed} disturbed, left out") } else { String::new() };
                 format!(
                     "{:>9.2} ms {:>8.1} ns/msg{again}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",

@@ -143,25 +143,21 @@ pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String 
         None => (0..).map(|k| k as f64 * step).take_while(|value| *value <= y_max + step / 2.0).collect(),
         Some(_) => (decades.0 as i32..=decades.1 as i32).map(|decade| 10f64.powi(decade)).collect(),
     };
+    let (right, bottom) = (LEFT + plot_w, TOP + plot_h);
     for value in ticks {
-        let at = y(value);
+        let (at, label_x, label_y) = (y(value), LEFT - 4.0, y(value) + 4.0);
         let _ = writeln!(
             svg,
-            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{value}</text>",
-            LEFT + plot_w,
-            LEFT - 4.0,
-            at + 4.0
+            "<line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{label_x:.1}\" y=\"{label_y:.1}\" text-anchor=\"end\">{value}</text>"
         );
     }
     for tasks in tasks {
-        let at = x(tasks);
+        let (at, label_y) = (x(tasks), bottom + 14.0);
         let _ = writeln!(
             svg,
-            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/>\
-             <text x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tasks}</text>",
-            TOP + plot_h,
-            TOP + plot_h + 14.0
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{TOP}\" y2=\"{bottom:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{at:.1}\" y=\"{label_y:.1}\" text-anchor=\"middle\">{tasks}</text>"
         );
     }
     let _ = writeln!(
@@ -185,47 +181,40 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
     for (row, line) in series.iter().enumerate() {
         let colour = line.cell.colour.as_str();
         let name = escape(&line.cell.label);
-        let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
+        let at = |t: u64, value: f64| format!("{:.1},{:.1}", x(t), y(value));
+        let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| at(t, mean)).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
         if !line.band.is_empty() {
-            let upper = line.band.iter().map(|&(t, _, high)| format!("{:.1},{:.1}", x(t), y(high)));
-            let lower = line.band.iter().rev().map(|&(t, low, _)| format!("{:.1},{:.1}", x(t), y(low)));
-            let outline: Vec<String> = upper.chain(lower).collect();
-            let _ = writeln!(
-                svg,
-                "<polygon class=\"band\" stroke=\"none\" fill-opacity=\"0.12\" points=\"{}\"/>",
-                outline.join(" ")
-            );
+            let upper = line.band.iter().map(|&(t, _, high)| at(t, high));
+            let lower = line.band.iter().rev().map(|&(t, low, _)| at(t, low));
+            let outline = upper.chain(lower).collect::<Vec<_>>().join(" ");
+            let _ =
+                writeln!(svg, "<polygon class=\"band\" stroke=\"none\" fill-opacity=\"0.12\" points=\"{outline}\"/>");
         }
         let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
         for &(t, mean, samples) in &line.points {
             for &sample in samples {
+                let (cx, cy) = (x(t), y(sample));
                 let _ = writeln!(
                     svg,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" stroke=\"none\" fill-opacity=\"0.45\"/>",
-                    x(t),
-                    y(sample)
+                    "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"2\" stroke=\"none\" fill-opacity=\"0.45\"/>"
                 );
             }
             // A thin cell (fewer samples than the duels give a leader) is drawn hollow.
             let thin = !samples.is_empty() && samples.len() < FEWEST_SAMPLES;
             let (fill, stroke) = if thin { (" fill=\"white\" class=\"thin\"", colour) } else { ("", "white") };
+            let (cx, cy, count) = (x(t), y(mean), samples.len());
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"{stroke}\"{fill}><title>{name}, {t} tasks: \
-                 {statistic} {mean:.1} {unit}, {} samples</title></circle>",
-                x(t),
-                y(mean),
-                samples.len()
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3.5\" stroke=\"{stroke}\"{fill}><title>{name}, {t} tasks: \
+                 {statistic} {mean:.1} {unit}, {count} samples</title></circle>"
             );
             if line.bounded.contains(&t) {
-                let (cx, cy) = (x(t), y(mean));
+                let (left, top) = (cx - 5.0, cy - 5.0);
                 let _ = writeln!(
                     svg,
-                    "<path class=\"bounded\" fill=\"none\" stroke-width=\"1.5\" d=\"M{:.1},{:.1}l10,10m0,-10l-10,10\">\
-                     <title>{name}, {t} tasks: bounded (samples stopped at a bound, far behind its group's fastest)</title></path>",
-                    cx - 5.0,
-                    cy - 5.0
+                    "<path class=\"bounded\" fill=\"none\" stroke-width=\"1.5\" d=\"M{left:.1},{top:.1}l10,10m0,-10l-10,10\">\
+                     <title>{name}, {t} tasks: bounded (samples stopped at a bound, far behind its group's fastest)</title></path>"
                 );
             }
         }
