@@ -59,47 +59,37 @@ type Mark<'a, E> = (&'static str, &'a dyn Fn(&Entry<E>) -> bool);
 /// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
 pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     let with_memory = analysis.bands.iter().any(|band| band.memory != BandMemory::default());
-    let throughput: Vec<Value> = analysis
-        .bands
-        .iter()
-        .map(|band| {
-            let careful = match &band.careful {
-                Careful::Same => json!("same"),
-                Careful::Behind { entry, .. } => against(entry, entry.value, true),
-                Careful::NoneRanked => Value::Null,
-            };
-            let marks: [Mark<Shape>; 2] = [
-                ("bounded", &|entry| entry.figures.bounded),
-                ("kept", &|entry| analysis.keep.contains(&entry.channel)),
-            ];
-            let mut object = band_json(&band.band, ranking(&band.speed, true, &marks));
-            (object["unit"], object["careful"]) = (json!("ns/message"), careful);
-            if with_memory {
-                object["memory"] = json!(band.memory);
-            }
-            object
-        })
-        .collect();
-    let latency: Vec<Value> = analysis
-        .paced
-        .iter()
-        .map(|band| {
-            let rankings = json!({
-                "tasks_text": tasks_text(&band.band.tasks),
-                "p99": ranking(&band.p99, true, &[]),
-                "cpu": ranking(&band.cpu, true, &[]),
-                "overflow": ranking(&band.overflow, false, &[]),
-            });
-            band_json(&band.band, rankings)
-        })
-        .collect();
+    let throughput = analysis.bands.iter().map(|band| {
+        let careful = match &band.careful {
+            Careful::Same => json!("same"),
+            Careful::Behind { entry, .. } => against(entry, entry.value, true),
+            Careful::NoneRanked => Value::Null,
+        };
+        let marks: [Mark<Shape>; 2] =
+            [("bounded", &|entry| entry.figures.bounded), ("kept", &|entry| analysis.keep.contains(&entry.channel))];
+        let mut object = band_json(&band.band, ranking(&band.speed, true, &marks));
+        (object["unit"], object["careful"]) = (json!("ns/message"), careful);
+        if with_memory {
+            object["memory"] = json!(band.memory);
+        }
+        object
+    });
+    let latency = analysis.paced.iter().map(|band| {
+        let rankings = json!({
+            "tasks_text": tasks_text(&band.band.tasks),
+            "p99": ranking(&band.p99, true, &[]),
+            "cpu": ranking(&band.cpu, true, &[]),
+            "overflow": ranking(&band.overflow, false, &[]),
+        });
+        band_json(&band.band, rankings)
+    });
     let noise = super::pool::noise_line(analysis.runs);
     let mut answer = json!({
         "csv": csv_name,
         "verdicts": noise,
         "host_noise": analysis.host,
-        "bands": throughput,
-        "paced": latency,
+        "bands": throughput.collect::<Vec<_>>(),
+        "paced": latency.collect::<Vec<_>>(),
     });
     for axis in Axis::ALL {
         let found = across(analysis.across.on(axis));

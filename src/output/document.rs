@@ -33,14 +33,10 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
         latency,
         page(super::open::section(analysis)),
         page(Some(method(analysis))),
-        page(Some(Section {
-            id: "versions",
-            on: On::Page,
-            heading: None,
-            blocks: vec![Block::Note(vec![Span::Text(versions_line(&analysis.versions))])],
-        })),
+        page(Some(note("versions", On::Page, versions_line(&analysis.versions)))),
         caveats(analysis, form).filter(|_| full || !analysis.only_paced),
-        page(Some(host(analysis))),
+        // How noisy the host was, as the run measured it: on the console and the page.
+        page(Some(note("host", On::Everywhere, super::pool::host_line(&analysis.host)))),
         page(Some(pointer(csv_name, analysis))),
     ];
     Document(sections.into_iter().flatten().collect())
@@ -63,10 +59,9 @@ fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
     Section { id: "pointer", on: On::Console, heading: None, blocks: vec![Block::Para(spans)] }
 }
 
-/// How noisy the host was, as the run measured it (`pool::host_line`): on the console and the page.
-fn host(analysis: &Analysis) -> Section {
-    let blocks = vec![Block::Note(vec![Span::Text(super::pool::host_line(&analysis.host))])];
-    Section { id: "host", on: On::Everywhere, heading: None, blocks }
+/// A section of one line, `text`, set apart as a note, without a heading.
+fn note(id: &'static str, on: On, text: String) -> Section {
+    Section { id, on, heading: None, blocks: vec![Block::Note(vec![Span::Text(text)])] }
 }
 
 /// How to read the figures and the verdicts: what a figure is, the bands, how a channel is

@@ -347,16 +347,13 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     if !keep.iter().any(|channel| channel == "tokio-mpsc") {
         return None;
     }
-    let ahead: Vec<f64> = bands
-        .iter()
-        .filter_map(|band| {
-            let leaders = band.speed.leaders();
-            let many = leaders.iter().find(|entry| entry.channel == "tokio-recv-many")?;
-            let mpsc = band.speed.entries.iter().find(|entry| entry.channel == "tokio-mpsc")?;
-            let behind = mpsc.verdict.is_some_and(|verdict| verdict.call == Call::Higher);
-            behind.then(|| mpsc.value / many.value)
-        })
-        .collect();
+    let ahead = bands.iter().filter_map(|band| {
+        let many = band.speed.leaders().iter().find(|entry| entry.channel == "tokio-recv-many")?;
+        let mpsc = band.speed.entries.iter().find(|entry| entry.channel == "tokio-mpsc")?;
+        let behind = mpsc.verdict.is_some_and(|verdict| verdict.call == Call::Higher);
+        behind.then(|| mpsc.value / many.value)
+    });
+    let ahead: Vec<f64> = ahead.collect();
     let most = ahead.iter().copied().fold(0.0, f64::max);
     (!ahead.is_empty()).then(|| {
         format!(

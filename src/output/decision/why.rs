@@ -11,17 +11,11 @@ use crate::results::paced::PacedCell;
 
 /// Why each decision, on the page: its title and its explanation; `None` without any.
 pub fn explanations(analysis: &Analysis) -> Option<Section> {
-    let blocks: Vec<Block> = analysis
-        .decisions
-        .iter()
-        .flat_map(|decision| {
-            let title = vec![Span::Strong(vec![Span::Text(format!(
-                "Why the pick {}",
-                title(decision).replacen("For ", "for ", 1)
-            ))])];
-            [Block::Para(title), Block::Para(explanation(decision))]
-        })
-        .collect();
+    let blocks = analysis.decisions.iter().flat_map(|decision| {
+        let title = format!("Why the pick {}", title(decision).replacen("For ", "for ", 1));
+        [Block::Para(vec![Span::Strong(vec![Span::Text(title)])]), Block::Para(explanation(decision))]
+    });
+    let blocks: Vec<Block> = blocks.collect();
     (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
 }
 
