@@ -112,36 +112,34 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
 fn across(found: &[Across]) -> Vec<Value> {
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
-    found
-        .iter()
-        .map(|band| {
-            let words = band.axis.words();
-            let mut object = json!({
-                "runtime": band.band.coord.runtime,
-                "mode": band.band.coord.mode,
-                "workers": if words.keeps_workers { workers(&band.band) } else { Value::Null },
-                "setting": band.setting().to_string(),
-                "band": band.band.size.name(),
-                "picks": band.picks.iter().map(|(at, pick)| json!({ words.place_key: at, "channel": pick })).collect::<Vec<_>>(),
-                "holds": band.holds.as_ref().map(|holds| json!({
-                    "channel": holds.channel,
-                    "worst_at": holds.worst_at,
-                    "worst": holds.worst.as_ref().map(verdict),
-                    "within_noise_everywhere": holds.within_noise_everywhere,
-                })),
-                "changes": band.changes.iter().map(|change| json!({
-                    "at": change.at,
-                    "pick": change.pick.label(),
-                    "other": change.other.label(),
-                    "behind": verdict(&change.verdict),
-                })).collect::<Vec<_>>(),
-            });
-            if words.keeps_capacity {
-                object["capacity"] = json!(band.band.named_capacity());
-            }
-            object
-        })
-        .collect()
+    let one = |band: &Across| {
+        let words = band.axis.words();
+        let mut object = json!({
+            "runtime": band.band.coord.runtime,
+            "mode": band.band.coord.mode,
+            "workers": if words.keeps_workers { workers(&band.band) } else { Value::Null },
+            "setting": band.setting().to_string(),
+            "band": band.band.size.name(),
+            "picks": band.picks.iter().map(|(at, pick)| json!({ words.place_key: at, "channel": pick })).collect::<Vec<_>>(),
+            "holds": band.holds.as_ref().map(|holds| json!({
+                "channel": holds.channel,
+                "worst_at": holds.worst_at,
+                "worst": holds.worst.as_ref().map(verdict),
+                "within_noise_everywhere": holds.within_noise_everywhere,
+            })),
+            "changes": band.changes.iter().map(|change| json!({
+                "at": change.at,
+                "pick": change.pick.label(),
+                "other": change.other.label(),
+                "behind": verdict(&change.verdict),
+            })).collect::<Vec<_>>(),
+        });
+        if words.keeps_capacity {
+            object["capacity"] = json!(band.band.named_capacity());
+        }
+        object
+    };
+    found.iter().map(one).collect()
 }
 
 /// The threads running a band's tasks, as the JSON gives them: the count, or `"unknown"` for

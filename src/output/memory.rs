@@ -16,6 +16,7 @@ use super::format::{count, number, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
 use crate::results::order::first_seen;
+use crate::results::recommend::Recommendation;
 use crate::results::schema::columns;
 use crate::run::workload::Mode;
 
@@ -155,33 +156,32 @@ pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
 
 /// [`section`], its memory figures read from the memory CSV named `source`.
 pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
-    let lines: Vec<Vec<Span>> = (analysis.bands.iter())
-        .filter(|band| band.memory.pick.is_some() || band.memory.least.is_some())
-        .map(|band| {
-            let b = &band.band;
-            let notes = super::format::group_notes(b.workers(), b.named_capacity(), &b.coord.setting.to_string());
-            let place = format!("{} {}{notes} {}: ", b.coord.runtime, b.coord.mode, super::summary::band_size(b));
-            let mut line = vec![Span::Text(place)];
-            match (&band.memory.pick, band.speed.first()) {
-                (Some(pick), _) => line.extend(kept(pick, "the pick ", &b.tasks)),
-                (None, Some(first)) => line.extend([
-                    Span::text("the pick "),
-                    super::summary::named(first),
-                    Span::text(" has no memory row measured ok at each task count"),
-                ]),
-                (None, None) => line.push(Span::text("no pick")),
+    let line = |band: &Recommendation| {
+        let b = &band.band;
+        let notes = super::format::group_notes(b.workers(), b.named_capacity(), &b.coord.setting.to_string());
+        let place = format!("{} {}{notes} {}: ", b.coord.runtime, b.coord.mode, super::summary::band_size(b));
+        let mut line = vec![Span::Text(place)];
+        match (&band.memory.pick, band.speed.first()) {
+            (Some(pick), _) => line.extend(kept(pick, "the pick ", &b.tasks)),
+            (None, Some(first)) => line.extend([
+                Span::text("the pick "),
+                super::summary::named(first),
+                Span::text(" has no memory row measured ok at each task count"),
+            ]),
+            (None, None) => line.push(Span::text("no pick")),
+        }
+        match (&band.memory.least, &band.memory.pick) {
+            (Some(least), Some(pick)) if least.channel == pick.channel => line.push(Span::text("; it keeps least")),
+            (Some(least), _) => {
+                line.push(Span::text("; least: "));
+                line.extend(kept(least, "", &b.tasks));
             }
-            match (&band.memory.least, &band.memory.pick) {
-                (Some(least), Some(pick)) if least.channel == pick.channel => line.push(Span::text("; it keeps least")),
-                (Some(least), _) => {
-                    line.push(Span::text("; least: "));
-                    line.extend(kept(least, "", &b.tasks));
-                }
-                (None, _) => {}
-            }
-            line
-        })
-        .collect();
+            (None, _) => {}
+        }
+        line
+    };
+    let bands = analysis.bands.iter().filter(|band| band.memory.pick.is_some() || band.memory.least.is_some());
+    let lines: Vec<Vec<Span>> = bands.map(line).collect();
     let intro = format!(
         "From `{source}`: the heap bytes each band's pick keeps once idle after a burst (all the channels of a cell together: \
          one in cloned-send, one per task in merged-recv), and the channel of the band that keeps least over its task \

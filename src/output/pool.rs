@@ -72,13 +72,9 @@ pub fn host_line(host: &HostNoise) -> String {
 /// (2 stretches, 2.40× slower), those cells measured again`: the run's typical readings of the
 /// machine, and its slow stretches, when it had some.
 fn machine_part(machine: &MachineSpeed) -> String {
-    let readings: Vec<String> = [
-        machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns))),
-        machine.loop_ns.map(|ns| format!("{} ns a loop step", number(ns))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let handoff = machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns)));
+    let step = machine.loop_ns.map(|ns| format!("{} ns a loop step", number(ns)));
+    let readings: Vec<String> = handoff.into_iter().chain(step).collect();
     let slow = machine.slow_rounds.len();
     if slow == 0 {
         return format!("machine: {}; never slow", readings.join(", "));
