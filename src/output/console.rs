@@ -156,16 +156,10 @@ impl Console {
     /// would take longer than `left`, `beyond` that no number of rounds would decide (their
     /// interval is the run's drift alone).
     pub fn duels_stopped(&self, (left, budget): (Duration, Duration), (longer, beyond): (usize, usize)) {
-        let mut open = Vec::new();
-        if longer > 0 {
-            open.push(format!("{longer} whose rounds would take longer than the time left"));
-        }
-        if beyond > 0 {
-            open.push(format!(
-                "{beyond} that no number of rounds would decide (the drift this run measured is wider than their \
-                 difference)"
-            ));
-        }
+        let longer = (longer > 0).then(|| format!("{longer} whose rounds would take longer than the time left"));
+        let drift = "the drift this run measured is wider than their difference";
+        let beyond = (beyond > 0).then(|| format!("{beyond} that no number of rounds would decide ({drift})"));
+        let open: Vec<String> = longer.into_iter().chain(beyond).collect();
         let why = if open.is_empty() {
             "every band is decided".to_owned()
         } else {

@@ -15,19 +15,18 @@ use crate::run::workload::{MIN_TASK_SLOTS, thousands};
 pub fn section(analysis: &Analysis) -> Option<Section> {
     let open: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
     // A note per multi-thread worker count above its machine's cores (`plan::oversubscribed`).
-    let oversubscribed = analysis.oversubscribed.iter().map(|&(workers, cores)| {
-        vec![Span::Text(format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))]
-    });
-    let mut said: Vec<Vec<Span>> = oversubscribed.collect();
-    said.extend(analysis.unkept.iter().map(|unkept| vec![Span::Text(format!("note: {}", unkept_line(unkept)))]));
+    let oversubscribed = analysis.oversubscribed.iter();
+    let mut notes: Vec<String> =
+        oversubscribed.map(|&(workers, cores)| crate::plan::oversubscribed(&workers.to_string(), cores)).collect();
+    notes.extend(analysis.unkept.iter().map(unkept_line));
     if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
-        said.push(vec![Span::Text(format!(
-            "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
-             answer is for that workload, and a default run's may differ"
-        ))]);
+        notes.push(format!(
+            "samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the answer \
+             is for that workload, and a default run's may differ"
+        ));
     }
-    let open = (!open.is_empty()).then_some(Block::List(open));
-    let blocks: Vec<Block> = open.into_iter().chain(said.into_iter().map(Block::Para)).collect();
+    let notes = notes.into_iter().map(|note| Block::Para(vec![Span::Text(format!("note: {note}"))]));
+    let blocks: Vec<Block> = (!open.is_empty()).then_some(Block::List(open)).into_iter().chain(notes).collect();
     (!blocks.is_empty()).then_some(Section { id: "open", on: On::Page, heading: None, blocks })
 }
 
