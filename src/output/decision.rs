@@ -300,15 +300,12 @@ const SHORT_CARD: [CardLine; 3] = [CardLine::Use, CardLine::Passed, CardLine::La
 /// The decisions for the room, `for your room`: each its title and card, with the channels the
 /// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
 pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
-    let mut blocks = Vec::new();
-    for decision in &analysis.decisions {
-        blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
+    let blocks = analysis.decisions.iter().flat_map(|decision| {
         let mut card = card(decision, &analysis.keep);
-        if form == Form::Short {
-            card.retain(|(line, _)| SHORT_CARD.contains(line));
-        }
-        blocks.push(Block::List(lines(card)));
-    }
+        card.retain(|(line, _)| form == Form::Full || SHORT_CARD.contains(line));
+        [Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]), Block::List(lines(card))]
+    });
+    let blocks: Vec<Block> = blocks.collect();
     let heading = Some("for your room".to_owned());
     (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
 }

@@ -313,16 +313,10 @@ pub fn versions_line(versions: &Versions) -> String {
         found.map(|found| format!("{} {}", found.crate_name, found.version)).collect::<Vec<_>>().join(", ")
     };
     let (run, build) = (list(Source::Run), list(Source::Build));
-    let mut parts = Vec::new();
-    if !run.is_empty() {
-        parts.push(format!("as the run's JSON records them: {run}"));
-    }
-    if !build.is_empty() {
-        let why =
-            if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
-        parts.push(format!("from this build's Cargo.lock{why}: {build}"));
-    }
-    format!("crate versions, {}", parts.join("; "))
+    let why = if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
+    let run = (!run.is_empty()).then(|| format!("as the run's JSON records them: {run}"));
+    let build = (!build.is_empty()).then(|| format!("from this build's Cargo.lock{why}: {build}"));
+    format!("crate versions, {}", run.into_iter().chain(build).collect::<Vec<_>>().join("; "))
 }
 
 /// What the column of the channels the user follows (`--keep`) is headed.
