@@ -97,14 +97,10 @@ impl Console {
         let threads = format::threads(runtime, workers as u64);
         let setting = Setting::of_workload(workload);
         let load = match workload.pace {
-            Some(pace) => format!(
-                "{} tasks × {}, {} ({} phase), send {}",
-                workload.tasks,
-                schedule(workload, pace),
-                pace.phase.words(),
-                pace.phase.name(),
-                workload.send.name()
-            ),
+            Some(pace) => {
+                let (words, phase, send) = (pace.phase.words(), pace.phase.name(), workload.send.name());
+                format!("{} tasks × {}, {words} ({phase} phase), send {send}", workload.tasks, schedule(workload, pace))
+            }
             None => {
                 let fewest = workload.messages_for(workload.tasks - 1);
                 let most = workload.messages_for(0);
@@ -116,12 +112,11 @@ impl Console {
         let send = if workload.pace.is_some() { SendMode::Wait } else { workload.send };
         let apart = Setting { send, ..setting }.apart();
         let load = if apart.is_empty() { load } else { format!("{load}, {apart}") };
+        let (name, tasks, capacity) = (runtime.name(), workload.tasks, workload.capacity_axis());
+        let per_channel = Workload { mode: Mode::MergedRecv, ..workload.clone() }.capacity_per_channel();
         self.print(format!(
-            "\n# {}{threads}, tasks: {}, {load}, capacity: {} ({} a task's channel in merged-recv)",
-            runtime.name(),
-            workload.tasks,
-            workload.capacity_axis(),
-            Workload { mode: Mode::MergedRecv, ..workload.clone() }.capacity_per_channel(),
+            "\n# {name}{threads}, tasks: {tasks}, {load}, capacity: {capacity} ({per_channel} a task's channel in \
+             merged-recv)"
         ));
     }
 
@@ -205,26 +200,21 @@ impl Console {
                 let clusters = format::found_clusters(&f.clusters);
                 let mixed = if f.clusters.len() > 1 { format!("  clusters {clusters}") } else { String::new() };
                 let left_out = if disturbed > 0 { format!(" +{disturbed} disturbed, left out") } else { String::new() };
+                let (mean, ms, n) = (f.trimmed_mean, f.trimmed_mean * messages / 1e6, f.samples.len());
+                let (median, min, max) = (f.median, f.min, f.max);
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg{again}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",
-                    f.trimmed_mean * messages / 1e6,
-                    f.trimmed_mean,
-                    f.median,
-                    f.min,
-                    f.max,
-                    f.samples.len()
+                    "{ms:>9.2} ms {mean:>8.1} ns/msg{again}  median {median:.1} ({min:.1}-{max:.1}, \
+                     n={n}{left_out}){mixed}"
                 )
             }
             // Every sample ran but was left out as disturbed: their own figure, said as such.
             None if !ok.is_empty() => {
                 let mean = ok.iter().map(|sample| sample.ns_per_message(cell.workload.messages)).sum::<f64>()
                     / ok.len() as f64;
+                let (ms, n) = (mean * messages / 1e6, ok.len());
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg  (mean of its {} sample(s), every one disturbed and left out of every \
-                     figure)",
-                    mean * messages / 1e6,
-                    mean,
-                    ok.len()
+                    "{ms:>9.2} ms {mean:>8.1} ns/msg  (mean of its {n} sample(s), every one disturbed and left out of \
+                     every figure)"
                 )
             }
             None => "no successful sample".to_owned(),
