@@ -253,15 +253,14 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
     let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
         format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
     });
-    let [p99, cpu, overflow] = agreement.contradicted;
+    let ([p99, cpu, overflow], bands) = (agreement.contradicted, agreement.bands);
     let _ = writeln!(
         out,
         "two runs' pooled p99, larger over smaller: {}\ntwo runs' frames overflowed, difference: {points}\ntwo runs' \
-         CPU per delivered message, larger over smaller: {}\nbands whose leaders share no channel, of {}: {p99} on p99, \
-         {cpu} on CPU, {overflow} on frames overflowed",
+         CPU per delivered message, larger over smaller: {}\nbands whose leaders share no channel, of {bands}: {p99} \
+         on p99, {cpu} on CPU, {overflow} on frames overflowed",
         ratio(agreement.p99),
-        ratio(agreement.cpu),
-        agreement.bands
+        ratio(agreement.cpu)
     );
     out
 }

@@ -116,14 +116,11 @@ pub fn room(rows: &[MemoryRow]) -> String {
     let group = |row: &MemoryRow| (row.tasks, row.capacity, row.record_bytes);
     for (participants, capacity, record) in first_seen(rows.iter().map(group)) {
         let rows: Vec<&MemoryRow> = rows.iter().filter(|row| group(row) == (participants, capacity, record)).collect();
+        let slots = thousands(capacity as f64);
+        let kind = record.by_value().map_or("shared".to_owned(), |bytes| format!("{bytes}-byte"));
         text += &format!(
-            "\nMemory for {participants} participants ({} slots, {} messages; `channel-bench memory` for more), \
-             heap bytes in all, at rest / kept after a burst:\n",
-            thousands(capacity as f64),
-            match record.by_value() {
-                Some(bytes) => format!("{bytes}-byte"),
-                None => "shared".to_owned(),
-            }
+            "\nMemory for {participants} participants ({slots} slots, {kind} messages; `channel-bench memory` for \
+             more), heap bytes in all, at rest / kept after a burst:\n"
         );
         let header = Mode::ALL.map(|mode| {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);

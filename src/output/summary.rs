@@ -205,15 +205,14 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     }
     channels.sort();
     channels.dedup();
+    let (who, whose) = match channels.as_slice() {
+        [one] => (format!("{one} was"), "its"),
+        _ => (format!("{} were each", channels.join(", ")), "their"),
+    };
     (!channels.is_empty()).then(|| {
         format!(
-            "(bounded): {} so far behind the fastest of {} group that samples were stopped at a bound; a \
-             figure marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")",
-            match channels.as_slice() {
-                [one] => format!("{one} was"),
-                _ => format!("{} were each", channels.join(", ")),
-            },
-            if channels.len() == 1 { "its" } else { "their" }
+            "(bounded): {who} so far behind the fastest of {whose} group that samples were stopped at a bound; a \
+             figure marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")"
         )
     })
 }
@@ -348,14 +347,12 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
         behind.then(|| mpsc.value / many.value)
     });
     let ahead: Vec<f64> = ahead.collect();
-    let most = ahead.iter().copied().fold(0.0, f64::max);
+    let (most, leads, all) = (ahead.iter().copied().fold(0.0, f64::max), ahead.len(), bands.len());
     (!ahead.is_empty()).then(|| {
         format!(
             "tokio-recv-many is tokio's mpsc received with `recv_many` (a batch per wake-up): the same channel. \
-             Where it leads (or ties the lead), tokio-mpsc is behind it beyond the noise, up to {most:.2}× ({} of {} \
-             bands here). Receiving with `recv_many` is the cheapest change a tokio user can make.",
-            ahead.len(),
-            bands.len()
+             Where it leads (or ties the lead), tokio-mpsc is behind it beyond the noise, up to {most:.2}× ({leads} of \
+             {all} bands here). Receiving with `recv_many` is the cheapest change a tokio user can make."
         )
     })
 }

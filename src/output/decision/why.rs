@@ -101,13 +101,11 @@ fn beyond(weighing: &Weighing) -> String {
 
 /// The rule in two sentences: the order channels are taken in, and what passes one over.
 fn rule(decision: &Decision) -> String {
+    let (beyond, separated, resamples) = (beyond(&decision.weighing), percent(SEPARATED), resamples(decision));
     format!(
         "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
-         problem that no other is ahead of beyond the noise ({}) in {} of {} resamples of the run's rounds (drawn \
-         with replacement from a fixed seed, each round's channels together, as they met the host).",
-        beyond(&decision.weighing),
-        percent(SEPARATED),
-        resamples(decision)
+         problem that no other is ahead of beyond the noise ({beyond}) in {separated} of {resamples} resamples of the \
+         run's rounds (drawn with replacement from a fixed seed, each round's channels together, as they met the host)."
     )
 }
 
