@@ -43,12 +43,11 @@ pub fn unkept_line(unkept: &Unkept) -> String {
         Unkept::Floor { capacity, held } => {
             let tasks: Vec<String> = held.iter().map(|&(tasks, _)| tasks.to_string()).collect();
             let all: Vec<String> = held.iter().map(|&(_, all)| thousands(&all.to_string())).collect();
+            let (tasks, all, asked) = (and_list(&tasks), and_list(&all), thousands(&capacity.to_string()));
             format!(
-                "--capacity {asked} in merged-recv at {} tasks: measured at {MIN_TASK_SLOTS} slots a task's channel (the \
-                 least it gets), {} slots in all, not {asked}; --task-capacity N gives each task's channel N slots",
-                and_list(&tasks),
-                and_list(&all),
-                asked = thousands(&capacity.to_string()),
+                "--capacity {asked} in merged-recv at {tasks} tasks: measured at {MIN_TASK_SLOTS} slots a task's \
+                 channel (the least it gets), {all} slots in all, not {asked}; --task-capacity N gives each task's \
+                 channel N slots"
             )
         }
         Unkept::Batch { batch, capacity, mode, slots } => format!(

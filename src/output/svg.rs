@@ -160,14 +160,12 @@ pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String 
              <text x=\"{at:.1}\" y=\"{label_y:.1}\" text-anchor=\"middle\">{tasks}</text>"
         );
     }
+    let (middle_x, middle_y, baseline) = (LEFT + plot_w / 2.0, TOP + plot_h / 2.0, height - 6.0);
     let _ = writeln!(
         svg,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_w:.1}\" height=\"{plot_h:.1}\" fill=\"none\" stroke=\"#888\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
-         <text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{unit}</text>",
-        LEFT + plot_w / 2.0,
-        height - 6.0,
-        TOP + plot_h / 2.0
+         <text x=\"{middle_x:.1}\" y=\"{baseline:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
+         <text transform=\"translate(14 {middle_y:.1}) rotate(-90)\" text-anchor=\"middle\">{unit}</text>"
     );
     lines(&mut svg, series, x, y, (unit, statistic));
     svg.push_str("</svg>\n");
@@ -218,16 +216,13 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
                 );
             }
         }
-        let legend_y = TOP + 8.0 + 18.0 * row as f64;
-        let legend_x = WIDTH - RIGHT + 12.0;
+        let (legend_x, legend_y) = (WIDTH - RIGHT + 12.0, TOP + 8.0 + 18.0 * row as f64);
+        let (line_end, text_x, text_y) = (legend_x + 18.0, legend_x + 24.0, legend_y + 4.0);
         let mark = if doc::caveats_of(&line.cell.channel).is_empty() { "" } else { doc::MARK };
         let _ = writeln!(
             svg,
-            "<line x1=\"{legend_x}\" x2=\"{:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" stroke-width=\"2\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" stroke=\"none\" fill=\"#222\">{name}{mark}</text>\n</g>",
-            legend_x + 18.0,
-            legend_x + 24.0,
-            legend_y + 4.0
+            "<line x1=\"{legend_x}\" x2=\"{line_end:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" \
+             stroke-width=\"2\"/><text x=\"{text_x:.1}\" y=\"{text_y:.1}\" stroke=\"none\" fill=\"#222\">{name}{mark}</text>\n</g>"
         );
     }
 }
