@@ -281,12 +281,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     {
         out += &format!("  {rate:.1} MB/s");
     }
-    if let Some(pace) = workload.pace {
-        let interval = median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0));
-        if let Some(interval) = interval {
-            let asked = pace.interval.as_secs_f64() * 1000.0;
-            out += &format!("  bursts every {interval:.2} ms (asked {asked:.2})");
-        }
+    if let Some(pace) = workload.pace
+        && let Some(interval) =
+            median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0))
+    {
+        let asked = pace.interval.as_secs_f64() * 1000.0;
+        out += &format!("  bursts every {interval:.2} ms (asked {asked:.2})");
     }
     if workload.count_allocs {
         let allocations = median(&|sample: &Sample| sample.allocs.map(|a| a.allocations as f64 / messages));

@@ -211,12 +211,11 @@ fn aligned(rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
         .collect();
-    let mut text = String::new();
-    for row in rows {
+    let line = |row: &Vec<String>| {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &width)| format!("{cell:<width$}")).collect();
-        text += &format!("  {}\n", cells.join("  ").trim_end());
-    }
-    text
+        format!("  {}\n", cells.join("  ").trim_end())
+    };
+    rows.iter().map(line).collect()
 }
 
 /// `rows` as a Markdown table, the first its header.

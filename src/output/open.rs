@@ -73,11 +73,8 @@ fn and_list(items: &[String]) -> String {
 fn line(open: &Open) -> Vec<Span> {
     let band = &open.band;
     let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-    let at = if band.band.names_capacity || band.band.names_machine {
-        format!(" {}", super::format::section(&band.band))
-    } else {
-        String::new()
-    };
+    let named = band.band.names_capacity || band.band.names_machine;
+    let at = if named { format!(" {}", super::format::section(&band.band)) } else { String::new() };
     let workers = super::format::threads(band.band.coord.runtime, band.band.coord.workers);
     let (runtime, mode, size) = (band.band.coord.runtime.name(), band.band.coord.mode.name(), band.band.size.name());
     let decides = match open.needed {

@@ -92,11 +92,8 @@ fn first_figure(decision: &Decision, (out, inside): (Option<&PacedCell>, Option<
 fn beyond(weighing: &Weighing) -> String {
     let better = |weigh: Weigh| format!("{} {}", words(weigh)[3], figure(weigh));
     let order = weighing.order();
-    let mut text = better(order[0]);
-    for pair in order.windows(2) {
-        text += &format!(", or {} and {}", words(pair[0])[4], better(pair[1]));
-    }
-    text
+    let then = order.windows(2).map(|pair| format!(", or {} and {}", words(pair[0])[4], better(pair[1])));
+    better(order[0]) + &then.collect::<String>()
 }
 
 /// The rule in two sentences: the order channels are taken in, and what passes one over.
