@@ -178,11 +178,9 @@ fn machine(out: &mut String, machines: &[Metadata]) {
             ("command line", metadata.command_line.join(" ")),
             ("started (UTC)", metadata.started_utc.clone()),
         ];
-        out.push_str("<table>\n");
-        for (name, value) in rows {
-            let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
-        }
-        out.push_str("</table>\n");
+        let rows: String =
+            rows.map(|(name, value)| format!("<tr><th>{name}</th><td>{}</td></tr>\n", escape(&value))).concat();
+        let _ = write!(out, "<table>\n{rows}</table>\n");
     }
     out.push_str("</section>\n");
 }

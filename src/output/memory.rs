@@ -238,15 +238,14 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
     }
     text += "\n## Every cell\n\nBytes of all the cell's channel instances together.\n\n";
     let head = "channel|mode|tasks|capacity|record|at rest|peak|drained|kept|after drop|status".split('|');
-    let mut table = vec![head.map(str::to_owned).collect()];
-    for row in rows {
+    let cells = rows.iter().map(|row| {
         let bytes = [row.rest_bytes, row.peak_bytes, row.drained_bytes, row.kept_bytes, row.after_drop_bytes];
         let (capacity, status) = (thousands(row.capacity as f64), row.status.text().to_owned());
         let place =
             [row.channel.clone(), row.mode.to_string(), row.tasks.to_string(), capacity, row.record_bytes.to_string()];
-        table.push(place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect());
-    }
-    text += &markdown_table(&table);
+        place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect()
+    });
+    text += &markdown_table(&[vec![head.map(str::to_owned).collect()], cells.collect()].concat());
     text
 }
 
