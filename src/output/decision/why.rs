@@ -49,14 +49,13 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
         });
     }
     sentences.push("Another machine's cores change wake-ups most: measure there with ".to_owned());
-    let mut spans = vec![Span::Text(sentences.join(" "))];
-    spans.extend([
+    vec![
+        Span::Text(sentences.join(" ")),
         Span::Code(format!("channel-bench sfu --participants {n}")),
         Span::text(" ("),
         Span::Code("--workers N".to_owned()),
         Span::text(" for the threads tokio gets)."),
-    ]);
-    spans
+    ]
 }
 
 /// The explanation's first sentence: the pick's figure the decision weighed first, and how many
