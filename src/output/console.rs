@@ -71,10 +71,8 @@ impl Console {
             None => format!(" with {} messages and capacity", workload.messages),
         };
         let listed = |values: &[usize]| values.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
-        let mut capacity = listed(capacities);
-        if let Some(slots) = task_capacities {
-            capacity += &format!(" (merged-recv: {} a task)", listed(slots));
-        }
+        let per_task = task_capacities.map(|slots| format!(" (merged-recv: {} a task)", listed(slots)));
+        let capacity = listed(capacities) + &per_task.unwrap_or_default();
         let by_value: Vec<String> =
             records.iter().filter_map(|record| record.by_value()).map(|b| b.to_string()).collect();
         let seed = workload.payload.varies().then(|| format!(", sizes drawn with seed {}", workload.seed));

@@ -126,13 +126,10 @@ fn matrix(bands: &[Recommendation]) -> Table {
         let tasks = format!("{size} ({})", tasks_text(&tasks.into_iter().collect::<Vec<_>>()));
         let mut cells = vec![vec![Span::Text(runtime)], vec![Span::Text(mode)], vec![Span::Text(tasks)]];
         let first = of_row.iter().find(|band| band.speed.first().is_some()).copied();
-        for column in &columns {
-            let at = of_row.iter().find(|band| Column::of(band) == *column);
-            cells.push(match at {
-                Some(band) => cell(band, first.is_some_and(|first| changed(first, band))),
-                None => vec![Span::text("-")],
-            });
-        }
+        cells.extend(columns.iter().map(|column| match of_row.iter().find(|band| Column::of(band) == *column) {
+            Some(band) => cell(band, first.is_some_and(|first| changed(first, band))),
+            None => vec![Span::text("-")],
+        }));
         table.rows.push((None, cells));
     }
     table
@@ -220,9 +217,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
         }
         lines.extend(places);
     }
-    if !lines.is_empty() {
-        blocks.push(Block::List(lines));
-    }
+    blocks.extend((!lines.is_empty()).then_some(Block::List(lines)));
     if !analysis.keep.is_empty() {
         let kept = bands.iter().map(|band| {
             let (runtime, mode, size) = Row::of(band).words();

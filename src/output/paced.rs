@@ -106,9 +106,7 @@ fn table(bands: &[PacedBand]) -> Table {
             leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
             leaders(&band.overflow, (overflow, |entry| percent(entry.overflow_share)), false),
         ]);
-        if with_not_ranked {
-            cells.push(vec![Span::Text(not_ranked(band))]);
-        }
+        cells.extend(with_not_ranked.then(|| vec![Span::Text(not_ranked(band))]));
         table.rows.push((Some(format::section(&band.band)), cells));
     }
     table

@@ -69,9 +69,7 @@ fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
     };
     item.extend(prose(&format!(" ({}): {text} ", caveat.versions)));
     item.push(Span::Link(caveat.link_label(), caveat.link));
-    if form == Form::Full {
-        item.push(Span::Text(format!("; {}", caveat.evidence.label())));
-    }
+    item.extend((form == Form::Full).then(|| Span::Text(format!("; {}", caveat.evidence.label()))));
     item
 }
 
