@@ -132,10 +132,9 @@ fn said(band: &Across) -> Vec<Span> {
 fn pick_of(analysis: &Analysis, band: &Designs) -> Option<String> {
     let (band, capacity) = (&band.shared, band.shared.coord.capacity);
     let shared = |mode, at| mode == Mode::ClonedSend && at == capacity;
-    let rooms = &analysis.decisions;
-    let room = rooms
-        .iter()
-        .find(|room| room.coord.runtime == band.coord.runtime && shared(room.coord.mode, room.coord.capacity));
+    let mut rooms = analysis.decisions.iter();
+    let room =
+        rooms.find(|room| room.coord.runtime == band.coord.runtime && shared(room.coord.mode, room.coord.capacity));
     let pick = room.and_then(|room| room.pick.as_ref().map(|seat| seat.channel.name.clone()));
     let at = |b: &&Recommendation| {
         (b.band.coord.runtime, b.band.size, &b.band.coord.setting)

@@ -40,11 +40,7 @@ fn against<E>(entry: &Entry<E>, value: f64, is_ratio: bool) -> Value {
 fn ranking<E>(ranking: &Ranking<E>, is_ratio: bool, marks: &[Mark<E>]) -> Value {
     let value = |entry: &Entry<E>| if is_ratio { entry.value } else { entry.value * 100.0 };
     let marked = |mut object: Value, entry: &Entry<E>| {
-        for (field, holds) in marks {
-            if holds(entry) {
-                object[*field] = json!(true);
-            }
-        }
+        marks.iter().filter(|(_, holds)| holds(entry)).for_each(|(field, _)| object[*field] = json!(true));
         object
     };
     let entry = |entry: &Entry<E>| marked(against(entry, value(entry), is_ratio), entry);
@@ -63,47 +59,37 @@ type Mark<'a, E> = (&'static str, &'a dyn Fn(&Entry<E>) -> bool);
 /// The whole answer of `analysis` (of the CSV named `csv_name`), pretty-printed.
 pub fn json(csv_name: &str, analysis: &Analysis) -> String {
     let with_memory = analysis.bands.iter().any(|band| band.memory != BandMemory::default());
-    let throughput: Vec<Value> = analysis
-        .bands
-        .iter()
-        .map(|band| {
-            let careful = match &band.careful {
-                Careful::Same => json!("same"),
-                Careful::Behind { entry, .. } => against(entry, entry.value, true),
-                Careful::NoneRanked => Value::Null,
-            };
-            let marks: [Mark<Shape>; 2] = [
-                ("bounded", &|entry| entry.figures.bounded),
-                ("kept", &|entry| analysis.keep.contains(&entry.channel)),
-            ];
-            let mut object = band_json(&band.band, ranking(&band.speed, true, &marks));
-            (object["unit"], object["careful"]) = (json!("ns/message"), careful);
-            if with_memory {
-                object["memory"] = json!(band.memory);
-            }
-            object
-        })
-        .collect();
-    let latency: Vec<Value> = analysis
-        .paced
-        .iter()
-        .map(|band| {
-            let rankings = json!({
-                "tasks_text": tasks_text(&band.band.tasks),
-                "p99": ranking(&band.p99, true, &[]),
-                "cpu": ranking(&band.cpu, true, &[]),
-                "overflow": ranking(&band.overflow, false, &[]),
-            });
-            band_json(&band.band, rankings)
-        })
-        .collect();
+    let throughput = analysis.bands.iter().map(|band| {
+        let careful = match &band.careful {
+            Careful::Same => json!("same"),
+            Careful::Behind { entry, .. } => against(entry, entry.value, true),
+            Careful::NoneRanked => Value::Null,
+        };
+        let marks: [Mark<Shape>; 2] =
+            [("bounded", &|entry| entry.figures.bounded), ("kept", &|entry| analysis.keep.contains(&entry.channel))];
+        let mut object = band_json(&band.band, ranking(&band.speed, true, &marks));
+        (object["unit"], object["careful"]) = (json!("ns/message"), careful);
+        if with_memory {
+            object["memory"] = json!(band.memory);
+        }
+        object
+    });
+    let latency = analysis.paced.iter().map(|band| {
+        let rankings = json!({
+            "tasks_text": tasks_text(&band.band.tasks),
+            "p99": ranking(&band.p99, true, &[]),
+            "cpu": ranking(&band.cpu, true, &[]),
+            "overflow": ranking(&band.overflow, false, &[]),
+        });
+        band_json(&band.band, rankings)
+    });
     let noise = super::pool::noise_line(analysis.runs);
     let mut answer = json!({
         "csv": csv_name,
         "verdicts": noise,
         "host_noise": analysis.host,
-        "bands": throughput,
-        "paced": latency,
+        "bands": throughput.collect::<Vec<_>>(),
+        "paced": latency.collect::<Vec<_>>(),
     });
     for axis in Axis::ALL {
         let found = across(analysis.across.on(axis));
@@ -126,36 +112,34 @@ pub fn json(csv_name: &str, analysis: &Analysis) -> String {
 fn across(found: &[Across]) -> Vec<Value> {
     let verdict =
         |verdict: &Verdict| json!({ "ratio": verdict.mean.exp(), "interval": [verdict.low.exp(), verdict.high.exp()] });
-    found
-        .iter()
-        .map(|band| {
-            let words = band.axis.words();
-            let mut object = json!({
-                "runtime": band.band.coord.runtime,
-                "mode": band.band.coord.mode,
-                "workers": if words.keeps_workers { workers(&band.band) } else { Value::Null },
-                "setting": band.setting().to_string(),
-                "band": band.band.size.name(),
-                "picks": band.picks.iter().map(|(at, pick)| json!({ words.place_key: at, "channel": pick })).collect::<Vec<_>>(),
-                "holds": band.holds.as_ref().map(|holds| json!({
-                    "channel": holds.channel,
-                    "worst_at": holds.worst_at,
-                    "worst": holds.worst.as_ref().map(verdict),
-                    "within_noise_everywhere": holds.within_noise_everywhere,
-                })),
-                "changes": band.changes.iter().map(|change| json!({
-                    "at": change.at,
-                    "pick": change.pick.label(),
-                    "other": change.other.label(),
-                    "behind": verdict(&change.verdict),
-                })).collect::<Vec<_>>(),
-            });
-            if words.keeps_capacity {
-                object["capacity"] = json!(band.band.named_capacity());
-            }
-            object
-        })
-        .collect()
+    let one = |band: &Across| {
+        let words = band.axis.words();
+        let mut object = json!({
+            "runtime": band.band.coord.runtime,
+            "mode": band.band.coord.mode,
+            "workers": if words.keeps_workers { workers(&band.band) } else { Value::Null },
+            "setting": band.setting().to_string(),
+            "band": band.band.size.name(),
+            "picks": band.picks.iter().map(|(at, pick)| json!({ words.place_key: at, "channel": pick })).collect::<Vec<_>>(),
+            "holds": band.holds.as_ref().map(|holds| json!({
+                "channel": holds.channel,
+                "worst_at": holds.worst_at,
+                "worst": holds.worst.as_ref().map(verdict),
+                "within_noise_everywhere": holds.within_noise_everywhere,
+            })),
+            "changes": band.changes.iter().map(|change| json!({
+                "at": change.at,
+                "pick": change.pick.label(),
+                "other": change.other.label(),
+                "behind": verdict(&change.verdict),
+            })).collect::<Vec<_>>(),
+        });
+        if words.keeps_capacity {
+            object["capacity"] = json!(band.band.named_capacity());
+        }
+        object
+    };
+    found.iter().map(one).collect()
 }
 
 /// The threads running a band's tasks, as the JSON gives them: the count, or `"unknown"` for

@@ -159,17 +159,15 @@ fn closing_lines(out: &mut String, comparison: &Comparison) {
     let Some((Spread { median, worst, .. }, cell)) = comparison.overall else { return };
     let cell = paced::cell_label(cell);
     let _ = write!(out, "\nmedian ratio of trimmed means (larger/smaller) {median:.3}, worst {worst:.3} ({cell})");
-    let by_runtime: Vec<String> = comparison
-        .by_runtime
-        .iter()
-        .map(|&RuntimeSpread { runtime, trimmed_means, medians, counts }| {
-            let (cells, trimmed_means, medians) = (trimmed_means.cells, text(trimmed_means), text(medians));
-            format!(
-                " {runtime} ({cells} cells) trimmed means {trimmed_means}, medians {medians}, {} faster, {} slower",
-                counts.faster, counts.slower
-            )
-        })
-        .collect();
+    let by_runtime = comparison.by_runtime.iter().map(|&RuntimeSpread { runtime, trimmed_means, medians, counts }| {
+        let (cells, trimmed_means, medians) = (trimmed_means.cells, text(trimmed_means), text(medians));
+        let Counts { faster, slower, .. } = counts;
+        format!(
+            " {runtime} ({cells} cells) trimmed means {trimmed_means}, medians {medians}, {faster} faster, {slower} \
+             slower"
+        )
+    });
+    let by_runtime: Vec<String> = by_runtime.collect();
     let _ = write!(out, "\nratios by runtime, median/worst over cells:{}", by_runtime.join(";"));
     let drift: Vec<String> = comparison
         .drift
@@ -255,15 +253,14 @@ fn paced_summary(agreement: &PacedAgreement) -> String {
     let points = agreement.overflow_points.map_or(String::new(), |(median, worst)| {
         format!("median {} points, worst {} points ({cells} cells)", number(median), number(worst))
     });
-    let [p99, cpu, overflow] = agreement.contradicted;
+    let ([p99, cpu, overflow], bands) = (agreement.contradicted, agreement.bands);
     let _ = writeln!(
         out,
         "two runs' pooled p99, larger over smaller: {}\ntwo runs' frames overflowed, difference: {points}\ntwo runs' \
-         CPU per delivered message, larger over smaller: {}\nbands whose leaders share no channel, of {}: {p99} on p99, \
-         {cpu} on CPU, {overflow} on frames overflowed",
+         CPU per delivered message, larger over smaller: {}\nbands whose leaders share no channel, of {bands}: {p99} \
+         on p99, {cpu} on CPU, {overflow} on frames overflowed",
         ratio(agreement.p99),
-        ratio(agreement.cpu),
-        agreement.bands
+        ratio(agreement.cpu)
     );
     out
 }

@@ -71,36 +71,20 @@ impl Console {
             None => format!(" with {} messages and capacity", workload.messages),
         };
         let listed = |values: &[usize]| values.iter().map(usize::to_string).collect::<Vec<_>>().join(", ");
-        let mut capacity = listed(capacities);
-        if let Some(slots) = task_capacities {
-            capacity += &format!(" (merged-recv: {} a task)", listed(slots));
-        }
+        let per_task = task_capacities.map(|slots| format!(" (merged-recv: {} a task)", listed(slots)));
+        let capacity = listed(capacities) + &per_task.unwrap_or_default();
         let by_value: Vec<String> =
             records.iter().filter_map(|record| record.by_value()).map(|b| b.to_string()).collect();
+        let seed = workload.payload.varies().then(|| format!(", sizes drawn with seed {}", workload.seed));
         let shared = records.contains(&RecordBytes::Shared);
-        let payload = &workload.payload;
-        let mut line = format!("running WebRTC SFU benchmark{load} {capacity} (");
-        if shared {
-            line += &format!("{payload}-byte payload");
-        }
-        if shared && workload.payload.varies() {
-            line += &format!(", sizes drawn with seed {}", workload.seed);
-        }
-        if !by_value.is_empty() {
-            let and = if shared { "; " } else { "" };
-            line += &format!("{and}records of {} bytes by value", by_value.join(", "));
-        }
-        line.push(')');
-        if workload.latency {
-            line += ", recording latency";
-        }
-        if let Some(path) = workload.sink.path() {
-            line += &format!(", writing every payload to {}", path.display());
-        }
-        if workload.count_allocs {
-            line += ", counting allocations";
-        }
-        self.print(line);
+        let shared = shared.then(|| format!("{}-byte payload{}", workload.payload, seed.unwrap_or_default()));
+        let by_value = (!by_value.is_empty()).then(|| format!("records of {} bytes by value", by_value.join(", ")));
+        let messages: Vec<String> = shared.into_iter().chain(by_value).collect();
+        let sink = workload.sink.path().map(|path| format!(", writing every payload to {}", path.display()));
+        let latency = workload.latency.then(|| ", recording latency".to_owned());
+        let allocs = workload.count_allocs.then(|| ", counting allocations".to_owned());
+        let after: String = [latency, sink, allocs].into_iter().flatten().collect();
+        self.print(format!("running WebRTC SFU benchmark{load} {capacity} ({}){after}", messages.join("; ")));
     }
 
     /// The heading of a (runtime, tasks, setting) section: the tasks, what each sends (a paced
@@ -111,14 +95,10 @@ impl Console {
         let threads = format::threads(runtime, workers as u64);
         let setting = Setting::of_workload(workload);
         let load = match workload.pace {
-            Some(pace) => format!(
-                "{} tasks × {}, {} ({} phase), send {}",
-                workload.tasks,
-                schedule(workload, pace),
-                pace.phase.words(),
-                pace.phase.name(),
-                workload.send.name()
-            ),
+            Some(pace) => {
+                let (words, phase, send) = (pace.phase.words(), pace.phase.name(), workload.send.name());
+                format!("{} tasks × {}, {words} ({phase} phase), send {send}", workload.tasks, schedule(workload, pace))
+            }
             None => {
                 let fewest = workload.messages_for(workload.tasks - 1);
                 let most = workload.messages_for(0);
@@ -130,12 +110,11 @@ impl Console {
         let send = if workload.pace.is_some() { SendMode::Wait } else { workload.send };
         let apart = Setting { send, ..setting }.apart();
         let load = if apart.is_empty() { load } else { format!("{load}, {apart}") };
+        let (name, tasks, capacity) = (runtime.name(), workload.tasks, workload.capacity_axis());
+        let per_channel = Workload { mode: Mode::MergedRecv, ..workload.clone() }.capacity_per_channel();
         self.print(format!(
-            "\n# {}{threads}, tasks: {}, {load}, capacity: {} ({} a task's channel in merged-recv)",
-            runtime.name(),
-            workload.tasks,
-            workload.capacity_axis(),
-            Workload { mode: Mode::MergedRecv, ..workload.clone() }.capacity_per_channel(),
+            "\n# {name}{threads}, tasks: {tasks}, {load}, capacity: {capacity} ({per_channel} a task's channel in \
+             merged-recv)"
         ));
     }
 
@@ -170,16 +149,10 @@ impl Console {
     /// would take longer than `left`, `beyond` that no number of rounds would decide (their
     /// interval is the run's drift alone).
     pub fn duels_stopped(&self, (left, budget): (Duration, Duration), (longer, beyond): (usize, usize)) {
-        let mut open = Vec::new();
-        if longer > 0 {
-            open.push(format!("{longer} whose rounds would take longer than the time left"));
-        }
-        if beyond > 0 {
-            open.push(format!(
-                "{beyond} that no number of rounds would decide (the drift this run measured is wider than their \
-                 difference)"
-            ));
-        }
+        let longer = (longer > 0).then(|| format!("{longer} whose rounds would take longer than the time left"));
+        let drift = "the drift this run measured is wider than their difference";
+        let beyond = (beyond > 0).then(|| format!("{beyond} that no number of rounds would decide ({drift})"));
+        let open: Vec<String> = longer.into_iter().chain(beyond).collect();
         let why = if open.is_empty() {
             "every band is decided".to_owned()
         } else {
@@ -222,32 +195,24 @@ impl Console {
             Some(f) => {
                 let again =
                     f.repeat_interval.map_or(String::new(), |[low, high]| format!("  again {low:.1}-{high:.1}"));
-                let mixed = if f.clusters.len() > 1 {
-                    format!("  clusters {}", format::found_clusters(&f.clusters))
-                } else {
-                    String::new()
-                };
+                let clusters = format::found_clusters(&f.clusters);
+                let mixed = if f.clusters.len() > 1 { format!("  clusters {clusters}") } else { String::new() };
                 let left_out = if disturbed > 0 { format!(" +{disturbed} disturbed, left out") } else { String::new() };
+                let (mean, ms, n) = (f.trimmed_mean, f.trimmed_mean * messages / 1e6, f.samples.len());
+                let (median, min, max) = (f.median, f.min, f.max);
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg{again}  median {:.1} ({:.1}-{:.1}, n={}{left_out}){mixed}",
-                    f.trimmed_mean * messages / 1e6,
-                    f.trimmed_mean,
-                    f.median,
-                    f.min,
-                    f.max,
-                    f.samples.len()
+                    "{ms:>9.2} ms {mean:>8.1} ns/msg{again}  median {median:.1} ({min:.1}-{max:.1}, \
+                     n={n}{left_out}){mixed}"
                 )
             }
             // Every sample ran but was left out as disturbed: their own figure, said as such.
             None if !ok.is_empty() => {
                 let mean = ok.iter().map(|sample| sample.ns_per_message(cell.workload.messages)).sum::<f64>()
                     / ok.len() as f64;
+                let (ms, n) = (mean * messages / 1e6, ok.len());
                 format!(
-                    "{:>9.2} ms {:>8.1} ns/msg  (mean of its {} sample(s), every one disturbed and left out of every \
-                     figure)",
-                    mean * messages / 1e6,
-                    mean,
-                    ok.len()
+                    "{ms:>9.2} ms {mean:>8.1} ns/msg  (mean of its {n} sample(s), every one disturbed and left out of \
+                     every figure)"
                 )
             }
             None => "no successful sample".to_owned(),
@@ -314,12 +279,12 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     {
         out += &format!("  {rate:.1} MB/s");
     }
-    if let Some(pace) = workload.pace {
-        let interval = median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0));
-        if let Some(interval) = interval {
-            let asked = pace.interval.as_secs_f64() * 1000.0;
-            out += &format!("  bursts every {interval:.2} ms (asked {asked:.2})");
-        }
+    if let Some(pace) = workload.pace
+        && let Some(interval) =
+            median(&|sample: &Sample| sample.pace_actual.map(|actual| actual.as_secs_f64() * 1000.0))
+    {
+        let asked = pace.interval.as_secs_f64() * 1000.0;
+        out += &format!("  bursts every {interval:.2} ms (asked {asked:.2})");
     }
     if workload.count_allocs {
         let allocations = median(&|sample: &Sample| sample.allocs.map(|a| a.allocations as f64 / messages));

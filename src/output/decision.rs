@@ -228,27 +228,21 @@ fn share(count: usize, decision: &Decision) -> String {
 /// The `passed` line: each channel passed over, with the one ahead of it and how often:
 /// `tokio-mpsc (behind asyncband in 97.0%)`; `None` without any.
 fn passed(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
-    let names: Vec<Vec<Span>> = decision
-        .passed_over
-        .iter()
-        .map(|(channel, ahead, count)| {
-            vec![Span::Text(format!("{channel} (behind {ahead} in {})", share(*count, decision)))]
-        })
-        .collect();
+    let names = decision.passed_over.iter().map(|(channel, ahead, count)| {
+        vec![Span::Text(format!("{channel} (behind {ahead} in {})", share(*count, decision)))]
+    });
+    let names: Vec<Vec<Span>> = names.collect();
     (!names.is_empty()).then(|| (CardLine::Passed, fitted(&names, CARD_WIDTH - LABEL)))
 }
 
 /// The `avoid` line: each channel to avoid, a known problem marked (†), else with why; `None`
 /// without any.
 fn avoid_line(decision: &Decision) -> Option<(CardLine, Vec<Span>)> {
-    let avoid: Vec<Vec<Span>> = decision
-        .avoid
-        .iter()
-        .map(|(channel, why)| match why {
-            Avoid::KnownProblem => vec![Span::Channel(channel.to_string(), Mark::KnownProblem)],
-            _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)[0]))],
-        })
-        .collect();
+    let avoid = decision.avoid.iter().map(|(channel, why)| match why {
+        Avoid::KnownProblem => vec![Span::Channel(channel.to_string(), Mark::KnownProblem)],
+        _ => vec![Span::Text(format!("{channel} ({})", avoided(*why)[0]))],
+    });
+    let avoid: Vec<Vec<Span>> = avoid.collect();
     (!avoid.is_empty()).then(|| (CardLine::Avoid, fitted(&avoid, CARD_WIDTH - LABEL)))
 }
 
@@ -271,22 +265,18 @@ fn yours(decision: &Decision, keep: &[String]) -> Option<String> {
     let order = decision.weighing.order();
     let names: Vec<&str> = order.iter().map(|weigh| words(*weigh)[1]).collect();
     let judged: Vec<String> = order.iter().map(|weigh| format!("{} {}", words(*weigh)[1], words(*weigh)[2])).collect();
-    let said: Vec<String> = keep
-        .iter()
-        .map(|channel| match decision.avoid.iter().find(|(id, _)| id.is_named(channel)) {
-            _ if pick.channel.is_named(channel) => format!("{channel} is the pick"),
-            Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)[0]),
-            None => match decision.passed_over.iter().find(|(id, ..)| id.is_named(channel)) {
-                Some((_, ahead, count)) => {
-                    format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision))
-                }
-                None if decision.tied.iter().any(|seat| seat.channel.is_named(channel)) => {
-                    format!("{channel}: not told apart from the pick on {}", names.join(" and "))
-                }
-                None => format!("{channel}: behind the pick on {}", judged.join(" or ")),
-            },
-        })
-        .collect();
+    let said = keep.iter().map(|channel| match decision.avoid.iter().find(|(id, _)| id.is_named(channel)) {
+        _ if pick.channel.is_named(channel) => format!("{channel} is the pick"),
+        Some((_, why)) => format!("{channel}: avoid ({})", avoided(*why)[0]),
+        None => match decision.passed_over.iter().find(|(id, ..)| id.is_named(channel)) {
+            Some((_, ahead, count)) => format!("{channel}: passed over, behind {ahead} in {}", share(*count, decision)),
+            None if decision.tied.iter().any(|seat| seat.channel.is_named(channel)) => {
+                format!("{channel}: not told apart from the pick on {}", names.join(" and "))
+            }
+            None => format!("{channel}: behind the pick on {}", judged.join(" or ")),
+        },
+    });
+    let said: Vec<String> = said.collect();
     (!said.is_empty()).then(|| said.join("; "))
 }
 
@@ -310,15 +300,12 @@ const SHORT_CARD: [CardLine; 3] = [CardLine::Use, CardLine::Passed, CardLine::La
 /// The decisions for the room, `for your room`: each its title and card, with the channels the
 /// user follows against each pick (short: the card's [`SHORT_CARD`] lines); `None` without any.
 pub fn section(analysis: &Analysis, form: Form) -> Option<Section> {
-    let mut blocks = Vec::new();
-    for decision in &analysis.decisions {
-        blocks.push(Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]));
+    let blocks = analysis.decisions.iter().flat_map(|decision| {
         let mut card = card(decision, &analysis.keep);
-        if form == Form::Short {
-            card.retain(|(line, _)| SHORT_CARD.contains(line));
-        }
-        blocks.push(Block::List(lines(card)));
-    }
+        card.retain(|(line, _)| form == Form::Full || SHORT_CARD.contains(line));
+        [Block::Para(vec![Span::Strong(vec![Span::Text(title(decision))])]), Block::List(lines(card))]
+    });
+    let blocks: Vec<Block> = blocks.collect();
     let heading = Some("for your room".to_owned());
     (!blocks.is_empty()).then_some(Section { id: "decision", on: On::Everywhere, heading, blocks })
 }

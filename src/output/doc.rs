@@ -202,18 +202,14 @@ impl Table {
                     cells.iter().map(|cell| format!("<{tag}>{}</{tag}>", line(cell, format))).collect()
                 };
                 let _ = writeln!(out, "<table>\n<tr>{}</tr>", row(header.collect(), "th"));
-                for cells in rows {
-                    let _ = writeln!(out, "<tr>{}</tr>", row(cells.collect(), "td"));
-                }
+                out.extend(rows.map(|cells| format!("<tr>{}</tr>\n", row(cells.collect(), "td"))));
                 out.push_str("</table>\n");
             } else {
                 let row = |cells: Vec<Vec<Span>>| -> String {
                     cells.iter().map(|cell| line(cell, format)).collect::<Vec<_>>().join(" | ")
                 };
                 let _ = writeln!(out, "| {} |\n|{}", row(header.collect()), "---|".repeat(self.columns.len()));
-                for cells in rows {
-                    let _ = writeln!(out, "| {} |", row(cells.collect()));
-                }
+                out.extend(rows.map(|cells| format!("| {} |\n", row(cells.collect()))));
             }
         }
         out

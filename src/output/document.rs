@@ -5,10 +5,9 @@
 //! summary's Markdown, the README's short answer and the report's page.
 
 use super::doc::{Block, Document, Form, Mark, On, Section, Span, UNREAD, prose};
-use super::summary::{caveat_items, caveated, caveated_of, ranked_names, unread_item, unread_of, versions_line};
+use super::summary::{caveat_items, caveated_of, ranked_names, unread_item, unread_of, versions_line};
 use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
-use crate::results::band::first_seen;
 use crate::results::recommend::TaskBand;
 
 /// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it: the
@@ -34,14 +33,10 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
         latency,
         page(super::open::section(analysis)),
         page(Some(method(analysis))),
-        page(Some(Section {
-            id: "versions",
-            on: On::Page,
-            heading: None,
-            blocks: vec![Block::Note(vec![Span::Text(versions_line(&analysis.versions))])],
-        })),
+        page(Some(note("versions", On::Page, versions_line(&analysis.versions)))),
         caveats(analysis, form).filter(|_| full || !analysis.only_paced),
-        page(Some(host(analysis))),
+        // How noisy the host was, as the run measured it: on the console and the page.
+        page(Some(note("host", On::Everywhere, super::pool::host_line(&analysis.host)))),
         page(Some(pointer(csv_name, analysis))),
     ];
     Document(sections.into_iter().flatten().collect())
@@ -50,9 +45,9 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
 /// The console's one line after the answer: where the method, the verdicts and the caveats are
 /// (the `.md` and `.html` beside a CSV), the channels with caveats named with their mark.
 fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
-    let caveated = names(analysis).into_iter().map(|name| format!("{name}{}", super::doc::MARK));
+    let caveated = caveated_of(named(analysis)).into_iter().map(|name| format!("{name}{}", super::doc::MARK));
     let marked: Vec<String> =
-        caveated.chain(unread(analysis).into_iter().map(|name| format!("{name}{UNREAD}"))).collect();
+        caveated.chain(unread_of(named(analysis)).into_iter().map(|name| format!("{name}{UNREAD}"))).collect();
     let caveats = if marked.is_empty() { String::new() } else { format!(" ({})", marked.join(", ")) };
     let pages = match csv_name.strip_suffix(".csv") {
         Some(stem) => format!("{stem}.md and {stem}.html"),
@@ -64,10 +59,9 @@ fn pointer(csv_name: &str, analysis: &Analysis) -> Section {
     Section { id: "pointer", on: On::Console, heading: None, blocks: vec![Block::Para(spans)] }
 }
 
-/// How noisy the host was, as the run measured it (`pool::host_line`): on the console and the page.
-fn host(analysis: &Analysis) -> Section {
-    let blocks = vec![Block::Note(vec![Span::Text(super::pool::host_line(&analysis.host))])];
-    Section { id: "host", on: On::Everywhere, heading: None, blocks }
+/// A section of one line, `text`, set apart as a note, without a heading.
+fn note(id: &'static str, on: On, text: String) -> Section {
+    Section { id, on, heading: None, blocks: vec![Block::Note(vec![Span::Text(text)])] }
 }
 
 /// How to read the figures and the verdicts: what a figure is, the bands, how a channel is
@@ -96,26 +90,20 @@ fn method(analysis: &Analysis) -> Section {
     Section { id: "method", on: On::Page, heading: None, blocks }
 }
 
-/// The channels with caveats the document names, each once.
-fn names(analysis: &Analysis) -> Vec<&'static str> {
+/// The channels the document names: the bands' leaders and next, then the paced bands'
+/// entries, repeats included.
+fn named(analysis: &Analysis) -> impl Iterator<Item = &str> {
     let paced = analysis.paced.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str());
-    first_seen(caveated(&analysis.bands).into_iter().chain(caveated_of(paced)))
-}
-
-/// The channels the document names whose crate's tracker has not been read ([`Mark::Unread`]),
-/// each once.
-fn unread(analysis: &Analysis) -> Vec<&'static str> {
-    let paced = analysis.paced.iter().flat_map(|band| &band.entries).map(|entry| entry.channel.as_str());
-    unread_of(ranked_names(&analysis.bands).chain(paced))
+    ranked_names(&analysis.bands).chain(paced)
 }
 
 /// The known problems of every channel the document names, a line each with its link: in full,
 /// on the page, with how it is known; short, its first clause; then the channels named whose
 /// crate's tracker has not been read, with what their mark means. `None` when none is named.
 fn caveats(analysis: &Analysis, form: Form) -> Option<Section> {
-    let mut items = caveat_items(names(analysis), form);
+    let mut items = caveat_items(caveated_of(named(analysis)), form);
     let mark = if items.is_empty() { Mark::Unread } else { Mark::KnownProblem };
-    items.extend(unread_item(&unread(analysis)));
+    items.extend(unread_item(&unread_of(named(analysis))));
     let on = if form == Form::Full { On::Page } else { On::Everywhere };
     (!items.is_empty()).then(|| Section {
         id: "caveats",

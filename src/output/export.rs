@@ -52,24 +52,20 @@ pub fn write_all(exports: &ExportArgs, cells: &CellsFile, force: bool) -> anyhow
 /// min–max below [`crate::stats::MIN_BOOTSTRAP_VALUES`] samples). Cells without an ok sample are
 /// left out.
 pub fn bmf(cells: &CellsFile) -> String {
-    let metrics: BTreeMap<&str, _> = measured(cells)
-        .map(|(cell, mean, (low, high))| {
-            (cell.name.as_str(), json!({ MEASURE: { "value": mean, "lower_value": low, "upper_value": high } }))
-        })
-        .collect();
-    json(&metrics)
+    let metrics = measured(cells).map(|(cell, mean, (low, high))| {
+        (cell.name.as_str(), json!({ MEASURE: { "value": mean, "lower_value": low, "upper_value": high } }))
+    });
+    json(&metrics.collect::<BTreeMap<&str, _>>())
 }
 
 /// github-action-benchmark's `customSmallerIsBetter` input: `[{"name", "unit", "value",
 /// "range"}]`, the range being `± ` the wider side of the mean's interval.
 pub fn github_action(cells: &CellsFile) -> String {
-    let entries: Vec<_> = measured(cells)
-        .map(|(cell, mean, (low, high))| {
-            let range = format!("± {:.3}", (mean - low).max(high - mean));
-            json!({ "name": cell.name, "unit": MEASURE, "value": mean, "range": range })
-        })
-        .collect();
-    json(&entries)
+    let entries = measured(cells).map(|(cell, mean, (low, high))| {
+        let range = format!("± {:.3}", (mean - low).max(high - mean));
+        json!({ "name": cell.name, "unit": MEASURE, "value": mean, "range": range })
+    });
+    json(&entries.collect::<Vec<_>>())
 }
 
 /// Each cell with ok samples: its mean ns/message (the headline) and the band it is believed to lie in.

@@ -88,16 +88,11 @@ pub fn points(verdict: &Verdict) -> String {
     format!("{:+.1} points [{:.1}–{:.1}]", verdict.mean, verdict.low, verdict.high)
 }
 
-/// `40.0 ns ×60% | 125 ns ×40%`: the clusters of a cell's samples, each as (centre in ns,
-/// share from 0 to 1), lowest first.
-pub fn clusters(clusters: impl IntoIterator<Item = (f64, f64)>) -> String {
-    let one = |(centre, share): (f64, f64)| format!("{} ns ×{:.0}%", number(centre), share * 100.0);
-    clusters.into_iter().map(one).collect::<Vec<_>>().join(" | ")
-}
-
-/// [`clusters`] of what `stats::clusters` found.
+/// `40.0 ns ×60% | 125 ns ×40%`: the clusters `stats::clusters` found in a cell's samples, each
+/// as its centre in ns and its share, lowest first.
 pub fn found_clusters(found: &[stats::Cluster]) -> String {
-    clusters(found.iter().map(|cluster| (cluster.centre, cluster.share)))
+    let one = |cluster: &stats::Cluster| format!("{} ns ×{:.0}%", number(cluster.centre), cluster.share * 100.0);
+    found.iter().map(one).collect::<Vec<_>>().join(" | ")
 }
 
 /// `1 worker`, `2 workers`: a multi-thread runtime's worker threads, in words.
@@ -156,7 +151,6 @@ mod tests {
     fn clusters_read_as_centres_and_shares() {
         let found = stats::clusters(&[40.0, 41.0, 39.0, 124.0, 126.0]);
         assert_eq!(found_clusters(&found), "40.0 ns ×60% | 125 ns ×40%");
-        assert_eq!(clusters([(40.0, 0.6), (125.0, 0.4)]), found_clusters(&found));
     }
 
     #[test]

@@ -29,24 +29,20 @@ pub fn page(csv_name: &str, analysis: &Analysis, machines: &[Metadata]) -> Strin
          <style>{STYLE}</style>\n</head>\n<body>\n<h1>Which async channel for fan-in? <small>{name}</small></h1>\n"
     );
     if let [metadata] = machines {
-        let cpu = metadata.cpu_model.as_deref().unwrap_or("unknown CPU");
+        let cpu = escape(metadata.cpu_model.as_deref().unwrap_or("unknown CPU"));
+        let (cores, os, started) = (metadata.cores, escape(&metadata.os), escape(&metadata.started_utc));
         let _ = writeln!(
             out,
-            "<p class=\"note\">Measured on {} ({} cores, {}), started {}. Figures from this machine only: yours may \
-             differ with its cores and runtime.</p>",
-            escape(cpu),
-            metadata.cores,
-            escape(&metadata.os),
-            escape(&metadata.started_utc)
+            "<p class=\"note\">Measured on {cpu} ({cores} cores, {os}), started {started}. Figures from this machine \
+             only: yours may differ with its cores and runtime.</p>"
         );
     } else if machines.len() > 1 {
         let each: Vec<String> = machines.iter().map(|m| escape(&MachineId::of(Some(m)).to_string())).collect();
+        let (count, each) = (machines.len(), each.join("; "));
         let _ = writeln!(
             out,
-            "<p class=\"note\">Measured on {} machines: {}. Each table and plot names its machine; where the pick \
-             changes with the machine follows the tables.</p>",
-            machines.len(),
-            each.join("; ")
+            "<p class=\"note\">Measured on {count} machines: {each}. Each table and plot names its machine; where the \
+             pick changes with the machine follows the tables.</p>"
         );
     }
     out.push_str(&super::document::of(csv_name, analysis, Form::Full).render(Format::Html));
@@ -182,11 +178,9 @@ fn machine(out: &mut String, machines: &[Metadata]) {
             ("command line", metadata.command_line.join(" ")),
             ("started (UTC)", metadata.started_utc.clone()),
         ];
-        out.push_str("<table>\n");
-        for (name, value) in rows {
-            let _ = writeln!(out, "<tr><th>{name}</th><td>{}</td></tr>", escape(&value));
-        }
-        out.push_str("</table>\n");
+        let rows: String =
+            rows.map(|(name, value)| format!("<tr><th>{name}</th><td>{}</td></tr>\n", escape(&value))).concat();
+        let _ = write!(out, "<table>\n{rows}</table>\n");
     }
     out.push_str("</section>\n");
 }

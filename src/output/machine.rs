@@ -78,12 +78,9 @@ pub fn speeds(names: [&str; 2], old: Option<&MachineSpeed>, new: Option<&Machine
     let round_trip = reading("a round trip between cores", old.handoff_ns, new.handoff_ns);
     let step = |value: Option<f64>| value.map(|v| v * 100.0);
     let loop_step = reading("100 loop steps", step(old.loop_ns), step(new.loop_ns));
-    let parts: Vec<String> = [round_trip, loop_step].into_iter().flatten().collect();
+    let parts = [round_trip, loop_step].into_iter().flatten().collect::<Vec<_>>().join("; ");
     (!parts.is_empty()).then(|| {
-        format!(
-            "machine speed: {}; a machine slower by a ratio moves every figure of its runtime by about it",
-            parts.join("; ")
-        )
+        format!("machine speed: {parts}; a machine slower by a ratio moves every figure of its runtime by about it")
     })
 }
 

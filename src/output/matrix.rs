@@ -126,13 +126,10 @@ fn matrix(bands: &[Recommendation]) -> Table {
         let tasks = format!("{size} ({})", tasks_text(&tasks.into_iter().collect::<Vec<_>>()));
         let mut cells = vec![vec![Span::Text(runtime)], vec![Span::Text(mode)], vec![Span::Text(tasks)]];
         let first = of_row.iter().find(|band| band.speed.first().is_some()).copied();
-        for column in &columns {
-            let at = of_row.iter().find(|band| Column::of(band) == *column);
-            cells.push(match at {
-                Some(band) => cell(band, first.is_some_and(|first| changed(first, band))),
-                None => vec![Span::text("-")],
-            });
-        }
+        cells.extend(columns.iter().map(|column| match of_row.iter().find(|band| Column::of(band) == *column) {
+            Some(band) => cell(band, first.is_some_and(|first| changed(first, band))),
+            None => vec![Span::text("-")],
+        }));
         table.rows.push((None, cells));
     }
     table
@@ -170,33 +167,28 @@ fn changes(found: &[Across], cores: bool) -> Vec<Vec<Span>> {
             pair.2.push((change.verdict.mean.exp(), band.band.coord.runtime));
         }
     }
-    places
-        .into_iter()
-        .map(|(_, at, pairs)| {
-            let items: Vec<Vec<Span>> = pairs
-                .iter()
-                .map(|(other, pick, ratios)| {
-                    let (other, pick) = (&other.label(), &pick.label());
-                    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
-                    let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
-                    let by = if low == high { low } else { format!("{low}–{high}") };
-                    let bands = format::count(ratios.len() as u64, "band", "bands");
-                    let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
-                    let bands = match runtimes.as_slice() {
-                        [one] => format!("{bands}, {one}"),
-                        several => format!("{bands}: {}", several.join(" and ")),
-                    };
-                    vec![
-                        Span::channel(other, other),
-                        Span::Text(format!(" {by} behind ")),
-                        Span::channel(pick, pick),
-                        Span::Text(format!(" ({bands})")),
-                    ]
-                })
-                .collect();
-            [vec![Span::Text(format!("{at}: "))], fitted(&items, 110)].concat()
-        })
-        .collect()
+    let line = |(_, at, pairs): (Place, String, Pairs)| {
+        let items: Vec<Vec<Span>> = pairs.iter().map(|(other, pick, ratios)| behind(other, pick, ratios)).collect();
+        [vec![Span::Text(format!("{at}: "))], fitted(&items, 110)].concat()
+    };
+    places.into_iter().map(line).collect()
+}
+
+/// One pair of picks at a place: `kanal† 1.60×–2.04× behind crossfire† (2 bands, multi-thread)`,
+/// the range of the ratios found and the runtimes of their bands.
+fn behind(other: &Entry, pick: &Entry, ratios: &[(f64, RuntimeKind)]) -> Vec<Span> {
+    let (other, pick) = (&other.label(), &pick.label());
+    let (low, high) = ratios.iter().fold((f64::MAX, 0.0f64), |(l, h), &(r, _)| (l.min(r), h.max(r)));
+    let (low, high) = (format!("{low:.2}×"), format!("{high:.2}×"));
+    let by = if low == high { low } else { format!("{low}–{high}") };
+    let bands = format::count(ratios.len() as u64, "band", "bands");
+    let runtimes: Vec<&str> = first_seen(ratios.iter().map(|&(_, runtime)| runtime.name()));
+    let bands = match runtimes.as_slice() {
+        [one] => format!("{bands}, {one}"),
+        several => format!("{bands}: {}", several.join(" and ")),
+    };
+    let (by, bands) = (Span::Text(format!(" {by} behind ")), Span::Text(format!(" ({bands})")));
+    vec![Span::channel(other, other), by, Span::channel(pick, pick), bands]
 }
 
 /// The pick matrix of `analysis`, its legend, and where the machine and capacity change the pick;
@@ -225,9 +217,7 @@ pub fn section(analysis: &Analysis) -> Option<Section> {
         }
         lines.extend(places);
     }
-    if !lines.is_empty() {
-        blocks.push(Block::List(lines));
-    }
+    blocks.extend((!lines.is_empty()).then_some(Block::List(lines)));
     if !analysis.keep.is_empty() {
         let kept = bands.iter().map(|band| {
             let (runtime, mode, size) = Row::of(band).words();

@@ -16,6 +16,7 @@ use super::format::{count, number, thousands};
 use crate::results::analysis::Analysis;
 use crate::results::memory::{self as memory, DesignMemory, Kept, MemoryAnswer, MemoryRow, Range};
 use crate::results::order::first_seen;
+use crate::results::recommend::Recommendation;
 use crate::results::schema::columns;
 use crate::run::workload::Mode;
 
@@ -71,20 +72,13 @@ fn design_words(mode: Mode) -> &'static str {
 /// The answer's table of one design: a header row, then one row per channel.
 fn table(design: &DesignMemory) -> Vec<Vec<String>> {
     let head = ["channel", "at rest", "peak", "kept", "at rest/slot", "peak/slot", "kept/slot", "cells ok"];
-    let mut rows = vec![head.iter().map(|&text| text.to_owned()).collect::<Vec<_>>()];
+    let mut rows = vec![head.map(str::to_owned).to_vec()];
     for channel in &design.channels {
-        let per_channel = |moment: Option<crate::results::memory::Moment>| range(moment.map(|m| m.per_channel), bytes);
-        let slot = |moment: Option<crate::results::memory::Moment>| range(moment.map(|m| m.per_slot), per_slot);
-        rows.push(vec![
-            channel.channel.clone(),
-            per_channel(channel.rest),
-            per_channel(channel.peak),
-            per_channel(channel.kept),
-            slot(channel.rest),
-            slot(channel.peak),
-            slot(channel.kept),
-            format!("{}/{}", channel.ok_cells, channel.cells),
-        ]);
+        let moments = [channel.rest, channel.peak, channel.kept];
+        let held = moments.map(|moment| range(moment.map(|m| m.per_channel), bytes));
+        let per_slot = moments.map(|moment| range(moment.map(|m| m.per_slot), per_slot));
+        let ok = format!("{}/{}", channel.ok_cells, channel.cells);
+        rows.push([channel.channel.clone()].into_iter().chain(held).chain(per_slot).chain([ok]).collect());
     }
     rows
 }
@@ -119,37 +113,29 @@ pub fn console(answer: &MemoryAnswer) -> String {
 /// bytes in all at rest and kept after the burst, one design per column.
 pub fn room(rows: &[MemoryRow]) -> String {
     let mut text = String::new();
-    let groups = first_seen(rows.iter().map(|row| (row.tasks, row.capacity, row.record_bytes)));
-    for (participants, capacity, record) in groups {
-        let of_group =
-            |row: &&MemoryRow| (row.tasks, row.capacity, row.record_bytes) == (participants, capacity, record);
-        let rows: Vec<&MemoryRow> = rows.iter().filter(of_group).collect();
+    let group = |row: &MemoryRow| (row.tasks, row.capacity, row.record_bytes);
+    for (participants, capacity, record) in first_seen(rows.iter().map(group)) {
+        let rows: Vec<&MemoryRow> = rows.iter().filter(|row| group(row) == (participants, capacity, record)).collect();
+        let slots = thousands(capacity as f64);
+        let kind = record.by_value().map_or("shared".to_owned(), |bytes| format!("{bytes}-byte"));
         text += &format!(
-            "\nMemory for {participants} participants ({} slots, {} messages; `channel-bench memory` for more), \
-             heap bytes in all, at rest / kept after a burst:\n",
-            thousands(capacity as f64),
-            match record.by_value() {
-                Some(bytes) => format!("{bytes}-byte"),
-                None => "shared".to_owned(),
-            }
+            "\nMemory for {participants} participants ({slots} slots, {kind} messages; `channel-bench memory` for \
+             more), heap bytes in all, at rest / kept after a burst:\n"
         );
-        let mut table = vec![vec!["channel".to_owned()]];
-        for mode in Mode::ALL {
+        let header = Mode::ALL.map(|mode| {
             let channels = rows.iter().find(|row| row.mode == mode).map_or(0, |row| row.channels);
-            table[0].push(format!("{mode} ({})", count(channels as u64, "channel", "channels")));
-        }
+            format!("{mode} ({})", count(channels as u64, "channel", "channels"))
+        });
+        let mut table = vec![["channel".to_owned()].into_iter().chain(header).collect::<Vec<_>>()];
         for name in first_seen(rows.iter().map(|row| row.channel.as_str())) {
-            let mut line = vec![name.to_owned()];
-            for mode in Mode::ALL {
-                line.push(match rows.iter().find(|row| row.channel == name && row.mode == mode) {
-                    Some(row) if row.is_ok() => {
-                        format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
-                    }
-                    Some(row) => row.status.text().to_owned(),
-                    None => "-".to_owned(),
-                });
-            }
-            table.push(line);
+            let cell = |mode| match rows.iter().find(|row| row.channel == name && row.mode == mode) {
+                Some(row) if row.is_ok() => {
+                    format!("{} / {}", bytes(row.rest_bytes as f64), bytes(row.kept_bytes as f64))
+                }
+                Some(row) => row.status.text().to_owned(),
+                None => "-".to_owned(),
+            };
+            table.push([name.to_owned()].into_iter().chain(Mode::ALL.map(cell)).collect());
         }
         text += &aligned(&table);
     }
@@ -167,33 +153,32 @@ pub fn section(csv_name: &str, analysis: &Analysis) -> Option<Section> {
 
 /// [`section`], its memory figures read from the memory CSV named `source`.
 pub fn section_from(source: &str, analysis: &Analysis) -> Option<Section> {
-    let lines: Vec<Vec<Span>> = (analysis.bands.iter())
-        .filter(|band| band.memory.pick.is_some() || band.memory.least.is_some())
-        .map(|band| {
-            let b = &band.band;
-            let notes = super::format::group_notes(b.workers(), b.named_capacity(), &b.coord.setting.to_string());
-            let place = format!("{} {}{notes} {}: ", b.coord.runtime, b.coord.mode, super::summary::band_size(b));
-            let mut line = vec![Span::Text(place)];
-            match (&band.memory.pick, band.speed.first()) {
-                (Some(pick), _) => line.extend(kept(pick, "the pick ", &b.tasks)),
-                (None, Some(first)) => line.extend([
-                    Span::text("the pick "),
-                    super::summary::named(first),
-                    Span::text(" has no memory row measured ok at each task count"),
-                ]),
-                (None, None) => line.push(Span::text("no pick")),
+    let line = |band: &Recommendation| {
+        let b = &band.band;
+        let notes = super::format::group_notes(b.workers(), b.named_capacity(), &b.coord.setting.to_string());
+        let place = format!("{} {}{notes} {}: ", b.coord.runtime, b.coord.mode, super::summary::band_size(b));
+        let mut line = vec![Span::Text(place)];
+        match (&band.memory.pick, band.speed.first()) {
+            (Some(pick), _) => line.extend(kept(pick, "the pick ", &b.tasks)),
+            (None, Some(first)) => line.extend([
+                Span::text("the pick "),
+                super::summary::named(first),
+                Span::text(" has no memory row measured ok at each task count"),
+            ]),
+            (None, None) => line.push(Span::text("no pick")),
+        }
+        match (&band.memory.least, &band.memory.pick) {
+            (Some(least), Some(pick)) if least.channel == pick.channel => line.push(Span::text("; it keeps least")),
+            (Some(least), _) => {
+                line.push(Span::text("; least: "));
+                line.extend(kept(least, "", &b.tasks));
             }
-            match (&band.memory.least, &band.memory.pick) {
-                (Some(least), Some(pick)) if least.channel == pick.channel => line.push(Span::text("; it keeps least")),
-                (Some(least), _) => {
-                    line.push(Span::text("; least: "));
-                    line.extend(kept(least, "", &b.tasks));
-                }
-                (None, _) => {}
-            }
-            line
-        })
-        .collect();
+            (None, _) => {}
+        }
+        line
+    };
+    let bands = analysis.bands.iter().filter(|band| band.memory.pick.is_some() || band.memory.least.is_some());
+    let lines: Vec<Vec<Span>> = bands.map(line).collect();
     let intro = format!(
         "From `{source}`: the heap bytes each band's pick keeps once idle after a burst (all the channels of a cell together: \
          one in cloned-send, one per task in merged-recv), and the channel of the band that keeps least over its task \
@@ -226,12 +211,11 @@ fn aligned(rows: &[Vec<String>]) -> String {
     let widths: Vec<usize> = (0..rows[0].len())
         .map(|column| rows.iter().map(|row| row[column].chars().count()).max().unwrap_or(0))
         .collect();
-    let mut text = String::new();
-    for row in rows {
+    let line = |row: &Vec<String>| {
         let cells: Vec<String> = row.iter().zip(&widths).map(|(cell, &width)| format!("{cell:<width$}")).collect();
-        text += &format!("  {}\n", cells.join("  ").trim_end());
-    }
-    text
+        format!("  {}\n", cells.join("  ").trim_end())
+    };
+    rows.iter().map(line).collect()
 }
 
 /// `rows` as a Markdown table, the first its header.
@@ -253,28 +237,15 @@ pub fn markdown(command: &str, rows: &[MemoryRow], answer: &MemoryAnswer) -> Str
         text += &format!("\n{}\n", least_line(design));
     }
     text += "\n## Every cell\n\nBytes of all the cell's channel instances together.\n\n";
-    let head = [
-        "channel",
-        "mode",
-        "tasks",
-        "capacity",
-        "record",
-        "at rest",
-        "peak",
-        "drained",
-        "kept",
-        "after drop",
-        "status",
-    ];
-    let mut table = vec![head.map(str::to_owned).to_vec()];
-    for row in rows {
+    let head = "channel|mode|tasks|capacity|record|at rest|peak|drained|kept|after drop|status".split('|');
+    let cells = rows.iter().map(|row| {
         let bytes = [row.rest_bytes, row.peak_bytes, row.drained_bytes, row.kept_bytes, row.after_drop_bytes];
         let (capacity, status) = (thousands(row.capacity as f64), row.status.text().to_owned());
         let place =
             [row.channel.clone(), row.mode.to_string(), row.tasks.to_string(), capacity, row.record_bytes.to_string()];
-        table.push(place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect());
-    }
-    text += &markdown_table(&table);
+        place.into_iter().chain(bytes.map(|b| self::bytes(b as f64))).chain([status]).collect()
+    });
+    text += &markdown_table(&[vec![head.map(str::to_owned).collect()], cells.collect()].concat());
     text
 }
 

@@ -15,19 +15,18 @@ use crate::run::workload::{MIN_TASK_SLOTS, thousands};
 pub fn section(analysis: &Analysis) -> Option<Section> {
     let open: Vec<Vec<Span>> = analysis.open.iter().map(line).collect();
     // A note per multi-thread worker count above its machine's cores (`plan::oversubscribed`).
-    let oversubscribed = analysis.oversubscribed.iter().map(|&(workers, cores)| {
-        vec![Span::Text(format!("note: {}", crate::plan::oversubscribed(&workers.to_string(), cores)))]
-    });
-    let mut said: Vec<Vec<Span>> = oversubscribed.collect();
-    said.extend(analysis.unkept.iter().map(|unkept| vec![Span::Text(format!("note: {}", unkept_line(unkept)))]));
+    let oversubscribed = analysis.oversubscribed.iter();
+    let mut notes: Vec<String> =
+        oversubscribed.map(|&(workers, cores)| crate::plan::oversubscribed(&workers.to_string(), cores)).collect();
+    notes.extend(analysis.unkept.iter().map(unkept_line));
     if analysis.messages.iter().any(|&messages| messages != DEFAULT_MESSAGES) {
-        said.push(vec![Span::Text(format!(
-            "note: samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the \
-             answer is for that workload, and a default run's may differ"
-        ))]);
+        notes.push(format!(
+            "samples here moved other than the default {DEFAULT_MESSAGES} messages (--quick moves fewer): the answer \
+             is for that workload, and a default run's may differ"
+        ));
     }
-    let open = (!open.is_empty()).then_some(Block::List(open));
-    let blocks: Vec<Block> = open.into_iter().chain(said.into_iter().map(Block::Para)).collect();
+    let notes = notes.into_iter().map(|note| Block::Para(vec![Span::Text(format!("note: {note}"))]));
+    let blocks: Vec<Block> = (!open.is_empty()).then_some(Block::List(open)).into_iter().chain(notes).collect();
     (!blocks.is_empty()).then_some(Section { id: "open", on: On::Page, heading: None, blocks })
 }
 
@@ -44,12 +43,11 @@ pub fn unkept_line(unkept: &Unkept) -> String {
         Unkept::Floor { capacity, held } => {
             let tasks: Vec<String> = held.iter().map(|&(tasks, _)| tasks.to_string()).collect();
             let all: Vec<String> = held.iter().map(|&(_, all)| thousands(&all.to_string())).collect();
+            let (tasks, all, asked) = (and_list(&tasks), and_list(&all), thousands(&capacity.to_string()));
             format!(
-                "--capacity {asked} in merged-recv at {} tasks: measured at {MIN_TASK_SLOTS} slots a task's channel (the \
-                 least it gets), {} slots in all, not {asked}; --task-capacity N gives each task's channel N slots",
-                and_list(&tasks),
-                and_list(&all),
-                asked = thousands(&capacity.to_string()),
+                "--capacity {asked} in merged-recv at {tasks} tasks: measured at {MIN_TASK_SLOTS} slots a task's \
+                 channel (the least it gets), {all} slots in all, not {asked}; --task-capacity N gives each task's \
+                 channel N slots"
             )
         }
         Unkept::Batch { batch, capacity, mode, slots } => format!(
@@ -75,11 +73,8 @@ fn and_list(items: &[String]) -> String {
 fn line(open: &Open) -> Vec<Span> {
     let band = &open.band;
     let leader = band.speed.first().map_or("", |first| first.channel.as_str());
-    let at = if band.band.names_capacity || band.band.names_machine {
-        format!(" {}", super::format::section(&band.band))
-    } else {
-        String::new()
-    };
+    let named = band.band.names_capacity || band.band.names_machine;
+    let at = if named { format!(" {}", super::format::section(&band.band)) } else { String::new() };
     let workers = super::format::threads(band.band.coord.runtime, band.band.coord.workers);
     let (runtime, mode, size) = (band.band.coord.runtime.name(), band.band.coord.mode.name(), band.band.size.name());
     let decides = match open.needed {

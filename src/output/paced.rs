@@ -106,9 +106,7 @@ fn table(bands: &[PacedBand]) -> Table {
             leaders(&band.cpu, (cpu, |entry| entry.cpu_ns.map_or(String::new(), duration)), true),
             leaders(&band.overflow, (overflow, |entry| percent(entry.overflow_share)), false),
         ]);
-        if with_not_ranked {
-            cells.push(vec![Span::Text(not_ranked(band))]);
-        }
+        cells.extend(with_not_ranked.then(|| vec![Span::Text(not_ranked(band))]));
         table.rows.push((Some(format::section(&band.band)), cells));
     }
     table
@@ -186,9 +184,7 @@ pub fn html_section(cells: &CellsFile, bands: &[PacedBand]) -> String {
         return String::new();
     }
     let mut out = format!("<section id=\"latency-cells\">\n<h2>{}, channel by channel</h2>\n", capitalized(HEADING),);
-    for band in bands {
-        out.push_str(&band_table(band));
-    }
+    out.extend(bands.iter().map(band_table));
     out.push_str("<div class=\"plots\">\n");
     let p99 = |cell: &CellResult| Some(((cell.tasks, cell.paced.as_ref()?.latency?.p99 as f64 / 1e3, &[][..]), None));
     for (first, series) in svg::panels(paced.iter().map(|(cell, _)| *cell).filter(|cell| p99(cell).is_some()), p99) {

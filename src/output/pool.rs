@@ -14,19 +14,17 @@ use crate::run::measure::RuntimeKind;
 pub fn noise_line(runs: usize) -> String {
     let percent = |runtime, paired| format!("{:.1}%", Metric::Speed.drift(runtime, paired) * 100.0);
     let (current, multi) = (RuntimeKind::CurrentThread, RuntimeKind::MultiThread);
+    let [[current_paired, multi_paired], [current_unpaired, multi_unpaired]] =
+        [true, false].map(|paired| [current, multi].map(|runtime| percent(runtime, paired)));
+    let (verdict, change) = (VERDICT_CONFIDENCE * 100.0, CHANGE_CONFIDENCE * 100.0);
     let pooled = if runs > 1 { format!(", over the {runs} pooled runs") } else { String::new() };
     format!(
-        "verdicts: {:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
+        "verdicts: {verdict:.0}% intervals of the ratio of two channels' samples paired round by round (this run's own \
          spread{pooled}), widened where the run's own A/A pairs (each pair's early and late halves) fall outside \
          them more often than stated, and widened by the drift measured through the run; a run too short to split \
-         keeps a floor from A/A runs of a 2-core VM (sd {} current-thread, {} multi-thread; unpaired {} and {}); \
-         compare judges cells at {:.1}%, widened by the drift measured between its two files",
-        VERDICT_CONFIDENCE * 100.0,
-        percent(current, true),
-        percent(multi, true),
-        percent(current, false),
-        percent(multi, false),
-        CHANGE_CONFIDENCE * 100.0
+         keeps a floor from A/A runs of a 2-core VM (sd {current_paired} current-thread, {multi_paired} multi-thread; \
+         unpaired {current_unpaired} and {multi_unpaired}); compare judges cells at {change:.1}%, widened by the drift \
+         measured between its two files"
     )
 }
 
@@ -72,13 +70,9 @@ pub fn host_line(host: &HostNoise) -> String {
 /// (2 stretches, 2.40× slower), those cells measured again`: the run's typical readings of the
 /// machine, and its slow stretches, when it had some.
 fn machine_part(machine: &MachineSpeed) -> String {
-    let readings: Vec<String> = [
-        machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns))),
-        machine.loop_ns.map(|ns| format!("{} ns a loop step", number(ns))),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let handoff = machine.handoff_ns.map(|ns| format!("{} ns a round trip between cores", number(ns)));
+    let step = machine.loop_ns.map(|ns| format!("{} ns a loop step", number(ns)));
+    let readings: Vec<String> = handoff.into_iter().chain(step).collect();
     let slow = machine.slow_rounds.len();
     if slow == 0 {
         return format!("machine: {}; never slow", readings.join(", "));

@@ -20,12 +20,6 @@ pub(super) fn named<E>(entry: &Entry<E>) -> Span {
     Span::channel(entry.label(), &entry.channel)
 }
 
-/// The channels with caveats that the summary of `bands` names ([`ranked_names`]), in the order
-/// they are first named.
-pub fn caveated(bands: &[Recommendation]) -> Vec<&'static str> {
-    caveated_of(ranked_names(bands))
-}
-
 /// The channels the summary of `bands` names (leaders and next of every ranking), without
 /// ` via MERGE`, in order, repeats included.
 pub fn ranked_names(bands: &[Recommendation]) -> impl Iterator<Item = &str> {
@@ -75,9 +69,7 @@ fn caveat_item(name: &str, caveat: &Caveat, form: Form) -> Vec<Span> {
     };
     item.extend(prose(&format!(" ({}): {text} ", caveat.versions)));
     item.push(Span::Link(caveat.link_label(), caveat.link));
-    if form == Form::Full {
-        item.push(Span::Text(format!("; {}", caveat.evidence.label())));
-    }
+    item.extend((form == Form::Full).then(|| Span::Text(format!("; {}", caveat.evidence.label()))));
     item
 }
 
@@ -211,15 +203,14 @@ fn bounded_note(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     }
     channels.sort();
     channels.dedup();
+    let (who, whose) = match channels.as_slice() {
+        [one] => (format!("{one} was"), "its"),
+        _ => (format!("{} were each", channels.join(", ")), "their"),
+    };
     (!channels.is_empty()).then(|| {
         format!(
-            "(bounded): {} so far behind the fastest of {} group that samples were stopped at a bound; a \
-             figure marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")",
-            match channels.as_slice() {
-                [one] => format!("{one} was"),
-                _ => format!("{} were each", channels.join(", ")),
-            },
-            if channels.len() == 1 { "its" } else { "their" }
+            "(bounded): {who} so far behind the fastest of {whose} group that samples were stopped at a bound; a \
+             figure marked so is over the messages taken by then (docs/methodology.md, \"Bounded figures\")"
         )
     })
 }
@@ -319,16 +310,10 @@ pub fn versions_line(versions: &Versions) -> String {
         found.map(|found| format!("{} {}", found.crate_name, found.version)).collect::<Vec<_>>().join(", ")
     };
     let (run, build) = (list(Source::Run), list(Source::Build));
-    let mut parts = Vec::new();
-    if !run.is_empty() {
-        parts.push(format!("as the run's JSON records them: {run}"));
-    }
-    if !build.is_empty() {
-        let why =
-            if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
-        parts.push(format!("from this build's Cargo.lock{why}: {build}"));
-    }
-    format!("crate versions, {}", parts.join("; "))
+    let why = if versions.has_json { ", which the run's JSON lacks" } else { " (no JSON from the run beside the CSV)" };
+    let run = (!run.is_empty()).then(|| format!("as the run's JSON records them: {run}"));
+    let build = (!build.is_empty()).then(|| format!("from this build's Cargo.lock{why}: {build}"));
+    format!("crate versions, {}", run.into_iter().chain(build).collect::<Vec<_>>().join("; "))
 }
 
 /// What the column of the channels the user follows (`--keep`) is headed.
@@ -353,24 +338,19 @@ pub fn recv_many(bands: &[Recommendation], keep: &[String]) -> Option<String> {
     if !keep.iter().any(|channel| channel == "tokio-mpsc") {
         return None;
     }
-    let ahead: Vec<f64> = bands
-        .iter()
-        .filter_map(|band| {
-            let leaders = band.speed.leaders();
-            let many = leaders.iter().find(|entry| entry.channel == "tokio-recv-many")?;
-            let mpsc = band.speed.entries.iter().find(|entry| entry.channel == "tokio-mpsc")?;
-            let behind = mpsc.verdict.is_some_and(|verdict| verdict.call == Call::Higher);
-            behind.then(|| mpsc.value / many.value)
-        })
-        .collect();
-    let most = ahead.iter().copied().fold(0.0, f64::max);
+    let ahead = bands.iter().filter_map(|band| {
+        let many = band.speed.leaders().iter().find(|entry| entry.channel == "tokio-recv-many")?;
+        let mpsc = band.speed.entries.iter().find(|entry| entry.channel == "tokio-mpsc")?;
+        let behind = mpsc.verdict.is_some_and(|verdict| verdict.call == Call::Higher);
+        behind.then(|| mpsc.value / many.value)
+    });
+    let ahead: Vec<f64> = ahead.collect();
+    let (most, leads, all) = (ahead.iter().copied().fold(0.0, f64::max), ahead.len(), bands.len());
     (!ahead.is_empty()).then(|| {
         format!(
             "tokio-recv-many is tokio's mpsc received with `recv_many` (a batch per wake-up): the same channel. \
-             Where it leads (or ties the lead), tokio-mpsc is behind it beyond the noise, up to {most:.2}× ({} of {} \
-             bands here). Receiving with `recv_many` is the cheapest change a tokio user can make.",
-            ahead.len(),
-            bands.len()
+             Where it leads (or ties the lead), tokio-mpsc is behind it beyond the noise, up to {most:.2}× ({leads} of \
+             {all} bands here). Receiving with `recv_many` is the cheapest change a tokio user can make."
         )
     })
 }

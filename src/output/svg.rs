@@ -12,19 +12,14 @@ use crate::results::band::first_seen;
 use crate::results::band::slot;
 use crate::results::cells::{CellResult, FEWEST_SAMPLES};
 use crate::results::coord::Coord;
-use crate::run::workload::{Capacity, Merge};
+use crate::run::workload::Capacity;
 
 /// One channel's line in a panel.
 #[derive(Debug, Clone)]
 pub struct Series<'a> {
-    /// The channel's name, as in `--list-channels`.
-    pub channel: &'a str,
-    /// How merged-recv merged the receivers; `None` in cloned-send.
-    pub merge: Option<Merge>,
-    /// The line's name in the legend (`kanal`, `kanal via select-all`).
-    pub label: &'a str,
-    /// The line's colour (`results::colour`).
-    pub colour: &'a str,
+    /// The first cell of the line: its channel, merge, legend label and colour (`results::colour`)
+    /// are the line's.
+    pub cell: &'a CellResult,
     /// Per task count, ascending: the tasks, the mean ns/message, the `ok` samples.
     pub points: Vec<(u64, f64, &'a [f64])>,
     /// Per task count that has one, ascending: the tasks and the mean's interval, drawn as a
@@ -47,10 +42,8 @@ pub fn panels<'a>(
     for cell in cells {
         let series = &mut slot(&mut panels, |(first, _)| first.coord == cell.coord, || (cell, Vec::new())).1;
         let Some((point, band)) = point(cell) else { continue };
-        let (channel, merge, label, colour) = (&cell.channel, cell.merge, &cell.label, &cell.colour);
-        let new =
-            || Series { channel, merge, label, colour, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
-        let line = slot(series, |line| (line.channel, line.merge) == (channel, merge), new);
+        let new = || Series { cell, points: Vec::new(), band: Vec::new(), bounded: Vec::new() };
+        let line = slot(series, |line| (&line.cell.channel, line.cell.merge) == (&cell.channel, cell.merge), new);
         line.points.push(point);
         line.band.extend(band.map(|(low, high)| (point.0, low, high)));
         line.bounded.extend((cell.bounded > 0).then_some(point.0));
@@ -150,35 +143,29 @@ pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String 
         None => (0..).map(|k| k as f64 * step).take_while(|value| *value <= y_max + step / 2.0).collect(),
         Some(_) => (decades.0 as i32..=decades.1 as i32).map(|decade| 10f64.powi(decade)).collect(),
     };
+    let (right, bottom) = (LEFT + plot_w, TOP + plot_h);
     for value in ticks {
-        let at = y(value);
+        let (at, label_x, label_y) = (y(value), LEFT - 4.0, y(value) + 4.0);
         let _ = writeln!(
             svg,
-            "<line x1=\"{LEFT}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{value}</text>",
-            LEFT + plot_w,
-            LEFT - 4.0,
-            at + 4.0
+            "<line x1=\"{LEFT}\" x2=\"{right:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{label_x:.1}\" y=\"{label_y:.1}\" text-anchor=\"end\">{value}</text>"
         );
     }
     for tasks in tasks {
-        let at = x(tasks);
+        let (at, label_y) = (x(tasks), bottom + 14.0);
         let _ = writeln!(
             svg,
-            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{TOP}\" y2=\"{:.1}\" stroke=\"#eee\"/>\
-             <text x=\"{at:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{tasks}</text>",
-            TOP + plot_h,
-            TOP + plot_h + 14.0
+            "<line x1=\"{at:.1}\" x2=\"{at:.1}\" y1=\"{TOP}\" y2=\"{bottom:.1}\" stroke=\"#eee\"/>\
+             <text x=\"{at:.1}\" y=\"{label_y:.1}\" text-anchor=\"middle\">{tasks}</text>"
         );
     }
+    let (middle_x, middle_y, baseline) = (LEFT + plot_w / 2.0, TOP + plot_h / 2.0, height - 6.0);
     let _ = writeln!(
         svg,
         "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{plot_w:.1}\" height=\"{plot_h:.1}\" fill=\"none\" stroke=\"#888\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
-         <text transform=\"translate(14 {:.1}) rotate(-90)\" text-anchor=\"middle\">{unit}</text>",
-        LEFT + plot_w / 2.0,
-        height - 6.0,
-        TOP + plot_h / 2.0
+         <text x=\"{middle_x:.1}\" y=\"{baseline:.1}\" text-anchor=\"middle\">sending tasks (log2 axis)</text>\n\
+         <text transform=\"translate(14 {middle_y:.1}) rotate(-90)\" text-anchor=\"middle\">{unit}</text>"
     );
     lines(&mut svg, series, x, y, (unit, statistic));
     svg.push_str("</svg>\n");
@@ -190,62 +177,52 @@ pub fn panel(title: &Title, latency: Option<&str>, series: &[Series]) -> String 
 fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn(f64) -> f64, what: (&str, &str)) {
     let (unit, statistic) = what;
     for (row, line) in series.iter().enumerate() {
-        let colour = line.colour;
-        let name = escape(line.label);
-        let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| format!("{:.1},{:.1}", x(t), y(mean))).collect();
+        let colour = line.cell.colour.as_str();
+        let name = escape(&line.cell.label);
+        let at = |t: u64, value: f64| format!("{:.1},{:.1}", x(t), y(value));
+        let path: Vec<String> = line.points.iter().map(|&(t, mean, _)| at(t, mean)).collect();
         let _ = writeln!(svg, "<g class=\"series\" data-channel=\"{name}\" fill=\"{colour}\" stroke=\"{colour}\">");
         if !line.band.is_empty() {
-            let upper = line.band.iter().map(|&(t, _, high)| format!("{:.1},{:.1}", x(t), y(high)));
-            let lower = line.band.iter().rev().map(|&(t, low, _)| format!("{:.1},{:.1}", x(t), y(low)));
-            let outline: Vec<String> = upper.chain(lower).collect();
-            let _ = writeln!(
-                svg,
-                "<polygon class=\"band\" stroke=\"none\" fill-opacity=\"0.12\" points=\"{}\"/>",
-                outline.join(" ")
-            );
+            let upper = line.band.iter().map(|&(t, _, high)| at(t, high));
+            let lower = line.band.iter().rev().map(|&(t, low, _)| at(t, low));
+            let outline = upper.chain(lower).collect::<Vec<_>>().join(" ");
+            let _ =
+                writeln!(svg, "<polygon class=\"band\" stroke=\"none\" fill-opacity=\"0.12\" points=\"{outline}\"/>");
         }
         let _ = writeln!(svg, "<polyline fill=\"none\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
         for &(t, mean, samples) in &line.points {
             for &sample in samples {
+                let (cx, cy) = (x(t), y(sample));
                 let _ = writeln!(
                     svg,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2\" stroke=\"none\" fill-opacity=\"0.45\"/>",
-                    x(t),
-                    y(sample)
+                    "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"2\" stroke=\"none\" fill-opacity=\"0.45\"/>"
                 );
             }
             // A thin cell (fewer samples than the duels give a leader) is drawn hollow.
             let thin = !samples.is_empty() && samples.len() < FEWEST_SAMPLES;
             let (fill, stroke) = if thin { (" fill=\"white\" class=\"thin\"", colour) } else { ("", "white") };
+            let (cx, cy, count) = (x(t), y(mean), samples.len());
             let _ = writeln!(
                 svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"{stroke}\"{fill}><title>{name}, {t} tasks: \
-                 {statistic} {mean:.1} {unit}, {} samples</title></circle>",
-                x(t),
-                y(mean),
-                samples.len()
+                "<circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"3.5\" stroke=\"{stroke}\"{fill}><title>{name}, {t} tasks: \
+                 {statistic} {mean:.1} {unit}, {count} samples</title></circle>"
             );
             if line.bounded.contains(&t) {
-                let (cx, cy) = (x(t), y(mean));
+                let (left, top) = (cx - 5.0, cy - 5.0);
                 let _ = writeln!(
                     svg,
-                    "<path class=\"bounded\" fill=\"none\" stroke-width=\"1.5\" d=\"M{:.1},{:.1}l10,10m0,-10l-10,10\">\
-                     <title>{name}, {t} tasks: bounded (samples stopped at a bound, far behind its group's fastest)</title></path>",
-                    cx - 5.0,
-                    cy - 5.0
+                    "<path class=\"bounded\" fill=\"none\" stroke-width=\"1.5\" d=\"M{left:.1},{top:.1}l10,10m0,-10l-10,10\">\
+                     <title>{name}, {t} tasks: bounded (samples stopped at a bound, far behind its group's fastest)</title></path>"
                 );
             }
         }
-        let legend_y = TOP + 8.0 + 18.0 * row as f64;
-        let legend_x = WIDTH - RIGHT + 12.0;
-        let mark = if doc::caveats_of(line.channel).is_empty() { "" } else { doc::MARK };
+        let (legend_x, legend_y) = (WIDTH - RIGHT + 12.0, TOP + 8.0 + 18.0 * row as f64);
+        let (line_end, text_x, text_y) = (legend_x + 18.0, legend_x + 24.0, legend_y + 4.0);
+        let mark = if doc::caveats_of(&line.cell.channel).is_empty() { "" } else { doc::MARK };
         let _ = writeln!(
             svg,
-            "<line x1=\"{legend_x}\" x2=\"{:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" stroke-width=\"2\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" stroke=\"none\" fill=\"#222\">{name}{mark}</text>\n</g>",
-            legend_x + 18.0,
-            legend_x + 24.0,
-            legend_y + 4.0
+            "<line x1=\"{legend_x}\" x2=\"{line_end:.1}\" y1=\"{legend_y:.1}\" y2=\"{legend_y:.1}\" \
+             stroke-width=\"2\"/><text x=\"{text_x:.1}\" y=\"{text_y:.1}\" stroke=\"none\" fill=\"#222\">{name}{mark}</text>\n</g>"
         );
     }
 }
@@ -253,6 +230,7 @@ fn lines(svg: &mut String, series: &[Series], x: impl Fn(u64) -> f64, y: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::workload::Merge;
 
     #[test]
     fn panels_and_lines_are_grouped_by_the_coordinate_not_by_their_words() {
@@ -269,8 +247,10 @@ mod tests {
         let point = |cell: &CellResult| Some(((cell.tasks, 100.0, &[][..]), None));
         let panels = panels(&drawn, point);
         assert_eq!(panels.len(), 2, "two places, two panels");
-        let lines: Vec<Vec<(&str, Option<Merge>)>> =
-            panels.iter().map(|(_, series)| series.iter().map(|line| (line.channel, line.merge)).collect()).collect();
+        let lines: Vec<Vec<(&str, Option<Merge>)>> = panels
+            .iter()
+            .map(|(_, series)| series.iter().map(|line| (line.cell.channel.as_str(), line.cell.merge)).collect())
+            .collect();
         assert_eq!(lines, [vec![("kanal", None), ("kanal", Some(Merge::SelectAll))], vec![("kanal", None)]]);
     }
 
@@ -281,14 +261,19 @@ mod tests {
         assert_eq!(tick_step(7.0), 2.0);
     }
 
+    /// A cell of kanal, whose line the panels below draw.
+    fn kanal() -> CellResult {
+        let file = crate::results::load::hand_made(&[("kanal", 1, &[100.0, 110.0, 90.0], 0)]);
+        let table = crate::results::figures::Table::of(&file);
+        crate::results::cells::cells("x.csv", (&file, &table), &[], &[]).cells.remove(0)
+    }
+
     #[test]
     fn a_panel_has_a_line_and_a_dot_per_sample() {
+        let cell = kanal();
         let samples = [100.0, 110.0, 90.0];
         let series = [Series {
-            channel: "kanal",
-            merge: None,
-            label: "kanal",
-            colour: "#9467bd",
+            cell: &cell,
             points: vec![(1, 100.0, &samples[..]), (64, 80.0, &samples[..2])],
             band: vec![(1, 95.0, 105.0)],
             bounded: vec![64],
@@ -299,17 +284,15 @@ mod tests {
         assert_eq!(svg.matches("r=\"2\"").count(), 5);
         assert_eq!(svg.matches("class=\"band\"").count(), 1, "the mean's interval, shaded");
         assert_eq!(svg.matches("class=\"thin\"").count(), 1, "two samples at 64 tasks: hollow");
-        assert!(svg.contains("#9467bd") && svg.contains(">64</text>"), "{svg}");
+        assert!(svg.contains(&cell.colour) && svg.contains(">64</text>"), "{svg}");
     }
 
     #[test]
     fn latency_is_drawn_in_microseconds_on_decades_and_a_long_title_takes_two_lines() {
+        let cell = kanal();
         let samples = [0.8, 250.0];
         let series = [Series {
-            channel: "kanal",
-            merge: None,
-            label: "kanal",
-            colour: "#9467bd",
+            cell: &cell,
             points: vec![(1, 13.6, &samples[..]), (512, 0.9, &samples[..1])],
             band: Vec::new(),
             bounded: Vec::new(),

@@ -11,17 +11,11 @@ use crate::results::paced::PacedCell;
 
 /// Why each decision, on the page: its title and its explanation; `None` without any.
 pub fn explanations(analysis: &Analysis) -> Option<Section> {
-    let blocks: Vec<Block> = analysis
-        .decisions
-        .iter()
-        .flat_map(|decision| {
-            let title = vec![Span::Strong(vec![Span::Text(format!(
-                "Why the pick {}",
-                title(decision).replacen("For ", "for ", 1)
-            ))])];
-            [Block::Para(title), Block::Para(explanation(decision))]
-        })
-        .collect();
+    let blocks = analysis.decisions.iter().flat_map(|decision| {
+        let title = format!("Why the pick {}", title(decision).replacen("For ", "for ", 1));
+        [Block::Para(vec![Span::Strong(vec![Span::Text(title)])]), Block::Para(explanation(decision))]
+    });
+    let blocks: Vec<Block> = blocks.collect();
     (!blocks.is_empty()).then_some(Section { id: "decision-why", on: On::Page, heading: None, blocks })
 }
 
@@ -55,14 +49,13 @@ pub fn explanation(decision: &Decision) -> Vec<Span> {
         });
     }
     sentences.push("Another machine's cores change wake-ups most: measure there with ".to_owned());
-    let mut spans = vec![Span::Text(sentences.join(" "))];
-    spans.extend([
+    vec![
+        Span::Text(sentences.join(" ")),
         Span::Code(format!("channel-bench sfu --participants {n}")),
         Span::text(" ("),
         Span::Code("--workers N".to_owned()),
         Span::text(" for the threads tokio gets)."),
-    ]);
-    spans
+    ]
 }
 
 /// The explanation's first sentence: the pick's figure the decision weighed first, and how many
@@ -98,22 +91,17 @@ fn first_figure(decision: &Decision, (out, inside): (Option<&PacedCell>, Option<
 fn beyond(weighing: &Weighing) -> String {
     let better = |weigh: Weigh| format!("{} {}", words(weigh)[3], figure(weigh));
     let order = weighing.order();
-    let mut text = better(order[0]);
-    for pair in order.windows(2) {
-        text += &format!(", or {} and {}", words(pair[0])[4], better(pair[1]));
-    }
-    text
+    let then = order.windows(2).map(|pair| format!(", or {} and {}", words(pair[0])[4], better(pair[1])));
+    better(order[0]) + &then.collect::<String>()
 }
 
 /// The rule in two sentences: the order channels are taken in, and what passes one over.
 fn rule(decision: &Decision) -> String {
+    let (beyond, separated, resamples) = (beyond(&decision.weighing), percent(SEPARATED), resamples(decision));
     format!(
         "Channels are taken in an order no measurement can flip: {TIE_RULE}. The pick is the first with no known \
-         problem that no other is ahead of beyond the noise ({}) in {} of {} resamples of the run's rounds (drawn \
-         with replacement from a fixed seed, each round's channels together, as they met the host).",
-        beyond(&decision.weighing),
-        percent(SEPARATED),
-        resamples(decision)
+         problem that no other is ahead of beyond the noise ({beyond}) in {separated} of {resamples} resamples of the \
+         run's rounds (drawn with replacement from a fixed seed, each round's channels together, as they met the host)."
     )
 }
 

@@ -183,7 +183,7 @@ fn a_channel_with_caveats_is_marked_and_its_caveats_follow() {
         assert!(short.contains(&line), "{short}");
     }
     assert!(!text.contains("tokio-mpsc†") && caveats_of("tokio-mpsc").is_empty());
-    assert_eq!(caveated(&bands), ["kanal"]);
+    assert_eq!(caveated_of(ranked_names(&bands)), ["kanal"]);
 }
 
 #[test]
