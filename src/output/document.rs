@@ -23,6 +23,8 @@ pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
         .map(|latency| Section { on: if full { On::Page } else { On::Everywhere }, ..latency });
     let page = |section: Option<Section>| section.filter(|_| full);
     let sections = [
+        // Before the answer: what a busy host means for every figure and verdict below.
+        super::pool::busy_line(&analysis.host).map(|line| note("busy", On::Everywhere, line)),
         decision,
         super::matrix::section(analysis),
         page(super::decision::explanations(analysis)),

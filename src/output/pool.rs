@@ -1,6 +1,6 @@
 //! The lines that say how a summary's or a comparison's verdicts were made: the noise model
-//! (`results::noise`), with the runs it read ([`noise_line`]), and how noisy the host was, as
-//! the run measured it ([`host_line`]).
+//! (`results::noise`), with the runs it read ([`noise_line`]), how noisy the host was, as
+//! the run measured it ([`host_line`]), and what a busy host means for the answer ([`busy_line`]).
 
 use crate::output::format::{count, number, percent, thousands};
 use crate::results::host::HostNoise;
@@ -54,16 +54,30 @@ pub fn host_line(host: &HostNoise) -> String {
             .told_apart
             .map_or(String::new(), |apart| format!("; channels closer than {} stay tied", percent(apart)));
         let busy = match (runtime.busy, runtime.waited) {
-            (true, Some(waited)) => format!(
-                "busy host, its threads waited for a core {} of the time they were ready: figures of a busy host, \
-                 verdicts widened to hold on a free one; ",
-                percent(waited)
-            ),
+            (true, Some(waited)) => {
+                format!("busy host, its threads waited for a core {} of the time they were ready; ", percent(waited))
+            }
             _ => String::new(),
         };
         parts.push(format!("{}: {busy}{scale}{apart}", runtime.runtime));
     }
     format!("host noise: {}", parts.join("; "))
+}
+
+/// `busy host on multi-thread: …`: what the runtimes that ran on a busy host
+/// (`RuntimeNoise::busy`) mean for the answer, said before it; `None` when none did. How long
+/// their threads waited is the host line's ([`host_line`]).
+pub fn busy_line(host: &HostNoise) -> Option<String> {
+    let busy: Vec<String> =
+        host.runtimes.iter().filter(|runtime| runtime.busy).map(|r| r.runtime.to_string()).collect();
+    (!busy.is_empty()).then(|| {
+        format!(
+            "busy host on {}: other work kept the run's threads from their cores (how long: the host noise line), so \
+             its figures are a busy host's and its verdicts are widened to hold on a free one \
+             (docs/methodology.md#a-busy-host)",
+            busy.join(" and ")
+        )
+    })
 }
 
 /// `machine: 160 ns a round trip between cores, 0.950 ns a loop step; slow in 32% of rounds
@@ -134,9 +148,18 @@ mod tests {
             host_line(&host),
             "host noise: 12 of 1,200 samples left out (3 neighbours, 9 steal tick); current-thread: intervals \
              ×1.25 (96 A/A pairs, 12.5% outside before); channels closer than 3.10% stay tied; multi-thread: busy \
-             host, its threads waited for a core 46.0% of the time they were ready: figures of a busy host, verdicts \
-             widened to hold on a free one; too few rounds to calibrate"
+             host, its threads waited for a core 46.0% of the time they were ready; too few rounds to calibrate"
         );
+        assert_eq!(
+            busy_line(&host).as_deref(),
+            Some(
+                "busy host on multi-thread: other work kept the run's threads from their cores (how long: the host \
+                 noise line), so its figures are a busy host's and its verdicts are widened to hold on a free one \
+                 (docs/methodology.md#a-busy-host)"
+            )
+        );
+        host.runtimes.retain(|runtime| !runtime.busy);
+        assert_eq!(busy_line(&host), None, "no runtime busy, nothing said");
     }
 
     #[test]

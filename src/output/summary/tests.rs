@@ -206,3 +206,27 @@ fn a_channel_whose_tracker_was_not_read_is_marked_and_the_caveats_say_what_the_m
     assert!(text.contains("caveats (kanal†, fibre‡): x.md"), "{text}");
     assert_eq!(unread_of(["tokio-mpsc", "fibre", "kanal", "loole", "fibre", "mine"]), ["fibre", "loole"]);
 }
+
+#[test]
+fn a_busy_host_is_said_before_the_answer_in_every_form() {
+    let bands = recommend(&hand_made(&[("kanal", 1, &[100.0; 5], 0), ("flume", 1, &[200.0; 5], 0)]));
+    let mut analysis = analysis(&bands);
+    let runtime = |runtime, busy| crate::results::host::RuntimeNoise {
+        runtime,
+        scale: None,
+        pairs: 0,
+        outside: None,
+        told_apart: None,
+        waited: Some(if busy { 0.46 } else { 0.002 }),
+        busy,
+    };
+    analysis.host.runtimes = vec![runtime(RuntimeKind::MultiThread, false), runtime(RuntimeKind::CurrentThread, false)];
+    for free in [console(&analysis), page(&analysis), short_markdown("x.csv", &analysis)] {
+        assert!(!free.contains("busy host on"), "{free}");
+    }
+    analysis.host.runtimes[0].busy = true;
+    for busy in [console(&analysis), page(&analysis), short_markdown("x.csv", &analysis)] {
+        let first = busy.lines().find(|line| !line.trim().is_empty()).unwrap_or_default();
+        assert!(first.contains("busy host on multi-thread: other work kept the run's threads"), "{busy}");
+    }
+}
