@@ -166,6 +166,7 @@ pub fn run(
             }
         };
         visiting.retain(|members| !members.is_empty());
+        let measured_again: usize = again.iter().map(Vec::len).sum();
         visiting.extend(again);
         if visiting.is_empty() || spent(&mut dueling, &rows) {
             if let (true, Some(clock)) = (visiting.is_empty(), &dueling) {
@@ -180,7 +181,7 @@ pub fn run(
             (None, Some(kind)) => kind,
             (None, None) => Pass::Screening,
         };
-        console.round(pass, count, kind);
+        console.round(pass, (count, measured_again), kind);
         for members in visiting {
             if spent(&mut dueling, &rows) {
                 break 'sweep;

@@ -123,12 +123,13 @@ impl Console {
         self.bar.set_message(format!("{} #{sample}", cell.label()));
     }
 
-    /// Starts the `number`th round of the groups it visits, `cells` cells in all, with a line on
-    /// stdout: a screening round (up to `--samples`), a round that measures again the cells
-    /// screening left short, or a duel round, given the duels' time left of their bound. The
-    /// last two add their cells to the bar's length.
-    pub fn round(&self, number: usize, cells: usize, pass: Pass) {
-        let line = match pass {
+    /// Starts the `number`th round of the groups it visits, `cells` cells in all, `again` of them
+    /// in rounds the machine read slow, measured again, with a line on stdout: a screening round
+    /// (up to `--samples`), a round that measures again the cells screening left short, or a duel
+    /// round, given the duels' time left of their bound. The last two add their cells to the
+    /// bar's length, a screening round those it measures again.
+    pub fn round(&self, number: usize, (cells, again): (usize, usize), pass: Pass) {
+        let mut line = match pass {
             Pass::Screening => format!("screening round {number}: {cells} cells"),
             Pass::LeftShort => format!("round {number}: {cells} cells that screening left short, measured again"),
             Pass::Duel { left, bound } => format!(
@@ -137,9 +138,11 @@ impl Console {
                 bound.as_secs_f64()
             ),
         };
-        if !matches!(pass, Pass::Screening) {
-            self.bar.inc_length(cells as u64 * self.builds);
+        if again > 0 {
+            line.push_str(&format!(" ({again} of a round the machine read slow, measured again)"));
         }
+        let added = if matches!(pass, Pass::Screening) { again } else { cells };
+        self.bar.inc_length(added as u64 * self.builds);
         self.bar.set_prefix(line.clone());
         self.print(line);
     }

@@ -235,18 +235,18 @@ pub fn wall_time_line(plan: &Plan) -> String {
 
 /// The line the run's end prints when its wall time `took` was more than [`ESTIMATE_OFF_BY`]
 /// times off the estimate `expected`, either way; `None` within it. A run longer than its
-/// estimate blames the host only when the host was measured `busy` (`results::host::NOISY_SHARE`
+/// estimate blames the host only when the host was measured `noisy` (`results::host::NOISY_SHARE`
 /// of the run's samples left out as disturbed, `left_out` being their share); else the estimate.
-pub fn off_line(expected: Duration, took: Duration, (left_out, busy): (f64, bool)) -> Option<String> {
+pub fn off_line(expected: Duration, took: Duration, (left_out, noisy): (f64, bool)) -> Option<String> {
     let ratio = took.as_secs_f64() / expected.as_secs_f64().max(1e-3);
     let why = if ratio < 1.0 {
         "this machine was faster than the estimate assumes".to_owned()
-    } else if busy {
-        format!("the host was busy: {:.0}% of the samples were left out as disturbed", left_out * 100.0)
+    } else if noisy {
+        format!("the host was noisy: {:.0}% of the samples were left out as disturbed", left_out * 100.0)
     } else {
         format!(
             "the estimate fell short for this run ({:.0}% of the samples left out as disturbed: the host was not \
-             measured busy)",
+             measured noisy)",
             left_out * 100.0
         )
     };
@@ -454,10 +454,10 @@ mod tests {
         let (ten, second) = (Duration::from_secs(10), Duration::from_secs(1));
         assert_eq!(off_line(ten, ten * 3 / 2, (0.5, true)), None);
         assert_eq!(off_line(ten, ten * 2 / 3 + second, (0.0, false)), None);
-        let busy = off_line(ten, ten * 2, (0.17, true)).unwrap();
+        let noisy = off_line(ten, ten * 2, (0.17, true)).unwrap();
         assert!(
-            busy.contains("took 20s, 2.0× the estimate of about 10s: the host was busy: 17% of the samples"),
-            "{busy}"
+            noisy.contains("took 20s, 2.0× the estimate of about 10s: the host was noisy: 17% of the samples"),
+            "{noisy}"
         );
         let calm = off_line(ten, ten * 2, (0.01, false)).unwrap();
         assert!(calm.contains("the estimate fell short for this run (1% of the samples"), "{calm}");
