@@ -194,7 +194,10 @@ fn any_existing_file_of_the_output_set_refuses_the_sweep() {
     let inode = std::fs::metadata(out.with_extension("md")).unwrap().ino();
     bounded().args(TINY).arg("--out").arg(&out).arg("--force").assert().success();
     let markdown = std::fs::read_to_string(out.with_extension("md")).unwrap();
-    assert!(markdown.starts_with("### Which channel\n\n") && markdown.contains("From `run.csv`"), "{markdown}");
+    assert!(
+        common::answer(&markdown).starts_with("### Which channel\n\n") && markdown.contains("From `run.csv`"),
+        "{markdown}"
+    );
     assert_eq!(std::fs::metadata(out.with_extension("md")).unwrap().ino(), inode);
 }
 
@@ -232,14 +235,17 @@ fn summary_and_report_on_a_sweeps_own_csv_answer_and_leave_its_files_alone_witho
     let printed = bounded().args(["summary", "--out", "-"]).arg(&csv).output().unwrap();
     assert!(printed.status.success());
     let printed = String::from_utf8(printed.stdout).unwrap();
-    assert!(printed.starts_with("### Which channel\n\n") && printed.contains("From `run.csv`"), "{printed}");
+    assert!(
+        common::answer(&printed).starts_with("### Which channel\n\n") && printed.contains("From `run.csv`"),
+        "{printed}"
+    );
     let elsewhere = dir.path().join("elsewhere.md");
     bounded().args(["summary", "--out"]).arg(&elsewhere).arg(&csv).assert().success();
-    assert!(std::fs::read_to_string(&elsewhere).unwrap().starts_with("### Which channel"));
+    assert!(common::answer(&std::fs::read_to_string(&elsewhere).unwrap()).starts_with("### Which channel"));
     assert_eq!(std::fs::read_to_string(&markdown).unwrap(), "the user's notes");
 
     bounded().args(["summary", "--force"]).arg(&csv).assert().success();
-    assert!(std::fs::read_to_string(&markdown).unwrap().starts_with("### Which channel"));
+    assert!(common::answer(&std::fs::read_to_string(&markdown).unwrap()).starts_with("### Which channel"));
 
     // A FIFO in its place is refused, with --force too, without waiting for a reader.
     std::fs::remove_file(&markdown).unwrap();

@@ -79,3 +79,12 @@ pub fn column(path: &Path, name: &str) -> usize {
     let mut reader = csv::Reader::from_path(path).unwrap();
     reader.headers().unwrap().iter().position(|column| column == name).unwrap_or_else(|| panic!("no column {name}"))
 }
+
+/// An answer (a summary, its Markdown) from the answer itself on: past the line that says a busy
+/// host, which comes first when the host running the tests kept a sweep's threads from their cores.
+pub fn answer(text: &str) -> &str {
+    match text.strip_prefix("busy host on ") {
+        Some(rest) => rest.split_once("\n\n").map_or("", |(_, answer)| answer),
+        None => text,
+    }
+}
