@@ -295,7 +295,7 @@ impl Written {
             return Err(usage(if beside {
                 format!("{shown} ends in .{extension}: the {what} would overwrite it; give the CSV a .csv name")
             } else {
-                format!("--out {shown} is a CSV given: the {what} would overwrite it; give another path")
+                format!("--out {shown} is one of the CSVs read: the {what} would overwrite it; give another path")
             }));
         }
         if beside && !args.force && paths::examine(&path).is_ok_and(|found| found == Found::Regular) {
