@@ -12,7 +12,8 @@
 //! - **Left short**: after screening, unless `--max-time` is 0, up to `--samples` passes measure again the cells it left
 //!   with fewer kept samples than it gave every cell, some left out as disturbed (`refill`), so
 //!   that no cell's figure stands on one sample where its neighbours' stand on two.
-//! - **Duels**: passes over the bands whose answer is still open ([`duels`]), until nothing is
+//! - **Duels**: passes over the bands whose answer is still open ([`duels`]), and over the cells
+//!   left with no kept sample, until nothing is
 //!   open or they have taken `--max-time` × the cells (`Plan::duel_cells`), and past that, on a host whose
 //!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
 //!   half the sweep's time again at most (`plan::estimate::duels_bound`).

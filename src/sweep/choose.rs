@@ -97,7 +97,8 @@ pub(super) fn still_open(file: &ResultsFile, plan: &crate::plan::Plan, left: Dur
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
 /// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
-/// two (a cell screening left [`short`] was measured again before the duels: [`refill`]). Every
+/// two (a cell screening left [`short`] was measured again before the duels: [`refill`]), and
+/// wherever a cell has no kept sample ([`bare`]), a round of it. Every
 /// round measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
 /// time they have left, a band that time would likely not decide is not dueled
 /// (`Standing::out_of_reach`).
@@ -152,7 +153,9 @@ pub(super) fn duels(
                 let key = &cells[at].key;
                 file.cells.get(key).is_some_and(|c| c.ok.len() < duel_samples(key))
             });
-            let chosen = |at: &usize| channels.contains(&&cells[*at].key.channel) || (thin && fastest.contains(at));
+            let chosen = |at: &usize| {
+                channels.contains(&&cells[*at].key.channel) || (thin && fastest.contains(at)) || bare(cells, file, *at)
+            };
             let members: Vec<usize> = group.iter().copied().filter(chosen).collect();
             // A round of its group measures every kept channel too: its samples keep pace with the leader's.
             let kept = |at: &usize| keep.contains(&cells[*at].key.channel.as_str()) && !members.contains(at);
@@ -160,8 +163,18 @@ pub(super) fn duels(
                 if members.len() > 1 { group.iter().copied().filter(kept).collect() } else { Vec::new() };
             [members, kept].concat()
         })
-        .filter(|members: &Vec<usize>| members.len() > 1)
+        .filter(|members: &Vec<usize>| members.len() > 1 || members.iter().any(|&at| bare(cells, file, at)))
         .collect()
+}
+
+/// Whether the flat-out cell `at` is left with no kept sample in `file`, its samples all left out
+/// as disturbed ([`short`] of one): the duels measure it again in every pass, since a channel
+/// without a figure at one of a band's task counts is not ranked in that band. Screening can
+/// leave such a cell whole where the run's end does not: whether the host was busy, which
+/// decides whether a sample kept from its cores is left out, is read on the rows so far.
+fn bare(cells: &[Progress], file: &ResultsFile, at: usize) -> bool {
+    let key = &cells[at].key;
+    key.coord.setting.pace_ns.is_none() && !cells[at].finished && short(file, key, 1)
 }
 
 /// Whether `key`'s cell in `file` is left with fewer `ok` samples than the `screened` rounds gave

@@ -333,6 +333,33 @@ fn a_flat_out_cell_left_short_is_measured_again_and_a_paced_one_left_to_its_own_
     }
 }
 
+#[test]
+fn a_flat_out_cell_with_no_sample_kept_is_measured_again_in_every_duel_pass() {
+    // One group of two channels: flume with its duels' samples kept, kanal with `kanal` kept, two
+    // samples of each left out.
+    let args = ["channel-bench", "--channels", "flume,kanal", "--tasks", "8", "--runtimes", "multi-thread"];
+    let more = ["--modes", "cloned-send", "--capacity", "1024"];
+    for (paced, kanal, measured) in [
+        (&[][..], vec![], vec![1]),
+        (&[][..], vec![2.0; 5], vec![]),
+        (&["--pace", "20ms", "--duration", "100ms"][..], vec![], vec![]),
+    ] {
+        let cli = crate::cli::Cli::try_parse_from([&args[..], &more, paced].concat()).unwrap();
+        let plan = Plan::with_extra(cli.sweep, &[]).unwrap();
+        let progress = |cell: Cell| Progress { key: key_of(&cell), cell, samples: Vec::new(), finished: false };
+        let cells: Vec<Progress> = plan.cells().into_iter().map(progress).collect();
+        let mut file = ResultsFile::default();
+        for progress in &cells {
+            let ok = if progress.key.channel == "kanal" { kanal.clone() } else { vec![1.0, 1.1, 0.9, 1.0, 1.05] };
+            let samples = crate::results::load::CellSamples { ok, disturbed: vec![3.0, 3.0], ..Default::default() };
+            file.cells.insert(progress.key.clone(), samples);
+            file.order.push(progress.key.clone());
+        }
+        let rounds = duels(&groups(&cells), &cells, &file, (&[], &Default::default()), None);
+        assert_eq!(rounds.concat(), measured, "{paced:?}, kanal kept {kanal:?}");
+    }
+}
+
 /// A paced room of 8 participants, flume, async-channel and tachyonix (none with a known
 /// problem), both phases, on `place`: each channel's samples per phase, in (channel, phase) order.
 fn room(place: &mut Synthetic) -> Vec<(String, String, usize)> {
