@@ -194,7 +194,7 @@ pub fn cells(
 
 /// `runtime/mode/tasks=T/channel`, and `/setting` when there is one.
 fn short_name(key: &CellKey) -> String {
-    let (coord, channel) = (&key.coord, key.channel_label());
+    let (coord, channel) = (&key.coord, channel_label(&key.channel, key.merge));
     let name = format!("{}/{}/tasks={}/{channel}", coord.runtime, coord.mode, key.tasks);
     if key.coord.setting.is_default() { name } else { format!("{name}/{}", key.coord.setting) }
 }
