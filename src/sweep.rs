@@ -9,14 +9,15 @@
 //! - **Measured again**: from the second pass on, a round lost to a slow machine (its samples
 //!   left out: `results::load::MachineSpeed`) is measured again with the same channels, once the
 //!   machine reads typical again (`again`).
-//! - **Left short**: after screening, unless `--max-time` is 0, up to `--samples` passes measure again the cells it left
-//!   with fewer kept samples than it gave every cell, some left out as disturbed (`refill`), so
-//!   that no cell's figure stands on one sample where its neighbours' stand on two.
+//! - **Left short**: after screening, unless `--max-time` is 0, up to `--samples` passes measure
+//!   again the cells it left with fewer kept samples than it gave every cell, some left out as
+//!   disturbed (`refill`), so that no cell's figure stands on one sample where its neighbours'
+//!   stand on two.
 //! - **Duels**: passes over the bands whose answer is still open ([`duels`]), and over the cells
-//!   left with no kept sample, until nothing is
-//!   open or they have taken `--max-time` × the cells (`Plan::duel_cells`), and past that, on a host whose
-//!   samples so far were noisy (`results::host::NOISY_SHARE` left out), over bands still open,
-//!   half the sweep's time again at most (`plan::estimate::duels_bound`).
+//!   left with no kept sample, until nothing is open or they have taken `--max-time` × the cells
+//!   (`Plan::duel_cells`), and past that, on a host whose samples so far were noisy
+//!   (`results::host::NOISY_SHARE` left out), over bands still open, half the sweep's time again
+//!   at most (`plan::estimate::duels_bound`).
 //!
 //! Each sample goes to the CSV (flushed) and to the rows in memory that screening and the duels
 //! read. The console shows progress per pass and, at the end, every cell's line.
@@ -156,14 +157,13 @@ pub fn run(
             if pass > 1 && place.screens() { again::measure_again(&cells, &rows, &mut replaced) } else { Vec::new() };
         let before =
             if dueling.is_none() { before_duels(pass, plan, (&groups, &cells, &rows), place, &again) } else { None };
-        if before.is_none() && dueling.is_none() {
-            let noisy = duels_bound(budget, started.elapsed());
-            dueling = Some(Clock { started: Instant::now(), bound: budget, noisy: Some(noisy) });
-        }
         let (mut visiting, before) = match before {
             Some((members, kind)) => (members, Some(kind)),
             None => {
-                (duel_pass(plan, (&groups, &cells, &rows), place, dueling.as_ref().and_then(Clock::past_budget))?, None)
+                // The duels' clock starts with their first pass.
+                let noisy = Some(duels_bound(budget, started.elapsed()));
+                let clock = dueling.get_or_insert_with(|| Clock { started: Instant::now(), bound: budget, noisy });
+                (duel_pass(plan, (&groups, &cells, &rows), place, clock.past_budget())?, None)
             }
         };
         visiting.retain(|members| !members.is_empty());
@@ -177,11 +177,9 @@ pub fn run(
         }
         visiting.shuffle(&mut generator);
         let count = visiting.iter().map(Vec::len).sum();
-        let kind = match (&dueling, before) {
-            (Some(clock), _) => Pass::Duel { left: clock.left().0, bound: clock.left().1 },
-            (None, Some(kind)) => kind,
-            (None, None) => Pass::Screening,
-        };
+        // A pass before the duels says what it is; a duel pass, the duels' time left of their bound.
+        let duel = |clock: &Clock| Pass::Duel { left: clock.left().0, bound: clock.left().1 };
+        let kind = before.or_else(|| dueling.as_ref().map(duel)).unwrap_or(Pass::Screening);
         console.round(pass, (count, measured_again), kind);
         for members in visiting {
             if spent(&mut dueling, &rows) {
@@ -205,8 +203,9 @@ pub fn run(
 /// The groups pass `pass` visits before the duels, each its members, and what the pass is: every
 /// cell in the first pass (and in each screening pass of a `place` that does not screen), those
 /// not [`behind`] in the later screening passes, then, unless `--max-time` is 0, up to
-/// `--samples` passes of the cells screening left short ([`refill`]) beside `again` (the rounds the pass measures again for a
-/// slow machine); `None` once there is none, when the duels begin. `rows` are every row so far.
+/// `--samples` passes of the cells screening left short ([`refill`]) beside `again` (the rounds
+/// the pass measures again for a slow machine); `None` once there is none, when the duels begin.
+/// `rows` are every row so far.
 fn before_duels(
     pass: usize,
     plan: &Plan,

@@ -1,8 +1,9 @@
-//! The answer as one document, built once from the analysis: its sections in one order (the
-//! decision for a room, which channel, what its pick keeps in memory, where the machine and
-//! capacity matter, which design, latency under load, the bands left open, how to read the
-//! figures and verdicts, the crate versions, the known problems), rendered by [`Document::render`] as the console's text, the
-//! summary's Markdown, the README's short answer and the report's page.
+//! The answer as one document, built once from the analysis: its sections in one order (a busy
+//! host, the decision for a room, which channel, what its pick keeps in memory, where the machine
+//! and capacity matter, which design, latency under load, the bands left open, how to read the
+//! figures and verdicts, the crate versions, the known problems), rendered by
+//! [`Document::render`] as the console's text, the summary's Markdown, the README's short answer
+//! and the report's page.
 
 use super::doc::{Block, Document, Form, Mark, On, Section, Span, UNREAD, prose};
 use super::summary::{caveat_items, caveated_of, ranked_names, unread_item, unread_of, versions_line};
@@ -10,10 +11,10 @@ use crate::registry::CAVEATS_CHECKED;
 use crate::results::analysis::Analysis;
 use crate::results::recommend::TaskBand;
 
-/// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it: the
-/// decision for a room and the pick matrix first; in full, the page's tables, what each pick
-/// keeps in memory (on the console too), method, versions and caveats' evidence, with one line on the console that points to them ([`pointer`]); short,
-/// each caveat in brief. The short answer of a room leaves latency under load to the full one:
+/// The answer of `analysis`, read from the CSV named `csv_name`, as `form` holds it: a busy host
+/// said first, then the decision for a room and the pick matrix; in full, the page's tables, what
+/// each pick keeps in memory (on the console too), method, versions and caveats' evidence, with
+/// one line on the console that points to them ([`pointer`]); short, each caveat in brief. The short answer of a room leaves latency under load to the full one:
 /// the decision already gives the room's p99, drops and cost.
 pub fn of(csv_name: &str, analysis: &Analysis, form: Form) -> Document {
     let full = form == Form::Full;

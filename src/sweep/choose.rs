@@ -96,12 +96,11 @@ pub(super) fn still_open(file: &ResultsFile, plan: &crate::plan::Plan, left: Dur
 /// The rounds of the next duel pass: for every band of the answer so far ([`Standing`] of
 /// `file`) whose leader is not yet told apart from some channel, one round per task count of the
 /// band with the leader and those channels. And wherever the leader or runner-up of a band, or
-/// the two fastest of a task count, have fewer than [`duel_samples`], a round of the
-/// two (a cell screening left [`short`] was measured again before the duels: [`refill`]), and
-/// wherever a cell has no kept sample ([`bare`]), a round of it. Every
-/// round measures `keep`'s channels of its group too. Past the duels' budget, with `past_budget` the
-/// time they have left, a band that time would likely not decide is not dueled
-/// (`Standing::out_of_reach`).
+/// the two fastest of a task count, have fewer than [`duel_samples`], a round of the two (a cell
+/// screening left [`short`] was measured again before the duels: [`refill`]), and wherever a
+/// cell has no kept sample ([`bare`]), a round of it. Every round measures `keep`'s channels of
+/// its group too. Past the duels' budget, with `past_budget` the time they have left, a band that
+/// time would likely not decide is not dueled (`Standing::out_of_reach`).
 pub(super) fn duels(
     groups: &[Vec<usize>],
     cells: &[Progress],
