@@ -97,7 +97,7 @@ impl Figures {
 pub struct CellFigures {
     /// Wall-clock nanoseconds per message ([`Figures::speed`]); `None` when no sample was ok.
     pub speed: Option<Figures>,
-    /// The figures of each other [`Column`](super::column::Column); `None` where no `ok` sample
+    /// The figures of each other [`Column`]; `None` where no `ok` sample
     /// has a value.
     pub columns: Columns<Option<Figures>>,
     /// A paced cell's figures (`paced::cell`: latency pooled over its messages, shares, CPU per

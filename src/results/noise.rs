@@ -239,7 +239,7 @@ impl FileNoise {
     /// its own paired verdicts ([`FileNoise::calibration`]), the drift it measured through the
     /// run ([`FileNoise::measured_drift`], which more rounds do not average away), with no floor
     /// under it; else `FileNoise::slow_drift`, the floor from A/A runs of one host under it.
-    /// On a busy host, never below its floor ([`FileNoise::busy_floor`]).
+    /// On a busy host, never below its floor (`FileNoise::busy_floor`).
     pub fn paired_drift(&self, group: &Coord, metric: Metric) -> f64 {
         let drift = match self.calibration(group, metric) {
             Some(_) => self.measured_drift(group, metric).unwrap_or(0.0) / (self.runs as f64).sqrt(),

@@ -1,6 +1,6 @@
 //! The answer for paced load (`--pace`): which channel keeps latency, CPU and drops lowest at a
 //! given participant count and rate. A paced cell's ns/message restates its schedule, so it is
-//! not ranked by speed here: per cell, [`cell`] pools every delivered message's latency (the
+//! not ranked by speed here: per cell, [`cell`](mod@cell) pools every delivered message's latency (the
 //! samples' histograms merged), the share of frames that overflowed and of messages dropped, the
 //! CPU per delivered message and what it costs at the offered rate; per runtime, mode, setting
 //! (phase and send included) and band of task counts, [`answer`] names the lowest p99, the

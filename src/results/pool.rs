@@ -1,6 +1,6 @@
 //! Several runs of one sweep read as one ([`pool`]), the two-level design of `stats::pool`: a
 //! cell's figure is the geometric mean of its runs' trimmed means and its interval comes from
-//! the spread between the runs ([`speed`]); the noise margins come from that spread measured
+//! the spread between the runs (`speed`); the noise margins come from that spread measured
 //! over the cells ([`noise`](super::noise)), or, for a single run, from the calibrated constants. Runs of
 //! different workloads or machines are never pooled, runs of different builds only when asked
 //! ([`refusal`]).
