@@ -272,7 +272,7 @@ fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     if workload.latency && workload.pace.is_none() {
         // Pooled over every delivered message of the cell's samples, as every answer gives it.
         let histograms = ok.iter().filter_map(|sample| sample.latency_histogram.as_deref());
-        if let Some(pooled) = crate::run::latency::merge(histograms).ok().and_then(|merged| Latency::of(&merged)) {
+        if let Some(pooled) = Latency::of(&crate::run::latency::merge(histograms)) {
             let [p50, p99, p999, max] = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
             out += &format!("  latency (pooled) p50 {p50:.1} p99 {p99:.1} p99.9 {p999:.1} max {max:.1} µs");
         }
