@@ -265,7 +265,7 @@ pub fn paced_figures(paced: &PacedCell) -> String {
 fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     let median = |value: &dyn Fn(&Sample) -> Option<f64>| {
         let values: Vec<f64> = ok.iter().filter_map(|sample| value(sample)).collect();
-        stats::summarize(&values).map(|summary| summary.median)
+        stats::median(&values)
     };
     let messages = workload.messages as f64;
     let mut out = String::new();
