@@ -31,9 +31,9 @@ pub fn path(csv: &Path) -> PathBuf {
     csv.with_extension(EXTENSION)
 }
 
-/// Fills each row's `lat_histogram`, decoded, from the sidecar beside `csv`, when there is one. A last
-/// line without its newline (a run stopped mid-write) is skipped; a row number past the CSV's
-/// rows, a malformed line or histogram is an error naming the sidecar and line.
+/// Fills each row's `lat_histogram`, decoded, from the sidecar beside `csv`, when there is one.
+/// A last line without its newline (a run stopped mid-write) is skipped; a row number past the
+/// CSV's rows, a malformed line or histogram is an error naming the sidecar and line.
 pub fn attach(csv: &Path, rows: &mut [Record]) -> anyhow::Result<()> {
     let path = path(csv);
     let name = path.display();
