@@ -70,12 +70,11 @@ impl Summary {
 /// Summarizes `values`; `None` when there are none. NaN values are ignored.
 pub fn summarize(values: &[f64]) -> Option<Summary> {
     let sorted = sorted(values)?;
-    let (min, max) = (sorted[0], sorted[sorted.len() - 1]);
     Some(Summary {
         count: sorted.len(),
         median: median_of_sorted(&sorted),
-        min,
-        max,
+        min: sorted[0],
+        max: sorted[sorted.len() - 1],
         median_interval: median_interval_ranks(sorted.len(), CONFIDENCE).map(|(low, high)| (sorted[low], sorted[high])),
         trimmed_mean: trimmed_mean(&sorted),
         trimmed_mean_interval: trimmed_mean_interval(&sorted, CONFIDENCE),
