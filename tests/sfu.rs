@@ -428,11 +428,12 @@ fn phase_and_send_lists_are_cells_of_one_sweep_with_pooled_latency() {
     assert_eq!(cells, expected.map(|(phase, send)| (phase.to_owned(), send.to_owned())));
     // Each sample's histogram holds every delivered message; merged, they are the cell's.
     let histograms = histograms(&out, rows.len());
-    let merged = channel_bench::run::latency::merge(histograms.iter().map(String::as_str)).unwrap();
+    let decoded: Vec<_> =
+        histograms.iter().map(|text| channel_bench::run::latency::decode(text).unwrap().unwrap()).collect();
+    let merged = channel_bench::run::latency::merge(decoded.iter().map(|histogram| &**histogram));
     let delivered: f64 = rows.iter().map(|row| number(row, &column, "delivered")).sum();
     assert_eq!(merged.len() as f64, delivered);
-    for (row, histogram) in rows.iter().zip(&histograms) {
-        let single = channel_bench::run::latency::decode(histogram).unwrap();
+    for (row, single) in rows.iter().zip(&decoded) {
         assert_eq!(single.len() as f64, number(row, &column, "delivered"), "{row:?}");
         assert_eq!(single.value_at_quantile(0.99) as f64, number(row, &column, "lat_p99_ns"), "{row:?}");
     }

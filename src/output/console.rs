@@ -265,14 +265,14 @@ pub fn paced_figures(paced: &PacedCell) -> String {
 fn extras(workload: &Workload, ok: &[&Sample]) -> String {
     let median = |value: &dyn Fn(&Sample) -> Option<f64>| {
         let values: Vec<f64> = ok.iter().filter_map(|sample| value(sample)).collect();
-        stats::summarize(&values).map(|summary| summary.median)
+        stats::median(&values)
     };
     let messages = workload.messages as f64;
     let mut out = String::new();
     if workload.latency && workload.pace.is_none() {
         // Pooled over every delivered message of the cell's samples, as every answer gives it.
         let histograms = ok.iter().filter_map(|sample| sample.latency_histogram.as_deref());
-        if let Some(pooled) = crate::run::latency::merge(histograms).ok().and_then(|merged| Latency::of(&merged)) {
+        if let Some(pooled) = Latency::of(&crate::run::latency::merge(histograms)) {
             let [p50, p99, p999, max] = [pooled.p50, pooled.p99, pooled.p999, pooled.max].map(|ns| ns as f64 / 1000.0);
             out += &format!("  latency (pooled) p50 {p50:.1} p99 {p99:.1} p99.9 {p999:.1} max {max:.1} µs");
         }

@@ -78,7 +78,7 @@ pub fn record(cell: &Cell, sample: usize, measured: &Sample) -> Record {
         pacer_behind: measured.pacing.map(|pacing| workload.pacer_behind(measured.elapsed, pacing.lateness_mean)),
         resident_start_bytes: measured.resident.map(|(start, _)| start),
         resident_growth_bytes: measured.resident.map(|(start, end)| end as i64 - start as i64),
-        lat_histogram: measured.latency_histogram.clone().unwrap_or_default(),
+        lat_histogram: measured.latency_histogram.clone(),
         machine_handoff_ns: measured
             .reading
             .and_then(|reading| reading.handoff_ns)
@@ -163,9 +163,7 @@ impl CsvWriter {
     pub fn append(&mut self, record: &Record) -> anyhow::Result<()> {
         self.csv.append(record)?;
         self.rows += 1;
-        if record.lat_histogram.is_empty() {
-            return Ok(());
-        }
-        self.sidecar.append(&sidecar::Line { row: self.rows, lat_histogram: record.lat_histogram.clone() })
+        let Some(histogram) = &record.lat_histogram else { return Ok(()) };
+        self.sidecar.append(&sidecar::Line { row: self.rows, lat_histogram: crate::run::latency::encode(histogram) })
     }
 }

@@ -37,8 +37,8 @@ pub fn spread(pairs: impl IntoIterator<Item = (f64, f64)>) -> Option<Spread> {
         .filter(|&(old, new)| old > 0.0 && new > 0.0)
         .map(|(old, new)| (new / old).max(old / new))
         .collect();
-    let summary = crate::stats::summarize(&ratios)?;
-    Some(Spread { cells: summary.count, median: summary.median, worst: summary.max })
+    let worst = ratios.iter().copied().reduce(f64::max)?;
+    Some(Spread { cells: ratios.len(), median: crate::stats::median(&ratios)?, worst })
 }
 
 /// Two runs, the noise each measured (what every verdict of a comparison is judged with) and
@@ -383,7 +383,7 @@ fn paced_agreement<'a>(runs: &Runs<'a>) -> PacedAgreement<'a> {
     let cpu = spread_of(|cell| cell.cpu_ns_per_delivered.unwrap_or(0.0));
     let points: Vec<f64> =
         cells.iter().map(|pair| (pair.old.overflow_share - pair.new.overflow_share).abs() * 100.0).collect();
-    let overflow_points = stats::summarize(&points).map(|summary| (summary.median, summary.max));
+    let overflow_points = stats::median(&points).zip(points.iter().copied().reduce(f64::max));
     let groups = (Groups::of(old, &tables.0), Groups::of(new, &tables.1));
     let (old_bands, new_bands) = (paced::answer(&groups.0.paced, &noise.0), paced::answer(&groups.1.paced, &noise.1));
     let bands = matched(&old_bands, &new_bands, |b| &b.band);

@@ -5,7 +5,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use hdrhistogram::Histogram;
 
 pub use super::channel::{ChannelId, channel_label};
 use super::column::Columns;
@@ -13,7 +12,7 @@ use super::coord::Coord;
 use super::memory::MemoryRow;
 use super::metadata::MachineId;
 use super::schema::{Record, SampleStatus};
-use crate::run::latency::{Latency, empty_histogram};
+use crate::run::latency::{Latency, Shared};
 use crate::run::measure::RuntimeKind;
 use crate::run::workload::{Capacity, Merge, Mode};
 use crate::stats::disturbed::Why;
@@ -132,7 +131,7 @@ pub struct CellSamples {
 impl CellSamples {
     /// Adds one row of the cell: a failure, a disturbed sample (`disturbed`: why it is left
     /// out, `stats::disturbed`), or an `ok` sample to every list it has a value for.
-    pub fn add(&mut self, record: Record, disturbed: Option<Why>) {
+    pub fn add(&mut self, mut record: Record, disturbed: Option<Why>) {
         if !record.status.is_ok() {
             self.failed += 1;
             self.first_failure.get_or_insert(record.status);
@@ -143,7 +142,7 @@ impl CellSamples {
             self.disturbed_why.push(why);
             return;
         }
-        self.paced.extend(PacedSample::of(&record));
+        self.paced.extend(PacedSample::of(&mut record));
         self.ok.push(record.ns_per_message);
         self.bounded += usize::from(record.bound_ns.is_some());
         self.rounds.push(record.round);
@@ -168,9 +167,9 @@ pub struct PacedSample {
     pub frames_overflowed: u64,
     /// `cpu_ns` of the sample, when recorded.
     pub cpu_ns: Option<u64>,
-    /// `lat_histogram`: the latency histogram, decoded once when the sample is read (`load`
-    /// checked its text); `None` without `--latency`.
-    pub lat_histogram: Option<Histogram<u64>>,
+    /// `lat_histogram`: the latency histogram, as the row's reader decoded it; `None` without
+    /// `--latency`.
+    pub lat_histogram: Option<Shared>,
     /// `resident_growth_bytes`, when recorded.
     pub resident_growth_bytes: Option<i64>,
     /// `pacer_behind`: the pacer could not keep up with the schedule.
@@ -182,9 +181,9 @@ pub struct PacedSample {
 }
 
 impl PacedSample {
-    /// The paced part of `record`; `None` when it was not paced (a paced row records its burst,
-    /// frames and pacer).
-    fn of(record: &Record) -> Option<Self> {
+    /// The paced part of `record`, which gives up its histogram; `None` when it was not paced (a
+    /// paced row records its burst, frames and pacer).
+    fn of(record: &mut Record) -> Option<Self> {
         Some(PacedSample {
             pace_ns: record.pace_ns?,
             burst: u64::from(record.burst?),
@@ -193,9 +192,7 @@ impl PacedSample {
             frames: record.frames?,
             frames_overflowed: record.frames_overflowed?,
             cpu_ns: record.cpu_ns,
-            lat_histogram: Some(&record.lat_histogram)
-                .filter(|text| !text.is_empty())
-                .and_then(|text| crate::run::latency::decode(text).ok()),
+            lat_histogram: record.lat_histogram.take(),
             resident_growth_bytes: record.resident_growth_bytes,
             pacer_behind: record.pacer_behind?,
             p99_ns: record.lat_p99_ns,
@@ -324,6 +321,7 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
     if !missing.is_empty() {
         bail!("{name} is not a channel-bench CSV: no column {}", missing.join(", "));
     }
+    let histogram_column = header.iter().position(|column| column == "lat_histogram");
     let mut rows = Vec::new();
     for row in reader.records() {
         let row = row.with_context(|| format!("{name} is not a CSV"))?;
@@ -331,11 +329,11 @@ fn read_rows(path: &Path) -> anyhow::Result<(Vec<Record>, bool)> {
         if row.len() != header.len() {
             bail!("{name} line {line}: {} fields where the header has {}", row.len(), header.len());
         }
-        let record: Record = row
+        let mut record: Record = row
             .deserialize(Some(&header))
             .map_err(|error| anyhow::anyhow!("{name} line {line}: {}", field_error(&error, &header, &row)))?;
-        if !record.lat_histogram.is_empty() {
-            crate::run::latency::decode(&record.lat_histogram)
+        if let Some(at) = histogram_column {
+            record.lat_histogram = crate::run::latency::decode(&row[at])
                 .map_err(|error| anyhow::anyhow!("{name} line {line}: {error}"))?;
         }
         if record.tasks == 0 {
@@ -418,14 +416,10 @@ pub fn sweep_order(order: &mut [CellKey]) {
     });
 }
 
-/// The percentiles of every delivered message of `samples` together (their decoded latency
-/// histograms added up); `None` without `--latency`.
+/// The percentiles of every delivered message of `samples` together (their latency histograms
+/// added up); `None` without `--latency`.
 pub fn latency(samples: &[PacedSample]) -> Option<Latency> {
-    let mut merged = empty_histogram();
-    for histogram in samples.iter().filter_map(|sample| sample.lat_histogram.as_ref()) {
-        merged.add(histogram).ok()?;
-    }
-    Latency::of(&merged)
+    Latency::of(&crate::run::latency::merge(samples.iter().filter_map(|sample| sample.lat_histogram.as_deref())))
 }
 
 #[cfg(test)]

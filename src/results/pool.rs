@@ -160,7 +160,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
                 pooled.order.push(key);
                 CellSamples::default()
             });
-            into.runs.extend(stats::summarize(&cell.ok).map(|summary| summary.trimmed_mean));
+            into.runs.extend(stats::trimmed_mean_of(&cell.ok));
             into.failed += cell.failed;
             into.first_failure = into.first_failure.take().or_else(|| cell.first_failure.clone());
             let lists = [(&mut into.ok, &cell.ok), (&mut into.disturbed, &cell.disturbed)];

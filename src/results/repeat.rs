@@ -73,7 +73,7 @@ fn wander(file: &ResultsFile) -> HashMap<Coord, f64> {
         if cell.ok.len() < 2 {
             continue;
         }
-        let centre = median(&cell.ok).ln();
+        let centre = statistics::median(&cell.ok).map_or(f64::NAN, f64::ln);
         let rounds = residuals.entry(key.coord.noise_group()).or_default();
         for (value, round) in cell.ok.iter().zip(&cell.rounds) {
             if let (Some(round), true) = (round, *value > 0.0) {
@@ -84,12 +84,7 @@ fn wander(file: &ResultsFile) -> HashMap<Coord, f64> {
     let effects = |rounds: HashMap<u64, Vec<f64>>| {
         let mut ordered: Vec<(u64, Vec<f64>)> = rounds.into_iter().filter(|(_, r)| r.len() >= 2).collect();
         ordered.sort_by_key(|(round, _)| *round);
-        ordered.iter().map(|(_, residuals)| median(residuals)).collect::<Vec<f64>>()
+        ordered.iter().filter_map(|(_, residuals)| statistics::median(residuals)).collect::<Vec<f64>>()
     };
     residuals.into_iter().map(|(group, rounds)| (group, repeat::wander(&effects(rounds)))).collect()
-}
-
-/// The median of `values`.
-fn median(values: &[f64]) -> f64 {
-    statistics::median_of(&mut values.to_vec())
 }

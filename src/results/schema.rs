@@ -128,14 +128,13 @@ pub struct Record {
     /// The resident set after the sample's runtime was torn down less `resident_start_bytes`,
     /// bytes, negative when the process gave memory back: what the sample left held.
     pub resident_growth_bytes: Option<i64>,
-    /// The sample's send→receive latency histogram, nanoseconds, as
-    /// `crate::run::latency::encode` writes it (`VALUE:COUNT` pairs in hexadecimal joined by
-    /// `;`); `crate::results::load` decodes it once into the sample's cell, whose figures add
-    /// the decoded histograms up. Empty without `--latency`.
-    /// Written to the sidecar (`crate::results::sidecar`), not to the CSV; read from the CSV's
-    /// column in files that have it.
-    #[serde(skip_serializing)]
-    pub lat_histogram: String,
+    /// The sample's send→receive latency histogram, nanoseconds; `None` without `--latency`.
+    /// Written to the sidecar (`crate::results::sidecar`) as `crate::run::latency::encode`'s
+    /// text (`VALUE:COUNT` pairs in hexadecimal joined by `;`), not to the CSV; decoded once
+    /// where the file is read, from the sidecar or from the CSV's `lat_histogram` column in
+    /// files that have it (`crate::results::load`).
+    #[serde(skip)]
+    pub lat_histogram: Option<crate::run::latency::Shared>,
     /// The round the sample was measured in, numbered from 1 within the run: the samples of one
     /// round are one cell's channels (same runtime, mode, task count and setting) measured back
     /// to back, so a verdict between two of them pairs their samples round by round. Empty in

@@ -31,9 +31,9 @@ pub fn path(csv: &Path) -> PathBuf {
     csv.with_extension(EXTENSION)
 }
 
-/// Fills each row's `lat_histogram` from the sidecar beside `csv`, when there is one. A last
-/// line without its newline (a run stopped mid-write) is skipped; a row number past the CSV's
-/// rows, a malformed line or histogram is an error naming the sidecar and line.
+/// Fills each row's `lat_histogram`, decoded, from the sidecar beside `csv`, when there is one.
+/// A last line without its newline (a run stopped mid-write) is skipped; a row number past the
+/// CSV's rows, a malformed line or histogram is an error naming the sidecar and line.
 pub fn attach(csv: &Path, rows: &mut [Record]) -> anyhow::Result<()> {
     let path = path(csv);
     let name = path.display();
@@ -52,9 +52,8 @@ pub fn attach(csv: &Path, rows: &mut [Record]) -> anyhow::Result<()> {
         let Some(record) = line.row.checked_sub(1).and_then(|index| rows.get_mut(index)) else {
             bail!("{name}: row {} is not a row of {}", line.row, csv.display());
         };
-        crate::run::latency::decode(&line.lat_histogram)
+        record.lat_histogram = crate::run::latency::decode(&line.lat_histogram)
             .map_err(|error| anyhow::anyhow!("{name} row {}: {error}", line.row))?;
-        record.lat_histogram = line.lat_histogram;
     }
     Ok(())
 }

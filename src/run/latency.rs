@@ -5,6 +5,8 @@
 //! reliable (invariant, calibrated against the OS clock once), else the OS's monotonic clock;
 //! every message takes two reads (their cost: `cargo run --release --example clock_cost`).
 
+use std::sync::Arc;
+
 use hdrhistogram::Histogram;
 
 /// The largest latency the histogram tells apart (100 s); longer ones count as this.
@@ -71,11 +73,14 @@ impl LatencyRecorder {
         Latency::of(&self.histogram)
     }
 
-    /// The histogram as [`encode`] writes it, or `None` if nothing was recorded.
-    pub fn encoded(&self) -> Option<String> {
-        (!self.histogram.is_empty()).then(|| encode(&self.histogram))
+    /// The histogram, or `None` if nothing was recorded.
+    pub fn into_histogram(self) -> Option<Shared> {
+        (!self.histogram.is_empty()).then(|| Arc::new(self.histogram))
     }
 }
+
+/// A sample's histogram, decoded once and shared by the sample, its row and its cell's figures.
+pub type Shared = Arc<Histogram<u64>>;
 
 /// An empty histogram with the recorder's bounds and precision.
 pub fn empty_histogram() -> Histogram<u64> {
@@ -94,8 +99,9 @@ pub fn encode(histogram: &Histogram<u64>) -> String {
     pairs.join(";")
 }
 
-/// The histogram that [`encode`] wrote as `text`; an empty text is an empty histogram.
-pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
+/// The histogram that [`encode`] wrote as `text`; `None` for an empty text (a sample without
+/// `--latency`).
+pub fn decode(text: &str) -> Result<Option<Shared>, String> {
     let mut histogram = empty_histogram();
     for pair in text.split(';').filter(|pair| !pair.is_empty()) {
         let parse = |part: Option<&str>| {
@@ -106,17 +112,36 @@ pub fn decode(text: &str) -> Result<Histogram<u64>, String> {
         let (value, count) = (parse(parts.next())?, parse(parts.next())?);
         histogram.saturating_record_n(value, count);
     }
-    Ok(histogram)
+    Ok((!text.is_empty()).then(|| Arc::new(histogram)))
 }
 
-/// One histogram of every message of `texts` (each as [`encode`] wrote it), such as all the
-/// samples of one cell: its percentiles are those of all their messages together.
-pub fn merge<'a>(texts: impl IntoIterator<Item = &'a str>) -> Result<Histogram<u64>, String> {
-    let mut merged = empty_histogram();
-    for text in texts {
-        merged.add(decode(text)?).map_err(|error| format!("latency histogram: {error:?}"))?;
+/// A sample's [`Shared`] histogram in serde as the text [`encode`] writes (`null` without
+/// one), as a sample crosses from the process that measured it, of this build or another:
+/// `#[serde(default, with = "text")]`.
+pub mod text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Writes `histogram` as [`super::encode`]'s text.
+    pub fn serialize<S: Serializer>(histogram: &Option<super::Shared>, to: S) -> Result<S::Ok, S::Error> {
+        histogram.as_deref().map(super::encode).serialize(to)
     }
-    Ok(merged)
+
+    /// Reads the text back with [`super::decode`].
+    pub fn deserialize<'de, D: Deserializer<'de>>(from: D) -> Result<Option<super::Shared>, D::Error> {
+        let text = Option::<String>::deserialize(from)?;
+        text.as_deref().map_or(Ok(None), super::decode).map_err(serde::de::Error::custom)
+    }
+}
+
+/// One histogram of every message of `histograms`, such as all the samples of one cell: its
+/// percentiles are those of all their messages together. Each must have [`empty_histogram`]'s
+/// bounds, as the recorder's and [`decode`]'s do.
+pub fn merge<'a>(histograms: impl IntoIterator<Item = &'a Histogram<u64>>) -> Histogram<u64> {
+    let mut merged = empty_histogram();
+    for histogram in histograms {
+        merged.add(histogram).expect("histograms of equal bounds add up");
+    }
+    merged
 }
 
 /// Send→receive latency percentiles of one sample, in nanoseconds.
@@ -174,14 +199,36 @@ mod tests {
             slow.record(value * 1_000_000).unwrap();
             all.record(value * 1_000_000).unwrap();
         }
-        let merged = merge([encode(&fast).as_str(), encode(&slow).as_str(), ""]).unwrap();
+        let decoded = [encode(&fast), encode(&slow)].map(|text| decode(&text).unwrap().unwrap());
+        let merged = merge(decoded.iter().map(|histogram| &**histogram));
         assert_eq!(merged.len(), 1000);
         assert_eq!(Latency::of(&merged), Latency::of(&all));
         // The pooled p99.9 lies among the slow sample's values, which neither per-sample p99 shows.
         assert!(Latency::of(&merged).unwrap().p999 >= 1_000_000);
         assert!(Latency::of(&fast).unwrap().p99 < 10_000);
-        assert_eq!(decode(&encode(&fast)).unwrap(), fast);
-        assert!(decode("12:zz").is_err() && decode("12").is_err());
+        assert_eq!(*decode(&encode(&fast)).unwrap().unwrap(), fast);
+        assert!(decode("12").is_err());
+        assert_eq!(decode(""), Ok(None));
+        assert_eq!(decode("12:zz").unwrap_err(), "latency histogram: \"12:zz\" is not VALUE:COUNT in hexadecimal");
+    }
+
+    #[test]
+    fn a_histogram_crosses_processes_as_its_text() {
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        struct Wire {
+            #[serde(default, with = "text")]
+            histogram: Option<Shared>,
+        }
+        let mut histogram = empty_histogram();
+        histogram.record_n(1_500, 7).unwrap();
+        let wire = Wire { histogram: Some(histogram.into()) };
+        let json = serde_json::to_string(&wire).unwrap();
+        assert_eq!(json, r#"{"histogram":"5dc:7"}"#);
+        assert_eq!(serde_json::from_str::<Wire>(&json).unwrap(), wire);
+        assert_eq!(serde_json::from_str::<Wire>(r#"{"histogram":null}"#).unwrap(), Wire { histogram: None });
+        assert_eq!(serde_json::from_str::<Wire>("{}").unwrap(), Wire { histogram: None });
+        let bad = serde_json::from_str::<Wire>(r#"{"histogram":"5dd"}"#).unwrap_err().to_string();
+        assert!(bad.starts_with(r#"latency histogram: "5dd" is not VALUE:COUNT"#), "{bad}");
     }
 
     #[test]

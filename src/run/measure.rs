@@ -69,8 +69,10 @@ pub struct Sample {
     pub pace_actual: Option<Duration>,
     /// Bursts sent and overflowed, and how late they started, with `--pace`.
     pub pacing: Option<Pacing>,
-    /// The receiver's latency histogram as [`super::latency::encode`] writes it, with `--latency`.
-    pub latency_histogram: Option<String>,
+    /// The receiver's latency histogram, with `--latency`; across processes, the text
+    /// [`super::latency::encode`] writes.
+    #[serde(default, with = "super::latency::text")]
+    pub latency_histogram: Option<super::latency::Shared>,
     /// The process's resident set, in bytes, before the sample's runtime was built and after it
     /// was torn down (filled in by [`guarded_sample`]; `None` where /proc/self/statm is missing).
     pub resident: Option<(u64, u64)>,
@@ -212,7 +214,7 @@ async fn timed_run(
     Sample {
         bytes: delivery.bytes,
         latency: delivery.latency.as_ref().and_then(|latency| latency.finish()),
-        latency_histogram: delivery.latency.and_then(|latency| latency.encoded()),
+        latency_histogram: delivery.latency.and_then(|latency| latency.into_histogram()),
         pace_actual: delivery.pace_actual,
         pacing: delivery.pacing,
         dropped: delivery.dropped,

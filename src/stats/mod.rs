@@ -69,18 +69,35 @@ impl Summary {
 
 /// Summarizes `values`; `None` when there are none. NaN values are ignored.
 pub fn summarize(values: &[f64]) -> Option<Summary> {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
-    sorted.sort_by(f64::total_cmp);
-    let (&min, &max) = (sorted.first()?, sorted.last()?);
+    let sorted = sorted(values)?;
     Some(Summary {
         count: sorted.len(),
         median: median_of_sorted(&sorted),
-        min,
-        max,
+        min: sorted[0],
+        max: sorted[sorted.len() - 1],
         median_interval: median_interval_ranks(sorted.len(), CONFIDENCE).map(|(low, high)| (sorted[low], sorted[high])),
         trimmed_mean: trimmed_mean(&sorted),
         trimmed_mean_interval: trimmed_mean_interval(&sorted, CONFIDENCE),
     })
+}
+
+/// `values` without NaN, ascending; `None` when none is left.
+pub(crate) fn sorted(values: &[f64]) -> Option<Vec<f64>> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+    sorted.sort_by(f64::total_cmp);
+    (!sorted.is_empty()).then_some(sorted)
+}
+
+/// [`Summary::median`] of `values` alone, without the summary's intervals; `None` when there
+/// are none. NaN values are ignored.
+pub fn median(values: &[f64]) -> Option<f64> {
+    sorted(values).map(|sorted| median_of_sorted(&sorted))
+}
+
+/// [`Summary::trimmed_mean`] of `values` (in any order) alone, without the summary's bootstrap
+/// interval; `None` when there are none. NaN values are ignored.
+pub fn trimmed_mean_of(values: &[f64]) -> Option<f64> {
+    sorted(values).map(|sorted| trimmed_mean(&sorted))
 }
 
 /// The share of the values [`trimmed_mean`] leaves out at each end: one of five to nine
@@ -227,6 +244,8 @@ fn cluster_ranges(sorted: &[f64]) -> Vec<std::ops::Range<usize>> {
     }
 }
 
+/// The median of `values`, which it sorts; NaN when there are none. Unlike [`median`], it keeps
+/// NaN values.
 pub(crate) fn median_of(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     if values.is_empty() { f64::NAN } else { median_of_sorted(values) }
@@ -379,6 +398,16 @@ mod tests {
         disturbed[8] = 900.0;
         assert_eq!(trimmed_mean(&disturbed), 5.5, "two of ten left out: two disturbed samples change nothing");
         assert_eq!(summarize(&[7.0]).unwrap().trimmed_mean, 7.0);
+    }
+
+    #[test]
+    fn a_figure_alone_is_the_summary_s_figure() {
+        let values = [9.0, f64::NAN, 1.0, 1000.0, 3.0, 2.0, 4.0];
+        assert_eq!(median(&values), Some(3.5));
+        assert_eq!(trimmed_mean_of(&values), Some(4.5), "1 and 1000 left out of six values");
+        let summary = summarize(&values).unwrap();
+        assert_eq!((median(&values), trimmed_mean_of(&values)), (Some(summary.median), Some(summary.trimmed_mean)));
+        assert_eq!((median(&[]), trimmed_mean_of(&[f64::NAN])), (None, None));
     }
 
     #[test]

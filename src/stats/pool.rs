@@ -35,8 +35,7 @@ pub fn log_t_interval(runs: &[f64], confidence: f64) -> Option<(f64, f64)> {
 /// `None` below two runs, where the within-run summary is the one to use.
 pub fn pooled_summary(runs: &[f64], confidence: f64) -> Option<Summary> {
     let interval = log_t_interval(runs, confidence)?;
-    let mut sorted = runs.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    let sorted = super::sorted(runs)?;
     Some(Summary {
         count: runs.len(),
         median: super::median_of_sorted(&sorted),

@@ -14,7 +14,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use super::weigh::{Weigh, Weighing};
-use crate::stats::trimmed_mean;
+use crate::stats::trimmed_mean_of;
 
 /// Resamples of the run's rounds one decision draws.
 pub const RESAMPLES: usize = 1000;
@@ -222,11 +222,10 @@ fn figures(entrant: &Entrant, counts: &[usize], index: &dyn Fn(u64) -> usize, we
     for &(round, value) in &entrant.cpu {
         cpu.extend(std::iter::repeat_n(value, times(round)));
     }
-    cpu.sort_by(f64::total_cmp);
     let drawn = entrant.drops.iter().any(|(round, _, _)| times(*round) > 0);
     drawn.then(|| Figures {
         overflow_share: if frames == 0 { 0.0 } else { overflowed as f64 / frames as f64 },
-        cpu: (!cpu.is_empty()).then(|| trimmed_mean(&cpu)),
+        cpu: trimmed_mean_of(&cpu),
         p99: if weighing.weighs(Weigh::P99) { entrant.latency.p99(&times) } else { None },
     })
 }

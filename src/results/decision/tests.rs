@@ -40,7 +40,7 @@ fn samples(overflowed: u64, cpu: &[f64], latency: u64) -> Vec<PacedSample> {
             frames: 100,
             frames_overflowed: overflowed,
             cpu_ns: Some(((500 - overflowed) as f64 * cpu) as u64),
-            lat_histogram: Some(histogram.clone()),
+            lat_histogram: Some(histogram.clone().into()),
             p99_ns: Some(latency),
             round: Some(at as u64 + 1),
             ..PacedSample::default()

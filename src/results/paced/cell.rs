@@ -113,7 +113,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let sum = |of: fn(&PacedSample) -> u64| samples.iter().map(of).sum::<u64>();
     let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
     let cpu: Vec<f64> = samples.iter().filter_map(PacedSample::cpu_per_delivered).collect();
-    let cpu_ns_per_delivered = stats::summarize(&cpu).map(|summary| summary.trimmed_mean);
+    let cpu_ns_per_delivered = stats::trimmed_mean_of(&cpu);
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
     Some(PacedCell {
@@ -123,7 +123,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
         cpu_ns_per_delivered,
         offered_per_s,
         core_share: cpu_ns_per_delivered.map(|ns| ns * offered_per_s / 1e9),
-        resident_growth_bytes: stats::summarize(&growth).map(|summary| summary.median),
+        resident_growth_bytes: stats::median(&growth),
         pacer_behind: behind,
         ranges: Ranges {
             p99_ns: range(samples.iter().filter_map(|s| Some(s.p99_ns? as f64))),

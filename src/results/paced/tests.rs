@@ -32,7 +32,7 @@ pub(crate) fn sample(
         frames: frames.0,
         frames_overflowed: frames.1,
         cpu_ns: Some(cpu_ns),
-        lat_histogram: Some(histogram),
+        lat_histogram: Some(histogram.into()),
         resident_growth_bytes: Some(4096),
         pacer_behind: false,
         p99_ns,

@@ -82,7 +82,7 @@ fn the_pairs_name_the_first_when_they_call_another_lower() {
     let a = rounds(100.0, 0.0);
     let mut b: Vec<f64> = a.iter().map(|v| v * 0.6).collect();
     b.extend([900.0, 900.0, 900.0]);
-    let figures = |values: &[f64]| stats::summarize(values).unwrap().trimmed_mean;
+    let figures = |values: &[f64]| stats::trimmed_mean_of(values).unwrap();
     assert!(figures(&b) > figures(&a));
     let bands = recommend(&hand_made(&[("a", 8, &a, 0), ("b", 8, &b, 0)]));
     assert_eq!(bands[0].speed.first().unwrap().channel, "b", "{:?}", bands[0].speed);

@@ -94,7 +94,7 @@ impl Synthetic {
         let frames = job.workload.messages.div_ceil(u64::from(pace.burst));
         Sample {
             latency: Latency::of(&histogram),
-            latency_histogram: Some(latency::encode(&histogram)),
+            latency_histogram: Some(histogram.into()),
             pace_actual: Some(pace.interval),
             pacing: Some(Pacing { frames, overflowed: 0, lateness_max: Duration::ZERO, lateness_mean: Duration::ZERO }),
             run_delay,
