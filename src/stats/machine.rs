@@ -25,8 +25,8 @@ pub const FAST_FACTOR: f64 = 2.0;
 /// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
 /// known.
 pub const FEWEST_ROUNDS: usize = 6;
-/// The fewest slow rounds in a row that make a stretch: the machine slowing for a while, not
-/// one round that other work on the host held up (the per-sample checks of
+/// The fewest slow (or fast) rounds in a row that make a stretch: the machine slowing for a
+/// while, not one round that other work on the host held up (the per-sample checks of
 /// `stats::disturbed` and the paired verdicts take care of those).
 pub const FEWEST_IN_A_STRETCH: usize = 3;
 
@@ -46,7 +46,9 @@ pub struct Judged {
     /// the rounds read (none read between them) are one stretch, and only a stretch of
     /// [`FEWEST_IN_A_STRETCH`] rounds or more counts.
     pub stretches: Vec<Vec<u64>>,
-    /// The fast rounds in order: those whose reading is `typical` over [`FAST_FACTOR`] or less.
+    /// The fast rounds in order: those whose reading is `typical` over [`FAST_FACTOR`] or less,
+    /// [`FEWEST_IN_A_STRETCH`] or more in a row (the machine in another state for a while, as a
+    /// slow stretch is).
     pub fast: Vec<u64>,
 }
 
@@ -79,7 +81,8 @@ impl Judged {
 /// positive numbers are ignored): each round's reading is the median of its samples'; the
 /// typical reading is the median of the faster half of the rounds (those at or below their
 /// median); a round whose reading is above [`Judged::limit`] is slow, one [`FAST_FACTOR`] times
-/// below the typical reading fast. `None` with fewer than [`FEWEST_ROUNDS`] rounds read.
+/// below the typical reading fast, each in a stretch of [`FEWEST_IN_A_STRETCH`] rounds or more.
+/// `None` with fewer than [`FEWEST_ROUNDS`] rounds read.
 pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     let mut by_round: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for &(round, reading) in readings.iter().filter(|(_, reading)| *reading > 0.0 && reading.is_finite()) {
@@ -101,7 +104,10 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
         .filter(|run| run[0].1 > limit && run.len() >= FEWEST_IN_A_STRETCH)
         .map(|run| run.iter().map(|(round, _)| *round).collect())
         .collect();
-    let fast = rounds.iter().filter(|(_, reading)| reading * FAST_FACTOR <= typical).map(|(round, _)| *round).collect();
+    let fast = (rounds.chunk_by(|(_, a), (_, b)| (a * FAST_FACTOR <= typical) == (b * FAST_FACTOR <= typical)))
+        .filter(|run| run[0].1 * FAST_FACTOR <= typical && run.len() >= FEWEST_IN_A_STRETCH)
+        .flat_map(|run| run.iter().map(|(round, _)| *round))
+        .collect();
     Some(Judged { typical, limit, rounds, stretches, fast })
 }
 
@@ -201,18 +207,19 @@ mod tests {
     #[test]
     fn a_round_reading_half_the_typical_or_less_is_fast_and_none_of_the_slow_rules_concern() {
         // 38 rounds at 151 ns a round trip, rounds 21–24 at 41 (as the VM's cores were for a
-        // while beside the neighbour) and round 30 at 76, just over half; rounds 5–7 slow at 3×.
+        // while beside the neighbour), rounds 30–32 at 76, just over half, and rounds 34–35 at 41,
+        // two in a row; rounds 5–7 slow at 3×.
         let reading = |round: u64| match round {
-            21..=24 => 40.0,
-            30 => 75.0,
+            21..=24 | 34 | 35 => 40.0,
+            30..=32 => 75.0,
             5..=7 => 449.0,
             _ => 150.0,
         };
         let judged = judge(&run(38, reading)).unwrap();
         assert_eq!(judged.typical, 151.0);
-        assert_eq!(judged.fast, [21, 22, 23, 24]);
+        assert_eq!(judged.fast, [21, 22, 23, 24], "no stretch of two rounds, none just over half");
         assert_eq!(judged.stretches, [vec![5, 6, 7]]);
-        assert!(judged.is_fast(22) && !judged.is_fast(30) && !judged.is_slow(22));
+        assert!(judged.is_fast(22) && !judged.is_fast(30) && !judged.is_fast(34) && !judged.is_slow(22));
         assert_eq!(judged.factor(), Some(450.0 / 151.0), "the slow rounds' factor alone");
         assert!(judge(&run(20, |round| 100.0 + (round * 37 % 11) as f64 * 2.0)).unwrap().fast.is_empty());
     }
