@@ -119,12 +119,15 @@ pub enum Why {
     /// It was measured in a round where the machine read slow (`super::machine`): a reading
     /// taken before each sample, whatever the channel, far above the run's typical one.
     MachineSlow,
+    /// It was measured in a round where the machine read fast (`super::machine`): a reading
+    /// taken before each sample, whatever the channel, far below the run's typical one.
+    MachineFast,
 }
 
 impl Why {
     /// Every reason, in the order outputs list them.
-    pub const ALL: [Why; 6] =
-        [Why::PacerLate, Why::Outlier, Why::Waited, Why::Neighbours, Why::MachineSlow, Why::Steal];
+    pub const ALL: [Why; 7] =
+        [Why::PacerLate, Why::Outlier, Why::Waited, Why::Neighbours, Why::MachineSlow, Why::MachineFast, Why::Steal];
 
     /// How every output names the reason: `steal tick`, `pacer late`, ….
     pub fn words(self) -> &'static str {
@@ -135,6 +138,7 @@ impl Why {
             Why::Neighbours => "slow with the cells around it",
             Why::Waited => "waited to run",
             Why::MachineSlow => "machine slow",
+            Why::MachineFast => "machine fast",
         }
     }
 }

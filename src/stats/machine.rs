@@ -4,7 +4,9 @@
 //! are 2–2.5× slower for every channel at once while nothing the process sees of its own
 //! threads shows it; the reading does. A round is judged as a whole (the median of its samples'
 //! readings), so that the rounds left out take every channel of theirs with them and the rounds
-//! kept still pair.
+//! kept still pair. A round far faster than the run's usual reading is off it too: the VM's
+//! cores closer for a while (a round trip a quarter of its usual), every channel faster with
+//! them, and a figure that the run's other rounds, and the next run, do not repeat.
 
 use std::collections::BTreeMap;
 
@@ -15,20 +17,25 @@ pub const SLOW_FACTOR: f64 = 1.4;
 /// the typical reading a slow round's is, at least: on a host whose readings spread wider than
 /// [`SLOW_FACTOR`] allows for, the limit widens with them.
 pub const SPREAD_Z: f64 = 4.0;
+/// A round is fast when the run's typical reading is at least this many times its reading: far
+/// past the spread of a calm 2-core VM's rounds (within 1.3× of each other) and of a debug
+/// build's loop under load (two speeds 1.7× apart), so that only another state of the machine
+/// reads so.
+pub const FAST_FACTOR: f64 = 2.0;
 /// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
 /// known.
 pub const FEWEST_ROUNDS: usize = 6;
-/// The fewest slow rounds in a row that make a stretch: the machine slowing for a while, not
-/// one round that other work on the host held up (the per-sample checks of
+/// The fewest slow (or fast) rounds in a row that make a stretch: the machine slowing for a
+/// while, not one round that other work on the host held up (the per-sample checks of
 /// `stats::disturbed` and the paired verdicts take care of those).
 pub const FEWEST_IN_A_STRETCH: usize = 3;
 
 /// The verdict on one kind of reading over a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
-    /// The run's typical reading: the median of its faster half of rounds (a machine is never
-    /// faster than it can be, so a slow stretch only moves the slow half, even when it is most
-    /// of the run).
+    /// The run's typical reading: the median of its faster half of rounds (a slow stretch only
+    /// moves the slow half, even when it is most of the run; a fast one, while it is under a
+    /// quarter of the run, only the fastest rounds of that half).
     pub typical: f64,
     /// The reading above which a round is slow: `typical` times [`SLOW_FACTOR`], or
     /// [`SPREAD_Z`] robust standard deviations of the fast half above it when that is more.
@@ -39,12 +46,21 @@ pub struct Judged {
     /// the rounds read (none read between them) are one stretch, and only a stretch of
     /// [`FEWEST_IN_A_STRETCH`] rounds or more counts.
     pub stretches: Vec<Vec<u64>>,
+    /// The fast rounds in order: those whose reading is `typical` over [`FAST_FACTOR`] or less,
+    /// [`FEWEST_IN_A_STRETCH`] or more in a row (the machine in another state for a while, as a
+    /// slow stretch is).
+    pub fast: Vec<u64>,
 }
 
 impl Judged {
     /// Whether round `round` is slow.
     pub fn is_slow(&self, round: u64) -> bool {
         self.stretches.iter().any(|stretch| stretch.contains(&round))
+    }
+
+    /// Whether round `round` is fast.
+    pub fn is_fast(&self, round: u64) -> bool {
+        self.fast.contains(&round)
     }
 
     /// How many rounds are slow.
@@ -64,8 +80,9 @@ impl Judged {
 /// Judges `readings` (each sample's round and reading, any order; readings that are not
 /// positive numbers are ignored): each round's reading is the median of its samples'; the
 /// typical reading is the median of the faster half of the rounds (those at or below their
-/// median); a round whose reading is above [`Judged::limit`] is slow. `None` with fewer than
-/// [`FEWEST_ROUNDS`] rounds read.
+/// median); a round whose reading is above [`Judged::limit`] is slow, one [`FAST_FACTOR`] times
+/// below the typical reading fast, each in a stretch of [`FEWEST_IN_A_STRETCH`] rounds or more.
+/// `None` with fewer than [`FEWEST_ROUNDS`] rounds read.
 pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     let mut by_round: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for &(round, reading) in readings.iter().filter(|(_, reading)| *reading > 0.0 && reading.is_finite()) {
@@ -78,16 +95,20 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
         by_round.into_iter().map(|(round, mut values)| (round, super::median_of(&mut values))).collect();
     let mut sorted: Vec<f64> = rounds.iter().map(|(_, reading)| *reading).collect();
     sorted.sort_by(f64::total_cmp);
-    let fast = &sorted[..sorted.len().div_ceil(2)];
-    let typical = super::median_of(&mut fast.to_vec());
-    let mut deviations: Vec<f64> = fast.iter().map(|reading| (reading / typical).ln().abs()).collect();
+    let faster_half = &sorted[..sorted.len().div_ceil(2)];
+    let typical = super::median_of(&mut faster_half.to_vec());
+    let mut deviations: Vec<f64> = faster_half.iter().map(|reading| (reading / typical).ln().abs()).collect();
     let spread = 1.4826 * super::median_of(&mut deviations);
     let limit = typical * SLOW_FACTOR.max((SPREAD_Z * spread).exp());
     let stretches = (rounds.chunk_by(|(_, a), (_, b)| (*a > limit) == (*b > limit)))
         .filter(|run| run[0].1 > limit && run.len() >= FEWEST_IN_A_STRETCH)
         .map(|run| run.iter().map(|(round, _)| *round).collect())
         .collect();
-    Some(Judged { typical, limit, rounds, stretches })
+    let fast = (rounds.chunk_by(|(_, a), (_, b)| (a * FAST_FACTOR <= typical) == (b * FAST_FACTOR <= typical)))
+        .filter(|run| run[0].1 * FAST_FACTOR <= typical && run.len() >= FEWEST_IN_A_STRETCH)
+        .flat_map(|run| run.iter().map(|(round, _)| *round))
+        .collect();
+    Some(Judged { typical, limit, rounds, stretches, fast })
 }
 
 /// The share of the time a sample's threads were ready to run that they spent waiting for a
@@ -180,6 +201,27 @@ mod tests {
         let judged = judge(&run(20, |round| if round <= 16 { 299.0 } else { 99.0 })).unwrap();
         assert_eq!(judged.typical, 300.0);
         assert!(judged.stretches.is_empty());
+        assert_eq!(judged.fast, [17, 18, 19, 20], "the fast speed is off the run's typical one then");
+    }
+
+    #[test]
+    fn a_round_reading_half_the_typical_or_less_is_fast_and_none_of_the_slow_rules_concern() {
+        // 38 rounds at 151 ns a round trip, rounds 21–24 at 41 (as the VM's cores were for a
+        // while beside the neighbour), rounds 30–32 at 76, just over half, and rounds 34–35 at 41,
+        // two in a row; rounds 5–7 slow at 3×.
+        let reading = |round: u64| match round {
+            21..=24 | 34 | 35 => 40.0,
+            30..=32 => 75.0,
+            5..=7 => 449.0,
+            _ => 150.0,
+        };
+        let judged = judge(&run(38, reading)).unwrap();
+        assert_eq!(judged.typical, 151.0);
+        assert_eq!(judged.fast, [21, 22, 23, 24], "no stretch of two rounds, none just over half");
+        assert_eq!(judged.stretches, [vec![5, 6, 7]]);
+        assert!(judged.is_fast(22) && !judged.is_fast(30) && !judged.is_fast(34) && !judged.is_slow(22));
+        assert_eq!(judged.factor(), Some(450.0 / 151.0), "the slow rounds' factor alone");
+        assert!(judge(&run(20, |round| 100.0 + (round * 37 % 11) as f64 * 2.0)).unwrap().fast.is_empty());
     }
 
     #[test]

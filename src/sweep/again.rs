@@ -1,6 +1,6 @@
-//! The rounds a slow machine cost, measured again: a round whose samples were left out because
-//! the machine read slow (`results::load::MachineSpeed`) is measured once more, with the same
-//! channels, in a later pass of the sweep, once the machine reads typical again. Those rounds
+//! The rounds a slow or fast machine cost, measured again: a round whose samples were left out
+//! because the machine read off its typical speed (`results::load::MachineSpeed`) is measured
+//! once more, with the same channels, in a later pass of the sweep, once it reads typical again. Those rounds
 //! are spent from the same budget as the others: the screening passes and the duels' clock.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,18 +10,19 @@ use crate::results::load::{CellKey, MachineSpeed, of_rows};
 use crate::results::schema::Record;
 
 /// The rounds to measure again now, each with the cells it measured, in round order: every
-/// slow round of `machine` not in `replaced` (the rounds measured again already), and none
-/// while the machine reads slow still ([`MachineSpeed::slow_now`]): a round taken then would be
-/// lost too. `rows` are every row written so far.
+/// slow or fast round of `machine` not in `replaced` (the rounds measured again already), and
+/// none while the machine reads off still ([`MachineSpeed::off_now`]): a round taken then would
+/// be lost too. `rows` are every row written so far.
 pub(super) fn lost_rounds(
     rows: &[Record],
     machine: &MachineSpeed,
     replaced: &BTreeSet<u64>,
 ) -> Vec<(u64, Vec<CellKey>)> {
-    if machine.slow_now {
+    if machine.off_now {
         return Vec::new();
     }
-    let lost: BTreeSet<u64> = machine.slow_rounds.iter().copied().filter(|round| !replaced.contains(round)).collect();
+    let off = machine.slow_rounds.iter().chain(&machine.fast_rounds);
+    let lost: BTreeSet<u64> = off.copied().filter(|round| !replaced.contains(round)).collect();
     let mut rounds: BTreeMap<u64, Vec<CellKey>> = BTreeMap::new();
     for row in rows {
         if let Some(round) = row.round.filter(|round| lost.contains(round)) {
@@ -35,7 +36,7 @@ pub(super) fn lost_rounds(
     rounds.into_iter().collect()
 }
 
-/// The rounds the next pass adds to measure again the rounds lost to a slow machine
+/// The rounds the next pass adds to measure again the rounds lost to a slow or fast machine
 /// ([`lost_rounds`]), each its cells not finished; the rounds taken go into `replaced`.
 pub(super) fn measure_again(cells: &[Progress], rows: &[Record], replaced: &mut BTreeSet<u64>) -> Vec<Vec<usize>> {
     let Some(machine) = of_rows(rows).machine else { return Vec::new() };
@@ -56,18 +57,18 @@ mod tests {
     }
 
     #[test]
-    fn each_slow_round_is_measured_again_once_with_its_channels_and_not_while_the_machine_is_slow() {
+    fn each_slow_or_fast_round_is_measured_again_once_with_its_channels_and_not_while_the_machine_is_off() {
         let rows: Vec<Record> = (1..=6)
             .flat_map(|round| {
                 let tasks = 1 << (round % 2);
                 [row("a", tasks, round), row("b", tasks, round)]
             })
             .collect();
-        let machine = MachineSpeed { rounds: 6, slow_rounds: vec![3, 4], ..MachineSpeed::default() };
+        let machine = MachineSpeed { rounds: 6, slow_rounds: vec![3], fast_rounds: vec![4], ..MachineSpeed::default() };
         let keys = |tasks: usize| vec![CellKey::of(&row("a", tasks, 0)), CellKey::of(&row("b", tasks, 0))];
         assert_eq!(lost_rounds(&rows, &machine, &BTreeSet::new()), [(3, keys(2)), (4, keys(1))]);
         assert_eq!(lost_rounds(&rows, &machine, &BTreeSet::from([3])), [(4, keys(1))], "round 3 was measured again");
-        let slow_now = MachineSpeed { slow_now: true, ..machine };
-        assert!(lost_rounds(&rows, &slow_now, &BTreeSet::new()).is_empty(), "the machine is slow still: later");
+        let off_now = MachineSpeed { off_now: true, ..machine };
+        assert!(lost_rounds(&rows, &off_now, &BTreeSet::new()).is_empty(), "the machine is off still: later");
     }
 }

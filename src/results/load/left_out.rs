@@ -1,8 +1,8 @@
 //! The rows every figure leaves out while they stay in the CSV, each with why: samples
 //! disturbed by their own measures (a steal tick, a pacer late in a minority of its cell's
 //! samples, CPU or switches far above the cell's others: `stats::disturbed::own`), flat-out
-//! samples whose threads another program kept from their cores, paced samples
-//! whose pacer fell behind because the host did, samples measured while the machine was slow
+//! samples whose threads another program kept from their cores, paced samples whose pacer fell
+//! behind because the host did, samples measured while the machine was slow or fast
 //! (`super::machine`), and flat-out samples measured in a disturbed stretch of the sweep.
 
 use std::collections::HashMap;
@@ -27,7 +27,7 @@ pub enum Rounds {
 
 /// Why each row is left out of every figure, if it is; `None` for every row not `ok`. A row's
 /// own measures come first, then threads kept from their cores, then a pacer the host held
-/// back, then a slow machine (`super::machine`; `Rounds::Paired` leaves none out for it), then
+/// back, then a machine slow or fast (`super::machine`; `Rounds::Paired` leaves none out for it), then
 /// the row's neighbours.
 /// Also what the rows say of the machine's speed, when they read it.
 pub(super) fn left_out_rows(
@@ -37,15 +37,15 @@ pub(super) fn left_out_rows(
 ) -> (Vec<Option<Why>>, Option<MachineSpeed>) {
     let mut why = vec![None; rows.len()];
     disturbed_rows(rows, keys, &mut why);
-    let slow = match rounds {
-        Rounds::Own => super::machine::slow_rows(rows, &mut why),
+    let off = match rounds {
+        Rounds::Own => super::machine::off_rows(rows, &mut why),
         // Judged for what the rows say of the machine, no row marked.
-        Rounds::Paired => super::machine::slow_rows(rows, &mut vec![None; rows.len()]),
+        Rounds::Paired => super::machine::off_rows(rows, &mut vec![None; rows.len()]),
     };
     host_behind_rows(rows, keys, &mut why);
     waited_rows(rows, &mut why);
     own_rows(rows, keys, &mut why);
-    let speed = slow.map(|slow| slow.speed(rows, keys, &why));
+    let speed = off.map(|off| off.speed(rows, keys, &why));
     (why, speed)
 }
 

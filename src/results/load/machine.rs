@@ -1,4 +1,4 @@
-//! The machine's slow stretches in one file's rows (`stats::machine` over the readings taken
+//! The machine's slow stretches and fast rounds in one file's rows (`stats::machine` over the readings taken
 //! before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples they leave
 //! out of every figure, and what the file says of them.
 
@@ -12,7 +12,7 @@ use crate::run::measure::RuntimeKind;
 use crate::stats::disturbed::Why;
 use crate::stats::machine::{Judged, busy, judge, waited};
 
-/// How fast the machine was through one file's rounds, and its slow stretches.
+/// How fast the machine was through one file's rounds, its slow stretches and its fast rounds.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct MachineSpeed {
     /// The run's typical core-to-core round trip (`machine_handoff_ns`), nanoseconds; `None`
@@ -32,17 +32,25 @@ pub struct MachineSpeed {
     /// median over them of each one's ns/message over its cell's median kept one. `None` where no
     /// such cell kept a sample.
     pub slower: Option<f64>,
-    /// Samples left out of every figure as measured while the machine was slow.
+    /// The fast rounds: a round whose reading, judged as for `slow_rounds`, was far below the
+    /// run's typical one (`stats::machine::Judged::fast`). Absent from the JSON when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fast_rounds: Vec<u64>,
+    /// How much faster the samples of the fast rounds ran than their cells' kept samples, as
+    /// `slower` reads the slow ones (their cells' median kept one over each); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faster: Option<f64>,
+    /// Samples left out of every figure as measured while the machine was slow or fast.
     pub samples: usize,
     /// The cells those samples are of.
     pub cells: usize,
     /// Of those cells, the ones measured again: with a sample kept from a round after their
-    /// last slow one.
+    /// last slow or fast one.
     pub measured_again: usize,
-    /// Whether the last round read was slow: the machine is slow still, and a round measured
-    /// again now would be lost too.
+    /// Whether the last round read was slow or fast: the machine is off its typical speed still,
+    /// and a round measured again now would be lost too.
     #[serde(skip)]
-    pub slow_now: bool,
+    pub off_now: bool,
 }
 
 /// How long the benchmark's threads waited for a core, per runtime: each `ok` sample's share of
@@ -76,21 +84,23 @@ impl Waited {
     }
 }
 
-/// The two readings judged over every round of `rows`, and which rounds are slow for the runtime
-/// they measured.
-pub(super) struct Slow {
+/// The two readings judged over every round of `rows`, and which rounds are slow or fast for
+/// the runtime they measured.
+pub(super) struct Off {
     handoff: Option<Judged>,
     looped: Option<Judged>,
     /// The slow rounds, in order.
-    rounds: BTreeSet<u64>,
+    slow: BTreeSet<u64>,
+    /// The fast rounds, in order.
+    fast: BTreeSet<u64>,
     /// Every round read, in order.
     read: Vec<u64>,
 }
 
-/// Judges `rows`' readings and marks the `ok` rows of the slow rounds [`Why::MachineSlow`];
-/// `None` when the file has too few rounds read (`stats::machine::FEWEST_ROUNDS`), which every
-/// file without the readings has.
-pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow> {
+/// Judges `rows`' readings and marks the `ok` rows of the slow rounds [`Why::MachineSlow`] and
+/// of the fast ones [`Why::MachineFast`]; `None` when the file has too few rounds read
+/// (`stats::machine::FEWEST_ROUNDS`), which every file without the readings has.
+pub(super) fn off_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Off> {
     let read = |reading: fn(&Record) -> Option<f64>| -> Vec<(u64, f64)> {
         rows.iter().filter_map(|row| Some((row.round?, reading(row)?))).collect()
     };
@@ -99,16 +109,21 @@ pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow
     if handoff.is_none() && looped.is_none() {
         return None;
     }
-    let slow_for = |row: &Record, round: u64| {
-        let judged = if row.runtime == RuntimeKind::MultiThread { &handoff } else { &looped };
-        judged.as_ref().is_some_and(|judged| judged.is_slow(round))
-    };
-    let mut rounds = BTreeSet::new();
+    let (mut slow, mut fast) = (BTreeSet::new(), BTreeSet::new());
     for (at, row) in rows.iter().enumerate() {
-        let Some(round) = row.round.filter(|&round| slow_for(row, round)) else { continue };
-        rounds.insert(round);
+        let judged = if row.runtime == RuntimeKind::MultiThread { &handoff } else { &looped };
+        let (Some(judged), Some(round)) = (judged, row.round) else { continue };
+        let off = if judged.is_slow(round) {
+            slow.insert(round);
+            Why::MachineSlow
+        } else if judged.is_fast(round) {
+            fast.insert(round);
+            Why::MachineFast
+        } else {
+            continue;
+        };
         if row.status.is_ok() {
-            why[at] = Some(Why::MachineSlow);
+            why[at] = Some(off);
         }
     }
     let read: BTreeSet<u64> = [&handoff, &looped]
@@ -116,46 +131,55 @@ pub(super) fn slow_rows(rows: &[Record], why: &mut [Option<Why>]) -> Option<Slow
         .flatten()
         .flat_map(|judged| judged.rounds.iter().map(|(round, _)| *round))
         .collect();
-    Some(Slow { handoff, looped, rounds, read: read.into_iter().collect() })
+    Some(Off { handoff, looped, slow, fast, read: read.into_iter().collect() })
 }
 
-impl Slow {
+impl Off {
     /// What the file says of the machine, `why` being every row's final verdict.
     pub(super) fn speed(&self, rows: &[Record], keys: &[CellKey], why: &[Option<Why>]) -> MachineSpeed {
         let mut kept: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
-        let mut hit: HashMap<&CellKey, Vec<(u64, f64)>> = HashMap::new();
+        let mut hit: HashMap<&CellKey, Vec<(u64, f64, Why)>> = HashMap::new();
         for (at, row) in rows.iter().enumerate().filter(|(_, row)| row.status.is_ok()) {
             let round = row.round.unwrap_or(0);
             match why[at] {
                 None => kept.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
-                Some(Why::MachineSlow) => hit.entry(&keys[at]).or_default().push((round, row.ns_per_message)),
+                Some(off @ (Why::MachineSlow | Why::MachineFast)) => {
+                    hit.entry(&keys[at]).or_default().push((round, row.ns_per_message, off))
+                }
                 Some(_) => {}
             }
         }
-        let mut ratios = Vec::new();
+        let (mut slower, mut faster) = (Vec::new(), Vec::new());
         let mut measured_again = 0;
         for (key, samples) in &hit {
             let Some(kept) = kept.get(key) else { continue };
-            let mut values: Vec<f64> = kept.iter().map(|(_, value)| *value).collect();
-            let median = crate::stats::median_of(&mut values);
-            ratios.extend(samples.iter().map(|(_, value)| value / median));
-            let last = samples.iter().map(|(round, _)| *round).max();
+            let median = crate::stats::median_of(&mut kept.iter().map(|(_, value)| *value).collect::<Vec<f64>>());
+            for &(_, value, off) in samples {
+                match off {
+                    Why::MachineSlow => slower.push(value / median),
+                    _ => faster.push(median / value),
+                }
+            }
+            let last = samples.iter().map(|(round, _, _)| *round).max();
             measured_again += usize::from(kept.iter().any(|(round, _)| Some(*round) > last));
         }
-        let slow = |round: &u64| self.rounds.contains(round);
+        let slow = |round: &u64| self.slow.contains(round);
         let starts = self.read.windows(2).filter(|pair| !slow(&pair[0]) && slow(&pair[1])).count();
         let stretches = usize::from(self.read.first().is_some_and(slow)) + starts;
+        let median = |ratios: &mut Vec<f64>| (!ratios.is_empty()).then(|| crate::stats::median_of(ratios));
         MachineSpeed {
             handoff_ns: self.handoff.as_ref().map(|judged| judged.typical),
             loop_ns: self.looped.as_ref().map(|judged| judged.typical),
             rounds: self.read.len(),
-            slow_rounds: self.rounds.iter().copied().collect(),
+            slow_rounds: self.slow.iter().copied().collect(),
             stretches,
-            slower: (!ratios.is_empty()).then(|| crate::stats::median_of(&mut ratios)),
+            slower: median(&mut slower),
+            fast_rounds: self.fast.iter().copied().collect(),
+            faster: median(&mut faster),
             samples: hit.values().map(Vec::len).sum(),
             cells: hit.len(),
             measured_again,
-            slow_now: self.read.last().is_some_and(slow),
+            off_now: self.read.last().is_some_and(|round| slow(round) || self.fast.contains(round)),
         }
     }
 }
@@ -216,7 +240,9 @@ mod tests {
                 samples: 6,
                 cells: 2,
                 measured_again: 2,
-                slow_now: false,
+                fast_rounds: Vec::new(),
+                faster: None,
+                off_now: false,
             }
         );
         let cell = |channel: &str| file.cells.iter().find(|(key, _)| key.channel == channel).unwrap().1;
@@ -232,9 +258,35 @@ mod tests {
         assert_eq!(of_rows(&bare).machine, None);
         // Stopped in its slow stretch: the machine is slow now, and nothing was measured again.
         let cut = of_rows(&multi(6..=8)).machine.unwrap();
-        assert!(cut.slow_now, "{cut:?}");
+        assert!(cut.off_now, "{cut:?}");
         assert_eq!((cut.slow_rounds.clone(), cut.cells, cut.measured_again), (vec![6, 7, 8], 2, 0));
         assert_eq!(cut.stretches, 1, "a stretch to the last round is one");
+    }
+
+    #[test]
+    fn the_fast_rounds_are_left_out_and_said_apart_from_the_slow_ones() {
+        // Two multi-thread channels in rounds 1–14: the handoff at 40 ns in rounds 3–5, where
+        // both ran twice as fast, and at 300 in rounds 9–11, where both ran twice as slow.
+        let mut rows = Vec::new();
+        for round in 1..=14 {
+            let (handoff, speed) = match round {
+                3..=5 => (40.0, 0.5),
+                9..=11 => (300.0, 2.0),
+                _ => (100.0, 1.0),
+            };
+            rows.push(row("a", RuntimeKind::MultiThread, round, 50.0 * speed, (handoff, None)));
+            rows.push(row("b", RuntimeKind::MultiThread, round, 80.0 * speed, (handoff + 1.0, None)));
+        }
+        let file = of_rows(&rows);
+        let machine = file.machine.clone().unwrap();
+        assert_eq!((machine.slow_rounds.clone(), machine.slower), (vec![9, 10, 11], Some(2.0)));
+        assert_eq!((machine.fast_rounds.clone(), machine.faster), (vec![3, 4, 5], Some(2.0)));
+        assert_eq!((machine.samples, machine.cells, machine.measured_again, machine.off_now), (12, 2, 2, false));
+        let a = file.cells.iter().find(|(key, _)| key.channel == "a").unwrap().1;
+        assert_eq!(a.ok, [50.0; 8]);
+        assert_eq!(a.disturbed_why, [[Why::MachineFast; 3], [Why::MachineSlow; 3]].concat());
+        let json = serde_json::to_string(&MachineSpeed { fast_rounds: Vec::new(), faster: None, ..machine }).unwrap();
+        assert!(!json.contains("fast"), "a run with no fast round writes the JSON it always did: {json}");
     }
 
     #[test]
