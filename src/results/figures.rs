@@ -125,7 +125,7 @@ impl CellFigures {
         CellFigures {
             speed: Figures::speed(samples),
             columns: Columns(samples.columns.0.each_ref().map(|values| Figures::of(values))),
-            paced: paced::cell(key.tasks, &samples.paced),
+            paced: paced::cell(key.tasks, &samples.paced, samples.latency),
             memory: CellMemory::of(&file.memory, (&key.channel, key.tasks, &key.coord)),
         }
     }

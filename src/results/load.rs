@@ -126,6 +126,10 @@ pub struct CellSamples {
     /// (`results::paced` computes from them). Empty when the cell was not paced, or when every
     /// sample was disturbed.
     pub paced: Vec<PacedSample>,
+    /// The percentiles of every delivered message of `paced` together (their histograms added
+    /// up), pooled once the file's cells are complete ([`ResultsFile::pool_latencies`]), read
+    /// by the cell's figures and by every p99 verdict; `None` without `--latency`.
+    pub latency: Option<Latency>,
 }
 
 impl CellSamples {
@@ -228,6 +232,14 @@ pub struct ResultsFile {
 }
 
 impl ResultsFile {
+    /// Sets every cell's [`CellSamples::latency`] from its paced samples, once its samples are
+    /// all in: when the file is read, and when runs are pooled.
+    pub fn pool_latencies(&mut self) {
+        for cell in self.cells.values_mut() {
+            cell.latency = latency(&cell.paced);
+        }
+    }
+
     /// The same cells, each keyed on `machine`.
     pub fn on_machine(self, machine: &MachineId) -> ResultsFile {
         let key = |key: CellKey| CellKey { coord: Coord { machine: machine.clone(), ..key.coord }, ..key };
@@ -371,6 +383,7 @@ fn file_of(rows: Vec<Record>, skipped_partial_line: bool, rounds: Rounds) -> Res
         cell.add(record, why);
     }
     sweep_order(&mut file.order);
+    file.pool_latencies();
     file
 }
 

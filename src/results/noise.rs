@@ -350,7 +350,7 @@ fn centre(metric: Metric, a: &CellSamples, b: &CellSamples) -> Option<f64> {
     if metric != Metric::P99 || a.paced.is_empty() || b.paced.is_empty() {
         return None;
     }
-    let pooled_p99 = |cell: &CellSamples| Some(super::load::latency(&cell.paced)?.p99.max(1) as f64);
+    let pooled_p99 = |cell: &CellSamples| Some(cell.latency?.p99.max(1) as f64);
     Some((pooled_p99(b)? / pooled_p99(a)?).ln())
 }
 

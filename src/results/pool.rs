@@ -174,6 +174,7 @@ pub fn pool(runs: Vec<ResultsFile>) -> ResultsFile {
         }
     }
     sweep_order(&mut pooled.order);
+    pooled.pool_latencies();
     pooled
 }
 

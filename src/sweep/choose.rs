@@ -420,6 +420,7 @@ mod tests {
                 file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
             }
         }
+        file.pool_latencies();
         file
     }
 

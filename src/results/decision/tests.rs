@@ -54,6 +54,7 @@ fn room(tasks: u64, channels: &[(&str, (u64, u64), u64)]) -> ResultsFile {
     for &(channel, (overflowed, cpu_in), cpu_out) in channels {
         add(&mut file, channel, tasks, rounds(0, cpu_out, 2_000), rounds(overflowed, cpu_in, 90_000));
     }
+    file.pool_latencies();
     file
 }
 
@@ -209,6 +210,7 @@ fn noisy_room(seed: u64, rounds: usize, channels: &[(&str, f64)]) -> ResultsFile
         let unlatched = || samples(0, &cpu, 2_000).into_iter().map(|s| PacedSample { lat_histogram: None, ..s });
         add(&mut file, channel, 300, unlatched().collect(), unlatched().collect());
     }
+    file.pool_latencies();
     file
 }
 
@@ -287,6 +289,7 @@ fn the_order_weighed_decides_and_p99_first_picks_what_the_p99_table_ranks_first(
         let cpu: Vec<f64> = [1.0, 1.1, 0.95, 1.05].iter().map(|host| cpu as f64 * host).collect();
         add(&mut file, channel, 300, samples(0, &cpu, 2_000), samples(overflowed, &cpu, p99));
     }
+    file.pool_latencies();
     // Drops first: async-channel overflowed 5 points more; CPU then puts tokio-mpsc ahead of
     // flume and loole (1,100 is within the noise of 1,000: tokio-mpsc stays by the rule).
     assert_eq!(pick_on(&file, "drops,cpu"), "tokio-mpsc");

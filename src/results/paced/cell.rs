@@ -5,7 +5,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::results::load::{PacedSample, latency};
+use crate::results::load::PacedSample;
 use crate::run::latency::Latency;
 use crate::stats;
 
@@ -103,9 +103,9 @@ pub(crate) fn range(values: impl Iterator<Item = f64>) -> Range {
     Some(Span { median: stats::median_of(&mut values), low, high, samples: values.len(), modes })
 }
 
-/// The paced figures of a cell of `tasks` tasks from its samples; `None` when it has none (not
-/// paced, or no `ok` sample).
-pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
+/// The paced figures of a cell of `tasks` tasks from its samples and their pooled `latency`
+/// (`load::CellSamples::latency`); `None` when it has none (not paced, or no `ok` sample).
+pub fn cell(tasks: u64, samples: &[PacedSample], latency: Option<Latency>) -> Option<PacedCell> {
     // `load` left out the samples behind in a minority (the host's moment, not the channel's):
     // any still here were behind in most, and the cell is behind.
     let behind = 2 * samples.iter().filter(|s| s.pacer_behind).count() > samples.len();
@@ -117,7 +117,7 @@ pub fn cell(tasks: u64, samples: &[PacedSample]) -> Option<PacedCell> {
     let offered_per_s = tasks as f64 * first.burst as f64 * 1e9 / first.pace_ns.max(1) as f64;
     let growth: Vec<f64> = samples.iter().filter_map(|s| s.resident_growth_bytes.map(|b| b as f64)).collect();
     Some(PacedCell {
-        latency: latency(samples),
+        latency,
         overflow_share: share(sum(|s| s.frames_overflowed), sum(|s| s.frames)),
         drop_share: share(sum(|s| s.dropped), sum(|s| s.sent)),
         cpu_ns_per_delivered,

@@ -52,6 +52,7 @@ pub(crate) fn file(cells: Vec<(&str, u64, Vec<PacedSample>)>) -> ResultsFile {
         let ok = vec![20_000.0; paced.len()];
         file.cells.insert(key, CellSamples { ok, paced, ..CellSamples::default() });
     }
+    file.pool_latencies();
     file
 }
 
@@ -65,7 +66,8 @@ fn the_pooled_p99_is_the_percentile_of_every_message_of_the_cell() {
     for value in (1..=1000).map(|v| v * 10).chain((1..=970).map(|v| v * 10)).chain((1..=30).map(|v| v * 1_000_000)) {
         all.record(value).unwrap();
     }
-    let cell = cell(1, &[fast, slow]).unwrap();
+    let samples = [fast, slow];
+    let cell = cell(1, &samples, crate::results::load::latency(&samples)).unwrap();
     let latency = cell.latency.unwrap();
     assert_eq!(Some(latency), Latency::of(&all));
     assert!(latency.p99 >= 10_000_000, "the slow tail is 1.5% of all messages: {latency:?}");
@@ -77,11 +79,11 @@ fn the_pooled_p99_is_the_percentile_of_every_message_of_the_cell() {
 #[test]
 fn the_core_share_is_cpu_per_delivered_message_times_the_offered_rate() {
     // 2 tasks × 8 messages every 20 ms = 800 messages/s; 1,000 delivered for 1 ms of CPU: 1 µs each.
-    let cell = cell(2, &[sample([100], (125, 0), 0, 1_000_000)]).unwrap();
+    let cell = cell(2, &[sample([100], (125, 0), 0, 1_000_000)], None).unwrap();
     assert_eq!(cell.offered_per_s, 800.0);
     assert_eq!(cell.cpu_ns_per_delivered, Some(1000.0));
     assert!((cell.core_share.unwrap() - 0.0008).abs() < 1e-12);
-    assert_eq!(super::cell(2, &[]), None);
+    assert_eq!(super::cell(2, &[], None), None);
 }
 
 #[test]
