@@ -4,9 +4,9 @@
 //! are 2–2.5× slower for every channel at once while nothing the process sees of its own
 //! threads shows it; the reading does. A round is judged as a whole (the median of its samples'
 //! readings), so that the rounds left out take every channel of theirs with them and the rounds
-//! kept still pair. A round far faster than the run's usual reading is off it too: the VM's
-//! cores closer for a while (a round trip a quarter of its usual), every channel faster with
-//! them, and a figure that the run's other rounds, and the next run, do not repeat.
+//! kept still pair. A stretch of rounds far faster than the run's usual reading is off it too:
+//! the VM's cores closer for a while, every channel faster with them, and a figure that the
+//! run's other rounds, and the next run, do not repeat.
 
 use std::collections::BTreeMap;
 
@@ -18,9 +18,8 @@ pub const SLOW_FACTOR: f64 = 1.4;
 /// [`SLOW_FACTOR`] allows for, the limit widens with them.
 pub const SPREAD_Z: f64 = 4.0;
 /// A round is fast when the run's typical reading is at least this many times its reading: far
-/// past the spread of a calm 2-core VM's rounds (within 1.3× of each other) and of a debug
-/// build's loop under load (two speeds 1.7× apart), so that only another state of the machine
-/// reads so.
+/// past the spread of a calm VM's rounds and of a debug build's loop under load
+/// (docs/methodology.md, "Fast rounds"), so that only another state of the machine reads so.
 pub const FAST_FACTOR: f64 = 2.0;
 /// The fewest rounds read before any is judged: with fewer, the run's typical reading is not
 /// known.
