@@ -1,6 +1,6 @@
-//! The machine's slow stretches and fast rounds in one file's rows (`stats::machine` over the readings taken
-//! before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples they leave
-//! out of every figure, and what the file says of them.
+//! The machine's slow stretches and fast rounds in one file's rows (`stats::machine` over the
+//! readings taken before each sample, `machine_handoff_ns` and `machine_loop_ns`): which samples
+//! they leave out of every figure, and what the file says of them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -149,7 +149,7 @@ impl Off {
                 Some(_) => {}
             }
         }
-        let (mut slower, mut faster) = (Vec::new(), Vec::new());
+        let (mut slower, mut faster): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
         let mut measured_again = 0;
         for (key, samples) in &hit {
             let Some(kept) = kept.get(key) else { continue };
@@ -166,16 +166,15 @@ impl Off {
         let slow = |round: &u64| self.slow.contains(round);
         let starts = self.read.windows(2).filter(|pair| !slow(&pair[0]) && slow(&pair[1])).count();
         let stretches = usize::from(self.read.first().is_some_and(slow)) + starts;
-        let median = |ratios: &mut Vec<f64>| (!ratios.is_empty()).then(|| crate::stats::median_of(ratios));
         MachineSpeed {
             handoff_ns: self.handoff.as_ref().map(|judged| judged.typical),
             loop_ns: self.looped.as_ref().map(|judged| judged.typical),
             rounds: self.read.len(),
             slow_rounds: self.slow.iter().copied().collect(),
             stretches,
-            slower: median(&mut slower),
+            slower: crate::stats::median(&slower),
             fast_rounds: self.fast.iter().copied().collect(),
-            faster: median(&mut faster),
+            faster: crate::stats::median(&faster),
             samples: hit.values().map(Vec::len).sum(),
             cells: hit.len(),
             measured_again,
