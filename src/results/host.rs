@@ -84,10 +84,10 @@ impl HostNoise {
             }
             let calibrations: Vec<_> =
                 groups.iter().filter_map(|group| noise.calibration(group, Metric::Speed)).collect();
-            let mut scales: Vec<f64> = calibrations.iter().map(|calibration| calibration.scale).collect();
+            let scales: Vec<f64> = calibrations.iter().map(|calibration| calibration.scale).collect();
             let pairs = calibrations.iter().map(|calibration| calibration.pairs).sum();
             let outside_pairs: f64 = calibrations.iter().map(|c| c.outside * c.pairs as f64).sum();
-            let mut halves: Vec<f64> = (bands.iter().filter(|band| band.band.coord.runtime == runtime))
+            let halves: Vec<f64> = (bands.iter().filter(|band| band.band.coord.runtime == runtime))
                 .filter_map(|band| band.speed.entries.get(1)?.verdict)
                 .map(|verdict| ((verdict.high - verdict.low) / 2.0).exp() - 1.0)
                 .collect();
@@ -96,10 +96,10 @@ impl HostNoise {
                 runtime,
                 waited: waited.map(|(share, _)| share),
                 busy: waited.is_some_and(|(_, busy)| busy),
-                scale: (!scales.is_empty()).then(|| crate::stats::median_of(&mut scales)),
+                scale: crate::stats::median(&scales),
                 pairs,
                 outside: (pairs > 0).then(|| outside_pairs / pairs as f64),
-                told_apart: (!halves.is_empty()).then(|| crate::stats::median_of(&mut halves)),
+                told_apart: crate::stats::median(&halves),
             });
         }
         host

@@ -84,8 +84,8 @@ pub fn disturbed(samples: &[Timed]) -> Vec<bool> {
                 let mut around: Vec<(usize, f64)> = before.iter().rev().filter_map(others).take(each).collect();
                 around.extend(after.iter().filter_map(others).take(each));
                 let cells: std::collections::BTreeSet<usize> = around.iter().map(|(cell, _)| *cell).collect();
-                let mut ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
-                (ratios.len() >= least && cells.len() >= least_cells).then(|| super::median_of(&mut ratios))
+                let ratios: Vec<f64> = around.into_iter().map(|(_, ratio)| ratio).collect();
+                super::median(&ratios).filter(|_| ratios.len() >= least && cells.len() >= least_cells)
             };
             let Some(own) = ratio(this) else { continue };
             verdict[at] = slow_around(NEIGHBOURS, MIN_NEIGHBOURS, MIN_NEIGHBOUR_CELLS)

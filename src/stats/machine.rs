@@ -70,9 +70,9 @@ impl Judged {
     /// The median over the slow rounds of their reading over the typical one; `None` when no
     /// round is slow.
     pub fn factor(&self) -> Option<f64> {
-        let mut ratios: Vec<f64> =
+        let ratios: Vec<f64> =
             self.rounds.iter().filter(|(round, _)| self.is_slow(*round)).map(|(_, r)| r / self.typical).collect();
-        (!ratios.is_empty()).then(|| super::median_of(&mut ratios))
+        super::median(&ratios)
     }
 }
 
@@ -99,15 +99,19 @@ pub fn judge(readings: &[(u64, f64)]) -> Option<Judged> {
     let mut deviations: Vec<f64> = faster_half.iter().map(|reading| (reading / typical).ln().abs()).collect();
     let spread = 1.4826 * super::median_of(&mut deviations);
     let limit = typical * SLOW_FACTOR.max((SPREAD_Z * spread).exp());
-    let stretches = (rounds.chunk_by(|(_, a), (_, b)| (*a > limit) == (*b > limit)))
-        .filter(|run| run[0].1 > limit && run.len() >= FEWEST_IN_A_STRETCH)
-        .map(|run| run.iter().map(|(round, _)| *round).collect())
-        .collect();
-    let fast = (rounds.chunk_by(|(_, a), (_, b)| (a * FAST_FACTOR <= typical) == (b * FAST_FACTOR <= typical)))
-        .filter(|run| run[0].1 * FAST_FACTOR <= typical && run.len() >= FEWEST_IN_A_STRETCH)
-        .flat_map(|run| run.iter().map(|(round, _)| *round))
-        .collect();
+    let stretches = stretches_where(&rounds, |reading| reading > limit);
+    let fast = stretches_where(&rounds, |reading| reading * FAST_FACTOR <= typical).concat();
     Some(Judged { typical, limit, rounds, stretches, fast })
+}
+
+/// The stretches of `rounds` (each a round and its reading, in order) whose every reading is
+/// `off`, [`FEWEST_IN_A_STRETCH`] rounds or more each: their rounds, in order.
+fn stretches_where(rounds: &[(u64, f64)], off: impl Fn(f64) -> bool) -> Vec<Vec<u64>> {
+    rounds
+        .chunk_by(|(_, a), (_, b)| off(*a) == off(*b))
+        .filter(|run| off(run[0].1) && run.len() >= FEWEST_IN_A_STRETCH)
+        .map(|run| run.iter().map(|(round, _)| *round).collect())
+        .collect()
 }
 
 /// The share of the time a sample's threads were ready to run that they spent waiting for a
@@ -129,11 +133,7 @@ pub const BUSY_SHARE: f64 = 0.1;
 /// The median of `shares` ([`waited`]), and whether it is [`BUSY_SHARE`] or more; `None`
 /// without any.
 pub fn busy(shares: &[f64]) -> Option<(f64, bool)> {
-    let mut shares = shares.to_vec();
-    (!shares.is_empty()).then(|| {
-        let median = super::median_of(&mut shares);
-        (median, median >= BUSY_SHARE)
-    })
+    super::median(shares).map(|median| (median, median >= BUSY_SHARE))
 }
 
 /// For each of a runtime's samples, by its run delay and CPU time (nanoseconds, `None` where not

@@ -1,7 +1,8 @@
 //! The rounds a slow or fast machine cost, measured again: a round whose samples were left out
 //! because the machine read off its typical speed (`results::load::MachineSpeed`) is measured
-//! once more, with the same channels, in a later pass of the sweep, once it reads typical again. Those rounds
-//! are spent from the same budget as the others: the screening passes and the duels' clock.
+//! once more, with the same channels, in a later pass of the sweep, once it reads typical again.
+//! Those rounds are spent from the same budget as the others: the screening passes and the
+//! duels' clock.
 
 use std::collections::{BTreeMap, BTreeSet};
 
